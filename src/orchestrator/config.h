@@ -1,0 +1,130 @@
+/* config.h - the parsed and validated vx.yaml files (SPEC §2.1-2.2). */
+#ifndef VX_ORCHESTRATOR_CONFIG_H
+#define VX_ORCHESTRATOR_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/vec.h"
+
+/* Where a value stood: file, 1-based line and column. file is shared, not owned. */
+struct loc {
+	const char *file;
+	int line, col;
+};
+
+/* A string with the place it was written. */
+struct lstr {
+	char *s;
+	struct loc loc;
+};
+typedef VEC(struct lstr) lstr_vec;
+
+/* A "list or true" value: `network: true` or `network: [hosts]`. */
+struct grant_list {
+	bool any;      /* true was written */
+	lstr_vec list;
+};
+
+struct sandbox_cfg {
+	struct loc loc; /* the `sandbox:` key: where reports point */
+	lstr_vec allow_read, allow_write;
+	struct grant_list allow_network;
+	struct grant_list local_binding; /* list holds port numbers as text */
+	struct grant_list unix_sockets;
+	bool pty, git_config;
+	lstr_vec deny_network;
+	lstr_vec ignore_read, ignore_write, ignore_network;
+	bool hermetic, weaker_when_nested;
+};
+
+struct kv {
+	char *key, *value;
+	struct loc loc;
+};
+typedef VEC(struct kv) kv_vec;
+
+/* Which fields of a task were written, so workspace defaults merge field by
+ * field under a project's own task (config_task_merge). */
+enum task_field {
+	TF_COMMAND = 1u << 0,
+	TF_DEPENDS_ON = 1u << 1,
+	TF_INPUT_FILES = 1u << 2,
+	TF_INPUT_WS_FILES = 1u << 3,
+	TF_INPUT_ENV = 1u << 4,
+	TF_OUTPUTS = 1u << 5,
+	TF_CACHE = 1u << 6,
+	TF_PERSISTENT = 1u << 7,
+	TF_TIMEOUT = 1u << 8,
+	TF_ENV_DEFINE = 1u << 9,
+	TF_ENV_PASS = 1u << 10,
+	TF_ENV_PASS_SECRETS = 1u << 11,
+	TF_SANDBOX = 1u << 12,
+};
+
+struct task_cfg {
+	char *name;
+	struct loc loc;       /* the task's key in its tasks: mapping */
+	unsigned set;         /* enum task_field bits written in this file */
+	unsigned inherited;   /* bits that came from the workspace defaults */
+	struct lstr command;  /* s NULL: none written */
+	lstr_vec depends_on;  /* "^build", "build", "proj#build" as written */
+	lstr_vec input_files, input_ws_files, input_env;
+	lstr_vec outputs;     /* "!" prefixed entries take matches back */
+	bool cache;
+	bool persistent;
+	long long timeout_ms; /* 0: none */
+	kv_vec env_define;
+	lstr_vec env_pass, env_pass_secrets;
+	struct sandbox_cfg *sandbox; /* NULL: no sandbox: block */
+};
+typedef VEC(struct task_cfg *) task_vec;
+
+struct remote_cfg {
+	char *url, *token, *team;
+	struct loc loc;
+};
+
+/* One vx.yaml: a project's, or the workspace root's (which may also be a project). */
+struct config {
+	char *path;              /* absolute path of the vx.yaml; every loc.file points here */
+	bool is_workspace;       /* has a workspace: key */
+
+	/* workspace: (is_workspace only) */
+	lstr_vec projects;       /* project directory globs; none written: package.json workspaces */
+	bool projects_set;
+	char *cache_dir;         /* relative to the workspace root; default ".vx/cache" */
+	long long cache_max_size; /* bytes; default 5 GiB */
+	int cache_compression;   /* zstd level; default 3 */
+	struct remote_cfg *remote;
+	lstr_vec ws_input_files, ws_input_env;
+
+	/* project keys */
+	struct lstr name;        /* s NULL: not written */
+	lstr_vec depends_on;     /* project names */
+	task_vec tasks;          /* for a workspace file: the defaults every project inherits */
+};
+
+/* Parses the vx.yaml at path (absolute). On any error prints one line
+ * "vx: FILE:LINE:COL: MESSAGE" and returns NULL. */
+struct config *config_load(const char *path);
+/* Parses text as if read from path; the same contract as config_load.
+ * Used by config_load, the unit tests and the fuzzer. */
+struct config *config_parse(const char *path, const char *text, size_t len);
+void config_free(struct config *cfg);
+
+/* Returns the project's own task with the workspace default of the same name
+ * merged under it field by field; either may be NULL (not both). The result
+ * is a new task the caller frees with task_cfg_free. */
+struct task_cfg *config_task_merge(const struct task_cfg *project, const struct task_cfg *defaults);
+/* Returns the task named name in cfg, or NULL. */
+struct task_cfg *config_find_task(const struct config *cfg, const char *name);
+void task_cfg_free(struct task_cfg *t);
+
+/* Parses a duration ("90s", "10m", "1h", "1h30m", "250ms"). Returns 0 and
+ * sets *ms, or -1 when the text is not a duration. */
+int config_parse_duration(const char *s, long long *ms);
+/* Parses a size ("5GiB", "500MB", "1024"). Returns 0 and sets *bytes, or -1. */
+int config_parse_size(const char *s, long long *bytes);
+
+#endif

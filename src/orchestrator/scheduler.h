@@ -1,0 +1,74 @@
+/* scheduler.h - runs a dependency graph of commands, -j at a time, on one
+ * poll loop; signals, timeouts and process groups live here. */
+#ifndef VX_ORCHESTRATOR_SCHEDULER_H
+#define VX_ORCHESTRATOR_SCHEDULER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/strbuf.h"
+
+enum job_state {
+	JOB_PENDING,   /* waiting for dependencies or a slot */
+	JOB_RUNNING,   /* its process group is alive */
+	JOB_SUCCEEDED, /* exited 0 (and the after hook agreed) */
+	JOB_CACHED,    /* the before hook satisfied it without running */
+	JOB_FAILED,    /* non-zero exit, signal, timeout, spawn error or hook veto */
+	JOB_SKIPPED,   /* never started: a dependency failed, or the run stopped */
+	JOB_NOOP,      /* nothing to run (argv == NULL); counts as success */
+};
+
+enum output_logs { LOGS_FULL, LOGS_ERRORS_ONLY, LOGS_HASH_ONLY, LOGS_NONE };
+
+struct job {
+	/* Set by the caller before scheduler_run(). */
+	const char *id;      /* "project#task": the prefix of every line */
+	char **argv;         /* argv[0] an absolute path; NULL: a no-op job */
+	char **envp;         /* the whole environment of the command */
+	const char *cwd;     /* absolute */
+	long long timeout_ms; /* whole task; 0: none */
+	bool persistent;     /* a server: never finishes on its own terms */
+	size_t *deps;        /* indices into the jobs array this job waits for */
+	size_t ndeps;
+	void *data;          /* the caller's, for the hooks */
+
+	/* Set by scheduler_run(). */
+	enum job_state state;
+	int exit_code;       /* exit status, or 128+signal; -1 when never run */
+	bool timed_out;
+	long long start_ms;  /* monotonic, from the run's start */
+	long long duration_ms;
+	struct strbuf log;   /* all it printed, stdout and stderr as interleaved */
+	const char *reason;  /* static text: why it failed or was skipped, or NULL */
+};
+
+struct scheduler_hooks {
+	/* When a job is ready, before it is spawned: returns 0 to run it, 1
+	 * when the hook satisfied it (a cache hit; job->log holds what to
+	 * show), -1 to fail it. NULL: always run. */
+	int (*before)(struct job *job, void *ctx);
+	/* After a run job is reaped, before its dependents are released:
+	 * returns 0 to keep the verdict, -1 to fail a job that exited 0 (a
+	 * sandbox violation). NULL: keep. */
+	int (*after)(struct job *job, void *ctx);
+	void *ctx;
+};
+
+struct scheduler_opts {
+	int concurrency;        /* >= 1 */
+	bool keep_going;        /* --continue: independent jobs go on after a failure */
+	enum output_logs logs;
+	bool group_output;      /* print each job's output as one block when it ends */
+	bool status_line;       /* redraw a done/running/queued line (stdout is a TTY) */
+	bool color;
+};
+
+/* Runs every job whose dependencies succeeded, in dependency order, at most
+ * opts->concurrency at once. Returns 0 when every job succeeded, was cached
+ * or was a no-op; 1 when any failed or was skipped; 130 when SIGINT or
+ * SIGTERM stopped the run (every task group was signalled and reaped first).
+ * The dependency graph must be acyclic (graph.c checks it). */
+int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *opts,
+		  const struct scheduler_hooks *hooks);
+
+#endif

@@ -1,0 +1,179 @@
+#include "util/strbuf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+char strbuf_empty[1];
+
+void strbuf_init(struct strbuf *sb)
+{
+	sb->buf = strbuf_empty;
+	sb->len = 0;
+	sb->alloc = 0;
+}
+
+void strbuf_release(struct strbuf *sb)
+{
+	if (sb->alloc)
+		free(sb->buf);
+	strbuf_init(sb);
+}
+
+char *strbuf_detach(struct strbuf *sb, size_t *len)
+{
+	if (!sb->alloc)
+		strbuf_grow(sb, 0);
+	char *p = sb->buf;
+	if (len)
+		*len = sb->len;
+	strbuf_init(sb);
+	return p;
+}
+
+void strbuf_grow(struct strbuf *sb, size_t extra)
+{
+	if (sb->len + extra + 1 < sb->len)
+		die("string too long");
+	size_t need = sb->len + extra + 1;
+	if (need <= sb->alloc)
+		return;
+	size_t alloc = sb->alloc ? sb->alloc : 64;
+	while (alloc < need)
+		alloc = alloc / 2 * 3 + 16;
+	if (sb->alloc) {
+		sb->buf = xrealloc(sb->buf, alloc);
+	} else {
+		sb->buf = xmalloc(alloc);
+		sb->buf[0] = '\0';
+	}
+	sb->alloc = alloc;
+}
+
+void strbuf_reset(struct strbuf *sb)
+{
+	strbuf_setlen(sb, 0);
+}
+
+void strbuf_setlen(struct strbuf *sb, size_t len)
+{
+	if (!sb->alloc)
+		return; /* only 0 is a valid length for the shared empty buffer */
+	sb->len = len;
+	sb->buf[len] = '\0';
+}
+
+void strbuf_add(struct strbuf *sb, const void *data, size_t n)
+{
+	strbuf_grow(sb, n);
+	memcpy(sb->buf + sb->len, data, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+void strbuf_addstr(struct strbuf *sb, const char *s)
+{
+	strbuf_add(sb, s, strlen(s));
+}
+
+void strbuf_addch(struct strbuf *sb, char c)
+{
+	strbuf_grow(sb, 1);
+	sb->buf[sb->len++] = c;
+	sb->buf[sb->len] = '\0';
+}
+
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list cp;
+	va_copy(cp, ap);
+	int n = vsnprintf(sb->buf + sb->len, sb->alloc ? sb->alloc - sb->len : 0, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		die("cannot format a string");
+	if (!sb->alloc || (size_t)n >= sb->alloc - sb->len) {
+		strbuf_grow(sb, (size_t)n);
+		vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	}
+	sb->len += (size_t)n;
+}
+
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(sb, fmt, ap);
+	va_end(ap);
+}
+
+void strbuf_add_shell_quoted(struct strbuf *sb, const char *s)
+{
+	strbuf_addch(sb, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			strbuf_addstr(sb, "'\\''");
+		else
+			strbuf_addch(sb, *s);
+	}
+	strbuf_addch(sb, '\'');
+}
+
+void strbuf_add_json_string(struct strbuf *sb, const char *s)
+{
+	strbuf_addch(sb, '"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"': strbuf_addstr(sb, "\\\""); break;
+		case '\\': strbuf_addstr(sb, "\\\\"); break;
+		case '\n': strbuf_addstr(sb, "\\n"); break;
+		case '\r': strbuf_addstr(sb, "\\r"); break;
+		case '\t': strbuf_addstr(sb, "\\t"); break;
+		default:
+			if (*p < 0x20)
+				strbuf_addf(sb, "\\u%04x", *p);
+			else
+				strbuf_addch(sb, (char)*p);
+		}
+	}
+	strbuf_addch(sb, '"');
+}
+
+int strbuf_read_fd(struct strbuf *sb, int fd)
+{
+	for (;;) {
+		strbuf_grow(sb, 8192);
+		ssize_t n = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			sb->buf[sb->len] = '\0';
+			return -1;
+		}
+		if (n == 0)
+			break;
+		sb->len += (size_t)n;
+	}
+	sb->buf[sb->len] = '\0';
+	return 0;
+}
+
+int strbuf_read_file(struct strbuf *sb, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int rc = strbuf_read_fd(sb, fd);
+	int saved = errno;
+	close(fd);
+	errno = saved;
+	return rc;
+}
+
+bool strbuf_ends_with(const struct strbuf *sb, const char *suffix)
+{
+	size_t n = strlen(suffix);
+	return sb->len >= n && memcmp(sb->buf + sb->len - n, suffix, n) == 0;
+}

@@ -1,0 +1,43 @@
+/* strbuf.h - the one growing string of vx (after git's strbuf). */
+#ifndef VX_UTIL_STRBUF_H
+#define VX_UTIL_STRBUF_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/die.h"
+
+/* buf is always NUL-terminated and never NULL; len excludes the NUL. */
+struct strbuf {
+	char *buf;
+	size_t len;
+	size_t alloc; /* 0: buf points at a shared empty string, not owned */
+};
+
+extern char strbuf_empty[];
+#define STRBUF_INIT {.buf = strbuf_empty, .len = 0, .alloc = 0}
+
+void strbuf_init(struct strbuf *sb);
+void strbuf_release(struct strbuf *sb);
+/* Returns the buffer, now owned by the caller; sb is left empty. */
+char *strbuf_detach(struct strbuf *sb, size_t *len);
+void strbuf_grow(struct strbuf *sb, size_t extra);
+void strbuf_reset(struct strbuf *sb);
+void strbuf_setlen(struct strbuf *sb, size_t len);
+void strbuf_add(struct strbuf *sb, const void *data, size_t n);
+void strbuf_addstr(struct strbuf *sb, const char *s);
+void strbuf_addch(struct strbuf *sb, char c);
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...) VX_PRINTF(2, 3);
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
+/* Appends s quoted for /bin/sh (single quotes, ' as '\''). */
+void strbuf_add_shell_quoted(struct strbuf *sb, const char *s);
+/* Appends s as a JSON string literal, quotes included. */
+void strbuf_add_json_string(struct strbuf *sb, const char *s);
+/* Appends all of fd until EOF. Returns 0, or -1 with errno set. */
+int strbuf_read_fd(struct strbuf *sb, int fd);
+/* Appends the file's contents. Returns 0, or -1 with errno set. */
+int strbuf_read_file(struct strbuf *sb, const char *path);
+bool strbuf_ends_with(const struct strbuf *sb, const char *suffix);
+
+#endif

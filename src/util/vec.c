@@ -1,0 +1,95 @@
+#include "util/vec.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void vec_reserve_(void **v, size_t *alloc, size_t need, size_t elem)
+{
+	if (need <= *alloc)
+		return;
+	size_t n = *alloc ? *alloc : 8;
+	while (n < need)
+		n *= 2;
+	if (n > (size_t)-1 / elem)
+		die("array too large");
+	*v = xrealloc(*v, n * elem);
+	*alloc = n;
+}
+
+void strvec_push_nodup(struct strvec *sv, char *s)
+{
+	vec_reserve_((void **)&sv->v, &sv->alloc, sv->n + 2, sizeof *sv->v);
+	sv->v[sv->n++] = s;
+	sv->v[sv->n] = NULL;
+}
+
+void strvec_push(struct strvec *sv, const char *s)
+{
+	strvec_push_nodup(sv, xstrdup(s));
+}
+
+void strvec_pushf(struct strvec *sv, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *p;
+	if (vasprintf(&p, fmt, ap) < 0)
+		die("out of memory formatting a string");
+	va_end(ap);
+	strvec_push_nodup(sv, p);
+}
+
+void strvec_clear(struct strvec *sv)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		free(sv->v[i]);
+	free(sv->v);
+	sv->v = NULL;
+	sv->n = sv->alloc = 0;
+}
+
+void strvec_extend(struct strvec *dst, const struct strvec *src)
+{
+	for (size_t i = 0; i < src->n; i++)
+		strvec_push(dst, src->v[i]);
+}
+
+long strvec_find(const struct strvec *sv, const char *s)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		if (!strcmp(sv->v[i], s))
+			return (long)i;
+	return -1;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void strvec_sort_unique(struct strvec *sv)
+{
+	if (sv->n < 2)
+		return;
+	qsort(sv->v, sv->n, sizeof *sv->v, cmp_str);
+	size_t out = 1;
+	for (size_t i = 1; i < sv->n; i++) {
+		if (!strcmp(sv->v[i], sv->v[out - 1]))
+			free(sv->v[i]);
+		else
+			sv->v[out++] = sv->v[i];
+	}
+	sv->n = out;
+	sv->v[out] = NULL;
+}
+
+char **strvec_argv(struct strvec *sv)
+{
+	if (!sv->v) {
+		vec_reserve_((void **)&sv->v, &sv->alloc, 1, sizeof *sv->v);
+		sv->v[0] = NULL;
+	}
+	return sv->v;
+}

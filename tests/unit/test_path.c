@@ -1,0 +1,59 @@
+/* Unit tests for util/path.c: lexical normalization and relative paths. */
+#include <stdlib.h>
+
+#include "check.h"
+#include "util/path.h"
+
+static void norm(const char *in, const char *want)
+{
+	char *got = path_normalize(in);
+	CHECK_STR(got, want);
+	free(got);
+}
+
+static void rel(const char *from, const char *to, const char *want)
+{
+	char *got = path_relative(from, to);
+	CHECK_STR(got, want);
+	free(got);
+}
+
+int main(void)
+{
+	norm("a/b/../c", "a/c");
+	norm("/a//b/./c/", "/a/b/c");
+	norm("../a/../../b", "../../b");
+	norm("/..", "/");
+	norm("/../a", "/a");
+	norm("", ".");
+	norm("./", ".");
+	norm("a/..", ".");
+	norm("/a/..", "/");
+
+	rel("/w/a", "/w/b/c", "../b/c");
+	rel("/w", "/w/b", "b");
+	rel("/w/b", "/w", "..");
+	rel("/w", "/w", ".");
+	rel("/w/ab", "/w/a", "../a");
+	rel("/", "/x/y", "x/y");
+
+	CHECK(path_is_within("/w", "/w/x"));
+	CHECK(path_is_within("/w", "/w"));
+	CHECK(!path_is_within("/w", "/wx"));
+	CHECK(path_is_within("/", "/anything"));
+
+	char *j = path_join("/w/p", "../q/./r");
+	CHECK_STR(j, "/w/q/r");
+	free(j);
+	j = path_join("/w/p", "/abs");
+	CHECK_STR(j, "/abs");
+	free(j);
+	char *d = path_dirname("/a/b");
+	CHECK_STR(d, "/a");
+	free(d);
+	d = path_dirname("/a");
+	CHECK_STR(d, "/");
+	free(d);
+	CHECK_STR(path_basename("a/b/c.txt"), "c.txt");
+	return check_finish("path");
+}
