@@ -1,2 +1,82 @@
+/* main.c - argv to verb. Every verb takes -C DIR before or after it. */
+#include <errno.h>
 #include <stdio.h>
-int main(void) { puts("vx " VX_VERSION); return 0; }
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "orchestrator/info.h"
+#include "orchestrator/run.h"
+#include "util/die.h"
+
+static const char USAGE[] =
+	"usage: vx [-C DIR] VERB [options]\n"
+	"\n"
+	"  run TASK... [options] [-- ARGS]   run tasks and their dependencies\n"
+	"  graph TASK... [--format dot|json] the task graph, without running anything\n"
+	"  info                              platform, sandbox and tracer availability\n"
+	"  version                           the version of vx\n"
+	"\n"
+	"Not built yet (they exit 2 and say so): watch, sandbox show, cache.\n"
+	"`vx VERB --help` describes each verb.\n";
+
+/* Removes every "-C DIR" (and "-CDIR") from argv and enters each DIR in turn,
+ * as git and make do. Returns the new argc. */
+static int take_dir_options(int argc, char **argv)
+{
+	int out = 1;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			while (i < argc)
+				argv[out++] = argv[i++];
+			break;
+		}
+		const char *dir = NULL;
+		if (!strcmp(argv[i], "-C")) {
+			if (i + 1 >= argc)
+				die("-C needs a directory");
+			dir = argv[++i];
+		} else if (!strncmp(argv[i], "-C", 2)) {
+			dir = argv[i] + 2;
+		}
+		if (dir) {
+			if (chdir(dir))
+				die_errno("cannot enter %s", dir);
+			continue;
+		}
+		argv[out++] = argv[i];
+	}
+	argv[out] = NULL;
+	return out;
+}
+
+int main(int argc, char **argv)
+{
+	argc = take_dir_options(argc, argv);
+	if (argc < 2) {
+		fputs(USAGE, stderr);
+		return 2;
+	}
+	const char *verb = argv[1];
+	if (!strcmp(verb, "run"))
+		return run_main(argc - 1, argv + 1);
+	if (!strcmp(verb, "graph"))
+		return graph_main(argc - 1, argv + 1);
+	if (!strcmp(verb, "info"))
+		return info_main(argc - 1, argv + 1);
+	if (!strcmp(verb, "version") || !strcmp(verb, "--version")) {
+		printf("vx %s\n", VX_VERSION);
+		return 0;
+	}
+	if (!strcmp(verb, "help") || !strcmp(verb, "--help") || !strcmp(verb, "-h")) {
+		fputs(USAGE, stdout);
+		return 0;
+	}
+	if (!strcmp(verb, "watch") || !strcmp(verb, "sandbox") || !strcmp(verb, "cache")) {
+		error("vx %s is not built yet in this version (%s)", verb, VX_VERSION);
+		return 2;
+	}
+	error("unknown verb \"%s\"", verb);
+	fputs(USAGE, stderr);
+	return 2;
+}

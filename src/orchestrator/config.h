@@ -102,7 +102,8 @@ struct config {
 	/* project keys */
 	struct lstr name;        /* s NULL: not written */
 	lstr_vec depends_on;     /* project names */
-	task_vec tasks;          /* for a workspace file: the defaults every project inherits */
+	task_vec tasks;          /* for a workspace file: the defaults every project inherits,
+				  * and "//#name" tasks of the root project alone */
 };
 
 /* Parses the vx.yaml at path (absolute). On any error prints one line
@@ -120,6 +121,9 @@ struct task_cfg *config_task_merge(const struct task_cfg *project, const struct 
 /* Returns the task named name in cfg, or NULL. */
 struct task_cfg *config_find_task(const struct config *cfg, const char *name);
 void task_cfg_free(struct task_cfg *t);
+
+/* Prints "vx: FILE:LINE:COL: MESSAGE" for l and returns -1. */
+int config_error(const struct loc *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Parses a duration ("90s", "10m", "1h", "1h30m", "250ms"). Returns 0 and
  * sets *ms, or -1 when the text is not a duration. */

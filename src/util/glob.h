@@ -31,8 +31,8 @@ int glob_expand_braces(const char *pat, struct strvec *out);
 bool glob_has_magic(const char *pat);
 
 /* Returns the length of pat's literal leading directory: the bytes before the
- * '/' that precedes the first segment holding magic ("src/a/*.ts" -> 5, "*.ts"
- * -> 0, "src/a.ts" (no magic) -> strlen). */
+ * '/' that precedes the first segment holding magic (for "src/a/" followed by
+ * "*.ts": 5; for "*.ts": 0; for "src/a.ts", no magic: strlen). */
 size_t glob_literal_prefix(const char *pat);
 
 /* An include/exclude list: entries starting with '!' take matches back.
@@ -47,7 +47,7 @@ enum glob_walk_flags {
 
 /* Calls cb(relpath, ctx) for each entry under root (an absolute directory)
  * whose root-relative path matches pat, in sorted order, starting the walk at
- * the pattern's literal prefix so "packages/*" reads one directory. Never
+ * the pattern's literal prefix so "packages/" + "*" reads one directory. Never
  * descends into a directory named in skip_names (NULL-terminated, e.g. ".git",
  * "node_modules"), nor follows a symlink to a directory. A non-zero return of
  * cb stops the walk and is returned. Returns 0, or -1 with errno set when root

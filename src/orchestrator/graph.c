@@ -1,0 +1,352 @@
+/* graph.c - resolves requested tasks into the task graph, checks it for
+ * cycles and orders it so every node follows its dependencies. */
+#include "orchestrator/graph.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/strbuf.h"
+
+struct builder {
+	struct graph *g;
+	struct workspace *ws;
+	VEC(size_t) *by_project; /* node indices of each project */
+};
+
+/* Finds the task config a project has for name: its own (for the root, its
+ * "//#name"), merged over the workspace default, or a bare one when only
+ * package.json has the script. Returns NULL when the project lacks the task. */
+static struct task_cfg *project_task(struct workspace *ws, struct project *p, const char *name)
+{
+	if (p->is_root) {
+		char *key = xasprintf("//#%s", name);
+		struct task_cfg *own = config_find_task(ws->cfg, key);
+		free(key);
+		return own ? config_task_merge(own, NULL) : NULL;
+	}
+	struct task_cfg *own = p->cfg ? config_find_task(p->cfg, name) : NULL;
+	struct task_cfg *def = config_find_task(ws->cfg, name);
+	if (own || def)
+		return config_task_merge(own, def);
+	if (project_script(p, name)) {
+		struct task_cfg *t = xcalloc(1, sizeof *t);
+		t->name = xstrdup(name);
+		t->loc = (struct loc){p->pkg_path, 1, 1};
+		t->cache = true;
+		return t;
+	}
+	return NULL;
+}
+
+static long find_node(struct builder *b, size_t proj, const char *task)
+{
+	for (size_t i = 0; i < b->by_project[proj].n; i++) {
+		size_t n = b->by_project[proj].v[i];
+		if (!strcmp(b->g->nodes.v[n]->task, task))
+			return (long)n;
+	}
+	return -1;
+}
+
+static int resolve(struct builder *b, size_t node);
+
+/* Returns the node index for proj#task, creating and resolving it when new;
+ * -2 when the project lacks the task; -1 on an error (printed). */
+static long get_node(struct builder *b, size_t proj, const char *task)
+{
+	long n = find_node(b, proj, task);
+	if (n >= 0)
+		return n;
+	struct project *p = b->ws->projects.v[proj];
+	struct task_cfg *cfg = project_task(b->ws, p, task);
+	if (!cfg)
+		return -2;
+	struct task_node *t = xcalloc(1, sizeof *t);
+	t->project = proj;
+	t->cfg = cfg;
+	t->task = !strncmp(cfg->name, "//#", 3) ? cfg->name + 3 : cfg->name;
+	t->id = xasprintf("%s#%s", p->name, t->task);
+	if (cfg->command.s) {
+		t->command = xstrdup(cfg->command.s);
+	} else {
+		const char *script = project_script(p, t->task);
+		if (script) {
+			t->command = xstrdup(script);
+			t->from_script = true;
+		}
+	}
+	size_t idx = b->g->nodes.n;
+	vec_push(&b->g->nodes, t);
+	vec_push(&b->by_project[proj], idx);
+	if (resolve(b, idx))
+		return -1;
+	return (long)idx;
+}
+
+static void add_edge(struct task_node *t, size_t to, const struct loc *loc)
+{
+	for (size_t i = 0; i < t->deps.n; i++)
+		if (t->deps.v[i].to == to)
+			return;
+	struct task_edge e = {to, *loc};
+	vec_push(&t->deps, e);
+}
+
+/* Resolves the dependsOn of node idx. An entry inherited from the workspace
+ * defaults that names a task this project lacks is skipped, as Turborepo
+ * does; the same entry written in the project's own vx.yaml is an error. */
+static int resolve(struct builder *b, size_t idx)
+{
+	struct task_node *t = b->g->nodes.v[idx];
+	struct project *p = b->ws->projects.v[t->project];
+	bool inherited = (t->cfg->inherited & TF_DEPENDS_ON) != 0;
+	for (size_t i = 0; i < t->cfg->depends_on.n; i++) {
+		const struct lstr *d = &t->cfg->depends_on.v[i];
+		const char *hash = strchr(d->s, '#');
+		if (d->s[0] == '^') {
+			for (size_t k = 0; k < p->deps.n; k++) {
+				long n = get_node(b, p->deps.v[k], d->s + 1);
+				if (n == -1)
+					return -1;
+				if (n >= 0)
+					add_edge(b->g->nodes.v[idx], (size_t)n, &d->loc);
+			}
+		} else if (hash) {
+			char *pname = xstrndup(d->s, (size_t)(hash - d->s));
+			long pj = workspace_find(b->ws, pname);
+			if (pj < 0) {
+				int rc = config_error(&d->loc, "dependsOn \"%s\": no project is named \"%s\"", d->s, pname);
+				free(pname);
+				return rc;
+			}
+			free(pname);
+			long n = get_node(b, (size_t)pj, hash + 1);
+			if (n == -1)
+				return -1;
+			if (n == -2)
+				return config_error(&d->loc, "dependsOn \"%s\": project \"%s\" has no task \"%s\"", d->s,
+						    b->ws->projects.v[pj]->name, hash + 1);
+			add_edge(b->g->nodes.v[idx], (size_t)n, &d->loc);
+		} else {
+			long n = get_node(b, t->project, d->s);
+			if (n == -1)
+				return -1;
+			if (n == -2) {
+				if (inherited)
+					continue;
+				return config_error(&d->loc, "dependsOn \"%s\": project \"%s\" has no task \"%s\"", d->s,
+						    p->name, d->s);
+			}
+			if ((size_t)n == idx)
+				return config_error(&d->loc, "task %s depends on itself", b->g->nodes.v[idx]->id);
+			add_edge(b->g->nodes.v[idx], (size_t)n, &d->loc);
+		}
+	}
+	return 0;
+}
+
+enum { WHITE, GREY, BLACK };
+
+/* Depth-first search from every node: reports a cycle through the stack,
+ * and appends nodes to order in post-order (dependencies first). */
+static int order_nodes(struct graph *g, size_t *order)
+{
+	size_t n = g->nodes.n, norder = 0;
+	unsigned char *color = xcalloc(n ? n : 1, 1);
+	size_t *stack = xmalloc((n + 1) * sizeof *stack), *next = xmalloc((n + 1) * sizeof *next);
+	int rc = 0;
+	for (size_t s = 0; s < n && !rc; s++) {
+		if (color[s] != WHITE)
+			continue;
+		size_t sp = 0;
+		stack[sp] = s;
+		next[sp] = 0;
+		color[s] = GREY;
+		while (!rc) {
+			size_t u = stack[sp];
+			struct task_node *t = g->nodes.v[u];
+			if (next[sp] < t->deps.n) {
+				struct task_edge *e = &t->deps.v[next[sp]++];
+				if (color[e->to] == GREY) {
+					/* The cycle is the stack from e->to up to u, then back. */
+					size_t from = 0;
+					while (stack[from] != e->to)
+						from++;
+					struct strbuf sb = STRBUF_INIT;
+					for (size_t i = from; i <= sp; i++)
+						strbuf_addf(&sb, "%s -> ", g->nodes.v[stack[i]]->id);
+					strbuf_addstr(&sb, g->nodes.v[e->to]->id);
+					rc = config_error(&e->loc, "dependency cycle: %s", sb.buf);
+					strbuf_release(&sb);
+				} else if (color[e->to] == WHITE) {
+					color[e->to] = GREY;
+					stack[++sp] = e->to;
+					next[sp] = 0;
+				}
+			} else {
+				color[u] = BLACK;
+				order[norder++] = u;
+				if (sp == 0)
+					break;
+				sp--;
+			}
+		}
+	}
+	free(color);
+	free(stack);
+	free(next);
+	return rc;
+}
+
+static int check_persistent(const struct graph *g)
+{
+	for (size_t i = 0; i < g->nodes.n; i++) {
+		const struct task_node *t = g->nodes.v[i];
+		for (size_t k = 0; k < t->deps.n; k++) {
+			const struct task_node *d = g->nodes.v[t->deps.v[k].to];
+			if (d->cfg->persistent)
+				return config_error(&t->deps.v[k].loc,
+						    "%s depends on %s, which is persistent (a server never finishes, so %s would never start)",
+						    t->id, d->id, t->id);
+		}
+	}
+	return 0;
+}
+
+/* Puts the nodes in the order given, remapping every edge. */
+static void permute(struct graph *g, const size_t *order)
+{
+	size_t n = g->nodes.n;
+	size_t *where = xmalloc((n ? n : 1) * sizeof *where);
+	struct task_node **nodes = xmalloc((n ? n : 1) * sizeof *nodes);
+	for (size_t i = 0; i < n; i++) {
+		where[order[i]] = i;
+		nodes[i] = g->nodes.v[order[i]];
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < nodes[i]->deps.n; k++)
+			nodes[i]->deps.v[k].to = where[nodes[i]->deps.v[k].to];
+	memcpy(g->nodes.v, nodes, n * sizeof *nodes);
+	free(nodes);
+	free(where);
+}
+
+int graph_build(struct graph *g, struct workspace *ws, char *const *tasks, size_t ntasks,
+		const bool *selected)
+{
+	memset(g, 0, sizeof *g);
+	g->ws = ws;
+	struct builder b = {g, ws, xcalloc(ws->projects.n ? ws->projects.n : 1, sizeof *b.by_project)};
+	int rc = 0;
+	for (size_t i = 0; i < ntasks && !rc; i++) {
+		const char *hash = strchr(tasks[i], '#');
+		if (hash && hash != tasks[i]) {
+			char *pname = xstrndup(tasks[i], (size_t)(hash - tasks[i]));
+			long pj = workspace_find(ws, pname);
+			if (pj < 0)
+				rc = error("no project is named \"%s\" (in \"%s\")", pname, tasks[i]);
+			free(pname);
+			if (rc)
+				break;
+			long n = get_node(&b, (size_t)pj, hash + 1);
+			if (n == -2)
+				rc = error("project \"%s\" has no task \"%s\"", ws->projects.v[pj]->name, hash + 1);
+			else if (n == -1)
+				rc = -1;
+			else
+				g->nodes.v[n]->requested = true;
+			continue;
+		}
+		if (!*tasks[i] || hash) {
+			rc = error("\"%s\" is not a task name", tasks[i]);
+			break;
+		}
+		for (size_t pj = 0; pj < ws->projects.n && !rc; pj++) {
+			if (selected && !selected[pj])
+				continue;
+			long n = get_node(&b, pj, tasks[i]);
+			if (n == -1)
+				rc = -1;
+			else if (n >= 0)
+				g->nodes.v[n]->requested = true;
+		}
+	}
+	for (size_t i = 0; i < ws->projects.n; i++)
+		vec_free(&b.by_project[i]);
+	free(b.by_project);
+	if (!rc) {
+		size_t *order = xmalloc((g->nodes.n + 1) * sizeof *order);
+		rc = order_nodes(g, order);
+		if (!rc)
+			permute(g, order);
+		free(order);
+	}
+	if (!rc)
+		rc = check_persistent(g);
+	return rc;
+}
+
+void graph_free(struct graph *g)
+{
+	for (size_t i = 0; i < g->nodes.n; i++) {
+		struct task_node *t = g->nodes.v[i];
+		task_cfg_free(t->cfg);
+		free(t->id);
+		free(t->command);
+		vec_free(&t->deps);
+		free(t);
+	}
+	vec_free(&g->nodes);
+}
+
+void graph_print_json(const struct graph *g, FILE *out)
+{
+	cJSON *root = cJSON_CreateObject(), *nodes = cJSON_AddArrayToObject(root, "nodes"),
+	      *edges = cJSON_AddArrayToObject(root, "edges");
+	for (size_t i = 0; i < g->nodes.n; i++) {
+		const struct task_node *t = g->nodes.v[i];
+		cJSON *n = cJSON_CreateObject();
+		cJSON_AddStringToObject(n, "id", t->id);
+		cJSON_AddStringToObject(n, "project", g->ws->projects.v[t->project]->name);
+		cJSON_AddStringToObject(n, "task", t->task);
+		if (t->command)
+			cJSON_AddStringToObject(n, "command", t->command);
+		else
+			cJSON_AddNullToObject(n, "command");
+		cJSON_AddItemToArray(nodes, n);
+		for (size_t k = 0; k < t->deps.n; k++) {
+			cJSON *e = cJSON_CreateObject();
+			cJSON_AddStringToObject(e, "from", t->id);
+			cJSON_AddStringToObject(e, "to", g->nodes.v[t->deps.v[k].to]->id);
+			cJSON_AddItemToArray(edges, e);
+		}
+	}
+	char *s = cJSON_PrintUnformatted(root);
+	if (!s)
+		die("out of memory printing the graph");
+	fprintf(out, "%s\n", s);
+	free(s);
+	cJSON_Delete(root);
+}
+
+void graph_print_dot(const struct graph *g, FILE *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	fputs("digraph vx {\n\trankdir=LR;\n", out);
+	for (size_t i = 0; i < g->nodes.n; i++) {
+		const struct task_node *t = g->nodes.v[i];
+		strbuf_reset(&sb);
+		strbuf_add_json_string(&sb, t->id); /* a JSON string is a valid dot ID */
+		fprintf(out, "\t%s%s;\n", sb.buf, t->command ? "" : " [style=dashed]");
+		for (size_t k = 0; k < t->deps.n; k++) {
+			struct strbuf to = STRBUF_INIT;
+			strbuf_add_json_string(&to, g->nodes.v[t->deps.v[k].to]->id);
+			fprintf(out, "\t%s -> %s;\n", sb.buf, to.buf);
+			strbuf_release(&to);
+		}
+	}
+	fputs("}\n", out);
+	strbuf_release(&sb);
+}

@@ -1,0 +1,49 @@
+/* graph.h - the task graph: which project#task nodes a run needs and the
+ * edges between them (SPEC §2.2 "Dependency spellings"). */
+#ifndef VX_ORCHESTRATOR_GRAPH_H
+#define VX_ORCHESTRATOR_GRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "orchestrator/workspace.h"
+
+struct task_edge {
+	size_t to;             /* index of the node depended on */
+	struct loc loc;        /* the dependsOn entry that made the edge */
+};
+
+struct task_node {
+	size_t project;        /* index into ws->projects */
+	struct task_cfg *cfg;  /* the project's task merged over the workspace default; owned */
+	const char *task;      /* the task's name ("build"; "//#" stripped for the root) */
+	char *id;              /* "project#task" */
+	char *command;         /* what /bin/sh -c runs; NULL: nothing to run (a no-op) */
+	bool from_script;      /* command came from package.json "scripts" */
+	bool requested;        /* named on the command line (gets the -- ARGS) */
+	VEC(struct task_edge) deps;
+};
+
+struct graph {
+	struct workspace *ws;  /* not owned */
+	VEC(struct task_node *) nodes; /* dependencies before dependents after graph_build */
+};
+
+/* Builds the graph of tasks (each "task" or "project#task") for the projects
+ * marked in selected (indexed like ws->projects; NULL: all), plus every task
+ * they depend on. A project lacking a requested task is left out for that
+ * project; an explicit project#task that does not exist is an error.
+ * Returns 0, or -1 after printing one error line: an unknown project or task
+ * in dependsOn (with its FILE:LINE:COL), a cycle (naming every task on it, in
+ * order), a dependency on a persistent task. */
+int graph_build(struct graph *g, struct workspace *ws, char *const *tasks, size_t ntasks,
+		const bool *selected);
+void graph_free(struct graph *g);
+
+/* Writes the graph as JSON {"nodes":[{"id","project","task","command"}],
+ * "edges":[{"from","to"}]} or as Graphviz dot. */
+void graph_print_json(const struct graph *g, FILE *out);
+void graph_print_dot(const struct graph *g, FILE *out);
+
+#endif

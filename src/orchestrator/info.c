@@ -1,0 +1,38 @@
+#include "orchestrator/info.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "sandbox/probe.h"
+
+int info_main(int argc, char **argv)
+{
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		puts("usage: vx info\n\nPlatform, sandbox and tracer availability, each with its reason.");
+		return 0;
+	}
+	struct utsname u;
+	if (uname(&u) == 0)
+		printf("platform: %s %s %s\n", u.sysname, u.release, u.machine);
+	printf("vx: %s\nuser: uid %u%s\n", VX_VERSION, (unsigned)geteuid(), geteuid() == 0 ? " (root)" : "");
+	struct probe probes[3];
+	probe_bwrap(&probes[0]);
+	probe_strace(&probes[1]);
+	probe_socat(&probes[2]);
+	for (int i = 0; i < 3; i++) {
+		struct probe *p = &probes[i];
+		printf("%s: ", p->tool);
+		if (!p->path)
+			printf("missing: %s\n", p->reason);
+		else if (p->works)
+			printf("works (%s, %s)\n", p->path, p->version ? p->version : "version unknown");
+		else
+			printf("present but not working (%s, %s): %s\n", p->path,
+			       p->version ? p->version : "version unknown", p->reason);
+		probe_free(p);
+	}
+	puts("sandboxed tasks: not built yet in this version; a task with sandbox: is refused (exit 2)");
+	return 0;
+}

@@ -1,0 +1,445 @@
+/* run.c - `vx run` and `vx graph`: parses the options, loads the workspace,
+ * selects projects, builds the task graph and hands the scheduler one job per
+ * task. Nothing runs until the whole configuration has been checked. */
+#include "orchestrator/run.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "orchestrator/filter.h"
+#include "orchestrator/graph.h"
+#include "orchestrator/output.h"
+#include "orchestrator/scheduler.h"
+#include "orchestrator/workspace.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+
+extern char **environ;
+
+struct run_opts {
+	struct strvec tasks;     /* TASK... */
+	struct strvec filters;   /* --filter, as written */
+	bool affected;
+	char *affected_ref;      /* NULL: the merge base with main */
+	int concurrency;
+	bool force, no_cache, keep_going;
+	int dry_run;             /* 0 no, 1 text, 2 json */
+	enum output_logs logs;
+	int verbose;
+	struct strvec args;      /* after "--" */
+	const char *format;      /* graph: dot or json */
+};
+
+static void run_opts_free(struct run_opts *o)
+{
+	strvec_clear(&o->tasks);
+	strvec_clear(&o->filters);
+	strvec_clear(&o->args);
+	free(o->affected_ref);
+}
+
+static const char RUN_USAGE[] =
+	"usage: vx run TASK... [options] [-- ARGS]\n"
+	"\n"
+	"Runs the tasks in every selected project, and the tasks they depend on.\n"
+	"\n"
+	"  -F, --filter PATTERN   only projects matching PATTERN (a name glob or ./dir);\n"
+	"                         PATTERN... adds dependencies, ...PATTERN dependents,\n"
+	"                         !PATTERN takes away; repeatable\n"
+	"      --affected[=REF]   only projects changed since REF (default: merge base with main)\n"
+	"                         and their dependents\n"
+	"  -j, --concurrency N    tasks at once (default: the number of CPUs)\n"
+	"      --force            ignore cache hits\n"
+	"      --no-cache         neither read nor write the cache\n"
+	"      --continue         keep running independent tasks after a failure\n"
+	"      --dry-run[=json]   print what would run; run nothing\n"
+	"      --output-logs MODE full|errors-only|hash-only|none\n"
+	"  -v, --verbose          say more\n"
+	"  -C DIR                 run as if started in DIR\n"
+	"  -- ARGS                appended, shell-quoted, to the requested tasks' commands\n";
+
+static const char GRAPH_USAGE[] =
+	"usage: vx graph TASK... [--format dot|json] [-F PATTERN]... [--affected[=REF]]\n"
+	"\n"
+	"Prints the task graph the same run would build, without running anything.\n";
+
+enum { OPT_AFFECTED = 256, OPT_FORCE, OPT_NO_CACHE, OPT_CONTINUE, OPT_DRY_RUN, OPT_OUTPUT_LOGS,
+       OPT_FORMAT, OPT_SUMMARIZE, OPT_REPORT, OPT_HELP };
+
+static int parse_opts(int argc, char **argv, bool graph, struct run_opts *o)
+{
+	static const struct option longopts[] = {
+		{"filter", required_argument, NULL, 'F'},
+		{"affected", optional_argument, NULL, OPT_AFFECTED},
+		{"concurrency", required_argument, NULL, 'j'},
+		{"force", no_argument, NULL, OPT_FORCE},
+		{"no-cache", no_argument, NULL, OPT_NO_CACHE},
+		{"continue", no_argument, NULL, OPT_CONTINUE},
+		{"dry-run", optional_argument, NULL, OPT_DRY_RUN},
+		{"output-logs", required_argument, NULL, OPT_OUTPUT_LOGS},
+		{"summarize", optional_argument, NULL, OPT_SUMMARIZE},
+		{"report", required_argument, NULL, OPT_REPORT},
+		{"verbose", no_argument, NULL, 'v'},
+		{"format", required_argument, NULL, OPT_FORMAT},
+		{"help", no_argument, NULL, OPT_HELP},
+		{0},
+	};
+	const char *usage = graph ? GRAPH_USAGE : RUN_USAGE;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	o->concurrency = ncpu > 0 ? (int)ncpu : 1;
+	o->format = "json";
+	/* Everything after "--" is ARGS for the tasks, not options for vx. */
+	int end = argc;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			end = i;
+			for (int k = i + 1; k < argc; k++)
+				strvec_push(&o->args, argv[k]);
+			break;
+		}
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(end, argv, "+F:j:v", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			strvec_push(&o->filters, optarg);
+			break;
+		case OPT_AFFECTED:
+			o->affected = true;
+			free(o->affected_ref);
+			o->affected_ref = optarg ? xstrdup(optarg) : NULL;
+			break;
+		case 'j': {
+			char *e;
+			long n = strtol(optarg, &e, 10);
+			if (!*optarg || *e || n < 1 || n > 4096)
+				return error("--concurrency wants a number from 1 to 4096, not \"%s\"", optarg);
+			o->concurrency = (int)n;
+			break;
+		}
+		case OPT_FORCE:
+			o->force = true;
+			break;
+		case OPT_NO_CACHE:
+			o->no_cache = true;
+			break;
+		case OPT_CONTINUE:
+			o->keep_going = true;
+			break;
+		case OPT_DRY_RUN:
+			if (!optarg || !strcmp(optarg, "text"))
+				o->dry_run = 1;
+			else if (!strcmp(optarg, "json"))
+				o->dry_run = 2;
+			else
+				return error("--dry-run takes =json or nothing, not \"%s\"", optarg);
+			break;
+		case OPT_OUTPUT_LOGS:
+			if (!strcmp(optarg, "full"))
+				o->logs = LOGS_FULL;
+			else if (!strcmp(optarg, "errors-only"))
+				o->logs = LOGS_ERRORS_ONLY;
+			else if (!strcmp(optarg, "hash-only"))
+				o->logs = LOGS_HASH_ONLY;
+			else if (!strcmp(optarg, "none"))
+				o->logs = LOGS_NONE;
+			else
+				return error("--output-logs takes full, errors-only, hash-only or none, not \"%s\"",
+					     optarg);
+			break;
+		case OPT_SUMMARIZE:
+			return error("--summarize comes with the cache and is not built yet");
+		case OPT_REPORT:
+			if (strcmp(optarg, "text"))
+				return error("--report %s comes with the violation reports and is not built yet; "
+					     "text is the default",
+					     optarg);
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case OPT_FORMAT:
+			if (!graph || (strcmp(optarg, "dot") && strcmp(optarg, "json")))
+				return error("--format takes dot or json (vx graph only)");
+			o->format = optarg;
+			break;
+		case OPT_HELP:
+			fputs(usage, stdout);
+			return 1;
+		default:
+			if (optopt && optopt < 256)
+				error("unknown option -%c", optopt);
+			else
+				error("unknown option %s", argv[optind - 1]);
+			fputs(usage, stderr);
+			return -1;
+		}
+	}
+	for (int i = optind; i < end; i++)
+		strvec_push(&o->tasks, argv[i]);
+	if (!o->tasks.n) {
+		fputs(usage, stderr);
+		return error("name at least one task");
+	}
+	return 0;
+}
+
+/* Loads the workspace and builds the graph the options ask for. Returns 0,
+ * or -1 after an error line. */
+static int plan(const struct run_opts *o, struct workspace **wsp, struct graph *g)
+{
+	char *cwd = path_absolute(".");
+	struct workspace *ws = workspace_load(cwd);
+	if (!ws) {
+		free(cwd);
+		return -1;
+	}
+	size_t np = ws->projects.n;
+	bool *selected = xcalloc(np + 1, 1);
+	struct filter *filters = xcalloc(o->filters.n + 1, sizeof *filters);
+	size_t nf = 0;
+	int rc = 0;
+	for (size_t i = 0; i < o->filters.n && !rc; i++, nf++)
+		rc = filter_parse(o->filters.v[i], ws, cwd, &filters[i]);
+	if (!rc)
+		rc = filter_select(ws, filters, nf, selected);
+	if (!rc && o->affected)
+		rc = filter_affected(ws, o->affected_ref, selected);
+	if (!rc)
+		rc = graph_build(g, ws, o->tasks.v, o->tasks.n, selected);
+	for (size_t i = 0; i < nf; i++)
+		filter_free(&filters[i]);
+	free(filters);
+	free(selected);
+	free(cwd);
+	if (rc) {
+		graph_free(g);
+		workspace_free(ws);
+		return -1;
+	}
+	*wsp = ws;
+	return 0;
+}
+
+/* Sets name=value in env, replacing an existing entry. */
+static void env_set(struct strvec *env, const char *name, const char *value)
+{
+	size_t n = strlen(name);
+	for (size_t i = 0; i < env->n; i++)
+		if (!strncmp(env->v[i], name, n) && env->v[i][n] == '=') {
+			free(env->v[i]);
+			env->v[i] = xasprintf("%s=%s", name, value);
+			return;
+		}
+	strvec_pushf(env, "%s=%s", name, value);
+}
+
+/* The environment a task's command sees: vx's own, then env.define, then
+ * vx's variables; a package.json script also gets node_modules/.bin first on
+ * PATH and npm's lifecycle variables, as `npm run` would give it. */
+static void task_env(const struct workspace *ws, const struct task_node *t, struct strvec *env)
+{
+	const struct project *p = ws->projects.v[t->project];
+	for (char **e = environ; *e; e++)
+		strvec_push(env, *e);
+	for (size_t i = 0; i < t->cfg->env_define.n; i++)
+		env_set(env, t->cfg->env_define.v[i].key, t->cfg->env_define.v[i].value);
+	env_set(env, "VX_TASK", t->id);
+	env_set(env, "VX_PROJECT", p->name);
+	env_set(env, "VX_WORKSPACE_ROOT", ws->root);
+	if (t->from_script) {
+		const char *path = getenv("PATH");
+		struct strbuf bin = STRBUF_INIT;
+		strbuf_addf(&bin, "%s/node_modules/.bin", p->dir);
+		if (!p->is_root)
+			strbuf_addf(&bin, ":%s/node_modules/.bin", ws->root);
+		if (path)
+			strbuf_addf(&bin, ":%s", path);
+		env_set(env, "PATH", bin.buf);
+		strbuf_release(&bin);
+		env_set(env, "npm_package_name", p->name);
+		env_set(env, "npm_lifecycle_event", t->task);
+		if (p->pkg_path)
+			env_set(env, "npm_package_json", p->pkg_path);
+	}
+}
+
+/* A task that asked for a sandbox must never run without one (SPEC §4). */
+static int refuse_sandboxed(const struct graph *g)
+{
+	for (size_t i = 0; i < g->nodes.n; i++) {
+		const struct task_node *t = g->nodes.v[i];
+		if (t->cfg->sandbox && t->command)
+			return config_error(&t->cfg->sandbox->loc,
+					    "%s declares sandbox:, and this build of vx cannot build a sandbox yet; "
+					    "refusing to run it unprotected",
+					    t->id);
+	}
+	return 0;
+}
+
+static void print_dry_run(const struct graph *g, const struct job *jobs, int mode)
+{
+	if (mode == 2) {
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addstr(&sb, "{\"version\":1,\"tasks\":[");
+		for (size_t i = 0; i < g->nodes.n; i++) {
+			const struct task_node *t = g->nodes.v[i];
+			strbuf_addstr(&sb, i ? ",{\"id\":" : "{\"id\":");
+			strbuf_add_json_string(&sb, t->id);
+			strbuf_addstr(&sb, ",\"project\":");
+			strbuf_add_json_string(&sb, g->ws->projects.v[t->project]->rel);
+			strbuf_addstr(&sb, ",\"task\":");
+			strbuf_add_json_string(&sb, t->task);
+			strbuf_addstr(&sb, ",\"command\":");
+			if (jobs[i].argv)
+				strbuf_add_json_string(&sb, jobs[i].argv[2]);
+			else
+				strbuf_addstr(&sb, "null");
+			strbuf_addstr(&sb, ",\"dependencies\":[");
+			for (size_t k = 0; k < t->deps.n; k++) {
+				if (k)
+					strbuf_addch(&sb, ',');
+				strbuf_add_json_string(&sb, g->nodes.v[t->deps.v[k].to]->id);
+			}
+			strbuf_addstr(&sb, "]}");
+		}
+		strbuf_addstr(&sb, "]}\n");
+		fputs(sb.buf, stdout);
+		strbuf_release(&sb);
+		return;
+	}
+	for (size_t i = 0; i < g->nodes.n; i++) {
+		const struct task_node *t = g->nodes.v[i];
+		if (jobs[i].argv)
+			printf("%s: would run: %s\n", t->id, jobs[i].argv[2]);
+		else
+			printf("%s: nothing to run (no command, no package.json script)\n", t->id);
+	}
+	printf("%zu tasks\n", g->nodes.n);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int run_main(int argc, char **argv)
+{
+	struct run_opts o = {0};
+	int rc = parse_opts(argc, argv, false, &o);
+	if (rc) {
+		run_opts_free(&o);
+		return rc > 0 ? 0 : 2;
+	}
+	long long t0 = now_ms();
+	struct workspace *ws;
+	struct graph g;
+	if (plan(&o, &ws, &g)) {
+		run_opts_free(&o);
+		return 2;
+	}
+	if (refuse_sandboxed(&g)) {
+		graph_free(&g);
+		workspace_free(ws);
+		run_opts_free(&o);
+		return 2;
+	}
+	size_t n = g.nodes.n;
+	struct job *jobs = xcalloc(n + 1, sizeof *jobs);
+	struct strvec *envs = xcalloc(n + 1, sizeof *envs), *argvs = xcalloc(n + 1, sizeof *argvs);
+	size_t **deps = xcalloc(n + 1, sizeof *deps);
+	for (size_t i = 0; i < n; i++) {
+		struct task_node *t = g.nodes.v[i];
+		struct job *j = &jobs[i];
+		j->id = t->id;
+		j->cwd = ws->projects.v[t->project]->dir;
+		j->timeout_ms = t->cfg->timeout_ms;
+		j->persistent = t->cfg->persistent;
+		j->data = t;
+		deps[i] = xmalloc((t->deps.n + 1) * sizeof **deps);
+		for (size_t k = 0; k < t->deps.n; k++)
+			deps[i][k] = t->deps.v[k].to;
+		j->deps = deps[i];
+		j->ndeps = t->deps.n;
+		if (!t->command)
+			continue;
+		struct strbuf cmd = STRBUF_INIT;
+		strbuf_addstr(&cmd, t->command);
+		if (t->requested)
+			for (size_t k = 0; k < o.args.n; k++) {
+				strbuf_addch(&cmd, ' ');
+				strbuf_add_shell_quoted(&cmd, o.args.v[k]);
+			}
+		strvec_push(&argvs[i], "/bin/sh");
+		strvec_push(&argvs[i], "-c");
+		strvec_push_nodup(&argvs[i], strbuf_detach(&cmd, NULL));
+		j->argv = argvs[i].v;
+		j->display = j->argv[2];
+		task_env(ws, t, &envs[i]);
+		j->envp = envs[i].v;
+	}
+	int status;
+	if (o.dry_run) {
+		print_dry_run(&g, jobs, o.dry_run);
+		status = 0;
+	} else {
+		bool tty = isatty(STDOUT_FILENO);
+		const char *term = getenv("TERM");
+		struct scheduler_opts so = {
+			.concurrency = o.concurrency,
+			.keep_going = o.keep_going,
+			.logs = o.logs,
+			.group_output = !tty && o.concurrency > 1,
+			.status_line = tty && term && strcmp(term, "dumb"),
+			.color = tty && !getenv("NO_COLOR"),
+		};
+		status = scheduler_run(jobs, n, &so, NULL);
+		output_summary(jobs, n, now_ms() - t0);
+	}
+	for (size_t i = 0; i < n; i++) {
+		strbuf_release(&jobs[i].log);
+		strvec_clear(&envs[i]);
+		strvec_clear(&argvs[i]);
+		free(deps[i]);
+	}
+	free(deps);
+	free(envs);
+	free(argvs);
+	free(jobs);
+	graph_free(&g);
+	workspace_free(ws);
+	run_opts_free(&o);
+	return status;
+}
+
+int graph_main(int argc, char **argv)
+{
+	struct run_opts o = {0};
+	int rc = parse_opts(argc, argv, true, &o);
+	if (rc) {
+		run_opts_free(&o);
+		return rc > 0 ? 0 : 2;
+	}
+	struct workspace *ws;
+	struct graph g;
+	if (plan(&o, &ws, &g)) {
+		run_opts_free(&o);
+		return 2;
+	}
+	if (!strcmp(o.format, "dot"))
+		graph_print_dot(&g, stdout);
+	else
+		graph_print_json(&g, stdout);
+	graph_free(&g);
+	workspace_free(ws);
+	run_opts_free(&o);
+	return 0;
+}

@@ -1,0 +1,456 @@
+/* workspace.c - discovery of the workspace root and its projects.
+ *
+ * Projects come from workspace.projects globs, else package.json
+ * "workspaces" (an array, or Yarn's {packages: [...]}), as npm, pnpm and Yarn
+ * spell them. A matched directory is a project when it holds a vx.yaml or a
+ * package.json. */
+#include "orchestrator/workspace.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/glob.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+
+static bool file_exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Converts a byte offset in text to a 1-based line and column. */
+static void offset_to_loc(const char *text, size_t off, int *line, int *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < off && text[i]; i++) {
+		if (text[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
+		}
+	}
+}
+
+/* Parses a package.json. Returns the document, or NULL after printing
+ * "vx: FILE:LINE:COL: ..." for invalid JSON. */
+static cJSON *pkg_parse(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (strbuf_read_file(&sb, path)) {
+		error_errno("cannot read %s", path);
+		strbuf_release(&sb);
+		return NULL;
+	}
+	const char *end = NULL;
+	cJSON *doc = cJSON_ParseWithLengthOpts(sb.buf, sb.len, &end, false);
+	if (!doc || !cJSON_IsObject(doc)) {
+		int line, col;
+		size_t off = doc ? 0 : (end ? (size_t)(end - sb.buf) : 0);
+		offset_to_loc(sb.buf, off, &line, &col);
+		fprintf(stderr, "vx: %s:%d:%d: %s\n", path, line, col,
+			doc ? "package.json must hold a JSON object" : "invalid JSON");
+		cJSON_Delete(doc);
+		strbuf_release(&sb);
+		return NULL;
+	}
+	strbuf_release(&sb);
+	return doc;
+}
+
+static int pkg_read(struct project *p, const char *path)
+{
+	cJSON *doc = pkg_parse(path);
+	if (!doc)
+		return -1;
+	p->pkg_path = xstrdup(path);
+	struct loc loc = {p->pkg_path, 1, 1};
+	cJSON *name = cJSON_GetObjectItemCaseSensitive(doc, "name");
+	if (name && !cJSON_IsString(name)) {
+		cJSON_Delete(doc);
+		return config_error(&loc, "package.json \"name\" must be a string");
+	}
+	if (!p->name && name && *name->valuestring) {
+		p->name = xstrdup(name->valuestring);
+		p->name_loc = loc;
+	}
+	static const char *const kinds[] = {"dependencies", "devDependencies", "optionalDependencies",
+					    "peerDependencies"};
+	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+		cJSON *deps = cJSON_GetObjectItemCaseSensitive(doc, kinds[k]);
+		cJSON *d;
+		if (!deps)
+			continue;
+		if (!cJSON_IsObject(deps)) {
+			cJSON_Delete(doc);
+			return config_error(&loc, "package.json \"%s\" must be an object", kinds[k]);
+		}
+		cJSON_ArrayForEach(d, deps) strvec_push(&p->pkg_deps, d->string);
+	}
+	cJSON *scripts = cJSON_GetObjectItemCaseSensitive(doc, "scripts");
+	cJSON *s;
+	if (scripts && cJSON_IsObject(scripts)) {
+		cJSON_ArrayForEach(s, scripts)
+		{
+			if (!cJSON_IsString(s))
+				continue;
+			strvec_push(&p->script_names, s->string);
+			strvec_push(&p->scripts, s->valuestring);
+		}
+	}
+	cJSON_Delete(doc);
+	return 0;
+}
+
+/* Reads the root package.json "workspaces" into patterns. Returns 0 (none is
+ * fine), or -1 after an error line. */
+static int pkg_workspaces(const char *path, lstr_vec *out, const char *file_for_loc)
+{
+	if (!file_exists(path))
+		return 0;
+	cJSON *doc = pkg_parse(path);
+	if (!doc)
+		return -1;
+	struct loc loc = {file_for_loc, 1, 1};
+	cJSON *ws = cJSON_GetObjectItemCaseSensitive(doc, "workspaces");
+	if (ws && cJSON_IsObject(ws))
+		ws = cJSON_GetObjectItemCaseSensitive(ws, "packages");
+	if (ws) {
+		if (!cJSON_IsArray(ws)) {
+			cJSON_Delete(doc);
+			return config_error(&loc, "package.json \"workspaces\" must be an array of globs");
+		}
+		cJSON *e;
+		cJSON_ArrayForEach(e, ws)
+		{
+			if (!cJSON_IsString(e)) {
+				cJSON_Delete(doc);
+				return config_error(&loc, "package.json \"workspaces\" entries must be strings");
+			}
+			struct lstr s = {xstrdup(e->valuestring), loc};
+			vec_push(out, s);
+		}
+	}
+	cJSON_Delete(doc);
+	return 0;
+}
+
+/* Finds the nearest ancestor of dir whose vx.yaml has workspace:. Returns
+ * its loaded config and sets *root, or NULL (error printed). */
+static struct config *find_root(const char *start, char **root)
+{
+	char *dir = xstrdup(start);
+	for (;;) {
+		char *yaml = path_join(dir, "vx.yaml");
+		if (file_exists(yaml)) {
+			struct config *cfg = config_load(yaml);
+			free(yaml);
+			if (!cfg) {
+				free(dir);
+				return NULL;
+			}
+			if (cfg->is_workspace) {
+				*root = dir;
+				return cfg;
+			}
+			config_free(cfg);
+		} else {
+			free(yaml);
+		}
+		if (!strcmp(dir, "/")) {
+			free(dir);
+			error("no workspace found: no vx.yaml with a \"workspace:\" key in %s or any parent", start);
+			return NULL;
+		}
+		char *up = path_dirname(dir);
+		free(dir);
+		dir = up;
+	}
+}
+
+struct collect {
+	struct strvec *dirs;
+};
+
+static int collect_dir(const char *rel, void *ctx)
+{
+	struct collect *c = ctx;
+	strvec_push(c->dirs, rel);
+	return 0;
+}
+
+static const char *const SKIP_DIRS[] = {".git", "node_modules", ".vx", NULL};
+
+/* Expands the project patterns into directories relative to root. A pattern
+ * with a leading '!' takes directories back, later entries winning. */
+static int expand_projects(const char *root, const lstr_vec *pats, struct strvec *dirs)
+{
+	struct strvec all = STRVEC_INIT;
+	for (size_t i = 0; i < pats->n; i++) {
+		const char *pat = pats->v[i].s;
+		if (pat[0] == '!')
+			continue;
+		const char *why;
+		size_t off;
+		if (glob_check(pat, &why, &off))
+			return config_error(&pats->v[i].loc, "project pattern \"%s\": %s", pat, why);
+		if (pat[0] == '/' || !strncmp(pat, "../", 3) || !strcmp(pat, ".."))
+			return config_error(&pats->v[i].loc,
+					    "project pattern \"%s\" leaves the workspace root", pat);
+		struct collect c = {&all};
+		if (glob_walk(root, pat, GLOB_WALK_DIRS, SKIP_DIRS, collect_dir, &c) < 0) {
+			strvec_clear(&all);
+			return error_errno("cannot read the projects of %s", root);
+		}
+	}
+	strvec_sort_unique(&all);
+	struct strvec pv = STRVEC_INIT;
+	for (size_t i = 0; i < pats->n; i++)
+		strvec_push(&pv, pats->v[i].s);
+	for (size_t i = 0; i < all.n; i++)
+		if (globlist_match(pv.v, pv.n, all.v[i]))
+			strvec_push(dirs, all.v[i]);
+	strvec_clear(&pv);
+	strvec_clear(&all);
+	return 0;
+}
+
+static struct project *project_new(struct workspace *ws, const char *rel)
+{
+	struct project *p = xcalloc(1, sizeof *p);
+	p->rel = xstrdup(rel);
+	p->dir = !strcmp(rel, ".") ? xstrdup(ws->root) : path_join(ws->root, rel);
+	p->is_root = !strcmp(rel, ".");
+	return p;
+}
+
+static int project_load(struct workspace *ws, struct project *p)
+{
+	char *yaml = path_join(p->dir, "vx.yaml");
+	char *pkg = path_join(p->dir, "package.json");
+	int rc = 0;
+	if (p->is_root) {
+		p->cfg = ws->cfg;
+	} else if (file_exists(yaml)) {
+		p->cfg = config_load(yaml);
+		if (!p->cfg)
+			rc = -1;
+		else if (p->cfg->is_workspace)
+			rc = config_error(&(struct loc){p->cfg->path, 1, 1},
+					  "a project's vx.yaml must not hold workspace: (the workspace root is %s)",
+					  ws->root);
+	}
+	if (!rc && p->cfg && p->cfg->name.s) {
+		p->name = xstrdup(p->cfg->name.s);
+		p->name_loc = p->cfg->name.loc;
+	}
+	if (!rc && file_exists(pkg))
+		rc = pkg_read(p, pkg);
+	if (!rc && !p->name) {
+		p->name = xstrdup(p->is_root ? "//" : p->rel);
+		p->name_loc = (struct loc){p->cfg ? p->cfg->path : p->pkg_path, 1, 1};
+	}
+	free(yaml);
+	free(pkg);
+	return rc;
+}
+
+static int cmp_project(const void *a, const void *b)
+{
+	return strcmp((*(struct project *const *)a)->rel, (*(struct project *const *)b)->rel);
+}
+
+static void project_free(struct project *p, const struct workspace *ws)
+{
+	free(p->name);
+	free(p->dir);
+	free(p->rel);
+	if (p->cfg != ws->cfg)
+		config_free(p->cfg);
+	free(p->pkg_path);
+	strvec_clear(&p->script_names);
+	strvec_clear(&p->scripts);
+	strvec_clear(&p->pkg_deps);
+	vec_free(&p->deps);
+	vec_free(&p->nested);
+	free(p);
+}
+
+void workspace_free(struct workspace *ws)
+{
+	if (!ws)
+		return;
+	for (size_t i = 0; i < ws->projects.n; i++)
+		project_free(ws->projects.v[i], ws);
+	vec_free(&ws->projects);
+	config_free(ws->cfg);
+	free(ws->root);
+	free(ws);
+}
+
+long workspace_find(const struct workspace *ws, const char *name)
+{
+	for (size_t i = 0; i < ws->projects.n; i++)
+		if (!strcmp(ws->projects.v[i]->name, name))
+			return (long)i;
+	return -1;
+}
+
+const char *project_script(const struct project *p, const char *name)
+{
+	long i = strvec_find(&p->script_names, name);
+	return i < 0 ? NULL : p->scripts.v[i];
+}
+
+long workspace_project_of(const struct workspace *ws, const char *path)
+{
+	char *rel = path[0] == '/' ? path_relative(ws->root, path) : path_normalize(path);
+	long best = -1;
+	size_t best_len = 0;
+	for (size_t i = 0; i < ws->projects.n; i++) {
+		const struct project *p = ws->projects.v[i];
+		if (path_is_within(p->rel, rel) && (best < 0 || strlen(p->rel) > best_len)) {
+			best = (long)i;
+			best_len = strlen(p->rel);
+		}
+	}
+	free(rel);
+	return best;
+}
+
+static bool add_edge(struct project *p, size_t to)
+{
+	for (size_t i = 0; i < p->deps.n; i++)
+		if (p->deps.v[i] == to)
+			return false;
+	vec_push(&p->deps, to);
+	return true;
+}
+
+static int resolve_edges(struct workspace *ws)
+{
+	for (size_t i = 0; i < ws->projects.n; i++) {
+		struct project *p = ws->projects.v[i];
+		for (size_t d = 0; d < p->pkg_deps.n; d++) {
+			long j = workspace_find(ws, p->pkg_deps.v[d]);
+			if (j >= 0 && (size_t)j != i)
+				add_edge(p, (size_t)j);
+		}
+		if (!p->cfg)
+			continue;
+		const lstr_vec *dv = &p->cfg->depends_on;
+		for (size_t d = 0; d < dv->n; d++) {
+			long j = workspace_find(ws, dv->v[d].s);
+			if (j < 0)
+				return config_error(&dv->v[d].loc, "dependsOn names \"%s\", which is no project of this workspace",
+						    dv->v[d].s);
+			if ((size_t)j == i)
+				return config_error(&dv->v[d].loc, "project \"%s\" cannot depend on itself", p->name);
+			add_edge(p, (size_t)j);
+		}
+	}
+	/* Nesting: q lies inside p when p's rel is a proper prefix directory of q's. */
+	for (size_t i = 0; i < ws->projects.n; i++) {
+		struct project *p = ws->projects.v[i];
+		for (size_t j = 0; j < ws->projects.n; j++) {
+			struct project *q = ws->projects.v[j];
+			if (i != j && path_is_within(p->rel, q->rel))
+				vec_push(&p->nested, j);
+		}
+	}
+	return 0;
+}
+
+/* The root is a project of its own when its vx.yaml names it or holds a
+ * root-only "//#task" (Turborepo's spelling): the root's plain tasks: are the
+ * defaults every project inherits, and running them in the root too would run
+ * e.g. a root package.json "build": "vx run build" inside itself. */
+static bool root_is_project(const struct config *cfg)
+{
+	if (cfg->name.s || cfg->depends_on.n)
+		return true;
+	for (size_t i = 0; i < cfg->tasks.n; i++)
+		if (!strncmp(cfg->tasks.v[i]->name, "//#", 3))
+			return true;
+	return false;
+}
+
+struct workspace *workspace_load(const char *start_dir)
+{
+	char *start = realpath(start_dir, NULL);
+	if (!start) {
+		error_errno("cannot enter %s", start_dir);
+		return NULL;
+	}
+	struct workspace *ws = xcalloc(1, sizeof *ws);
+	ws->cfg = find_root(start, &ws->root);
+	free(start);
+	if (!ws->cfg) {
+		free(ws);
+		return NULL;
+	}
+	lstr_vec pkg_pats = {0};
+	const lstr_vec *pats = &ws->cfg->projects;
+	struct strvec dirs = STRVEC_INIT;
+	if (!ws->cfg->projects_set) {
+		char *pkg = path_join(ws->root, "package.json");
+		int rc = pkg_workspaces(pkg, &pkg_pats, pkg);
+		/* the loc's file must outlive this function: point at the vx.yaml */
+		for (size_t i = 0; i < pkg_pats.n; i++)
+			pkg_pats.v[i].loc = (struct loc){ws->cfg->path, 1, 1};
+		free(pkg);
+		if (rc)
+			goto fail;
+		pats = &pkg_pats;
+	}
+	if (expand_projects(ws->root, pats, &dirs))
+		goto fail;
+	if (root_is_project(ws->cfg))
+		strvec_push(&dirs, ".");
+	for (size_t i = 0; i < dirs.n; i++) {
+		if (strcmp(dirs.v[i], ".")) {
+			char *yaml = path_join(ws->root, dirs.v[i]);
+			char *y = path_join(yaml, "vx.yaml"), *j = path_join(yaml, "package.json");
+			bool is_project = file_exists(y) || file_exists(j);
+			free(yaml);
+			free(y);
+			free(j);
+			if (!is_project)
+				continue;
+		}
+		struct project *p = project_new(ws, dirs.v[i]);
+		vec_push(&ws->projects, p);
+		if (project_load(ws, p))
+			goto fail;
+	}
+	qsort(ws->projects.v, ws->projects.n, sizeof *ws->projects.v, cmp_project);
+	for (size_t i = 0; i < ws->projects.n; i++)
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(ws->projects.v[i]->name, ws->projects.v[j]->name)) {
+				struct project *a = ws->projects.v[j], *b = ws->projects.v[i];
+				config_error(&b->name_loc, "duplicate project name \"%s\" (also %s)", b->name, a->rel);
+				goto fail;
+			}
+	if (resolve_edges(ws))
+		goto fail;
+	for (size_t i = 0; i < pkg_pats.n; i++)
+		free(pkg_pats.v[i].s);
+	vec_free(&pkg_pats);
+	strvec_clear(&dirs);
+	return ws;
+fail:
+	for (size_t i = 0; i < pkg_pats.n; i++)
+		free(pkg_pats.v[i].s);
+	vec_free(&pkg_pats);
+	strvec_clear(&dirs);
+	workspace_free(ws);
+	return NULL;
+}

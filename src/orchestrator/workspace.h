@@ -1,0 +1,47 @@
+/* workspace.h - the workspace root, its projects and their dependency edges
+ * (SPEC §2: vx.yaml and package.json). */
+#ifndef VX_ORCHESTRATOR_WORKSPACE_H
+#define VX_ORCHESTRATOR_WORKSPACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "orchestrator/config.h"
+#include "util/vec.h"
+
+struct project {
+	char *name;            /* unique; vx.yaml name, else package.json name, else rel ("//" for the root) */
+	struct loc name_loc;   /* where the name was written (or the project file's 1:1) */
+	char *dir;             /* absolute */
+	char *rel;             /* workspace-relative; "." for the root project */
+	bool is_root;          /* the workspace root itself */
+	struct config *cfg;    /* its vx.yaml, or NULL; the root project shares ws->cfg */
+	char *pkg_path;        /* its package.json, or NULL */
+	struct strvec script_names, scripts; /* package.json "scripts", parallel arrays */
+	struct strvec pkg_deps; /* package.json dependency names of all four kinds */
+	VEC(size_t) deps;      /* indices of the projects this one depends on (workspace_load) */
+	VEC(size_t) nested;    /* indices of the projects whose directories lie inside this one's */
+};
+
+struct workspace {
+	char *root;            /* absolute, links resolved */
+	struct config *cfg;    /* the root vx.yaml (holds workspace:) */
+	VEC(struct project *) projects; /* sorted by rel */
+};
+
+/* Finds the workspace holding start_dir (the nearest ancestor whose vx.yaml
+ * has workspace:), loads every project's vx.yaml and package.json, and
+ * resolves project edges. Returns the workspace, or NULL after printing one
+ * error line (a config error as "vx: FILE:LINE:COL: MESSAGE"). */
+struct workspace *workspace_load(const char *start_dir);
+void workspace_free(struct workspace *ws);
+
+/* Returns the project's index by name, or -1. */
+long workspace_find(const struct workspace *ws, const char *name);
+/* Returns the package.json script named name of p, or NULL. */
+const char *project_script(const struct project *p, const char *name);
+/* Returns the project whose directory most closely holds the absolute or
+ * workspace-relative path, or -1 when none does. */
+long workspace_project_of(const struct workspace *ws, const char *path);
+
+#endif

@@ -1,0 +1,150 @@
+/* probe.c - availability of bwrap, strace and socat, each with its reason. */
+#include "sandbox/probe.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/spawn.h"
+#include "util/strbuf.h"
+
+char *probe_which(const char *tool)
+{
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	char *copy = xstrdup(path), *save = NULL;
+	char *found = NULL;
+	for (char *dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
+		if (dir[0] != '/' || strstr(dir, "node_modules"))
+			continue;
+		char *cand = xasprintf("%s/%s", dir, tool);
+		if (access(cand, X_OK) == 0)
+			found = cand;
+		else
+			free(cand);
+	}
+	free(copy);
+	return found;
+}
+
+static char *first_line(const struct strbuf *sb)
+{
+	size_t n = strcspn(sb->buf, "\n");
+	return n ? xstrndup(sb->buf, n) : NULL;
+}
+
+static char *read_sysctl(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (strbuf_read_file(&sb, path)) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	char *v = first_line(&sb);
+	strbuf_release(&sb);
+	return v;
+}
+
+static void start(struct probe *p, const char *tool, const char *version_flag)
+{
+	memset(p, 0, sizeof *p);
+	p->tool = tool;
+	p->path = probe_which(tool);
+	if (!p->path) {
+		p->reason = xasprintf("%s is not installed (apt-get install %s)", tool,
+				      !strcmp(tool, "bwrap") ? "bubblewrap" : tool);
+		return;
+	}
+	struct strbuf out = STRBUF_INIT;
+	char *argv[] = {p->path, (char *)version_flag, NULL};
+	if (spawn_capture(argv, NULL, &out, &out) >= 0)
+		p->version = first_line(&out);
+	strbuf_release(&out);
+}
+
+void probe_bwrap(struct probe *p)
+{
+	start(p, "bwrap", "--version");
+	if (!p->path)
+		return;
+	char *argv[] = {p->path, "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/",
+			"--dev", "/dev", "--proc", "/proc", "--", "/bin/true", NULL};
+	struct strbuf err = STRBUF_INIT;
+	int rc = spawn_capture(argv, NULL, NULL, &err);
+	if (rc == 0) {
+		p->works = true;
+	} else {
+		while (err.len && err.buf[err.len - 1] == '\n')
+			strbuf_setlen(&err, err.len - 1);
+		char *userns = read_sysctl("/proc/sys/kernel/unprivileged_userns_clone");
+		char *maxns = read_sysctl("/proc/sys/user/max_user_namespaces");
+		if (geteuid() != 0 && userns && !strcmp(userns, "0"))
+			p->reason = xasprintf("unprivileged user namespaces are disabled "
+					      "(sysctl -w kernel.unprivileged_userns_clone=1): %s", err.buf);
+		else if (maxns && !strcmp(maxns, "0"))
+			p->reason = xasprintf("user namespaces are disabled "
+					      "(sysctl -w user.max_user_namespaces=15000): %s", err.buf);
+		else
+			p->reason = xasprintf("a trial sandbox failed (exit %d): %s%s", rc,
+					      err.len ? err.buf : "(no message)",
+					      geteuid() == 0 ? "; inside a container, its seccomp profile may forbid "
+							       "namespaces (run it with --privileged or a profile allowing unshare)"
+							     : "");
+		free(userns);
+		free(maxns);
+	}
+	strbuf_release(&err);
+}
+
+void probe_strace(struct probe *p)
+{
+	start(p, "strace", "-V");
+	if (!p->path)
+		return;
+	char *argv[] = {p->path, "-f", "-qq", "-e", "trace=execve", "-o", "/dev/null", "--", "/bin/true", NULL};
+	struct strbuf err = STRBUF_INIT;
+	int rc = spawn_capture(argv, NULL, NULL, &err);
+	if (rc == 0 && err.len == 0) {
+		p->works = true;
+	} else {
+		while (err.len && err.buf[err.len - 1] == '\n')
+			strbuf_setlen(&err, err.len - 1);
+		char *yama = read_sysctl("/proc/sys/kernel/yama/ptrace_scope");
+		if (yama && (!strcmp(yama, "2") || !strcmp(yama, "3")))
+			p->reason = xasprintf("ptrace is restricted (kernel.yama.ptrace_scope=%s; 3 cannot be undone "
+					      "without a reboot): %s", yama, err.buf);
+		else
+			p->reason = xasprintf("a trial trace failed (exit %d): %s", rc, err.len ? err.buf : "(no message)");
+		free(yama);
+	}
+	strbuf_release(&err);
+}
+
+void probe_socat(struct probe *p)
+{
+	start(p, "socat", "-V");
+	if (!p->path)
+		return;
+	/* socat -V prints a banner line first; keep the one with the version. */
+	struct strbuf out = STRBUF_INIT;
+	char *argv[] = {p->path, "-V", NULL};
+	int rc = spawn_capture(argv, NULL, &out, NULL);
+	char *v = strstr(out.buf, "socat version");
+	if (rc == 0 && v) {
+		free(p->version);
+		p->version = xstrndup(v, strcspn(v, "\n"));
+		p->works = true;
+	} else {
+		p->reason = xasprintf("socat -V failed (exit %d)", rc);
+	}
+	strbuf_release(&out);
+}
+
+void probe_free(struct probe *p)
+{
+	free(p->path);
+	free(p->version);
+	free(p->reason);
+}

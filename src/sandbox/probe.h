@@ -1,0 +1,27 @@
+/* probe.h - is a sandbox tool here, and does it work on this machine? */
+#ifndef VX_SANDBOX_PROBE_H
+#define VX_SANDBOX_PROBE_H
+
+#include <stdbool.h>
+
+struct probe {
+	const char *tool;  /* "bwrap", "strace", "socat" */
+	char *path;        /* absolute, found on PATH; NULL: not installed */
+	char *version;     /* its own first version line, or NULL */
+	bool works;        /* a real trial run succeeded */
+	char *reason;      /* when !works: why, plainly, with the fix */
+};
+
+/* Returns the absolute path of an executable tool on PATH, skipping relative
+ * entries and node_modules/.bin (a package must not be able to stand in for
+ * bwrap), or NULL. Caller frees. */
+char *probe_which(const char *tool);
+
+/* Fill p: probe_bwrap runs `true` in the namespaces a sandboxed task gets;
+ * probe_strace traces `true`; probe_socat asks for its version. */
+void probe_bwrap(struct probe *p);
+void probe_strace(struct probe *p);
+void probe_socat(struct probe *p);
+void probe_free(struct probe *p);
+
+#endif
