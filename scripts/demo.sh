@@ -14,7 +14,7 @@ echo
 echo "== vx run build (first run: every task runs)"
 ./build/vx -C examples run build
 echo
-echo "== vx run build (second run: nothing changed, so nothing needs to run)"
+echo "== vx run build (second run: nothing changed; with the cache, every task is a hit)"
 ./build/vx -C examples run build
 echo
 echo "== vx graph build"

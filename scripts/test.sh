@@ -82,15 +82,22 @@ fi
 
 # CC alone is ignored once a build tree has cached its compiler, so name it.
 if CC=clang build_tree build-fuzz -DVX_FUZZ=ON -DCMAKE_C_COMPILER=clang; then
+	# The targets are the sources, not whatever binaries build-fuzz holds:
+	# a fuzzer whose source was removed must not keep running (or failing).
 	shopt -s nullglob
 	fuzzers=()
-	for f in build-fuzz/fuzz_*; do
-		if [ -f "$f" ] && [ -x "$f" ]; then
+	for src in tests/fuzz/fuzz_*.c; do
+		f="build-fuzz/$(basename "$src" .c)"
+		if [ -x "$f" ]; then
 			fuzzers+=("$f")
+		else
+			echo "fuzz: $src built no $f"
+			note_failure "fuzz $(basename "$src" .c): not built"
 		fi
 	done
+	shopt -u nullglob
 	if [ ${#fuzzers[@]} -eq 0 ]; then
-		echo "== fuzz: no fuzz_* targets built"
+		echo "== fuzz: no fuzz_* targets in tests/fuzz"
 	fi
 	for f in "${fuzzers[@]}"; do
 		name=$(basename "$f")
