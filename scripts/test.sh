@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# test.sh - every check vx has, as CI runs it (.ci/run):
+#   build/       the normal build: ctest, every label (unit, integration, unsafe)
+#   build-asan/  ASan+UBSan: the unit label
+#   build-fuzz/  clang + libFuzzer: each fuzz_* for VX_FUZZ_SECONDS (default 60)
+# Runs every suite even after one fails, then prints "N passed, N failed"
+# over all of them and exits 1 when anything failed.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+root=$PWD
+
+fuzz_seconds=${VX_FUZZ_SECONDS:-60}
+jobs=$(nproc)
+# ctest runs tests one at a time unless told: the integration and unsafe tests
+# spawn whole task graphs, and shared CI runners have few cores.
+ctest_jobs=${VX_TEST_JOBS:-1}
+
+# On CI a sandbox that cannot start must fail the unsafe tests, not skip them:
+# a runner without user namespaces would otherwise pass by testing nothing.
+if [ "${CI:-}" = true ]; then
+	export VX_REQUIRE_SANDBOX=1
+fi
+
+passed=0
+failed=0
+failures=()
+
+note_failure() {
+	failed=$((failed + 1))
+	failures+=("$1")
+}
+
+# Runs ctest in dir with the given arguments, adds its counts to the totals.
+# ctest's summary line is "NN% tests passed, F tests failed out of T".
+run_ctest() {
+	local what=$1 dir=$2
+	shift 2
+	local log="$dir/ctest-summary.log" status=0
+	echo "== ctest: $what"
+	(cd "$dir" && ctest --output-on-failure -j"$ctest_jobs" "$@") 2>&1 | tee "$log" || status=$?
+	local line total nfail=0
+	line=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1 || true)
+	if [ -n "$line" ]; then
+		nfail=$(sed -E 's/.* ([0-9]+) tests? failed out of.*/\1/' <<<"$line")
+		total=$(sed -E 's/.* out of ([0-9]+).*/\1/' <<<"$line")
+		passed=$((passed + total - nfail))
+		failed=$((failed + nfail))
+		if [ "$nfail" -gt 0 ]; then
+			failures+=("$what: $nfail test(s)")
+		fi
+	fi
+	# A ctest that failed without failing a test (no tests found under
+	# --no-tests=error, a crash of ctest itself) still fails the run.
+	if [ "$status" -ne 0 ] && [ "$nfail" -eq 0 ]; then
+		note_failure "$what: ctest exited $status"
+	fi
+}
+
+# Configures and builds dir; returns non-zero (and records it) on failure so
+# the caller skips that build's tests.
+build_tree() {
+	local dir=$1
+	shift
+	echo "== build: $dir $*"
+	if cmake -S . -B "$dir" "$@" && cmake --build "$dir" -j"$jobs"; then
+		return 0
+	fi
+	note_failure "build $dir"
+	return 1
+}
+
+bash scripts/install-deps.sh
+
+if build_tree build; then
+	run_ctest "build (all labels)" build
+fi
+
+if build_tree build-asan -DVX_SANITIZE=ON; then
+	run_ctest "build-asan (unit)" build-asan -L unit
+fi
+
+# CC alone is ignored once a build tree has cached its compiler, so name it.
+if CC=clang build_tree build-fuzz -DVX_FUZZ=ON -DCMAKE_C_COMPILER=clang; then
+	# The targets are the sources, not whatever binaries build-fuzz holds:
+	# a fuzzer whose source was removed must not keep running (or failing).
+	shopt -s nullglob
+	fuzzers=()
+	for src in tests/fuzz/fuzz_*.c; do
+		f="build-fuzz/$(basename "$src" .c)"
+		if [ -x "$f" ]; then
+			fuzzers+=("$f")
+		else
+			echo "fuzz: $src built no $f"
+			note_failure "fuzz $(basename "$src" .c): not built"
+		fi
+	done
+	shopt -u nullglob
+	if [ ${#fuzzers[@]} -eq 0 ]; then
+		echo "== fuzz: no fuzz_* targets in tests/fuzz"
+	fi
+	for f in "${fuzzers[@]}"; do
+		name=$(basename "$f")
+		corpus="build-fuzz/corpus/$name"
+		artifacts="build-fuzz/artifacts/$name"
+		mkdir -p "$corpus" "$artifacts"
+		# A committed seed corpus, when there is one, is read but never
+		# written: new inputs go to the first directory only.
+		seeds=()
+		if [ -d "tests/fuzz/corpus/$name" ]; then
+			seeds+=("tests/fuzz/corpus/$name")
+		fi
+		dict=()
+		if [ -f "tests/fuzz/$name.dict" ]; then
+			dict+=("-dict=tests/fuzz/$name.dict")
+		fi
+		echo "== fuzz: $name for ${fuzz_seconds}s"
+		log="build-fuzz/$name.log"
+		# The outer timeout only catches a fuzzer that ignores its own
+		# clock; a slow input is already a failure through -timeout.
+		if timeout $((fuzz_seconds + 120)) "$f" -max_total_time="$fuzz_seconds" \
+			-timeout=25 -rss_limit_mb=2048 -print_final_stats=1 \
+			-artifact_prefix="$artifacts/" "${dict[@]}" \
+			"$corpus" "${seeds[@]}" >"$log" 2>&1; then
+			passed=$((passed + 1))
+			grep -E '^stat::number_of_executed_units' "$log" || true
+		else
+			tail -n 60 "$log"
+			echo "fuzz: $name failed; crashing inputs in $root/$artifacts, full log $root/$log"
+			note_failure "fuzz $name"
+		fi
+	done
+fi
+
+echo
+if [ ${#failures[@]} -gt 0 ]; then
+	echo "failed:"
+	printf '  %s\n' "${failures[@]}"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
