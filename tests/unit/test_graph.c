@@ -1,0 +1,264 @@
+/* Unit tests for workspace.c, graph.c and filter.c on small workspaces made
+ * in /tmp: discovery, names and edges, the three dependency spellings,
+ * cycles, persistent edges and project selection. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+#include "check.h"
+#include "fixture.h"
+#include "orchestrator/filter.h"
+#include "orchestrator/graph.h"
+#include "orchestrator/workspace.h"
+
+static const char *root;
+
+/* A workspace: root package.json workspaces (object form), a root project,
+ * lib <- ui <- app through package.json dependencies, a tool edge through
+ * vx.yaml dependsOn, and ui/icons nested in ui. */
+static void make_workspace(void)
+{
+	root = fixture_dir();
+	fixture_write(root, "vx.yaml",
+		      "workspace:\n  inputs: {workspaceFiles: [package.json]}\n"
+		      "tasks:\n  build:\n    dependsOn: [\"^build\"]\n    outputs: [\"dist/**\"]\n"
+		      "  test:\n    dependsOn: [build, lint]\n"
+		      "  \"//#check\":\n    command: \"echo root\"\n    dependsOn: [\"@x/app#build\"]\n");
+	fixture_write(root, "package.json",
+		      "{\"name\": \"@x/root\", \"workspaces\": {\"packages\": [\"pkgs/*\", \"pkgs/ui/icons\", \"!pkgs/ignored\"]}}");
+	fixture_write(root, "pkgs/lib/package.json", "{\"name\": \"@x/lib\", \"scripts\": {\"build\": \"echo lib\"}}");
+	fixture_write(root, "pkgs/ui/package.json",
+		      "{\"name\": \"@x/ui\", \"dependencies\": {\"@x/lib\": \"workspace:*\", \"react\": \"18\"}}");
+	fixture_write(root, "pkgs/ui/vx.yaml", "tasks:\n  build:\n    command: \"echo ui\"\n");
+	fixture_write(root, "pkgs/ui/icons/package.json", "{\"name\": \"@x/icons\"}");
+	fixture_write(root, "pkgs/ui/icons/vx.yaml", "tasks:\n  build: {command: \"echo icons\"}\n");
+	fixture_write(root, "pkgs/app/package.json",
+		      "{\"name\": \"@x/app\", \"devDependencies\": {\"@x/ui\": \"*\"}}");
+	fixture_write(root, "pkgs/app/vx.yaml",
+		      "dependsOn: [\"@x/tool\"]\ntasks:\n  build: {command: \"echo app\"}\n  dev: {command: \"serve\", persistent: true}\n");
+	fixture_write(root, "pkgs/tool/vx.yaml", "name: \"@x/tool\"\ntasks:\n  gen: {command: \"echo gen\"}\n");
+	fixture_write(root, "pkgs/ignored/package.json", "{\"name\": \"@x/ignored\"}");
+	fixture_write(root, "pkgs/notaproject/README", "no project files here\n");
+}
+
+static long node(const struct graph *g, const char *id)
+{
+	for (size_t i = 0; i < g->nodes.n; i++)
+		if (!strcmp(g->nodes.v[i]->id, id))
+			return (long)i;
+	return -1;
+}
+
+static bool has_edge(const struct graph *g, const char *from, const char *to)
+{
+	long f = node(g, from), t = node(g, to);
+	if (f < 0 || t < 0)
+		return false;
+	for (size_t k = 0; k < g->nodes.v[f]->deps.n; k++)
+		if (g->nodes.v[f]->deps.v[k].to == (size_t)t)
+			return true;
+	return false;
+}
+
+static void test_workspace(void)
+{
+	char sub[4200];
+	snprintf(sub, sizeof sub, "%s/pkgs/ui/icons", root);
+	struct workspace *ws = workspace_load(sub); /* found from a nested directory */
+	CHECK(ws != NULL);
+	if (!ws)
+		return;
+	CHECK_INT(ws->projects.n, 6); /* root, app, lib, tool, ui, icons; not ignored/notaproject */
+	CHECK(workspace_find(ws, "@x/ignored") < 0);
+	long ui = workspace_find(ws, "@x/ui"), lib = workspace_find(ws, "@x/lib"), app = workspace_find(ws, "@x/app");
+	long tool = workspace_find(ws, "@x/tool"), icons = workspace_find(ws, "@x/icons");
+	long r = workspace_find(ws, "@x/root");
+	CHECK(ui >= 0 && lib >= 0 && app >= 0 && tool >= 0 && icons >= 0 && r >= 0);
+	CHECK(ws->projects.v[r]->is_root);
+	CHECK_INT(ws->projects.v[ui]->deps.n, 1); /* react is no workspace project */
+	CHECK_INT(ws->projects.v[ui]->deps.v[0], lib);
+	CHECK_INT(ws->projects.v[app]->deps.n, 2); /* ui (devDependencies) and tool (vx.yaml) */
+	CHECK_INT(ws->projects.v[ui]->nested.n, 1);
+	CHECK_INT(ws->projects.v[ui]->nested.v[0], icons);
+	CHECK_INT(ws->projects.v[r]->nested.n, 5);
+	CHECK_STR(project_script(ws->projects.v[lib], "build"), "echo lib");
+	char path[4200];
+	snprintf(path, sizeof path, "%s/pkgs/ui/icons/x.svg", root);
+	CHECK_INT(workspace_project_of(ws, path), icons);
+	CHECK_INT(workspace_project_of(ws, "pkgs/ui/src/a.ts"), ui);
+	CHECK_INT(workspace_project_of(ws, "README.md"), r);
+	workspace_free(ws);
+}
+
+static void test_graph(void)
+{
+	struct workspace *ws = workspace_load(root);
+	struct graph g;
+	char *tasks[] = {"build"};
+	CHECK(graph_build(&g, ws, tasks, 1, NULL) == 0);
+	/* every project inherits build; tool has neither command nor script: a no-op node */
+	CHECK(has_edge(&g, "@x/app#build", "@x/ui#build"));
+	CHECK(has_edge(&g, "@x/app#build", "@x/tool#build"));
+	CHECK(has_edge(&g, "@x/ui#build", "@x/lib#build"));
+	CHECK(node(&g, "@x/tool#build") >= 0 && g.nodes.v[node(&g, "@x/tool#build")]->command == NULL);
+	CHECK(g.nodes.v[node(&g, "@x/lib#build")]->from_script);
+	CHECK(node(&g, "@x/root#build") < 0); /* the root takes only its "//#" tasks */
+	/* dependencies come before dependents */
+	CHECK(node(&g, "@x/lib#build") < node(&g, "@x/ui#build"));
+	CHECK(node(&g, "@x/ui#build") < node(&g, "@x/app#build"));
+	graph_free(&g);
+
+	/* test: depends on own build (exists) and lint (exists nowhere, inherited: skipped) */
+	char *t2[] = {"test", "check"};
+	CHECK(graph_build(&g, ws, t2, 2, NULL) == 0);
+	CHECK(has_edge(&g, "@x/app#test", "@x/app#build"));
+	CHECK(has_edge(&g, "@x/root#check", "@x/app#build"));
+	CHECK(node(&g, "@x/lib#check") < 0); /* a task only the root has */
+	graph_free(&g);
+
+	/* explicit project#task */
+	char *t3[] = {"@x/tool#gen"};
+	CHECK(graph_build(&g, ws, t3, 1, NULL) == 0);
+	CHECK_INT(g.nodes.n, 1);
+	CHECK(g.nodes.v[0]->requested);
+	graph_free(&g);
+	char *t4[] = {"@x/tool#nope"};
+	capture_begin();
+	CHECK(graph_build(&g, ws, t4, 1, NULL) == -1);
+	CHECK(strstr(capture_end(), "project \"@x/tool\" has no task \"nope\"") != NULL);
+	graph_free(&g);
+
+	/* selection: only ui selected still pulls lib#build as a dependency */
+	bool sel[16] = {0};
+	sel[workspace_find(ws, "@x/ui")] = true;
+	CHECK(graph_build(&g, ws, tasks, 1, sel) == 0);
+	CHECK_INT(g.nodes.n, 2);
+	CHECK(node(&g, "@x/lib#build") >= 0 && !g.nodes.v[node(&g, "@x/lib#build")]->requested);
+	graph_free(&g);
+	workspace_free(ws);
+}
+
+static void test_graph_errors(void)
+{
+	struct graph g;
+	char *tasks[] = {"build"};
+	/* a cycle through three tasks, named in order */
+	fixture_write(root, "pkgs/tool/vx.yaml",
+		      "name: \"@x/tool\"\ntasks:\n  build: {command: x, dependsOn: [gen]}\n  gen: {command: y, dependsOn: [pre]}\n"
+		      "  pre: {command: z, dependsOn: [build]}\n");
+	struct workspace *ws = workspace_load(root);
+	capture_begin();
+	CHECK(graph_build(&g, ws, tasks, 1, NULL) == -1);
+	const char *err = capture_end();
+	CHECK(strstr(err, "pkgs/tool/vx.yaml:5:") != NULL);
+	CHECK(strstr(err, "dependency cycle: @x/tool#build -> @x/tool#gen -> @x/tool#pre -> @x/tool#build") != NULL);
+	graph_free(&g);
+	workspace_free(ws);
+
+	/* a task the project's own file names but nobody has */
+	fixture_write(root, "pkgs/tool/vx.yaml", "name: \"@x/tool\"\ntasks:\n  build: {command: x, dependsOn: [codegen]}\n");
+	ws = workspace_load(root);
+	capture_begin();
+	CHECK(graph_build(&g, ws, tasks, 1, NULL) == -1);
+	CHECK(strstr(capture_end(), "vx.yaml:3:35: dependsOn \"codegen\": project \"@x/tool\" has no task \"codegen\"") != NULL);
+	graph_free(&g);
+	workspace_free(ws);
+
+	/* an unknown project */
+	fixture_write(root, "pkgs/tool/vx.yaml", "name: \"@x/tool\"\ntasks:\n  build: {command: x, dependsOn: [\"@x/nope#build\"]}\n");
+	ws = workspace_load(root);
+	capture_begin();
+	CHECK(graph_build(&g, ws, tasks, 1, NULL) == -1);
+	CHECK(strstr(capture_end(), "dependsOn \"@x/nope#build\": no project is named \"@x/nope\"") != NULL);
+	graph_free(&g);
+	workspace_free(ws);
+
+	/* depending on a persistent task */
+	fixture_write(root, "pkgs/tool/vx.yaml", "name: \"@x/tool\"\ntasks:\n  build: {command: x, dependsOn: [\"@x/app#dev\"]}\n");
+	ws = workspace_load(root);
+	capture_begin();
+	CHECK(graph_build(&g, ws, tasks, 1, NULL) == -1);
+	CHECK(strstr(capture_end(), "@x/tool#build depends on @x/app#dev, which is persistent") != NULL);
+	graph_free(&g);
+	workspace_free(ws);
+
+	/* a project-level dependsOn naming nothing */
+	fixture_write(root, "pkgs/tool/vx.yaml", "name: \"@x/tool\"\ndependsOn: [\"@x/ghost\"]\n");
+	capture_begin();
+	CHECK(workspace_load(root) == NULL);
+	CHECK(strstr(capture_end(), "pkgs/tool/vx.yaml:2:13: dependsOn names \"@x/ghost\", which is no project") != NULL);
+
+	/* two projects of one name */
+	fixture_write(root, "pkgs/tool/vx.yaml", "name: \"@x/lib\"\n");
+	capture_begin();
+	CHECK(workspace_load(root) == NULL);
+	CHECK(strstr(capture_end(), "duplicate project name \"@x/lib\"") != NULL);
+
+	/* broken package.json: the place of the error */
+	fixture_write(root, "pkgs/tool/vx.yaml", "name: \"@x/tool\"\n");
+	fixture_write(root, "pkgs/lib/package.json", "{\"name\": \"@x/lib\",\n  \"scripts\": {,}}");
+	capture_begin();
+	CHECK(workspace_load(root) == NULL);
+	CHECK(strstr(capture_end(), "pkgs/lib/package.json:2:15: invalid JSON") != NULL);
+	fixture_write(root, "pkgs/lib/package.json", "{\"name\": \"@x/lib\", \"scripts\": {\"build\": \"echo lib\"}}");
+}
+
+static void test_filters(void)
+{
+	struct workspace *ws = workspace_load(root);
+	size_t np = ws->projects.n;
+	bool sel[16];
+	struct filter f[3];
+#define SELECT(...)                                                                                \
+	do {                                                                                       \
+		const char *args[] = {__VA_ARGS__};                                                \
+		size_t n = sizeof args / sizeof *args;                                             \
+		for (size_t i = 0; i < n; i++)                                                     \
+			CHECK(filter_parse(args[i], ws, root, &f[i]) == 0);                        \
+		CHECK(filter_select(ws, f, n, sel) == 0);                                          \
+		for (size_t i = 0; i < n; i++)                                                     \
+			filter_free(&f[i]);                                                        \
+	} while (0)
+#define IS(name) sel[workspace_find(ws, name)]
+	SELECT("@x/ui");
+	CHECK(IS("@x/ui") && !IS("@x/lib") && !IS("@x/app"));
+	SELECT("@x/ui...");
+	CHECK(IS("@x/ui") && IS("@x/lib") && !IS("@x/app"));
+	SELECT("...@x/lib");
+	CHECK(IS("@x/lib") && IS("@x/ui") && IS("@x/app") && !IS("@x/tool"));
+	SELECT("...^@x/lib");
+	CHECK(!IS("@x/lib") && IS("@x/ui") && IS("@x/app"));
+	SELECT("@x/app^...");
+	CHECK(!IS("@x/app") && IS("@x/ui") && IS("@x/lib") && IS("@x/tool"));
+	SELECT("@x/*", "!@x/ui");
+	CHECK(IS("@x/app") && !IS("@x/ui") && IS("@x/icons"));
+	SELECT("!@x/app");
+	CHECK(!IS("@x/app") && IS("@x/lib"));
+	SELECT("./pkgs/ui");
+	CHECK(IS("@x/ui") && !IS("@x/icons"));
+	SELECT("./pkgs/ui/**");
+	CHECK(IS("@x/icons"));
+	SELECT("{./pkgs/lib}...");
+	CHECK(IS("@x/lib") && !IS("@x/ui"));
+	CHECK(filter_parse("@x/nothing", ws, root, &f[0]) == 0);
+	capture_begin();
+	CHECK(filter_select(ws, f, 1, sel) == -1);
+	CHECK(strstr(capture_end(), "matches no project") != NULL);
+	filter_free(&f[0]);
+	capture_begin();
+	CHECK(filter_parse("../../elsewhere", ws, root, &f[0]) == -1);
+	CHECK(strstr(capture_end(), "lies outside the workspace") != NULL);
+	(void)np;
+	workspace_free(ws);
+}
+
+int main(void)
+{
+	make_workspace();
+	test_workspace();
+	test_graph();
+	test_graph_errors();
+	test_filters();
+	fixture_remove(root);
+	return check_finish("graph");
+}
