@@ -8,36 +8,54 @@
 
 #include "util/vec.h"
 
+/* A pattern may hold at most this many `{` groups, and its braces may expand
+ * to at most this many patterns: glob_check refuses more, glob_expand_braces
+ * returns -1, and glob_match never matches past the group limit. */
+#define GLOB_MAX_BRACES 256
+#define GLOB_MAX_EXPANSION 4096
+
 /* True when the whole of path matches pat. `*` and `?` and `[...]` never match
- * '/'; a `**` segment matches zero or more whole segments; `[!...]`/`[^...]`
- * negate a class, ranges are `a-z`; `{a,b}` alternates (nested allowed);
- * `\c` is the literal c. A leading "./" in pat or path is ignored, and so is a
- * trailing '/'. A hidden file (a segment starting with '.') is matched by
- * wildcards like any other. */
+ * '/'; a `**` segment matches zero or more whole segments (so "a/" then
+ * "**" also matches "a", and "**" then "/x" matches "x"); a `**` that is not
+ * a whole segment is a `*`;
+ * `[!...]`/`[^...]` negate a class, ranges are `a-z`, a `]` first is a member;
+ * `{a,b}` alternates (nested allowed, `{a}` is "a", `{}` is ""); `\c` is the
+ * literal c. A leading "./" in pat or path is ignored, and so is a trailing
+ * '/'. A hidden file (a segment starting with '.') is matched by wildcards
+ * like any other. Never allocates unless pat has two or more groups and path
+ * is long; time is polynomial in both lengths. A pattern glob_check refuses
+ * still gets an answer: an unclosed `[` or `{` is a literal. */
 bool glob_match(const char *pat, const char *path);
+
+/* glob_match, also storing in *steps how many steps the matcher took: for
+ * tests and benchmarks, to pin that matching stays polynomial. */
+bool glob_match_counted(const char *pat, const char *path, size_t *steps);
 
 /* Checks pat's syntax. Returns 0 when usable; otherwise -1 with *why set to a
  * static message and *offset to the byte where the problem is: an unclosed
- * `[` or `{`, a trailing `\`, an empty pattern, an empty class `[]`, a
- * reversed range `[z-a]` (a glob that cannot match). */
+ * `[` or `{` (a `}` with no group open is a literal), a trailing `\`, an empty pattern (also "./"
+ * or "/"), an empty class `[]`, a reversed range `[z-a]` (a glob that cannot
+ * match), more than GLOB_MAX_BRACES groups or GLOB_MAX_EXPANSION expansions.
+ * A leading '!' is no syntax of a glob: strip it before. */
 int glob_check(const char *pat, const char **why, size_t *offset);
 
 /* Appends to out every pattern pat's braces expand to, in order
- * ("a/{b,c{d,e}}" -> "a/b", "a/cd", "a/ce"). Returns the number appended, or
- * -1 when the braces do not balance (nothing appended). */
+ * ("a/{b,c{d,e}}" -> "a/b", "a/cd", "a/ce"); escapes are kept. Returns the
+ * number appended, or -1 when a `{` is left open or the braces would expand to
+ * more than GLOB_MAX_EXPANSION patterns (nothing appended). */
 int glob_expand_braces(const char *pat, struct strvec *out);
 
 /* True when pat has any of `*?[{` (unescaped). */
 bool glob_has_magic(const char *pat);
 
 /* Returns the length of pat's literal leading directory: the bytes before the
- * '/' that precedes the first segment holding magic (for "src/a/" followed by
- * "*.ts": 5; for "*.ts": 0; for "src/a.ts", no magic: strlen). */
+ * '/' that precedes the first segment holding magic ("src/a/x*.ts" -> 5, "*.ts"
+ * -> 0, "src/a.ts" (no magic) -> strlen). */
 size_t glob_literal_prefix(const char *pat);
 
 /* An include/exclude list: entries starting with '!' take matches back.
  * Later entries win over earlier ones, as in .gitignore and Turborepo's
- * outputs. */
+ * outputs. False when no entry matches. */
 bool globlist_match(char *const *pats, size_t n, const char *path);
 
 enum glob_walk_flags {
@@ -46,12 +64,18 @@ enum glob_walk_flags {
 };
 
 /* Calls cb(relpath, ctx) for each entry under root (an absolute directory)
- * whose root-relative path matches pat, in sorted order, starting the walk at
- * the pattern's literal prefix so "packages/" + "*" reads one directory. Never
- * descends into a directory named in skip_names (NULL-terminated, e.g. ".git",
- * "node_modules"), nor follows a symlink to a directory. A non-zero return of
- * cb stops the walk and is returned. Returns 0, or -1 with errno set when root
- * cannot be read (a missing prefix directory is no error: nothing matches). */
+ * whose root-relative path matches pat, starting the walk at the pattern's
+ * literal prefix so "packages/" + "*" reads one directory, and descending only
+ * where a match may lie. Order: depth first, each directory's entries in
+ * strcmp order, a directory before its contents. The literal prefix directory
+ * itself is reported when it matches ("dist/" then "**" reports "dist" with
+ * GLOB_WALK_DIRS); root itself never is. Entries below the prefix named in
+ * skip_names (NULL-terminated, e.g. ".git", "node_modules") are neither
+ * reported nor entered. A symlink to a directory is never followed, in the
+ * prefix either, and is reported as neither kind; a dangling link is skipped.
+ * A non-zero return of cb stops the walk and is returned. Returns 0, or -1
+ * with errno set when root or a directory under it cannot be read (a missing
+ * prefix directory is no error: nothing matches). */
 int glob_walk(const char *root, const char *pat, int flags, const char *const *skip_names,
 	      int (*cb)(const char *relpath, void *ctx), void *ctx);
 
