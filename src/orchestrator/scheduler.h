@@ -23,8 +23,11 @@ enum output_logs { LOGS_FULL, LOGS_ERRORS_ONLY, LOGS_HASH_ONLY, LOGS_NONE };
 struct job {
 	/* Set by the caller before scheduler_run(). */
 	const char *id;      /* "project#task": the prefix of every line */
-	char **argv;         /* argv[0] an absolute path; NULL: a no-op job */
-	char **envp;         /* the whole environment of the command */
+	char **argv;         /* argv[0] an absolute path; NULL: a no-op job. Read after
+			      * the before hook, so the hook may replace it (a wrapper) */
+	char **envp;         /* the whole environment of the command; NULL: vx's own */
+	const char *display; /* the command as the user wrote it, for the start line;
+			      * NULL: argv[2] of a "sh -c", else argv joined */
 	const char *cwd;     /* absolute */
 	long long timeout_ms; /* whole task; 0: none */
 	bool persistent;     /* a server: never finishes on its own terms */
@@ -35,11 +38,16 @@ struct job {
 	/* Set by scheduler_run(). */
 	enum job_state state;
 	int exit_code;       /* exit status, or 128+signal; -1 when never run */
+	int term_signal;     /* the signal that ended it, 0 when it exited */
 	bool timed_out;
 	long long start_ms;  /* monotonic, from the run's start */
 	long long duration_ms;
-	struct strbuf log;   /* all it printed, stdout and stderr as interleaved */
-	const char *reason;  /* static text: why it failed or was skipped, or NULL */
+	struct strbuf log;   /* all it printed, stdout and stderr as interleaved;
+			      * reset when the run starts (a zeroed strbuf is fine),
+			      * then filled by the before hook or by the command;
+			      * the caller releases it */
+	const char *reason;  /* static text: why it failed or was skipped, or NULL;
+			      * a hook may set it before failing a job */
 };
 
 struct scheduler_hooks {
@@ -61,13 +69,20 @@ struct scheduler_opts {
 	bool group_output;      /* print each job's output as one block when it ends */
 	bool status_line;       /* redraw a done/running/queued line (stdout is a TTY) */
 	bool color;
+	long long grace_ms;     /* SIGTERM to SIGKILL, on timeout and interrupt; 0: 5000 */
 };
 
 /* Runs every job whose dependencies succeeded, in dependency order, at most
  * opts->concurrency at once. Returns 0 when every job succeeded, was cached
  * or was a no-op; 1 when any failed or was skipped; 130 when SIGINT or
  * SIGTERM stopped the run (every task group was signalled and reaped first).
- * The dependency graph must be acyclic (graph.c checks it). */
+ * When a persistent job exits, the other running jobs are stopped (SIGTERM,
+ * then SIGKILL after the grace) and the run returns 1 if that job or any
+ * earlier one failed, else 0.
+ * The dependency graph must be acyclic (graph.c checks it). Prints the
+ * task lines (output.h) but no summary; leaves SIGPIPE ignored, so that a
+ * closed stdout cannot kill vx. Dies only when vx itself cannot go on
+ * (signalfd or poll failing). */
 int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *opts,
 		  const struct scheduler_hooks *hooks);
 

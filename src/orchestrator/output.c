@@ -1,0 +1,401 @@
+#include "orchestrator/output.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A line with no newline in sight is cut here, so that a task printing a
+ * progress bar with \r forever cannot grow vx's memory without bound. */
+#define LINE_MAX_BYTES (64 * 1024)
+/* The start line shows at most this much of the command. */
+#define COMMAND_MAX_BYTES 120
+
+#define CLEAR_LINE "\r\033[K"
+#define RED "\033[31m"
+#define RESET "\033[0m"
+
+/* Colours that read on dark and light terminals; red is left for failures. */
+static const int palette[] = {36, 35, 33, 34, 32, 96, 95, 93, 94, 92};
+
+struct output_job {
+	struct strbuf prefix;  /* "ID: ", coloured or not */
+	struct strbuf partial; /* the unfinished last line */
+	struct strbuf held;    /* prefixed lines kept for the end-of-job block */
+	bool started;	       /* the start line was printed (it was spawned) */
+};
+
+/* Writes all of buf; a closed or failing fd marks out broken instead of
+ * ending vx: the run matters more than its display (job->log keeps all). */
+static void output_write(struct output *out, const char *buf, size_t n)
+{
+	while (n && !out->broken) {
+		ssize_t w = write(out->fd, buf, n);
+		if (w >= 0) {
+			buf += w;
+			n -= (size_t)w;
+		} else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			/* stdout inherited non-blocking (a pipe another
+			 * program shares): wait until it drains. */
+			struct pollfd pfd = {.fd = out->fd, .events = POLLOUT};
+			if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+				out->broken = true;
+		} else if (errno != EINTR) {
+			if (errno != EPIPE)
+				warning("writing the output: %s", strerror(errno));
+			out->broken = true;
+		}
+	}
+}
+
+/* Writes the batch, taking the status line away first and drawing it back
+ * under the new lines, so task lines never mix with it. */
+static void output_emit(struct output *out)
+{
+	if (!out->batch.len)
+		return;
+	struct strbuf w = STRBUF_INIT;
+	if (out->status_drawn)
+		strbuf_addstr(&w, CLEAR_LINE);
+	strbuf_add(&w, out->batch.buf, out->batch.len);
+	out->status_drawn = false;
+	if (out->status_line && out->status.len) {
+		strbuf_add(&w, out->status.buf, out->status.len);
+		out->status_drawn = true;
+	}
+	output_write(out, w.buf, w.len);
+	strbuf_release(&w);
+	strbuf_reset(&out->batch);
+}
+
+static uint32_t id_hash(const char *s)
+{
+	uint32_t h = 2166136261u; /* FNV-1a: stable across runs and platforms */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+void output_init(struct output *out, int fd, const struct scheduler_opts *opts, struct job *jobs,
+		 size_t njobs)
+{
+	memset(out, 0, sizeof *out);
+	out->fd = fd;
+	out->logs = opts->logs;
+	out->group = opts->group_output;
+	out->status_line = opts->status_line;
+	out->color = opts->color;
+	out->jobs = jobs;
+	out->njobs = njobs;
+	strbuf_init(&out->batch);
+	strbuf_init(&out->status);
+	out->per_job = xcalloc(njobs ? njobs : 1, sizeof *out->per_job);
+	for (size_t i = 0; i < njobs; i++) {
+		struct output_job *oj = &out->per_job[i];
+		strbuf_init(&oj->prefix);
+		strbuf_init(&oj->partial);
+		strbuf_init(&oj->held);
+		if (out->color)
+			strbuf_addf(
+			    &oj->prefix, "\033[%dm%s:" RESET " ",
+			    palette[id_hash(jobs[i].id) % (sizeof palette / sizeof *palette)],
+			    jobs[i].id);
+		else
+			strbuf_addf(&oj->prefix, "%s: ", jobs[i].id);
+	}
+}
+
+void output_finish(struct output *out)
+{
+	if (out->status_drawn)
+		output_write(out, CLEAR_LINE, strlen(CLEAR_LINE));
+	out->status_drawn = false;
+	for (size_t i = 0; i < out->njobs; i++) {
+		strbuf_release(&out->per_job[i].prefix);
+		strbuf_release(&out->per_job[i].partial);
+		strbuf_release(&out->per_job[i].held);
+	}
+	free(out->per_job);
+	out->per_job = NULL;
+	strbuf_release(&out->batch);
+	strbuf_release(&out->status);
+}
+
+void output_add_duration(struct strbuf *sb, long long ms)
+{
+	if (ms < 0)
+		ms = 0;
+	if (ms < 60000)
+		strbuf_addf(sb, "%lld.%02llds", ms / 1000, ms % 1000 / 10);
+	else
+		strbuf_addf(sb, "%lldm%02llds", ms / 60000, ms % 60000 / 1000);
+}
+
+/* A timeout reads best as the user wrote it: "10s", "10m", "300ms". */
+static void add_timeout(struct strbuf *sb, long long ms)
+{
+	if (ms >= 60000 && ms % 60000 == 0)
+		strbuf_addf(sb, "%lldm", ms / 60000);
+	else if (ms >= 1000 && ms % 1000 == 0)
+		strbuf_addf(sb, "%llds", ms / 1000);
+	else
+		strbuf_addf(sb, "%lldms", ms);
+}
+
+/* Whether job's own lines are shown at all (held or not). */
+static bool shows_output(const struct output *out)
+{
+	return out->logs == LOGS_FULL || out->logs == LOGS_ERRORS_ONLY;
+}
+
+/* A persistent job never ends, so holding its lines would hide them forever. */
+static bool holds_output(const struct output *out, const struct job *job)
+{
+	return !job->persistent && (out->group || out->logs == LOGS_ERRORS_ONLY);
+}
+
+static void add_line(struct strbuf *dst, const struct output_job *oj, const char *line, size_t n)
+{
+	strbuf_add(dst, oj->prefix.buf, oj->prefix.len);
+	strbuf_add(dst, line, n);
+	strbuf_addch(dst, '\n');
+}
+
+static void split_lines(struct strbuf *dst, struct output_job *oj, const char *buf, size_t n)
+{
+	while (n) {
+		const char *nl = memchr(buf, '\n', n);
+		if (!nl) {
+			strbuf_add(&oj->partial, buf, n);
+			if (oj->partial.len >= LINE_MAX_BYTES) {
+				add_line(dst, oj, oj->partial.buf, oj->partial.len);
+				strbuf_reset(&oj->partial);
+			}
+			return;
+		}
+		size_t len = (size_t)(nl - buf);
+		if (oj->partial.len) {
+			strbuf_add(&oj->partial, buf, len);
+			add_line(dst, oj, oj->partial.buf, oj->partial.len);
+			strbuf_reset(&oj->partial);
+		} else {
+			add_line(dst, oj, buf, len);
+		}
+		buf += len + 1;
+		n -= len + 1;
+	}
+}
+
+static void flush_partial(struct strbuf *dst, struct output_job *oj)
+{
+	if (!oj->partial.len)
+		return;
+	add_line(dst, oj, oj->partial.buf, oj->partial.len);
+	strbuf_reset(&oj->partial);
+}
+
+/* The command as one short line: what the user wrote, not the wrapper. */
+static void add_command(struct strbuf *sb, const struct job *job)
+{
+	struct strbuf cmd = STRBUF_INIT;
+	char **argv = job->argv;
+	if (job->display) {
+		strbuf_addstr(&cmd, job->display);
+	} else if (argv[0] && argv[1] && argv[2] && !strcmp(argv[1], "-c") &&
+		   strlen(argv[0]) >= 2 && !strcmp(argv[0] + strlen(argv[0]) - 2, "sh")) {
+		strbuf_addstr(&cmd, argv[2]);
+	} else {
+		for (size_t i = 0; argv[i]; i++) {
+			if (i)
+				strbuf_addch(&cmd, ' ');
+			if (argv[i][strcspn(argv[i], " \t\n'\"\\$`*?[]{}()<>|&;~#")] || !argv[i][0])
+				strbuf_add_shell_quoted(&cmd, argv[i]);
+			else
+				strbuf_addstr(&cmd, argv[i]);
+		}
+	}
+	size_t n = strcspn(cmd.buf, "\n");
+	bool cut = n < cmd.len;
+	if (n > COMMAND_MAX_BYTES) {
+		n = COMMAND_MAX_BYTES;
+		/* Never cut a UTF-8 sequence in half. */
+		while (n && ((unsigned char)cmd.buf[n] & 0xC0) == 0x80)
+			n--;
+		cut = true;
+	}
+	strbuf_add(sb, cmd.buf, n);
+	if (cut)
+		strbuf_addstr(sb, " ...");
+	strbuf_release(&cmd);
+}
+
+static void add_prefix(struct output *out, size_t i)
+{
+	struct output_job *oj = &out->per_job[i];
+	strbuf_add(&out->batch, oj->prefix.buf, oj->prefix.len);
+}
+
+static void add_failure_word(struct output *out, const char *word)
+{
+	if (out->color)
+		strbuf_addf(&out->batch, RED "%s" RESET, word);
+	else
+		strbuf_addstr(&out->batch, word);
+}
+
+void output_job_start(struct output *out, size_t i)
+{
+	out->per_job[i].started = true;
+	add_prefix(out, i);
+	strbuf_addstr(&out->batch, "running: ");
+	add_command(&out->batch, &out->jobs[i]);
+	strbuf_addch(&out->batch, '\n');
+	output_emit(out);
+}
+
+void output_job_data(struct output *out, size_t i, const char *buf, size_t n)
+{
+	struct output_job *oj = &out->per_job[i];
+	if (!shows_output(out))
+		return;
+	if (holds_output(out, &out->jobs[i])) {
+		split_lines(&oj->held, oj, buf, n);
+		return;
+	}
+	split_lines(&out->batch, oj, buf, n);
+	output_emit(out);
+}
+
+void output_job_note(struct output *out, size_t i, const char *fmt, ...)
+{
+	va_list ap;
+	add_prefix(out, i);
+	va_start(ap, fmt);
+	strbuf_vaddf(&out->batch, fmt, ap);
+	va_end(ap);
+	strbuf_addch(&out->batch, '\n');
+	output_emit(out);
+}
+
+void output_job_end(struct output *out, size_t i)
+{
+	struct output_job *oj = &out->per_job[i];
+	const struct job *job = &out->jobs[i];
+	bool failed = job->state == JOB_FAILED;
+
+	if (shows_output(out)) {
+		if (holds_output(out, job)) {
+			flush_partial(&oj->held, oj);
+			if (out->logs == LOGS_FULL || failed)
+				strbuf_add(&out->batch, oj->held.buf, oj->held.len);
+			strbuf_release(&oj->held);
+		} else {
+			flush_partial(&out->batch, oj);
+		}
+	}
+
+	add_prefix(out, i);
+	if (!failed) {
+		strbuf_addstr(&out->batch, "done in ");
+		output_add_duration(&out->batch, job->duration_ms);
+	} else if (job->timed_out) {
+		add_failure_word(out, "timed out");
+		strbuf_addstr(&out->batch, " after ");
+		add_timeout(&out->batch, job->timeout_ms);
+	} else {
+		add_failure_word(out, "failed");
+		if (job->reason)
+			strbuf_addf(&out->batch, " (%s)", job->reason);
+		else if (job->term_signal)
+			strbuf_addf(&out->batch, " (signal %d)", job->term_signal);
+		else
+			strbuf_addf(&out->batch, " (exit %d)", job->exit_code);
+		if (oj->started) {
+			strbuf_addstr(&out->batch, " in ");
+			output_add_duration(&out->batch, job->duration_ms);
+		}
+	}
+	strbuf_addch(&out->batch, '\n');
+	output_emit(out);
+}
+
+void output_job_cached(struct output *out, size_t i)
+{
+	struct output_job *oj = &out->per_job[i];
+	const struct job *job = &out->jobs[i];
+	add_prefix(out, i);
+	if (out->logs == LOGS_FULL) {
+		strbuf_addstr(&out->batch, "cache hit, replaying output\n");
+		split_lines(&out->batch, oj, job->log.buf, job->log.len);
+		flush_partial(&out->batch, oj);
+	} else {
+		strbuf_addstr(&out->batch, "cache hit\n");
+	}
+	output_emit(out);
+}
+
+void output_job_skipped(struct output *out, size_t i)
+{
+	const struct job *job = &out->jobs[i];
+	add_prefix(out, i);
+	strbuf_addf(&out->batch, "skipped (%s)\n", job->reason ? job->reason : "not run");
+	output_emit(out);
+}
+
+void output_status(struct output *out, size_t done, size_t running, size_t queued,
+		   long long elapsed_ms)
+{
+	if (!out->status_line)
+		return;
+	struct strbuf now = STRBUF_INIT;
+	strbuf_addf(&now, "[done/running/queued] %zu/%zu/%zu  %lld.%llds", done, running, queued,
+		    elapsed_ms / 1000, elapsed_ms % 1000 / 100);
+	if (out->status_drawn && !strcmp(now.buf, out->status.buf)) {
+		strbuf_release(&now);
+		return;
+	}
+	strbuf_release(&out->status);
+	out->status = now;
+	struct strbuf w = STRBUF_INIT;
+	strbuf_addstr(&w, CLEAR_LINE);
+	strbuf_add(&w, out->status.buf, out->status.len);
+	output_write(out, w.buf, w.len);
+	out->status_drawn = true;
+	strbuf_release(&w);
+}
+
+void output_summary(const struct job *jobs, size_t n, long long total_ms)
+{
+	size_t ok = 0, cached = 0, failed = 0, skipped = 0;
+	for (size_t i = 0; i < n; i++) {
+		switch (jobs[i].state) {
+		case JOB_SUCCEEDED:
+		case JOB_NOOP:
+			ok++;
+			break;
+		case JOB_CACHED:
+			cached++;
+			break;
+		case JOB_FAILED:
+			failed++;
+			break;
+		case JOB_SKIPPED:
+		case JOB_PENDING:
+		case JOB_RUNNING:
+			skipped++;
+			break;
+		}
+	}
+	struct output out = {.fd = STDOUT_FILENO};
+	strbuf_init(&out.batch);
+	strbuf_addf(&out.batch,
+		    "Tasks: %zu succeeded, %zu cached, %zu failed, %zu skipped (of %zu) in ", ok,
+		    cached, failed, skipped, n);
+	output_add_duration(&out.batch, total_ms);
+	strbuf_addch(&out.batch, '\n');
+	output_write(&out, out.batch.buf, out.batch.len);
+	strbuf_release(&out.batch);
+}

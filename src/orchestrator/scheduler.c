@@ -1,0 +1,610 @@
+/* scheduler.c - one poll loop over the jobs' output pipes, a signalfd and
+ * the nearest deadline. docs/scheduler.md tells the story. */
+#include "orchestrator/scheduler.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "orchestrator/output.h"
+
+extern char **environ;
+
+#define DEFAULT_GRACE_MS 5000
+#define NEVER LLONG_MAX
+/* The status line shows tenths of a second; redrawing more often shows nothing new. */
+#define STATUS_TICK_MS 100
+/* Reads per job per wake-up: a task printing without pause cannot starve the others. */
+#define READS_PER_WAKE 16
+
+/* What the scheduler knows of a job beyond struct job. */
+struct proc {
+	pid_t pid;	   /* the process group leader while RUNNING, else 0 */
+	int fd;		   /* read end of its output pipe; -1 once at EOF or closed */
+	long long term_at; /* when its timeout sends SIGTERM; NEVER: no timeout left */
+	long long kill_at; /* when SIGKILL is due; NEVER: not yet asked for */
+	bool stopped;	   /* vx signalled it (interrupt, persistent exit), not the task */
+	size_t waiting;	   /* dependencies not yet ended */
+};
+
+/* A binary min-heap of job indices: the ready queue hands out jobs in the
+ * order of the jobs array, which is the caller's topological order. */
+struct ready {
+	size_t *v;
+	size_t n;
+};
+
+struct sched {
+	struct job *jobs;
+	size_t njobs;
+	const struct scheduler_opts *opts;
+	const struct scheduler_hooks *hooks;
+	struct output out;
+	struct proc *procs;
+	size_t *rdep_off; /* dependents of job i: rdeps[rdep_off[i] .. rdep_off[i+1]) */
+	size_t *rdeps;
+	struct ready ready;
+	size_t *todo; /* job_ended()'s worklist, njobs long */
+	size_t running, ended;
+	int sigfd;
+	sigset_t oldmask; /* the caller's mask: the children get it back */
+	long long t0;	  /* CLOCK_MONOTONIC ms at the start */
+	long long grace_ms;
+	bool stop_starting;
+	bool any_failed;	 /* a job failed on its own terms */
+	int interrupted;	 /* the SIGINT or SIGTERM that stopped the run, or 0 */
+	const char *stop_reason; /* why jobs still pending at the end are skipped */
+};
+
+static long long now_ms(const struct sched *s)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
+		die_errno("clock_gettime");
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 - s->t0;
+}
+
+static void ready_push(struct ready *r, size_t i)
+{
+	size_t k = r->n++;
+	while (k) {
+		size_t parent = (k - 1) / 2;
+		if (r->v[parent] <= i)
+			break;
+		r->v[k] = r->v[parent];
+		k = parent;
+	}
+	r->v[k] = i;
+}
+
+static size_t ready_pop(struct ready *r)
+{
+	size_t top = r->v[0], last = r->v[--r->n], k = 0;
+	for (;;) {
+		size_t c = 2 * k + 1;
+		if (c >= r->n)
+			break;
+		if (c + 1 < r->n && r->v[c + 1] < r->v[c])
+			c++;
+		if (last <= r->v[c])
+			break;
+		r->v[k] = r->v[c];
+		k = c;
+	}
+	if (r->n)
+		r->v[k] = last;
+	return top;
+}
+
+/* Signals job i's whole process group; a group already gone is no error. */
+static void group_signal(struct sched *s, size_t i, int sig)
+{
+	if (kill(-s->procs[i].pid, sig) < 0 && errno != ESRCH)
+		warning("%s: signalling process group %d: %s", s->jobs[i].id, (int)s->procs[i].pid,
+			strerror(errno));
+}
+
+static bool job_ok(const struct job *job)
+{
+	return job->state == JOB_SUCCEEDED || job->state == JOB_CACHED || job->state == JOB_NOOP;
+}
+
+/* Job i reached a final state: release or skip its dependents. A failure
+ * skips its whole downstream at once, breadth-first, so deep chains cost
+ * no stack. */
+static void job_ended(struct sched *s, size_t i)
+{
+	size_t *todo = s->todo;
+	size_t ntodo = 0;
+	todo[ntodo++] = i;
+	while (ntodo) {
+		size_t j = todo[--ntodo];
+		struct job *job = &s->jobs[j];
+		s->ended++;
+		if (job->state == JOB_FAILED && !s->procs[j].stopped) {
+			s->any_failed = true;
+			if (!s->opts->keep_going && !s->stop_starting) {
+				s->stop_starting = true;
+				s->stop_reason = "run stopped after a failure";
+			}
+		}
+		for (size_t k = s->rdep_off[j]; k < s->rdep_off[j + 1]; k++) {
+			size_t d = s->rdeps[k];
+			struct job *dep = &s->jobs[d];
+			if (dep->state != JOB_PENDING)
+				continue;
+			if (job_ok(job)) {
+				if (--s->procs[d].waiting == 0)
+					ready_push(&s->ready, d);
+				continue;
+			}
+			dep->state = JOB_SKIPPED;
+			dep->reason = "dependency failed";
+			output_job_skipped(&s->out, d);
+			todo[ntodo++] = d;
+		}
+	}
+}
+
+/* Reads what job i printed into its log and the output. Returns when the
+ * pipe is empty (or after READS_PER_WAKE reads); closes it at EOF. */
+static void job_read(struct sched *s, size_t i, bool drain)
+{
+	struct proc *p = &s->procs[i];
+	char buf[65536];
+	for (int n = 0; p->fd >= 0 && (drain || n < READS_PER_WAKE); n++) {
+		ssize_t r = read(p->fd, buf, sizeof buf);
+		if (r > 0) {
+			strbuf_add(&s->jobs[i].log, buf, (size_t)r);
+			output_job_data(&s->out, i, buf, (size_t)r);
+			continue;
+		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (r < 0)
+			warning("%s: reading its output: %s", s->jobs[i].id, strerror(errno));
+		close(p->fd);
+		p->fd = -1;
+	}
+}
+
+/* Spawns job i in a process group of its own with stdin from /dev/null and
+ * stdout and stderr into one pipe. Returns 0, or an errno value. */
+static int job_spawn(struct sched *s, size_t i)
+{
+	struct job *job = &s->jobs[i];
+	struct proc *p = &s->procs[i];
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t dfl;
+	int pfd[2], err;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return errno;
+	if ((err = posix_spawn_file_actions_init(&fa))) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return err;
+	}
+	if ((err = posix_spawnattr_init(&attr))) {
+		posix_spawn_file_actions_destroy(&fa);
+		close(pfd[0]);
+		close(pfd[1]);
+		return err;
+	}
+	/* dup2 clears O_CLOEXEC on 1 and 2 only; pfd themselves close at exec,
+	 * as does every other fd of vx. */
+	if (!err)
+		err = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (!err)
+		err = posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
+	if (!err)
+		err = posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
+	if (!err && job->cwd)
+		err = posix_spawn_file_actions_addchdir_np(&fa, job->cwd);
+	/* Dispositions vx changed go back to default: an ignored SIGPIPE would
+	 * otherwise survive exec and break `producer | head` in the task. */
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGPIPE);
+	sigaddset(&dfl, SIGINT);
+	sigaddset(&dfl, SIGTERM);
+	sigaddset(&dfl, SIGCHLD);
+	if (!err)
+		err = posix_spawnattr_setflags(
+		    &attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	if (!err)
+		err = posix_spawnattr_setpgroup(&attr, 0);
+	if (!err)
+		err = posix_spawnattr_setsigmask(&attr, &s->oldmask);
+	if (!err)
+		err = posix_spawnattr_setsigdefault(&attr, &dfl);
+	/* glibc's posix_spawn returns only once the child has exec'd (or
+	 * failed to), so its setpgid is done before vx can signal the group. */
+	if (!err)
+		err = posix_spawn(&p->pid, job->argv[0], &fa, &attr, job->argv,
+				  job->envp ? job->envp : environ);
+	posix_spawnattr_destroy(&attr);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pfd[1]);
+	if (err) {
+		p->pid = 0;
+		close(pfd[0]);
+		return err;
+	}
+	if (fcntl(pfd[0], F_SETFL, O_NONBLOCK) < 0) {
+		err = errno;
+		/* The child runs already; it must not outlive a job vx gave up. */
+		kill(-p->pid, SIGKILL);
+		while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		p->pid = 0;
+		close(pfd[0]);
+		return err;
+	}
+	p->fd = pfd[0];
+	return 0;
+}
+
+/* Takes job i off the ready queue: a no-op, a cache hit, a hook failure, a
+ * spawn failure or a running job. */
+static void job_start(struct sched *s, size_t i)
+{
+	struct job *job = &s->jobs[i];
+	struct proc *p = &s->procs[i];
+	job->start_ms = now_ms(s);
+	if (!job->argv) {
+		job->state = JOB_NOOP;
+		job_ended(s, i);
+		return;
+	}
+	if (s->hooks && s->hooks->before) {
+		int r = s->hooks->before(job, s->hooks->ctx);
+		if (r > 0) {
+			job->state = JOB_CACHED;
+			job->duration_ms = now_ms(s) - job->start_ms;
+			output_job_cached(&s->out, i);
+			job_ended(s, i);
+			return;
+		}
+		if (r < 0) {
+			job->state = JOB_FAILED;
+			if (!job->reason)
+				job->reason = "could not prepare the task";
+			job->duration_ms = now_ms(s) - job->start_ms;
+			output_job_end(&s->out, i);
+			job_ended(s, i);
+			return;
+		}
+	}
+	job->start_ms = now_ms(s);
+	int err = job_spawn(s, i);
+	if (err) {
+		job->state = JOB_FAILED;
+		job->reason = "could not start the command";
+		job->duration_ms = 0;
+		output_job_note(&s->out, i, "cannot run %s: %s", job->argv[0], strerror(err));
+		output_job_end(&s->out, i);
+		job_ended(s, i);
+		return;
+	}
+	job->state = JOB_RUNNING;
+	p->term_at = job->timeout_ms > 0 ? job->start_ms + job->timeout_ms : NEVER;
+	p->kill_at = NEVER;
+	s->running++;
+	output_job_start(&s->out, i);
+}
+
+/* Signals every running job's group (SIGTERM or the interrupt's signal)
+ * and gives them the grace to end before SIGKILL. */
+static void run_stop(struct sched *s, int sig, const char *reason)
+{
+	long long now = now_ms(s);
+	s->stop_starting = true;
+	s->stop_reason = reason;
+	for (size_t i = 0; i < s->njobs; i++) {
+		struct proc *p = &s->procs[i];
+		if (s->jobs[i].state != JOB_RUNNING || p->stopped)
+			continue;
+		p->stopped = true;
+		p->term_at = NEVER;
+		if (now + s->grace_ms < p->kill_at)
+			p->kill_at = now + s->grace_ms;
+		group_signal(s, i, sig);
+	}
+}
+
+static void run_kill_all(struct sched *s)
+{
+	for (size_t i = 0; i < s->njobs; i++) {
+		if (s->jobs[i].state != JOB_RUNNING)
+			continue;
+		s->procs[i].stopped = true;
+		s->procs[i].kill_at = NEVER;
+		group_signal(s, i, SIGKILL);
+	}
+}
+
+/* Job i's leader was reaped with wait status st (-1: lost, someone else
+ * reaped it). Drains its pipe, settles its state and releases dependents. */
+static void job_reaped(struct sched *s, size_t i, int st)
+{
+	struct job *job = &s->jobs[i];
+	struct proc *p = &s->procs[i];
+	job_read(s, i, true);
+	/* A grandchild may hold the pipe open; its later output is lost. */
+	if (p->fd >= 0) {
+		close(p->fd);
+		p->fd = -1;
+	}
+	/* What vx signalled must leave nothing behind: members of the group
+	 * that ignored the signal die with the group now. */
+	if (p->stopped || job->timed_out)
+		group_signal(s, i, SIGKILL);
+	s->running--;
+	job->duration_ms = now_ms(s) - job->start_ms;
+	if (st < 0) {
+		job->exit_code = -1;
+	} else if (WIFSIGNALED(st)) {
+		job->term_signal = WTERMSIG(st);
+		job->exit_code = 128 + job->term_signal;
+	} else {
+		job->exit_code = WEXITSTATUS(st);
+	}
+	job->state = job->exit_code == 0 ? JOB_SUCCEEDED : JOB_FAILED;
+	if (st < 0)
+		job->reason = "its process was reaped elsewhere";
+	if (job->timed_out) {
+		job->state = JOB_FAILED;
+	} else if (p->stopped) {
+		job->state = JOB_FAILED;
+		job->reason = s->interrupted ? "interrupted" : "stopped: a persistent task exited";
+	}
+	p->pid = 0;
+	if (s->hooks && s->hooks->after && s->hooks->after(job, s->hooks->ctx) < 0 &&
+	    job->state == JOB_SUCCEEDED) {
+		job->state = JOB_FAILED;
+		if (!job->reason)
+			job->reason = "rejected after it exited 0";
+	}
+	output_job_end(&s->out, i);
+	bool persistent_exit = job->persistent && !p->stopped;
+	job_ended(s, i);
+	if (persistent_exit)
+		run_stop(s, SIGTERM, "run stopped: a persistent task exited");
+}
+
+/* Reaps, by pid, every running job whose leader has exited; other children
+ * of vx are left for whoever spawned them. */
+static void run_reap(struct sched *s)
+{
+	for (size_t i = 0; i < s->njobs; i++) {
+		if (s->jobs[i].state != JOB_RUNNING)
+			continue;
+		int st;
+		pid_t r;
+		while ((r = waitpid(s->procs[i].pid, &st, WNOHANG)) < 0 && errno == EINTR)
+			;
+		if (r > 0)
+			job_reaped(s, i, st);
+		else if (r < 0)
+			job_reaped(s, i, -1);
+	}
+}
+
+static void run_signals(struct sched *s)
+{
+	struct signalfd_siginfo si;
+	bool reap = false;
+	for (;;) {
+		ssize_t r = read(s->sigfd, &si, sizeof si);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (r != (ssize_t)sizeof si)
+			die_errno("reading the signalfd");
+		if (si.ssi_signo == SIGCHLD) {
+			reap = true;
+		} else if (!s->interrupted) {
+			s->interrupted = (int)si.ssi_signo;
+			run_stop(s, (int)si.ssi_signo, "run interrupted");
+		} else {
+			/* A second ^C: the user does not want to wait for the grace. */
+			run_kill_all(s);
+		}
+	}
+	if (reap)
+		run_reap(s);
+}
+
+/* Sends what the deadlines ask for; returns the next deadline (or NEVER). */
+static long long run_timers(struct sched *s)
+{
+	long long now = now_ms(s), next = NEVER;
+	for (size_t i = 0; i < s->njobs; i++) {
+		struct proc *p = &s->procs[i];
+		if (s->jobs[i].state != JOB_RUNNING)
+			continue;
+		if (p->term_at <= now) {
+			s->jobs[i].timed_out = true;
+			p->term_at = NEVER;
+			p->kill_at = now + s->grace_ms;
+			group_signal(s, i, SIGTERM);
+		}
+		if (p->kill_at <= now) {
+			p->kill_at = NEVER;
+			group_signal(s, i, SIGKILL);
+		}
+		if (p->term_at < next)
+			next = p->term_at;
+		if (p->kill_at < next)
+			next = p->kill_at;
+	}
+	if (s->opts->status_line) {
+		long long tick = (now / STATUS_TICK_MS + 1) * STATUS_TICK_MS;
+		if (tick < next)
+			next = tick;
+	}
+	return next;
+}
+
+static void run_start_ready(struct sched *s)
+{
+	int conc = s->opts->concurrency > 0 ? s->opts->concurrency : 1;
+	while (!s->stop_starting && s->ready.n && s->running < (size_t)conc)
+		job_start(s, ready_pop(&s->ready));
+}
+
+static void run_status(struct sched *s)
+{
+	output_status(&s->out, s->ended, s->running, s->njobs - s->ended - s->running, now_ms(s));
+}
+
+/* The loop: start what may start, then sleep in poll until output, a
+ * signal or the nearest deadline. Ends when nothing runs and nothing may
+ * start. */
+static void run_loop(struct sched *s)
+{
+	struct pollfd *pfds = xcalloc(s->njobs + 1, sizeof *pfds);
+	size_t *which = xcalloc(s->njobs + 1, sizeof *which);
+	for (;;) {
+		run_start_ready(s);
+		if (!s->running)
+			break;
+		long long next = run_timers(s);
+		run_status(s);
+		size_t n = 0;
+		pfds[n++] = (struct pollfd){.fd = s->sigfd, .events = POLLIN};
+		for (size_t i = 0; i < s->njobs; i++) {
+			if (s->jobs[i].state == JOB_RUNNING && s->procs[i].fd >= 0) {
+				which[n] = i;
+				pfds[n++] = (struct pollfd){.fd = s->procs[i].fd, .events = POLLIN};
+			}
+		}
+		int timeout = -1;
+		if (next != NEVER) {
+			long long wait = next - now_ms(s);
+			timeout = wait < 0 ? 0 : wait > INT_MAX ? INT_MAX : (int)wait;
+		}
+		int r = poll(pfds, (nfds_t)n, timeout);
+		if (r < 0 && errno != EINTR)
+			die_errno("poll");
+		/* Output first: a job's last lines are in its pipe before its
+		 * SIGCHLD, and are read before it is declared ended. */
+		for (size_t k = 1; r > 0 && k < n; k++)
+			if (pfds[k].revents)
+				job_read(s, which[k], false);
+		if (r > 0 && pfds[0].revents)
+			run_signals(s);
+	}
+	free(pfds);
+	free(which);
+}
+
+/* Builds the reverse edges: who waits for whom. */
+static void sched_index(struct sched *s)
+{
+	size_t total = 0;
+	s->rdep_off = xcalloc(s->njobs + 1, sizeof *s->rdep_off);
+	for (size_t i = 0; i < s->njobs; i++) {
+		for (size_t k = 0; k < s->jobs[i].ndeps; k++) {
+			size_t d = s->jobs[i].deps[k];
+			if (d >= s->njobs)
+				die("%s: dependency index %zu out of range", s->jobs[i].id, d);
+			s->rdep_off[d + 1]++;
+		}
+		total += s->jobs[i].ndeps;
+	}
+	for (size_t i = 0; i < s->njobs; i++)
+		s->rdep_off[i + 1] += s->rdep_off[i];
+	s->rdeps = xcalloc(total ? total : 1, sizeof *s->rdeps);
+	size_t *fill = xcalloc(s->njobs + 1, sizeof *fill);
+	for (size_t i = 0; i < s->njobs; i++)
+		for (size_t k = 0; k < s->jobs[i].ndeps; k++) {
+			size_t d = s->jobs[i].deps[k];
+			s->rdeps[s->rdep_off[d] + fill[d]++] = i;
+		}
+	free(fill);
+}
+
+int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *opts,
+		  const struct scheduler_hooks *hooks)
+{
+	struct sched s = {.jobs = jobs, .njobs = njobs, .opts = opts, .hooks = hooks};
+	sigset_t set;
+
+	s.grace_ms = opts->grace_ms > 0 ? opts->grace_ms : DEFAULT_GRACE_MS;
+	/* A reader that went away (| head) must cost vx its display, not its life. */
+	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+		die_errno("ignoring SIGPIPE");
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &set, &s.oldmask) < 0)
+		die_errno("blocking signals");
+	s.sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (s.sigfd < 0)
+		die_errno("signalfd");
+	s.t0 = 0;
+	s.t0 = now_ms(&s);
+
+	output_init(&s.out, STDOUT_FILENO, opts, jobs, njobs);
+	s.procs = xcalloc(njobs ? njobs : 1, sizeof *s.procs);
+	s.ready.v = xcalloc(njobs ? njobs : 1, sizeof *s.ready.v);
+	s.todo = xcalloc(njobs ? njobs : 1, sizeof *s.todo);
+	sched_index(&s);
+	for (size_t i = 0; i < njobs; i++) {
+		struct job *job = &jobs[i];
+		job->state = JOB_PENDING;
+		job->exit_code = -1;
+		job->term_signal = 0;
+		job->timed_out = false;
+		job->start_ms = job->duration_ms = 0;
+		job->reason = NULL;
+		if (!job->log.buf)
+			strbuf_init(&job->log);
+		strbuf_reset(&job->log);
+		s.procs[i].fd = -1;
+		s.procs[i].waiting = job->ndeps;
+		if (!job->ndeps)
+			ready_push(&s.ready, i);
+	}
+
+	run_loop(&s);
+
+	for (size_t i = 0; i < njobs; i++) {
+		if (jobs[i].state != JOB_PENDING)
+			continue;
+		jobs[i].state = JOB_SKIPPED;
+		jobs[i].reason = s.stop_reason ? s.stop_reason : "not reached";
+		/* After ^C the user knows; a line per queued task would bury the rest. */
+		if (!s.interrupted)
+			output_job_skipped(&s.out, i);
+	}
+	output_finish(&s.out);
+
+	close(s.sigfd);
+	if (sigprocmask(SIG_SETMASK, &s.oldmask, NULL) < 0)
+		die_errno("restoring the signal mask");
+	free(s.procs);
+	free(s.ready.v);
+	free(s.todo);
+	free(s.rdep_off);
+	free(s.rdeps);
+	if (s.interrupted)
+		return 130;
+	return s.any_failed ? 1 : 0;
+}
