@@ -104,7 +104,7 @@ static int parse_opts(int argc, char **argv, bool graph, struct run_opts *o)
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(end, argv, "+F:j:v", longopts, NULL)) != -1) {
+	while ((c = getopt_long(end, argv, "F:j:v", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
 			strvec_push(&o->filters, optarg);

@@ -298,8 +298,9 @@ void workspace_free(struct workspace *ws)
 
 long workspace_find(const struct workspace *ws, const char *name)
 {
+	bool root = !strcmp(name, "//"); /* Turborepo's name for the root project */
 	for (size_t i = 0; i < ws->projects.n; i++)
-		if (!strcmp(ws->projects.v[i]->name, name))
+		if (!strcmp(ws->projects.v[i]->name, name) || (root && ws->projects.v[i]->is_root))
 			return (long)i;
 	return -1;
 }

@@ -36,7 +36,7 @@ struct workspace {
 struct workspace *workspace_load(const char *start_dir);
 void workspace_free(struct workspace *ws);
 
-/* Returns the project's index by name, or -1. */
+/* Returns the project's index by name ("//" also names the root project), or -1. */
 long workspace_find(const struct workspace *ws, const char *name);
 /* Returns the package.json script named name of p, or NULL. */
 const char *project_script(const struct project *p, const char *name);

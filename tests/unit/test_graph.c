@@ -199,7 +199,7 @@ static void test_graph_errors(void)
 	fixture_write(root, "pkgs/lib/package.json", "{\"name\": \"@x/lib\",\n  \"scripts\": {,}}");
 	capture_begin();
 	CHECK(workspace_load(root) == NULL);
-	CHECK(strstr(capture_end(), "pkgs/lib/package.json:2:15: invalid JSON") != NULL);
+	CHECK(strstr(capture_end(), "pkgs/lib/package.json:2:16: invalid JSON") != NULL);
 	fixture_write(root, "pkgs/lib/package.json", "{\"name\": \"@x/lib\", \"scripts\": {\"build\": \"echo lib\"}}");
 }
 
