@@ -1,0 +1,255 @@
+/* inputs.c - which files a task's key folds.
+ *
+ * Inside a git work tree one `git ls-files -co --exclude-standard` per run
+ * lists every file git does not ignore, and each task takes its slice of the
+ * sorted list: no directory is walked. Outside git, each project directory is
+ * walked. Either way a file belongs to the deepest project holding it, which
+ * is how nested projects' files stay out of their parent's inputs. */
+#include "orchestrator/inputs.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/glob.h"
+#include "util/path.h"
+#include "util/spawn.h"
+#include "util/strbuf.h"
+
+static const char *const SKIP_NAMES[] = {".git", "node_modules", ".vx", NULL};
+static const char *const SKIP_EXPLICIT[] = {".git", ".vx", NULL};
+
+int inputs_init(struct inputs *in, const struct workspace *ws)
+{
+	memset(in, 0, sizeof *in);
+	in->ws = ws;
+	for (size_t i = 0; i < ws->projects.n; i++)
+		strmap_put(&in->projects, ws->projects.v[i]->rel, i);
+	struct strbuf out = STRBUF_INIT;
+	char *argv[] = {"git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", NULL};
+	if (spawn_capture(argv, ws->root, &out, NULL) == 0) {
+		in->in_git = true;
+		for (size_t i = 0; i < out.len;) {
+			size_t l = strlen(out.buf + i);
+			if (l)
+				strvec_push(&in->git_files, out.buf + i);
+			i += l + 1;
+		}
+		/* ls-files lists a file once per stage during a merge conflict. */
+		strvec_sort_unique(&in->git_files);
+	}
+	strbuf_release(&out);
+	return 0;
+}
+
+void inputs_release(struct inputs *in)
+{
+	strvec_clear(&in->git_files);
+	strmap_clear(&in->projects);
+}
+
+/* Returns the index of the deepest project holding root-relative rel, or -1. */
+static long owner_of(const struct inputs *in, const char *rel)
+{
+	size_t len = strlen(rel), idx;
+	for (;;) {
+		while (len && rel[len - 1] != '/')
+			len--;
+		if (!len)
+			break;
+		len--; /* drop the '/' */
+		if (strmap_getn(&in->projects, rel, len, &idx))
+			return (long)idx;
+	}
+	return strmap_get(&in->projects, ".", &idx) ? (long)idx : -1;
+}
+
+static bool has_skipped_component(const char *rel)
+{
+	for (const char *s = rel; *s;) {
+		const char *e = strchr(s, '/');
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+		for (const char *const *k = SKIP_NAMES; *k; k++)
+			if (strlen(*k) == n && !strncmp(*k, s, n))
+				return true;
+		if (!e)
+			break;
+		s = e + 1;
+	}
+	return false;
+}
+
+struct collect {
+	struct strvec *out;
+	const char *prefix;      /* prepended with a '/' unless "" or "." */
+	char *const *filter;     /* a globlist every hit must match, or NULL */
+	size_t nfilter;
+	const struct inputs *in; /* with owner >= 0: keep only files of that project */
+	long owner;
+	char *const *exclude;    /* a globlist (project-relative) taking hits out, or NULL */
+	size_t nexclude;
+};
+
+static int collect_one(const char *rel, void *ctx)
+{
+	struct collect *c = ctx;
+	if (c->filter && !globlist_match(c->filter, c->nfilter, rel))
+		return 0;
+	if (c->exclude && globlist_match(c->exclude, c->nexclude, rel))
+		return 0;
+	char *full = (!*c->prefix || !strcmp(c->prefix, ".")) ? xstrdup(rel) : xasprintf("%s/%s", c->prefix, rel);
+	if (c->owner >= 0 && owner_of(c->in, full) != c->owner) {
+		free(full);
+		return 0;
+	}
+	strvec_push_nodup(c->out, full);
+	return 0;
+}
+
+static void lstr_to_strvec(const lstr_vec *v, struct strvec *out)
+{
+	for (size_t i = 0; i < v->n; i++)
+		strvec_push(out, v->v[i].s);
+}
+
+/* Walks base for every including pattern of pats, keeping hits the whole
+ * list matches (so "!" entries take back). */
+static int walk_globs(const char *base, const char *prefix, const struct strvec *pats,
+		      const char *const *skip, struct collect *c)
+{
+	c->prefix = prefix;
+	c->filter = pats->v;
+	c->nfilter = pats->n;
+	for (size_t i = 0; i < pats->n; i++) {
+		if (pats->v[i][0] == '!')
+			continue;
+		if (glob_walk(base, pats->v[i], GLOB_WALK_FILES, skip, collect_one, c) < 0 && errno != ENOENT)
+			return error_errno("cannot read %s", base);
+	}
+	return 0;
+}
+
+/* The default inputs: every file of the project not excluded. */
+static int default_files(struct inputs *in, const struct task_node *t, const struct strvec *outputs,
+			 struct strvec *out)
+{
+	const struct project *p = in->ws->projects.v[t->project];
+	struct collect c = {.out = out, .in = in, .owner = (long)t->project, .exclude = outputs->v,
+			    .nexclude = outputs->n};
+	if (!in->in_git) {
+		c.prefix = p->rel;
+		if (glob_walk(p->dir, "**", GLOB_WALK_FILES, SKIP_NAMES, collect_one, &c) < 0 && errno != ENOENT)
+			return error_errno("cannot read %s", p->dir);
+		return 0;
+	}
+	/* The slice of the sorted list under p->rel + "/". */
+	bool root = !strcmp(p->rel, ".");
+	size_t plen = root ? 0 : strlen(p->rel);
+	size_t lo = 0, hi = in->git_files.n;
+	if (!root) {
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (strcmp(in->git_files.v[mid], p->rel) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+	for (size_t i = lo; i < in->git_files.n; i++) {
+		const char *f = in->git_files.v[i];
+		if (!root) {
+			int cmp = strncmp(f, p->rel, plen);
+			if (cmp > 0)
+				break;
+			/* "pkg-a/x" sorts between "pkg" and "pkg/x": skip, don't stop. */
+			if (cmp < 0 || f[plen] != '/')
+				continue;
+		}
+		if (has_skipped_component(f) || owner_of(in, f) != (long)t->project)
+			continue;
+		const char *prel = root ? f : f + plen + 1;
+		if (outputs->n && globlist_match(outputs->v, outputs->n, prel))
+			continue;
+		strvec_push(out, f);
+	}
+	return 0;
+}
+
+int inputs_collect(struct inputs *in, const struct task_node *t, struct strvec *out)
+{
+	const struct project *p = in->ws->projects.v[t->project];
+	struct strvec pats = STRVEC_INIT, outputs = STRVEC_INIT;
+	lstr_to_strvec(&t->cfg->outputs, &outputs);
+	int rc = 0;
+	if (t->cfg->set & TF_INPUT_FILES) {
+		lstr_to_strvec(&t->cfg->input_files, &pats);
+		struct collect c = {.out = out, .owner = -1};
+		rc = walk_globs(p->dir, p->rel, &pats, SKIP_EXPLICIT, &c);
+	} else {
+		rc = default_files(in, t, &outputs, out);
+	}
+	strvec_clear(&pats);
+	if (!rc) {
+		lstr_to_strvec(&t->cfg->input_ws_files, &pats);
+		lstr_to_strvec(&in->ws->cfg->ws_input_files, &pats);
+		if (pats.n) {
+			struct collect c = {.out = out, .owner = -1};
+			rc = walk_globs(in->ws->root, "", &pats, SKIP_NAMES, &c);
+		}
+	}
+	strvec_clear(&pats);
+	strvec_clear(&outputs);
+	strvec_sort_unique(out);
+	return rc;
+}
+
+struct out_collect {
+	struct strvec *out;
+	char *const *globs;
+	size_t n;
+	const char *dir;
+};
+
+static int output_one(const char *rel, void *ctx)
+{
+	struct out_collect *c = ctx;
+	if (!globlist_match(c->globs, c->n, rel))
+		return 0;
+	strvec_push(c->out, rel);
+	return 0;
+}
+
+int outputs_collect(const char *project_dir, const lstr_vec *globs, struct strvec *out)
+{
+	struct strvec g = STRVEC_INIT;
+	lstr_to_strvec(globs, &g);
+	struct out_collect c = {out, g.v, g.n, project_dir};
+	int rc = 0;
+	struct strvec dirs = STRVEC_INIT;
+	for (size_t i = 0; i < g.n && !rc; i++) {
+		if (g.v[i][0] == '!')
+			continue;
+		if (glob_walk(project_dir, g.v[i], GLOB_WALK_FILES, SKIP_EXPLICIT, output_one, &c) < 0 &&
+		    errno != ENOENT)
+			rc = error_errno("cannot read the outputs of %s", project_dir);
+		struct out_collect dc = {&dirs, g.v, g.n, project_dir};
+		if (!rc && glob_walk(project_dir, g.v[i], GLOB_WALK_DIRS, SKIP_EXPLICIT, output_one, &dc) < 0 &&
+		    errno != ENOENT)
+			rc = error_errno("cannot read the outputs of %s", project_dir);
+	}
+	/* An empty directory is an output too ("mkdir -p dist/cache" is restored). */
+	for (size_t i = 0; i < dirs.n && !rc; i++) {
+		size_t len = strlen(dirs.v[i]);
+		bool holds = false;
+		for (size_t k = 0; k < out->n && !holds; k++)
+			holds = !strncmp(out->v[k], dirs.v[i], len) && out->v[k][len] == '/';
+		for (size_t k = 0; k < dirs.n && !holds; k++)
+			holds = k != i && !strncmp(dirs.v[k], dirs.v[i], len) && dirs.v[k][len] == '/';
+		if (!holds)
+			strvec_push(out, dirs.v[i]);
+	}
+	strvec_clear(&dirs);
+	strvec_clear(&g);
+	strvec_sort_unique(out);
+	return rc;
+}

@@ -1,0 +1,383 @@
+/* taskcache.c - keys for every task, and the hooks that turn a key into a
+ * replay or a saved entry.
+ *
+ * All keys are computed before the first task starts: a key folds the
+ * dependencies' keys, never their outputs, so it is known up front (as in
+ * Turborepo), the dry run can print it, and every input file of the run is
+ * hashed in one parallel batch through the stat cache. */
+#include "orchestrator/taskcache.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+#include "cache/entry.h"
+#include "orchestrator/output.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/strmap.h"
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+const char *cache_status_name(enum cache_status s)
+{
+	switch (s) {
+	case CACHE_HIT: return "hit";
+	case CACHE_MISS: return "miss";
+	case CACHE_BAD: return "miss";
+	default: return "disabled";
+	}
+}
+
+static bool cacheable(const struct task_node *t)
+{
+	return t->command && t->cfg->cache && !t->cfg->persistent;
+}
+
+int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struct graph *g, bool read,
+		   bool write, int verbose)
+{
+	memset(tc, 0, sizeof *tc);
+	tc->ws = ws;
+	tc->g = g;
+	tc->read = read;
+	tc->write = write;
+	tc->verbose = verbose;
+	tc->level = ws->cfg->cache_compression;
+	const char *env = getenv("VX_CACHE_DIR");
+	if (env && *env)
+		tc->dir = path_absolute(env);
+	else
+		tc->dir = path_join(ws->root, ws->cfg->cache_dir);
+	size_t n = g->nodes.n + 1;
+	tc->keys = xcalloc(n, sizeof *tc->keys);
+	tc->inputs = xcalloc(n, sizeof *tc->inputs);
+	tc->status = xcalloc(n, sizeof *tc->status);
+	if (read || write) {
+		if (store_open(&tc->store, tc->dir))
+			return -1;
+		tc->store_open = true;
+		char *scpath = path_join(tc->dir, "statcache");
+		tc->sc = statcache_load(scpath);
+		free(scpath);
+	}
+	return 0;
+}
+
+/* Canonical text of a sandbox block: every list sorted, so the order grants
+ * are written in does not change the key, but any grant does. */
+static void sandbox_text(const struct sandbox_cfg *sb, struct strbuf *out)
+{
+	const struct {
+		const char *name;
+		const lstr_vec *v;
+	} lists[] = {
+		{"allow.read", &sb->allow_read},         {"allow.write", &sb->allow_write},
+		{"allow.network", &sb->allow_network.list}, {"allow.localBinding", &sb->local_binding.list},
+		{"allow.unixSockets", &sb->unix_sockets.list}, {"deny.network", &sb->deny_network},
+		{"ignore.read", &sb->ignore_read},       {"ignore.write", &sb->ignore_write},
+		{"ignore.network", &sb->ignore_network},
+	};
+	for (size_t i = 0; i < sizeof lists / sizeof *lists; i++) {
+		struct strvec sv = STRVEC_INIT;
+		for (size_t k = 0; k < lists[i].v->n; k++)
+			strvec_push(&sv, lists[i].v->v[k].s);
+		strvec_sort_unique(&sv);
+		strbuf_addf(out, "%s:", lists[i].name);
+		for (size_t k = 0; k < sv.n; k++)
+			strbuf_addf(out, "%zu:%s", strlen(sv.v[k]), sv.v[k]);
+		strbuf_addch(out, '\n');
+		strvec_clear(&sv);
+	}
+	strbuf_addf(out, "network.any=%d localBinding.any=%d unixSockets.any=%d pty=%d gitConfig=%d hermetic=%d weaker=%d\n",
+		    sb->allow_network.any, sb->local_binding.any, sb->unix_sockets.any, sb->pty, sb->git_config,
+		    sb->hermetic, sb->weaker_when_nested);
+}
+
+static int cmp_kv(const void *a, const void *b)
+{
+	return strcmp(((const struct kv *)a)->key, ((const struct kv *)b)->key);
+}
+
+static void fold_key(struct taskcache *tc, size_t i, const char *command, const char *platform)
+{
+	const struct task_node *t = tc->g->nodes.v[i];
+	struct key k;
+	key_init(&k);
+	key_add_str(&k, "task", t->id);
+	key_add_str(&k, "command", command);
+	key_add_str(&k, "platform", platform);
+	const struct task_inputs *in = &tc->inputs[i];
+	key_add_int(&k, "inputs", (int64_t)in->paths.n);
+	for (size_t f = 0; f < in->paths.n; f++) {
+		key_add_str(&k, "file", in->paths.v[f]);
+		key_add_str(&k, "hash", in->hashes[f][0] ? in->hashes[f] : NULL);
+	}
+	struct strvec names = STRVEC_INIT;
+	for (size_t e = 0; e < t->cfg->input_env.n; e++)
+		strvec_push(&names, t->cfg->input_env.v[e].s);
+	for (size_t e = 0; e < tc->ws->cfg->ws_input_env.n; e++)
+		strvec_push(&names, tc->ws->cfg->ws_input_env.v[e].s);
+	strvec_sort_unique(&names);
+	for (size_t e = 0; e < names.n; e++) {
+		key_add_str(&k, "env", names.v[e]);
+		key_add_str(&k, "value", getenv(names.v[e])); /* unset is not "" */
+	}
+	strvec_clear(&names);
+	size_t nd = t->cfg->env_define.n;
+	struct kv *defs = xmalloc((nd + 1) * sizeof *defs);
+	if (nd) {
+		memcpy(defs, t->cfg->env_define.v, nd * sizeof *defs);
+		qsort(defs, nd, sizeof *defs, cmp_kv);
+	}
+	for (size_t e = 0; e < nd; e++) {
+		key_add_str(&k, "define", defs[e].key);
+		key_add_str(&k, "value", defs[e].value);
+	}
+	free(defs);
+	if (t->cfg->sandbox) {
+		struct strbuf sb = STRBUF_INIT;
+		sandbox_text(t->cfg->sandbox, &sb);
+		key_add_str(&k, "sandbox", sb.buf);
+		strbuf_release(&sb);
+	} else {
+		key_add_str(&k, "sandbox", NULL);
+	}
+	/* Output globs: a "!" makes order meaningful (later wins), else sorted. */
+	struct strvec outs = STRVEC_INIT;
+	bool negated = false;
+	for (size_t o = 0; o < t->cfg->outputs.n; o++) {
+		strvec_push(&outs, t->cfg->outputs.v[o].s);
+		negated |= t->cfg->outputs.v[o].s[0] == '!';
+	}
+	if (negated)
+		for (size_t o = 0; o < outs.n; o++)
+			key_add_str(&k, "output", outs.v[o]);
+	else
+		key_add_strvec_sorted(&k, "outputs", &outs);
+	strvec_clear(&outs);
+	/* Dependencies by id, so the key does not depend on edge order. */
+	struct strvec deps = STRVEC_INIT;
+	for (size_t d = 0; d < t->deps.n; d++) {
+		size_t j = t->deps.v[d].to;
+		strvec_pushf(&deps, "%s\n%s", tc->g->nodes.v[j]->id, tc->keys[j]);
+	}
+	key_add_strvec_sorted(&k, "deps", &deps);
+	strvec_clear(&deps);
+	key_finish(&k, tc->keys[i]);
+}
+
+int taskcache_keys(struct taskcache *tc, char *const *commands)
+{
+	long long t0 = mono_ms();
+	const struct graph *g = tc->g;
+	struct inputs in;
+	inputs_init(&in, tc->ws);
+	/* Every node's input list, then one batch of distinct absolute paths. */
+	struct strvec batch = STRVEC_INIT;
+	struct strmap index = STRMAP_INIT;
+	size_t **where = xcalloc(g->nodes.n + 1, sizeof *where);
+	int rc = 0;
+	for (size_t i = 0; i < g->nodes.n && !rc; i++) {
+		rc = inputs_collect(&in, g->nodes.v[i], &tc->inputs[i].paths);
+		size_t np = tc->inputs[i].paths.n;
+		where[i] = xmalloc((np + 1) * sizeof **where);
+		for (size_t f = 0; f < np && !rc; f++) {
+			char *abs = path_join(tc->ws->root, tc->inputs[i].paths.v[f]);
+			size_t at;
+			if (!strmap_get(&index, abs, &at)) {
+				at = batch.n;
+				strvec_push_nodup(&batch, abs);
+				/* the map borrows keys: rebuild below after the batch stops growing */
+			} else {
+				free(abs);
+			}
+			where[i][f] = at;
+			if (at == batch.n - 1)
+				strmap_put(&index, batch.v[at], at);
+		}
+	}
+	/* strvec growth moved no strings (only the pointer array), so the
+	 * borrowed keys are still valid. */
+	char(*hashes)[KEY_HEX_SIZE] = xcalloc(batch.n + 1, sizeof *hashes);
+	int *errs = xcalloc(batch.n + 1, sizeof *errs);
+	if (!rc && batch.n) {
+		if (tc->sc) {
+			statcache_lookup_many(tc->sc, (const char *const *)batch.v, batch.n, hashes, errs, 0);
+		} else {
+			filehash_many((const char *const *)batch.v, batch.n, hashes, errs, 0);
+		}
+	}
+	struct utsname u;
+	char platform[160] = "unknown";
+	if (uname(&u) == 0)
+		snprintf(platform, sizeof platform, "%s/%s", u.sysname, u.machine);
+	for (size_t i = 0; i < g->nodes.n && !rc; i++) {
+		struct task_inputs *ti = &tc->inputs[i];
+		ti->hashes = xcalloc(ti->paths.n + 1, sizeof *ti->hashes);
+		size_t out = 0;
+		for (size_t f = 0; f < ti->paths.n; f++) {
+			int e = errs[where[i][f]];
+			if (e == ENOENT) {
+				/* listed by git but deleted in the work tree: not an input */
+				free(ti->paths.v[f]);
+				continue;
+			}
+			if (e)
+				warning("cannot hash %s: %s; it counts as changed", ti->paths.v[f], strerror(e));
+			memcpy(ti->hashes[out], hashes[where[i][f]], KEY_HEX_SIZE);
+			ti->paths.v[out++] = ti->paths.v[f];
+		}
+		ti->paths.n = out;
+		if (ti->paths.v)
+			ti->paths.v[out] = NULL;
+		fold_key(tc, i, commands[i], platform);
+	}
+	for (size_t i = 0; i < g->nodes.n; i++)
+		free(where[i]);
+	free(where);
+	free(hashes);
+	free(errs);
+	strmap_clear(&index);
+	strvec_clear(&batch);
+	inputs_release(&in);
+	tc->hash_ms = mono_ms() - t0;
+	return rc;
+}
+
+size_t taskcache_node_of(const struct taskcache *tc, const struct job *job)
+{
+	const struct task_node *t = job->data;
+	for (size_t i = 0; i < tc->g->nodes.n; i++)
+		if (tc->g->nodes.v[i] == t)
+			return i;
+	die("a job without its task node");
+}
+
+enum cache_status taskcache_probe(struct taskcache *tc, size_t i)
+{
+	const struct task_node *t = tc->g->nodes.v[i];
+	if (!cacheable(t) || !tc->read)
+		return tc->status[i] = CACHE_DISABLED;
+	struct entry e;
+	struct strbuf why = STRBUF_INIT;
+	int r = entry_open(&tc->store, tc->keys[i], &e, &why);
+	strbuf_release(&why);
+	if (r == ENTRY_HIT) {
+		entry_close(&e);
+		return tc->status[i] = CACHE_HIT;
+	}
+	return tc->status[i] = (r == ENTRY_BAD ? CACHE_BAD : CACHE_MISS);
+}
+
+int taskcache_before(struct job *job, void *ctx)
+{
+	struct taskcache *tc = ctx;
+	size_t i = taskcache_node_of(tc, job);
+	const struct task_node *t = tc->g->nodes.v[i];
+	if (!cacheable(t) || !tc->store_open) {
+		tc->status[i] = CACHE_DISABLED;
+		return 0;
+	}
+	tc->status[i] = CACHE_MISS;
+	if (!tc->read)
+		return 0;
+	struct entry e;
+	struct strbuf why = STRBUF_INIT;
+	int r = entry_open(&tc->store, tc->keys[i], &e, &why);
+	if (r == ENTRY_BAD) {
+		warning("%s: cache entry %s is damaged (%s); running the task and replacing it", t->id, tc->keys[i],
+			why.buf);
+		tc->status[i] = CACHE_BAD;
+	}
+	strbuf_release(&why);
+	if (r != ENTRY_HIT)
+		return 0;
+	const struct project *p = tc->ws->projects.v[t->project];
+	struct strvec current = STRVEC_INIT;
+	int rc = outputs_collect(p->dir, &t->cfg->outputs, &current);
+	if (!rc) {
+		strbuf_reset(&job->log);
+		rc = entry_restore(&e, p->dir, (const char *const *)current.v, current.n, &job->log);
+	}
+	entry_close(&e);
+	strvec_clear(&current);
+	if (rc < 0) {
+		warning("%s: cannot restore cache entry %s; running the task", t->id, tc->keys[i]);
+		strbuf_reset(&job->log);
+		tc->status[i] = CACHE_MISS;
+		return 0;
+	}
+	store_touch(&tc->store, tc->keys[i]);
+	tc->status[i] = CACHE_HIT;
+	job->exit_code = 0;
+	return 1;
+}
+
+int taskcache_after(struct job *job, void *ctx)
+{
+	struct taskcache *tc = ctx;
+	size_t i = taskcache_node_of(tc, job);
+	const struct task_node *t = tc->g->nodes.v[i];
+	if (job->state != JOB_SUCCEEDED || !tc->write || !cacheable(t) || !tc->store_open)
+		return 0;
+	const struct project *p = tc->ws->projects.v[t->project];
+	struct strvec outs = STRVEC_INIT;
+	if (outputs_collect(p->dir, &t->cfg->outputs, &outs)) {
+		warning("%s: not saved to the cache: its outputs cannot be listed", t->id);
+		strvec_clear(&outs);
+		return 0;
+	}
+	const struct task_inputs *ti = &tc->inputs[i];
+	struct entry_input *ins = xcalloc(ti->paths.n + 1, sizeof *ins);
+	for (size_t f = 0; f < ti->paths.n; f++) {
+		ins[f].path = ti->paths.v[f];
+		ins[f].hash = ti->hashes[f];
+	}
+	struct entry_save_request req = {
+		.key = tc->keys[i],
+		.task = t->id,
+		.project_dir = p->dir,
+		.outputs = (const char *const *)outs.v,
+		.n_outputs = outs.n,
+		.inputs = ins,
+		.n_inputs = ti->paths.n,
+		.log_fd = -1,
+		.log = job->log.len ? job->log.buf : NULL,
+		.log_len = job->log.len,
+		.exit_code = job->exit_code,
+		.duration_ms = (uint64_t)(job->duration_ms > 0 ? job->duration_ms : 0),
+		.level = tc->level,
+	};
+	if (entry_save(&tc->store, &req, NULL))
+		warning("%s: not saved to the cache (see above); the run goes on", t->id);
+	free(ins);
+	strvec_clear(&outs);
+	return 0;
+}
+
+void taskcache_close(struct taskcache *tc)
+{
+	if (tc->sc) {
+		statcache_save(tc->sc);
+		statcache_free(tc->sc);
+	}
+	if (tc->store_open)
+		store_close(&tc->store);
+	for (size_t i = 0; tc->inputs && i < tc->g->nodes.n; i++) {
+		strvec_clear(&tc->inputs[i].paths);
+		free(tc->inputs[i].hashes);
+	}
+	free(tc->inputs);
+	free(tc->keys);
+	free(tc->status);
+	free(tc->dir);
+}

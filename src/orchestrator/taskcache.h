@@ -1,0 +1,73 @@
+/* taskcache.h - the cache as the run sees it: every task's key, computed up
+ * front, and the scheduler hooks that replay a hit and save a success. */
+#ifndef VX_ORCHESTRATOR_TASKCACHE_H
+#define VX_ORCHESTRATOR_TASKCACHE_H
+
+#include <stdbool.h>
+
+#include "cache/key.h"
+#include "cache/statcache.h"
+#include "cache/store.h"
+#include "orchestrator/graph.h"
+#include "orchestrator/inputs.h"
+#include "orchestrator/scheduler.h"
+
+enum cache_status {
+	CACHE_DISABLED, /* cache: false, persistent, no command, or --no-cache */
+	CACHE_MISS,
+	CACHE_HIT,
+	CACHE_BAD,      /* an entry was there but failed verification: a miss */
+};
+
+struct task_inputs {
+	struct strvec paths;   /* workspace-relative, sorted */
+	char (*hashes)[KEY_HEX_SIZE]; /* parallel to paths; "" when unreadable */
+};
+
+struct taskcache {
+	const struct workspace *ws;
+	const struct graph *g;
+	bool read, write;       /* --force clears read; --no-cache clears both */
+	int verbose;
+	char *dir;              /* the store's directory, absolute */
+	struct store store;     /* opened by taskcache_open when read or write */
+	bool store_open;
+	struct statcache *sc;
+	int level;              /* zstd level */
+	/* Per graph node, filled by taskcache_keys. */
+	char (*keys)[KEY_HEX_SIZE];
+	struct task_inputs *inputs;
+	enum cache_status *status; /* set by the before hook or taskcache_probe */
+	long long hash_ms;      /* time spent listing and hashing inputs */
+};
+
+/* Prepares the cache of a run: where the store is (VX_CACHE_DIR, else the
+ * workspace's cache.dir) and, when read or write, opens it. Returns 0, or -1
+ * after an error line. */
+int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struct graph *g, bool read,
+		   bool write, int verbose);
+
+/* Computes every node's key (SPEC §6) from its inputs, env, command
+ * (commands[i]: what node i runs, NULL for a no-op) and its dependencies'
+ * keys. Returns 0, or -1 after an error line. */
+int taskcache_keys(struct taskcache *tc, char *const *commands);
+
+/* Returns whether node i would hit without restoring anything (dry runs). */
+enum cache_status taskcache_probe(struct taskcache *tc, size_t i);
+
+/* Scheduler hooks; ctx is the taskcache, job->data the task_node. before:
+ * a verified hit restores the outputs and puts the captured log in job->log
+ * (returns 1); anything else runs the task (0). after: a task that succeeded
+ * is saved; a failed save costs a warning, never the task. */
+int taskcache_before(struct job *job, void *ctx);
+int taskcache_after(struct job *job, void *ctx);
+
+/* Saves the stat cache and frees everything. */
+void taskcache_close(struct taskcache *tc);
+
+/* Returns the index of the node owning job (jobs and nodes are parallel). */
+size_t taskcache_node_of(const struct taskcache *tc, const struct job *job);
+
+const char *cache_status_name(enum cache_status s);
+
+#endif
