@@ -818,7 +818,8 @@ static int cmp_dir_desc(const void *a, const void *b)
  * written, so a 0555 directory can still be filled. */
 static int dirs_chmod(int rootfd, struct dir_mode *d, size_t n)
 {
-	qsort(d, n, sizeof *d, cmp_dir_desc);
+	if (n)
+		qsort(d, n, sizeof *d, cmp_dir_desc);
 	int ret = 0;
 	for (size_t i = 0; i < n && !ret; i++) {
 		const char *leaf;

@@ -4,7 +4,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,7 +163,7 @@ static int get_u64(const cJSON *o, const char *key, uint64_t *out, struct strbuf
 	if (!v)
 		return -1;
 	if (v->valuedouble < 0 || v->valuedouble > 9007199254740992.0 ||
-	    v->valuedouble != floor(v->valuedouble)) {
+	    v->valuedouble != (double)(uint64_t)v->valuedouble) {
 		strbuf_addf(why, "manifest: field \"%s\" is not a size", key);
 		return -1;
 	}

@@ -249,7 +249,8 @@ static int cmp_file_key(const void *a, const void *b)
 /* Groups files by key (files sorted in place); temporaries are skipped. */
 static void scan_group(scan_vec *files, entry_vec *out)
 {
-	qsort(files->v, files->n, sizeof *files->v, cmp_file_key);
+	if (files->n)
+		qsort(files->v, files->n, sizeof *files->v, cmp_file_key);
 	for (size_t i = 0; i < files->n; i++) {
 		struct scan_file *f = &files->v[i];
 		if (!f->key)
@@ -378,7 +379,7 @@ long store_prune(const struct store *st, uint64_t max_bytes)
 				total += e->bytes;
 		}
 	}
-	if (!ret)
+	if (!ret && live.n)
 		qsort(live.v, live.n, sizeof *live.v, cmp_entry_age);
 	for (size_t i = 0; !ret && i < live.n && total > max_bytes; i++) {
 		if (entry_remove(st, live.v[i].key, false) < 0)
