@@ -143,7 +143,8 @@ struct archive_writer *archive_writer_new(int fd, int level)
 	w->hash = XXH3_createState();
 	if (!w->cctx || !w->hash)
 		die("out of memory");
-	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, level ? level : ARCHIVE_LEVEL_DEFAULT);
+	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel,
+			       level ? level : ARCHIVE_LEVEL_DEFAULT);
 	/* zstd's own frame checksum lets `zstd -t` vouch for an entry by hand. */
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
 	XXH3_128bits_reset(w->hash);
@@ -215,6 +216,14 @@ static void field_octal(char *field, size_t width, uint64_t v)
 	field[width - 1] = '\0';
 }
 
+/* A ustar string field holds up to width bytes, NUL-terminated only when
+ * shorter. */
+static void field_copy(char *field, size_t width, const char *s)
+{
+	size_t n = strlen(s);
+	memcpy(field, s, n < width ? n : width);
+}
+
 /* One "LEN key=value\n" record, LEN counting itself. */
 static void pax_record(struct strbuf *sb, const char *key, const char *value)
 {
@@ -235,9 +244,9 @@ static int writer_header_block(struct archive_writer *w, char type, const char *
 	struct ustar h;
 	memset(&h, 0, sizeof h);
 	/* A longer name went in a pax record; this copy is only for old readers. */
-	strncpy(h.name, name, sizeof h.name);
+	field_copy(h.name, sizeof h.name, name);
 	if (link)
-		strncpy(h.linkname, link, sizeof h.linkname);
+		field_copy(h.linkname, sizeof h.linkname, link);
 	field_octal(h.mode, sizeof h.mode, mode);
 	field_octal(h.uid, sizeof h.uid, 0);
 	field_octal(h.gid, sizeof h.gid, 0);
@@ -559,9 +568,10 @@ static bool header_sum_ok(const struct ustar *h)
 	unsigned sum = 0;
 	const unsigned char *p = (const unsigned char *)h;
 	for (size_t i = 0; i < BLOCK; i++)
-		sum += (i >= offsetof(struct ustar, chksum) && i < offsetof(struct ustar, chksum) + 8)
-			       ? ' '
-			       : p[i];
+		sum +=
+		    (i >= offsetof(struct ustar, chksum) && i < offsetof(struct ustar, chksum) + 8)
+			? ' '
+			: p[i];
 	return field_number(h->chksum, sizeof h->chksum) == sum;
 }
 
@@ -657,10 +667,9 @@ int archive_reader_next(struct archive_reader *r, struct archive_member *m)
 				goto fail;
 			}
 			buf[size] = '\0';
-			int ret = h->typeflag == 'x'
-					  ? pax_parse(buf, (size_t)size, &pax_path, &pax_link, &pax_size,
-						      &has_size)
-					  : 0;
+			int ret = h->typeflag == 'x' ? pax_parse(buf, (size_t)size, &pax_path,
+								 &pax_link, &pax_size, &has_size)
+						     : 0;
 			free(buf);
 			if (ret < 0)
 				goto fail;
@@ -696,8 +705,8 @@ int archive_reader_next(struct archive_reader *r, struct archive_member *m)
 		case '2':
 			m->type = ARCHIVE_SYMLINK;
 			m->target = pax_link ? pax_link
-					     : xstrndup(h->linkname, strnlen(h->linkname,
-									     sizeof h->linkname));
+					     : xstrndup(h->linkname,
+							strnlen(h->linkname, sizeof h->linkname));
 			pax_link = NULL;
 			break;
 		default:
@@ -824,8 +833,9 @@ static int dirs_chmod(int rootfd, struct dir_mode *d, size_t n)
 	for (size_t i = 0; i < n && !ret; i++) {
 		const char *leaf;
 		int dfd = archive_open_parent(rootfd, d[i].path, false, &leaf);
-		int fd = dfd < 0 ? -1
-				 : openat(dfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int fd = dfd < 0
+			     ? -1
+			     : openat(dfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0 || fchmod(fd, d[i].mode) < 0)
 			ret = error_errno("restore: chmod %s", d[i].path);
 		if (fd >= 0)
@@ -864,10 +874,10 @@ int archive_extract(int fd, int rootfd, struct strbuf *log, bool log_only)
 		int dfd = archive_open_parent(rootfd, m.path, true, &leaf);
 		if (dfd < 0) {
 			ret = errno == ELOOP || errno == ENOTDIR
-				      ? error("restore: refusing %s: a parent is a symlink or not a "
-					      "directory",
-					      m.path)
-				      : error_errno("restore: %s", m.path);
+				  ? error("restore: refusing %s: a parent is a symlink or not a "
+					  "directory",
+					  m.path)
+				  : error_errno("restore: %s", m.path);
 		} else if (m.type == ARCHIVE_FILE) {
 			ret = extract_file(r, dfd, leaf, &m, buf);
 		} else if (m.type == ARCHIVE_SYMLINK) {

@@ -30,10 +30,10 @@ enum archive_type {
  * archive_reader_next (hash stays "" there: the reader does not hash). */
 struct archive_member {
 	enum archive_type type;
-	char *path;   /* project-relative, canonical (no "", ".", ".." segment) */
-	char *target; /* symlink text as stored, NULL for other types */
-	unsigned mode;  /* permission bits, & 0777 */
-	uint64_t size;  /* data bytes: file or log content, 0 otherwise */
+	char *path;		     /* project-relative, canonical (no "", ".", ".." segment) */
+	char *target;		     /* symlink text as stored, NULL for other types */
+	unsigned mode;		     /* permission bits, & 0777 */
+	uint64_t size;		     /* data bytes: file or log content, 0 otherwise */
 	char hash[ARCHIVE_HASH_HEX]; /* file/log content or link text, xxh128sum style */
 };
 

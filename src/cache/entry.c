@@ -171,8 +171,7 @@ static int get_u64(const cJSON *o, const char *key, uint64_t *out, struct strbuf
 	return 0;
 }
 
-static int get_hash(const cJSON *o, const char *key, char out[ARCHIVE_HASH_HEX],
-		    struct strbuf *why)
+static int get_hash(const cJSON *o, const char *key, char out[ARCHIVE_HASH_HEX], struct strbuf *why)
 {
 	const cJSON *v = get(o, key, cJSON_String, why);
 	if (!v)
@@ -234,8 +233,7 @@ static int cmp_file_path(const void *a, const void *b)
 	return strcmp(((const struct entry_file *)a)->path, ((const struct entry_file *)b)->path);
 }
 
-int entry_manifest_parse(const char *json, size_t len, struct entry_manifest *m,
-			 struct strbuf *why)
+int entry_manifest_parse(const char *json, size_t len, struct entry_manifest *m, struct strbuf *why)
 {
 	memset(m, 0, sizeof *m);
 	cJSON *root = cJSON_ParseWithLength(json, len);
@@ -313,8 +311,8 @@ static int tree_collect(int rootfd, const char *dir, struct strvec *out)
 	close(pfd);
 	if (fd < 0)
 		return errno == ENOTDIR || errno == ELOOP || errno == ENOENT
-			       ? 0
-			       : error_errno("cache: open %s", dir);
+			   ? 0
+			   : error_errno("cache: open %s", dir);
 	DIR *d = fdopendir(fd);
 	if (!d) {
 		close(fd);
@@ -425,8 +423,11 @@ static int archive_write(int fd, int rootfd, const struct entry_save_request *re
 		}
 		if (am.type == ARCHIVE_SYMLINK)
 			strvec_push(&links, am.path);
-		struct entry_file f = {.path = am.path, .type = am.type, .mode = am.mode,
-				       .size = am.size, .target = am.target};
+		struct entry_file f = {.path = am.path,
+				       .type = am.type,
+				       .mode = am.mode,
+				       .size = am.size,
+				       .target = am.target};
 		memcpy(f.hash, am.hash, sizeof f.hash);
 		vec_push(&m->outputs, f);
 	}
@@ -685,8 +686,8 @@ static int output_remove(int rootfd, const char *path)
 	int dfd = archive_open_parent(rootfd, path, false, &leaf);
 	if (dfd < 0)
 		return errno == ENOENT || errno == ELOOP || errno == ENOTDIR
-			       ? 0
-			       : error_errno("restore: %s", path);
+			   ? 0
+			   : error_errno("restore: %s", path);
 	int ret = tree_remove(dfd, leaf, path);
 	close(dfd);
 	return ret;
@@ -726,8 +727,8 @@ static bool outputs_in_place(const struct entry *e, int rootfd, const struct str
 {
 	for (size_t i = 0; i < current->n; i++) {
 		struct entry_file key = {.path = current->v[i]};
-		if (!e->m.outputs.n || !bsearch(&key, e->m.outputs.v, e->m.outputs.n,
-						sizeof key, cmp_file_path))
+		if (!e->m.outputs.n ||
+		    !bsearch(&key, e->m.outputs.v, e->m.outputs.n, sizeof key, cmp_file_path))
 			return false;
 	}
 	for (size_t i = 0; i < e->m.outputs.n; i++)

@@ -62,7 +62,7 @@ struct entry_save_request {
 	size_t n_outputs;
 	const struct entry_input *inputs; /* stored as given */
 	size_t n_inputs;
-	int log_fd; /* the captured log from its offset to its end, or -1 ... */
+	int log_fd;	 /* the captured log from its offset to its end, or -1 ... */
 	const void *log; /* ... then these log_len bytes (NULL when 0) */
 	size_t log_len;
 	int exit_code;

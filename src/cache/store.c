@@ -171,8 +171,8 @@ static int scan_shard(const struct store *st, const char *shard, scan_vec *out)
 	int fd = openat(st->dirfd, shard, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT || errno == ELOOP || errno == ENOTDIR
-			       ? 0
-			       : error_errno("cache: open %s/%s", st->path, shard);
+			   ? 0
+			   : error_errno("cache: open %s/%s", st->path, shard);
 	DIR *d = fdopendir(fd);
 	if (!d) {
 		close(fd);
@@ -191,7 +191,8 @@ static int scan_shard(const struct store *st, const char *shard, scan_vec *out)
 		else
 			continue;
 		/* Only regular files are the store's: a planted link is left alone. */
-		if (fstatat(dirfd(d), f, &sf.st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(sf.st.st_mode)) {
+		if (fstatat(dirfd(d), f, &sf.st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(sf.st.st_mode)) {
 			free(sf.key);
 			continue;
 		}

@@ -47,8 +47,9 @@ static int extract(const char *file, const char *dir, struct strbuf *log)
 	return ret;
 }
 
-static const char long_name[] = "deep/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-				"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.txt";
+static const char long_name[] =
+    "deep/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.txt";
 
 static void test_round_trip(void)
 {
@@ -74,10 +75,21 @@ static void test_round_trip(void)
 	char *ro = xasprintf("%s/ro", src);
 	chmod(ro, 0555);
 	free(ro);
-	const char *paths[] = {"a.txt",	 "abs-link",  "bin",	   "bin/run.sh",
-			       "deep",	 long_name,   "empty",	   "link",
-			       "nested", "nested/deeper", "nested/deeper/x.js", "ro",
-			       "ro/f",	 "secret",    "sp ace \xc3\xbc.txt"};
+	const char *paths[] = {"a.txt",
+			       "abs-link",
+			       "bin",
+			       "bin/run.sh",
+			       "deep",
+			       long_name,
+			       "empty",
+			       "link",
+			       "nested",
+			       "nested/deeper",
+			       "nested/deeper/x.js",
+			       "ro",
+			       "ro/f",
+			       "secret",
+			       "sp ace \xc3\xbc.txt"};
 	size_t n = sizeof paths / sizeof *paths;
 	CHECK_INT(archive_make(file, src, paths, n, "line 1\nerr 2\nline 3\n"), 0);
 
@@ -102,8 +114,9 @@ static void test_round_trip(void)
 	CHECK_INT(extract(file, dst, &log), 0);
 	CHECK_STR(log.buf, "line 1\nerr 2\nline 3\n");
 	strbuf_release(&log);
-	const char *files[] = {"a.txt", "bin/run.sh", "secret", "nested/deeper/x.js",
-			       "sp ace \xc3\xbc.txt", long_name, "ro/f"};
+	const char *files[] = {
+	    "a.txt",   "bin/run.sh", "secret", "nested/deeper/x.js", "sp ace \xc3\xbc.txt",
+	    long_name, "ro/f"};
 	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
 		char *a = fs_read(src, files[i]), *b = fs_read(dst, files[i]);
 		CHECK_STR(b, a);

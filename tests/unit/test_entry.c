@@ -115,8 +115,8 @@ static void test_save_open_restore(void)
 	struct strbuf log = STRBUF_INIT;
 	CHECK_INT(entry_restore(&e, fresh, NULL, 0, &log), ENTRY_RESTORED);
 	CHECK_STR(log.buf, "building\nwarning: x\ndone\n");
-	const char *files[] = {"dist/a.js", "dist/bin/run", "dist/key.pem", "dist/sp ace \xc3\xbc.txt",
-			       "dist/ro/r"};
+	const char *files[] = {"dist/a.js", "dist/bin/run", "dist/key.pem",
+			       "dist/sp ace \xc3\xbc.txt", "dist/ro/r"};
 	for (size_t i = 0; i < sizeof files / sizeof *files; i++)
 		same_file(proj, fresh, files[i]);
 	CHECK_INT(fs_mode(fresh, "dist/key.pem"), 0600);
@@ -128,9 +128,9 @@ static void test_save_open_restore(void)
 	CHECK_INT(fs_type(fresh, "src.ts"), 0);
 
 	/* Everything matches: nothing is written, the log still comes back. */
-	const char *current[] = {"dist", "dist/a.js", "dist/bin", "dist/bin/run", "dist/key.pem",
-				 "dist/link.js", "dist/empty", "dist/ro", "dist/ro/r",
-				 "dist/sp ace \xc3\xbc.txt"};
+	const char *current[] = {
+	    "dist",	    "dist/a.js",  "dist/bin", "dist/bin/run", "dist/key.pem",
+	    "dist/link.js", "dist/empty", "dist/ro",  "dist/ro/r",    "dist/sp ace \xc3\xbc.txt"};
 	size_t ncur = sizeof current / sizeof *current;
 	struct stat before, after;
 	char *fa = xasprintf("%s/dist/a.js", fresh);
@@ -277,10 +277,14 @@ static void test_two_writers(void)
 			snprintf(log, sizeof log, "writer %d\n", i);
 			for (int round = 0; round < 30; round++) {
 				const char *outputs[] = {"dist"};
-				struct entry_save_request req = {
-					.key = key, .task = "app#build", .project_dir = proj,
-					.outputs = outputs, .n_outputs = 1, .log_fd = -1,
-					.log = log, .log_len = strlen(log)};
+				struct entry_save_request req = {.key = key,
+								 .task = "app#build",
+								 .project_dir = proj,
+								 .outputs = outputs,
+								 .n_outputs = 1,
+								 .log_fd = -1,
+								 .log = log,
+								 .log_len = strlen(log)};
 				if (entry_save(&own, &req, NULL) < 0)
 					_exit(1);
 			}
@@ -325,9 +329,14 @@ static void test_log_fd_and_manifest(void)
 	int fd = open(cap, O_RDONLY | O_CLOEXEC);
 	CHECK_INT(lseek(fd, 8, SEEK_SET), 8);
 	const char *outputs[] = {"dist/a.js"};
-	struct entry_save_request req = {.key = "77", .task = "t", .project_dir = proj,
-					 .outputs = outputs, .n_outputs = 1, .log_fd = fd,
-					 .exit_code = 0, .level = 19};
+	struct entry_save_request req = {.key = "77",
+					 .task = "t",
+					 .project_dir = proj,
+					 .outputs = outputs,
+					 .n_outputs = 1,
+					 .log_fd = fd,
+					 .exit_code = 0,
+					 .level = 19};
 	struct entry_manifest m;
 	CHECK_INT(entry_save(&st, &req, &m), 0);
 	close(fd);

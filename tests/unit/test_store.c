@@ -11,9 +11,9 @@ static char *root, *proj;
 static struct store st;
 
 static const char *const K[] = {
-	"aa000000000000000000000000000001",
-	"bb000000000000000000000000000002",
-	"cc000000000000000000000000000003",
+    "aa000000000000000000000000000001",
+    "bb000000000000000000000000000002",
+    "cc000000000000000000000000000003",
 };
 
 static void save(const char *key, size_t log_len)
@@ -27,9 +27,14 @@ static void save(const char *key, size_t log_len)
 	}
 	log[log_len] = '\0';
 	const char *outputs[] = {"out.txt"};
-	struct entry_save_request req = {.key = key, .task = "p#t", .project_dir = proj,
-					 .outputs = outputs, .n_outputs = 1, .log_fd = -1,
-					 .log = log, .log_len = log_len};
+	struct entry_save_request req = {.key = key,
+					 .task = "p#t",
+					 .project_dir = proj,
+					 .outputs = outputs,
+					 .n_outputs = 1,
+					 .log_fd = -1,
+					 .log = log,
+					 .log_len = log_len};
 	CHECK_INT(entry_save(&st, &req, NULL), 0);
 	free(log);
 }
