@@ -299,6 +299,26 @@ out:
 
 /* ---- saving ---- */
 
+/* Appends the names in directory fd (not "." or ".."), fd left open.
+ * Returns 0, or -1 after error() naming path. */
+static int dir_names(int fd, const char *path, struct strvec *out)
+{
+	int dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = dup < 0 ? NULL : fdopendir(dup);
+	if (!d) {
+		if (dup >= 0)
+			close(dup);
+		return error_errno("cache: open %s", path);
+	}
+	struct dirent *de;
+	while ((errno = 0, de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			strvec_push(out, de->d_name);
+	int ret = errno ? error_errno("cache: read %s", path) : 0;
+	closedir(d);
+	return ret;
+}
+
 /* Appends every path below dir (relative to rootfd), never entering a
  * symlink; a path that is not a directory adds nothing. */
 static int tree_collect(int rootfd, const char *dir, struct strvec *out)
@@ -313,21 +333,14 @@ static int tree_collect(int rootfd, const char *dir, struct strvec *out)
 		return errno == ENOTDIR || errno == ELOOP || errno == ENOENT
 			   ? 0
 			   : error_errno("cache: open %s", dir);
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return error_errno("cache: open %s", dir);
-	}
 	struct strvec kids = STRVEC_INIT;
-	struct dirent *de;
-	while ((errno = 0, de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			strvec_pushf(&kids, "%s/%s", dir, de->d_name);
-	int ret = errno ? error_errno("cache: read %s", dir) : 0;
-	closedir(d);
+	int ret = dir_names(fd, dir, &kids);
+	close(fd);
 	for (size_t i = 0; !ret && i < kids.n; i++) {
-		strvec_push(out, kids.v[i]);
-		ret = tree_collect(rootfd, kids.v[i], out);
+		char *sub = xasprintf("%s/%s", dir, kids.v[i]);
+		strvec_push(out, sub);
+		ret = tree_collect(rootfd, sub, out);
+		free(sub);
 	}
 	strvec_clear(&kids);
 	return ret;
@@ -655,20 +668,8 @@ static int dir_clear(int fd, const char *path)
 	struct stat st;
 	if (fstat(fd, &st) < 0 || fchmod(fd, (st.st_mode & 07777) | 0700) < 0)
 		return error_errno("restore: chmod %s", path);
-	int dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	DIR *d = dup < 0 ? NULL : fdopendir(dup);
-	if (!d) {
-		if (dup >= 0)
-			close(dup);
-		return error_errno("restore: open %s", path);
-	}
 	struct strvec kids = STRVEC_INIT;
-	struct dirent *de;
-	while ((errno = 0, de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			strvec_push(&kids, de->d_name);
-	int ret = errno ? error_errno("restore: read %s", path) : 0;
-	closedir(d);
+	int ret = dir_names(fd, path, &kids);
 	for (size_t i = 0; !ret && i < kids.n; i++) {
 		char *sub = xasprintf("%s/%s", path, kids.v[i]);
 		ret = tree_remove(fd, kids.v[i], sub);
