@@ -1,0 +1,779 @@
+/* entry.c - save, verify and restore one cache entry (archive + manifest). */
+#include "cache/entry.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "util/die.h"
+#include "util/path.h"
+
+#define HASH_BUF (128 * 1024)
+
+/* XXH3-128 of fd from its offset to EOF, xxh128sum style. Stands in for the
+ * file hash of src/cache/filehash.c until the two meet. Returns 0, or -1
+ * with errno set. */
+static int fd_hash(int fd, char out[ARCHIVE_HASH_HEX])
+{
+	XXH3_state_t *st = XXH3_createState();
+	if (!st)
+		die("out of memory");
+	XXH3_128bits_reset(st);
+	char *buf = xmalloc(HASH_BUF);
+	int ret = 0;
+	for (;;) {
+		ssize_t k = read(fd, buf, HASH_BUF);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			ret = -1;
+			break;
+		}
+		if (k == 0)
+			break;
+		XXH3_128bits_update(st, buf, (size_t)k);
+	}
+	if (!ret)
+		archive_hash_hex(XXH3_128bits_digest(st), out);
+	free(buf);
+	XXH3_freeState(st);
+	return ret;
+}
+
+static int write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+	while (n) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static void file_release(struct entry_file *f)
+{
+	free(f->path);
+	free(f->target);
+}
+
+void entry_manifest_release(struct entry_manifest *m)
+{
+	free(m->key);
+	free(m->task);
+	free(m->vx_version);
+	for (size_t i = 0; i < m->inputs.n; i++)
+		file_release(&m->inputs.v[i]);
+	for (size_t i = 0; i < m->outputs.n; i++)
+		file_release(&m->outputs.v[i]);
+	vec_free(&m->inputs);
+	vec_free(&m->outputs);
+	memset(m, 0, sizeof *m);
+}
+
+static const char *type_name(enum archive_type t)
+{
+	return t == ARCHIVE_DIR ? "dir" : t == ARCHIVE_SYMLINK ? "symlink" : "file";
+}
+
+char *entry_manifest_format(const struct entry_manifest *m)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON_AddNumberToObject(root, "format", ENTRY_FORMAT);
+	cJSON_AddStringToObject(root, "key", m->key);
+	cJSON_AddStringToObject(root, "task", m->task);
+	cJSON_AddStringToObject(root, "vxVersion", m->vx_version);
+	cJSON_AddNumberToObject(root, "exitCode", m->exit_code);
+	cJSON_AddNumberToObject(root, "durationMs", (double)m->duration_ms);
+	cJSON *in = cJSON_AddArrayToObject(root, "inputs");
+	for (size_t i = 0; i < m->inputs.n; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "path", m->inputs.v[i].path);
+		cJSON_AddStringToObject(o, "hash", m->inputs.v[i].hash);
+		cJSON_AddItemToArray(in, o);
+	}
+	cJSON *out = cJSON_AddArrayToObject(root, "outputs");
+	for (size_t i = 0; i < m->outputs.n; i++) {
+		const struct entry_file *f = &m->outputs.v[i];
+		cJSON *o = cJSON_CreateObject();
+		char mode[8];
+		snprintf(mode, sizeof mode, "%04o", f->mode);
+		cJSON_AddStringToObject(o, "path", f->path);
+		cJSON_AddStringToObject(o, "type", type_name(f->type));
+		if (f->type != ARCHIVE_SYMLINK)
+			cJSON_AddStringToObject(o, "mode", mode);
+		if (f->type == ARCHIVE_FILE)
+			cJSON_AddNumberToObject(o, "size", (double)f->size);
+		if (f->type == ARCHIVE_SYMLINK)
+			cJSON_AddStringToObject(o, "target", f->target);
+		if (f->type != ARCHIVE_DIR)
+			cJSON_AddStringToObject(o, "hash", f->hash);
+		cJSON_AddItemToArray(out, o);
+	}
+	cJSON *log = cJSON_AddObjectToObject(root, "log");
+	cJSON_AddNumberToObject(log, "size", (double)m->log_size);
+	cJSON *arc = cJSON_AddObjectToObject(root, "archive");
+	cJSON_AddNumberToObject(arc, "size", (double)m->archive_size);
+	cJSON_AddStringToObject(arc, "xxh3", m->archive_hash);
+	char *s = cJSON_Print(root);
+	cJSON_Delete(root);
+	if (!s)
+		die("out of memory");
+	char *ret = xasprintf("%s\n", s);
+	cJSON_free(s);
+	return ret;
+}
+
+/* ---- parsing: every field checked, since a bad manifest is an expected
+ * state (a crash, a disk error, a hand edit) and must read as ENTRY_BAD ---- */
+
+static const cJSON *get(const cJSON *o, const char *key, int want, struct strbuf *why)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (!v || !(v->type & want)) {
+		strbuf_addf(why, "manifest: field \"%s\" missing or of the wrong type", key);
+		return NULL;
+	}
+	return v;
+}
+
+static int get_str(const cJSON *o, const char *key, char **out, struct strbuf *why)
+{
+	const cJSON *v = get(o, key, cJSON_String, why);
+	if (!v)
+		return -1;
+	*out = xstrdup(v->valuestring);
+	return 0;
+}
+
+static int get_u64(const cJSON *o, const char *key, uint64_t *out, struct strbuf *why)
+{
+	const cJSON *v = get(o, key, cJSON_Number, why);
+	if (!v)
+		return -1;
+	if (v->valuedouble < 0 || v->valuedouble > 9007199254740992.0 ||
+	    v->valuedouble != (double)(uint64_t)v->valuedouble) {
+		strbuf_addf(why, "manifest: field \"%s\" is not a size", key);
+		return -1;
+	}
+	*out = (uint64_t)v->valuedouble;
+	return 0;
+}
+
+static int get_hash(const cJSON *o, const char *key, char out[ARCHIVE_HASH_HEX], struct strbuf *why)
+{
+	const cJSON *v = get(o, key, cJSON_String, why);
+	if (!v)
+		return -1;
+	if (strlen(v->valuestring) != ARCHIVE_HASH_HEX - 1) {
+		strbuf_addf(why, "manifest: field \"%s\" is not a 128-bit hash", key);
+		return -1;
+	}
+	memcpy(out, v->valuestring, ARCHIVE_HASH_HEX);
+	return 0;
+}
+
+static int parse_output(const cJSON *o, struct entry_file *f, struct strbuf *why)
+{
+	char *type = NULL, *mode = NULL;
+	int ret = -1;
+	if (get_str(o, "path", &f->path, why) || get_str(o, "type", &type, why))
+		goto out;
+	if (!archive_path_ok(f->path)) {
+		strbuf_addf(why, "manifest: unsafe output path '%s'", f->path);
+		goto out;
+	}
+	if (!strcmp(type, "file")) {
+		f->type = ARCHIVE_FILE;
+		if (get_str(o, "mode", &mode, why) || get_u64(o, "size", &f->size, why) ||
+		    get_hash(o, "hash", f->hash, why))
+			goto out;
+	} else if (!strcmp(type, "dir")) {
+		f->type = ARCHIVE_DIR;
+		if (get_str(o, "mode", &mode, why))
+			goto out;
+	} else if (!strcmp(type, "symlink")) {
+		f->type = ARCHIVE_SYMLINK;
+		f->mode = 0777;
+		if (get_str(o, "target", &f->target, why) || get_hash(o, "hash", f->hash, why))
+			goto out;
+	} else {
+		strbuf_addf(why, "manifest: unknown output type \"%s\"", type);
+		goto out;
+	}
+	if (mode) {
+		char *end;
+		unsigned long v = strtoul(mode, &end, 8);
+		if (*end || !*mode || v > 0777) {
+			strbuf_addf(why, "manifest: bad mode \"%s\"", mode);
+			goto out;
+		}
+		f->mode = (unsigned)v;
+	}
+	ret = 0;
+out:
+	free(type);
+	free(mode);
+	return ret;
+}
+
+static int cmp_file_path(const void *a, const void *b)
+{
+	return strcmp(((const struct entry_file *)a)->path, ((const struct entry_file *)b)->path);
+}
+
+int entry_manifest_parse(const char *json, size_t len, struct entry_manifest *m, struct strbuf *why)
+{
+	memset(m, 0, sizeof *m);
+	cJSON *root = cJSON_ParseWithLength(json, len);
+	if (!root || !cJSON_IsObject(root)) {
+		strbuf_addstr(why, "manifest: not a JSON object");
+		cJSON_Delete(root);
+		return -1;
+	}
+	int ret = -1;
+	uint64_t format = 0, exit_code = 0;
+	const cJSON *in, *out, *log, *arc, *x;
+	if (get_u64(root, "format", &format, why))
+		goto out;
+	if (format != ENTRY_FORMAT) {
+		strbuf_addf(why, "manifest: format %llu, this vx reads %d",
+			    (unsigned long long)format, ENTRY_FORMAT);
+		goto out;
+	}
+	x = get(root, "exitCode", cJSON_Number, why);
+	if (!x || get_str(root, "key", &m->key, why) || get_str(root, "task", &m->task, why) ||
+	    get_str(root, "vxVersion", &m->vx_version, why) ||
+	    get_u64(root, "durationMs", &m->duration_ms, why))
+		goto out;
+	exit_code = (uint64_t)x->valueint;
+	m->exit_code = (int)exit_code;
+	if (!(in = get(root, "inputs", cJSON_Array, why)) ||
+	    !(out = get(root, "outputs", cJSON_Array, why)) ||
+	    !(log = get(root, "log", cJSON_Object, why)) ||
+	    !(arc = get(root, "archive", cJSON_Object, why)))
+		goto out;
+	if (get_u64(log, "size", &m->log_size, why) ||
+	    get_u64(arc, "size", &m->archive_size, why) ||
+	    get_hash(arc, "xxh3", m->archive_hash, why))
+		goto out;
+	cJSON_ArrayForEach(x, in)
+	{
+		struct entry_file f = {0};
+		int bad = !cJSON_IsObject(x) || get_str(x, "path", &f.path, why) ||
+			  get_hash(x, "hash", f.hash, why);
+		vec_push(&m->inputs, f);
+		if (bad)
+			goto out;
+	}
+	cJSON_ArrayForEach(x, out)
+	{
+		struct entry_file f = {0};
+		int bad = !cJSON_IsObject(x) || parse_output(x, &f, why);
+		vec_push(&m->outputs, f);
+		if (bad)
+			goto out;
+	}
+	if (m->outputs.n)
+		qsort(m->outputs.v, m->outputs.n, sizeof *m->outputs.v, cmp_file_path);
+	ret = 0;
+out:
+	if (ret < 0 && !why->len)
+		strbuf_addstr(why, "manifest: malformed");
+	if (ret < 0)
+		entry_manifest_release(m);
+	cJSON_Delete(root);
+	return ret;
+}
+
+/* ---- saving ---- */
+
+/* Appends the names in directory fd (not "." or ".."), fd left open.
+ * Returns 0, or -1 after error() naming path. */
+static int dir_names(int fd, const char *path, struct strvec *out)
+{
+	int dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = dup < 0 ? NULL : fdopendir(dup);
+	if (!d) {
+		if (dup >= 0)
+			close(dup);
+		return error_errno("cache: open %s", path);
+	}
+	struct dirent *de;
+	while ((errno = 0, de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			strvec_push(out, de->d_name);
+	int ret = errno ? error_errno("cache: read %s", path) : 0;
+	closedir(d);
+	return ret;
+}
+
+/* Appends every path below dir (relative to rootfd), never entering a
+ * symlink; a path that is not a directory adds nothing. */
+static int tree_collect(int rootfd, const char *dir, struct strvec *out)
+{
+	const char *leaf;
+	int pfd = archive_open_parent(rootfd, dir, false, &leaf);
+	if (pfd < 0)
+		return 0;
+	int fd = openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(pfd);
+	if (fd < 0)
+		return errno == ENOTDIR || errno == ELOOP || errno == ENOENT
+			   ? 0
+			   : error_errno("cache: open %s", dir);
+	struct strvec kids = STRVEC_INIT;
+	int ret = dir_names(fd, dir, &kids);
+	close(fd);
+	for (size_t i = 0; !ret && i < kids.n; i++) {
+		char *sub = xasprintf("%s/%s", dir, kids.v[i]);
+		strvec_push(out, sub);
+		ret = tree_collect(rootfd, sub, out);
+		free(sub);
+	}
+	strvec_clear(&kids);
+	return ret;
+}
+
+/* Turns the caller's matches into the sorted member list: each match, its
+ * parent directories, and a directory's whole tree. */
+static int outputs_collect(int rootfd, const char *const *outputs, size_t n, struct strvec *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *p = path_normalize(outputs[i]);
+		if (!archive_path_ok(p)) {
+			error("cache: output '%s' is not inside the project", outputs[i]);
+			free(p);
+			return -1;
+		}
+		for (char *s = p; (s = strchr(s, '/')); s++) {
+			*s = '\0';
+			strvec_push(out, p);
+			*s = '/';
+		}
+		strvec_push(out, p);
+		int ret = tree_collect(rootfd, p, out);
+		free(p);
+		if (ret < 0)
+			return -1;
+	}
+	strvec_sort_unique(out);
+	return 0;
+}
+
+static bool below_any(const struct strvec *dirs, const char *path)
+{
+	for (size_t i = 0; i < dirs->n; i++) {
+		size_t n = strlen(dirs->v[i]);
+		if (!strncmp(dirs->v[i], path, n) && path[n] == '/')
+			return true;
+	}
+	return false;
+}
+
+/* Creates "<shard>/.tmp-<key>-XXXXXX". Returns the fd and *path, or -1. */
+static int tmp_create(const struct store *st, const char *key, char **path)
+{
+	*path = xasprintf("%s/%.2s/%s%s-XXXXXX", st->path, key, STORE_TMP_PREFIX, key);
+	int fd = mkostemp(*path, O_CLOEXEC);
+	if (fd < 0) {
+		error_errno("cache: create %s", *path);
+		free(*path);
+		*path = NULL;
+		return -1;
+	}
+	/* mkostemp makes 0600; the cache is as readable as the project. */
+	if (fchmod(fd, 0644) < 0) {
+		error_errno("cache: chmod %s", *path);
+		close(fd);
+		unlink(*path);
+		free(*path);
+		*path = NULL;
+		return -1;
+	}
+	return fd;
+}
+
+static int archive_write(int fd, int rootfd, const struct entry_save_request *req,
+			 struct entry_manifest *m)
+{
+	struct archive_writer *w = archive_writer_new(fd, req->level);
+	struct strvec paths = STRVEC_INIT, links = STRVEC_INIT;
+	int ret;
+	/* The log goes first, so a hit whose outputs are already in place reads
+	 * it without decompressing the rest. */
+	if (req->log_fd >= 0) {
+		off_t at = lseek(req->log_fd, 0, SEEK_CUR);
+		struct stat lst;
+		ret = at < 0 || fstat(req->log_fd, &lst) < 0 ? error_errno("cache: the log") : 0;
+		m->log_size = !ret && lst.st_size > at ? (uint64_t)(lst.st_size - at) : 0;
+		if (!ret)
+			ret = archive_writer_add_log_fd(w, req->log_fd);
+	} else {
+		m->log_size = req->log_len;
+		ret = archive_writer_add_log(w, req->log ? req->log : "", req->log_len);
+	}
+	if (!ret)
+		ret = outputs_collect(rootfd, req->outputs, req->n_outputs, &paths);
+	for (size_t i = 0; !ret && i < paths.n; i++) {
+		if (below_any(&links, paths.v[i]))
+			continue;
+		struct archive_member am;
+		if (archive_writer_add(w, rootfd, paths.v[i], &am) < 0) {
+			ret = -1;
+			break;
+		}
+		if (am.type == ARCHIVE_SYMLINK)
+			strvec_push(&links, am.path);
+		struct entry_file f = {.path = am.path,
+				       .type = am.type,
+				       .mode = am.mode,
+				       .size = am.size,
+				       .target = am.target};
+		memcpy(f.hash, am.hash, sizeof f.hash);
+		vec_push(&m->outputs, f);
+	}
+	if (!ret)
+		ret = archive_writer_finish(w, &m->archive_size, m->archive_hash);
+	archive_writer_free(w);
+	strvec_clear(&paths);
+	strvec_clear(&links);
+	return ret;
+}
+
+static int fsync_dir(const struct store *st, const char *key)
+{
+	char shard[3] = {key[0], key[1], '\0'};
+	int fd = openat(st->dirfd, shard, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd) < 0) {
+		int ret = error_errno("cache: fsync %s/%s", st->path, shard);
+		if (fd >= 0)
+			close(fd);
+		return ret;
+	}
+	close(fd);
+	return 0;
+}
+
+int entry_save(const struct store *st, const struct entry_save_request *req,
+	       struct entry_manifest *out)
+{
+	if (!store_key_valid(req->key))
+		return error("cache: invalid key '%s'", req->key);
+	struct entry_manifest m = {0};
+	m.key = xstrdup(req->key);
+	m.task = xstrdup(req->task ? req->task : "");
+	m.vx_version = xstrdup(VX_VERSION);
+	m.exit_code = req->exit_code;
+	m.duration_ms = req->duration_ms;
+	for (size_t i = 0; i < req->n_inputs; i++) {
+		if (strlen(req->inputs[i].hash) != ARCHIVE_HASH_HEX - 1) {
+			entry_manifest_release(&m);
+			return error("cache: input %s: hash '%s' is not 128 bits in hex",
+				     req->inputs[i].path, req->inputs[i].hash);
+		}
+		struct entry_file f = {.path = xstrdup(req->inputs[i].path)};
+		snprintf(f.hash, sizeof f.hash, "%s", req->inputs[i].hash);
+		vec_push(&m.inputs, f);
+	}
+	char *arc_tmp = NULL, *man_tmp = NULL, *json = NULL;
+	char *arc_name = store_entry_name(req->key, STORE_ARCHIVE_SUFFIX);
+	char *man_name = store_entry_name(req->key, STORE_MANIFEST_SUFFIX);
+	int afd = -1, mfd = -1, ret = -1, lock = -1;
+	int rootfd = open(req->project_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0) {
+		error_errno("cache: open %s", req->project_dir);
+		goto out;
+	}
+	if (store_shard_make(st, req->key) < 0 || (afd = tmp_create(st, req->key, &arc_tmp)) < 0)
+		goto out;
+	if (archive_write(afd, rootfd, req, &m) < 0)
+		goto out;
+	if (req->durable && fsync(afd) < 0) {
+		error_errno("cache: fsync %s", arc_tmp);
+		goto out;
+	}
+	json = entry_manifest_format(&m);
+	if ((mfd = tmp_create(st, req->key, &man_tmp)) < 0)
+		goto out;
+	if (write_all(mfd, json, strlen(json)) < 0 || (req->durable && fsync(mfd) < 0)) {
+		error_errno("cache: write %s", man_tmp);
+		goto out;
+	}
+	/* The manifest is renamed last: its presence says the entry is whole.
+	 * The lock pairs the two renames against a concurrent writer of the
+	 * same key (else its archive could end up beside this manifest) and
+	 * against a reader opening the pair. */
+	if ((lock = store_lock(st, true)) < 0)
+		goto out;
+	if (renameat(AT_FDCWD, arc_tmp, st->dirfd, arc_name) < 0) {
+		error_errno("cache: rename %s", arc_tmp);
+		goto out;
+	}
+	free(arc_tmp);
+	arc_tmp = NULL;
+	if (renameat(AT_FDCWD, man_tmp, st->dirfd, man_name) < 0) {
+		error_errno("cache: rename %s", man_tmp);
+		/* An archive with no manifest is a miss; prune removes it. */
+		goto out;
+	}
+	free(man_tmp);
+	man_tmp = NULL;
+	store_unlock(lock);
+	lock = -1;
+	if (req->durable && fsync_dir(st, req->key) < 0)
+		goto out;
+	ret = 0;
+out:
+	store_unlock(lock);
+	if (afd >= 0)
+		close(afd);
+	if (mfd >= 0)
+		close(mfd);
+	if (rootfd >= 0)
+		close(rootfd);
+	if (arc_tmp)
+		unlink(arc_tmp);
+	if (man_tmp)
+		unlink(man_tmp);
+	free(arc_tmp);
+	free(man_tmp);
+	free(arc_name);
+	free(man_name);
+	free(json);
+	if (!ret && out)
+		*out = m;
+	else
+		entry_manifest_release(&m);
+	return ret;
+}
+
+/* ---- reading ---- */
+
+int entry_open(const struct store *st, const char *key, struct entry *e, struct strbuf *why)
+{
+	memset(e, 0, sizeof *e);
+	e->archive_fd = -1;
+	if (!store_key_valid(key))
+		return error("cache: invalid key '%s'", key), ENTRY_ERROR;
+	char *man_name = store_entry_name(key, STORE_MANIFEST_SUFFIX);
+	char *arc_name = store_entry_name(key, STORE_ARCHIVE_SUFFIX);
+	struct strbuf json = STRBUF_INIT;
+	int status = ENTRY_ERROR, mfd = -1;
+	/* Shared lock: the manifest and archive opened here are one writer's
+	 * pair, never one writer's manifest and another's archive. */
+	int lock = store_lock(st, false);
+	if (lock < 0)
+		goto out;
+	mfd = openat(st->dirfd, man_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (mfd < 0) {
+		if (errno == ENOENT)
+			status = ENTRY_MISS;
+		else
+			error_errno("cache: open %s/%s", st->path, man_name);
+		goto out;
+	}
+	e->archive_fd = openat(st->dirfd, arc_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int arc_errno = errno;
+	store_unlock(lock);
+	lock = -1;
+	if (strbuf_read_fd(&json, mfd) < 0) {
+		error_errno("cache: read %s/%s", st->path, man_name);
+		goto out;
+	}
+	status = ENTRY_BAD;
+	if (e->archive_fd < 0) {
+		strbuf_addf(why, "archive %s: %s", arc_name, strerror(arc_errno));
+		goto out;
+	}
+	if (entry_manifest_parse(json.buf, json.len, &e->m, why) < 0)
+		goto out;
+	if (strcmp(e->m.key, key)) {
+		strbuf_addf(why, "manifest is for key %s", e->m.key);
+		goto out;
+	}
+	struct stat ast;
+	char hash[ARCHIVE_HASH_HEX];
+	if (fstat(e->archive_fd, &ast) < 0 || fd_hash(e->archive_fd, hash) < 0) {
+		error_errno("cache: read %s/%s", st->path, arc_name);
+		status = ENTRY_ERROR;
+		goto out;
+	}
+	if ((uint64_t)ast.st_size != e->m.archive_size) {
+		strbuf_addf(why, "archive is %lld bytes, the manifest says %llu",
+			    (long long)ast.st_size, (unsigned long long)e->m.archive_size);
+		goto out;
+	}
+	if (strcmp(hash, e->m.archive_hash)) {
+		strbuf_addf(why, "archive checksum %s, the manifest says %s", hash,
+			    e->m.archive_hash);
+		goto out;
+	}
+	status = ENTRY_HIT;
+out:
+	store_unlock(lock);
+	if (mfd >= 0)
+		close(mfd);
+	if (status != ENTRY_HIT)
+		entry_close(e);
+	strbuf_release(&json);
+	free(man_name);
+	free(arc_name);
+	return status;
+}
+
+void entry_close(struct entry *e)
+{
+	if (e->archive_fd >= 0)
+		close(e->archive_fd);
+	e->archive_fd = -1;
+	entry_manifest_release(&e->m);
+}
+
+/* ---- restoring ---- */
+
+static int dir_clear(int fd, const char *path);
+
+/* Removes leaf of dfd, a directory with all it holds; never follows a link. */
+static int tree_remove(int dfd, const char *leaf, const char *path)
+{
+	if (!unlinkat(dfd, leaf, 0) || errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return error_errno("restore: remove %s", path);
+	int fd = openat(dfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return error_errno("restore: open %s", path);
+	int ret = dir_clear(fd, path);
+	close(fd);
+	if (!ret && unlinkat(dfd, leaf, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		ret = error_errno("restore: remove %s", path);
+	return ret;
+}
+
+static int dir_clear(int fd, const char *path)
+{
+	/* A restored 0555 directory must still be emptied by the next restore. */
+	struct stat st;
+	if (fstat(fd, &st) < 0 || fchmod(fd, (st.st_mode & 07777) | 0700) < 0)
+		return error_errno("restore: chmod %s", path);
+	struct strvec kids = STRVEC_INIT;
+	int ret = dir_names(fd, path, &kids);
+	for (size_t i = 0; !ret && i < kids.n; i++) {
+		char *sub = xasprintf("%s/%s", path, kids.v[i]);
+		ret = tree_remove(fd, kids.v[i], sub);
+		free(sub);
+	}
+	strvec_clear(&kids);
+	return ret;
+}
+
+/* Removes a current output. One reached through a symlink is outside the
+ * project's own tree and is left alone. */
+static int output_remove(int rootfd, const char *path)
+{
+	const char *leaf;
+	int dfd = archive_open_parent(rootfd, path, false, &leaf);
+	if (dfd < 0)
+		return errno == ENOENT || errno == ELOOP || errno == ENOTDIR
+			   ? 0
+			   : error_errno("restore: %s", path);
+	int ret = tree_remove(dfd, leaf, path);
+	close(dfd);
+	return ret;
+}
+
+static bool output_matches(int rootfd, const struct entry_file *f)
+{
+	const char *leaf;
+	int dfd = archive_open_parent(rootfd, f->path, false, &leaf);
+	if (dfd < 0)
+		return false;
+	struct stat st;
+	bool ok = false;
+	if (fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		goto out;
+	if (f->type == ARCHIVE_DIR) {
+		ok = S_ISDIR(st.st_mode) && (st.st_mode & 0777) == f->mode;
+	} else if (f->type == ARCHIVE_SYMLINK) {
+		char *buf = S_ISLNK(st.st_mode) ? xmalloc((size_t)st.st_size + 2) : NULL;
+		ssize_t n = buf ? readlinkat(dfd, leaf, buf, (size_t)st.st_size + 1) : -1;
+		ok = n >= 0 && (size_t)n == strlen(f->target) && !memcmp(buf, f->target, (size_t)n);
+		free(buf);
+	} else if (S_ISREG(st.st_mode) && (st.st_mode & 0777) == f->mode &&
+		   (uint64_t)st.st_size == f->size) {
+		char hash[ARCHIVE_HASH_HEX];
+		int fd = openat(dfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		ok = fd >= 0 && !fd_hash(fd, hash) && !strcmp(hash, f->hash);
+		if (fd >= 0)
+			close(fd);
+	}
+out:
+	close(dfd);
+	return ok;
+}
+
+static bool outputs_in_place(const struct entry *e, int rootfd, const struct strvec *current)
+{
+	for (size_t i = 0; i < current->n; i++) {
+		struct entry_file key = {.path = current->v[i]};
+		if (!e->m.outputs.n ||
+		    !bsearch(&key, e->m.outputs.v, e->m.outputs.n, sizeof key, cmp_file_path))
+			return false;
+	}
+	for (size_t i = 0; i < e->m.outputs.n; i++)
+		if (!output_matches(rootfd, &e->m.outputs.v[i]))
+			return false;
+	return true;
+}
+
+int entry_restore(struct entry *e, const char *project_dir, const char *const *current,
+		  size_t n_current, struct strbuf *log)
+{
+	struct strvec cur = STRVEC_INIT;
+	int ret = -1;
+	int rootfd = open(project_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0) {
+		error_errno("restore: open %s", project_dir);
+		goto out;
+	}
+	for (size_t i = 0; i < n_current; i++) {
+		char *p = path_normalize(current[i]);
+		if (!archive_path_ok(p)) {
+			error("restore: output '%s' is not inside the project", current[i]);
+			free(p);
+			goto out;
+		}
+		strvec_push_nodup(&cur, p);
+	}
+	if (lseek(e->archive_fd, 0, SEEK_SET) < 0) {
+		error_errno("restore: seek");
+		goto out;
+	}
+	if (outputs_in_place(e, rootfd, &cur)) {
+		if (archive_extract(e->archive_fd, rootfd, log, true) == 0)
+			ret = ENTRY_IN_PLACE;
+		goto out;
+	}
+	for (size_t i = 0; i < cur.n; i++)
+		if (output_remove(rootfd, cur.v[i]) < 0)
+			goto out;
+	if (archive_extract(e->archive_fd, rootfd, log, false) == 0)
+		ret = ENTRY_RESTORED;
+out:
+	if (rootfd >= 0)
+		close(rootfd);
+	strvec_clear(&cur);
+	return ret;
+}

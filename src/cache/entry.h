@@ -1,0 +1,121 @@
+/* entry.h - one cache entry: <store>/<key[0:2]>/<key>.tar.zst (the outputs
+ * and the log, archive.h) and <key>.json (the manifest), saved, verified and
+ * restored (docs/cache-store.md). */
+#ifndef VX_CACHE_ENTRY_H
+#define VX_CACHE_ENTRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache/archive.h"
+#include "cache/store.h"
+#include "util/strbuf.h"
+#include "util/vec.h"
+
+#define ENTRY_FORMAT 1
+
+/* An input (as the caller hashed it) or an output (as the archive holds it). */
+struct entry_file {
+	char *path;
+	char hash[ARCHIVE_HASH_HEX]; /* content or link text; "" for a directory */
+	enum archive_type type;	     /* outputs only */
+	unsigned mode;		     /* outputs only: permission bits */
+	uint64_t size;		     /* outputs only: a file's bytes */
+	char *target;		     /* outputs only: a symlink's text */
+};
+
+/* Built by entry_save, read back by entry_open. */
+struct entry_manifest {
+	char *key, *task, *vx_version;
+	VEC(struct entry_file) inputs;
+	VEC(struct entry_file) outputs; /* sorted by path; parents before children */
+	int exit_code;
+	uint64_t duration_ms;
+	uint64_t log_size;
+	uint64_t archive_size;
+	char archive_hash[ARCHIVE_HASH_HEX]; /* XXH3-128 of the archive file's bytes */
+};
+
+void entry_manifest_release(struct entry_manifest *m);
+/* Returns the manifest as JSON; caller frees. */
+char *entry_manifest_format(const struct entry_manifest *m);
+/* Parses a manifest. Returns 0, or -1 with the reason appended to why (no
+ * message printed): not JSON, a field missing or of the wrong type, an
+ * unknown format number, an unsafe output path. */
+int entry_manifest_parse(const char *json, size_t len, struct entry_manifest *m,
+			 struct strbuf *why);
+
+struct entry_input {
+	const char *path;
+	const char *hash;
+};
+
+struct entry_save_request {
+	const char *key;	 /* store_key_valid */
+	const char *task;	 /* "project#task" */
+	const char *project_dir; /* outputs are relative to it */
+	/* The current matches of the output globs. A directory brings its whole
+	 * tree, a path brings its parent directories; what lies below a symlink
+	 * is not taken (the link is). */
+	const char *const *outputs;
+	size_t n_outputs;
+	const struct entry_input *inputs; /* stored as given */
+	size_t n_inputs;
+	int log_fd;	 /* the captured log from its offset to its end, or -1 ... */
+	const void *log; /* ... then these log_len bytes (NULL when 0) */
+	size_t log_len;
+	int exit_code;
+	uint64_t duration_ms;
+	int level;    /* zstd level; 0 for ARCHIVE_LEVEL_DEFAULT */
+	bool durable; /* fsync both files and the shard before and after the renames */
+};
+
+/* Writes the entry: the archive, then the manifest, each to a temporary name
+ * in the shard renamed into place, both renames under the store's exclusive
+ * lock so a concurrent writer of the same key cannot pair its archive with
+ * this manifest. Fills *out when not NULL. Returns 0, or -1 after error()
+ * (nothing is left behind but, on a crash, a temporary that store_prune
+ * removes). */
+int entry_save(const struct store *st, const struct entry_save_request *req,
+	       struct entry_manifest *out);
+
+enum entry_status {
+	ENTRY_ERROR = -1, /* the store could not be read; error() printed */
+	ENTRY_HIT = 0,	  /* e is open and verified */
+	ENTRY_MISS = 1,	  /* no manifest: no entry */
+	ENTRY_BAD = 2,	  /* a manifest that does not parse, or an archive missing or
+			     not matching its size and checksum: the reason is in why,
+			     nothing printed; the caller warns once, treats it as a miss
+			     and the next save replaces it */
+};
+
+/* Filled by entry_open; released by entry_close. */
+struct entry {
+	struct entry_manifest m;
+	int archive_fd; /* verified against m; the inode is pinned even if the
+			   entry is replaced or pruned meanwhile */
+};
+
+/* Looks key up and verifies it. Returns an enum entry_status. */
+int entry_open(const struct store *st, const char *key, struct entry *e, struct strbuf *why);
+void entry_close(struct entry *e);
+
+enum entry_restore_result {
+	ENTRY_RESTORED = 0,
+	ENTRY_IN_PLACE = 1, /* every output already matched: nothing written */
+};
+
+/* Makes the project's outputs what the entry holds and appends the captured
+ * log to log (when not NULL). current lists the output globs' matches now
+ * on disk (project-relative). When every output of the manifest is on disk
+ * with its type, mode and hash, and current names nothing else, writes
+ * nothing and returns ENTRY_IN_PLACE. Otherwise deletes every current match
+ * (recursively, never through a symlink) and extracts the archive, returning
+ * ENTRY_RESTORED. Returns -1 after error(): an unsafe path, an I/O error or
+ * a refused member, with the outputs possibly half restored (the caller
+ * should run the task). */
+int entry_restore(struct entry *e, const char *project_dir, const char *const *current,
+		  size_t n_current, struct strbuf *log);
+
+#endif

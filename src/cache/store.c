@@ -1,0 +1,395 @@
+/* store.c - the cache directory: layout, lock, last use, stats, clean, prune. */
+#include "cache/store.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/die.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/vec.h"
+
+#define LOCK_NAME ".lock"
+/* A temporary file this old belongs to a writer that died: a save takes
+ * seconds, not an hour. */
+#define TMP_STALE_SECONDS 3600
+
+static int mkdir_parents(const char *abs)
+{
+	char *p = xstrdup(abs);
+	int ret = 0;
+	for (char *s = p + 1;; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+			ret = error_errno("cache: mkdir %s", p);
+			break;
+		}
+		*s = c;
+		if (!c)
+			break;
+	}
+	free(p);
+	return ret;
+}
+
+int store_open(struct store *st, const char *dir)
+{
+	st->path = path_absolute(dir);
+	st->dirfd = -1;
+	if (mkdir_parents(st->path) < 0)
+		goto fail;
+	st->dirfd = open(st->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (st->dirfd < 0) {
+		error_errno("cache: open %s", st->path);
+		goto fail;
+	}
+	return 0;
+fail:
+	free(st->path);
+	st->path = NULL;
+	return -1;
+}
+
+void store_close(struct store *st)
+{
+	if (st->dirfd >= 0)
+		close(st->dirfd);
+	free(st->path);
+	st->path = NULL;
+	st->dirfd = -1;
+}
+
+static bool is_hex(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
+bool store_key_valid(const char *key)
+{
+	size_t n = strlen(key);
+	return n >= 2 && n <= 64 && is_hex(key, n);
+}
+
+char *store_entry_name(const char *key, const char *suffix)
+{
+	return xasprintf("%.2s/%s%s", key, key, suffix);
+}
+
+char *store_entry_path(const struct store *st, const char *key, const char *suffix)
+{
+	return xasprintf("%s/%.2s/%s%s", st->path, key, key, suffix);
+}
+
+int store_shard_make(const struct store *st, const char *key)
+{
+	char shard[3] = {key[0], key[1], '\0'};
+	if (mkdirat(st->dirfd, shard, 0755) < 0 && errno != EEXIST)
+		return error_errno("cache: mkdir %s/%s", st->path, shard);
+	return 0;
+}
+
+int store_lock(const struct store *st, bool exclusive)
+{
+	int fd = openat(st->dirfd, LOCK_NAME, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return error_errno("cache: open %s/%s", st->path, LOCK_NAME);
+	while (flock(fd, exclusive ? LOCK_EX : LOCK_SH) < 0) {
+		if (errno == EINTR)
+			continue;
+		error_errno("cache: lock %s/%s", st->path, LOCK_NAME);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+void store_unlock(int fd)
+{
+	/* Closing the only descriptor of this open file releases the flock. */
+	if (fd >= 0)
+		close(fd);
+}
+
+int store_touch(const struct store *st, const char *key)
+{
+	char *name = store_entry_name(key, STORE_MANIFEST_SUFFIX);
+	int ret = utimensat(st->dirfd, name, NULL, AT_SYMLINK_NOFOLLOW);
+	free(name);
+	return ret;
+}
+
+/* ---- scanning ---- */
+
+enum scan_kind { SCAN_MANIFEST, SCAN_ARCHIVE, SCAN_TMP };
+
+struct scan_file {
+	char *name; /* "<shard>/<file>" relative to the store */
+	char *key;  /* NULL for SCAN_TMP */
+	enum scan_kind kind;
+	struct stat st;
+};
+
+typedef VEC(struct scan_file) scan_vec;
+
+static void scan_free(scan_vec *v)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		free(v->v[i].name);
+		free(v->v[i].key);
+	}
+	vec_free(v);
+}
+
+/* Returns the key when file is "<key><suffix>" of shard, else NULL. */
+static char *file_key(const char *shard, const char *file, const char *suffix)
+{
+	size_t n = strlen(file), s = strlen(suffix);
+	if (n <= s || strcmp(file + n - s, suffix))
+		return NULL;
+	char *key = xstrndup(file, n - s);
+	if (!store_key_valid(key) || strncmp(key, shard, 2)) {
+		free(key);
+		return NULL;
+	}
+	return key;
+}
+
+static int scan_shard(const struct store *st, const char *shard, scan_vec *out)
+{
+	int fd = openat(st->dirfd, shard, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ELOOP || errno == ENOTDIR
+			   ? 0
+			   : error_errno("cache: open %s/%s", st->path, shard);
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return error_errno("cache: open %s/%s", st->path, shard);
+	}
+	struct dirent *de;
+	while ((errno = 0, de = readdir(d))) {
+		const char *f = de->d_name;
+		struct scan_file sf = {0};
+		if ((sf.key = file_key(shard, f, STORE_MANIFEST_SUFFIX)))
+			sf.kind = SCAN_MANIFEST;
+		else if ((sf.key = file_key(shard, f, STORE_ARCHIVE_SUFFIX)))
+			sf.kind = SCAN_ARCHIVE;
+		else if (!strncmp(f, STORE_TMP_PREFIX, strlen(STORE_TMP_PREFIX)))
+			sf.kind = SCAN_TMP;
+		else
+			continue;
+		/* Only regular files are the store's: a planted link is left alone. */
+		if (fstatat(dirfd(d), f, &sf.st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(sf.st.st_mode)) {
+			free(sf.key);
+			continue;
+		}
+		sf.name = xasprintf("%s/%s", shard, f);
+		vec_push(out, sf);
+	}
+	int ret = errno ? error_errno("cache: read %s/%s", st->path, shard) : 0;
+	closedir(d);
+	return ret;
+}
+
+/* Collects the store's own files; shard directories are the 2-hex names. */
+static int scan(const struct store *st, scan_vec *out, struct strvec *shards)
+{
+	int fd = openat(st->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return error_errno("cache: open %s", st->path);
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return error_errno("cache: open %s", st->path);
+	}
+	struct strvec names = STRVEC_INIT;
+	struct dirent *de;
+	while ((errno = 0, de = readdir(d)))
+		if (strlen(de->d_name) == 2 && is_hex(de->d_name, 2))
+			strvec_push(&names, de->d_name);
+	int ret = errno ? error_errno("cache: read %s", st->path) : 0;
+	closedir(d);
+	strvec_sort_unique(&names);
+	for (size_t i = 0; !ret && i < names.n; i++)
+		ret = scan_shard(st, names.v[i], out);
+	if (shards)
+		strvec_extend(shards, &names);
+	strvec_clear(&names);
+	return ret;
+}
+
+struct scan_entry {
+	const char *key;
+	const struct scan_file *manifest, *archive;
+	uint64_t bytes;
+};
+
+typedef VEC(struct scan_entry) entry_vec;
+
+static int cmp_file_key(const void *a, const void *b)
+{
+	const struct scan_file *x = a, *y = b;
+	if (!x->key || !y->key)
+		return !x->key - !y->key;
+	return strcmp(x->key, y->key);
+}
+
+/* Groups files by key (files sorted in place); temporaries are skipped. */
+static void scan_group(scan_vec *files, entry_vec *out)
+{
+	if (files->n)
+		qsort(files->v, files->n, sizeof *files->v, cmp_file_key);
+	for (size_t i = 0; i < files->n; i++) {
+		struct scan_file *f = &files->v[i];
+		if (!f->key)
+			continue;
+		if (!out->n || strcmp(out->v[out->n - 1].key, f->key))
+			vec_push(out, ((struct scan_entry){.key = f->key}));
+		struct scan_entry *e = &out->v[out->n - 1];
+		if (f->kind == SCAN_MANIFEST)
+			e->manifest = f;
+		else
+			e->archive = f;
+		e->bytes += (uint64_t)f->st.st_size;
+	}
+}
+
+int store_stats(const struct store *st, struct store_stats *out)
+{
+	memset(out, 0, sizeof *out);
+	scan_vec files = {0};
+	int ret = scan(st, &files, NULL);
+	for (size_t i = 0; !ret && i < files.n; i++) {
+		const struct scan_file *f = &files.v[i];
+		out->bytes += (uint64_t)f->st.st_size;
+		if (f->kind != SCAN_MANIFEST)
+			continue;
+		time_t t = f->st.st_mtime;
+		if (!out->entries || t < out->oldest)
+			out->oldest = t;
+		if (!out->entries || t > out->newest)
+			out->newest = t;
+		out->entries++;
+	}
+	scan_free(&files);
+	return ret;
+}
+
+static int unlink_store_file(const struct store *st, const char *name)
+{
+	if (unlinkat(st->dirfd, name, 0) < 0 && errno != ENOENT)
+		return error_errno("cache: remove %s/%s", st->path, name);
+	return 0;
+}
+
+int store_clean(const struct store *st)
+{
+	int lock = store_lock(st, true);
+	if (lock < 0)
+		return -1;
+	scan_vec files = {0};
+	struct strvec shards = STRVEC_INIT;
+	int ret = scan(st, &files, &shards);
+	/* Manifests first, so a reader never finds a manifest without its archive. */
+	for (int pass = 0; !ret && pass < 2; pass++)
+		for (size_t i = 0; !ret && i < files.n; i++)
+			if ((files.v[i].kind == SCAN_MANIFEST) == (pass == 0))
+				ret = unlink_store_file(st, files.v[i].name);
+	for (size_t i = 0; !ret && i < shards.n; i++)
+		if (unlinkat(st->dirfd, shards.v[i], AT_REMOVEDIR) < 0 && errno != ENOTEMPTY &&
+		    errno != EEXIST && errno != ENOENT && errno != ENOTDIR)
+			ret = error_errno("cache: remove %s/%s", st->path, shards.v[i]);
+	scan_free(&files);
+	strvec_clear(&shards);
+	store_unlock(lock);
+	return ret;
+}
+
+/* Removes an entry's files under the exclusive lock, manifest first. With
+ * orphan_only, keeps them if a manifest appeared since the scan (a writer
+ * finished in between). */
+static int entry_remove(const struct store *st, const char *key, bool orphan_only)
+{
+	int lock = store_lock(st, true);
+	if (lock < 0)
+		return -1;
+	char *man = store_entry_name(key, STORE_MANIFEST_SUFFIX);
+	char *arc = store_entry_name(key, STORE_ARCHIVE_SUFFIX);
+	int ret = 0;
+	if (orphan_only && !faccessat(st->dirfd, man, F_OK, AT_SYMLINK_NOFOLLOW))
+		ret = 1;
+	else
+		ret = unlink_store_file(st, man) || unlink_store_file(st, arc) ? -1 : 0;
+	free(man);
+	free(arc);
+	store_unlock(lock);
+	return ret;
+}
+
+static int cmp_entry_age(const void *a, const void *b)
+{
+	const struct scan_entry *x = a, *y = b;
+	const struct timespec *tx = &x->manifest->st.st_mtim, *ty = &y->manifest->st.st_mtim;
+	if (tx->tv_sec != ty->tv_sec)
+		return tx->tv_sec < ty->tv_sec ? -1 : 1;
+	if (tx->tv_nsec != ty->tv_nsec)
+		return tx->tv_nsec < ty->tv_nsec ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+long store_prune(const struct store *st, uint64_t max_bytes)
+{
+	scan_vec files = {0};
+	entry_vec all = {0}, live = {0};
+	long evicted = 0;
+	uint64_t total = 0;
+	int ret = scan(st, &files, NULL);
+	time_t now = time(NULL);
+	for (size_t i = 0; !ret && i < files.n; i++) {
+		const struct scan_file *f = &files.v[i];
+		if (f->kind == SCAN_TMP && now - f->st.st_mtime > TMP_STALE_SECONDS)
+			ret = unlink_store_file(st, f->name);
+		else if (f->kind == SCAN_TMP)
+			total += (uint64_t)f->st.st_size;
+	}
+	if (!ret)
+		scan_group(&files, &all);
+	for (size_t i = 0; !ret && i < all.n; i++) {
+		struct scan_entry *e = &all.v[i];
+		if (e->manifest) {
+			vec_push(&live, *e);
+			total += e->bytes;
+		} else {
+			int r = entry_remove(st, e->key, true);
+			if (r < 0)
+				ret = -1;
+			else if (r > 0)
+				total += e->bytes;
+		}
+	}
+	if (!ret && live.n)
+		qsort(live.v, live.n, sizeof *live.v, cmp_entry_age);
+	for (size_t i = 0; !ret && i < live.n && total > max_bytes; i++) {
+		if (entry_remove(st, live.v[i].key, false) < 0)
+			ret = -1;
+		total -= live.v[i].bytes;
+		evicted++;
+	}
+	vec_free(&all);
+	vec_free(&live);
+	scan_free(&files);
+	return ret ? -1 : evicted;
+}

@@ -1,0 +1,69 @@
+/* store.h - the cache directory as a whole: where an entry's files live, the
+ * short lock that makes an entry's two files change together, last use, size,
+ * clean and prune (docs/cache-store.md). Entries' contents are entry.c's. */
+#ifndef VX_CACHE_STORE_H
+#define VX_CACHE_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#define STORE_ARCHIVE_SUFFIX ".tar.zst"
+#define STORE_MANIFEST_SUFFIX ".json"
+/* Temporary files of entries being written start with this. */
+#define STORE_TMP_PREFIX ".tmp-"
+
+/* Filled by store_open; released by store_close. */
+struct store {
+	char *path; /* absolute */
+	int dirfd;  /* O_CLOEXEC; every file of the store is reached through it */
+};
+
+/* Opens dir, creating it and its parents 0755 when missing. dir itself may
+ * be a symlink (a cache moved to a bigger disk); nothing below it is ever
+ * followed. Returns 0, or -1 after error(). */
+int store_open(struct store *st, const char *dir);
+void store_close(struct store *st);
+
+/* True when key can name an entry: 2 to 64 lowercase hex digits. */
+bool store_key_valid(const char *key);
+/* Returns "<key[0:2]>/<key><suffix>", relative to the store; caller frees. */
+char *store_entry_name(const char *key, const char *suffix);
+/* Returns the absolute path of an entry file; caller frees. */
+char *store_entry_path(const struct store *st, const char *key, const char *suffix);
+/* Makes the shard directory of key. Returns 0, or -1 after error(). */
+int store_shard_make(const struct store *st, const char *key);
+
+/* Takes the store's lock (flock on <dir>/.lock, opened afresh so a forked
+ * child never shares its parent's lock): shared for reading an entry's pair
+ * of files, exclusive for replacing or deleting a pair. Held for a few
+ * syscalls, never while a task runs. Returns the fd to give to store_unlock,
+ * or -1 after error(). */
+int store_lock(const struct store *st, bool exclusive);
+void store_unlock(int fd);
+
+/* Records that key was used now: the manifest's mtime is the entry's last
+ * use (atime is not trusted: relatime and noatime). Returns 0, or -1 with
+ * errno set (ENOENT: no such entry). */
+int store_touch(const struct store *st, const char *key);
+
+struct store_stats {
+	uint64_t entries; /* manifests */
+	uint64_t bytes;	  /* every file of the store: entries, orphans, temporaries */
+	time_t oldest;	  /* least recent last use; 0 when no entry */
+	time_t newest;
+};
+
+/* Returns 0 with *out filled, or -1 after error(). */
+int store_stats(const struct store *st, struct store_stats *out);
+/* Removes every entry and temporary file and the emptied shard directories;
+ * a file the store did not make is left alone. Returns 0, or -1 after
+ * error(). */
+int store_clean(const struct store *st);
+/* Removes orphans (an archive with no manifest, a temporary file older than
+ * an hour), then evicts least recently used entries, manifest first, until
+ * the store holds at most max_bytes. Returns the entries evicted, or -1
+ * after error(). */
+long store_prune(const struct store *st, uint64_t max_bytes);
+
+#endif

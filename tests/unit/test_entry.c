@@ -1,0 +1,402 @@
+/* Unit tests for cache/entry.c: save and restore on real directories, the
+ * manifest, bad entries told apart from misses, "already in place", a
+ * planted symlink, two writers of one key. */
+#include <sys/wait.h>
+
+#include "cache/entry.h"
+#include "check.h"
+#include "fstest.h"
+
+static char *root;
+static struct store st;
+
+static const char KEY[] = "0123456789abcdef0123456789abcdef";
+static const char HASH[] = "ffeeddccbbaa99887766554433221100";
+
+/* A project with outputs of every kind under dist/. */
+static char *project_make(const char *name)
+{
+	char *p = xasprintf("%s/%s", root, name);
+	fs_mkdir(root, name, 0755);
+	fs_mkdir(p, "dist", 0755);
+	fs_write(p, "dist/a.js", "console.log(1)\n", 0644);
+	fs_mkdir(p, "dist/bin", 0755);
+	fs_write(p, "dist/bin/run", "#!/bin/sh\n", 0755);
+	fs_write(p, "dist/key.pem", "private", 0600);
+	fs_symlink(p, "dist/link.js", "a.js");
+	fs_mkdir(p, "dist/empty", 0755);
+	fs_write(p, "dist/sp ace \xc3\xbc.txt", "utf8", 0644);
+	fs_mkdir(p, "dist/ro", 0755);
+	fs_write(p, "dist/ro/r", "read only", 0444);
+	char *ro = xasprintf("%s/dist/ro", p);
+	chmod(ro, 0555);
+	free(ro);
+	fs_write(p, "src.ts", "source, not an output", 0644);
+	return p;
+}
+
+static int save(const char *key, const char *project, const char *log)
+{
+	const char *outputs[] = {"dist"};
+	struct entry_input in[] = {{"src.ts", HASH}};
+	struct entry_save_request req = {.key = key,
+					 .task = "app#build",
+					 .project_dir = project,
+					 .outputs = outputs,
+					 .n_outputs = 1,
+					 .inputs = in,
+					 .n_inputs = 1,
+					 .log_fd = -1,
+					 .log = log,
+					 .log_len = strlen(log),
+					 .exit_code = 0,
+					 .duration_ms = 1234};
+	return entry_save(&st, &req, NULL);
+}
+
+static void same_file(const char *a, const char *b, const char *rel)
+{
+	char *x = fs_read(a, rel), *y = fs_read(b, rel);
+	CHECK_STR(y, x);
+	CHECK_INT(fs_mode(b, rel), fs_mode(a, rel));
+	free(x);
+	free(y);
+}
+
+static void test_save_open_restore(void)
+{
+	char *proj = project_make("proj");
+	CHECK_INT(save(KEY, proj, "building\nwarning: x\ndone\n"), 0);
+
+	char *man = store_entry_path(&st, KEY, STORE_MANIFEST_SUFFIX);
+	char *arc = store_entry_path(&st, KEY, STORE_ARCHIVE_SUFFIX);
+	CHECK(strstr(man, "/01/0123456789abcdef") != NULL);
+	CHECK(fs_size(man) > 0);
+	CHECK(fs_size(arc) > 0);
+
+	struct entry e;
+	struct strbuf why = STRBUF_INIT;
+	CHECK_INT(entry_open(&st, KEY, &e, &why), ENTRY_HIT);
+	CHECK_STR(e.m.key, KEY);
+	CHECK_STR(e.m.task, "app#build");
+	CHECK_STR(e.m.vx_version, VX_VERSION);
+	CHECK_INT(e.m.duration_ms, 1234);
+	CHECK_INT(e.m.exit_code, 0);
+	CHECK_INT(e.m.inputs.n, 1);
+	CHECK_STR(e.m.inputs.v[0].path, "src.ts");
+	CHECK_STR(e.m.inputs.v[0].hash, HASH);
+	CHECK_INT(e.m.archive_size, fs_size(arc));
+	CHECK_INT(e.m.log_size, 25);
+	/* dist, a.js, bin, bin/run, empty, key.pem, link.js, ro, ro/r, sp ace. */
+	CHECK_INT(e.m.outputs.n, 10);
+	char ha[33], hb[33];
+	char *a_js = xasprintf("%s/dist/a.js", proj);
+	fs_hash(a_js, ha);
+	free(a_js);
+	for (size_t i = 0; i < e.m.outputs.n; i++) {
+		struct entry_file *f = &e.m.outputs.v[i];
+		if (!strcmp(f->path, "dist/a.js")) {
+			CHECK_STR(f->hash, ha);
+			CHECK_INT(f->mode, 0644);
+			CHECK_INT(f->type, ARCHIVE_FILE);
+		}
+		if (!strcmp(f->path, "dist/link.js")) {
+			CHECK_INT(f->type, ARCHIVE_SYMLINK);
+			CHECK_STR(f->target, "a.js");
+		}
+		if (!strcmp(f->path, "dist/ro"))
+			CHECK_INT(f->mode, 0555);
+		CHECK(strcmp(f->path, "src.ts") != 0);
+	}
+
+	/* Into an empty project: everything comes back. */
+	fs_mkdir(root, "fresh", 0755);
+	char *fresh = xasprintf("%s/fresh", root);
+	struct strbuf log = STRBUF_INIT;
+	CHECK_INT(entry_restore(&e, fresh, NULL, 0, &log), ENTRY_RESTORED);
+	CHECK_STR(log.buf, "building\nwarning: x\ndone\n");
+	const char *files[] = {"dist/a.js", "dist/bin/run", "dist/key.pem",
+			       "dist/sp ace \xc3\xbc.txt", "dist/ro/r"};
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+		same_file(proj, fresh, files[i]);
+	CHECK_INT(fs_mode(fresh, "dist/key.pem"), 0600);
+	CHECK_INT(fs_mode(fresh, "dist/ro"), 0555);
+	CHECK_INT(fs_type(fresh, "dist/empty"), S_IFDIR);
+	char *l = fs_readlink(fresh, "dist/link.js");
+	CHECK_STR(l, "a.js");
+	free(l);
+	CHECK_INT(fs_type(fresh, "src.ts"), 0);
+
+	/* Everything matches: nothing is written, the log still comes back. */
+	const char *current[] = {
+	    "dist",	    "dist/a.js",  "dist/bin", "dist/bin/run", "dist/key.pem",
+	    "dist/link.js", "dist/empty", "dist/ro",  "dist/ro/r",    "dist/sp ace \xc3\xbc.txt"};
+	size_t ncur = sizeof current / sizeof *current;
+	struct stat before, after;
+	char *fa = xasprintf("%s/dist/a.js", fresh);
+	CHECK_INT(stat(fa, &before), 0);
+	strbuf_reset(&log);
+	CHECK_INT(entry_restore(&e, fresh, current, ncur, &log), ENTRY_IN_PLACE);
+	CHECK_STR(log.buf, "building\nwarning: x\ndone\n");
+	CHECK_INT(stat(fa, &after), 0);
+	CHECK_INT(after.st_ino, before.st_ino);
+
+	/* A changed mode, a changed byte, a stale extra output: restored
+	 * exactly, the extra gone. */
+	CHECK_INT(chmod(fa, 0600), 0);
+	CHECK_INT(entry_restore(&e, fresh, current, ncur, NULL), ENTRY_RESTORED);
+	CHECK_INT(fs_mode(fresh, "dist/a.js"), 0644);
+	fs_write(fresh, "dist/a.js", "console.log(2)\n", 0644);
+	fs_write(fresh, "dist/stale.js", "old", 0644);
+	const char *current2[] = {"dist/a.js", "dist/stale.js", "dist/ro", "./dist/bin/"};
+	CHECK_INT(entry_restore(&e, fresh, current2, 4, NULL), ENTRY_RESTORED);
+	same_file(proj, fresh, "dist/a.js");
+	CHECK_INT(fs_type(fresh, "dist/stale.js"), 0);
+	same_file(proj, fresh, "dist/ro/r");
+	fs_hash(fa, hb);
+	CHECK_STR(hb, ha);
+
+	/* A current match outside the project is refused. */
+	const char *bad[] = {"../proj/src.ts"};
+	CHECK_INT(entry_restore(&e, fresh, bad, 1, NULL), -1);
+	CHECK_INT(fs_type(proj, "src.ts"), S_IFREG);
+	entry_close(&e);
+
+	/* A planted dist -> elsewhere: replaced, never written through. */
+	fs_mkdir(root, "planted", 0755);
+	fs_mkdir(root, "elsewhere", 0755);
+	char *planted = xasprintf("%s/planted", root), *elsewhere = xasprintf("%s/elsewhere", root);
+	fs_symlink(planted, "dist", elsewhere);
+	CHECK_INT(entry_open(&st, KEY, &e, &why), ENTRY_HIT);
+	CHECK_INT(entry_restore(&e, planted, NULL, 0, NULL), ENTRY_RESTORED);
+	CHECK_INT(fs_type(planted, "dist"), S_IFDIR);
+	CHECK_INT(fs_type(elsewhere, "a.js"), 0);
+	same_file(proj, planted, "dist/a.js");
+	/* And when the link is listed as a current output, it is the link that
+	 * gets deleted, not what it points to. */
+	fs_write(elsewhere, "keep", "mine", 0644);
+	char *pdist = xasprintf("%s/dist", planted);
+	fs_rmtree(pdist);
+	free(pdist);
+	fs_symlink(planted, "dist", elsewhere);
+	const char *cur3[] = {"dist", "dist/keep"};
+	CHECK_INT(entry_restore(&e, planted, cur3, 2, NULL), ENTRY_RESTORED);
+	char *keep = fs_read(elsewhere, "keep");
+	CHECK_STR(keep, "mine");
+	free(keep);
+	CHECK_INT(fs_type(planted, "dist"), S_IFDIR);
+	entry_close(&e);
+
+	CHECK_INT(entry_open(&st, "ffffffffffffffffffffffffffffffff", &e, &why), ENTRY_MISS);
+	CHECK_INT(entry_open(&st, "../etc", &e, &why), ENTRY_ERROR);
+
+	strbuf_release(&why);
+	strbuf_release(&log);
+	free(fa);
+	free(planted);
+	free(elsewhere);
+	free(fresh);
+	free(man);
+	free(arc);
+	free(proj);
+}
+
+static void expect_bad(const char *what, const char *why_has)
+{
+	struct entry e;
+	struct strbuf why = STRBUF_INIT;
+	int got = entry_open(&st, KEY, &e, &why);
+	CHECK_INT(got, ENTRY_BAD);
+	if (!strstr(why.buf, why_has))
+		fprintf(stderr, "%s: why is \"%s\", want \"%s\"\n", what, why.buf, why_has);
+	CHECK(strstr(why.buf, why_has) != NULL);
+	CHECK_INT(e.archive_fd, -1);
+	strbuf_release(&why);
+}
+
+static void test_bad_entries(void)
+{
+	char *proj = xasprintf("%s/proj", root);
+	char *man = store_entry_path(&st, KEY, STORE_MANIFEST_SUFFIX);
+	char *arc = store_entry_path(&st, KEY, STORE_ARCHIVE_SUFFIX);
+
+	CHECK_INT(save(KEY, proj, "log"), 0);
+	fs_flip(arc, fs_size(arc) / 2);
+	expect_bad("flipped byte", "checksum");
+
+	CHECK_INT(save(KEY, proj, "log"), 0);
+	CHECK_INT(truncate(arc, fs_size(arc) - 10), 0);
+	expect_bad("truncated", "bytes");
+
+	CHECK_INT(save(KEY, proj, "log"), 0);
+	fs_write(root, "garbage", "{\"format\": 1, \"key\": tru", 0644);
+	char *cmd = xasprintf("cp %s/garbage %s", root, man);
+	CHECK_INT(system(cmd), 0);
+	free(cmd);
+	expect_bad("garbage", "not a JSON object");
+
+	CHECK_INT(save(KEY, proj, "log"), 0);
+	fs_write(root, "wrong", "{\"format\": 1, \"key\": 3}", 0644);
+	cmd = xasprintf("cp %s/wrong %s", root, man);
+	CHECK_INT(system(cmd), 0);
+	free(cmd);
+	expect_bad("wrong type", "missing or of the wrong type");
+
+	CHECK_INT(save(KEY, proj, "log"), 0);
+	CHECK_INT(unlink(arc), 0);
+	expect_bad("no archive", "No such file");
+
+	/* The next save replaces a bad entry. */
+	CHECK_INT(save(KEY, proj, "log"), 0);
+	struct entry e;
+	struct strbuf why = STRBUF_INIT;
+	CHECK_INT(entry_open(&st, KEY, &e, &why), ENTRY_HIT);
+	entry_close(&e);
+	strbuf_release(&why);
+	free(proj);
+	free(man);
+	free(arc);
+}
+
+/* Both writers must succeed and the survivor must verify, whichever order
+ * their renames interleave in. */
+static void test_two_writers(void)
+{
+	char *proj = xasprintf("%s/proj", root);
+	const char *key = "abcdefabcdefabcdefabcdefabcdef00";
+	pid_t pids[2];
+	for (int i = 0; i < 2; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0)
+			die_errno("fork");
+		if (pids[i] == 0) {
+			struct store own;
+			if (store_open(&own, st.path) < 0)
+				_exit(3);
+			char log[64];
+			snprintf(log, sizeof log, "writer %d\n", i);
+			for (int round = 0; round < 30; round++) {
+				const char *outputs[] = {"dist"};
+				struct entry_save_request req = {.key = key,
+								 .task = "app#build",
+								 .project_dir = proj,
+								 .outputs = outputs,
+								 .n_outputs = 1,
+								 .log_fd = -1,
+								 .log = log,
+								 .log_len = strlen(log)};
+				if (entry_save(&own, &req, NULL) < 0)
+					_exit(1);
+			}
+			store_close(&own);
+			_exit(0);
+		}
+	}
+	for (int i = 0; i < 2; i++) {
+		int status;
+		CHECK_INT(waitpid(pids[i], &status, 0), pids[i]);
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	struct entry e;
+	struct strbuf why = STRBUF_INIT, log = STRBUF_INIT;
+	CHECK_INT(entry_open(&st, key, &e, &why), ENTRY_HIT);
+	fs_mkdir(root, "tw", 0755);
+	char *tw = xasprintf("%s/tw", root);
+	CHECK_INT(entry_restore(&e, tw, NULL, 0, &log), ENTRY_RESTORED);
+	CHECK(!strcmp(log.buf, "writer 0\n") || !strcmp(log.buf, "writer 1\n"));
+	entry_close(&e);
+	/* No temporary is left behind. */
+	char *cmd = xasprintf("ls -a %s/ab | grep -c tmp", st.path);
+	FILE *p = popen(cmd, "r");
+	int tmps = -1;
+	if (p && fscanf(p, "%d", &tmps) != 1)
+		tmps = -1;
+	if (p)
+		pclose(p);
+	CHECK_INT(tmps, 0);
+	free(cmd);
+	free(tw);
+	strbuf_release(&why);
+	strbuf_release(&log);
+	free(proj);
+}
+
+static void test_log_fd_and_manifest(void)
+{
+	char *proj = xasprintf("%s/proj", root);
+	fs_write(root, "capture", "skipped:out 1\nerr 1\nout 2\n", 0644);
+	char *cap = xasprintf("%s/capture", root);
+	int fd = open(cap, O_RDONLY | O_CLOEXEC);
+	CHECK_INT(lseek(fd, 8, SEEK_SET), 8);
+	const char *outputs[] = {"dist/a.js"};
+	struct entry_save_request req = {.key = "77",
+					 .task = "t",
+					 .project_dir = proj,
+					 .outputs = outputs,
+					 .n_outputs = 1,
+					 .log_fd = fd,
+					 .exit_code = 0,
+					 .level = 19};
+	struct entry_manifest m;
+	CHECK_INT(entry_save(&st, &req, &m), 0);
+	close(fd);
+	/* The file brings its parent, and only it. */
+	CHECK_INT(m.outputs.n, 2);
+	CHECK_STR(m.outputs.v[0].path, "dist");
+	CHECK_STR(m.outputs.v[1].path, "dist/a.js");
+	char *json = entry_manifest_format(&m);
+	struct entry_manifest back;
+	struct strbuf why = STRBUF_INIT;
+	CHECK_INT(entry_manifest_parse(json, strlen(json), &back, &why), 0);
+	CHECK_STR(back.outputs.v[1].hash, m.outputs.v[1].hash);
+	CHECK_INT(back.outputs.v[0].mode, 0755);
+	CHECK_STR(back.archive_hash, m.archive_hash);
+	entry_manifest_release(&back);
+	free(json);
+	entry_manifest_release(&m);
+
+	struct entry e;
+	struct strbuf log = STRBUF_INIT;
+	CHECK_INT(entry_open(&st, "77", &e, &why), ENTRY_HIT);
+	fs_mkdir(root, "lf", 0755);
+	char *lf = xasprintf("%s/lf", root);
+	CHECK_INT(entry_restore(&e, lf, NULL, 0, &log), ENTRY_RESTORED);
+	CHECK_STR(log.buf, "out 1\nerr 1\nout 2\n");
+	entry_close(&e);
+
+	/* An output path outside the project is refused at save. */
+	const char *escape[] = {"../elsewhere"};
+	req.outputs = escape;
+	req.log_fd = -1;
+	CHECK_INT(entry_save(&st, &req, NULL), -1);
+
+	const char *bad_hash_outputs[] = {"dist"};
+	struct entry_input in[] = {{"x", "short"}};
+	req.outputs = bad_hash_outputs;
+	req.inputs = in;
+	req.n_inputs = 1;
+	CHECK_INT(entry_save(&st, &req, NULL), -1);
+
+	strbuf_release(&why);
+	strbuf_release(&log);
+	free(lf);
+	free(cap);
+	free(proj);
+}
+
+int main(void)
+{
+	root = fs_tmpdir();
+	char *cache = xasprintf("%s/cache/dir", root);
+	if (store_open(&st, cache) < 0)
+		return 1;
+	test_save_open_restore();
+	test_bad_entries();
+	test_two_writers();
+	test_log_fd_and_manifest();
+	store_close(&st);
+	fs_rmtree(root);
+	free(cache);
+	free(root);
+	return check_finish("test_entry");
+}
