@@ -163,6 +163,14 @@ static void *batch_work(void *arg)
 	}
 }
 
+int filehash_default_threads(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (cpus < 1)
+		cpus = 1;
+	return cpus >= 4 ? 8 : (int)(2 * cpus);
+}
+
 size_t filehash_many(const char *const *paths, size_t n, char (*out)[KEY_HEX_SIZE], int *errnos,
 		     int threads)
 {
@@ -170,7 +178,7 @@ size_t filehash_many(const char *const *paths, size_t n, char (*out)[KEY_HEX_SIZ
 	atomic_init(&b.next, 0);
 	atomic_init(&b.failed, 0);
 
-	size_t want = threads > 0 ? (size_t)threads : FILEHASH_DEFAULT_THREADS;
+	size_t want = (size_t)(threads > 0 ? threads : filehash_default_threads());
 	if (want > n)
 		want = n;
 	/* The calling thread is one of the workers. A thread that cannot be

@@ -7,8 +7,10 @@
 
 #include "cache/key.h"
 
-/* Threads filehash_many uses when asked for 0: see docs/cache-hashing.md. */
-#define FILEHASH_DEFAULT_THREADS 2
+/* Returns the threads filehash_many uses when asked for 0: twice the online
+ * CPUs, at most 8. Cold hashing waits on the disk, so threads beyond the
+ * cores keep more reads in flight (docs/cache-hashing.md has the figures). */
+int filehash_default_threads(void);
 
 /* Hashes the file at path without following a final symlink:
  * - a regular file hashes as XXH3-128 of its bytes, exactly what `xxh128sum`
@@ -23,7 +25,7 @@
 int filehash_path(const char *path, char hex[KEY_HEX_SIZE]);
 
 /* Hashes the n files paths[i] into out[i], as filehash_path does, spread over
- * `threads` threads (0: FILEHASH_DEFAULT_THREADS; never more than n). errnos[i]
+ * `threads` threads (0: filehash_default_threads(); never more than n). errnos[i]
  * is 0 when out[i] holds a hash, else the errno filehash_path failed with (and
  * out[i] is ""). Returns the number of failures. The calling thread works too;
  * a thread that cannot be started only costs parallelism. Dies only on OOM. */

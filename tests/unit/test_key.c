@@ -289,6 +289,7 @@ static void check_filehash(void)
 		}
 	}
 	CHECK_INT(filehash_many(paths, 0, NULL, NULL, 2), 0);
+	CHECK(filehash_default_threads() >= 2 && filehash_default_threads() <= 8);
 
 	const char *const all[] = {hello, empty, link, dangling, text, fifo, missing};
 	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
