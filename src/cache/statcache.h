@@ -1,0 +1,61 @@
+/* statcache.h - the stat cache: path + lstat data -> content hash, kept across
+ * runs in one file (like git's index), so a warm run reads no unchanged file.
+ * Format and the racy-timestamp rule: docs/cache-hashing.md. Not thread-safe:
+ * one run's loop owns it; statcache_lookup_many parallelises the hashing. */
+#ifndef VX_CACHE_STATCACHE_H
+#define VX_CACHE_STATCACHE_H
+
+#include <stddef.h>
+
+#include "cache/key.h"
+
+/* On-disk format version: a file of another version loads as empty, silently. */
+#define STATCACHE_VERSION 1
+
+struct statcache;
+
+/* Counters for tests and `--summarize`-style output; reset only by load. */
+struct statcache_stats {
+	size_t lookups; /* paths asked for */
+	size_t hits;	/* answered from the cache without reading the file */
+	size_t hashed;	/* files read and hashed (misses, changes, racy entries) */
+	size_t racy;	/* hashed entries too fresh to trust later (not saved) */
+	size_t loaded;	/* entries taken from the file at load */
+	size_t dropped; /* entries of the file not trusted at load (git's racy rule) */
+};
+
+/* Reads the stat cache at file (which need not exist). A missing file gives an
+ * empty cache silently, and so does a file of another STATCACHE_VERSION; an
+ * unreadable or corrupt one (bad magic, checksum, truncation) gives an empty
+ * cache and one warning. Never returns NULL; dies only on OOM. file is copied
+ * and is where statcache_save writes. */
+struct statcache *statcache_load(const char *file);
+
+/* Writes into hex the content hash of path (as filehash_path computes it),
+ * from the cache when path's lstat data (type and mode, size, mtime and
+ * ctime in ns, inode, device) match a trusted entry, else by hashing the file
+ * and recording the result. Paths are keys exactly as given: vx passes
+ * absolute, normalized paths (see docs). Returns 0, or -1 with errno set when
+ * path cannot be lstat'ed or hashed (a vanished path's entry is forgotten). */
+int statcache_lookup_or_hash(struct statcache *sc, const char *path, char hex[KEY_HEX_SIZE]);
+
+/* statcache_lookup_or_hash over n paths: every lstat and lookup first, then
+ * the misses hashed on `threads` threads (0: filehash's default). errnos[i] is
+ * 0 when out[i] holds the hash, else the errno (and out[i] is ""). Returns the
+ * number of failures. */
+size_t statcache_lookup_many(struct statcache *sc, const char *const *paths, size_t n,
+			     char (*out)[KEY_HEX_SIZE], int *errnos, int threads);
+
+/* Writes the cache to its file atomically: a temporary file in the same
+ * directory (which must exist), then rename(2), so a concurrent reader sees
+ * the old file or the new one, never a torn one; of two concurrent savers the
+ * last rename wins. Entries too fresh to trust and paths found gone are left
+ * out. Returns 0, or -1 after printing an error (the temporary is removed). */
+int statcache_save(struct statcache *sc);
+
+struct statcache_stats statcache_stats(const struct statcache *sc);
+
+/* Frees sc without saving. NULL is fine. */
+void statcache_free(struct statcache *sc);
+
+#endif
