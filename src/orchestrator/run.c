@@ -14,6 +14,7 @@
 #include "orchestrator/graph.h"
 #include "orchestrator/output.h"
 #include "orchestrator/scheduler.h"
+#include "orchestrator/taskcache.h"
 #include "orchestrator/workspace.h"
 #include "util/path.h"
 #include "util/strbuf.h"
@@ -283,45 +284,47 @@ static int refuse_sandboxed(const struct graph *g)
 	return 0;
 }
 
-static void print_dry_run(const struct graph *g, const struct job *jobs, int mode)
+static void print_dry_run(const struct graph *g, const struct job *jobs, struct taskcache *tc, int mode)
 {
-	if (mode == 2) {
-		struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	if (mode == 2)
 		strbuf_addstr(&sb, "{\"version\":1,\"tasks\":[");
-		for (size_t i = 0; i < g->nodes.n; i++) {
-			const struct task_node *t = g->nodes.v[i];
-			strbuf_addstr(&sb, i ? ",{\"id\":" : "{\"id\":");
-			strbuf_add_json_string(&sb, t->id);
-			strbuf_addstr(&sb, ",\"project\":");
-			strbuf_add_json_string(&sb, g->ws->projects.v[t->project]->rel);
-			strbuf_addstr(&sb, ",\"task\":");
-			strbuf_add_json_string(&sb, t->task);
-			strbuf_addstr(&sb, ",\"command\":");
-			if (jobs[i].argv)
-				strbuf_add_json_string(&sb, jobs[i].argv[2]);
-			else
-				strbuf_addstr(&sb, "null");
-			strbuf_addstr(&sb, ",\"dependencies\":[");
-			for (size_t k = 0; k < t->deps.n; k++) {
-				if (k)
-					strbuf_addch(&sb, ',');
-				strbuf_add_json_string(&sb, g->nodes.v[t->deps.v[k].to]->id);
-			}
-			strbuf_addstr(&sb, "]}");
-		}
-		strbuf_addstr(&sb, "]}\n");
-		fputs(sb.buf, stdout);
-		strbuf_release(&sb);
-		return;
-	}
 	for (size_t i = 0; i < g->nodes.n; i++) {
 		const struct task_node *t = g->nodes.v[i];
-		if (jobs[i].argv)
-			printf("%s: would run: %s\n", t->id, jobs[i].argv[2]);
+		enum cache_status st = taskcache_probe(tc, i);
+		const char *cmd = jobs[i].argv ? jobs[i].argv[2] : NULL;
+		if (mode != 2) {
+			strbuf_addf(&sb, "%s: %s  key %s  cache %s%s\n", t->id,
+				    !cmd ? "nothing to run" : st == CACHE_HIT ? "would replay" : "would run", tc->keys[i],
+				    cache_status_name(st), st == CACHE_BAD ? " (damaged entry)" : "");
+			continue;
+		}
+		strbuf_addstr(&sb, i ? ",{\"id\":" : "{\"id\":");
+		strbuf_add_json_string(&sb, t->id);
+		strbuf_addstr(&sb, ",\"project\":");
+		strbuf_add_json_string(&sb, g->ws->projects.v[t->project]->rel);
+		strbuf_addstr(&sb, ",\"task\":");
+		strbuf_add_json_string(&sb, t->task);
+		strbuf_addstr(&sb, ",\"command\":");
+		if (cmd)
+			strbuf_add_json_string(&sb, cmd);
 		else
-			printf("%s: nothing to run (no command, no package.json script)\n", t->id);
+			strbuf_addstr(&sb, "null");
+		strbuf_addf(&sb, ",\"key\":\"%s\",\"cache\":\"%s\",\"inputs\":%zu,\"dependencies\":[", tc->keys[i],
+			    cache_status_name(st), tc->inputs[i].paths.n);
+		for (size_t k = 0; k < t->deps.n; k++) {
+			if (k)
+				strbuf_addch(&sb, ',');
+			strbuf_add_json_string(&sb, g->nodes.v[t->deps.v[k].to]->id);
+		}
+		strbuf_addstr(&sb, "]}");
 	}
-	printf("%zu tasks\n", g->nodes.n);
+	if (mode == 2)
+		strbuf_addstr(&sb, "]}\n");
+	else
+		strbuf_addf(&sb, "%zu tasks\n", g->nodes.n);
+	fputs(sb.buf, stdout);
+	strbuf_release(&sb);
 }
 
 static long long now_ms(void)
@@ -386,9 +389,16 @@ int run_main(int argc, char **argv)
 		task_env(ws, t, &envs[i]);
 		j->envp = envs[i].v;
 	}
-	int status;
-	if (o.dry_run) {
-		print_dry_run(&g, jobs, o.dry_run);
+	int status = 2;
+	struct taskcache tc;
+	char **commands = xcalloc(n + 1, sizeof *commands);
+	for (size_t i = 0; i < n; i++)
+		commands[i] = jobs[i].argv ? jobs[i].argv[2] : NULL;
+	if (taskcache_open(&tc, ws, &g, !o.force && !o.no_cache, !o.no_cache, o.dry_run != 0, o.verbose) ||
+	    taskcache_keys(&tc, commands)) {
+		status = 2;
+	} else if (o.dry_run) {
+		print_dry_run(&g, jobs, &tc, o.dry_run);
 		status = 0;
 	} else {
 		bool tty = isatty(STDOUT_FILENO);
@@ -401,9 +411,14 @@ int run_main(int argc, char **argv)
 			.status_line = tty && term && strcmp(term, "dumb"),
 			.color = tty && !getenv("NO_COLOR"),
 		};
-		status = scheduler_run(jobs, n, &so, NULL);
+		struct scheduler_hooks hooks = {taskcache_before, taskcache_after, &tc};
+		status = scheduler_run(jobs, n, &so, &hooks);
 		output_summary(jobs, n, now_ms() - t0);
+		if (o.verbose)
+			fprintf(stderr, "vx: listed and hashed the inputs of %zu tasks in %lldms\n", n, tc.hash_ms);
 	}
+	taskcache_close(&tc);
+	free(commands);
 	for (size_t i = 0; i < n; i++) {
 		strbuf_release(&jobs[i].log);
 		strvec_clear(&envs[i]);

@@ -11,10 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 
 #include "cache/entry.h"
+#include "cache/filehash.h"
 #include "orchestrator/output.h"
 #include "util/path.h"
 #include "util/strbuf.h"
@@ -43,9 +45,10 @@ static bool cacheable(const struct task_node *t)
 }
 
 int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struct graph *g, bool read,
-		   bool write, int verbose)
+		   bool write, bool dry_run, int verbose)
 {
 	memset(tc, 0, sizeof *tc);
+	tc->dry_run = dry_run;
 	tc->ws = ws;
 	tc->g = g;
 	tc->read = read;
@@ -61,6 +64,9 @@ int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struc
 	tc->keys = xcalloc(n, sizeof *tc->keys);
 	tc->inputs = xcalloc(n, sizeof *tc->inputs);
 	tc->status = xcalloc(n, sizeof *tc->status);
+	struct stat st;
+	if (dry_run && stat(tc->dir, &st) != 0)
+		return 0; /* a dry run writes nothing, not even an empty store */
 	if (read || write) {
 		if (store_open(&tc->store, tc->dir))
 			return -1;
@@ -267,6 +273,8 @@ enum cache_status taskcache_probe(struct taskcache *tc, size_t i)
 	const struct task_node *t = tc->g->nodes.v[i];
 	if (!cacheable(t) || !tc->read)
 		return tc->status[i] = CACHE_DISABLED;
+	if (!tc->store_open)
+		return tc->status[i] = CACHE_MISS; /* a dry run before any store exists */
 	struct entry e;
 	struct strbuf why = STRBUF_INIT;
 	int r = entry_open(&tc->store, tc->keys[i], &e, &why);
@@ -367,7 +375,8 @@ int taskcache_after(struct job *job, void *ctx)
 void taskcache_close(struct taskcache *tc)
 {
 	if (tc->sc) {
-		statcache_save(tc->sc);
+		if (!tc->dry_run)
+			statcache_save(tc->sc);
 		statcache_free(tc->sc);
 	}
 	if (tc->store_open)

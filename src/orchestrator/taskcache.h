@@ -29,6 +29,7 @@ struct taskcache {
 	const struct graph *g;
 	bool read, write;       /* --force clears read; --no-cache clears both */
 	int verbose;
+	bool dry_run;           /* write nothing: no store created, no stat cache saved */
 	char *dir;              /* the store's directory, absolute */
 	struct store store;     /* opened by taskcache_open when read or write */
 	bool store_open;
@@ -42,10 +43,10 @@ struct taskcache {
 };
 
 /* Prepares the cache of a run: where the store is (VX_CACHE_DIR, else the
- * workspace's cache.dir) and, when read or write, opens it. Returns 0, or -1
- * after an error line. */
+ * workspace's cache.dir) and, when read or write, opens it (a dry run only
+ * reads a store that exists). Returns 0, or -1 after an error line. */
 int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struct graph *g, bool read,
-		   bool write, int verbose);
+		   bool write, bool dry_run, int verbose);
 
 /* Computes every node's key (SPEC §6) from its inputs, env, command
  * (commands[i]: what node i runs, NULL for a no-op) and its dependencies'
