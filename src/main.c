@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "orchestrator/cache_cmd.h"
 #include "orchestrator/info.h"
 #include "orchestrator/run.h"
 #include "util/die.h"
@@ -15,9 +16,10 @@ static const char USAGE[] =
 	"  run TASK... [options] [-- ARGS]   run tasks and their dependencies\n"
 	"  graph TASK... [--format dot|json] the task graph, without running anything\n"
 	"  info                              platform, sandbox and tracer availability\n"
+	"  cache stats|clean|prune           the local cache: size and entries; remove all; evict to maxSize\n"
 	"  version                           the version of vx\n"
 	"\n"
-	"Not built yet (they exit 2 and say so): watch, sandbox show, cache.\n"
+	"Not built yet (they exit 2 and say so): watch, sandbox show.\n"
 	"`vx VERB --help` describes each verb.\n";
 
 /* Removes every "-C DIR" (and "-CDIR") from argv and enters each DIR in turn,
@@ -72,7 +74,9 @@ int main(int argc, char **argv)
 		fputs(USAGE, stdout);
 		return 0;
 	}
-	if (!strcmp(verb, "watch") || !strcmp(verb, "sandbox") || !strcmp(verb, "cache")) {
+	if (!strcmp(verb, "cache"))
+		return cache_main(argc - 1, argv + 1);
+	if (!strcmp(verb, "watch") || !strcmp(verb, "sandbox")) {
 		error("vx %s is not built yet in this version (%s)", verb, VX_VERSION);
 		return 2;
 	}
