@@ -561,7 +561,7 @@ int glob_check(const char *pat, const char **why, size_t *offset)
 		*why = "unclosed {";
 		return -1;
 	}
-	const char *first = memchr(pat, '{', (size_t)(pe - pat));
+	const char *first = strchr(pat, '{');
 	*offset = first ? (size_t)(first - pat) : 0;
 	if (groups > GLOB_MAX_BRACES) {
 		*why = "too many brace groups";
