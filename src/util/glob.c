@@ -181,12 +181,14 @@ struct matcher {
 static bool match_from(struct matcher *m, const char *p, const char *s, unsigned depth);
 
 /* True when what follows a '/' at the end of the path can match nothing:
- * the end of the pattern, or `**` segments (so "a/" then "**" matches "a"). */
+ * the end of the pattern, more '/', or `**` segments (so "a/" then "**" matches "a"). */
 static bool vanishes(struct matcher *m, const char *p, unsigned depth)
 {
 	p = settle(p, m->pe, &depth);
 	if (p == m->pe)
 		return true;
+	if (*p == '/') /* "a//" is trimmed to "a" like "a/" */
+		return vanishes(m, p + 1, depth);
 	if (*p == '{') {
 		const char *close = brace_end(p, m->pe);
 		if (!close || m->level >= GLOB_MAX_BRACES)
@@ -285,7 +287,10 @@ static bool match_from(struct matcher *m, const char *p, const char *s, unsigned
 				unsigned d = depth;
 				const char *after = settle(q, pe, &d);
 				if (after == pe || *after == '/') {
-					if (m->partial || after == pe)
+					/* A `**` ending the pattern, maybe through a
+					 * '/' and alternatives that vanish ("**" + "/{,x}"
+					 * reads as "**"), takes whatever is left. */
+					if (m->partial || after == pe || vanishes(m, after + 1, d))
 						return true;
 					dstar_p = after + 1;
 					dstar_s = s;
@@ -556,7 +561,7 @@ int glob_check(const char *pat, const char **why, size_t *offset)
 		*why = "unclosed {";
 		return -1;
 	}
-	const char *first = memchr(pat, '{', (size_t)(pe - pat));
+	const char *first = strchr(pat, '{');
 	*offset = first ? (size_t)(first - pat) : 0;
 	if (groups > GLOB_MAX_BRACES) {
 		*why = "too many brace groups";

@@ -17,7 +17,7 @@
 /* True when the whole of path matches pat. `*` and `?` and `[...]` never match
  * '/'; a `**` segment matches zero or more whole segments (so "a/" then
  * "**" also matches "a", and "**" then "/x" matches "x"); a `**` that is not
- * a whole segment is a `*`;
+ * a whole segment is a `*`, and so is one followed by `{`;
  * `[!...]`/`[^...]` negate a class, ranges are `a-z`, a `]` first is a member;
  * `{a,b}` alternates (nested allowed, `{a}` is "a", `{}` is ""); `\c` is the
  * literal c. A leading "./" in pat or path is ignored, and so is a trailing

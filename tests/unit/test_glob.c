@@ -129,6 +129,12 @@ static void test_braces(void)
 	match("{a", "{a", 1); /* unclosed: a literal */
 	match("a/{**,x}", "a", 1);
 	match("{a/,b}", "a", 1);
+	match("**/{,x}", "a/b", 1);
+	match("a//{}", "a", 1);
+	/* fuzz: "a//" is trimmed to "a" */ /* fuzz: "**" + "/" expands to "**" */
+	match("*{,a}*/x", "b/c/x", 0);	    /* stars split by braces never fuse into `**` */
+	match("**{,x}", "a/b", 0);	    /* a `{` after `**` makes it a star */
+	match("**{,x}", "ab", 1);
 	match("*{a,b}*{c,d}", "xxbyyc", 1);
 	match("*{a,b}*{c,d}", "xxbyye", 0);
 }
