@@ -13,7 +13,9 @@
 #include "orchestrator/filter.h"
 #include "orchestrator/graph.h"
 #include "orchestrator/output.h"
+#include "orchestrator/runlog.h"
 #include "orchestrator/scheduler.h"
+#include "orchestrator/summary.h"
 #include "orchestrator/taskcache.h"
 #include "orchestrator/workspace.h"
 #include "util/path.h"
@@ -29,6 +31,8 @@ struct run_opts {
 	int concurrency;
 	bool force, no_cache, keep_going;
 	int dry_run;             /* 0 no, 1 text, 2 json */
+	bool summarize;
+	char *summary_path;      /* --summarize=FILE; NULL: .vx/runs/<id>.json */
 	enum output_logs logs;
 	int verbose;
 	struct strvec args;      /* after "--" */
@@ -41,6 +45,7 @@ static void run_opts_free(struct run_opts *o)
 	strvec_clear(&o->filters);
 	strvec_clear(&o->args);
 	free(o->affected_ref);
+	free(o->summary_path);
 }
 
 static const char RUN_USAGE[] =
@@ -57,7 +62,8 @@ static const char RUN_USAGE[] =
 	"      --force            ignore cache hits\n"
 	"      --no-cache         neither read nor write the cache\n"
 	"      --continue         keep running independent tasks after a failure\n"
-	"      --dry-run[=json]   print what would run; run nothing\n"
+	"      --dry-run[=json]   print what would run and hit, with keys; run nothing\n"
+	"      --summarize[=FILE] write the run summary JSON (default .vx/runs/<id>.json)\n"
 	"      --output-logs MODE full|errors-only|hash-only|none\n"
 	"  -v, --verbose          say more\n"
 	"  -C DIR                 run as if started in DIR\n"
@@ -154,7 +160,10 @@ static int parse_opts(int argc, char **argv, bool graph, struct run_opts *o)
 					     optarg);
 			break;
 		case OPT_SUMMARIZE:
-			return error("--summarize comes with the cache and is not built yet");
+			o->summarize = true;
+			free(o->summary_path);
+			o->summary_path = optarg ? xstrdup(optarg) : NULL;
+			break;
 		case OPT_REPORT:
 			if (strcmp(optarg, "text"))
 				return error("--report %s comes with the violation reports and is not built yet; "
@@ -413,7 +422,17 @@ int run_main(int argc, char **argv)
 		};
 		struct scheduler_hooks hooks = {taskcache_before, taskcache_after, &tc};
 		status = scheduler_run(jobs, n, &so, &hooks);
-		output_summary(jobs, n, now_ms() - t0);
+		long long total = now_ms() - t0;
+		output_summary(jobs, n, total);
+		size_t hits = 0, misses = 0;
+		for (size_t i = 0; i < n; i++) {
+			hits += tc.status[i] == CACHE_HIT;
+			misses += tc.status[i] == CACHE_MISS || tc.status[i] == CACHE_BAD;
+		}
+		if (tc.store_open && (hits || misses))
+			runlog_append(tc.dir, hits, misses);
+		if (o.summarize && summary_write(o.summary_path, &g, jobs, &tc, status, total) && !status)
+			status = 2;
 		if (o.verbose)
 			fprintf(stderr, "vx: listed and hashed the inputs of %zu tasks in %lldms\n", n, tc.hash_ms);
 	}
