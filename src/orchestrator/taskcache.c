@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cache/entry.h"
 #include "cache/filehash.h"
@@ -64,6 +65,7 @@ int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struc
 	tc->keys = xcalloc(n, sizeof *tc->keys);
 	tc->inputs = xcalloc(n, sizeof *tc->inputs);
 	tc->status = xcalloc(n, sizeof *tc->status);
+	tc->facts = xcalloc(n, sizeof *tc->facts);
 	struct stat st;
 	if (dry_run && stat(tc->dir, &st) != 0)
 		return 0; /* a dry run writes nothing, not even an empty store */
@@ -108,6 +110,17 @@ static void sandbox_text(const struct sandbox_cfg *sb, struct strbuf *out)
 		    sb->hermetic, sb->weaker_when_nested);
 }
 
+/* Records one key ingredient under name, hashed, for the -v explanation. */
+static void add_fact(struct task_inputs *facts, const char *name, const char *text)
+{
+	strvec_push(&facts->paths, name);
+	facts->hashes = xrealloc(facts->hashes, (facts->paths.n + 1) * sizeof *facts->hashes);
+	struct key k;
+	key_init(&k);
+	key_add_str(&k, "fact", text);
+	key_finish(&k, facts->hashes[facts->paths.n - 1]);
+}
+
 static int cmp_kv(const void *a, const void *b)
 {
 	return strcmp(((const struct kv *)a)->key, ((const struct kv *)b)->key);
@@ -122,10 +135,16 @@ static void fold_key(struct taskcache *tc, size_t i, const char *command, const 
 	key_add_str(&k, "command", command);
 	key_add_str(&k, "platform", platform);
 	const struct task_inputs *in = &tc->inputs[i];
+	struct task_inputs *facts = &tc->facts[i];
+	add_fact(facts, "//command", command);
+	add_fact(facts, "//platform", platform);
 	key_add_int(&k, "inputs", (int64_t)in->paths.n);
 	for (size_t f = 0; f < in->paths.n; f++) {
 		key_add_str(&k, "file", in->paths.v[f]);
 		key_add_str(&k, "hash", in->hashes[f][0] ? in->hashes[f] : NULL);
+		strvec_push(&facts->paths, in->paths.v[f]);
+		facts->hashes = xrealloc(facts->hashes, (facts->paths.n + 1) * sizeof *facts->hashes);
+		memcpy(facts->hashes[facts->paths.n - 1], in->hashes[f], KEY_HEX_SIZE);
 	}
 	struct strvec names = STRVEC_INIT;
 	for (size_t e = 0; e < t->cfg->input_env.n; e++)
@@ -136,6 +155,9 @@ static void fold_key(struct taskcache *tc, size_t i, const char *command, const 
 	for (size_t e = 0; e < names.n; e++) {
 		key_add_str(&k, "env", names.v[e]);
 		key_add_str(&k, "value", getenv(names.v[e])); /* unset is not "" */
+		char *fact = xasprintf("//env/%s", names.v[e]);
+		add_fact(facts, fact, getenv(names.v[e]));
+		free(fact);
 	}
 	strvec_clear(&names);
 	size_t nd = t->cfg->env_define.n;
@@ -147,12 +169,16 @@ static void fold_key(struct taskcache *tc, size_t i, const char *command, const 
 	for (size_t e = 0; e < nd; e++) {
 		key_add_str(&k, "define", defs[e].key);
 		key_add_str(&k, "value", defs[e].value);
+		char *fact = xasprintf("//define/%s", defs[e].key);
+		add_fact(facts, fact, defs[e].value);
+		free(fact);
 	}
 	free(defs);
 	if (t->cfg->sandbox) {
 		struct strbuf sb = STRBUF_INIT;
 		sandbox_text(t->cfg->sandbox, &sb);
 		key_add_str(&k, "sandbox", sb.buf);
+		add_fact(facts, "//sandbox", sb.buf);
 		strbuf_release(&sb);
 	} else {
 		key_add_str(&k, "sandbox", NULL);
@@ -169,6 +195,11 @@ static void fold_key(struct taskcache *tc, size_t i, const char *command, const 
 			key_add_str(&k, "output", outs.v[o]);
 	else
 		key_add_strvec_sorted(&k, "outputs", &outs);
+	struct strbuf ot = STRBUF_INIT;
+	for (size_t o = 0; o < outs.n; o++)
+		strbuf_addf(&ot, "%s\n", outs.v[o]);
+	add_fact(facts, "//outputs", ot.buf);
+	strbuf_release(&ot);
 	strvec_clear(&outs);
 	/* Dependencies by id, so the key does not depend on edge order. */
 	struct strvec deps = STRVEC_INIT;
@@ -178,6 +209,12 @@ static void fold_key(struct taskcache *tc, size_t i, const char *command, const 
 	}
 	key_add_strvec_sorted(&k, "deps", &deps);
 	strvec_clear(&deps);
+	for (size_t d = 0; d < t->deps.n; d++) {
+		size_t j = t->deps.v[d].to;
+		char *fact = xasprintf("//dep/%s", tc->g->nodes.v[j]->id);
+		add_fact(facts, fact, tc->keys[j]);
+		free(fact);
+	}
 	key_finish(&k, tc->keys[i]);
 }
 
@@ -259,6 +296,122 @@ int taskcache_keys(struct taskcache *tc, char *const *commands)
 	return rc;
 }
 
+/* <store>/last/<hash of the task id>: the key of the task's last save. */
+static char *last_key_path(const struct taskcache *tc, const char *id)
+{
+	char hex[KEY_HEX_SIZE];
+	struct key k;
+	key_init(&k);
+	key_add_str(&k, "task", id);
+	key_finish(&k, hex);
+	return xasprintf("%s/last/%s", tc->dir, hex);
+}
+
+static void last_key_write(const struct taskcache *tc, const char *id, const char *key)
+{
+	char *path = last_key_path(tc, id);
+	char *dir = path_dirname(path);
+	char *tmp = xasprintf("%s.tmp-%d", path, (int)getpid());
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		free(dir);
+		free(tmp);
+		free(path);
+		return;
+	}
+	FILE *f = fopen(tmp, "we");
+	if (f && fputs(key, f) >= 0 && fclose(f) == 0) {
+		if (rename(tmp, path))
+			unlink(tmp);
+	} else {
+		if (f)
+			fclose(f);
+		unlink(tmp);
+	}
+	free(dir);
+	free(tmp);
+	free(path);
+}
+
+/* Appends a fact's name as a reader says it: "env CI", "dependency
+ * app#build", "the command"; a file as its path. */
+static void add_fact_name(struct strbuf *out, const char *name)
+{
+	static const struct {
+		const char *prefix, *say;
+	} names[] = {
+		{"//env/", "env "},   {"//define/", "env.define "}, {"//dep/", "dependency "},
+		{"//command", "the command"}, {"//platform", "the platform"}, {"//sandbox", "the sandbox block"},
+		{"//outputs", "the outputs"},
+	};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		size_t n = strlen(names[i].prefix);
+		if (!strncmp(name, names[i].prefix, n)) {
+			strbuf_addf(out, "%s%s", names[i].say, name + n);
+			return;
+		}
+	}
+	strbuf_addstr(out, name);
+}
+
+/* Says on stderr why node i missed: which of its key's ingredients differ
+ * from the manifest of the task's last saved run. */
+static void explain_miss(struct taskcache *tc, size_t i)
+{
+	const struct task_node *t = tc->g->nodes.v[i];
+	char *path = last_key_path(tc, t->id);
+	struct strbuf last = STRBUF_INIT;
+	int rc = strbuf_read_file(&last, path);
+	free(path);
+	while (last.len && (last.buf[last.len - 1] == '\n' || last.buf[last.len - 1] == ' '))
+		strbuf_setlen(&last, last.len - 1);
+	struct entry e;
+	struct strbuf why = STRBUF_INIT;
+	if (rc || !store_key_valid(last.buf) || entry_open(&tc->store, last.buf, &e, &why) != ENTRY_HIT) {
+		fprintf(stderr, "%s: cache miss: no earlier run of this task in the cache\n", t->id);
+		strbuf_release(&last);
+		strbuf_release(&why);
+		return;
+	}
+	const struct task_inputs *now = &tc->facts[i];
+	struct strbuf out = STRBUF_INIT;
+	size_t shown = 0, total = 0;
+	/* Both lists: the old one as saved, the new one in the order built. */
+	for (size_t a = 0; a < now->paths.n; a++) {
+		const char *what = NULL;
+		size_t b;
+		for (b = 0; b < e.m.inputs.n; b++)
+			if (!strcmp(e.m.inputs.v[b].path, now->paths.v[a]))
+				break;
+		if (b == e.m.inputs.n)
+			what = "added";
+		else if (strcmp(e.m.inputs.v[b].hash, now->hashes[a]))
+			what = "changed";
+		if (what && total++ < 8) {
+			strbuf_addstr(&out, shown++ ? ", " : "");
+			add_fact_name(&out, now->paths.v[a]);
+			strbuf_addf(&out, " %s", what);
+		}
+	}
+	for (size_t b = 0; b < e.m.inputs.n; b++) {
+		if (strvec_find(&now->paths, e.m.inputs.v[b].path) >= 0)
+			continue;
+		if (total++ < 8) {
+			strbuf_addstr(&out, shown++ ? ", " : "");
+			add_fact_name(&out, e.m.inputs.v[b].path);
+			strbuf_addstr(&out, " removed");
+		}
+	}
+	if (total > shown)
+		strbuf_addf(&out, ", and %zu more", total - shown);
+	if (!total)
+		strbuf_addstr(&out, "the key's encoding changed (a newer vx)");
+	fprintf(stderr, "%s: cache miss since %.8s: %s\n", t->id, last.buf, out.buf);
+	entry_close(&e);
+	strbuf_release(&out);
+	strbuf_release(&last);
+	strbuf_release(&why);
+}
+
 size_t taskcache_node_of(const struct taskcache *tc, const struct job *job)
 {
 	const struct task_node *t = job->data;
@@ -307,8 +460,11 @@ int taskcache_before(struct job *job, void *ctx)
 		tc->status[i] = CACHE_BAD;
 	}
 	strbuf_release(&why);
-	if (r != ENTRY_HIT)
+	if (r != ENTRY_HIT) {
+		if (tc->verbose)
+			explain_miss(tc, i);
 		return 0;
+	}
 	const struct project *p = tc->ws->projects.v[t->project];
 	struct strvec current = STRVEC_INIT;
 	int rc = outputs_collect(p->dir, &t->cfg->outputs, &current);
@@ -325,6 +481,7 @@ int taskcache_before(struct job *job, void *ctx)
 		return 0;
 	}
 	store_touch(&tc->store, tc->keys[i]);
+	last_key_write(tc, t->id, tc->keys[i]);
 	tc->status[i] = CACHE_HIT;
 	job->exit_code = 0;
 	return 1;
@@ -344,7 +501,7 @@ int taskcache_after(struct job *job, void *ctx)
 		strvec_clear(&outs);
 		return 0;
 	}
-	const struct task_inputs *ti = &tc->inputs[i];
+	const struct task_inputs *ti = &tc->facts[i];
 	struct entry_input *ins = xcalloc(ti->paths.n + 1, sizeof *ins);
 	for (size_t f = 0; f < ti->paths.n; f++) {
 		ins[f].path = ti->paths.v[f];
@@ -367,6 +524,8 @@ int taskcache_after(struct job *job, void *ctx)
 	};
 	if (entry_save(&tc->store, &req, NULL))
 		warning("%s: not saved to the cache (see above); the run goes on", t->id);
+	else
+		last_key_write(tc, t->id, tc->keys[i]);
 	free(ins);
 	strvec_clear(&outs);
 	return 0;
@@ -384,7 +543,10 @@ void taskcache_close(struct taskcache *tc)
 	for (size_t i = 0; tc->inputs && i < tc->g->nodes.n; i++) {
 		strvec_clear(&tc->inputs[i].paths);
 		free(tc->inputs[i].hashes);
+		strvec_clear(&tc->facts[i].paths);
+		free(tc->facts[i].hashes);
 	}
+	free(tc->facts);
 	free(tc->inputs);
 	free(tc->keys);
 	free(tc->status);

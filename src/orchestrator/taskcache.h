@@ -38,6 +38,10 @@ struct taskcache {
 	/* Per graph node, filled by taskcache_keys. */
 	char (*keys)[KEY_HEX_SIZE];
 	struct task_inputs *inputs;
+	struct task_inputs *facts; /* per node: files and, named "//env/NAME",
+				    * "//dep/ID", "//command"..., the other key
+				    * ingredients: saved in the manifest, so -v
+				    * can say what changed since the last run */
 	enum cache_status *status; /* set by the before hook or taskcache_probe */
 	long long hash_ms;      /* time spent listing and hashing inputs */
 };
