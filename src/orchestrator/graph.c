@@ -2,7 +2,6 @@
  * cycles and orders it so every node follows its dependencies. */
 #include "orchestrator/graph.h"
 
-#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,32 +302,41 @@ void graph_free(struct graph *g)
 
 void graph_print_json(const struct graph *g, FILE *out)
 {
-	cJSON *root = cJSON_CreateObject(), *nodes = cJSON_AddArrayToObject(root, "nodes"),
-	      *edges = cJSON_AddArrayToObject(root, "edges");
+	/* Written directly rather than through a cJSON tree: for 1000 projects
+	 * building and freeing the tree cost a third of `vx graph`. */
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "{\"nodes\":[");
 	for (size_t i = 0; i < g->nodes.n; i++) {
 		const struct task_node *t = g->nodes.v[i];
-		cJSON *n = cJSON_CreateObject();
-		cJSON_AddStringToObject(n, "id", t->id);
-		cJSON_AddStringToObject(n, "project", g->ws->projects.v[t->project]->name);
-		cJSON_AddStringToObject(n, "task", t->task);
+		strbuf_addstr(&sb, i ? ",{\"id\":" : "{\"id\":");
+		strbuf_add_json_string(&sb, t->id);
+		strbuf_addstr(&sb, ",\"project\":");
+		strbuf_add_json_string(&sb, g->ws->projects.v[t->project]->name);
+		strbuf_addstr(&sb, ",\"task\":");
+		strbuf_add_json_string(&sb, t->task);
+		strbuf_addstr(&sb, ",\"command\":");
 		if (t->command)
-			cJSON_AddStringToObject(n, "command", t->command);
+			strbuf_add_json_string(&sb, t->command);
 		else
-			cJSON_AddNullToObject(n, "command");
-		cJSON_AddItemToArray(nodes, n);
+			strbuf_addstr(&sb, "null");
+		strbuf_addch(&sb, '}');
+	}
+	strbuf_addstr(&sb, "],\"edges\":[");
+	bool first = true;
+	for (size_t i = 0; i < g->nodes.n; i++) {
+		const struct task_node *t = g->nodes.v[i];
 		for (size_t k = 0; k < t->deps.n; k++) {
-			cJSON *e = cJSON_CreateObject();
-			cJSON_AddStringToObject(e, "from", t->id);
-			cJSON_AddStringToObject(e, "to", g->nodes.v[t->deps.v[k].to]->id);
-			cJSON_AddItemToArray(edges, e);
+			strbuf_addstr(&sb, first ? "{\"from\":" : ",{\"from\":");
+			first = false;
+			strbuf_add_json_string(&sb, t->id);
+			strbuf_addstr(&sb, ",\"to\":");
+			strbuf_add_json_string(&sb, g->nodes.v[t->deps.v[k].to]->id);
+			strbuf_addch(&sb, '}');
 		}
 	}
-	char *s = cJSON_PrintUnformatted(root);
-	if (!s)
-		die("out of memory printing the graph");
-	fprintf(out, "%s\n", s);
-	free(s);
-	cJSON_Delete(root);
+	strbuf_addstr(&sb, "]}\n");
+	fwrite(sb.buf, 1, sb.len, out);
+	strbuf_release(&sb);
 }
 
 void graph_print_dot(const struct graph *g, FILE *out)

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "orchestrator/config.h"
+#include "util/strmap.h"
 #include "util/vec.h"
 
 struct project {
@@ -27,6 +28,7 @@ struct workspace {
 	char *root;            /* absolute, links resolved */
 	struct config *cfg;    /* the root vx.yaml (holds workspace:) */
 	VEC(struct project *) projects; /* sorted by rel */
+	struct strmap by_name; /* project name -> index; keys borrowed from the projects */
 };
 
 /* Finds the workspace holding start_dir (the nearest ancestor whose vx.yaml
