@@ -1,0 +1,252 @@
+# lib.sh - the integration tests' harness, after git's t/test-lib.sh.
+#
+# A test script sources this file, calls test_expect_success 'what' 'body'
+# once per test and ends with test_done. Each body runs in a subshell under
+# `set -e`, in a fresh directory $TEST_DIR/ws (the workspace to build), with
+# stdin from /dev/null; what it prints is shown only when it fails. ctest
+# runs every script with VX (the binary) and VX_SOURCE_DIR (the repository
+# root) in the environment.
+#
+# Helpers for bodies:
+#   run_vx CODE ARGS...      vx ARGS, stdout to $OUT, stderr to $ERR; fails
+#                            unless it exits CODE
+#   write_file PATH          stdin into PATH, making its directories
+#   ws_root                  a workspace vx.yaml whose projects are every
+#                            directory up to two levels down (stdin appended)
+#   ws_project DIR NAME [DEPS...]
+#                            DIR/vx.yaml naming NAME, depending on DEPS, with
+#                            stdin as the body of its tasks: mapping
+#   test_grep [!] GREP-ARGS... FILE
+#   test_cmp EXPECTED ACTUAL, test_path_is_file, test_path_is_missing
+#   test_before FILE A B     lines A and B (whole, fixed) each occur once, A first
+#   test_wait_for PATH [SECONDS]   polls for PATH to appear (default 10 s)
+#   test_process_gone PID    the process is gone (or a zombie left to init)
+
+set -u
+
+if [ -z "${VX:-}" ] || [ ! -x "$VX" ]; then
+	echo "lib.sh: VX must name the vx binary (ctest sets it)" >&2
+	exit 2
+fi
+if [ -z "${VX_SOURCE_DIR:-}" ] || [ ! -d "$VX_SOURCE_DIR" ]; then
+	echo "lib.sh: VX_SOURCE_DIR must name the repository root (ctest sets it)" >&2
+	exit 2
+fi
+# The tests compare vx's text: no colour, no status line, no locale, and
+# none of the variables vx or a task reads from the caller.
+export LC_ALL=C NO_COLOR=1 TERM=dumb
+unset VX_CACHE_DIR CI APP_ENV GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE
+export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=vx GIT_AUTHOR_EMAIL=vx@example.com \
+	GIT_COMMITTER_NAME=vx GIT_COMMITTER_EMAIL=vx@example.com
+
+TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/vx-it.XXXXXX") || exit 2
+# HOME too: a test's git must not read the user's ~/.gitconfig.
+export HOME=$TEST_TMP/home
+mkdir -p "$HOME"
+trap 'rm -rf "$TEST_TMP"' EXIT
+
+test_count=0
+test_passed=0
+test_failed=0
+test_known=0
+
+# Runs body $1 in a fresh $TEST_DIR; returns its status. Output goes to
+# $TEST_DIR/log so that only a failure shows it.
+test_run_() {
+	TEST_DIR=$TEST_TMP/t$test_count
+	OUT=$TEST_DIR/out
+	ERR=$TEST_DIR/err
+	mkdir -p "$TEST_DIR/ws"
+	(
+		cd "$TEST_DIR/ws" || exit 1
+		set -e
+		eval "$1"
+	) >"$TEST_DIR/log" 2>&1 </dev/null
+}
+
+# Shows a failed test's output, and vx's last stdout and stderr, indented.
+test_show_() {
+	sed 's/^/    /' "$TEST_DIR/log"
+	local f
+	for f in out err; do
+		if [ -s "$TEST_DIR/$f" ]; then
+			echo "    --- vx std$f:"
+			sed 's/^/    | /' "$TEST_DIR/$f"
+		fi
+	done
+}
+
+# test_expect_success 'what' 'body'
+test_expect_success() {
+	test_count=$((test_count + 1))
+	test_run_ "$2"
+	local rc=$?
+	if [ "$rc" -eq 0 ]; then
+		test_passed=$((test_passed + 1))
+		echo "ok $test_count - $1"
+	else
+		test_failed=$((test_failed + 1))
+		echo "not ok $test_count - $1"
+		test_show_
+	fi
+}
+
+# test_known_bug 'the bug, in one line' 'what' 'body': a test that pins a
+# bug not fixed yet. Its failure is shown but does not fail the script; its
+# success says the bug is gone and this should become test_expect_success.
+test_known_bug() {
+	test_count=$((test_count + 1))
+	echo "# KNOWN BUG: $1"
+	test_run_ "$3"
+	local rc=$?
+	if [ "$rc" -eq 0 ]; then
+		test_passed=$((test_passed + 1))
+		echo "ok $test_count - $2 # the known bug is fixed: make this test_expect_success"
+	else
+		test_known=$((test_known + 1))
+		echo "not ok $test_count - $2 # TODO known bug"
+		test_show_
+	fi
+}
+
+test_done() {
+	if [ "$test_known" -gt 0 ]; then
+		echo "# $test_known known bug(s) not counted as failures"
+	fi
+	echo "$test_passed passed, $test_failed failed"
+	[ "$test_failed" -eq 0 ]
+	exit
+}
+
+# --- helpers for bodies ---------------------------------------------------
+
+run_vx() {
+	local want=$1 got=0
+	shift
+	"$VX" "$@" >"$OUT" 2>"$ERR" </dev/null || got=$?
+	if [ "$got" -ne "$want" ]; then
+		echo "vx $*: exit $got, wanted $want"
+		return 1
+	fi
+}
+
+write_file() {
+	mkdir -p "$(dirname "$1")"
+	cat >"$1"
+}
+
+ws_root() {
+	{
+		printf 'workspace:\n  projects: ["*", "*/*"]\n'
+		cat
+	} >vx.yaml
+}
+
+ws_project() {
+	local dir=$1 name=$2 deps=""
+	shift 2
+	mkdir -p "$dir"
+	{
+		printf 'name: "%s"\n' "$name"
+		if [ $# -gt 0 ]; then
+			deps=$(printf '"%s", ' "$@")
+			printf 'dependsOn: [%s]\n' "${deps%, }"
+		fi
+		printf 'tasks:\n'
+		cat
+	} >"$dir/vx.yaml"
+}
+
+test_grep() {
+	local negate=false
+	if [ "$1" = "!" ]; then
+		negate=true
+		shift
+	fi
+	local file
+	eval "file=\${$#}"
+	if [ ! -f "$file" ]; then
+		echo "test_grep: no file $file"
+		return 1
+	fi
+	if $negate; then
+		if grep "$@" >/dev/null; then
+			echo "test_grep: found, and should not have: grep $*"
+			return 1
+		fi
+	elif ! grep "$@" >/dev/null; then
+		echo "test_grep: not found: grep $*"
+		return 1
+	fi
+}
+
+test_cmp() {
+	diff -u "$1" "$2"
+}
+
+test_path_is_file() {
+	if [ ! -f "$1" ]; then
+		echo "missing file: $1"
+		return 1
+	fi
+}
+
+test_path_is_missing() {
+	if [ -e "$1" ]; then
+		echo "should not exist: $1"
+		return 1
+	fi
+}
+
+# The line number of the only line of $1 that is exactly $2.
+test_line_of_() {
+	local n
+	n=$(grep -c -x -F -e "$2" "$1" || true)
+	if [ "$n" != 1 ]; then
+		echo "test_before: \"$2\" occurs $n times in $1, wanted once" >&2
+		return 1
+	fi
+	grep -n -x -F -e "$2" "$1" | cut -d: -f1
+}
+
+test_before() {
+	local a b
+	a=$(test_line_of_ "$1" "$2") || return 1
+	b=$(test_line_of_ "$1" "$3") || return 1
+	if [ "$a" -ge "$b" ]; then
+		echo "test_before: \"$2\" (line $a) is not before \"$3\" (line $b) in $1:"
+		cat "$1"
+		return 1
+	fi
+}
+
+test_wait_for() {
+	local tries=$((${2:-10} * 20))
+	while [ ! -e "$1" ]; do
+		tries=$((tries - 1))
+		if [ "$tries" -le 0 ]; then
+			echo "test_wait_for: $1 never appeared"
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
+# A killed process reparented to a slow init can linger as a zombie for a
+# moment: a zombie runs nothing, so it counts as gone.
+test_process_gone() {
+	local tries=40 state
+	while kill -0 "$1" 2>/dev/null; do
+		state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)
+		if [ "$state" = Z ] || [ -z "$state" ]; then
+			return 0
+		fi
+		tries=$((tries - 1))
+		if [ "$tries" -le 0 ]; then
+			echo "process $1 still runs:"
+			ps -o pid,pgid,stat,args -p "$1" || true
+			return 1
+		fi
+		sleep 0.05
+	done
+}

@@ -1,0 +1,39 @@
+#!/bin/bash
+# SIGINT to vx: every task's process group gets it, vx waits for them, kills
+# what is left, and exits 130.
+. "$(dirname "$0")/lib.sh"
+
+test_expect_success 'SIGINT: exit 130, the task saw SIGINT, none of its processes remain' '
+	ws_root </dev/null &&
+	ws_project a a <<-EOF &&
+	  serve:
+	    command: |
+	      trap "echo got-int > ../got-int; exit 0" INT
+	      sleep 60 &
+	      echo \$! > ../child
+	      echo \$\$ > ../pid
+	      wait
+	EOF
+	ws_project b b <<-EOF &&
+	  serve: { command: "sleep 60; touch ../ran-b" }
+	EOF
+	ws_project c c <<-EOF &&
+	  serve: { command: "touch ../ran-c" }
+	EOF
+	# A background job of a script ignores SIGINT unless job control is on.
+	set -m
+	"$VX" run serve -j2 >"$OUT" 2>"$ERR" &
+	vx=$!
+	test_wait_for pid &&
+	kill -INT $vx &&
+	rc=0 && wait $vx || rc=$?
+	set +m
+	test "$rc" -eq 130 &&
+	test_path_is_file got-int &&
+	test_path_is_missing ran-b &&
+	test_path_is_missing ran-c &&
+	test_process_gone "$(cat pid)" &&
+	test_process_gone "$(cat child)"
+'
+
+test_done

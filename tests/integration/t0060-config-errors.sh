@@ -1,0 +1,223 @@
+#!/bin/bash
+# A bad configuration is one line "vx: FILE:LINE:COL: MESSAGE" on stderr and
+# exit 2, before any task runs (SPEC 2.3).
+. "$(dirname "$0")/lib.sh"
+
+# A workspace with a healthy project "ok" whose build would leave a marker;
+# each test then adds a broken project "bad" (its build leaves one too).
+setup() {
+	ws_root <<-EOF
+	tasks:
+	  build:
+	    dependsOn: ["^build"]
+	EOF
+	ws_project ok ok <<-EOF
+	  build: { command: touch ../ran-ok }
+	EOF
+}
+
+# expect_error FILE:LINE:COL EXTENDED-REGEX [vx run args]: vx exits 2 with
+# exactly one line on stderr, at that place, matching the regex; nothing ran.
+expect_error() {
+	local where=$1 re=$2
+	shift 2
+	[ $# -gt 0 ] || set -- build
+	run_vx 2 run "$@" -j1 || return 1
+	if [ "$(wc -l <"$ERR")" -ne 1 ]; then
+		echo "wanted one line on stderr"
+		return 1
+	fi
+	test_grep -E "^vx: $(pwd -P)/$where: $re\$" "$ERR" || return 1
+	if ls ran-* 2>/dev/null; then
+		echo "a task ran"
+		return 1
+	fi
+	test_path_is_missing .vx
+	test_grep ! "running:" "$OUT"
+}
+
+test_expect_success 'unknown key in a task, with the nearest key suggested' '
+	setup &&
+	ws_project bad bad <<-EOF &&
+	  build:
+	    comand: touch ../ran-bad
+	EOF
+	expect_error bad/vx.yaml:4:5 "unknown key \"comand\" in task \"build\" \(did you mean \"command\"\?\)"
+'
+
+test_expect_success 'unknown key in the workspace file, with a suggestion' '
+	setup &&
+	write_file vx.yaml <<-EOF &&
+	workspace:
+	  projects: ["*"]
+	  chache: { dir: .vx/cache }
+	EOF
+	expect_error vx.yaml:3:3 "unknown key \"chache\" .*\(did you mean \"cache\"\?\)"
+'
+
+test_expect_success 'unknown top-level key of a project, with a suggestion' '
+	setup &&
+	write_file bad/vx.yaml <<-EOF &&
+	name: bad
+	dependOn: [ok]
+	EOF
+	expect_error bad/vx.yaml:2:1 "unknown key \"dependOn\" .*\(did you mean \"dependsOn\"\?\)"
+'
+
+test_expect_success 'wrong type: a list where a string goes' '
+	setup &&
+	ws_project bad bad <<-EOF &&
+	  build:
+	    command: [touch, ../ran-bad]
+	EOF
+	expect_error bad/vx.yaml:4:14 "command must be a string, not a list"
+'
+
+test_expect_success 'wrong type: a word where a boolean goes' '
+	setup &&
+	ws_project bad bad <<-EOF &&
+	  build:
+	    command: touch ../ran-bad
+	    persistent: sometimes
+	EOF
+	expect_error bad/vx.yaml:5:17 "persistent must be true or false, not \"sometimes\""
+'
+
+test_expect_success 'a duration that does not parse' '
+	setup &&
+	ws_project bad bad <<-EOF &&
+	  build:
+	    command: touch ../ran-bad
+	    timeout: 10x
+	EOF
+	expect_error bad/vx.yaml:5:14 "\"10x\" is not a duration.*"
+'
+
+test_expect_success 'a project dependsOn a project that does not exist' '
+	setup &&
+	ws_project bad bad nope <<-EOF &&
+	  build: { command: touch ../ran-bad }
+	EOF
+	expect_error bad/vx.yaml:2:13 "dependsOn names \"nope\", which is no project of this workspace"
+'
+
+test_expect_success 'a task dependsOn a task of a project that does not exist' '
+	setup &&
+	ws_project bad bad <<-EOF &&
+	  build:
+	    command: touch ../ran-bad
+	    dependsOn: ["nope#build"]
+	EOF
+	expect_error bad/vx.yaml:5:17 "dependsOn \"nope#build\": no project is named \"nope\""
+'
+
+test_expect_success 'a task dependsOn a task its own project lacks' '
+	setup &&
+	ws_project bad bad <<-EOF &&
+	  build:
+	    command: touch ../ran-bad
+	    dependsOn: ["codegen"]
+	EOF
+	expect_error bad/vx.yaml:5:17 "dependsOn \"codegen\": project \"bad\" has no task \"codegen\""
+'
+
+test_expect_success 'a task dependsOn a task another project lacks' '
+	setup &&
+	ws_project bad bad <<-EOF &&
+	  build:
+	    command: touch ../ran-bad
+	    dependsOn: ["ok#lint"]
+	EOF
+	expect_error bad/vx.yaml:5:17 "dependsOn \"ok#lint\": project \"ok\" has no task \"lint\""
+'
+
+test_expect_success 'a cycle names every task on it, in order' '
+	setup &&
+	for p in a b c; do
+		next=$(echo $p | tr abc bca)
+		ws_project $p $p <<-EOF || exit 1
+		  build:
+		    command: touch ../ran-$p
+		    dependsOn: ["$next#build"]
+		EOF
+	done &&
+	run_vx 2 run build &&
+	test $(wc -l <"$ERR") -eq 1 &&
+	test_grep -E "^vx: $(pwd -P)/[abc]/vx.yaml:5:17: dependency cycle: " "$ERR" &&
+	test_grep -E ": (a#build -> b#build -> c#build -> a#build|b#build -> c#build -> a#build -> b#build|c#build -> a#build -> b#build -> c#build)\$" "$ERR" &&
+	test_path_is_missing ran-a && test_path_is_missing ran-b &&
+	test_path_is_missing ran-c && test_path_is_missing ran-ok
+'
+
+test_expect_success 'two projects with the same name' '
+	setup &&
+	ws_project bad ok <<-EOF &&
+	  build: { command: touch ../ran-bad }
+	EOF
+	expect_error ok/vx.yaml:1:7 "duplicate project name \"ok\" \(also bad\)"
+'
+
+test_expect_success 'a YAML syntax error' '
+	setup &&
+	write_file bad/vx.yaml <<-EOF &&
+	name: bad
+	tasks: [unclosed
+	EOF
+	expect_error "bad/vx.yaml:[0-9]+:[0-9]+" ".*flow sequence.*"
+'
+
+test_expect_success 'invalid JSON in a project package.json' '
+	setup &&
+	write_file bad/package.json <<-EOF &&
+	{"name": "bad",
+	 "scripts": {"build": "touch ../ran-bad"},,
+	}
+	EOF
+	expect_error "bad/package.json:2:[0-9]+" "invalid JSON"
+'
+
+test_expect_success 'an unset ${VAR} in a value that expands' '
+	setup &&
+	unset VX_TEST_UNSET &&
+	ws_project bad bad <<-EOF &&
+	  build:
+	    command: touch ../ran-bad
+	    env:
+	      define: { WHERE: "\${VX_TEST_UNSET}/x" }
+	EOF
+	expect_error "bad/vx.yaml:6:[0-9]+" "environment variable VX_TEST_UNSET is not set \(used as \\$\{VX_TEST_UNSET\}\)"
+'
+
+test_expect_success 'depending on a persistent task' '
+	setup &&
+	ws_project bad bad <<-EOF &&
+	  dev: { command: touch ../ran-dev, persistent: true }
+	  build:
+	    command: touch ../ran-bad
+	    dependsOn: ["dev"]
+	EOF
+	expect_error bad/vx.yaml:6:17 "bad#build depends on bad#dev, which is persistent.*"
+'
+
+test_expect_success 'a task with sandbox: is refused, not run unprotected' '
+	setup &&
+	ws_project bad bad <<-EOF &&
+	  build:
+	    command: touch ../ran-bad
+	    sandbox:
+	      allow:
+	        write: ["dist/"]
+	EOF
+	expect_error bad/vx.yaml:5:5 "bad#build declares sandbox:.*refusing to run it unprotected"
+'
+
+test_expect_success 'an explicit project#task that does not exist (exit 2, nothing ran)' '
+	setup &&
+	run_vx 2 run ok#build ok#nope &&
+	test_grep "project \"ok\" has no task \"nope\"" "$ERR" &&
+	test_path_is_missing ran-ok &&
+	run_vx 2 run nope#build &&
+	test_grep "no project is named \"nope\"" "$ERR"
+'
+
+test_done

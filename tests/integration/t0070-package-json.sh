@@ -1,0 +1,99 @@
+#!/bin/bash
+# A task with no command: in vx.yaml runs the project's package.json script
+# of the same name, as `npm run` would.
+. "$(dirname "$0")/lib.sh"
+
+# stub DIR NAME: an executable DIR/NAME that logs "DIR NAME" to ./calls
+# (the task's working directory).
+stub() {
+	mkdir -p "$1"
+	printf '#!/bin/sh\necho "%s %s" >> calls\n' "$1" "$2" >"$1/$2"
+	chmod +x "$1/$2"
+}
+
+setup() {
+	ws_root <<-EOF
+	tasks:
+	  build:
+	    dependsOn: ["^build"]
+	EOF
+	write_file p/package.json <<-EOF
+	{
+	  "name": "@x/p",
+	  "scripts": {
+	    "build": "projtool && roottool && both && echo \"\$npm_package_name \$npm_lifecycle_event\" > ev && pwd -P > cwd && echo \"\$0\" > shell",
+	    "lint": "echo lint-ran > lint"
+	  }
+	}
+	EOF
+	write_file q/package.json <<-EOF
+	{"name": "@x/q", "scripts": {"test": "echo q-test > tested"}}
+	EOF
+	stub p/node_modules/.bin projtool
+	stub p/node_modules/.bin both
+	stub node_modules/.bin roottool
+	stub node_modules/.bin both
+	# Decoys later on PATH: the node_modules/.bin ones must win.
+	stub "$TEST_DIR/bin" roottool
+	stub "$TEST_DIR/bin" both
+	stub "$TEST_DIR/bin" projtool
+}
+
+test_expect_success 'scripts.build runs in the project dir, node_modules/.bin first on PATH' '
+	setup &&
+	PATH="$TEST_DIR/bin:$PATH" run_vx 0 run build -j1 &&
+	printf "%s\n" "p/node_modules/.bin projtool" "node_modules/.bin roottool" \
+		"p/node_modules/.bin both" >expect &&
+	test_cmp expect p/calls &&
+	echo "$(pwd -P)/p" >expect &&
+	test_cmp expect p/cwd &&
+	echo /bin/sh >expect &&
+	test_cmp expect p/shell &&
+	test_path_is_missing calls &&
+	test_grep -F "@x/p#build: running: projtool && roottool" "$OUT"
+'
+
+test_expect_success 'the project bin comes before the root bin' '
+	setup &&
+	run_vx 0 run build &&
+	test_grep -x "p/node_modules/.bin both" p/calls &&
+	test_grep ! -x "node_modules/.bin both" p/calls
+'
+
+test_expect_success 'npm_package_name and npm_lifecycle_event are set' '
+	setup &&
+	run_vx 0 run build &&
+	echo "@x/p build" >expect &&
+	test_cmp expect p/ev
+'
+
+test_expect_success 'a project with neither command nor script is skipped, not failed' '
+	setup &&
+	run_vx 0 run build -j1 &&
+	test_grep ! "@x/q#build: running" "$OUT" &&
+	test_grep ! "failed (" "$OUT" &&
+	test_grep "0 failed" "$OUT" &&
+	run_vx 0 run test &&
+	test_path_is_file q/tested &&
+	test_grep ! "@x/p#test" "$OUT"
+'
+
+test_expect_success 'a vx.yaml command: wins over the package.json script' '
+	setup &&
+	write_file p/vx.yaml <<-EOF &&
+	tasks:
+	  lint: { command: echo yaml-ran > lint }
+	EOF
+	run_vx 0 run lint &&
+	echo yaml-ran >expect &&
+	test_cmp expect p/lint
+'
+
+test_expect_success 'an explicit project#task neither has is exit 2' '
+	setup &&
+	run_vx 2 run "@x/p#nope" &&
+	test_grep "project \"@x/p\" has no task \"nope\"" "$ERR" &&
+	test_path_is_missing p/calls
+'
+
+test_done
