@@ -1,0 +1,195 @@
+#!/bin/bash
+# The local cache as a user meets it (SPEC §6): hits restore and replay,
+# changes miss exactly what they should, failures are never saved, a damaged
+# entry is rebuilt, two runs at once agree, prune evicts to a size.
+. "$(dirname "$0")/lib.sh"
+
+# lib -> app; each build counts its runs in runs-<name> and writes dist/.
+setup() {
+	ws_root <<-'EOF'
+	tasks:
+	  build:
+	    dependsOn: ["^build"]
+	    outputs: ["dist/**"]
+	EOF
+	ws_project lib lib <<-'EOF'
+	  build:
+	    command: 'echo run >> ../runs-lib; mkdir -p dist/empty; cat src/*.txt > dist/lib.txt; ln -sf lib.txt dist/link; chmod 755 dist/lib.txt; echo "lib says hi"'
+	EOF
+	ws_project app app lib <<-'EOF'
+	  build:
+	    command: 'echo run >> ../runs-app; mkdir -p dist; cat ../lib/dist/lib.txt src/*.txt > dist/app.txt; echo "app built"'
+	    inputs:
+	      env: [APP_MODE]
+	EOF
+	write_file lib/src/a.txt <<<"lib a"
+	write_file app/src/main.txt <<<"app main"
+}
+runs() { if [ -f "runs-$1" ]; then wc -l <"runs-$1" | tr -d ' '; else echo 0; fi; }
+
+test_expect_success 'a second run replays every task without running it' '
+	setup &&
+	run_vx 0 run build -j1 &&
+	run_vx 0 run build -j1 &&
+	test "$(runs lib)" = 1 && test "$(runs app)" = 1 &&
+	test_grep "lib#build: cache hit, replaying output" "$OUT" &&
+	test_grep "lib#build: lib says hi" "$OUT" &&
+	test_grep "app#build: app built" "$OUT"
+'
+
+test_expect_success 'a hit restores deleted outputs exactly: content, mode, symlink, empty dir' '
+	setup &&
+	run_vx 0 run build -j1 &&
+	cp lib/dist/lib.txt expect &&
+	rm -rf lib/dist app/dist &&
+	run_vx 0 run build -j1 &&
+	test "$(runs lib)" = 1 &&
+	test_cmp expect lib/dist/lib.txt &&
+	test "$(stat -c %a lib/dist/lib.txt)" = 755 &&
+	test "$(readlink lib/dist/link)" = lib.txt &&
+	test -d lib/dist/empty &&
+	test_path_is_file app/dist/app.txt
+'
+
+test_expect_success 'an input change misses that task and its dependents only' '
+	setup &&
+	run_vx 0 run build -j1 &&
+	echo "more" >>app/src/main.txt &&
+	run_vx 0 run build -j1 &&
+	test "$(runs lib)" = 1 && test "$(runs app)" = 2 &&
+	echo "lib b" >lib/src/b.txt &&
+	run_vx 0 run build -j1 &&
+	test "$(runs lib)" = 2 && test "$(runs app)" = 3
+'
+
+test_expect_success 'an env input: set, changed and unset each miss; the same value hits' '
+	setup &&
+	run_vx 0 run build -j1 &&
+	APP_MODE=a run_vx 0 run build -j1 &&
+	test "$(runs app)" = 2 &&
+	APP_MODE=a run_vx 0 run build -j1 &&
+	test "$(runs app)" = 2 &&
+	APP_MODE= run_vx 0 run build -j1 &&
+	test "$(runs app)" = 3 &&
+	test "$(runs lib)" = 1
+'
+
+test_expect_success '-v names what changed since the last run' '
+	setup &&
+	run_vx 0 run build -j1 &&
+	echo "more" >>lib/src/a.txt &&
+	run_vx 0 run build -j1 -v &&
+	test_grep "lib#build: cache miss since [0-9a-f]*: lib/src/a.txt changed" "$ERR" &&
+	test_grep "app#build: cache miss since [0-9a-f]*: dependency lib#build changed" "$ERR"
+'
+
+test_expect_success 'a failing task is not saved' '
+	setup &&
+	ws_project lib lib <<-'\''EOF'\'' &&
+	  build:
+	    command: "echo run >> ../runs-lib; mkdir -p dist; echo x > dist/lib.txt; exit 3"
+	EOF
+	run_vx 1 run build -j1 &&
+	run_vx 1 run build -j1 &&
+	test "$(runs lib)" = 2
+'
+
+test_expect_success '--force runs and saves; --no-cache neither reads nor writes' '
+	setup &&
+	run_vx 0 run build -j1 --no-cache &&
+	test_path_is_missing .vx/cache &&
+	run_vx 0 run build -j1 --force &&
+	test "$(runs lib)" = 2 &&
+	run_vx 0 run build -j1 &&
+	test "$(runs lib)" = 2 &&
+	run_vx 0 run build -j1 --force &&
+	test "$(runs lib)" = 3
+'
+
+test_expect_success 'cache: false and --dry-run: never cached; a dry run runs and writes nothing' '
+	setup &&
+	run_vx 0 run build --dry-run &&
+	test_grep "lib#build: would run  key [0-9a-f]\{32\}  cache miss" "$OUT" &&
+	test_path_is_missing .vx &&
+	test "$(runs lib)" = 0 &&
+	run_vx 0 run build -j1 &&
+	run_vx 0 run build --dry-run=json &&
+	test_grep "\"cache\":\"hit\"" "$OUT" &&
+	ws_project lib lib <<-'\''EOF'\'' &&
+	  build:
+	    command: "echo run >> ../runs-lib"
+	    cache: false
+	EOF
+	run_vx 0 run build -j1 && run_vx 0 run build -j1 &&
+	test "$(runs lib)" = 3
+'
+
+test_expect_success 'a damaged entry is one warning, a rebuild and a replacement' '
+	setup &&
+	run_vx 0 run build -j1 &&
+	for f in .vx/cache/*/*.tar.zst; do printf "garbage" | dd of="$f" bs=1 seek=20 conv=notrunc 2>/dev/null; done &&
+	rm -rf lib/dist &&
+	run_vx 0 run build -j1 &&
+	test_grep "warning: lib#build: cache entry [0-9a-f]* is damaged" "$ERR" &&
+	test "$(runs lib)" = 2 &&
+	run_vx 0 run build -j1 &&
+	test "$(runs lib)" = 2 &&
+	test_grep ! "damaged" "$ERR"
+'
+
+test_expect_success 'two runs at once both succeed and leave entries that hit' '
+	setup &&
+	for i in 1 2 3 4 5 6; do
+		ws_project "p$i" "p$i" lib <<-EOF
+		  build:
+		    command: "mkdir -p dist; echo $i > dist/out.txt; sleep 0.1"
+		EOF
+	done &&
+	("$VX" run build -j2 >out1 2>&1; echo $? >rc1) &
+	("$VX" run build -j2 >out2 2>&1; echo $? >rc2) &
+	wait &&
+	test "$(cat rc1)" = 0 && test "$(cat rc2)" = 0 &&
+	run_vx 0 run build -j2 &&
+	test "$(grep -c "cache hit" "$OUT")" = 8 &&
+	test_path_is_missing .vx/cache/*/.tmp-*
+'
+
+test_expect_success 'vx cache stats, prune to a size, clean' '
+	setup &&
+	run_vx 0 run build -j1 &&
+	run_vx 0 run build -j1 &&
+	run_vx 0 cache stats &&
+	test_grep "^entries: 2$" "$OUT" &&
+	test_grep "hit rate, last 2 runs: 50% (2 of 4 cacheable tasks)" "$OUT" &&
+	run_vx 0 cache prune --max-size 1 &&
+	test_grep "evicted 2 entries" "$OUT" &&
+	run_vx 0 cache stats &&
+	test_grep "^entries: 0$" "$OUT" &&
+	run_vx 0 run build -j1 &&
+	test "$(runs lib)" = 2 &&
+	run_vx 0 cache clean &&
+	run_vx 0 cache stats &&
+	test_grep "^entries: 0$" "$OUT"
+'
+
+test_expect_success 'VX_CACHE_DIR moves the cache; a config error touches neither cache nor workspace' '
+	setup &&
+	VX_CACHE_DIR=$TEST_DIR/elsewhere run_vx 0 run build -j1 &&
+	test_path_is_missing .vx/cache &&
+	test -d "$TEST_DIR/elsewhere" &&
+	echo "  oops: [" >>app/vx.yaml &&
+	run_vx 2 run build -j1 &&
+	test_path_is_missing .vx &&
+	test "$(runs lib)" = 1
+'
+
+test_expect_success '--summarize writes the run: keys, inputs with hashes, cache status, exit codes' '
+	setup &&
+	run_vx 0 run build -j1 --summarize=sum.json &&
+	test_grep "\"id\":.*\"lib#build\"" sum.json &&
+	test_grep "\"lib/src/a.txt\":.*\"[0-9a-f]\{32\}\"" sum.json &&
+	test_grep "\"cache\":.*\"miss\"" sum.json &&
+	test_grep "\"exitCode\":.*0" sum.json
+'
+
+test_done
