@@ -16,7 +16,7 @@
 #include "orchestrator/scheduler.h"
 #include "util/strbuf.h"
 
-static char dir[] = "/tmp/vx-test-sched-XXXXXX";
+static char dir[] = "/tmp/vxsched-XXXXXX";
 
 static void job_sh(struct job *job, const char *id, const char *script)
 {
