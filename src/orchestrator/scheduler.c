@@ -35,6 +35,7 @@ struct proc {
 	long long kill_at; /* when SIGKILL is due; NEVER: not yet asked for */
 	bool stopped;	   /* vx signalled it (interrupt, persistent exit), not the task */
 	size_t waiting;	   /* dependencies not yet ended */
+	size_t slot;	   /* its place in sched.live while RUNNING */
 };
 
 /* A binary min-heap of job indices: the ready queue hands out jobs in the
@@ -55,6 +56,8 @@ struct sched {
 	size_t *rdeps;
 	struct ready ready;
 	size_t *todo; /* job_ended()'s worklist, njobs long */
+	size_t *live; /* the RUNNING jobs, `running` of them: a wake-up costs
+		       * O(running), not O(njobs) */
 	size_t running, ended;
 	int sigfd;
 	sigset_t oldmask; /* the caller's mask: the children get it back */
@@ -302,7 +305,8 @@ static void job_start(struct sched *s, size_t i)
 	job->state = JOB_RUNNING;
 	p->term_at = job->timeout_ms > 0 ? job->start_ms + job->timeout_ms : NEVER;
 	p->kill_at = NEVER;
-	s->running++;
+	p->slot = s->running;
+	s->live[s->running++] = i;
 	output_job_start(&s->out, i);
 }
 
@@ -313,9 +317,10 @@ static void run_stop(struct sched *s, int sig, const char *reason)
 	long long now = now_ms(s);
 	s->stop_starting = true;
 	s->stop_reason = reason;
-	for (size_t i = 0; i < s->njobs; i++) {
+	for (size_t k = 0; k < s->running; k++) {
+		size_t i = s->live[k];
 		struct proc *p = &s->procs[i];
-		if (s->jobs[i].state != JOB_RUNNING || p->stopped)
+		if (p->stopped)
 			continue;
 		p->stopped = true;
 		p->term_at = NEVER;
@@ -327,9 +332,8 @@ static void run_stop(struct sched *s, int sig, const char *reason)
 
 static void run_kill_all(struct sched *s)
 {
-	for (size_t i = 0; i < s->njobs; i++) {
-		if (s->jobs[i].state != JOB_RUNNING)
-			continue;
+	for (size_t k = 0; k < s->running; k++) {
+		size_t i = s->live[k];
 		s->procs[i].stopped = true;
 		s->procs[i].kill_at = NEVER;
 		group_signal(s, i, SIGKILL);
@@ -352,7 +356,9 @@ static void job_reaped(struct sched *s, size_t i, int st)
 	 * that ignored the signal die with the group now. */
 	if (p->stopped || job->timed_out)
 		group_signal(s, i, SIGKILL);
-	s->running--;
+	size_t last = s->live[--s->running];
+	s->live[p->slot] = last;
+	s->procs[last].slot = p->slot;
 	job->duration_ms = now_ms(s) - job->start_ms;
 	if (st < 0) {
 		job->exit_code = -1;
@@ -389,9 +395,10 @@ static void job_reaped(struct sched *s, size_t i, int st)
  * of vx are left for whoever spawned them. */
 static void run_reap(struct sched *s)
 {
-	for (size_t i = 0; i < s->njobs; i++) {
-		if (s->jobs[i].state != JOB_RUNNING)
-			continue;
+	/* Backwards: job_reaped() moves the last live job into the freed
+	 * slot, and that one was looked at already. */
+	for (size_t k = s->running; k-- > 0;) {
+		size_t i = s->live[k];
 		int st;
 		pid_t r;
 		while ((r = waitpid(s->procs[i].pid, &st, WNOHANG)) < 0 && errno == EINTR)
@@ -433,10 +440,9 @@ static void run_signals(struct sched *s)
 static long long run_timers(struct sched *s)
 {
 	long long now = now_ms(s), next = NEVER;
-	for (size_t i = 0; i < s->njobs; i++) {
+	for (size_t k = 0; k < s->running; k++) {
+		size_t i = s->live[k];
 		struct proc *p = &s->procs[i];
-		if (s->jobs[i].state != JOB_RUNNING)
-			continue;
 		if (p->term_at <= now) {
 			s->jobs[i].timed_out = true;
 			p->term_at = NEVER;
@@ -487,8 +493,9 @@ static void run_loop(struct sched *s)
 		run_status(s);
 		size_t n = 0;
 		pfds[n++] = (struct pollfd){.fd = s->sigfd, .events = POLLIN};
-		for (size_t i = 0; i < s->njobs; i++) {
-			if (s->jobs[i].state == JOB_RUNNING && s->procs[i].fd >= 0) {
+		for (size_t k = 0; k < s->running; k++) {
+			size_t i = s->live[k];
+			if (s->procs[i].fd >= 0) {
 				which[n] = i;
 				pfds[n++] = (struct pollfd){.fd = s->procs[i].fd, .events = POLLIN};
 			}
@@ -549,6 +556,11 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 	/* A reader that went away (| head) must cost vx its display, not its life. */
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
 		die_errno("ignoring SIGPIPE");
+	/* An ignored SIGCHLD makes the kernel reap the children itself, and
+	 * waitpid() could never tell a job's exit status. */
+	struct sigaction dfl = {.sa_handler = SIG_DFL}, oldchld;
+	if (sigaction(SIGCHLD, &dfl, &oldchld) < 0)
+		die_errno("resetting SIGCHLD");
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
 	sigaddset(&set, SIGINT);
@@ -565,6 +577,7 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 	s.procs = xcalloc(njobs ? njobs : 1, sizeof *s.procs);
 	s.ready.v = xcalloc(njobs ? njobs : 1, sizeof *s.ready.v);
 	s.todo = xcalloc(njobs ? njobs : 1, sizeof *s.todo);
+	s.live = xcalloc(njobs ? njobs : 1, sizeof *s.live);
 	sched_index(&s);
 	for (size_t i = 0; i < njobs; i++) {
 		struct job *job = &jobs[i];
@@ -597,11 +610,14 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 	output_finish(&s.out);
 
 	close(s.sigfd);
+	if (sigaction(SIGCHLD, &oldchld, NULL) < 0)
+		die_errno("restoring SIGCHLD");
 	if (sigprocmask(SIG_SETMASK, &s.oldmask, NULL) < 0)
 		die_errno("restoring the signal mask");
 	free(s.procs);
 	free(s.ready.v);
 	free(s.todo);
+	free(s.live);
 	free(s.rdep_off);
 	free(s.rdeps);
 	if (s.interrupted)

@@ -556,6 +556,23 @@ static void test_persistent(void)
 	file_remove("wpid");
 }
 
+/* A caller that ignores SIGCHLD (the kernel then reaps by itself) still
+ * gets exit statuses, and gets its disposition back. */
+static void test_sigchld_ignored(void)
+{
+	struct job job;
+	struct strbuf out = STRBUF_INIT;
+	struct sigaction ign = {.sa_handler = SIG_IGN}, old, now;
+	sigaction(SIGCHLD, &ign, &old);
+	job_sh(&job, "x#t", "exit 5");
+	CHECK_INT(run(&job, 1, &opts2, NULL, &out), 1);
+	CHECK_INT(job.exit_code, 5);
+	sigaction(SIGCHLD, &old, &now);
+	CHECK(now.sa_handler == SIG_IGN);
+	jobs_free(&job, 1);
+	strbuf_release(&out);
+}
+
 int main(void)
 {
 	/* The child-environment test counts the fds a child gets: start from a
@@ -584,6 +601,7 @@ int main(void)
 	test_noop();
 	test_spawn_failure();
 	test_persistent();
+	test_sigchld_ignored();
 
 	char *cmd = xasprintf("rm -rf '%s'", dir);
 	if (system(cmd) != 0)
