@@ -26,6 +26,11 @@ extern char **environ;
 #define STATUS_TICK_MS 100
 /* Reads per job per wake-up: a task printing without pause cannot starve the others. */
 #define READS_PER_WAKE 16
+/* Reads after the leader is reaped: what it wrote is in the pipe, at most its
+ * capacity (1 MiB at most for an unprivileged process, fs.pipe-max-size), so
+ * 64 reads of 64 KiB get it all, and a grandchild that keeps writing into
+ * the pipe cannot hold vx there. */
+#define READS_AFTER_EXIT 64
 
 /* What the scheduler knows of a job beyond struct job. */
 struct proc {
@@ -160,12 +165,12 @@ static void job_ended(struct sched *s, size_t i)
 }
 
 /* Reads what job i printed into its log and the output. Returns when the
- * pipe is empty (or after READS_PER_WAKE reads); closes it at EOF. */
-static void job_read(struct sched *s, size_t i, bool drain)
+ * pipe is empty or after max reads; closes it at EOF. */
+static void job_read(struct sched *s, size_t i, int max)
 {
 	struct proc *p = &s->procs[i];
 	char buf[65536];
-	for (int n = 0; p->fd >= 0 && (drain || n < READS_PER_WAKE); n++) {
+	for (int n = 0; p->fd >= 0 && n < max; n++) {
 		ssize_t r = read(p->fd, buf, sizeof buf);
 		if (r > 0) {
 			strbuf_add(&s->jobs[i].log, buf, (size_t)r);
@@ -346,7 +351,7 @@ static void job_reaped(struct sched *s, size_t i, int st)
 {
 	struct job *job = &s->jobs[i];
 	struct proc *p = &s->procs[i];
-	job_read(s, i, true);
+	job_read(s, i, READS_AFTER_EXIT);
 	/* A grandchild may hold the pipe open; its later output is lost. */
 	if (p->fd >= 0) {
 		close(p->fd);
@@ -512,7 +517,7 @@ static void run_loop(struct sched *s)
 		 * SIGCHLD, and are read before it is declared ended. */
 		for (size_t k = 1; r > 0 && k < n; k++)
 			if (pfds[k].revents)
-				job_read(s, which[k], false);
+				job_read(s, which[k], READS_PER_WAKE);
 		if (r > 0 && pfds[0].revents)
 			run_signals(s);
 	}

@@ -359,6 +359,13 @@ static void test_log_capture(void)
 	CHECK_STR(job.log.buf, "out\nerr\nout2\npartial");
 	CHECK(has(&out, "x#t: out\nx#t: err\nx#t: out2\nx#t: partial\nx#t: done in "));
 	jobs_free(&job, 1);
+
+	/* Far more than a pipe holds, with the exit right after the last byte. */
+	job_sh(&job, "x#t", "head -c 3000000 /dev/zero | tr '\\0' x; echo end");
+	CHECK_INT(run(&job, 1, &opts2, NULL, &out), 0);
+	CHECK_INT(job.log.len, 3000004);
+	CHECK(strbuf_ends_with(&job.log, "xxend\n"));
+	jobs_free(&job, 1);
 	strbuf_release(&out);
 }
 
