@@ -26,6 +26,11 @@ extern char **environ;
 #define STATUS_TICK_MS 100
 /* Reads per job per wake-up: a task printing without pause cannot starve the others. */
 #define READS_PER_WAKE 16
+/* Reads after the leader is reaped: what it wrote is in the pipe, at most its
+ * capacity (1 MiB at most for an unprivileged process, fs.pipe-max-size), so
+ * 64 reads of 64 KiB get it all, and a grandchild that keeps writing into
+ * the pipe cannot hold vx there. */
+#define READS_AFTER_EXIT 64
 
 /* What the scheduler knows of a job beyond struct job. */
 struct proc {
@@ -35,6 +40,7 @@ struct proc {
 	long long kill_at; /* when SIGKILL is due; NEVER: not yet asked for */
 	bool stopped;	   /* vx signalled it (interrupt, persistent exit), not the task */
 	size_t waiting;	   /* dependencies not yet ended */
+	size_t slot;	   /* its place in sched.live while RUNNING */
 };
 
 /* A binary min-heap of job indices: the ready queue hands out jobs in the
@@ -55,6 +61,8 @@ struct sched {
 	size_t *rdeps;
 	struct ready ready;
 	size_t *todo; /* job_ended()'s worklist, njobs long */
+	size_t *live; /* the RUNNING jobs, `running` of them: a wake-up costs
+		       * O(running), not O(njobs) */
 	size_t running, ended;
 	int sigfd;
 	sigset_t oldmask; /* the caller's mask: the children get it back */
@@ -157,12 +165,12 @@ static void job_ended(struct sched *s, size_t i)
 }
 
 /* Reads what job i printed into its log and the output. Returns when the
- * pipe is empty (or after READS_PER_WAKE reads); closes it at EOF. */
-static void job_read(struct sched *s, size_t i, bool drain)
+ * pipe is empty or after max reads; closes it at EOF. */
+static void job_read(struct sched *s, size_t i, int max)
 {
 	struct proc *p = &s->procs[i];
 	char buf[65536];
-	for (int n = 0; p->fd >= 0 && (drain || n < READS_PER_WAKE); n++) {
+	for (int n = 0; p->fd >= 0 && n < max; n++) {
 		ssize_t r = read(p->fd, buf, sizeof buf);
 		if (r > 0) {
 			strbuf_add(&s->jobs[i].log, buf, (size_t)r);
@@ -302,7 +310,8 @@ static void job_start(struct sched *s, size_t i)
 	job->state = JOB_RUNNING;
 	p->term_at = job->timeout_ms > 0 ? job->start_ms + job->timeout_ms : NEVER;
 	p->kill_at = NEVER;
-	s->running++;
+	p->slot = s->running;
+	s->live[s->running++] = i;
 	output_job_start(&s->out, i);
 }
 
@@ -313,9 +322,10 @@ static void run_stop(struct sched *s, int sig, const char *reason)
 	long long now = now_ms(s);
 	s->stop_starting = true;
 	s->stop_reason = reason;
-	for (size_t i = 0; i < s->njobs; i++) {
+	for (size_t k = 0; k < s->running; k++) {
+		size_t i = s->live[k];
 		struct proc *p = &s->procs[i];
-		if (s->jobs[i].state != JOB_RUNNING || p->stopped)
+		if (p->stopped)
 			continue;
 		p->stopped = true;
 		p->term_at = NEVER;
@@ -327,9 +337,8 @@ static void run_stop(struct sched *s, int sig, const char *reason)
 
 static void run_kill_all(struct sched *s)
 {
-	for (size_t i = 0; i < s->njobs; i++) {
-		if (s->jobs[i].state != JOB_RUNNING)
-			continue;
+	for (size_t k = 0; k < s->running; k++) {
+		size_t i = s->live[k];
 		s->procs[i].stopped = true;
 		s->procs[i].kill_at = NEVER;
 		group_signal(s, i, SIGKILL);
@@ -342,7 +351,7 @@ static void job_reaped(struct sched *s, size_t i, int st)
 {
 	struct job *job = &s->jobs[i];
 	struct proc *p = &s->procs[i];
-	job_read(s, i, true);
+	job_read(s, i, READS_AFTER_EXIT);
 	/* A grandchild may hold the pipe open; its later output is lost. */
 	if (p->fd >= 0) {
 		close(p->fd);
@@ -352,7 +361,9 @@ static void job_reaped(struct sched *s, size_t i, int st)
 	 * that ignored the signal die with the group now. */
 	if (p->stopped || job->timed_out)
 		group_signal(s, i, SIGKILL);
-	s->running--;
+	size_t last = s->live[--s->running];
+	s->live[p->slot] = last;
+	s->procs[last].slot = p->slot;
 	job->duration_ms = now_ms(s) - job->start_ms;
 	if (st < 0) {
 		job->exit_code = -1;
@@ -389,9 +400,10 @@ static void job_reaped(struct sched *s, size_t i, int st)
  * of vx are left for whoever spawned them. */
 static void run_reap(struct sched *s)
 {
-	for (size_t i = 0; i < s->njobs; i++) {
-		if (s->jobs[i].state != JOB_RUNNING)
-			continue;
+	/* Backwards: job_reaped() moves the last live job into the freed
+	 * slot, and that one was looked at already. */
+	for (size_t k = s->running; k-- > 0;) {
+		size_t i = s->live[k];
 		int st;
 		pid_t r;
 		while ((r = waitpid(s->procs[i].pid, &st, WNOHANG)) < 0 && errno == EINTR)
@@ -433,10 +445,9 @@ static void run_signals(struct sched *s)
 static long long run_timers(struct sched *s)
 {
 	long long now = now_ms(s), next = NEVER;
-	for (size_t i = 0; i < s->njobs; i++) {
+	for (size_t k = 0; k < s->running; k++) {
+		size_t i = s->live[k];
 		struct proc *p = &s->procs[i];
-		if (s->jobs[i].state != JOB_RUNNING)
-			continue;
 		if (p->term_at <= now) {
 			s->jobs[i].timed_out = true;
 			p->term_at = NEVER;
@@ -487,8 +498,9 @@ static void run_loop(struct sched *s)
 		run_status(s);
 		size_t n = 0;
 		pfds[n++] = (struct pollfd){.fd = s->sigfd, .events = POLLIN};
-		for (size_t i = 0; i < s->njobs; i++) {
-			if (s->jobs[i].state == JOB_RUNNING && s->procs[i].fd >= 0) {
+		for (size_t k = 0; k < s->running; k++) {
+			size_t i = s->live[k];
+			if (s->procs[i].fd >= 0) {
 				which[n] = i;
 				pfds[n++] = (struct pollfd){.fd = s->procs[i].fd, .events = POLLIN};
 			}
@@ -505,7 +517,7 @@ static void run_loop(struct sched *s)
 		 * SIGCHLD, and are read before it is declared ended. */
 		for (size_t k = 1; r > 0 && k < n; k++)
 			if (pfds[k].revents)
-				job_read(s, which[k], false);
+				job_read(s, which[k], READS_PER_WAKE);
 		if (r > 0 && pfds[0].revents)
 			run_signals(s);
 	}
@@ -549,6 +561,11 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 	/* A reader that went away (| head) must cost vx its display, not its life. */
 	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
 		die_errno("ignoring SIGPIPE");
+	/* An ignored SIGCHLD makes the kernel reap the children itself, and
+	 * waitpid() could never tell a job's exit status. */
+	struct sigaction dfl = {.sa_handler = SIG_DFL}, oldchld;
+	if (sigaction(SIGCHLD, &dfl, &oldchld) < 0)
+		die_errno("resetting SIGCHLD");
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
 	sigaddset(&set, SIGINT);
@@ -565,6 +582,7 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 	s.procs = xcalloc(njobs ? njobs : 1, sizeof *s.procs);
 	s.ready.v = xcalloc(njobs ? njobs : 1, sizeof *s.ready.v);
 	s.todo = xcalloc(njobs ? njobs : 1, sizeof *s.todo);
+	s.live = xcalloc(njobs ? njobs : 1, sizeof *s.live);
 	sched_index(&s);
 	for (size_t i = 0; i < njobs; i++) {
 		struct job *job = &jobs[i];
@@ -597,11 +615,14 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 	output_finish(&s.out);
 
 	close(s.sigfd);
+	if (sigaction(SIGCHLD, &oldchld, NULL) < 0)
+		die_errno("restoring SIGCHLD");
 	if (sigprocmask(SIG_SETMASK, &s.oldmask, NULL) < 0)
 		die_errno("restoring the signal mask");
 	free(s.procs);
 	free(s.ready.v);
 	free(s.todo);
+	free(s.live);
 	free(s.rdep_off);
 	free(s.rdeps);
 	if (s.interrupted)

@@ -16,7 +16,7 @@
 #include "orchestrator/scheduler.h"
 #include "util/strbuf.h"
 
-static char dir[] = "/tmp/vx-test-sched-XXXXXX";
+static char dir[] = "/tmp/vxsched-XXXXXX";
 
 static void job_sh(struct job *job, const char *id, const char *script)
 {
@@ -311,38 +311,28 @@ static int run_forked(struct job *job, long long grace_ms, const char *ready, in
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 200 + WTERMSIG(st);
 }
 
-static void test_sigint(void)
+/* SIGINT or SIGTERM to vx reaches the job's group and returns 130. The
+ * background sleep ignores SIGINT (a non-interactive shell's background job
+ * does), so it survives the forwarded signal and must die with the group
+ * once its shell is gone. */
+static void test_interrupt(int sig, const char *name)
 {
 	struct job job;
-	/* The background sleep ignores SIGINT (a non-interactive shell's
-	 * background job does), so it survives the forwarded signal and must
-	 * be killed with the group once its shell is gone. */
-	job_sh(&job, "dev#t",
-	       "trap 'echo got-int > gotint; exit 0' INT; sleep 30 & echo $! > ipid.tmp; "
-	       "mv ipid.tmp ipid; wait");
-	CHECK_INT(run_forked(&job, 2000, "ipid", SIGINT, NULL, 0, false, 0), 130);
-	char *got = file_read("gotint");
-	CHECK_STR(got, "got-int\n");
-	free(got);
+	char *script = xasprintf("trap 'echo got-%s > gotsig; exit 0' %s; sleep 30 & "
+				 "echo $! > ipid.tmp; mv ipid.tmp ipid; wait",
+				 name, name);
+	job_sh(&job, "dev#t", script);
+	CHECK_INT(run_forked(&job, 2000, "ipid", sig, NULL, 0, false, 0), 130);
+	char *got = file_read("gotsig");
+	char *want = xasprintf("got-%s\n", name);
+	CHECK_STR(got, want);
 	CHECK(!pid_alive(pid_from("ipid")));
+	free(got);
+	free(want);
+	free(script);
 	jobs_free(&job, 1);
 	file_remove("ipid");
-	file_remove("gotint");
-}
-
-static void test_sigterm(void)
-{
-	struct job job;
-	job_sh(&job, "dev#t",
-	       "trap 'echo got-term > gotterm; exit 0' TERM; sleep 30 & echo $! > ipid.tmp; "
-	       "mv ipid.tmp ipid; wait");
-	CHECK_INT(run_forked(&job, 2000, "ipid", SIGTERM, NULL, 0, false, 0), 130);
-	char *got = file_read("gotterm");
-	CHECK_STR(got, "got-term\n");
-	free(got);
-	CHECK(!pid_alive(pid_from("ipid")));
-	jobs_free(&job, 1);
-	file_remove("ipid");
+	file_remove("gotsig");
 }
 
 /* A second ^C skips the grace: with a 20 s grace, the job must still end by
@@ -368,6 +358,13 @@ static void test_log_capture(void)
 	CHECK_INT(run(&job, 1, &opts2, NULL, &out), 0);
 	CHECK_STR(job.log.buf, "out\nerr\nout2\npartial");
 	CHECK(has(&out, "x#t: out\nx#t: err\nx#t: out2\nx#t: partial\nx#t: done in "));
+	jobs_free(&job, 1);
+
+	/* Far more than a pipe holds, with the exit right after the last byte. */
+	job_sh(&job, "x#t", "head -c 3000000 /dev/zero | tr '\\0' x; echo end");
+	CHECK_INT(run(&job, 1, &opts2, NULL, &out), 0);
+	CHECK_INT(job.log.len, 3000004);
+	CHECK(strbuf_ends_with(&job.log, "xxend\n"));
 	jobs_free(&job, 1);
 	strbuf_release(&out);
 }
@@ -556,6 +553,23 @@ static void test_persistent(void)
 	file_remove("wpid");
 }
 
+/* A caller that ignores SIGCHLD (the kernel then reaps by itself) still
+ * gets exit statuses, and gets its disposition back. */
+static void test_sigchld_ignored(void)
+{
+	struct job job;
+	struct strbuf out = STRBUF_INIT;
+	struct sigaction ign = {.sa_handler = SIG_IGN}, old, now;
+	sigaction(SIGCHLD, &ign, &old);
+	job_sh(&job, "x#t", "exit 5");
+	CHECK_INT(run(&job, 1, &opts2, NULL, &out), 1);
+	CHECK_INT(job.exit_code, 5);
+	sigaction(SIGCHLD, &old, &now);
+	CHECK(now.sa_handler == SIG_IGN);
+	jobs_free(&job, 1);
+	strbuf_release(&out);
+}
+
 int main(void)
 {
 	/* The child-environment test counts the fds a child gets: start from a
@@ -575,8 +589,8 @@ int main(void)
 	test_failure(true);
 	test_failure_lets_running_finish();
 	test_timeout();
-	test_sigint();
-	test_sigterm();
+	test_interrupt(SIGINT, "INT");
+	test_interrupt(SIGTERM, "TERM");
 	test_second_sigint();
 	test_log_capture();
 	test_child_environment();
@@ -584,6 +598,7 @@ int main(void)
 	test_noop();
 	test_spawn_failure();
 	test_persistent();
+	test_sigchld_ignored();
 
 	char *cmd = xasprintf("rm -rf '%s'", dir);
 	if (system(cmd) != 0)
