@@ -336,6 +336,33 @@ static void print_dry_run(const struct graph *g, const struct job *jobs, struct 
 	strbuf_release(&sb);
 }
 
+/* The run's hooks: the cache first; a task that will really run gets its
+ * environment only then, so a fully cached run of 1000 tasks never copies
+ * the environment 1000 times. */
+struct run_hooks {
+	struct taskcache *tc;
+	const struct workspace *ws;
+	struct strvec *envs; /* per job, parallel to the graph's nodes */
+};
+
+static int run_before(struct job *job, void *ctx)
+{
+	struct run_hooks *rh = ctx;
+	int r = taskcache_before(job, rh->tc);
+	if (r == 0) {
+		size_t i = taskcache_node_of(rh->tc, job);
+		task_env(rh->ws, job->data, &rh->envs[i]);
+		job->envp = rh->envs[i].v;
+	}
+	return r;
+}
+
+static int run_after(struct job *job, void *ctx)
+{
+	struct run_hooks *rh = ctx;
+	return taskcache_after(job, rh->tc);
+}
+
 static long long now_ms(void)
 {
 	struct timespec ts;
@@ -395,8 +422,6 @@ int run_main(int argc, char **argv)
 		strvec_push_nodup(&argvs[i], strbuf_detach(&cmd, NULL));
 		j->argv = argvs[i].v;
 		j->display = j->argv[2];
-		task_env(ws, t, &envs[i]);
-		j->envp = envs[i].v;
 	}
 	int status = 2;
 	struct taskcache tc;
@@ -420,7 +445,8 @@ int run_main(int argc, char **argv)
 			.status_line = tty && term && strcmp(term, "dumb"),
 			.color = tty && !getenv("NO_COLOR"),
 		};
-		struct scheduler_hooks hooks = {taskcache_before, taskcache_after, &tc};
+		struct run_hooks rh = {&tc, ws, envs};
+		struct scheduler_hooks hooks = {run_before, run_after, &rh};
 		status = scheduler_run(jobs, n, &so, &hooks);
 		long long total = now_ms() - t0;
 		output_summary(jobs, n, total);

@@ -18,6 +18,7 @@
 
 #include "cache/entry.h"
 #include "cache/filehash.h"
+#include "cache/inplace.h"
 #include "orchestrator/output.h"
 #include "util/path.h"
 #include "util/strbuf.h"
@@ -76,6 +77,9 @@ int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struc
 		char *scpath = path_join(tc->dir, "statcache");
 		tc->sc = statcache_load(scpath);
 		free(scpath);
+		char *ippath = path_join(tc->dir, "inplace");
+		tc->ip = inplace_load(ippath);
+		free(ippath);
 	}
 	return 0;
 }
@@ -296,42 +300,6 @@ int taskcache_keys(struct taskcache *tc, char *const *commands)
 	return rc;
 }
 
-/* <store>/last/<hash of the task id>: the key of the task's last save. */
-static char *last_key_path(const struct taskcache *tc, const char *id)
-{
-	char hex[KEY_HEX_SIZE];
-	struct key k;
-	key_init(&k);
-	key_add_str(&k, "task", id);
-	key_finish(&k, hex);
-	return xasprintf("%s/last/%s", tc->dir, hex);
-}
-
-static void last_key_write(const struct taskcache *tc, const char *id, const char *key)
-{
-	char *path = last_key_path(tc, id);
-	char *dir = path_dirname(path);
-	char *tmp = xasprintf("%s.tmp-%d", path, (int)getpid());
-	if (mkdir(dir, 0755) && errno != EEXIST) {
-		free(dir);
-		free(tmp);
-		free(path);
-		return;
-	}
-	FILE *f = fopen(tmp, "we");
-	if (f && fputs(key, f) >= 0 && fclose(f) == 0) {
-		if (rename(tmp, path))
-			unlink(tmp);
-	} else {
-		if (f)
-			fclose(f);
-		unlink(tmp);
-	}
-	free(dir);
-	free(tmp);
-	free(path);
-}
-
 /* Appends a fact's name as a reader says it: "env CI", "dependency
  * app#build", "the command"; a file as its path. */
 static void add_fact_name(struct strbuf *out, const char *name)
@@ -358,15 +326,13 @@ static void add_fact_name(struct strbuf *out, const char *name)
 static void explain_miss(struct taskcache *tc, size_t i)
 {
 	const struct task_node *t = tc->g->nodes.v[i];
-	char *path = last_key_path(tc, t->id);
+	const struct inplace_record *rec = tc->ip ? inplace_get(tc->ip, t->id) : NULL;
 	struct strbuf last = STRBUF_INIT;
-	int rc = strbuf_read_file(&last, path);
-	free(path);
-	while (last.len && (last.buf[last.len - 1] == '\n' || last.buf[last.len - 1] == ' '))
-		strbuf_setlen(&last, last.len - 1);
+	if (rec)
+		strbuf_addstr(&last, rec->key);
 	struct entry e;
 	struct strbuf why = STRBUF_INIT;
-	if (rc || !store_key_valid(last.buf) || entry_open(&tc->store, last.buf, &e, &why) != ENTRY_HIT) {
+	if (!rec || entry_open(&tc->store, last.buf, &e, &why) != ENTRY_HIT) {
 		fprintf(stderr, "%s: cache miss: no earlier run of this task in the cache\n", t->id);
 		strbuf_release(&last);
 		strbuf_release(&why);
@@ -451,6 +417,17 @@ int taskcache_before(struct job *job, void *ctx)
 	tc->status[i] = CACHE_MISS;
 	if (!tc->read)
 		return 0;
+	const struct project *p = tc->ws->projects.v[t->project];
+	/* The fast hit: outputs still in place from the last time this key
+	 * was built or restored, so no entry is opened. */
+	const struct inplace_record *rec = inplace_get(tc->ip, t->id);
+	if (rec && !strcmp(rec->key, tc->keys[i]) && rec->has_log && inplace_check(rec, p->dir)) {
+		strbuf_reset(&job->log);
+		strbuf_add(&job->log, rec->log, rec->log_len);
+		tc->status[i] = CACHE_HIT;
+		job->exit_code = 0;
+		return 1;
+	}
 	struct entry e;
 	struct strbuf why = STRBUF_INIT;
 	int r = entry_open(&tc->store, tc->keys[i], &e, &why);
@@ -465,7 +442,6 @@ int taskcache_before(struct job *job, void *ctx)
 			explain_miss(tc, i);
 		return 0;
 	}
-	const struct project *p = tc->ws->projects.v[t->project];
 	struct strvec current = STRVEC_INIT;
 	int rc = outputs_collect(p->dir, &t->cfg->outputs, &current);
 	if (!rc) {
@@ -481,7 +457,9 @@ int taskcache_before(struct job *job, void *ctx)
 		return 0;
 	}
 	store_touch(&tc->store, tc->keys[i]);
-	last_key_write(tc, t->id, tc->keys[i]);
+	if (outputs_collect(p->dir, &t->cfg->outputs, &current) == 0)
+		inplace_put(tc->ip, t->id, tc->keys[i], p->dir, current.v, current.n, job->log.buf, job->log.len);
+	strvec_clear(&current);
 	tc->status[i] = CACHE_HIT;
 	job->exit_code = 0;
 	return 1;
@@ -525,7 +503,7 @@ int taskcache_after(struct job *job, void *ctx)
 	if (entry_save(&tc->store, &req, NULL))
 		warning("%s: not saved to the cache (see above); the run goes on", t->id);
 	else
-		last_key_write(tc, t->id, tc->keys[i]);
+		inplace_put(tc->ip, t->id, tc->keys[i], p->dir, outs.v, outs.n, job->log.buf, job->log.len);
 	free(ins);
 	strvec_clear(&outs);
 	return 0;
@@ -534,10 +512,13 @@ int taskcache_after(struct job *job, void *ctx)
 void taskcache_close(struct taskcache *tc)
 {
 	if (tc->sc) {
-		if (!tc->dry_run)
+		if (!tc->dry_run) {
 			statcache_save(tc->sc);
+			inplace_save(tc->ip);
+		}
 		statcache_free(tc->sc);
 	}
+	inplace_free(tc->ip);
 	if (tc->store_open)
 		store_close(&tc->store);
 	for (size_t i = 0; tc->inputs && i < tc->g->nodes.n; i++) {

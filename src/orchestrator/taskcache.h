@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "cache/inplace.h"
 #include "cache/key.h"
 #include "cache/statcache.h"
 #include "cache/store.h"
@@ -34,6 +35,7 @@ struct taskcache {
 	struct store store;     /* opened by taskcache_open when read or write */
 	bool store_open;
 	struct statcache *sc;
+	struct inplace *ip;     /* outputs left in place: the fast hit (cache/inplace.h) */
 	int level;              /* zstd level */
 	/* Per graph node, filled by taskcache_keys. */
 	char (*keys)[KEY_HEX_SIZE];

@@ -1,0 +1,311 @@
+#include "cache/inplace.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/strmap.h"
+
+#define MAGIC "vxinplace1\n"
+
+struct inplace {
+	char *file;
+	VEC(struct inplace_record *) recs; /* a dropped task's slot is NULL */
+	struct strmap index;               /* id -> slot; keys borrowed from ids[] */
+	struct strvec ids;                 /* one per slot, never freed before the map */
+	bool dirty;
+};
+
+static void record_free(struct inplace_record *r)
+{
+	if (!r)
+		return;
+	free(r->id);
+	free(r->project_dir);
+	free(r->log);
+	for (size_t i = 0; i < r->outputs.n; i++)
+		free(r->outputs.v[i].path);
+	vec_free(&r->outputs);
+	free(r);
+}
+
+/* A little-endian reader over a buffer that fails softly at its end. */
+struct reader {
+	const unsigned char *p, *end;
+	bool bad;
+};
+
+static uint64_t rd_u64(struct reader *r)
+{
+	if (r->end - r->p < 8) {
+		r->bad = true;
+		return 0;
+	}
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | r->p[i];
+	r->p += 8;
+	return v;
+}
+
+static char *rd_bytes(struct reader *r, size_t *len)
+{
+	uint64_t n = rd_u64(r);
+	if (r->bad || n > (uint64_t)(r->end - r->p)) {
+		r->bad = true;
+		return NULL;
+	}
+	char *s = xstrndup((const char *)r->p, (size_t)n);
+	r->p += n;
+	if (len)
+		*len = (size_t)n;
+	return s;
+}
+
+static void wr_u64(struct strbuf *sb, uint64_t v)
+{
+	unsigned char b[8];
+	for (int i = 0; i < 8; i++)
+		b[i] = (unsigned char)(v >> (8 * i));
+	strbuf_add(sb, b, 8);
+}
+
+static void wr_bytes(struct strbuf *sb, const char *s, size_t n)
+{
+	wr_u64(sb, n);
+	strbuf_add(sb, s, n);
+}
+
+static void add_slot(struct inplace *ip, struct inplace_record *rec)
+{
+	strvec_push(&ip->ids, rec->id);
+	strmap_put(&ip->index, ip->ids.v[ip->ids.n - 1], ip->recs.n);
+	vec_push(&ip->recs, rec);
+}
+
+struct inplace *inplace_load(const char *file)
+{
+	struct inplace *ip = xcalloc(1, sizeof *ip);
+	ip->file = xstrdup(file);
+	struct strbuf sb = STRBUF_INIT;
+	if (strbuf_read_file(&sb, file)) {
+		if (errno != ENOENT)
+			warning("cannot read %s: %s; cached outputs will be checked the slow way", file,
+				strerror(errno));
+		strbuf_release(&sb);
+		return ip;
+	}
+	size_t ml = strlen(MAGIC);
+	struct reader tail = {(const unsigned char *)sb.buf + (sb.len >= 8 ? sb.len - 8 : 0),
+			      (const unsigned char *)sb.buf + sb.len, false};
+	if (sb.len < ml + 8 || memcmp(sb.buf, MAGIC, ml) || XXH3_64bits(sb.buf, sb.len - 8) != rd_u64(&tail)) {
+		if (sb.len)
+			warning("%s is damaged; cached outputs will be checked the slow way", file);
+		strbuf_release(&sb);
+		return ip;
+	}
+	struct reader r = {(const unsigned char *)sb.buf + ml, (const unsigned char *)sb.buf + sb.len - 8, false};
+	uint64_t n = rd_u64(&r);
+	for (uint64_t i = 0; i < n && !r.bad; i++) {
+		struct inplace_record *rec = xcalloc(1, sizeof *rec);
+		rec->id = rd_bytes(&r, NULL);
+		rec->project_dir = rd_bytes(&r, NULL);
+		char *key = rd_bytes(&r, NULL);
+		if (key && strlen(key) == KEY_HEX_SIZE - 1)
+			memcpy(rec->key, key, KEY_HEX_SIZE);
+		else
+			r.bad = true;
+		free(key);
+		rec->recorded_ns = (int64_t)rd_u64(&r);
+		rec->has_log = rd_u64(&r) != 0;
+		rec->log = rd_bytes(&r, &rec->log_len);
+		uint64_t nout = rd_u64(&r);
+		for (uint64_t k = 0; k < nout && !r.bad; k++) {
+			struct inplace_output o;
+			o.path = rd_bytes(&r, NULL);
+			o.size = rd_u64(&r);
+			o.ino = rd_u64(&r);
+			o.mtime_ns = (int64_t)rd_u64(&r);
+			o.ctime_ns = (int64_t)rd_u64(&r);
+			o.mode = (uint32_t)rd_u64(&r);
+			vec_push(&rec->outputs, o);
+		}
+		if (r.bad) {
+			record_free(rec);
+			break;
+		}
+		add_slot(ip, rec);
+	}
+	if (r.bad) {
+		warning("%s is damaged; cached outputs will be checked the slow way", file);
+		for (size_t i = 0; i < ip->recs.n; i++)
+			record_free(ip->recs.v[i]);
+		ip->recs.n = 0;
+		strmap_clear(&ip->index);
+		strvec_clear(&ip->ids);
+	}
+	strbuf_release(&sb);
+	return ip;
+}
+
+const struct inplace_record *inplace_get(const struct inplace *ip, const char *id)
+{
+	size_t i;
+	return strmap_get(&ip->index, id, &i) ? ip->recs.v[i] : NULL;
+}
+
+static int64_t ns(struct timespec t)
+{
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+bool inplace_check(const struct inplace_record *rec, const char *project_dir)
+{
+	if (strcmp(rec->project_dir, project_dir))
+		return false;
+	int64_t racy_from = rec->recorded_ns / 1000000000 * 1000000000;
+	struct strbuf path = STRBUF_INIT;
+	bool ok = true;
+	for (size_t i = 0; i < rec->outputs.n && ok; i++) {
+		const struct inplace_output *o = &rec->outputs.v[i];
+		struct stat st;
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s/%s", project_dir, o->path);
+		ok = lstat(path.buf, &st) == 0 && (uint32_t)st.st_mode == o->mode && (uint64_t)st.st_size == o->size &&
+		     (uint64_t)st.st_ino == o->ino && ns(st.st_mtim) == o->mtime_ns && ns(st.st_ctim) == o->ctime_ns &&
+		     o->mtime_ns < racy_from && o->ctime_ns < racy_from;
+	}
+	strbuf_release(&path);
+	return ok;
+}
+
+void inplace_drop(struct inplace *ip, const char *id)
+{
+	size_t i;
+	if (!strmap_get(&ip->index, id, &i) || !ip->recs.v[i])
+		return;
+	record_free(ip->recs.v[i]);
+	ip->recs.v[i] = NULL;
+	ip->dirty = true;
+}
+
+void inplace_put(struct inplace *ip, const char *id, const char *key, const char *project_dir,
+		 char *const *outputs, size_t n, const char *log, size_t log_len)
+{
+	inplace_drop(ip, id);
+	ip->dirty = true;
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	struct inplace_record *rec = xcalloc(1, sizeof *rec);
+	rec->id = xstrdup(id);
+	rec->project_dir = xstrdup(project_dir);
+	memcpy(rec->key, key, KEY_HEX_SIZE);
+	rec->recorded_ns = ns(now);
+	rec->has_log = log_len <= INPLACE_MAX_LOG;
+	rec->log = rec->has_log ? xstrndup(log ? log : "", log_len) : xstrdup("");
+	rec->log_len = rec->has_log ? log_len : 0;
+	int dirfd = open(project_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bool ok = dirfd >= 0;
+	for (size_t i = 0; i < n && ok; i++) {
+		struct stat st;
+		if (fstatat(dirfd, outputs[i], &st, AT_SYMLINK_NOFOLLOW)) {
+			ok = false;
+			break;
+		}
+		struct inplace_output o = {xstrdup(outputs[i]), (uint64_t)st.st_size, (uint64_t)st.st_ino,
+					   ns(st.st_mtim), ns(st.st_ctim), (uint32_t)st.st_mode};
+		vec_push(&rec->outputs, o);
+	}
+	if (dirfd >= 0)
+		close(dirfd);
+	if (!ok) {
+		record_free(rec);
+		return;
+	}
+	size_t slot;
+	if (strmap_get(&ip->index, id, &slot))
+		ip->recs.v[slot] = rec;
+	else
+		add_slot(ip, rec);
+}
+
+int inplace_save(struct inplace *ip)
+{
+	if (!ip->dirty)
+		return 0;
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, MAGIC);
+	size_t live = 0;
+	for (size_t i = 0; i < ip->recs.n; i++)
+		live += ip->recs.v[i] != NULL;
+	wr_u64(&sb, live);
+	for (size_t i = 0; i < ip->recs.n; i++) {
+		const struct inplace_record *r = ip->recs.v[i];
+		if (!r)
+			continue;
+		wr_bytes(&sb, r->id, strlen(r->id));
+		wr_bytes(&sb, r->project_dir, strlen(r->project_dir));
+		wr_bytes(&sb, r->key, strlen(r->key));
+		wr_u64(&sb, (uint64_t)r->recorded_ns);
+		wr_u64(&sb, r->has_log);
+		wr_bytes(&sb, r->log, r->log_len);
+		wr_u64(&sb, r->outputs.n);
+		for (size_t k = 0; k < r->outputs.n; k++) {
+			const struct inplace_output *o = &r->outputs.v[k];
+			wr_bytes(&sb, o->path, strlen(o->path));
+			wr_u64(&sb, o->size);
+			wr_u64(&sb, o->ino);
+			wr_u64(&sb, (uint64_t)o->mtime_ns);
+			wr_u64(&sb, (uint64_t)o->ctime_ns);
+			wr_u64(&sb, o->mode);
+		}
+	}
+	wr_u64(&sb, XXH3_64bits(sb.buf, sb.len));
+	char *tmp = xasprintf("%s.tmp-%d", ip->file, (int)getpid());
+	int rc = 0;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = error_errno("cannot write %s", tmp);
+	} else {
+		size_t off = 0;
+		while (off < sb.len && !rc) {
+			ssize_t w = write(fd, sb.buf + off, sb.len - off);
+			if (w < 0 && errno != EINTR)
+				rc = error_errno("cannot write %s", tmp);
+			else if (w > 0)
+				off += (size_t)w;
+		}
+		if (close(fd) && !rc)
+			rc = error_errno("cannot write %s", tmp);
+		if (!rc && rename(tmp, ip->file))
+			rc = error_errno("cannot rename %s", tmp);
+		if (rc)
+			unlink(tmp);
+	}
+	free(tmp);
+	strbuf_release(&sb);
+	if (!rc)
+		ip->dirty = false;
+	return rc;
+}
+
+void inplace_free(struct inplace *ip)
+{
+	if (!ip)
+		return;
+	for (size_t i = 0; i < ip->recs.n; i++)
+		record_free(ip->recs.v[i]);
+	vec_free(&ip->recs);
+	strmap_clear(&ip->index);
+	strvec_clear(&ip->ids);
+	free(ip->file);
+	free(ip);
+}
