@@ -3,6 +3,13 @@
 # what is left, and exits 130.
 . "$(dirname "$0")/lib.sh"
 
+# A failing test must not leave vx or a task behind: vx, then the task's
+# group. Runs under set -e: nothing in it may fail.
+kill_leftovers() {
+	kill -KILL "$1" 2>/dev/null || :
+	if [ -s pid ]; then kill -KILL -- "-$(cat pid)" 2>/dev/null || :; fi
+}
+
 test_expect_success 'SIGINT: exit 130, the task saw SIGINT, none of its processes remain' '
 	ws_root </dev/null &&
 	ws_project a a <<-EOF &&
@@ -24,6 +31,7 @@ test_expect_success 'SIGINT: exit 130, the task saw SIGINT, none of its processe
 	set -m
 	"$VX" run serve -j2 >"$OUT" 2>"$ERR" &
 	vx=$!
+	trap "kill_leftovers $vx" EXIT
 	test_wait_for pid &&
 	kill -INT $vx &&
 	rc=0 && wait $vx || rc=$?
@@ -34,6 +42,28 @@ test_expect_success 'SIGINT: exit 130, the task saw SIGINT, none of its processe
 	test_path_is_missing ran-c &&
 	test_process_gone "$(cat pid)" &&
 	test_process_gone "$(cat child)"
+'
+
+test_expect_success 'SIGTERM: the same, with SIGTERM passed on' '
+	ws_root </dev/null &&
+	ws_project a a <<-EOF
+	  serve:
+	    command: |
+	      trap "echo got-term > ../got-term; exit 0" TERM
+	      echo \$\$ > ../pid
+	      sleep 60 &
+	      wait
+	EOF
+	# (no "&&" above: it would take the lines before into the background job)
+	"$VX" run serve >"$OUT" 2>"$ERR" &
+	vx=$!
+	trap "kill_leftovers $vx" EXIT
+	test_wait_for pid &&
+	kill -TERM $vx &&
+	rc=0 && wait $vx || rc=$?
+	test "$rc" -eq 130 &&
+	test_path_is_file got-term &&
+	test_process_gone "$(cat pid)"
 '
 
 test_done
