@@ -3,7 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cache/store.h"
 #include "orchestrator/runlog.h"
@@ -105,6 +107,17 @@ int cache_main(int argc, char **argv)
 		}
 	} else if (!strcmp(sub, "clean")) {
 		rc = store_clean(&st) ? 2 : 0;
+		/* "remove all" includes what vx remembers of outputs in place, so
+		 * the next run rebuilds rather than trusting them */
+		static const char *const records[] = {"inplace", "statcache", "runs.log"};
+		for (size_t i = 0; !rc && i < 3; i++) {
+			char *f = path_join(dir, records[i]);
+			if (unlink(f) && errno != ENOENT) {
+				error_errno("cannot remove %s", f);
+				rc = 2;
+			}
+			free(f);
+		}
 		if (!rc)
 			printf("cache: %s emptied\n", dir);
 	} else {

@@ -39,6 +39,20 @@ static struct task_cfg *project_task(struct workspace *ws, struct project *p, co
 	return NULL;
 }
 
+/* True when some project of the workspace has task name (the typo check:
+ * `vx run biuld` must not pass for having run nothing). */
+static bool any_project_has(struct workspace *ws, const char *name)
+{
+	char *root_key = xasprintf("//#%s", name);
+	bool has = config_find_task(ws->cfg, name) || config_find_task(ws->cfg, root_key);
+	free(root_key);
+	for (size_t i = 0; i < ws->projects.n && !has; i++) {
+		const struct project *p = ws->projects.v[i];
+		has = (p->cfg && p->cfg != ws->cfg && config_find_task(p->cfg, name)) || project_script(p, name);
+	}
+	return has;
+}
+
 static long find_node(struct builder *b, size_t proj, const char *task)
 {
 	for (size_t i = 0; i < b->by_project[proj].n; i++) {
@@ -227,7 +241,8 @@ static void permute(struct graph *g, const size_t *order)
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < nodes[i]->deps.n; k++)
 			nodes[i]->deps.v[k].to = where[nodes[i]->deps.v[k].to];
-	memcpy(g->nodes.v, nodes, n * sizeof *nodes);
+	if (n)
+		memcpy(g->nodes.v, nodes, n * sizeof *nodes);
 	free(nodes);
 	free(where);
 }
@@ -260,6 +275,12 @@ int graph_build(struct graph *g, struct workspace *ws, char *const *tasks, size_
 		}
 		if (!*tasks[i] || hash) {
 			rc = error("\"%s\" is not a task name", tasks[i]);
+			break;
+		}
+		if (!any_project_has(ws, tasks[i])) {
+			rc = error("no project of the workspace has a task \"%s\" (in a vx.yaml, the workspace "
+				   "defaults, or a package.json script)",
+				   tasks[i]);
 			break;
 		}
 		for (size_t pj = 0; pj < ws->projects.n && !rc; pj++) {

@@ -220,11 +220,10 @@ test_expect_success 'an explicit project#task that does not exist (exit 2, nothi
 	test_grep "no project is named \"nope\"" "$ERR"
 '
 
-test_known_bug 'vx run TASK exits 0 having run nothing when no project has TASK (a typo passes CI; Turborepo refuses)' \
-	'a task name no project of the workspace has is an error' '
+test_expect_success 'a task name no project of the workspace has is an error (a typo must not pass CI)' '
 	setup &&
 	run_vx 2 run biuld &&
-	test_grep "biuld" "$ERR"
+	test_grep "no project of the workspace has a task \"biuld\"" "$ERR"
 '
 
 test_done

@@ -2,6 +2,7 @@
 # --affected: only the projects with files changed since a git ref, and
 # their dependents.
 . "$(dirname "$0")/lib.sh"
+# These tests are about which tasks run, not about the cache: --no-cache.
 
 if ! command -v git >/dev/null; then
 	echo "# skipped: no git"
@@ -47,7 +48,7 @@ test_expect_success 'a commit on a branch: that project and its dependents' '
 	git checkout -q -b feature &&
 	echo two >packages/ui/file.txt &&
 	git commit -qam "change ui" &&
-	run_vx 0 run lint --affected &&
+	run_vx 0 run --no-cache lint --affected &&
 	ran ui app
 '
 
@@ -55,21 +56,21 @@ test_expect_success 'unstaged, staged and untracked changes count' '
 	setup &&
 	git checkout -q -b feature &&
 	echo two >apps/docs/file.txt &&
-	run_vx 0 run lint --affected &&
+	run_vx 0 run --no-cache lint --affected &&
 	ran docs &&
 	git add apps/docs/file.txt &&
-	run_vx 0 run lint --affected &&
+	run_vx 0 run --no-cache lint --affected &&
 	ran docs &&
 	git reset -q --hard &&
 	echo new >packages/lib/new.txt &&
-	run_vx 0 run lint --affected &&
+	run_vx 0 run --no-cache lint --affected &&
 	ran lib ui app docs
 '
 
 test_expect_success 'no change: nothing runs, and that is success' '
 	setup &&
 	git checkout -q -b feature &&
-	run_vx 0 run lint --affected &&
+	run_vx 0 run --no-cache lint --affected &&
 	ran
 '
 
@@ -79,11 +80,11 @@ test_expect_success '--affected=REF compares with REF' '
 	git commit -qam "change app" &&
 	echo two >apps/docs/file.txt &&
 	git commit -qam "change docs" &&
-	run_vx 0 run lint --affected=HEAD~1 &&
+	run_vx 0 run --no-cache lint --affected=HEAD~1 &&
 	ran docs &&
-	run_vx 0 run lint --affected=HEAD~2 &&
+	run_vx 0 run --no-cache lint --affected=HEAD~2 &&
 	ran app docs &&
-	run_vx 0 run lint --affected=HEAD &&
+	run_vx 0 run --no-cache lint --affected=HEAD &&
 	ran
 '
 
@@ -91,7 +92,7 @@ test_expect_success 'a change outside every project affects none of them...' '
 	setup &&
 	git checkout -q -b feature &&
 	echo two >shared/notes.txt &&
-	run_vx 0 run lint --affected &&
+	run_vx 0 run --no-cache lint --affected &&
 	ran
 '
 
@@ -99,7 +100,7 @@ test_expect_success '...unless it is a workspace input: then it affects them all
 	WS_INPUTS="shared/*.txt" setup &&
 	git checkout -q -b feature &&
 	echo two >shared/notes.txt &&
-	run_vx 0 run lint --affected &&
+	run_vx 0 run --no-cache lint --affected &&
 	ran lib ui app docs
 '
 
@@ -107,7 +108,7 @@ test_expect_success 'a change to the workspace vx.yaml affects every project' '
 	setup &&
 	git checkout -q -b feature &&
 	echo "# comment" >>vx.yaml &&
-	run_vx 0 run lint --affected &&
+	run_vx 0 run --no-cache lint --affected &&
 	ran lib ui app docs
 '
 
@@ -115,13 +116,13 @@ test_expect_success '--affected narrows what --filter selected' '
 	setup &&
 	git checkout -q -b feature &&
 	echo two >packages/ui/file.txt &&
-	run_vx 0 run lint --affected -F "!app" &&
+	run_vx 0 run --no-cache lint --affected -F "!app" &&
 	ran ui
 '
 
 test_expect_success 'a ref git does not know is an error, and nothing runs' '
 	setup &&
-	run_vx 2 run lint --affected=no-such-ref &&
+	run_vx 2 run --no-cache lint --affected=no-such-ref &&
 	test_grep "no-such-ref" "$ERR" &&
 	ran
 '

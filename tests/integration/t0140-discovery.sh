@@ -1,6 +1,7 @@
 #!/bin/bash
 # Finding the workspace: -C DIR, and the nearest ancestor with workspace:.
 . "$(dirname "$0")/lib.sh"
+# These tests are about which tasks run, not about the cache: --no-cache.
 
 setup() {
 	ws_root <<-EOF
@@ -16,48 +17,48 @@ setup() {
 
 test_expect_success '-C DIR runs there, from outside the workspace' '
 	setup &&
-	(cd "$TEST_DIR" && run_vx 0 -C ws run build) &&
+	(cd "$TEST_DIR" && run_vx 0 -C ws run --no-cache build) &&
 	printf "lib\napp\n" >expect &&
 	test_cmp expect log
 '
 
 test_expect_success '-C after the verb, and -CDIR, work too' '
 	setup &&
-	(cd / && run_vx 0 run build -C "$TEST_DIR/ws") &&
-	(cd / && run_vx 0 "-C$TEST_DIR/ws" run build) &&
+	(cd / && run_vx 0 run --no-cache build -C "$TEST_DIR/ws") &&
+	(cd / && run_vx 0 "-C$TEST_DIR/ws" run --no-cache build) &&
 	printf "lib\napp\nlib\napp\n" >expect &&
 	test_cmp expect log
 '
 
 test_expect_success 'repeated -C options nest, as in git' '
 	setup &&
-	(cd "$TEST_DIR" && run_vx 0 -C ws -C apps run build) &&
+	(cd "$TEST_DIR" && run_vx 0 -C ws -C apps run --no-cache build) &&
 	test_path_is_file log
 '
 
 test_expect_success 'from a nested subdirectory vx finds the root, and runs every project' '
 	setup &&
-	(cd apps/app/src/deep/er && run_vx 0 run build) &&
+	(cd apps/app/src/deep/er && run_vx 0 run --no-cache build) &&
 	printf "lib\napp\n" >expect &&
 	test_cmp expect log
 '
 
 test_expect_success 'a project vx.yaml on the way up is not the root' '
 	setup &&
-	(cd apps/app/src && run_vx 0 run lib#build) &&
+	(cd apps/app/src && run_vx 0 run --no-cache lib#build) &&
 	echo lib >expect &&
 	test_cmp expect log
 '
 
 test_expect_success 'no workspace anywhere above: exit 2' '
 	mkdir -p "$TEST_DIR/none/sub" &&
-	(cd "$TEST_DIR/none/sub" && run_vx 2 run build) &&
+	(cd "$TEST_DIR/none/sub" && run_vx 2 run --no-cache build) &&
 	test_grep "no workspace found" "$ERR"
 '
 
 test_expect_success '-C a directory that does not exist: exit 2, nothing ran' '
 	setup &&
-	run_vx 2 -C no/such/dir run build &&
+	run_vx 2 -C no/such/dir run --no-cache build &&
 	test_grep "no/such/dir" "$ERR" &&
 	test_path_is_missing log
 '
