@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test.sh - every check vx has, as CI runs it (.ci/run):
 #   build/       the normal build: ctest, every label (unit, integration, unsafe)
-#   build-asan/  ASan+UBSan: the unit label
+#   build-asan/  ASan+UBSan (and LeakSanitizer): the unit and integration labels
 #   build-fuzz/  clang + libFuzzer: each fuzz_* for VX_FUZZ_SECONDS (default 60)
 # Runs every suite even after one fails, then prints "N passed, N failed"
 # over all of them and exits 1 when anything failed.
@@ -77,7 +77,7 @@ if build_tree build; then
 fi
 
 if build_tree build-asan -DVX_SANITIZE=ON; then
-	run_ctest "build-asan (unit)" build-asan -L unit
+	run_ctest "build-asan (unit, integration)" build-asan -L "unit|integration"
 fi
 
 # CC alone is ignored once a build tree has cached its compiler, so name it.
