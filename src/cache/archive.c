@@ -13,6 +13,7 @@
 
 #include <zstd.h>
 
+#include "util/io.h"
 #include "util/die.h"
 #include "util/vec.h"
 
@@ -29,21 +30,6 @@ struct ustar {
 	char prefix[155], pad[12];
 };
 _Static_assert(sizeof(struct ustar) == BLOCK, "ustar header is one block");
-
-static int write_all(int fd, const void *buf, size_t n)
-{
-	const char *p = buf;
-	while (n) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
 
 /* Reads until n bytes or EOF; returns the count, or -1 with errno. */
 static ssize_t read_some(int fd, void *buf, size_t n)

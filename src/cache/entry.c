@@ -12,6 +12,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "util/io.h"
 #include "util/die.h"
 #include "util/path.h"
 
@@ -45,21 +46,6 @@ static int fd_hash(int fd, char out[ARCHIVE_HASH_HEX])
 	free(buf);
 	XXH3_freeState(st);
 	return ret;
-}
-
-static int write_all(int fd, const void *buf, size_t n)
-{
-	const char *p = buf;
-	while (n) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
 }
 
 static void file_release(struct entry_file *f)

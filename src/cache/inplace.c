@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "util/io.h"
 #include "util/path.h"
 #include "util/strbuf.h"
 #include "util/strmap.h"
@@ -275,14 +276,8 @@ int inplace_save(struct inplace *ip)
 	if (fd < 0) {
 		rc = error_errno("cannot write %s", tmp);
 	} else {
-		size_t off = 0;
-		while (off < sb.len && !rc) {
-			ssize_t w = write(fd, sb.buf + off, sb.len - off);
-			if (w < 0 && errno != EINTR)
-				rc = error_errno("cannot write %s", tmp);
-			else if (w > 0)
-				off += (size_t)w;
-		}
+		if (write_all(fd, sb.buf, sb.len))
+			rc = error_errno("cannot write %s", tmp);
 		if (close(fd) && !rc)
 			rc = error_errno("cannot write %s", tmp);
 		if (!rc && rename(tmp, ip->file))

@@ -13,6 +13,7 @@
 #include <xxhash.h>
 
 #include "cache/filehash.h"
+#include "util/io.h"
 #include "util/die.h"
 #include "util/strbuf.h"
 #include "util/vec.h"
@@ -392,22 +393,6 @@ static void serialize(const struct statcache *sc, int64_t save_sec, struct strbu
 	for (int i = 0; i < 8; i++)
 		sb->buf[count_at + i] = (char)(unsigned char)(count >> (8 * i));
 	put_le(sb, XXH3_64bits(sb->buf, sb->len), 8);
-}
-
-static int write_all(int fd, const void *data, size_t len)
-{
-	const char *p = data;
-	while (len) {
-		ssize_t w = write(fd, p, len);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
 }
 
 int statcache_save(struct statcache *sc)
