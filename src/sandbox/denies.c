@@ -70,6 +70,7 @@ static int walk(const char *root, const char *rel, struct strvec *out)
 		char *child = rel[0] ? xasprintf("%s/%s", rel, e->d_name) : xstrdup(e->d_name);
 		if (denies_match(child)) {
 			strvec_push_nodup(out, path_join(root, child));
+			free(child);
 			continue;
 		}
 		unsigned char type = e->d_type;
