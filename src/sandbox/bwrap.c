@@ -1,0 +1,157 @@
+/* bwrap.c - a request as a bubblewrap argv. */
+#include "sandbox/bwrap.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "util/path.h"
+
+/* What a hermetic task sees outside the workspace: the OS and toolchain. */
+static const char *const os_roots[] = {"/usr",	 "/bin",    "/sbin", "/lib", "/lib32",
+				       "/lib64", "/libx32", "/etc",  "/opt", NULL};
+
+/* Runs inside, as `sh -c SCRIPT vx-sandbox COMMAND`. The command gets its own
+ * session (so a signal to its group reaches its children and its `trap`, and
+ * none of it reaches this shell), stdin kept (an async list would get
+ * /dev/null), fd 3 closed. The watcher relays each signal name read from fd 3
+ * to the group, and SIGKILLs the group when fd 3 closes: vx is gone. Before
+ * setsid has run there is no group yet, so the pid itself is signalled: its
+ * death ends this shell, and bwrap, pid 1 of the namespace, takes every
+ * process left with it. The fds
+ * 4..9 bwrap mounted from are closed first, so the command holds no fd on a
+ * host mount. */
+static void script(const struct sandbox_request *req, size_t n_fds, struct strbuf *sb)
+{
+	if (n_fds) {
+		strbuf_addstr(sb, "exec");
+		for (size_t i = 0; i < n_fds; i++)
+			strbuf_addf(sb, " %zu<&-", 4 + i);
+		strbuf_addstr(sb, "\n");
+	}
+	strbuf_addf(sb, "%s %s -c \"$1\" vx-task 0<&0 3<&- &\n", req->setsid, req->shell);
+	strbuf_addstr(
+	    sb, "p=$!\n"
+		"{ while read -r s; do kill -s \"$s\" -- \"-$p\" || kill -s \"$s\" \"$p\"; done; "
+		"kill -s KILL -- \"-$p\" || kill -s KILL \"$p\"; } <&3 >/dev/null 2>&1 &\n"
+		"exec 3<&-\n"
+		"wait \"$p\"\n");
+}
+
+void sandbox_argv(const struct sandbox_request *req, const char *command, struct strvec *argv,
+		  struct sandbox_fd *fds, size_t *n_fds)
+{
+	*n_fds = 0;
+	strvec_push(argv, req->bwrap);
+	strvec_push(argv, "--die-with-parent");
+	strvec_push(argv, "--new-session");
+	strvec_push(argv, "--unshare-all");
+	/* As root bwrap keeps every capability in the sandbox's user namespace,
+	 * and CAP_SYS_ADMIN there can umount a mask or remount a bind rw (measured:
+	 * tests/unsafe/test_sandbox.c "root"). */
+	strvec_push(argv, "--cap-drop");
+	strvec_push(argv, "ALL");
+	if (req->hermetic) {
+		for (const char *const *r = os_roots; *r; r++) {
+			strvec_push(argv, "--ro-bind-try");
+			strvec_push(argv, *r);
+			strvec_push(argv, *r);
+		}
+	} else {
+		strvec_push(argv, "--ro-bind");
+		strvec_push(argv, "/");
+		strvec_push(argv, "/");
+	}
+	strvec_push(argv, "--dev");
+	strvec_push(argv, "/dev");
+	strvec_push(argv, "--proc");
+	strvec_push(argv, "/proc");
+	const char *tmp = NULL;
+	for (size_t i = 0; i < req->env.n; i++)
+		if (!strncmp(req->env.v[i], "TMPDIR=", 7))
+			tmp = req->env.v[i] + 7;
+	for (size_t i = 0; i < req->mounts.n; i++) {
+		const struct sandbox_mount *m = &req->mounts.v[i];
+		switch (m->kind) {
+		case SANDBOX_TMPFS:
+			if (tmp && !strcmp(m->dst, tmp)) {
+				strvec_push(argv, "--perms");
+				strvec_push(argv, "0700");
+			}
+			strvec_push(argv, "--tmpfs");
+			strvec_push(argv, m->dst);
+			break;
+		case SANDBOX_RO:
+			strvec_push(argv, "--ro-bind");
+			strvec_push(argv, m->src);
+			strvec_push(argv, m->dst);
+			break;
+		case SANDBOX_RW:
+			strvec_push(argv, "--bind");
+			if (m->fd >= 0 && *n_fds < SANDBOX_MAX_FDS) {
+				int to = 4 + (int)*n_fds;
+				fds[(*n_fds)++] = (struct sandbox_fd){m->fd, to};
+				strvec_pushf(argv, "/proc/self/fd/%d", to);
+			} else {
+				strvec_push(argv, m->src);
+			}
+			strvec_push(argv, m->dst);
+			break;
+		case SANDBOX_SYMLINK:
+			strvec_push(argv, "--symlink");
+			strvec_push(argv, m->src);
+			strvec_push(argv, m->dst);
+			break;
+		case SANDBOX_DIR:
+			strvec_push(argv, "--dir");
+			strvec_push(argv, m->dst);
+			break;
+		case SANDBOX_REMOUNT_RO:
+			strvec_push(argv, "--remount-ro");
+			strvec_push(argv, m->dst);
+			break;
+		}
+	}
+	if (req->hermetic) {
+		strvec_push(argv, "--remount-ro");
+		strvec_push(argv, "/");
+	}
+	strvec_push(argv, "--clearenv");
+	for (size_t i = 0; i < req->env.n; i++) {
+		size_t n = strcspn(req->env.v[i], "=");
+		strvec_push(argv, "--setenv");
+		strvec_push_nodup(argv, xstrndup(req->env.v[i], n));
+		strvec_push(argv, req->env.v[i] + n + (req->env.v[i][n] ? 1 : 0));
+	}
+	strvec_push(argv, "--chdir");
+	strvec_push(argv, req->cwd);
+	strvec_push(argv, "--");
+	strvec_push(argv, req->shell);
+	strvec_push(argv, "-c");
+	struct strbuf sb = STRBUF_INIT;
+	script(req, *n_fds, &sb);
+	strvec_push_nodup(argv, strbuf_detach(&sb, NULL));
+	strvec_push(argv, "vx-sandbox");
+	strvec_push(argv, command);
+}
+
+void sandbox_show(const struct sandbox_request *req, const char *command, struct strbuf *out)
+{
+	struct strvec argv = STRVEC_INIT;
+	struct sandbox_fd fds[SANDBOX_MAX_FDS];
+	size_t n;
+	sandbox_argv(req, command, &argv, fds, &n);
+	for (size_t i = 0; i < argv.n; i++) {
+		strbuf_addstr(out, argv.v[i]);
+		strbuf_addch(out, '\n');
+	}
+	strvec_clear(&argv);
+}
+
+int sandbox_spawn_actions(const struct sandbox_fd *fds, size_t n_fds, int signal_fd,
+			  posix_spawn_file_actions_t *fa)
+{
+	int rc = posix_spawn_file_actions_adddup2(fa, signal_fd, SANDBOX_SIGNAL_FD);
+	for (size_t i = 0; i < n_fds && !rc; i++)
+		rc = posix_spawn_file_actions_adddup2(fa, fds[i].from, fds[i].to);
+	return rc;
+}

@@ -1,0 +1,114 @@
+/* env.c - the sandboxed task's environment: what the host gives, scrubbed. */
+#include "sandbox/env.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/glob.h"
+
+/* Enough for a shell, a compiler and a locale; nothing that authenticates. */
+static const char *const basics[] = {"PATH", "HOME", "USER",  "LOGNAME",   "LANG", "LANGUAGE",
+				     "TERM", "TZ",   "SHELL", "COLORTERM", NULL};
+
+bool env_is_secret(const char *name)
+{
+	static const char *const parts[] = {"TOKEN",	  "SECRET",  "PASSWORD", "PASSWD",
+					    "CREDENTIAL", "API_KEY", "APIKEY",	 "PRIVATE_KEY",
+					    "ACCESS_KEY", NULL};
+	static const char *const prefixes[] = {
+	    "AWS_", "GITHUB_", "GH_",	 "AZURE_", "GOOGLE_APPLICATION_",
+	    "NPM_", "DOCKER_", "VAULT_", "SSH_",   NULL};
+	char *up = xstrdup(name);
+	for (char *p = up; *p; p++)
+		*p = (char)toupper((unsigned char)*p);
+	bool hit = false;
+	for (const char *const *s = parts; *s && !hit; s++)
+		hit = strstr(up, *s) != NULL;
+	for (const char *const *s = prefixes; *s && !hit; s++)
+		hit = !strncmp(up, *s, strlen(*s));
+	free(up);
+	return hit;
+}
+
+static size_t name_len(const char *kv)
+{
+	return strcspn(kv, "=");
+}
+
+/* Sets kv, replacing an entry of the same name. */
+static void set(struct strvec *out, const char *kv)
+{
+	size_t n = name_len(kv);
+	for (size_t i = 0; i < out->n; i++)
+		if (name_len(out->v[i]) == n && !strncmp(out->v[i], kv, n)) {
+			free(out->v[i]);
+			out->v[i] = xstrdup(kv);
+			return;
+		}
+	strvec_push(out, kv);
+}
+
+static bool listed(const char *const *names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int env_build(const struct env_input *in, struct strvec *out, struct strbuf *err)
+{
+	for (size_t i = 0; i < in->n_pass; i++)
+		if (env_is_secret(in->pass_through[i]) &&
+		    !listed(in->pass_secrets, in->n_secrets, in->pass_through[i])) {
+			strbuf_addf(err,
+				    "env.passThrough '%s' looks like a credential; a sandboxed "
+				    "task gets it only "
+				    "when spelled in env.passThroughSecrets",
+				    in->pass_through[i]);
+			return -1;
+		}
+	for (const char *const *h = in->host; h && *h; h++) {
+		size_t n = name_len(*h);
+		if (!(*h)[n])
+			continue;
+		char *name = xstrndup(*h, n);
+		bool keep = !strncmp(name, "LC_", 3);
+		for (const char *const *b = basics; *b && !keep; b++)
+			keep = !strcmp(*b, name);
+		for (size_t i = 0; i < in->n_pass && !keep; i++)
+			keep =
+			    glob_match(in->pass_through[i], name) &&
+			    (!env_is_secret(name) || listed(in->pass_secrets, in->n_secrets, name));
+		for (size_t i = 0; i < in->n_secrets && !keep; i++)
+			keep = !strcmp(in->pass_secrets[i], name);
+		if (keep)
+			set(out, *h);
+		free(name);
+	}
+	for (size_t i = 0; i < in->n_define; i++)
+		set(out, in->define[i]);
+	for (size_t i = 0; i < in->n_vx; i++)
+		set(out, in->vx[i]);
+	if (in->home) {
+		char *kv = xasprintf("HOME=%s", in->home);
+		set(out, kv);
+		free(kv);
+	}
+	if (in->tmpdir)
+		for (const char *const *t = (const char *const[]){"TMPDIR", "TMP", "TEMP", NULL};
+		     *t; t++) {
+			char *kv = xasprintf("%s=%s", *t, in->tmpdir);
+			set(out, kv);
+			free(kv);
+		}
+	if (out->n)
+		qsort(out->v, out->n, sizeof *out->v, cmp);
+	return 0;
+}

@@ -1,0 +1,37 @@
+/* env.h - the scrubbed environment a sandboxed task runs with. */
+#ifndef VX_SANDBOX_ENV_H
+#define VX_SANDBOX_ENV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/strbuf.h"
+#include "util/vec.h"
+
+/* Filled by the orchestrator from the task's env: block and vx's own state. */
+struct env_input {
+	const char *const *host;   /* NULL-terminated "K=V" (environ) */
+	const char *const *define; /* "K=V", set as written; n_define of them */
+	size_t n_define;
+	const char *const *pass_through; /* names or globs ("NODE_*") copied from host */
+	size_t n_pass;
+	const char *const *pass_secrets; /* names the user spelled as secrets: allowed through */
+	size_t n_secrets;
+	const char *const *vx; /* "VX_…=V" vx sets for the task */
+	size_t n_vx;
+	const char *home;   /* HOME inside (NULL: the host's) */
+	const char *tmpdir; /* exported as TMPDIR, TMP and TEMP */
+};
+
+/* True when name looks like a credential: *TOKEN*, *SECRET*, *PASSWORD*,
+ * *PASSWD*, *CREDENTIAL*, *API_KEY*, *PRIVATE_KEY*, AWS_*, GITHUB_*, GH_*,
+ * AZURE_*, NPM_TOKEN, … (case-insensitive). */
+bool env_is_secret(const char *name);
+
+/* Builds the environment into out ("K=V", sorted, one per name; later sources
+ * win: host basics, passThrough, define, vx's, TMPDIR). Returns 0, or -1 with
+ * one line in err when a passThrough name looks like a credential and is not
+ * in pass_secrets. */
+int env_build(const struct env_input *in, struct strvec *out, struct strbuf *err);
+
+#endif

@@ -1,0 +1,210 @@
+/* grants.c - resolving allow.read/allow.write entries to canonical paths. */
+#include "sandbox/grants.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/glob.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+
+/* The realpath of p's longest existing prefix, and the rest. A dangling
+ * link in the rest is followed too: a write grant through one must be judged
+ * where the kernel would create the file. */
+char *grants_canonical(const char *p)
+{
+	char *norm = path_normalize(p);
+	for (int hops = 0; hops < 40; hops++) {
+		size_t len = strlen(norm), cut = len;
+		char *real = NULL;
+		while (cut > 0) {
+			char *head = xstrndup(norm, cut);
+			real = realpath(head, NULL);
+			free(head);
+			if (real)
+				break;
+			while (cut > 0 && norm[cut - 1] != '/')
+				cut--;
+			if (cut > 0)
+				cut--; /* drop the '/' too */
+		}
+		if (!real)
+			return norm;
+		if (cut == len) {
+			free(norm);
+			return real;
+		}
+		/* The first missing component: a dangling link is followed. */
+		const char *rest = norm + cut + 1;
+		size_t first = strcspn(rest, "/");
+		char *comp = xstrndup(rest, first);
+		char *at = path_join(real, comp);
+		struct strbuf t = STRBUF_INIT;
+		strbuf_grow(&t, 4096);
+		ssize_t n = readlink(at, t.buf, 4095);
+		char *next;
+		if (n > 0) {
+			strbuf_setlen(&t, (size_t)n);
+			char *target = path_join(real, t.buf);
+			next = rest[first] ? path_join(target, rest + first + 1) : xstrdup(target);
+			free(target);
+		} else {
+			next = NULL;
+		}
+		strbuf_release(&t);
+		if (!next) {
+			char *out = path_join(real, rest);
+			free(at);
+			free(comp);
+			free(real);
+			free(norm);
+			return out;
+		}
+		free(at);
+		free(comp);
+		free(real);
+		free(norm);
+		norm = path_normalize(next);
+		free(next);
+	}
+	return norm; /* a link loop: judged as written, and the mount will fail */
+}
+
+/* "dir/" + "**" (and + "/" + "*") grant the same tree as "dir": a bind is a mount. */
+static void collapse_tree(char *pat)
+{
+	static const char *const tails[] = {"/**/*", "/**"};
+	size_t n = strlen(pat);
+	for (size_t i = 0; i < sizeof tails / sizeof *tails; i++) {
+		size_t t = strlen(tails[i]);
+		if (n > t && !strcmp(pat + n - t, tails[i])) {
+			pat[n - t] = '\0';
+			return;
+		}
+	}
+}
+
+static void push_grant(grant_vec *out, const char *lexical, const char *entry, bool from_glob,
+		       bool want_dir)
+{
+	struct grant g = {0};
+	g.lexical = path_normalize(lexical);
+	g.path = grants_canonical(g.lexical);
+	g.entry = entry;
+	g.from_glob = from_glob;
+	g.want_dir = want_dir;
+	struct stat st;
+	if (lstat(g.path, &st) == 0) {
+		g.exists = true;
+		g.is_dir = S_ISDIR(st.st_mode) ||
+			   (S_ISLNK(st.st_mode) && stat(g.path, &st) == 0 && S_ISDIR(st.st_mode));
+	}
+	vec_push(out, g);
+}
+
+struct glob_ctx {
+	const char *head, *real_head, *entry;
+	grant_vec *out;
+	size_t hits;
+};
+
+static int glob_hit(const char *rel, void *vctx)
+{
+	struct glob_ctx *c = vctx;
+	char *abs = path_join(c->head, rel);
+	char *real = grants_canonical(abs);
+	/* The escape rule: a hit is what lies under the wildcard's directory,
+	 * not wherever a link in it points. */
+	if (path_is_within(c->real_head, real)) {
+		push_grant(c->out, abs, c->entry, true, false);
+		c->hits++;
+	}
+	free(real);
+	free(abs);
+	return 0;
+}
+
+static int resolve_one(const char *pat, const char *entry, const char *project_dir,
+		       const char *home, grant_vec *out, struct strvec *glob_empty,
+		       struct strbuf *err)
+{
+	char *abs;
+	if (pat[0] == '~' && (pat[1] == '\0' || pat[1] == '/')) {
+		if (!home || !*home) {
+			strbuf_addf(
+			    err, "grant '%s' names ~ but HOME is not set; write the absolute path",
+			    entry);
+			return -1;
+		}
+		abs = path_join(home, pat[1] ? pat + 2 : ".");
+	} else if (pat[0] == '~') {
+		strbuf_addf(err, "grant '%s': ~user is not supported; write the absolute path",
+			    entry);
+		return -1;
+	} else {
+		abs = path_join(project_dir, pat);
+	}
+	size_t plen = strlen(pat);
+	bool want_dir = plen && pat[plen - 1] == '/';
+	if (!glob_has_magic(abs)) {
+		push_grant(out, abs, entry, false, want_dir);
+		free(abs);
+		return 0;
+	}
+	const char *why;
+	size_t off;
+	if (glob_check(abs + 1, &why, &off)) {
+		strbuf_addf(err, "grant '%s': %s", entry, why);
+		free(abs);
+		return -1;
+	}
+	size_t lit = glob_literal_prefix(abs + 1);
+	char *head = lit ? xstrndup(abs, lit + 1) : xstrdup("/");
+	const char *rest = abs + 1 + lit + (lit ? 1 : 0);
+	char *real_head = grants_canonical(head);
+	struct glob_ctx c = {head, real_head, entry, out, 0};
+	if (glob_walk(real_head, rest, GLOB_WALK_FILES | GLOB_WALK_DIRS, NULL, glob_hit, &c) < 0) {
+		strbuf_addf(err, "grant '%s': cannot read %s: %s", entry, real_head,
+			    strerror(errno));
+		free(real_head);
+		free(head);
+		free(abs);
+		return -1;
+	}
+	if (!c.hits && glob_empty)
+		strvec_push(glob_empty, head);
+	free(real_head);
+	free(head);
+	free(abs);
+	return 0;
+}
+
+int grants_resolve(const char *entry, const char *project_dir, const char *home, grant_vec *out,
+		   struct strvec *glob_empty, struct strbuf *err)
+{
+	struct strvec pats = STRVEC_INIT;
+	if (glob_expand_braces(entry, &pats) < 0) {
+		strbuf_addf(err, "grant '%s': its braces are unclosed or expand to too many paths",
+			    entry);
+		return -1;
+	}
+	int rc = 0;
+	for (size_t i = 0; i < pats.n && !rc; i++) {
+		collapse_tree(pats.v[i]);
+		rc = resolve_one(pats.v[i], entry, project_dir, home, out, glob_empty, err);
+	}
+	strvec_clear(&pats);
+	return rc;
+}
+
+void grants_clear(grant_vec *g)
+{
+	for (size_t i = 0; i < g->n; i++) {
+		free(g->v[i].path);
+		free(g->v[i].lexical);
+	}
+	vec_free(g);
+}

@@ -1,0 +1,43 @@
+/* grants.h - one allow.read/allow.write entry, as written, turned into the
+ * absolute, canonical paths the sandbox binds (SPEC §4, issue 5). */
+#ifndef VX_SANDBOX_GRANTS_H
+#define VX_SANDBOX_GRANTS_H
+
+#include <stdbool.h>
+
+#include "util/strbuf.h"
+#include "util/vec.h"
+
+/* One resolved path. Set by grants_resolve; request.c reads it. */
+struct grant {
+	char *path;	   /* canonical absolute path (links resolved in its existing prefix) */
+	char *lexical;	   /* absolute, normalized, links NOT resolved: what the user meant */
+	const char *entry; /* the entry as written (borrowed from the input) */
+	bool from_glob;	   /* a hit of a glob expanded at task start */
+	bool want_dir;	   /* written with a trailing '/' */
+	bool exists;	   /* lstat of path succeeded when resolved */
+	bool is_dir;	   /* path is a directory (followed) */
+};
+typedef VEC(struct grant) grant_vec;
+
+/* Returns the canonical form of the absolute path p: the realpath of its
+ * longest existing prefix with the rest re-appended lexically, so a workspace
+ * reached through a symlink, or a grant not yet created, still compares equal
+ * to what the kernel will mount. Caller frees. Never fails (a prefix that
+ * cannot be resolved is kept as written). */
+char *grants_canonical(const char *p);
+
+/* Expands one entry: braces first ("g/{a,b}.txt" is two), "~" or "~/" to home,
+ * a relative path against project_dir (both canonical), "dir/" + "**" and
+ * "dir/" + "**" + "/" + "*" collapse to "dir"; a glob is expanded now (the hits on disk,
+ * files and directories; a symlink to a directory is never a hit), and a hit
+ * whose canonical path leaves the canonical directory of the pattern's first
+ * wildcard is dropped. Appends to out; when a glob matched nothing and
+ * glob_dir is non-NULL, appends its literal head directory there.
+ * Returns 0, or -1 with one line in err (a bad pattern, "~user"). */
+int grants_resolve(const char *entry, const char *project_dir, const char *home, grant_vec *out,
+		   struct strvec *glob_empty, struct strbuf *err);
+
+void grants_clear(grant_vec *g);
+
+#endif

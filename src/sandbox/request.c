@@ -1,0 +1,719 @@
+/* request.c - from a task's grants to the plan of mounts bwrap carries out. */
+#include "sandbox/request.h"
+
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sandbox/denies.h"
+#include "sandbox/grants.h"
+#include "sandbox/probe.h"
+#include "sandbox/walls.h"
+#include "util/path.h"
+
+/* The fds of RW bind sources are passed to bwrap as 4..9: fd 3 is the signal
+ * channel and dash, the /bin/sh that closes them before the command, cannot
+ * name an fd above 9. */
+#define MAX_RW_BINDS 6
+/* Far above anything vx's scheduler holds, so the dup2 to 4..9 at spawn never
+ * lands on a source not yet moved. */
+#define FD_FLOOR 100
+
+/* Everything a build needs while it is being assembled. */
+struct builder {
+	const struct sandbox_input *in;
+	struct sandbox_request *req;
+	struct strbuf *err;
+	char *ws, *proj, *home, *tmp;
+	wall_vec walls;
+	grant_vec reads, writes;
+	struct strvec rw_dirs;	  /* canonical dirs bound read-write */
+	struct strvec mkdirs;	  /* dirs to create before binding (write grants) */
+	struct strvec files;	  /* placeholder files to create */
+	struct strvec glob_empty; /* heads of write globs with no hit */
+	struct strvec punched;	  /* masked-and-punched dirs (avoid doing one twice) */
+};
+
+static void mount_add(struct sandbox_request *req, enum sandbox_mount_kind kind, const char *src,
+		      const char *dst)
+{
+	struct sandbox_mount m = {kind, src ? xstrdup(src) : NULL, xstrdup(dst), -1};
+	vec_push(&req->mounts, m);
+}
+
+bool sandbox_path_safe(const char *p)
+{
+	for (; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || strchr("._/+@-", *p)))
+			return false;
+	return true;
+}
+
+static bool is_strictly_within(const char *dir, const char *p)
+{
+	return strcmp(dir, p) && path_is_within(dir, p);
+}
+
+/* A wall strictly inside dir, or NULL. */
+static const struct wall *wall_below(const wall_vec *w, const char *dir)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (is_strictly_within(dir, w->v[i].path))
+			return &w->v[i];
+	return NULL;
+}
+
+static bool is_wall(const wall_vec *w, const char *p)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (!strcmp(w->v[i].path, p))
+			return true;
+	return false;
+}
+
+/* Would the host's copy of p show inside without a bind? (the ro "/" holds it,
+ * no mask covers it) */
+static bool visible_by_base(struct builder *b, const char *p)
+{
+	if (b->in->hermetic || path_is_within(b->ws, p) || path_is_within(b->tmp, p))
+		return false;
+	const struct wall *w = walls_holding(&b->walls, p);
+	return !w;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Binds dir's children one by one, leaving out each wall, so a grant that
+ * holds a wall reaches all of it but the wall. mask: dir is visible from the
+ * host and must first be hidden under a tmpfs. */
+static void punch(struct builder *b, const char *dir, bool mask)
+{
+	if (strvec_find(&b->punched, dir) >= 0)
+		return;
+	strvec_push(&b->punched, dir);
+	struct sandbox_request *req = b->req;
+	if (mask) {
+		mount_add(req, SANDBOX_TMPFS, NULL, dir);
+		mount_add(req, SANDBOX_REMOUNT_RO, NULL, dir);
+	} else {
+		mount_add(req, SANDBOX_DIR, NULL, dir);
+	}
+	DIR *d = opendir(dir);
+	if (!d)
+		return; /* gone, or unreadable to vx: it stays empty inside */
+	struct strvec names = STRVEC_INIT;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			strvec_push(&names, e->d_name);
+	closedir(d);
+	if (names.n)
+		qsort(names.v, names.n, sizeof *names.v, cmp_str);
+	for (size_t i = 0; i < names.n; i++) {
+		char *c = path_join(dir, names.v[i]);
+		struct stat st;
+		if (is_wall(&b->walls, c) || lstat(c, &st)) {
+			free(c);
+			continue;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			struct strbuf t = STRBUF_INIT;
+			strbuf_grow(&t, (size_t)st.st_size + 1);
+			ssize_t n = readlink(c, t.buf, (size_t)st.st_size + 1);
+			if (n >= 0 && (size_t)n <= (size_t)st.st_size) {
+				strbuf_setlen(&t, (size_t)n);
+				mount_add(req, SANDBOX_SYMLINK, t.buf, c);
+			}
+			strbuf_release(&t);
+		} else if (S_ISDIR(st.st_mode) && wall_below(&b->walls, c)) {
+			punch(b, c, false);
+		} else {
+			mount_add(req, SANDBOX_RO, c, c);
+		}
+		free(c);
+	}
+	strvec_clear(&names);
+}
+
+/* Hide the walls that lie outside the workspace, where the ro "/" shows them:
+ * a directory under an empty read-only tmpfs, a file by punching its parent
+ * (a mount cannot make a file absent). */
+static void mask_outside_walls(struct builder *b)
+{
+	if (b->in->hermetic)
+		return;
+	for (size_t i = 0; i < b->walls.n; i++) {
+		const char *w = b->walls.v[i].path;
+		struct stat st;
+		if (path_is_within(b->ws, w) || path_is_within(b->tmp, w) || lstat(w, &st))
+			continue;
+		if (!S_ISDIR(st.st_mode)) {
+			char *parent = path_dirname(w);
+			punch(b, parent, true);
+			free(parent);
+		}
+	}
+	for (size_t i = 0; i < b->walls.n; i++) {
+		const char *w = b->walls.v[i].path;
+		struct stat st;
+		if (path_is_within(b->ws, w) || path_is_within(b->tmp, w) || lstat(w, &st) ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		char *parent = path_dirname(w);
+		bool in_punched = strvec_find(&b->punched, parent) >= 0;
+		free(parent);
+		if (!in_punched) {
+			mount_add(b->req, SANDBOX_TMPFS, NULL, w);
+			mount_add(b->req, SANDBOX_REMOUNT_RO, NULL, w);
+		}
+	}
+}
+
+static void add_read(struct builder *b, const char *path)
+{
+	struct grant g = {0};
+	g.path = xstrdup(path);
+	g.lexical = xstrdup(path);
+	g.entry = "(baseline)";
+	g.exists = true;
+	g.is_dir = true;
+	vec_push(&b->reads, g);
+}
+
+static bool keyed(struct builder *b, const char *real)
+{
+	for (size_t i = 0; i < b->in->n_keyed; i++) {
+		char *k = grants_canonical(b->in->keyed_projects[i]);
+		bool hit = !strcmp(k, real);
+		free(k);
+		if (hit)
+			return true;
+	}
+	return false;
+}
+
+/* One node_modules entry that is a link: grant its target when it is a
+ * workspace package (not the task's own project, one holding it, or .git),
+ * or withhold it from a cached task whose key does not fold that project. */
+static void linked_package(struct builder *b, const char *link, struct strvec *granted)
+{
+	char *real = realpath(link, NULL);
+	if (!real)
+		return;
+	const struct wall *w = walls_holding(&b->walls, real);
+	if (!path_is_within(b->ws, real) || path_is_within(real, b->proj) ||
+	    (w && w->kind != WALL_NESTED) || strvec_find(granted, real) >= 0) {
+		free(real);
+		return;
+	}
+	if (b->in->cached && !keyed(b, real)) {
+		if (strvec_find(&b->req->withheld, real) < 0) {
+			strvec_push(&b->req->withheld, real);
+			char *rel = path_relative(b->ws, real);
+			strvec_pushf(
+			    &b->req->notes,
+			    "withheld %s (linked at %s): the task's key does not fold that "
+			    "project; add a "
+			    "dependsOn edge to it, or allow.read plus inputs.workspaceFiles",
+			    rel, link);
+			free(rel);
+		}
+		free(real);
+		return;
+	}
+	strvec_push(granted, real);
+	add_read(b, real);
+	free(real);
+}
+
+static void scan_node_modules(struct builder *b, const char *nm, struct strvec *granted)
+{
+	DIR *d = opendir(nm);
+	if (!d)
+		return;
+	struct strvec names = STRVEC_INIT;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			strvec_push(&names, e->d_name);
+	closedir(d);
+	for (size_t i = 0; i < names.n; i++) {
+		char *p = path_join(nm, names.v[i]);
+		struct stat st;
+		if (lstat(p, &st) == 0) {
+			if (S_ISLNK(st.st_mode)) {
+				linked_package(b, p, granted);
+			} else if (names.v[i][0] == '@' && S_ISDIR(st.st_mode)) {
+				DIR *s = opendir(p);
+				while (s && (e = readdir(s))) {
+					if (e->d_name[0] == '.')
+						continue;
+					char *q = path_join(p, e->d_name);
+					if (lstat(q, &st) == 0 && S_ISLNK(st.st_mode))
+						linked_package(b, q, granted);
+					free(q);
+				}
+				if (s)
+					closedir(s);
+			}
+		}
+		free(p);
+	}
+	strvec_clear(&names);
+}
+
+/* The node_modules of the project and of the workspace root, and the real
+ * path of each workspace package linked into them; pnpm links a package's own
+ * dependencies only under it, so each granted target's node_modules once more. */
+static void baseline_reads(struct builder *b)
+{
+	struct strvec granted = STRVEC_INIT;
+	const char *roots[] = {b->proj, b->ws};
+	for (size_t i = 0; i < 2; i++) {
+		char *nm = path_join(roots[i], "node_modules");
+		struct stat st;
+		if (stat(nm, &st) == 0 && S_ISDIR(st.st_mode)) {
+			add_read(b, nm);
+			scan_node_modules(b, nm, &granted);
+		}
+		free(nm);
+	}
+	size_t first = granted.n;
+	for (size_t i = 0; i < first; i++) {
+		char *nm = path_join(granted.v[i], "node_modules");
+		scan_node_modules(b, nm, &granted);
+		free(nm);
+	}
+	strvec_clear(&granted);
+}
+
+static int fail(struct builder *b, const char *fmt, ...) VX_PRINTF(2, 3);
+static int fail(struct builder *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_reset(b->err);
+	strbuf_vaddf(b->err, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Decides each write grant's bind and what to create; creates nothing. */
+static int plan_writes(struct builder *b)
+{
+	for (size_t i = 0; i < b->writes.n; i++) {
+		struct grant *g = &b->writes.v[i];
+		const struct wall *w = walls_holding(&b->walls, g->path);
+		if (g->from_glob && w)
+			continue;
+		if (path_is_within(b->proj, g->lexical) && !path_is_within(b->proj, g->path))
+			return fail(b,
+				    "write grant '%s' leads through a link to %s, outside the "
+				    "project %s; grant "
+				    "the real path, or replace the link with a directory",
+				    g->entry, g->path, b->proj);
+		if (w && w->kind != WALL_NESTED)
+			return fail(
+			    b, "write grant '%s' lies in %s (%s); vx never grants writes there",
+			    g->entry, w->path, walls_kind_name(w->kind));
+		bool dir = g->exists ? g->is_dir : g->want_dir;
+		/* A FILE grant binds its directory: rename(2) onto a bind mount is
+		 * EBUSY, and every atomic writer renames a temp file over its output. */
+		char *bind = dir ? xstrdup(g->path) : path_dirname(g->path);
+		const struct wall *in = walls_inside(&b->walls, bind);
+		if (in) {
+			int rc = fail(b,
+				      "write grant '%s' would bind %s read-write, which holds %s "
+				      "(%s); grant a "
+				      "directory below it",
+				      g->entry, bind, in->path, walls_kind_name(in->kind));
+			free(bind);
+			return rc;
+		}
+		if (!g->exists) {
+			if (!path_is_within(b->proj, g->path)) {
+				int rc = fail(b,
+					      "write grant '%s': %s does not exist, and vx creates "
+					      "missing grants "
+					      "only inside the project; create it first",
+					      g->entry, g->path);
+				free(bind);
+				return rc;
+			}
+			strvec_push(&b->mkdirs, bind);
+			if (!dir)
+				strvec_push(&b->files, g->path);
+		}
+		if (strvec_find(&b->rw_dirs, bind) < 0)
+			strvec_push(&b->rw_dirs, bind);
+		free(bind);
+	}
+	for (size_t i = 0; i < b->glob_empty.n; i++) {
+		strvec_pushf(&b->req->notes,
+			     "a write glob matched nothing at task start; grant the directory %s",
+			     b->glob_empty.v[i]);
+		if (path_is_within(b->proj, b->glob_empty.v[i]))
+			strvec_push(&b->mkdirs, b->glob_empty.v[i]);
+	}
+	if (b->rw_dirs.n > MAX_RW_BINDS)
+		return fail(b,
+			    "the task's write grants bind %zu directories, more than vx passes "
+			    "safely (%d); "
+			    "grant fewer, wider directories",
+			    b->rw_dirs.n, MAX_RW_BINDS);
+	return 0;
+}
+
+static int mkdir_p(const char *dir)
+{
+	struct stat st;
+	if (stat(dir, &st) == 0)
+		return S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
+	char *parent = path_dirname(dir);
+	int rc = strcmp(parent, dir) ? mkdir_p(parent) : 0;
+	free(parent);
+	if (rc == 0 && mkdir(dir, 0777) && errno != EEXIST)
+		rc = -1;
+	return rc;
+}
+
+static int create_missing(struct builder *b)
+{
+	for (size_t i = 0; i < b->mkdirs.n; i++)
+		if (mkdir_p(b->mkdirs.v[i]))
+			return fail(b, "cannot create %s for a write grant: %s", b->mkdirs.v[i],
+				    strerror(errno));
+	for (size_t i = 0; i < b->files.n; i++) {
+		struct stat st;
+		/* lstat first: a dangling link must not be followed into a file elsewhere. */
+		if (lstat(b->files.v[i], &st) == 0)
+			continue;
+		int fd =
+		    open(b->files.v[i], O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return fail(b, "cannot create %s for a write grant: %s", b->files.v[i],
+				    strerror(errno));
+		if (fstat(fd, &st)) {
+			close(fd);
+			return fail(b, "cannot stat %s: %s", b->files.v[i], strerror(errno));
+		}
+		close(fd);
+		struct sandbox_placeholder p = {xstrdup(b->files.v[i]), st.st_dev, st.st_ino,
+						st.st_mtim};
+		vec_push(&b->req->placeholders, p);
+	}
+	return 0;
+}
+
+/* Opens each RW source O_PATH|O_NOFOLLOW and checks that the fd is the
+ * directory vx judged: bwrap then mounts the fd, so a component swapped for a
+ * link after this point binds nothing new. */
+static int open_rw(struct builder *b, const char *dir, int *out)
+{
+	int fd = open(dir, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(b, "cannot open write grant %s: %s", dir, strerror(errno));
+	char proc[64];
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	char *real = realpath(proc, NULL);
+	bool same = real && !strcmp(real, dir);
+	free(real);
+	if (!same) {
+		close(fd);
+		return fail(
+		    b, "write grant %s changed while vx checked it (a link appeared); run again",
+		    dir);
+	}
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, FD_FLOOR);
+	close(fd);
+	if (high < 0)
+		return fail(b, "cannot move the fd of %s: %s", dir, strerror(errno));
+	*out = high;
+	return 0;
+}
+
+static int mount_cmp(const void *a, const void *b)
+{
+	const struct sandbox_mount *x = a, *y = b;
+	bool rx = x->kind == SANDBOX_REMOUNT_RO, ry = y->kind == SANDBOX_REMOUNT_RO;
+	if (rx != ry)
+		return rx - ry; /* remounts last: after every mount point was made in the mask */
+	int c = strcmp(x->dst, y->dst);
+	if (c)
+		return c;
+	return (int)x->kind - (int)y->kind;
+}
+
+/* Drops repeats and a DIR where a mount already is; RO and RW at one path keep RW. */
+static void mounts_tidy(struct sandbox_request *req)
+{
+	qsort(req->mounts.v, req->mounts.n, sizeof *req->mounts.v, mount_cmp);
+	size_t out = 0;
+	for (size_t i = 0; i < req->mounts.n; i++) {
+		struct sandbox_mount *m = &req->mounts.v[i];
+		struct sandbox_mount *prev = out ? &req->mounts.v[out - 1] : NULL;
+		bool drop = false;
+		if (prev && !strcmp(prev->dst, m->dst)) {
+			if (prev->kind == m->kind)
+				drop = true;
+			else if (prev->kind == SANDBOX_RO && m->kind == SANDBOX_RW) {
+				free(prev->src);
+				free(prev->dst);
+				out--; /* RW replaces RO */
+			} else if (m->kind == SANDBOX_DIR && prev->kind != SANDBOX_REMOUNT_RO)
+				drop = true;
+		}
+		if (drop) {
+			free(m->src);
+			free(m->dst);
+			if (m->fd >= 0)
+				close(m->fd);
+			continue;
+		}
+		req->mounts.v[out++] = *m;
+	}
+	req->mounts.n = out;
+}
+
+/* Is read grant i already shown by another bind that holds it whole: a RW
+ * dir, or a read grant bound unpunched (of two equal grants, the first)? */
+static bool held_whole(struct builder *b, size_t i)
+{
+	const char *p = b->reads.v[i].path;
+	for (size_t j = 0; j < b->rw_dirs.n; j++)
+		if (path_is_within(b->rw_dirs.v[j], p))
+			return true;
+	for (size_t j = 0; j < b->reads.n; j++) {
+		const struct grant *r = &b->reads.v[j];
+		if (j == i || !r->exists || !path_is_within(r->path, p) ||
+		    wall_below(&b->walls, r->path))
+			continue;
+		if (!strcmp(r->path, p) && j > i)
+			continue;
+		return true;
+	}
+	return false;
+}
+
+static int assemble(struct builder *b)
+{
+	struct sandbox_request *req = b->req;
+	mount_add(req, SANDBOX_TMPFS, NULL, b->tmp);
+	mount_add(req, SANDBOX_TMPFS, NULL, b->ws);
+	mount_add(req, SANDBOX_REMOUNT_RO, NULL, b->ws);
+	mask_outside_walls(b);
+	for (size_t i = 0; i < b->reads.n; i++) {
+		const struct grant *g = &b->reads.v[i];
+		if (!g->exists || held_whole(b, i) || visible_by_base(b, g->path))
+			continue;
+		if (g->is_dir && wall_below(&b->walls, g->path))
+			punch(b, g->path, false);
+		else
+			mount_add(req, SANDBOX_RO, g->path, g->path);
+	}
+	for (size_t i = 0; i < b->rw_dirs.n; i++) {
+		int fd;
+		if (open_rw(b, b->rw_dirs.v[i], &fd))
+			return -1;
+		struct sandbox_mount m = {SANDBOX_RW, xstrdup(b->rw_dirs.v[i]),
+					  xstrdup(b->rw_dirs.v[i]), fd};
+		vec_push(&req->mounts, m);
+		struct strvec denied = STRVEC_INIT;
+		if (denies_walk(b->rw_dirs.v[i], &denied))
+			return fail(b, "cannot walk write grant %s: %s", b->rw_dirs.v[i],
+				    strerror(errno));
+		for (size_t j = 0; j < denied.n; j++)
+			mount_add(req, SANDBOX_RO, denied.v[j], denied.v[j]);
+		strvec_clear(&denied);
+	}
+	bool held = false;
+	for (size_t i = 0; i < b->reads.n && !held; i++)
+		held = b->reads.v[i].exists && path_is_within(b->reads.v[i].path, b->proj);
+	for (size_t i = 0; i < b->rw_dirs.n && !held; i++)
+		held = path_is_within(b->rw_dirs.v[i], b->proj);
+	if (!held) {
+		req->cwd_denied = true;
+		mount_add(req, SANDBOX_DIR, NULL, b->proj);
+		strvec_pushf(&req->notes,
+			     "no grant holds the project dir %s: the task runs in an empty "
+			     "directory (grant '.' "
+			     "in allow.read to see it)",
+			     b->proj);
+	}
+	mounts_tidy(req);
+	return 0;
+}
+
+static void builder_release(struct builder *b)
+{
+	free(b->ws);
+	free(b->proj);
+	free(b->home);
+	free(b->tmp);
+	walls_clear(&b->walls);
+	grants_clear(&b->reads);
+	grants_clear(&b->writes);
+	strvec_clear(&b->rw_dirs);
+	strvec_clear(&b->mkdirs);
+	strvec_clear(&b->files);
+	strvec_clear(&b->glob_empty);
+	strvec_clear(&b->punched);
+}
+
+static int build(struct builder *b)
+{
+	const struct sandbox_input *in = b->in;
+	if (in->wants_network)
+		return fail(
+		    b,
+		    "refused: allow.network needs the network proxy, not built yet (the same for "
+		    "localBinding and unixSockets); remove them or run the task without sandbox:");
+	if (!in->bwrap)
+		return fail(
+		    b,
+		    "bwrap is not installed (apt-get install bubblewrap): a sandboxed task never "
+		    "runs unprotected");
+	if (!in->workspace_root || !in->project_dir)
+		return fail(b, "a sandbox request needs the workspace root and the project dir");
+	b->ws = grants_canonical(in->workspace_root);
+	b->proj = grants_canonical(in->project_dir);
+	b->home = in->home && *in->home ? grants_canonical(in->home) : NULL;
+	b->tmp = path_normalize(in->tmpdir ? in->tmpdir : "/tmp");
+	if (!sandbox_path_safe(b->tmp))
+		return fail(
+		    b,
+		    "TMPDIR %s (%zu bytes) holds a character outside [A-Za-z0-9._/+@-]; choose a "
+		    "plain path",
+		    b->tmp, strlen(b->tmp));
+	if (path_is_within(b->ws, b->tmp))
+		return fail(b, "TMPDIR %s lies in the workspace %s; choose one outside it", b->tmp,
+			    b->ws);
+	char *cache = in->cache_dir ? grants_canonical(in->cache_dir) : NULL;
+	struct walls_input wi = {b->ws, b->proj, b->home, cache, in->nested_dirs, in->n_nested};
+	walls_collect(&wi, &b->walls);
+	free(cache);
+
+	struct env_input env = in->env;
+	env.home = in->home;
+	env.tmpdir = b->tmp;
+	if (env_build(&env, &b->req->env, b->err))
+		return -1;
+
+	for (size_t i = 0; i < in->n_read; i++)
+		if (grants_resolve(in->allow_read[i], b->proj, b->home, &b->reads, NULL, b->err))
+			return -1;
+	for (size_t i = 0; i < in->n_write; i++)
+		if (grants_resolve(in->allow_write[i], b->proj, b->home, &b->writes, &b->glob_empty,
+				   b->err))
+			return -1;
+	for (size_t i = 0; i < b->reads.n; i++) {
+		const struct grant *g = &b->reads.v[i];
+		const struct wall *w = walls_holding(&b->walls, g->path);
+		if (w && w->kind == WALL_CREDENTIAL && !g->from_glob)
+			return fail(
+			    b, "read grant '%s' lies in %s, a credential store; vx never grants it",
+			    g->entry, w->path);
+	}
+	/* A glob hit in a wall is no grant: drop it before anything counts it. */
+	size_t keep = 0;
+	for (size_t i = 0; i < b->reads.n; i++) {
+		struct grant *g = &b->reads.v[i];
+		if (g->from_glob && walls_holding(&b->walls, g->path)) {
+			free(g->path);
+			free(g->lexical);
+		} else {
+			b->reads.v[keep++] = *g;
+		}
+	}
+	b->reads.n = keep;
+	baseline_reads(b);
+	for (size_t i = 0; i < in->n_dep_outputs; i++) {
+		struct grant g = {0};
+		g.lexical = path_normalize(in->dep_outputs[i]);
+		g.path = grants_canonical(g.lexical);
+		g.entry = "(dependency output)";
+		struct stat st;
+		g.exists = lstat(g.path, &st) == 0;
+		g.is_dir = g.exists && S_ISDIR(st.st_mode);
+		vec_push(&b->reads, g);
+	}
+	if (plan_writes(b))
+		return -1;
+	b->req->bwrap = xstrdup(in->bwrap);
+	b->req->shell = xstrdup(in->shell ? in->shell : "/bin/sh");
+	b->req->setsid = in->setsid ? xstrdup(in->setsid) : probe_which("setsid");
+	b->req->hermetic = in->hermetic;
+	if (!b->req->setsid)
+		return fail(b, "setsid is not installed (apt-get install util-linux): the task's "
+			       "signals need it");
+	b->req->cwd = xstrdup(b->proj);
+	if (create_missing(b))
+		return -1;
+	return assemble(b);
+}
+
+int sandbox_request_build(const struct sandbox_input *in, struct sandbox_request *req,
+			  struct strbuf *err)
+{
+	memset(req, 0, sizeof *req);
+	struct builder b = {0};
+	b.in = in;
+	b.req = req;
+	b.err = err;
+	int rc = build(&b);
+	builder_release(&b);
+	if (rc) {
+		sandbox_request_sweep(req);
+		sandbox_request_release(req);
+		memset(req, 0, sizeof *req);
+	}
+	return rc;
+}
+
+size_t sandbox_request_sweep(struct sandbox_request *req)
+{
+	size_t removed = 0;
+	for (size_t i = 0; i < req->placeholders.n; i++) {
+		struct sandbox_placeholder *p = &req->placeholders.v[i];
+		struct stat st;
+		if (lstat(p->path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0 &&
+		    st.st_dev == p->dev && st.st_ino == p->ino &&
+		    st.st_mtim.tv_sec == p->mtime.tv_sec &&
+		    st.st_mtim.tv_nsec == p->mtime.tv_nsec && unlink(p->path) == 0)
+			removed++;
+		free(p->path);
+	}
+	vec_free(&req->placeholders);
+	return removed;
+}
+
+void sandbox_request_release(struct sandbox_request *req)
+{
+	free(req->bwrap);
+	free(req->shell);
+	free(req->setsid);
+	for (size_t i = 0; i < req->mounts.n; i++) {
+		free(req->mounts.v[i].src);
+		free(req->mounts.v[i].dst);
+		if (req->mounts.v[i].fd >= 0)
+			close(req->mounts.v[i].fd);
+	}
+	vec_free(&req->mounts);
+	strvec_clear(&req->env);
+	free(req->cwd);
+	strvec_clear(&req->notes);
+	strvec_clear(&req->withheld);
+	for (size_t i = 0; i < req->placeholders.n; i++)
+		free(req->placeholders.v[i].path);
+	vec_free(&req->placeholders);
+}

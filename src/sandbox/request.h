@@ -1,0 +1,111 @@
+/* request.h - what one sandboxed task may see and write, resolved from its
+ * config at task start into a plan of mounts, an environment and a cwd.
+ * Plain data: the orchestrator fills sandbox_input, bwrap.c turns the request
+ * into argv. */
+#ifndef VX_SANDBOX_REQUEST_H
+#define VX_SANDBOX_REQUEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "sandbox/env.h"
+#include "util/strbuf.h"
+#include "util/vec.h"
+
+/* Filled by the orchestrator (run.c) from the workspace, the task's config
+ * and its graph edges, just before the task starts. Paths are absolute; they
+ * need not be canonical (the request resolves links). Lists are borrowed. */
+struct sandbox_input {
+	const char *workspace_root; /* the deny anchor: all under it is hidden unless granted */
+	const char *project_dir;    /* the task's project: grants are relative to it; the cwd */
+	const char *home; /* the user's home: "~" in grants, the credential walls; may be NULL */
+	const char *cache_dir; /* vx's cache dir (a wall wherever it is); may be NULL */
+	const char *tmpdir;    /* TMPDIR inside (NULL: "/tmp"): a fresh tmpfs, mode 0700 */
+	const char *bwrap;  /* bwrap found on vx's PATH at startup (probe_which); NULL: missing */
+	const char *shell;  /* /bin/sh or the sh found at startup; NULL: "/bin/sh" */
+	const char *setsid; /* setsid(1) found at startup; NULL: looked up on vx's PATH now */
+	const char *const *
+	    nested_dirs; /* every project dir in the workspace (walls; the task's own is skipped) */
+	size_t n_nested;
+	const char *const *allow_read; /* sandbox.allow.read as written */
+	size_t n_read;
+	const char *const *allow_write; /* sandbox.allow.write as written */
+	size_t n_write;
+	const char *const *dep_outputs; /* files the task's dependencies produced: readable */
+	size_t n_dep_outputs;
+	const char *const
+	    *keyed_projects; /* project dirs whose tasks the task's key folds (cached only) */
+	size_t n_keyed;
+	bool hermetic; /* sandbox.hermetic: nothing outside the workspace but the OS roots */
+	bool cached;   /* the task is cached and not persistent: linked packages not keyed are
+			  withheld */
+	bool
+	    wants_network; /* allow.network, localBinding or unixSockets written: refused for now */
+	struct env_input
+	    env; /* the environment sources (env.h); env.home/tmpdir are set by the request */
+};
+
+enum sandbox_mount_kind {
+	SANDBOX_TMPFS,	    /* an empty tmpfs at dst (a mask, or TMPDIR) */
+	SANDBOX_RO,	    /* bind src read-only at dst */
+	SANDBOX_RW,	    /* bind src read-write at dst */
+	SANDBOX_SYMLINK,    /* a symlink at dst whose target is src (a link inside a punched dir) */
+	SANDBOX_DIR,	    /* an empty directory at dst (a cwd no grant holds) */
+	SANDBOX_REMOUNT_RO, /* make the mask at dst read-only, so writes there fail with EROFS */
+};
+
+struct sandbox_mount {
+	enum sandbox_mount_kind kind;
+	char *src; /* bind source or symlink target; NULL for the rest */
+	char *dst;
+	int fd; /* -1, or an O_PATH|O_NOFOLLOW|O_CLOEXEC fd of src for a RW bind (passed as
+		   /proc/self/fd/N) */
+};
+
+/* A file the request created so a FILE write grant has something to bind;
+ * removed after the task when it is still empty and unchanged. */
+struct sandbox_placeholder {
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime;
+};
+
+/* Filled by sandbox_request_build, in this order; read by bwrap.c. */
+struct sandbox_request {
+	char *bwrap, *shell, *setsid; /* copied from the input (setsid looked up when not given) */
+	bool hermetic;		      /* copied: the base is the OS roots, not "/" */
+	VEC(struct sandbox_mount)
+	mounts;		   /* in bwrap order: parents before children, remounts last */
+	struct strvec env; /* "K=V", the whole environment */
+	char *cwd;	   /* the project dir, canonical */
+	bool cwd_denied;   /* no grant holds the project dir: it is an empty directory inside */
+	struct strvec
+	    notes; /* one line each: what the user should know (withheld links, empty globs) */
+	struct strvec withheld; /* canonical dirs of linked packages hidden from a cached task */
+	VEC(struct sandbox_placeholder) placeholders;
+};
+
+/* Builds the request. Returns 0, or -1 with ONE line in err naming the path
+ * and the fix, and nothing left behind (no placeholder, no fd): bwrap missing,
+ * a network grant, a write grant whose path through links leaves the project,
+ * a write grant whose bind would hold a wall, a grant into a credential store,
+ * a path bwrap cannot take (characters outside [A-Za-z0-9._/+@-] are refused
+ * where a later layer needs them: the cwd and TMPDIR), more than 6 write
+ * binds, a bad pattern, a credential-looking passThrough. */
+int sandbox_request_build(const struct sandbox_input *in, struct sandbox_request *req,
+			  struct strbuf *err);
+
+/* True when p holds only [A-Za-z0-9._/+@-]: what a path must be where a
+ * socket or a shell line later carries it unquoted. */
+bool sandbox_path_safe(const char *p);
+
+/* Removes the placeholders the task left empty and untouched. Returns how
+ * many were removed. */
+size_t sandbox_request_sweep(struct sandbox_request *req);
+
+/* Closes the request's fds and frees it (placeholders are not swept). */
+void sandbox_request_release(struct sandbox_request *req);
+
+#endif

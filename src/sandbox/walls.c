@@ -1,0 +1,139 @@
+/* walls.c - the walls a task's grants are punched around. */
+#include "sandbox/walls.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sandbox/grants.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+
+/* Relative to home. A task that needs one of these is a task that would
+ * publish or push with the developer's identity: that is not a build step. */
+const char *const walls_credentials[] = {
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".npmrc",
+    ".netrc",
+    ".docker/config.json",
+    ".config/gh",
+    ".kube",
+    ".git-credentials",
+    ".pypirc",
+    ".config/gcloud",
+    ".azure",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".gem/credentials",
+    ".config/hub",
+    ".vault-token",
+    ".terraform.d/credentials.tfrc.json",
+    ".config/git/credentials",
+    NULL,
+};
+
+static void add(wall_vec *out, char *path, enum wall_kind kind)
+{
+	for (size_t i = 0; i < out->n; i++)
+		if (!strcmp(out->v[i].path, path)) {
+			free(path);
+			return;
+		}
+	struct wall w = {path, kind};
+	vec_push(out, w);
+}
+
+/* A worktree's .git is a file "gitdir: PATH"; the objects live in PATH's
+ * commondir. Both are the repository: a task must not rewrite refs or hooks. */
+static void add_gitfile(const char *workspace_root, wall_vec *out)
+{
+	char *dotgit = path_join(workspace_root, ".git");
+	struct strbuf sb = STRBUF_INIT;
+	if (strbuf_read_file(&sb, dotgit) == 0 && !strncmp(sb.buf, "gitdir: ", 8)) {
+		char *val = xstrndup(sb.buf + 8, strcspn(sb.buf + 8, "\r\n"));
+		char *gitdir = path_join(workspace_root, val);
+		char *real = grants_canonical(gitdir);
+		char *commonfile = path_join(real, "commondir");
+		struct strbuf cs = STRBUF_INIT;
+		if (strbuf_read_file(&cs, commonfile) == 0) {
+			char *cval = xstrndup(cs.buf, strcspn(cs.buf, "\r\n"));
+			char *common = path_join(real, cval);
+			char *creal = grants_canonical(common);
+			if (!path_is_within(workspace_root, creal))
+				add(out, creal, WALL_GIT);
+			else
+				free(creal);
+			free(common);
+			free(cval);
+		}
+		strbuf_release(&cs);
+		if (!path_is_within(workspace_root, real))
+			add(out, real, WALL_GIT);
+		else
+			free(real);
+		free(commonfile);
+		free(gitdir);
+		free(val);
+	}
+	strbuf_release(&sb);
+	free(dotgit);
+}
+
+void walls_collect(const struct walls_input *in, wall_vec *out)
+{
+	for (size_t i = 0; i < in->n_nested; i++) {
+		char *d = grants_canonical(in->nested_dirs[i]);
+		if (path_is_within(d, in->project_dir))
+			free(d); /* the task's own project, or one holding it */
+		else
+			add(out, d, WALL_NESTED);
+	}
+	add(out, path_join(in->workspace_root, ".git"), WALL_GIT);
+	add(out, path_join(in->project_dir, ".git"), WALL_GIT);
+	add(out, path_join(in->workspace_root, ".vx/cache"), WALL_CACHE);
+	if (in->cache_dir)
+		add(out, grants_canonical(in->cache_dir), WALL_CACHE);
+	add_gitfile(in->workspace_root, out);
+	if (in->home && *in->home)
+		for (const char *const *c = walls_credentials; *c; c++)
+			add(out, path_join(in->home, *c), WALL_CREDENTIAL);
+}
+
+const struct wall *walls_inside(const wall_vec *w, const char *path)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (path_is_within(path, w->v[i].path))
+			return &w->v[i];
+	return NULL;
+}
+
+const struct wall *walls_holding(const wall_vec *w, const char *path)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (path_is_within(w->v[i].path, path))
+			return &w->v[i];
+	return NULL;
+}
+
+const char *walls_kind_name(enum wall_kind k)
+{
+	switch (k) {
+	case WALL_NESTED:
+		return "a nested project";
+	case WALL_GIT:
+		return "the git repository";
+	case WALL_CACHE:
+		return "the vx cache";
+	case WALL_CREDENTIAL:
+		return "a credential store";
+	}
+	return "a wall";
+}
+
+void walls_clear(wall_vec *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		free(w->v[i].path);
+	vec_free(w);
+}

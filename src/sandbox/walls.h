@@ -1,0 +1,50 @@
+/* walls.h - what no grant may reach into: nested projects, .git, the cache,
+ * the git dirs of a worktree, and the credential stores under home. */
+#ifndef VX_SANDBOX_WALLS_H
+#define VX_SANDBOX_WALLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/vec.h"
+
+enum wall_kind {
+	WALL_NESTED,	 /* another project: punched out of grants, but a grant inside it is fine */
+	WALL_GIT,	 /* .git, or the git dir / common dir of a worktree */
+	WALL_CACHE,	 /* the cache dir: a task must not forge or read other tasks' entries */
+	WALL_CREDENTIAL, /* a credential store under home: never granted at all */
+};
+
+struct wall {
+	char *path; /* canonical absolute */
+	enum wall_kind kind;
+};
+typedef VEC(struct wall) wall_vec;
+
+/* What walls_collect needs; every path canonical and absolute. */
+struct walls_input {
+	const char *workspace_root, *project_dir, *home,
+	    *cache_dir; /* home, cache_dir may be NULL */
+	const char *const *nested_dirs;
+	size_t n_nested;
+};
+
+/* Appends the walls for this task: every nested project but the task's own
+ * (and those holding it), workspace/.git and project/.git, .vx/cache and the
+ * cache dir, the git dir and common dir read from a .git file when they lie
+ * outside the workspace, and each credential store under home (existing or
+ * not). Never fails; an unreadable .git file adds nothing. */
+void walls_collect(const struct walls_input *in, wall_vec *out);
+
+/* Returns the first wall that is path or lies below it, or NULL. */
+const struct wall *walls_inside(const wall_vec *w, const char *path);
+/* Returns the wall that path is, or lies in, or NULL. */
+const struct wall *walls_holding(const wall_vec *w, const char *path);
+/* Returns "a nested project", ".git", "the cache", "a credential store". */
+const char *walls_kind_name(enum wall_kind k);
+/* The credential stores, relative to home, NULL-terminated. */
+extern const char *const walls_credentials[];
+
+void walls_clear(wall_vec *w);
+
+#endif

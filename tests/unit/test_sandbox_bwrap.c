@@ -1,0 +1,107 @@
+/* Unit tests for sandbox/bwrap.c (the argv of a fixed request: a golden
+ * text) and denies_walk (a symlink counted by its name, node_modules entered). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "sandbox/bwrap.h"
+#include "sandbox/denies.h"
+#include "util/path.h"
+
+static void add(struct sandbox_request *r, enum sandbox_mount_kind k, const char *src,
+		const char *dst, int fd)
+{
+	struct sandbox_mount m = {k, src ? xstrdup(src) : NULL, xstrdup(dst), fd};
+	vec_push(&r->mounts, m);
+}
+
+static void test_argv(void)
+{
+	struct sandbox_request r = {0};
+	r.bwrap = xstrdup("/usr/bin/bwrap");
+	r.shell = xstrdup("/bin/sh");
+	r.setsid = xstrdup("/usr/bin/setsid");
+	r.cwd = xstrdup("/w/p");
+	strvec_push(&r.env, "PATH=/usr/bin");
+	strvec_push(&r.env, "TMPDIR=/tmp");
+	add(&r, SANDBOX_TMPFS, NULL, "/tmp", -1);
+	add(&r, SANDBOX_TMPFS, NULL, "/w", -1);
+	add(&r, SANDBOX_RO, "/w/p", "/w/p", -1);
+	add(&r, SANDBOX_RW, "/w/p/dist", "/w/p/dist", 123);
+	add(&r, SANDBOX_RO, "/w/p/dist/.bashrc", "/w/p/dist/.bashrc", -1);
+	add(&r, SANDBOX_SYMLINK, "../x", "/w/p/l", -1);
+	add(&r, SANDBOX_REMOUNT_RO, NULL, "/w", -1);
+	struct strbuf out = STRBUF_INIT;
+	sandbox_show(&r, "make all", &out);
+	CHECK_STR(
+	    out.buf,
+	    "/usr/bin/bwrap\n--die-with-parent\n--new-session\n--unshare-all\n--cap-drop\nALL\n"
+	    "--ro-bind\n/\n/\n--dev\n/dev\n--proc\n/proc\n"
+	    "--perms\n0700\n--tmpfs\n/tmp\n--tmpfs\n/w\n--ro-bind\n/w/p\n/w/p\n"
+	    "--bind\n/proc/self/fd/4\n/w/p/dist\n--ro-bind\n/w/p/dist/.bashrc\n/w/p/dist/.bashrc\n"
+	    "--symlink\n../x\n/w/p/l\n--remount-ro\n/w\n"
+	    "--clearenv\n--setenv\nPATH\n/usr/bin\n--setenv\nTMPDIR\n/tmp\n--chdir\n/w/p\n--\n"
+	    "/bin/sh\n-c\n"
+	    "exec 4<&-\n"
+	    "/usr/bin/setsid /bin/sh -c \"$1\" vx-task 0<&0 3<&- &\n"
+	    "p=$!\n"
+	    "{ while read -r s; do kill -s \"$s\" -- \"-$p\" || kill -s \"$s\" \"$p\"; done; kill "
+	    "-s "
+	    "KILL -- \"-$p\" || kill -s KILL \"$p\"; } <&3 >/dev/null 2>&1 &\n"
+	    "exec 3<&-\n"
+	    "wait \"$p\"\n"
+	    "\nvx-sandbox\nmake all\n");
+	struct strvec argv = STRVEC_INIT;
+	struct sandbox_fd fds[SANDBOX_MAX_FDS];
+	size_t n;
+	sandbox_argv(&r, "true", &argv, fds, &n);
+	CHECK_INT(n, 1);
+	CHECK_INT(fds[0].from, 123);
+	CHECK_INT(fds[0].to, 4);
+	strvec_clear(&argv);
+	r.mounts.v[3].fd = -1; /* don't close 123 */
+	r.hermetic = true;
+	strbuf_reset(&out);
+	sandbox_show(&r, "true", &out);
+	CHECK(strstr(out.buf, "--ro-bind\n/\n/\n") == NULL);
+	CHECK(strstr(out.buf, "--ro-bind-try\n/usr\n/usr\n") != NULL);
+	CHECK(strstr(out.buf, "--remount-ro\n/\n--clearenv") != NULL);
+	strbuf_release(&out);
+	sandbox_request_release(&r);
+}
+
+static void test_walk(void)
+{
+	char tmpl[] = "/tmp/vx-denies-XXXXXX";
+	if (!mkdtemp(tmpl))
+		die_errno("mkdtemp");
+	char *cmd = xasprintf(
+	    "cd %s && mkdir -p node_modules/pkg .git/hooks .vscode/x src && : > "
+	    "node_modules/pkg/.npmrc-not && : > node_modules/pkg/.profile && ln -s /nonexistent "
+	    ".bashrc && : > src/.gitmodules && : > .vscode/x/settings.json",
+	    tmpl);
+	if (system(cmd))
+		die("%s", cmd);
+	struct strvec out = STRVEC_INIT;
+	CHECK_INT(denies_walk(tmpl, &out), 0);
+	strvec_sort_unique(&out);
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < out.n; i++)
+		strbuf_addf(&sb, "%s ", out.v[i] + strlen(tmpl) + 1);
+	CHECK_STR(sb.buf, ".bashrc .git/hooks .vscode node_modules/pkg/.profile src/.gitmodules ");
+	strbuf_release(&sb);
+	strvec_clear(&out);
+	free(cmd);
+	cmd = xasprintf("rm -rf %s", tmpl);
+	if (system(cmd))
+		die("%s", cmd);
+	free(cmd);
+}
+
+int main(void)
+{
+	test_argv();
+	test_walk();
+	return check_finish("sandbox bwrap");
+}

@@ -1,0 +1,78 @@
+/* Unit tests for sandbox/env.c and sandbox/denies.c: the scrubbed
+ * environment, the credential refusal, and the mandatory-deny table. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "sandbox/denies.h"
+#include "sandbox/env.h"
+
+static char *joined(const struct strvec *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < v->n; i++)
+		strbuf_addf(&sb, "%s%s", i ? " " : "", v->v[i]);
+	return strbuf_detach(&sb, NULL);
+}
+
+int main(void)
+{
+	const char *host[] = {"PATH=/usr/bin",
+			      "HOME=/root",
+			      "GITHUB_TOKEN=ghp",
+			      "AWS_SECRET_ACCESS_KEY=k",
+			      "LC_ALL=C.UTF-8",
+			      "NODE_ENV=prod",
+			      "NODE_AUTH_TOKEN=n",
+			      "RANDOM_VAR=1",
+			      "TERM=xterm",
+			      "NPM_TOKEN=t",
+			      NULL};
+	const char *define[] = {"MODE=ci"};
+	const char *pass[] = {"NODE_*"};
+	const char *vx[] = {"VX_TASK=a#build"};
+	struct env_input in = {host, define, 1, pass, 1, NULL, 0, vx, 1, "/home/u", "/tmp"};
+	struct strvec out = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
+	CHECK_INT(env_build(&in, &out, &err), 0);
+	char *s = joined(&out);
+	CHECK_STR(
+	    s,
+	    "HOME=/home/u LC_ALL=C.UTF-8 MODE=ci NODE_ENV=prod PATH=/usr/bin TEMP=/tmp TERM=xterm "
+	    "TMP=/tmp TMPDIR=/tmp VX_TASK=a#build");
+	free(s);
+	strvec_clear(&out);
+
+	/* A credential-looking passThrough name: refused unless a secret. */
+	const char *pass2[] = {"NPM_TOKEN"};
+	in.pass_through = pass2;
+	CHECK_INT(env_build(&in, &out, &err), -1);
+	CHECK(strstr(err.buf, "'NPM_TOKEN' looks like a credential") != NULL);
+	strvec_clear(&out);
+	strbuf_reset(&err);
+	in.pass_secrets = pass2;
+	in.n_secrets = 1;
+	CHECK_INT(env_build(&in, &out, &err), 0);
+	CHECK(strvec_find(&out, "NPM_TOKEN=t") >= 0);
+	strvec_clear(&out);
+	strbuf_release(&err);
+
+	CHECK(env_is_secret("GITHUB_TOKEN"));
+	CHECK(env_is_secret("my_api_key"));
+	CHECK(env_is_secret("AWS_REGION"));
+	CHECK(env_is_secret("DB_PASSWORD"));
+	CHECK(!env_is_secret("GIT_AUTHOR_NAME"));
+	CHECK(!env_is_secret("NODE_ENV"));
+
+	/* The deny table: names and two-name paths, each with its reason. */
+	CHECK(denies_match(".bashrc") != NULL);
+	CHECK(denies_match("sub/.zshrc") != NULL);
+	CHECK(denies_match("x/.git/hooks") != NULL);
+	CHECK(denies_match(".git/config") != NULL);
+	CHECK(denies_match("config") == NULL);
+	CHECK(denies_match("x/.git/objects") == NULL);
+	CHECK(denies_match("my.bashrc") == NULL);
+	for (const struct deny_rule *r = denies_table; r->name; r++)
+		CHECK(r->why && strlen(r->why) > 10);
+	return check_finish("sandbox env");
+}

@@ -1,0 +1,216 @@
+/* Unit tests for sandbox/grants.c, walls.c and request.c refusals: how an
+ * entry as written becomes canonical paths, on a small temp tree. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "sandbox/grants.h"
+#include "sandbox/request.h"
+#include "sandbox/walls.h"
+#include "util/path.h"
+
+static char *root;
+
+static void mk(const char *rel, bool dir)
+{
+	char *p = path_join(root, rel);
+	char *cmd = dir ? xasprintf("mkdir -p '%s'", p)
+			: xasprintf("mkdir -p \"$(dirname '%s')\" && : > '%s'", p, p);
+	if (system(cmd))
+		die("%s", cmd);
+	free(cmd);
+	free(p);
+}
+
+static char *at(const char *rel)
+{
+	return path_join(root, rel);
+}
+
+/* Resolves entry in project "real/ws/p" and returns the paths, ' '-joined
+ * and relative to root. */
+static char *resolve(const char *entry, const char *proj_rel)
+{
+	grant_vec g = {0};
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	char *proj = at(proj_rel), *home = at("home");
+	char *cproj = grants_canonical(proj);
+	if (grants_resolve(entry, cproj, home, &g, NULL, &err))
+		strbuf_addf(&out, "ERR %s", err.buf);
+	for (size_t i = 0; i < g.n; i++) {
+		char *rel = path_relative(root, g.v[i].path);
+		strbuf_addf(&out, "%s%s", i ? " " : "", rel);
+		free(rel);
+	}
+	grants_clear(&g);
+	free(cproj);
+	free(proj);
+	free(home);
+	strbuf_release(&err);
+	return strbuf_detach(&out, NULL);
+}
+
+static void want(const char *entry, const char *proj, const char *expect)
+{
+	char *got = resolve(entry, proj);
+	CHECK_STR(got, expect);
+	free(got);
+}
+
+static void test_resolve(void)
+{
+	/* Relative to the project, through the symlinked workspace "link". */
+	want("src", "link/p", "real/ws/p/src");
+	want("../q/lib", "link/p", "real/ws/q/lib");
+	want("~/.cache/x", "link/p", "home/.cache/x");
+	want("~", "link/p", "home");
+	want("g/{a,b}.txt", "link/p", "real/ws/p/g/a.txt real/ws/p/g/b.txt");
+	want("dist/**", "link/p", "real/ws/p/dist");
+	want("dist/**/*", "link/p", "real/ws/p/dist");
+	want("missing/deeper/", "link/p", "real/ws/p/missing/deeper");
+	/* A glob expands now; a hit whose real path leaves the wildcard's dir is dropped. */
+	want("src/*.ts", "link/p", "real/ws/p/src/a.ts real/ws/p/src/b.ts");
+	want("src/*", "link/p", "real/ws/p/src/a.ts real/ws/p/src/b.ts");
+	want("nothing-*", "link/p", "");
+	want("~bob/x", "link/p",
+	     "ERR grant '~bob/x': ~user is not supported; write the absolute path");
+	/* A dangling link is followed: judged where the file would land. */
+	want("out.txt", "link/p", "real/ws/q/x");
+}
+
+static void test_canonical(void)
+{
+	char *p = at("link/p/not/yet"), *c = grants_canonical(p), *w = at("real/ws/p/not/yet");
+	CHECK_STR(c, w);
+	free(p);
+	free(c);
+	free(w);
+}
+
+static void test_walls(void)
+{
+	wall_vec w = {0};
+	char *ws = at("real/ws"), *proj = at("real/ws/p"), *q = at("real/ws/q"), *home = at("home");
+	const char *nested[] = {proj, q};
+	struct walls_input in = {ws, proj, home, NULL, nested, 2};
+	walls_collect(&in, &w);
+	char *qx = at("real/ws/q/x"), *ssh = at("home/.ssh/id_rsa"),
+	     *git = at("real/ws/.git/config");
+	const struct wall *h = walls_holding(&w, qx);
+	CHECK(h && h->kind == WALL_NESTED);
+	h = walls_holding(&w, ssh);
+	CHECK(h && h->kind == WALL_CREDENTIAL);
+	h = walls_holding(&w, git);
+	CHECK(h && h->kind == WALL_GIT);
+	CHECK(walls_holding(&w, proj) == NULL); /* the task's own project is no wall */
+	h = walls_inside(&w, ws);
+	CHECK(h != NULL);
+	walls_clear(&w);
+	free(qx);
+	free(ssh);
+	free(git);
+	free(ws);
+	free(proj);
+	free(q);
+	free(home);
+}
+
+static int build(const char *const *read, size_t nr, const char *const *write, size_t nw, bool net,
+		 const char *bwrap, struct strbuf *err)
+{
+	char *ws = at("real/ws"), *proj = at("real/ws/p"), *q = at("real/ws/q"), *home = at("home");
+	const char *nested[] = {proj, q};
+	struct sandbox_input in = {0};
+	in.workspace_root = ws;
+	in.project_dir = proj;
+	in.home = home;
+	in.bwrap = bwrap;
+	in.setsid = "/usr/bin/setsid";
+	in.nested_dirs = nested;
+	in.n_nested = 2;
+	in.allow_read = read;
+	in.n_read = nr;
+	in.allow_write = write;
+	in.n_write = nw;
+	in.wants_network = net;
+	struct sandbox_request req;
+	int rc = sandbox_request_build(&in, &req, err);
+	if (!rc)
+		sandbox_request_release(&req);
+	free(ws);
+	free(proj);
+	free(q);
+	free(home);
+	return rc;
+}
+
+static void test_refusals(void)
+{
+	struct strbuf err = STRBUF_INIT;
+	CHECK_INT(build(NULL, 0, NULL, 0, true, "/usr/bin/bwrap", &err), -1);
+	CHECK(
+	    !strncmp(err.buf, "refused: allow.network needs the network proxy, not built yet", 61));
+	CHECK(!strchr(err.buf, '\n'));
+	strbuf_reset(&err);
+	CHECK_INT(build(NULL, 0, NULL, 0, false, NULL, &err), -1);
+	CHECK(strstr(err.buf, "bwrap is not installed") != NULL);
+	strbuf_reset(&err);
+	const char *w1[] = {"out.txt"};
+	CHECK_INT(build(NULL, 0, w1, 1, false, "/usr/bin/bwrap", &err), -1);
+	CHECK(strstr(err.buf, "outside the project") != NULL);
+	char *qx = at("real/ws/q/x");
+	CHECK(access(qx, F_OK) != 0); /* nothing created */
+	free(qx);
+	strbuf_reset(&err);
+	const char *w2[] = {"../"};
+	CHECK_INT(build(NULL, 0, w2, 1, false, "/usr/bin/bwrap", &err), -1);
+	CHECK(strstr(err.buf, "which holds") != NULL);
+	strbuf_reset(&err);
+	const char *r1[] = {"~/.ssh"};
+	CHECK_INT(build(r1, 1, NULL, 0, false, "/usr/bin/bwrap", &err), -1);
+	CHECK(strstr(err.buf, "credential store") != NULL);
+	strbuf_reset(&err);
+	const char *w3[] = {"a/", "b/", "c/", "d/", "e/", "f/", "g/"};
+	CHECK_INT(build(NULL, 0, w3, 7, false, "/usr/bin/bwrap", &err), -1);
+	CHECK(strstr(err.buf, "more than vx passes safely") != NULL);
+	char *pa = at("real/ws/p/a");
+	CHECK(access(pa, F_OK) != 0); /* refused before anything was created */
+	free(pa);
+	strbuf_release(&err);
+	CHECK(sandbox_path_safe("/tmp/vx-1000/a_b.c+d@e"));
+	CHECK(!sandbox_path_safe("/tmp/a b"));
+	CHECK(!sandbox_path_safe("/tmp/a$b"));
+}
+
+int main(void)
+{
+	char tmpl[] = "/tmp/vx-grants-XXXXXX";
+	if (!mkdtemp(tmpl))
+		die_errno("mkdtemp");
+	root = realpath(tmpl, NULL);
+	mk("real/ws/p/src/a.ts", false);
+	mk("real/ws/p/src/b.ts", false);
+	mk("real/ws/p/dist", true);
+	mk("real/ws/q/lib", true);
+	mk("real/ws/outside-secret", false);
+	mk("home/.ssh/id_rsa", false);
+	mk("real/ws/.git", true);
+	char *l = at("link"), *esc = at("real/ws/p/src/esc.ts"), *out = at("real/ws/p/out.txt");
+	if (symlink("real/ws", l) || symlink("../../outside-secret", esc) || symlink("../q/x", out))
+		die_errno("symlink");
+	test_resolve();
+	test_canonical();
+	test_walls();
+	test_refusals();
+	char *rm = xasprintf("rm -rf '%s'", root);
+	if (system(rm))
+		return 1;
+	free(rm);
+	free(l);
+	free(esc);
+	free(out);
+	free(root);
+	return check_finish("sandbox grants");
+}

@@ -1,0 +1,381 @@
+/* Real bwrap on real directories: each containment rule of issue 5 run as a
+ * command through sandbox_argv, asserting what the task saw and what landed
+ * on the host. Under VX_REQUIRE_SANDBOX=1 a missing bwrap fails. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "sandbox/bwrap.h"
+#include "sandbox/probe.h"
+#include "sandbox/request.h"
+#include "util/path.h"
+
+extern char **environ;
+
+static char *root, *ws, *proj_a, *proj_b, *home, *bwrap;
+
+static void put(const char *rel, const char *text)
+{
+	char *p = path_join(root, rel);
+	char *d = path_dirname(p);
+	char *cmd = xasprintf("mkdir -p '%s'", d);
+	if (system(cmd))
+		die("%s failed", cmd);
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text) || close(fd))
+		die_errno("write %s", p);
+	free(cmd);
+	free(d);
+	free(p);
+}
+
+static bool exists(const char *rel)
+{
+	char *p = path_join(root, rel);
+	struct stat st;
+	bool e = lstat(p, &st) == 0;
+	free(p);
+	return e;
+}
+
+struct task {
+	const char *proj;
+	const char *read[4], *write[4];
+	bool hermetic;
+};
+
+static const char *nested[3];
+
+static int build(const struct task *t, struct sandbox_request *req, struct strbuf *err)
+{
+	struct sandbox_input in = {0};
+	in.workspace_root = ws;
+	in.project_dir = t->proj;
+	in.home = home;
+	in.bwrap = bwrap;
+	in.nested_dirs = nested;
+	in.n_nested = 2;
+	in.allow_read = t->read;
+	while (t->read[in.n_read])
+		in.n_read++;
+	in.allow_write = t->write;
+	while (t->write[in.n_write])
+		in.n_write++;
+	in.hermetic = t->hermetic;
+	in.env.host = (const char *const *)environ;
+	return sandbox_request_build(&in, req, err);
+}
+
+/* Runs command in req; stdout+stderr into out. When sig is set, writes it to
+ * the signal channel once the task printed "ready". Returns the exit status. */
+static int run_req(struct sandbox_request *req, const char *command, struct strbuf *out,
+		   const char *sig, bool close_channel)
+{
+	struct strvec argv = STRVEC_INIT;
+	struct sandbox_fd fds[SANDBOX_MAX_FDS];
+	size_t n;
+	sandbox_argv(req, command, &argv, fds, &n);
+	int po[2], ps[2];
+	if (pipe2(po, O_CLOEXEC) || pipe2(ps, O_CLOEXEC))
+		die_errno("pipe");
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, po[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, po[1], 2);
+	if (sandbox_spawn_actions(fds, n, ps[0], &fa))
+		die("file actions");
+	pid_t pid;
+	int rc = posix_spawn(&pid, argv.v[0], &fa, NULL, argv.v, environ);
+	if (rc)
+		die("spawn bwrap: %s", strerror(rc));
+	posix_spawn_file_actions_destroy(&fa);
+	close(po[1]);
+	close(ps[0]);
+	if (close_channel)
+		close(ps[1]);
+	char buf[4096];
+	bool sent = false;
+	for (;;) {
+		ssize_t r = read(po[0], buf, sizeof buf);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		strbuf_add(out, buf, (size_t)r);
+		if (sig && !sent && strstr(out->buf, "ready")) {
+			if (write(ps[1], sig, strlen(sig)) != (ssize_t)strlen(sig))
+				die_errno("write signal");
+			sent = true;
+		}
+	}
+	close(po[0]);
+	if (!close_channel)
+		close(ps[1]);
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			die_errno("waitpid");
+	strvec_clear(&argv);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int run(const struct task *t, const char *command, struct strbuf *out)
+{
+	struct sandbox_request req;
+	struct strbuf err = STRBUF_INIT;
+	if (build(t, &req, &err)) {
+		fprintf(stderr, "request refused: %s\n", err.buf);
+		strbuf_release(&err);
+		return -1;
+	}
+	strbuf_reset(out);
+	int rc = run_req(&req, command, out, NULL, false);
+	sandbox_request_sweep(&req);
+	sandbox_request_release(&req);
+	strbuf_release(&err);
+	return rc;
+}
+
+#define HAS(sb, s) CHECK(strstr((sb).buf, (s)) != NULL)
+
+static void test_walls(void)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct task t = {proj_a, {".", NULL}, {"dist/out.bin", NULL}, false};
+	/* ../../x is the workspace root: masked, read-only, EROFS, nothing on the host. */
+	CHECK(run(&t, "echo x > ../../x", &out) != 0);
+	HAS(out, "Read-only file system");
+	CHECK(!exists("ws/x"));
+	CHECK(run(&t, "cat ../b/x", &out) != 0);
+	HAS(out, "No such file or directory");
+	CHECK(strstr(out.buf, "sibling-bytes") == NULL);
+	CHECK(run(&t, "cat ../../root.txt", &out) != 0);
+	HAS(out, "No such file or directory");
+	CHECK(run(&t, "cat \"$HOME/.ssh/id_rsa\"", &out) != 0);
+	CHECK(strstr(out.buf, "PRIVATE") == NULL);
+	CHECK(run(&t, "cat \"$HOME/.npmrc\"", &out) != 0);
+	HAS(out, "No such file or directory");
+	CHECK_INT(run(&t, "cat \"$HOME/notes.txt\"", &out), 0); /* the rest of home stays */
+	HAS(out, "home-notes");
+	/* The project is readable through '.', writable nowhere but the grant. */
+	CHECK_INT(run(&t, "cat src.txt", &out), 0);
+	HAS(out, "a-src");
+	CHECK(run(&t, "echo y > src.txt", &out) != 0);
+	HAS(out, "Read-only file system");
+	CHECK(run(&t, "echo y > /etc/vx-test", &out) != 0);
+	/* A FILE grant binds its directory: an atomic rename onto it works. */
+	CHECK_INT(
+	    run(&t, "echo data > dist/tmp && mv dist/tmp dist/out.bin && cat dist/out.bin", &out),
+	    0);
+	HAS(out, "data");
+	struct strbuf host = STRBUF_INIT;
+	char *p = path_join(proj_a, "dist/out.bin");
+	CHECK(strbuf_read_file(&host, p) == 0 && !strcmp(host.buf, "data\n"));
+	free(p);
+	strbuf_release(&host);
+	/* TMPDIR: its own, empty, 0700, gone after; the host /tmp untouched. */
+	CHECK_INT(run(&t,
+		      "test \"$TMPDIR\" = /tmp && test -z \"$(ls -A /tmp)\" && stat -c %a /tmp && "
+		      "echo t > /tmp/vx-sandbox-probe-file && echo ok",
+		      &out),
+		  0);
+	HAS(out, "700");
+	HAS(out, "ok");
+	CHECK(access("/tmp/vx-sandbox-probe-file", F_OK) != 0);
+	CHECK_INT(run(&t, "test -z \"$(ls -A /tmp)\" && echo empty", &out), 0);
+	HAS(out, "empty");
+	/* The environment is scrubbed. */
+	setenv("VX_TEST_GITHUB_TOKEN", "ghp_secret", 1);
+	CHECK_INT(run(&t, "env", &out), 0);
+	CHECK(strstr(out.buf, "ghp_secret") == NULL);
+	unsetenv("VX_TEST_GITHUB_TOKEN");
+	strbuf_release(&out);
+}
+
+static void test_denies(void)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct task t = {proj_a, {NULL}, {"out/", NULL}, false};
+	CHECK(run(&t, "echo evil >> out/.bashrc", &out) != 0);
+	HAS(out, "Read-only file system");
+	CHECK(run(&t, "echo evil > out/sub/.git/hooks/pre-commit", &out) != 0);
+	CHECK_INT(run(&t, "echo fine > out/ok && cat out/.bashrc", &out), 0);
+	HAS(out, "# rc");
+	/* No grant holds the project dir: an empty cwd, never $HOME. */
+	CHECK_INT(run(&t, "pwd; ls -A", &out), 0);
+	HAS(out, proj_a);
+	CHECK(strstr(out.buf, "src.txt") == NULL);
+	strbuf_release(&out);
+}
+
+static void test_root_project(void)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct task t = {ws, {".", NULL}, {NULL}, false};
+	CHECK_INT(run(&t,
+		      "cat root.txt; test ! -e .git && echo nogit; ls -A packages | wc -l; cat "
+		      "packages/b/x",
+		      &out),
+		  1);
+	HAS(out, "root-bytes");
+	HAS(out, "nogit");
+	HAS(out, "\n0\n");
+	CHECK(strstr(out.buf, "sibling-bytes") == NULL);
+	strbuf_release(&out);
+}
+
+static void test_glob_escape(void)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct task t = {proj_a, {"*", NULL}, {NULL}, false};
+	CHECK(run(&t, "cat src.txt; cat shared/x", &out) != 0);
+	HAS(out, "a-src");
+	CHECK(strstr(out.buf, "sibling-bytes") == NULL);
+	strbuf_release(&out);
+}
+
+static void test_refusals(void)
+{
+	struct sandbox_request req;
+	struct strbuf err = STRBUF_INIT;
+	struct task t = {proj_a, {NULL}, {"link-out.txt", NULL}, false};
+	CHECK(build(&t, &req, &err) == -1);
+	HAS(err, "outside the project");
+	CHECK(!exists("ws/packages/b/y"));
+	CHECK(!exists("ws/packages/a/link-out.txt") || exists("ws/packages/a/link-out.txt"));
+	struct stat st;
+	char *l = path_join(proj_a, "link-out.txt");
+	CHECK(lstat(l, &st) == 0 && S_ISLNK(st.st_mode));
+	free(l);
+	strbuf_reset(&err);
+	struct task w = {ws, {NULL}, {"packages/", NULL}, false};
+	CHECK(build(&w, &req, &err) == -1);
+	HAS(err, "holds");
+	strbuf_release(&err);
+}
+
+static void test_placeholders(void)
+{
+	struct sandbox_request req;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct task t = {proj_a, {NULL}, {"gen/untouched.txt", "gen2/written.txt", NULL}, false};
+	CHECK_INT(build(&t, &req, &err), 0);
+	CHECK(exists("ws/packages/a/gen/untouched.txt"));
+	CHECK_INT(run_req(&req, "echo w > gen2/written.txt", &out, NULL, false), 0);
+	CHECK_INT(sandbox_request_sweep(&req), 1);
+	CHECK(!exists("ws/packages/a/gen/untouched.txt"));
+	CHECK(exists("ws/packages/a/gen2/written.txt"));
+	sandbox_request_release(&req);
+	strbuf_release(&err);
+	strbuf_release(&out);
+}
+
+static void test_root_cannot_undo(void)
+{
+	if (geteuid() != 0) {
+		printf("skip root: not root\n");
+		return;
+	}
+	struct strbuf out = STRBUF_INIT;
+	struct task t = {proj_a, {".", NULL}, {"dist/", NULL}, false};
+	char *cmd =
+	    xasprintf("mount -o remount,rw %s && echo REMOUNTED; umount %s/dist && echo UNMOUNTED; "
+		      "umount %s && echo UNMASKED; cat ../b/x; echo > ../../x",
+		      ws, proj_a, ws);
+	CHECK(run(&t, cmd, &out) != 0);
+	CHECK(strstr(out.buf, "REMOUNTED") == NULL);
+	CHECK(strstr(out.buf, "UNMOUNTED") == NULL);
+	CHECK(strstr(out.buf, "UNMASKED") == NULL);
+	CHECK(strstr(out.buf, "sibling-bytes") == NULL);
+	CHECK(!exists("ws/x"));
+	free(cmd);
+	strbuf_release(&out);
+}
+
+static void test_signals(void)
+{
+	struct sandbox_request req;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct task t = {proj_a, {NULL}, {NULL}, false};
+	CHECK_INT(build(&t, &req, &err), 0);
+	CHECK_INT(run_req(&req, "trap 'echo trapped; exit 7' TERM; echo ready; sleep 20 & wait",
+			  &out, "TERM\n", false),
+		  7);
+	HAS(out, "trapped");
+	/* fd 3 closed (vx gone): the task is killed, not left to finish. */
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	strbuf_reset(&out);
+	run_req(&req, "sleep 20", &out, NULL, true);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	CHECK(b.tv_sec - a.tv_sec < 5);
+	sandbox_request_release(&req);
+	strbuf_release(&err);
+	strbuf_release(&out);
+}
+
+int main(void)
+{
+	bwrap = probe_which("bwrap");
+	if (!bwrap) {
+		const char *req = getenv("VX_REQUIRE_SANDBOX");
+		fprintf(stderr, "bwrap is not installed%s\n",
+			req && !strcmp(req, "1") ? "" : ": skipped");
+		return req && !strcmp(req, "1") ? 1 : 0;
+	}
+	char tmpl[] = "/var/tmp/vx-sandbox-test-XXXXXX";
+	if (!mkdtemp(tmpl))
+		die_errno("mkdtemp");
+	root = tmpl;
+	ws = path_join(root, "ws");
+	proj_a = path_join(ws, "packages/a");
+	proj_b = path_join(ws, "packages/b");
+	home = path_join(root, "home");
+	nested[0] = proj_a;
+	nested[1] = proj_b;
+	put("ws/root.txt", "root-bytes\n");
+	put("ws/.git/config", "[core]\n");
+	put("ws/packages/a/src.txt", "a-src\n");
+	put("ws/packages/a/out/.bashrc", "# rc\n");
+	put("ws/packages/a/out/sub/.git/hooks/keep", "\n");
+	put("ws/packages/b/x", "sibling-bytes\n");
+	put("home/.ssh/id_rsa", "-----BEGIN PRIVATE KEY-----\n");
+	put("home/.npmrc", "//registry/:_authToken=npm_secret\n");
+	put("home/notes.txt", "home-notes\n");
+	char *link = path_join(proj_a, "shared"), *link2 = path_join(proj_a, "link-out.txt");
+	char *target2 = path_join(proj_b, "y");
+	if (symlink("../b", link) || symlink(target2, link2))
+		die_errno("symlink");
+	setenv("HOME", home, 1);
+	test_walls();
+	test_denies();
+	test_root_project();
+	test_glob_escape();
+	test_refusals();
+	test_placeholders();
+	test_root_cannot_undo();
+	test_signals();
+	char *rm = xasprintf("rm -rf '%s'", root);
+	if (system(rm))
+		warning("could not remove %s", root);
+	free(rm);
+	free(link);
+	free(link2);
+	free(target2);
+	free(ws);
+	free(proj_a);
+	free(proj_b);
+	free(home);
+	free(bwrap);
+	return check_finish("sandbox (unsafe)");
+}
