@@ -14,6 +14,7 @@
 #include "orchestrator/graph.h"
 #include "orchestrator/output.h"
 #include "orchestrator/runlog.h"
+#include "orchestrator/sandbox_job.h"
 #include "orchestrator/scheduler.h"
 #include "orchestrator/summary.h"
 #include "orchestrator/taskcache.h"
@@ -279,20 +280,6 @@ static void task_env(const struct workspace *ws, const struct task_node *t, stru
 	}
 }
 
-/* A task that asked for a sandbox must never run without one (SPEC §4). */
-static int refuse_sandboxed(const struct graph *g)
-{
-	for (size_t i = 0; i < g->nodes.n; i++) {
-		const struct task_node *t = g->nodes.v[i];
-		if (t->cfg->sandbox && t->command)
-			return config_error(&t->cfg->sandbox->loc,
-					    "%s declares sandbox:, and this build of vx cannot build a sandbox yet; "
-					    "refusing to run it unprotected",
-					    t->id);
-	}
-	return 0;
-}
-
 static void print_dry_run(const struct graph *g, const struct job *jobs, struct taskcache *tc, int mode)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -341,6 +328,7 @@ static void print_dry_run(const struct graph *g, const struct job *jobs, struct 
  * the environment 1000 times. */
 struct run_hooks {
 	struct taskcache *tc;
+	struct sandbox_jobs *sj;
 	const struct workspace *ws;
 	struct strvec *envs; /* per job, parallel to the graph's nodes */
 };
@@ -351,7 +339,10 @@ static int run_before(struct job *job, void *ctx)
 	int r = taskcache_before(job, rh->tc);
 	if (r == 0) {
 		size_t i = taskcache_node_of(rh->tc, job);
-		task_env(rh->ws, job->data, &rh->envs[i]);
+		const struct task_node *t = job->data;
+		if (t->cfg->sandbox)
+			return sandbox_jobs_wrap(rh->sj, i, job);
+		task_env(rh->ws, t, &rh->envs[i]);
 		job->envp = rh->envs[i].v;
 	}
 	return r;
@@ -360,6 +351,7 @@ static int run_before(struct job *job, void *ctx)
 static int run_after(struct job *job, void *ctx)
 {
 	struct run_hooks *rh = ctx;
+	sandbox_jobs_done(rh->sj, taskcache_node_of(rh->tc, job));
 	return taskcache_after(job, rh->tc);
 }
 
@@ -385,7 +377,11 @@ int run_main(int argc, char **argv)
 		run_opts_free(&o);
 		return 2;
 	}
-	if (refuse_sandboxed(&g)) {
+	/* A task that asked for a sandbox never runs without one (SPEC §4):
+	 * whether this machine can give it is settled before anything runs. */
+	struct sandbox_jobs sj;
+	if (sandbox_jobs_init(&sj, ws, &g, NULL)) {
+		sandbox_jobs_release(&sj);
 		graph_free(&g);
 		workspace_free(ws);
 		run_opts_free(&o);
@@ -445,7 +441,8 @@ int run_main(int argc, char **argv)
 			.status_line = tty && term && strcmp(term, "dumb"),
 			.color = tty && !getenv("NO_COLOR"),
 		};
-		struct run_hooks rh = {&tc, ws, envs};
+		sj.cache_dir = tc.dir;
+		struct run_hooks rh = {&tc, &sj, ws, envs};
 		struct scheduler_hooks hooks = {run_before, run_after, &rh};
 		status = scheduler_run(jobs, n, &so, &hooks);
 		long long total = now_ms() - t0;
@@ -463,6 +460,7 @@ int run_main(int argc, char **argv)
 			fprintf(stderr, "vx: listed and hashed the inputs of %zu tasks in %lldms\n", n, tc.hash_ms);
 	}
 	taskcache_close(&tc);
+	sandbox_jobs_release(&sj);
 	free(commands);
 	for (size_t i = 0; i < n; i++) {
 		strbuf_release(&jobs[i].log);

@@ -10,6 +10,7 @@
 #include <spawn.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -117,6 +118,21 @@ static size_t ready_pop(struct ready *r)
 /* Signals job i's whole process group; a group already gone is no error. */
 static void group_signal(struct sched *s, size_t i, int sig)
 {
+	struct job *job = &s->jobs[i];
+	if (job->relay_signals && job->signal_fd >= 0) {
+		if (sig != SIGKILL) {
+			/* The watcher inside the sandbox forwards it to the task's
+			 * session, so the task's own trap runs; bwrap, the pid 1
+			 * of the sandbox, would otherwise just die. */
+			char line[32];
+			int n = snprintf(line, sizeof line, "%s\n", sigabbrev_np(sig) ? sigabbrev_np(sig) : "TERM");
+			if (write(job->signal_fd, line, (size_t)n) < 0 && errno != EPIPE && errno != EAGAIN)
+				warning("%s: relaying %s: %s", job->id, line, strerror(errno));
+			return;
+		}
+		close(job->signal_fd);
+		job->signal_fd = -1;
+	}
 	if (kill(-s->procs[i].pid, sig) < 0 && errno != ESRCH)
 		warning("%s: signalling process group %d: %s", s->jobs[i].id, (int)s->procs[i].pid,
 			strerror(errno));
@@ -222,6 +238,8 @@ static int job_spawn(struct sched *s, size_t i)
 		err = posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
 	if (!err && job->cwd)
 		err = posix_spawn_file_actions_addchdir_np(&fa, job->cwd);
+	if (!err && job->spawn_actions)
+		err = job->spawn_actions(&fa, job->spawn_data);
 	/* Dispositions vx changed go back to default: an ignored SIGPIPE would
 	 * otherwise survive exec and break `producer | head` in the task. */
 	sigemptyset(&dfl);
@@ -349,6 +367,10 @@ static void run_kill_all(struct sched *s)
  * reaped it). Drains its pipe, settles its state and releases dependents. */
 static void job_reaped(struct sched *s, size_t i, int st)
 {
+	if (s->jobs[i].relay_signals && s->jobs[i].signal_fd >= 0) {
+		close(s->jobs[i].signal_fd);
+		s->jobs[i].signal_fd = -1;
+	}
 	struct job *job = &s->jobs[i];
 	struct proc *p = &s->procs[i];
 	job_read(s, i, READS_AFTER_EXIT);

@@ -4,6 +4,7 @@
 #define VX_ORCHESTRATOR_SCHEDULER_H
 
 #include <stdbool.h>
+#include <spawn.h>
 #include <stddef.h>
 
 #include "util/strbuf.h"
@@ -32,6 +33,17 @@ struct job {
 	long long timeout_ms; /* whole task; 0: none */
 	bool persistent;     /* a server: never finishes on its own terms */
 	size_t *deps;        /* indices into the jobs array this job waits for */
+	/* A sandboxed job (set by the before hook, read at spawn): extra file
+	 * actions (the descriptors bwrap must inherit) and a signal relay. With
+	 * relay_signals, a signal for the job is written as its name ("TERM\n")
+	 * to signal_fd, which the task's watcher inside the sandbox reads, and
+	 * SIGKILL closes signal_fd (the watcher then kills what is left) and
+	 * kills the group. The scheduler owns signal_fd from then on and closes
+	 * it when the job ends. */
+	int (*spawn_actions)(posix_spawn_file_actions_t *fa, void *spawn_data);
+	void *spawn_data;
+	bool relay_signals;
+	int signal_fd;
 	size_t ndeps;
 	void *data;          /* the caller's, for the hooks */
 

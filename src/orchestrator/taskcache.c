@@ -41,7 +41,7 @@ const char *cache_status_name(enum cache_status s)
 	}
 }
 
-static bool cacheable(const struct task_node *t)
+bool taskcache_cacheable(const struct task_node *t)
 {
 	return t->command && t->cfg->cache && !t->cfg->persistent;
 }
@@ -390,7 +390,7 @@ size_t taskcache_node_of(const struct taskcache *tc, const struct job *job)
 enum cache_status taskcache_probe(struct taskcache *tc, size_t i)
 {
 	const struct task_node *t = tc->g->nodes.v[i];
-	if (!cacheable(t) || !tc->read)
+	if (!taskcache_cacheable(t) || !tc->read)
 		return tc->status[i] = CACHE_DISABLED;
 	if (!tc->store_open)
 		return tc->status[i] = CACHE_MISS; /* a dry run before any store exists */
@@ -410,7 +410,7 @@ int taskcache_before(struct job *job, void *ctx)
 	struct taskcache *tc = ctx;
 	size_t i = taskcache_node_of(tc, job);
 	const struct task_node *t = tc->g->nodes.v[i];
-	if (!cacheable(t) || !tc->store_open) {
+	if (!taskcache_cacheable(t) || !tc->store_open) {
 		tc->status[i] = CACHE_DISABLED;
 		return 0;
 	}
@@ -470,7 +470,7 @@ int taskcache_after(struct job *job, void *ctx)
 	struct taskcache *tc = ctx;
 	size_t i = taskcache_node_of(tc, job);
 	const struct task_node *t = tc->g->nodes.v[i];
-	if (job->state != JOB_SUCCEEDED || !tc->write || !cacheable(t) || !tc->store_open)
+	if (job->state != JOB_SUCCEEDED || !tc->write || !taskcache_cacheable(t) || !tc->store_open)
 		return 0;
 	const struct project *p = tc->ws->projects.v[t->project];
 	struct strvec outs = STRVEC_INIT;

@@ -76,5 +76,7 @@ void taskcache_close(struct taskcache *tc);
 size_t taskcache_node_of(const struct taskcache *tc, const struct job *job);
 
 const char *cache_status_name(enum cache_status s);
+/* True when t is ever cached: it has a command, cache is on, not persistent. */
+bool taskcache_cacheable(const struct task_node *t);
 
 #endif

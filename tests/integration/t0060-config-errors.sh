@@ -199,16 +199,16 @@ test_expect_success 'depending on a persistent task' '
 	expect_error bad/vx.yaml:6:17 "bad#build depends on bad#dev, which is persistent.*"
 '
 
-test_expect_success 'a task with sandbox: is refused, not run unprotected' '
+test_expect_success 'a network grant the sandbox cannot give yet is refused before anything runs' '
 	setup &&
 	ws_project bad bad <<-EOF &&
 	  build:
 	    command: touch ../ran-bad
 	    sandbox:
 	      allow:
-	        write: ["dist/"]
+	        network: ["registry.npmjs.org"]
 	EOF
-	expect_error bad/vx.yaml:5:5 "bad#build declares sandbox:.*refusing to run it unprotected"
+	expect_error bad/vx.yaml:7:19 "bad#build asks for network, port or socket grants.*silently dropped"
 '
 
 test_expect_success 'an explicit project#task that does not exist (exit 2, nothing ran)' '

@@ -1,0 +1,259 @@
+/* sandbox_job.c - from a task to its sandbox request, and the wrapped job.
+ *
+ * The request is built when the task starts, not when the run is planned:
+ * a glob grant expands to what exists then (a bind is a mount), and the
+ * outputs of the task's dependencies exist only once they have run. */
+#include "orchestrator/sandbox_job.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "orchestrator/inputs.h"
+#include "orchestrator/run.h"
+#include "orchestrator/taskcache.h"
+#include "sandbox/bwrap.h"
+#include "sandbox/probe.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+
+extern char **environ;
+
+int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const struct graph *g,
+		      const char *cache_dir)
+{
+	memset(sj, 0, sizeof *sj);
+	sj->ws = ws;
+	sj->g = g;
+	sj->cache_dir = cache_dir;
+	size_t n = g->nodes.n + 1;
+	sj->jobs = xcalloc(n, sizeof *sj->jobs);
+	for (size_t i = 0; i < n; i++)
+		sj->jobs[i].signal_rd = -1;
+	const struct task_node *first = NULL;
+	for (size_t i = 0; i < g->nodes.n; i++) {
+		const struct task_node *t = g->nodes.v[i];
+		const struct sandbox_cfg *sb = t->cfg->sandbox;
+		if (!sb || !t->command)
+			continue;
+		if (!first)
+			first = t;
+		const struct loc *l = &sb->loc;
+		if (sb->allow_network.any || sb->allow_network.list.n)
+			l = sb->allow_network.list.n ? &sb->allow_network.list.v[0].loc : l;
+		else if (sb->local_binding.any || sb->local_binding.list.n)
+			l = sb->local_binding.list.n ? &sb->local_binding.list.v[0].loc : l;
+		else if (sb->unix_sockets.any || sb->unix_sockets.list.n)
+			l = sb->unix_sockets.list.n ? &sb->unix_sockets.list.v[0].loc : l;
+		else
+			continue;
+		return config_error(l, "%s asks for network, port or socket grants, which need vx's network "
+				       "proxy and bridges (not built yet); refusing rather than run it with "
+				       "the grant silently dropped",
+				    t->id);
+	}
+	if (!first)
+		return 0;
+	struct probe p;
+	probe_bwrap(&p);
+	if (!p.works) {
+		error("%s declares sandbox:, and this machine cannot give one: %s", first->id,
+		      p.reason ? p.reason : "bwrap does not work");
+		probe_free(&p);
+		return -1;
+	}
+	sj->bwrap = xstrdup(p.path);
+	probe_free(&p);
+	sj->setsid = probe_which("setsid");
+	if (!sj->setsid)
+		return error("%s declares sandbox:, and setsid(1) is not on PATH (apt-get install util-linux)",
+			     first->id);
+	return 0;
+}
+
+static void lstr_list(const lstr_vec *v, struct strvec *out)
+{
+	for (size_t i = 0; i < v->n; i++)
+		strvec_push(out, v->v[i].s);
+}
+
+/* Marks node i's dependencies, transitively: their outputs are readable and
+ * their projects keyed (the key folds every one of them, through the chain). */
+static void mark_deps(const struct graph *g, size_t i, bool *seen)
+{
+	const struct task_node *t = g->nodes.v[i];
+	for (size_t k = 0; k < t->deps.n; k++) {
+		size_t d = t->deps.v[k].to;
+		if (!seen[d]) {
+			seen[d] = true;
+			mark_deps(g, d, seen);
+		}
+	}
+}
+
+static int spawn_actions(posix_spawn_file_actions_t *fa, void *data)
+{
+	const struct sandbox_job *sjob = data;
+	return sandbox_spawn_actions(sjob->fds, sjob->n_fds, sjob->signal_rd, fa);
+}
+
+int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job)
+{
+	const struct task_node *t = sj->g->nodes.v[i];
+	const struct sandbox_cfg *sb = t->cfg->sandbox;
+	if (!sb || !job->argv)
+		return 0;
+	const struct workspace *ws = sj->ws;
+	const struct project *p = ws->projects.v[t->project];
+	struct strvec nested = STRVEC_INIT, reads = STRVEC_INIT, writes = STRVEC_INIT, dep_outs = STRVEC_INIT,
+		      keyed = STRVEC_INIT, define = STRVEC_INIT, pass = STRVEC_INIT, secrets = STRVEC_INIT,
+		      vxenv = STRVEC_INIT;
+	for (size_t k = 0; k < ws->projects.n; k++)
+		strvec_push(&nested, ws->projects.v[k]->dir);
+	lstr_list(&sb->allow_read, &reads);
+	lstr_list(&sb->allow_write, &writes);
+	bool *seen = xcalloc(sj->g->nodes.n + 1, 1);
+	mark_deps(sj->g, i, seen);
+	for (size_t d = 0; d < sj->g->nodes.n; d++) {
+		if (!seen[d])
+			continue;
+		const struct task_node *dt = sj->g->nodes.v[d];
+		const struct project *dp = ws->projects.v[dt->project];
+		if (strvec_find(&keyed, dp->dir) < 0)
+			strvec_push(&keyed, dp->dir);
+		struct strvec outs = STRVEC_INIT;
+		if (outputs_collect(dp->dir, &dt->cfg->outputs, &outs) == 0)
+			for (size_t o = 0; o < outs.n; o++)
+				strvec_push_nodup(&dep_outs, path_join(dp->dir, outs.v[o]));
+		strvec_clear(&outs);
+	}
+	free(seen);
+	for (size_t k = 0; k < t->cfg->env_define.n; k++)
+		strvec_pushf(&define, "%s=%s", t->cfg->env_define.v[k].key, t->cfg->env_define.v[k].value);
+	lstr_list(&t->cfg->env_pass, &pass);
+	lstr_list(&t->cfg->env_pass_secrets, &secrets);
+	strvec_pushf(&vxenv, "VX_TASK=%s", t->id);
+	strvec_pushf(&vxenv, "VX_PROJECT=%s", p->name);
+	strvec_pushf(&vxenv, "VX_WORKSPACE_ROOT=%s", ws->root);
+	if (t->from_script) {
+		const char *path = getenv("PATH");
+		strvec_pushf(&vxenv, "PATH=%s/node_modules/.bin%s%s/node_modules/.bin:%s", p->dir,
+			     p->is_root ? "" : ":", p->is_root ? "" : ws->root,
+			     path ? path : "/usr/local/bin:/usr/bin:/bin");
+		strvec_pushf(&vxenv, "npm_package_name=%s", p->name);
+		strvec_pushf(&vxenv, "npm_lifecycle_event=%s", t->task);
+	}
+	struct sandbox_input in = {
+		.workspace_root = ws->root,
+		.project_dir = p->dir,
+		.home = getenv("HOME"),
+		.cache_dir = sj->cache_dir,
+		.bwrap = sj->bwrap,
+		.shell = "/bin/sh",
+		.setsid = sj->setsid,
+		.nested_dirs = (const char *const *)nested.v,
+		.n_nested = nested.n,
+		.allow_read = (const char *const *)reads.v,
+		.n_read = reads.n,
+		.allow_write = (const char *const *)writes.v,
+		.n_write = writes.n,
+		.dep_outputs = (const char *const *)dep_outs.v,
+		.n_dep_outputs = dep_outs.n,
+		.keyed_projects = (const char *const *)keyed.v,
+		.n_keyed = keyed.n,
+		.hermetic = sb->hermetic,
+		.cached = taskcache_cacheable(t),
+		.env = {
+			.host = (const char *const *)environ,
+			.define = (const char *const *)define.v,
+			.n_define = define.n,
+			.pass_through = (const char *const *)pass.v,
+			.n_pass = pass.n,
+			.pass_secrets = (const char *const *)secrets.v,
+			.n_secrets = secrets.n,
+			.vx = (const char *const *)vxenv.v,
+			.n_vx = vxenv.n,
+		},
+	};
+	struct sandbox_job *sjob = &sj->jobs[i];
+	struct strbuf err = STRBUF_INIT;
+	int rc = sandbox_request_build(&in, &sjob->req, &err);
+	if (rc) {
+		fprintf(stderr, "vx: %s: sandbox refused: %s\n", t->id, err.buf);
+		job->reason = "its sandbox could not be built (see above)";
+	} else {
+		sjob->built = true;
+		for (size_t k = 0; k < sjob->req.notes.n; k++)
+			fprintf(stderr, "%s: note: %s\n", t->id, sjob->req.notes.v[k]);
+		int pfd[2];
+		if (pipe2(pfd, O_CLOEXEC) < 0) {
+			rc = -1;
+			job->reason = "cannot make the sandbox's signal pipe";
+			error_errno("%s: cannot make a pipe", t->id);
+		} else {
+			/* The spawn dup2s sources onto fds 3..9: every source must
+			 * lie above them, so no dup2 clobbers a later one's source. */
+			sjob->signal_rd = fcntl(pfd[0], F_DUPFD_CLOEXEC, 10);
+			close(pfd[0]);
+			fcntl(pfd[1], F_SETFL, O_NONBLOCK);
+			sandbox_argv(&sjob->req, job->argv[2], &sjob->argv, sjob->fds, &sjob->n_fds);
+			for (size_t k = 0; k < sjob->n_fds; k++) {
+				if (sjob->fds[k].from >= 10)
+					continue;
+				int hi = fcntl(sjob->fds[k].from, F_DUPFD_CLOEXEC, 10);
+				if (hi >= 0) {
+					sjob->fds[k].from = hi;
+					sjob->own_fds[sjob->n_own++] = hi;
+				}
+			}
+			job->argv = sjob->argv.v;
+			job->envp = NULL;
+			job->relay_signals = true;
+			job->signal_fd = pfd[1];
+			job->spawn_actions = spawn_actions;
+			job->spawn_data = sjob;
+		}
+	}
+	strbuf_release(&err);
+	strvec_clear(&nested);
+	strvec_clear(&reads);
+	strvec_clear(&writes);
+	strvec_clear(&dep_outs);
+	strvec_clear(&keyed);
+	strvec_clear(&define);
+	strvec_clear(&pass);
+	strvec_clear(&secrets);
+	strvec_clear(&vxenv);
+	return rc;
+}
+
+void sandbox_jobs_done(struct sandbox_jobs *sj, size_t i)
+{
+	struct sandbox_job *sjob = &sj->jobs[i];
+	if (sjob->signal_rd >= 0) {
+		close(sjob->signal_rd);
+		sjob->signal_rd = -1;
+	}
+	for (size_t k = 0; k < sjob->n_own; k++)
+		close(sjob->own_fds[k]);
+	sjob->n_own = 0;
+	if (!sjob->built)
+		return;
+	sandbox_request_sweep(&sjob->req);
+	sandbox_request_release(&sjob->req);
+	sjob->built = false;
+}
+
+void sandbox_jobs_release(struct sandbox_jobs *sj)
+{
+	for (size_t i = 0; sj->jobs && i < sj->g->nodes.n; i++) {
+		sandbox_jobs_done(sj, i);
+		strvec_clear(&sj->jobs[i].argv);
+	}
+	free(sj->jobs);
+	free(sj->bwrap);
+	free(sj->setsid);
+}

@@ -1,0 +1,56 @@
+/* sandbox_job.h - a task that declared sandbox:, turned into a sandbox
+ * request and a wrapped job (src/sandbox builds the walls; this file fills
+ * its plain-data input from the workspace, the task and its edges). */
+#ifndef VX_ORCHESTRATOR_SANDBOX_JOB_H
+#define VX_ORCHESTRATOR_SANDBOX_JOB_H
+
+#include <stdbool.h>
+
+#include "orchestrator/graph.h"
+#include "orchestrator/scheduler.h"
+#include "sandbox/bwrap.h"
+#include "sandbox/request.h"
+
+struct sandbox_jobs {
+	const struct workspace *ws;
+	const struct graph *g;
+	const char *cache_dir;
+	char *bwrap, *setsid;        /* found on vx's PATH once, before any task runs */
+	struct sandbox_job *jobs;     /* per node */
+};
+
+/* One wrapped task: set by sandbox_jobs_wrap, read by the spawn. */
+struct sandbox_job {
+	bool built;                  /* req holds a request to sweep and release */
+	struct sandbox_request req;
+	int signal_rd;               /* the read end of the signal pipe, given as fd 3; -1 */
+	struct sandbox_fd fds[SANDBOX_MAX_FDS]; /* the bind sources bwrap inherits */
+	size_t n_fds;
+	int own_fds[SANDBOX_MAX_FDS]; /* copies of sources moved above fd 9, ours to close */
+	size_t n_own;
+	struct strvec argv;
+};
+
+/* Checks, before anything runs, that every sandboxed task of g can have its
+ * sandbox: bwrap works here (the probe), and no task asks for what is not
+ * built yet (network grants). Returns 0, or -1 after one error line (the
+ * caller exits 2: a sandbox the platform cannot provide is never skipped). */
+int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const struct graph *g,
+		      const char *cache_dir);
+
+/* Wraps job (node i, about to run) in its sandbox: builds the request (at
+ * task start: globs expand to what exists now, the dependencies' outputs
+ * included) and replaces job->argv with bwrap's. Returns 0 (a task without
+ * sandbox: is left alone), or -1 with job->reason set and the reason printed
+ * (the task fails; it never runs unprotected). */
+int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job);
+/* After node i ran: removes placeholders it left untouched and frees its
+ * request. */
+void sandbox_jobs_done(struct sandbox_jobs *sj, size_t i);
+void sandbox_jobs_release(struct sandbox_jobs *sj);
+
+/* `vx sandbox show TASK`: prints the exact argv of each selected project's
+ * TASK, one element per line. Returns the exit status. */
+int sandbox_show_main(int argc, char **argv);
+
+#endif
