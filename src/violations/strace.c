@@ -127,6 +127,14 @@ struct span {
 	size_t n;
 };
 
+/* The hash is kept beside the index so a probe touches the event and its
+ * path only on a likely match: with 500k distinct paths the set outgrows
+ * the caches, and those two misses per probe were a quarter of the time. */
+struct set_slot {
+	uint64_t hash;
+	uint32_t idx; /* index into events + 1; 0: empty */
+};
+
 struct strace_parser {
 	struct strace_summary sum;
 	char *initial_cwd;
@@ -138,7 +146,7 @@ struct strace_parser {
 	VEC(struct proc *) forking; /* processes inside an unfinished clone/fork */
 
 	VEC(struct access_event) events;
-	uint32_t *set; /* indexes into events + 1; 0: empty */
+	struct set_slot *set; /* open addressing over events */
 	size_t set_cap;
 
 	struct strbuf line;    /* a partial line waiting for its newline */
@@ -357,13 +365,17 @@ static void proc_inherit(struct strace_parser *p, struct proc *child, const stru
 }
 
 static void proc_handle(struct strace_parser *p, struct proc *pr, const char *s, const char *e);
+static struct proc *proc_appear(struct strace_parser *p, struct proc *pr, pid_t pid);
 
 static void proc_replay(struct strace_parser *p, struct proc *pr)
 {
 	struct strvec held = pr->held;
 	memset(&pr->held, 0, sizeof pr->held);
-	for (size_t i = 0; i < held.n; i++)
+	for (size_t i = 0; i < held.n; i++) {
+		if (pr->dead) /* its exit was held too, and the pid came back */
+			proc_appear(p, pr, pr->pid);
 		proc_handle(p, pr, held.v[i], held.v[i] + strlen(held.v[i]));
+	}
 	strvec_clear(&held);
 }
 
@@ -420,10 +432,11 @@ static void set_grow(struct strace_parser *p)
 	size_t mask = p->set_cap - 1;
 	for (size_t k = 0; k < p->events.n; k++) {
 		const struct access_event *ev = &p->events.v[k];
-		size_t i = event_hash(ev->op, ev->err, ev->path, strlen(ev->path)) & mask;
-		while (p->set[i])
+		uint64_t h = event_hash(ev->op, ev->err, ev->path, strlen(ev->path));
+		size_t i = h & mask;
+		while (p->set[i].idx)
 			i = (i + 1) & mask;
-		p->set[i] = (uint32_t)(k + 1);
+		p->set[i] = (struct set_slot){h, (uint32_t)(k + 1)};
 	}
 }
 
@@ -437,9 +450,12 @@ static const char *event_add(struct strace_parser *p, const struct proc *pr, enu
 	if ((p->events.n + 1) * 4 > p->set_cap * 3)
 		set_grow(p);
 	size_t mask = p->set_cap - 1;
-	size_t i = event_hash(op, err, path->buf, path->len) & mask;
-	for (; p->set[i]; i = (i + 1) & mask) {
-		const struct access_event *ev = &p->events.v[p->set[i] - 1];
+	uint64_t h = event_hash(op, err, path->buf, path->len);
+	size_t i = h & mask;
+	for (; p->set[i].idx; i = (i + 1) & mask) {
+		if (p->set[i].hash != h)
+			continue;
+		const struct access_event *ev = &p->events.v[p->set[i].idx - 1];
 		if (ev->op == op && ev->err == err && !strcmp(ev->path, path->buf))
 			return ev->path;
 	}
@@ -456,7 +472,7 @@ static const char *event_add(struct strace_parser *p, const struct proc *pr, enu
 	    .unresolved = unresolved,
 	};
 	vec_push(&p->events, ev);
-	p->set[i] = (uint32_t)p->events.n;
+	p->set[i] = (struct set_slot){h, (uint32_t)p->events.n};
 	return ev.path;
 }
 
@@ -1058,6 +1074,10 @@ static void line_parse(struct strace_parser *p, const char *s, const char *e)
 	p->sum.lines++;
 	if (e > s && e[-1] == '\r')
 		e--;
+	if (memchr(s, '\0', (size_t)(e - s))) {
+		p->sum.skipped++; /* strace escapes every NUL: this is not its line */
+		return;
+	}
 	/* "PID body", or "[pid PID] body" when strace writes to a terminal */
 	if (e - s > 5 && !memcmp(s, "[pid ", 5))
 		s += 5;
@@ -1148,6 +1168,9 @@ void strace_parser_finish(struct strace_parser *p)
 		p->sum.skipped++;
 	}
 	strbuf_reset(&p->line);
+	/* The log is over: a clone still pending never returns, so no process
+	 * is held any more; the held ones start from the first cwd. */
+	p->forking.n = 0;
 	for (size_t i = 0; i < p->procs_cap; i++) {
 		struct proc *pr = p->procs[i];
 		if (pr && pr->orphan) {

@@ -203,6 +203,15 @@ static void test_orphans(void)
 	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/late"), 0);
 	CHECK(!r.sum->root_exited);
 	strace_parser_free(r.p);
+
+	/* fuzz: a held process's exit held with lines of the pid's next life
+	 * crashed the replay at the end */
+	r = parse_text("1 clone(child_stack=NULL, flags=SIGCHLD <unfinished ...>\n"
+		       "2 clone(child_stack=NULL, flags=SIGCHLD <unfinished ...>\n"
+		       "3 +++ exited with 0 +++\n"
+		       "3 openat(AT_FDCWD, \"again\", O_RDONLY) = 3\n");
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/again"), 0);
+	strace_parser_free(r.p);
 }
 
 static void test_shared_tables(void)
@@ -260,6 +269,13 @@ static void test_garbage(void)
 	CHECK_INT(r.sum->lines, 19);
 	/* every line but the pid-100 ok lines, the signal and ERESTARTSYS ones */
 	CHECK_INT(r.sum->skipped, 13);
+	strace_parser_free(r.p);
+
+	/* fuzz: a raw NUL inside a string cut the path short of its length */
+	const char nul[] = "1 mkdir(\"\0K\", 0777) = 0\n";
+	r = parse_chunked(nul, sizeof nul - 1, sizeof nul);
+	CHECK_INT(r.n, 0);
+	CHECK_INT(r.sum->skipped, 1);
 	strace_parser_free(r.p);
 }
 
