@@ -127,12 +127,15 @@ struct span {
 	size_t n;
 };
 
-/* The hash is kept beside the index so a probe touches the event and its
- * path only on a likely match: with 500k distinct paths the set outgrows
- * the caches, and those two misses per probe were a quarter of the time. */
+/* The slot holds all but the path's bytes, so a probe costs one cache miss
+ * for the slot and one for the path on a likely match: with 200k distinct
+ * events the set outgrows the caches, and a third miss (the event) was a
+ * tenth of the parse. */
 struct set_slot {
 	uint64_t hash;
-	uint32_t idx; /* index into events + 1; 0: empty */
+	const char *path; /* the event's: NULL for an empty slot */
+	int32_t err;
+	int32_t op;
 };
 
 struct strace_parser {
@@ -330,14 +333,28 @@ static void proc_reset(struct strace_parser *p, struct proc *pr, struct fsinfo *
 	pr->orphan = false;
 }
 
+static bool is_ident(char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+	       c == '_';
+}
+
+/* True when the symbol word appears whole in sp ("O_CREAT" in
+ * "O_WRONLY|O_CREAT|O_TRUNC", not in "O_CREATX"). Token by token: a memcmp
+ * at every offset was a tenth of the parse. */
 static bool span_has(struct span sp, const char *word)
 {
 	size_t wn = strlen(word);
-	for (size_t i = 0; i + wn <= sp.n; i++)
-		if (!memcmp(sp.s + i, word, wn) &&
-		    (i + wn == sp.n ||
-		     !(sp.s[i + wn] == '_' || (sp.s[i + wn] >= 'A' && sp.s[i + wn] <= 'Z'))))
+	const char *s = sp.s, *e = sp.s + sp.n;
+	while (s < e) {
+		while (s < e && !is_ident(*s))
+			s++;
+		const char *t = s;
+		while (s < e && is_ident(*s))
+			s++;
+		if ((size_t)(s - t) == wn && !memcmp(t, word, wn))
 			return true;
+	}
 	return false;
 }
 
@@ -434,9 +451,9 @@ static void set_grow(struct strace_parser *p)
 		const struct access_event *ev = &p->events.v[k];
 		uint64_t h = event_hash(ev->op, ev->err, ev->path, strlen(ev->path));
 		size_t i = h & mask;
-		while (p->set[i].idx)
+		while (p->set[i].path)
 			i = (i + 1) & mask;
-		p->set[i] = (struct set_slot){h, (uint32_t)(k + 1)};
+		p->set[i] = (struct set_slot){h, ev->path, ev->err, (int32_t)ev->op};
 	}
 }
 
@@ -452,12 +469,11 @@ static const char *event_add(struct strace_parser *p, const struct proc *pr, enu
 	size_t mask = p->set_cap - 1;
 	uint64_t h = event_hash(op, err, path->buf, path->len);
 	size_t i = h & mask;
-	for (; p->set[i].idx; i = (i + 1) & mask) {
-		if (p->set[i].hash != h)
-			continue;
-		const struct access_event *ev = &p->events.v[p->set[i].idx - 1];
-		if (ev->op == op && ev->err == err && !strcmp(ev->path, path->buf))
-			return ev->path;
+	for (; p->set[i].path; i = (i + 1) & mask) {
+		const struct set_slot *sl = &p->set[i];
+		if (sl->hash == h && sl->op == (int32_t)op && sl->err == err &&
+		    !strcmp(sl->path, path->buf))
+			return sl->path;
 	}
 	struct access_event ev = {
 	    .op = op,
@@ -472,7 +488,7 @@ static const char *event_add(struct strace_parser *p, const struct proc *pr, enu
 	    .unresolved = unresolved,
 	};
 	vec_push(&p->events, ev);
-	p->set[i] = (struct set_slot){h, (uint32_t)p->events.n};
+	p->set[i] = (struct set_slot){h, ev.path, err, (int32_t)op};
 	return ev.path;
 }
 
@@ -571,11 +587,11 @@ static enum str_result str_decode(struct span a, struct strbuf *out, bool *trunc
 	const char *s = a.s + 1, *e = a.s + a.n;
 	for (;;) {
 		const char *run = s;
-		while (s < e && *s != '"' && *s != '\\')
+		while (s < e && *s != '"' && *s != '\\' && *s)
 			s++;
 		strbuf_add(out, run, (size_t)(s - run));
-		if (s >= e)
-			return STR_BAD;
+		if (s >= e || !*s)
+			return STR_BAD; /* strace escapes every NUL: a raw one is not its line */
 		if (*s == '"')
 			break;
 		if (++s >= e)
@@ -698,6 +714,7 @@ static void path_resolve(const struct proc *pr, const struct span *dirfd, const 
 	}
 	const char *base = NULL;
 	size_t baselen = 0;
+	bool normalized = true; /* the cwd and the descriptors' paths are kept so */
 	long fd;
 	if (!dirfd || (dirfd->n == 8 && !memcmp(dirfd->s, "AT_FDCWD", 8))) {
 		if (!pr->fs->unknown) {
@@ -711,6 +728,7 @@ static void path_resolve(const struct proc *pr, const struct span *dirfd, const 
 		baselen = (size_t)(dirfd->s + dirfd->n - 1 - base);
 		if (!baselen || base[0] != '/')
 			base = NULL;
+		normalized = false;
 	} else if (num_parse(*dirfd, &fd)) {
 		base = fdtab_get(pr->fds, fd);
 		baselen = base ? strlen(base) : 0;
@@ -720,8 +738,12 @@ static void path_resolve(const struct proc *pr, const struct span *dirfd, const 
 		strbuf_add(out, rel->buf, rel->len);
 		return;
 	}
-	strbuf_addch(out, '/');
-	path_append(out, base, baselen);
+	if (normalized) {
+		strbuf_add(out, base, baselen);
+	} else {
+		strbuf_addch(out, '/');
+		path_append(out, base, baselen);
+	}
 	path_append(out, rel->buf, rel->len);
 }
 
@@ -1074,10 +1096,6 @@ static void line_parse(struct strace_parser *p, const char *s, const char *e)
 	p->sum.lines++;
 	if (e > s && e[-1] == '\r')
 		e--;
-	if (memchr(s, '\0', (size_t)(e - s))) {
-		p->sum.skipped++; /* strace escapes every NUL: this is not its line */
-		return;
-	}
 	/* "PID body", or "[pid PID] body" when strace writes to a terminal */
 	if (e - s > 5 && !memcmp(s, "[pid ", 5))
 		s += 5;
