@@ -20,81 +20,83 @@
 #define ARGS_MAX 8
 
 enum sys_kind {
+	SYS_PATHS, /* one or two path arguments, each one event: the table says where */
 	SYS_OPEN,
 	SYS_OPENAT,
 	SYS_CREAT,
-	SYS_EXECVE,
-	SYS_EXECVEAT,
-	SYS_ACCESS,
-	SYS_FACCESSAT,
-	SYS_READLINK,
-	SYS_READLINKAT,
 	SYS_CHDIR,
 	SYS_FCHDIR,
-	SYS_MKDIR,
-	SYS_MKDIRAT,
-	SYS_RENAME,
-	SYS_RENAMEAT,
-	SYS_LINK,
-	SYS_LINKAT,
-	SYS_SYMLINK,
-	SYS_SYMLINKAT,
-	SYS_UNLINK,
 	SYS_UNLINKAT,
-	SYS_RMDIR,
-	SYS_TRUNCATE,
-	SYS_UTIMENSAT,
-	SYS_UTIME,
 	SYS_CLONE,
 	SYS_FORK,
 	SYS_DUP,
 	SYS_FCNTL,
 };
 
+/* A followed call. For SYS_PATHS, argument pi (resolved against the dirfd
+ * in argument di, -1: the cwd) is an op access, and pi2 (against di2) an
+ * op2 one when pi2 >= 0. */
 struct sysdef {
 	const char *name;
 	enum sys_kind kind;
+	enum access_op op, op2;
+	signed char di, pi, di2, pi2;
 };
 
+#define PATH1(name, op, di, pi)                                                                    \
+	{                                                                                          \
+		name, SYS_PATHS, op, op, di, pi, -1, -1                                            \
+	}
+#define PATH2(name, op, di, pi, op2, di2, pi2)                                                     \
+	{                                                                                          \
+		name, SYS_PATHS, op, op2, di, pi, di2, pi2                                         \
+	}
+#define OTHER(name, kind)                                                                          \
+	{                                                                                          \
+		name, kind, ACCESS_READ, ACCESS_READ, -1, -1, -1, -1                               \
+	}
 static const struct sysdef sysdefs[] = {
-    {"open", SYS_OPEN},
-    {"openat", SYS_OPENAT},
-    {"openat2", SYS_OPENAT},
-    {"creat", SYS_CREAT},
-    {"execve", SYS_EXECVE},
-    {"execveat", SYS_EXECVEAT},
-    {"access", SYS_ACCESS},
-    {"faccessat", SYS_FACCESSAT},
-    {"faccessat2", SYS_FACCESSAT},
-    {"readlink", SYS_READLINK},
-    {"readlinkat", SYS_READLINKAT},
-    {"chdir", SYS_CHDIR},
-    {"fchdir", SYS_FCHDIR},
-    {"mkdir", SYS_MKDIR},
-    {"mkdirat", SYS_MKDIRAT},
-    {"rename", SYS_RENAME},
-    {"renameat", SYS_RENAMEAT},
-    {"renameat2", SYS_RENAMEAT},
-    {"link", SYS_LINK},
-    {"linkat", SYS_LINKAT},
-    {"symlink", SYS_SYMLINK},
-    {"symlinkat", SYS_SYMLINKAT},
-    {"unlink", SYS_UNLINK},
-    {"unlinkat", SYS_UNLINKAT},
-    {"rmdir", SYS_RMDIR},
-    {"truncate", SYS_TRUNCATE},
-    {"utimensat", SYS_UTIMENSAT},
-    {"utime", SYS_UTIME},
-    {"utimes", SYS_UTIME},
-    {"clone", SYS_CLONE},
-    {"clone3", SYS_CLONE},
-    {"fork", SYS_FORK},
-    {"vfork", SYS_FORK},
-    {"dup", SYS_DUP},
-    {"dup2", SYS_DUP},
-    {"dup3", SYS_DUP},
-    {"fcntl", SYS_FCNTL},
+    OTHER("open", SYS_OPEN),
+    OTHER("openat", SYS_OPENAT),
+    OTHER("openat2", SYS_OPENAT),
+    OTHER("creat", SYS_CREAT),
+    PATH1("execve", ACCESS_EXEC, -1, 0),
+    PATH1("execveat", ACCESS_EXEC, 0, 1),
+    PATH1("access", ACCESS_PROBE, -1, 0),
+    PATH1("faccessat", ACCESS_PROBE, 0, 1),
+    PATH1("faccessat2", ACCESS_PROBE, 0, 1),
+    PATH1("readlink", ACCESS_READLINK, -1, 0),
+    PATH1("readlinkat", ACCESS_READLINK, 0, 1),
+    OTHER("chdir", SYS_CHDIR),
+    OTHER("fchdir", SYS_FCHDIR),
+    PATH1("mkdir", ACCESS_MKDIR, -1, 0),
+    PATH1("mkdirat", ACCESS_MKDIR, 0, 1),
+    PATH2("rename", ACCESS_RENAME_FROM, -1, 0, ACCESS_RENAME_TO, -1, 1),
+    PATH2("renameat", ACCESS_RENAME_FROM, 0, 1, ACCESS_RENAME_TO, 2, 3),
+    PATH2("renameat2", ACCESS_RENAME_FROM, 0, 1, ACCESS_RENAME_TO, 2, 3),
+    PATH2("link", ACCESS_LINK_FROM, -1, 0, ACCESS_LINK_TO, -1, 1),
+    PATH2("linkat", ACCESS_LINK_FROM, 0, 1, ACCESS_LINK_TO, 2, 3),
+    PATH1("symlink", ACCESS_SYMLINK, -1, 1), /* the target is only a string */
+    PATH1("symlinkat", ACCESS_SYMLINK, 1, 2),
+    PATH1("unlink", ACCESS_UNLINK, -1, 0),
+    OTHER("unlinkat", SYS_UNLINKAT),
+    PATH1("rmdir", ACCESS_RMDIR, -1, 0),
+    PATH1("truncate", ACCESS_TRUNCATE, -1, 0),
+    PATH1("utimensat", ACCESS_UTIME, 0, 1),
+    PATH1("utime", ACCESS_UTIME, -1, 0),
+    PATH1("utimes", ACCESS_UTIME, -1, 0),
+    OTHER("clone", SYS_CLONE),
+    OTHER("clone3", SYS_CLONE),
+    OTHER("fork", SYS_FORK),
+    OTHER("vfork", SYS_FORK),
+    OTHER("dup", SYS_DUP),
+    OTHER("dup2", SYS_DUP),
+    OTHER("dup3", SYS_DUP),
+    OTHER("fcntl", SYS_FCNTL),
 };
+#undef PATH1
+#undef PATH2
+#undef OTHER
 
 /* A working directory, shared by the threads of a CLONE_FS clone. */
 struct fsinfo {
@@ -726,7 +728,9 @@ static void path_resolve(const struct proc *pr, const struct span *dirfd, const 
 		const char *lt = memchr(dirfd->s, '<', dirfd->n);
 		base = lt + 1;
 		baselen = (size_t)(dirfd->s + dirfd->n - 1 - base);
-		if (!baselen || base[0] != '/')
+		/* an escaped or NUL-bearing annotation is not decoded: unresolved */
+		if (!baselen || base[0] != '/' || memchr(base, '\\', baselen) ||
+		    memchr(base, '\0', baselen))
 			base = NULL;
 		normalized = false;
 	} else if (num_parse(*dirfd, &fd)) {
@@ -766,28 +770,29 @@ struct call {
 	size_t nargs;
 	long ret;
 	int err;
+	bool bad; /* an argument could not be read: the line counts as skipped once */
 };
 
 /* Emits one access for path argument pi (dirfd argument di, -1: the working
  * directory) into path slot k; returns the stored path, or NULL when the
- * argument was not a readable string (counted as skipped). */
-static const char *call_access(struct strace_parser *p, struct proc *pr, const struct call *c,
-			       int di, int pi, int k, enum access_op op)
+ * argument was not a readable string (c->bad is set). */
+static const char *call_access(struct strace_parser *p, struct proc *pr, struct call *c, int di,
+			       int pi, int k, enum access_op op)
 {
 	if ((size_t)pi >= c->nargs || (di >= 0 && (size_t)di >= c->nargs)) {
-		p->sum.skipped++;
+		c->bad = true;
 		return NULL;
 	}
 	bool truncated, unresolved;
 	enum str_result r = str_decode(c->args[pi], &p->str[k], &truncated);
 	if (r == STR_BAD) {
-		p->sum.skipped++;
+		c->bad = true;
 		return NULL;
 	}
 	if (r == STR_NULL || p->str[k].len == 0) {
 		/* utimensat(fd, NULL), or "" with AT_EMPTY_PATH: the descriptor itself */
 		if (di < 0) {
-			p->sum.skipped++;
+			c->bad = true;
 			return NULL;
 		}
 		path_of_fd(pr, c->args[di], &p->path[k], &unresolved);
@@ -839,23 +844,10 @@ static void call_apply(struct strace_parser *p, struct proc *pr, struct call *c)
 		if (!c->err)
 			fdtab_set(pr->fds, c->ret, path);
 		break;
-	case SYS_EXECVE:
-		call_access(p, pr, c, -1, 0, 0, ACCESS_EXEC);
-		break;
-	case SYS_EXECVEAT:
-		call_access(p, pr, c, 0, 1, 0, ACCESS_EXEC);
-		break;
-	case SYS_ACCESS:
-		call_access(p, pr, c, -1, 0, 0, ACCESS_PROBE);
-		break;
-	case SYS_FACCESSAT:
-		call_access(p, pr, c, 0, 1, 0, ACCESS_PROBE);
-		break;
-	case SYS_READLINK:
-		call_access(p, pr, c, -1, 0, 0, ACCESS_READLINK);
-		break;
-	case SYS_READLINKAT:
-		call_access(p, pr, c, 0, 1, 0, ACCESS_READLINK);
+	case SYS_PATHS:
+		call_access(p, pr, c, c->sys->di, c->sys->pi, 0, c->sys->op);
+		if (c->sys->pi2 >= 0)
+			call_access(p, pr, c, c->sys->di2, c->sys->pi2, 1, c->sys->op2);
 		break;
 	case SYS_CHDIR:
 		path = call_access(p, pr, c, -1, 0, 0, ACCESS_CHDIR);
@@ -865,7 +857,7 @@ static void call_apply(struct strace_parser *p, struct proc *pr, struct call *c)
 	case SYS_FCHDIR: {
 		bool unresolved;
 		if (!c->nargs) {
-			p->sum.skipped++;
+			c->bad = true;
 			break;
 		}
 		path_of_fd(pr, c->args[0], &p->path[0], &unresolved);
@@ -875,52 +867,9 @@ static void call_apply(struct strace_parser *p, struct proc *pr, struct call *c)
 			chdir_to(pr, unresolved ? NULL : path);
 		break;
 	}
-	case SYS_MKDIR:
-		call_access(p, pr, c, -1, 0, 0, ACCESS_MKDIR);
-		break;
-	case SYS_MKDIRAT:
-		call_access(p, pr, c, 0, 1, 0, ACCESS_MKDIR);
-		break;
-	case SYS_RENAME:
-		call_access(p, pr, c, -1, 0, 0, ACCESS_RENAME_FROM);
-		call_access(p, pr, c, -1, 1, 1, ACCESS_RENAME_TO);
-		break;
-	case SYS_RENAMEAT:
-		call_access(p, pr, c, 0, 1, 0, ACCESS_RENAME_FROM);
-		call_access(p, pr, c, 2, 3, 1, ACCESS_RENAME_TO);
-		break;
-	case SYS_LINK:
-		call_access(p, pr, c, -1, 0, 0, ACCESS_LINK_FROM);
-		call_access(p, pr, c, -1, 1, 1, ACCESS_LINK_TO);
-		break;
-	case SYS_LINKAT:
-		call_access(p, pr, c, 0, 1, 0, ACCESS_LINK_FROM);
-		call_access(p, pr, c, 2, 3, 1, ACCESS_LINK_TO);
-		break;
-	case SYS_SYMLINK:
-		call_access(p, pr, c, -1, 1, 0, ACCESS_SYMLINK);
-		break;
-	case SYS_SYMLINKAT:
-		call_access(p, pr, c, 1, 2, 0, ACCESS_SYMLINK);
-		break;
-	case SYS_UNLINK:
-		call_access(p, pr, c, -1, 0, 0, ACCESS_UNLINK);
-		break;
 	case SYS_UNLINKAT:
 		call_access(p, pr, c, 0, 1, 0,
 			    span_has(ARG(2), "AT_REMOVEDIR") ? ACCESS_RMDIR : ACCESS_UNLINK);
-		break;
-	case SYS_RMDIR:
-		call_access(p, pr, c, -1, 0, 0, ACCESS_RMDIR);
-		break;
-	case SYS_TRUNCATE:
-		call_access(p, pr, c, -1, 0, 0, ACCESS_TRUNCATE);
-		break;
-	case SYS_UTIMENSAT:
-		call_access(p, pr, c, 0, 1, 0, ACCESS_UTIME);
-		break;
-	case SYS_UTIME:
-		call_access(p, pr, c, -1, 0, 0, ACCESS_UTIME);
 		break;
 	case SYS_CLONE:
 	case SYS_FORK:
@@ -1004,6 +953,8 @@ static void call_handle(struct strace_parser *p, struct proc *pr, const char *s,
 		}
 	}
 	call_apply(p, pr, &c);
+	if (c.bad)
+		p->sum.skipped++;
 }
 
 static const char unfinished[] = " <unfinished ...>";

@@ -277,6 +277,19 @@ static void test_garbage(void)
 	CHECK_INT(r.n, 0);
 	CHECK_INT(r.sum->skipped, 1);
 	strace_parser_free(r.p);
+
+	/* fuzz: a NUL inside a -y annotation cut the resolved path short */
+	const char ann[] = "1 openat(8</ws/\0x>, \"a.js\", O_RDONLY) = 6\n";
+	r = parse_chunked(ann, sizeof ann - 1, sizeof ann);
+	CHECK_INT(r.n, 1);
+	CHECK(r.n == 1 && r.ev[0].unresolved && !strcmp(r.ev[0].path, "a.js"));
+	strace_parser_free(r.p);
+
+	/* fuzz: a two-path call with both paths unreadable counted two lines */
+	r = parse_text("1 linkat(3, */) = 0\n");
+	CHECK_INT(r.sum->skipped, 1);
+	CHECK_INT(r.sum->lines, 1);
+	strace_parser_free(r.p);
 }
 
 static void test_root_exit(void)
