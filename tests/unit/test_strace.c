@@ -1,0 +1,402 @@
+/* test_strace.c - the strace log parser on recorded and hand-written traces.
+ *
+ * fixtures/strace/: swallowed, chdir, parallel, rmtree, escapes, touch and
+ * threads were recorded here with real strace 6.1 (the flags of
+ * docs/violations.md, "The trace parser") in a directory renamed /ws/app, the
+ * dynamic loader's and locale's lines trimmed; vfork-order, orphans, shared,
+ * dirfd and garbage are hand-written for orders and failures that are rare
+ * to catch live. */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "util/strbuf.h"
+#include "violations/strace.h"
+
+struct result {
+	struct strace_parser *p;
+	const struct access_event *ev;
+	size_t n;
+	const struct strace_summary *sum;
+};
+
+static struct result parse_chunked(const char *text, size_t len, size_t chunk)
+{
+	struct result r;
+	r.p = strace_parser_new("/ws/app", 0);
+	for (size_t off = 0; off < len; off += chunk)
+		strace_parser_feed(r.p, text + off, len - off < chunk ? len - off : chunk);
+	strace_parser_finish(r.p);
+	r.ev = strace_parser_events(r.p, &r.n);
+	r.sum = strace_parser_summary(r.p);
+	return r;
+}
+
+static struct result parse_text(const char *text)
+{
+	return parse_chunked(text, strlen(text), strlen(text) + 1);
+}
+
+static struct strbuf fixture_read(const char *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path = xasprintf("fixtures/strace/%s", name);
+	if (strbuf_read_file(&sb, path) < 0) {
+		perror(path);
+		exit(1);
+	}
+	free(path);
+	return sb;
+}
+
+static struct result parse_fixture(const char *name)
+{
+	struct strbuf sb = fixture_read(name);
+	struct result r = parse_chunked(sb.buf, sb.len, sb.len + 1);
+	strbuf_release(&sb);
+	return r;
+}
+
+static const struct access_event *find(const struct result *r, enum access_op op, const char *path)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->ev[i].op == op && !strcmp(r->ev[i].path, path))
+			return &r->ev[i];
+	return NULL;
+}
+
+/* The errno of (op, path), or -1 when no such event. */
+static int err_of(const struct result *r, enum access_op op, const char *path)
+{
+	const struct access_event *ev = find(r, op, path);
+	return ev ? ev->err : -1;
+}
+
+static void test_swallowed(void)
+{
+	/* `cat notes.txt || echo fallback`: the read that exit 0 hides */
+	struct result r = parse_fixture("swallowed.txt");
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/notes.txt"), ENOENT);
+	CHECK_STR(find(&r, ACCESS_READ, "/ws/app/notes.txt")->syscall, "openat");
+	CHECK_INT(err_of(&r, ACCESS_EXEC, "/usr/bin/cat"), 0);
+	CHECK(r.sum->root_exited);
+	CHECK_INT(r.sum->root_status, 0);
+	CHECK_INT(r.sum->skipped, 0);
+	strace_parser_free(r.p);
+}
+
+static void test_chdir_per_process(void)
+{
+	/* (cd sub && cat ../x) & (cd tree && cat d1/f) & cat sub/y: three
+	 * processes interleaved, each unfinished call resumed among others */
+	struct result r = parse_fixture("chdir.txt");
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/x"), 0);
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/tree/d1/f"), 0);
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/sub/y"), 0);
+	CHECK(!find(&r, ACCESS_READ, "/ws/app/sub/x"));
+	CHECK(!find(&r, ACCESS_READ, "/ws/app/tree/sub/y"));
+	CHECK(r.sum->root_exited);
+	CHECK_INT(r.sum->skipped, 0);
+	strace_parser_free(r.p);
+}
+
+static void test_parallel(void)
+{
+	struct result r = parse_fixture("parallel.txt");
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/f1"), 0);
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/f2"), 0);
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/f3"), 0);
+	CHECK_INT(r.sum->skipped, 0);
+	strace_parser_free(r.p);
+}
+
+static void test_rmtree_dirfds(void)
+{
+	/* cp -r then rm -rf: fts's openat(4, ...) on fcntl(F_DUPFD_CLOEXEC) copies */
+	struct result r = parse_fixture("rmtree.txt");
+	CHECK_INT(err_of(&r, ACCESS_MKDIR, "/ws/app/tree2/d1/d2"), 0);
+	CHECK_INT(err_of(&r, ACCESS_WRITE, "/ws/app/tree2/d1/d2/g"), 0);
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/tree/d1/f"), 0);
+	CHECK_INT(err_of(&r, ACCESS_UNLINK, "/ws/app/tree2/d1/d2/g"), 0);
+	CHECK_INT(err_of(&r, ACCESS_RMDIR, "/ws/app/tree2/d1/d2"), 0);
+	CHECK_INT(err_of(&r, ACCESS_RMDIR, "/ws/app/tree2"), 0);
+	for (size_t i = 0; i < r.n; i++)
+		CHECK(!r.ev[i].unresolved);
+	strace_parser_free(r.p);
+}
+
+static void test_escapes(void)
+{
+	struct result r = parse_fixture("escapes.txt");
+	CHECK_INT(err_of(&r, ACCESS_WRITE, "/ws/app/q\"t.txt"), 0);
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/\xc3\xa9.txt"), ENOENT);
+	CHECK_INT(err_of(&r, ACCESS_UNLINK, "/ws/app/tab\tnl\nx"), 0);
+	CHECK(find(&r, ACCESS_WRITE, "/ws/app/q\"t.txt")->write_intent);
+	strace_parser_free(r.p);
+
+	r = parse_text("1 openat(AT_FDCWD, \"\\x41\\\\b\\101\\7z\", O_RDONLY) = 3\n");
+	CHECK(find(&r, ACCESS_READ, "/ws/app/A\\bA\az") != NULL);
+	strace_parser_free(r.p);
+}
+
+static void test_touch_and_friends(void)
+{
+	struct result r = parse_fixture("touch.txt");
+	/* touch: open then utimensat(0, NULL) on the dup2'd descriptor */
+	CHECK_INT(err_of(&r, ACCESS_UTIME, "/ws/app/x"), 0);
+	CHECK_INT(err_of(&r, ACCESS_PROBE, "/ws/app/gen.sh"), ENOENT);
+	CHECK_STR(find(&r, ACCESS_PROBE, "/ws/app/gen.sh")->syscall, "faccessat2");
+	CHECK_INT(err_of(&r, ACCESS_READLINK, "/ws/app/cfg"), ENOENT);
+	/* mkdir -p: EEXIST, then chdir, then fchdir into what it made */
+	CHECK_INT(err_of(&r, ACCESS_MKDIR, "/ws/app/sub"), EEXIST);
+	CHECK_INT(err_of(&r, ACCESS_MKDIR, "/ws/app/sub/new/deep"), 0);
+	CHECK_INT(err_of(&r, ACCESS_LINK_FROM, "/ws/app/x"), 0);
+	CHECK_INT(err_of(&r, ACCESS_LINK_TO, "/ws/app/hard"), 0);
+	CHECK_INT(err_of(&r, ACCESS_RENAME_FROM, "/ws/app/hard"), 0);
+	CHECK_INT(err_of(&r, ACCESS_RENAME_TO, "/ws/app/hard2"), 0);
+	CHECK_INT(err_of(&r, ACCESS_SYMLINK, "/ws/app/sym"), 0);
+	CHECK_INT(err_of(&r, ACCESS_RMDIR, "/ws/app/sub/new"), 0);
+	CHECK_INT(err_of(&r, ACCESS_WRITE, "/ws/app/f3"), 0);
+	CHECK(!find(&r, ACCESS_LINK_FROM, "/ws/app/x")->write_intent);
+	CHECK(find(&r, ACCESS_LINK_TO, "/ws/app/hard")->write_intent);
+	strace_parser_free(r.p);
+}
+
+static void test_threads_share_cwd(void)
+{
+	/* python: a thread (clone3 with CLONE_FS) chdirs, the main thread opens "y" */
+	struct result r = parse_fixture("threads.txt");
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/sub/y"), 0);
+	CHECK(!find(&r, ACCESS_READ, "/ws/app/y"));
+	CHECK_INT(r.sum->skipped, 0);
+	strace_parser_free(r.p);
+}
+
+static void test_vfork_order(void)
+{
+	/* the child's lines come before the parent's vfork returns */
+	struct result r = parse_fixture("vfork-order.txt");
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/pkg/notes.txt"), ENOENT);
+	CHECK_INT(find(&r, ACCESS_READ, "/ws/app/pkg/notes.txt")->pid, 101);
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/pkg/x"),
+		  0); /* the child's chdir stayed its own */
+	CHECK(r.sum->root_exited);
+	CHECK_INT(r.sum->root_pid, 100);
+	strace_parser_free(r.p);
+}
+
+static void test_orphans(void)
+{
+	/* two forks pending at once: the children's lines wait for their parent */
+	struct result r = parse_fixture("orphans.txt");
+	CHECK_INT(err_of(&r, ACCESS_READ, "/b/from200"), ENOENT);
+	CHECK_INT(err_of(&r, ACCESS_READ, "/a/from100"), ENOENT);
+	CHECK_INT(r.sum->skipped, 0);
+	strace_parser_free(r.p);
+
+	/* a parent never seen: resolved against the first cwd at the end */
+	r = parse_text("1 clone(child_stack=NULL, flags=SIGCHLD <unfinished ...>\n"
+		       "2 clone(child_stack=NULL, flags=SIGCHLD <unfinished ...>\n"
+		       "3 openat(AT_FDCWD, \"late\", O_RDONLY) = 3\n");
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/late"), 0);
+	CHECK(!r.sum->root_exited);
+	strace_parser_free(r.p);
+
+	/* fuzz: a held process's exit held with lines of the pid's next life
+	 * crashed the replay at the end */
+	r = parse_text("1 clone(child_stack=NULL, flags=SIGCHLD <unfinished ...>\n"
+		       "2 clone(child_stack=NULL, flags=SIGCHLD <unfinished ...>\n"
+		       "3 +++ exited with 0 +++\n"
+		       "3 openat(AT_FDCWD, \"again\", O_RDONLY) = 3\n");
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/again"), 0);
+	strace_parser_free(r.p);
+}
+
+static void test_shared_tables(void)
+{
+	struct result r = parse_fixture("shared.txt");
+	CHECK_INT(err_of(&r, ACCESS_READ, "/data/rel"), ENOENT);	      /* CLONE_FILES */
+	CHECK_INT(err_of(&r, ACCESS_READ, "/thread-cwd/shared-cwd"), ENOENT); /* CLONE_FS */
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/mine"), 0);		      /* fork: own cwd */
+	CHECK_INT(err_of(&r, ACCESS_READ, "/data/inherited"), 0);	      /* fork: fds copied */
+	CHECK_INT(err_of(&r, ACCESS_READ, "/data/still"), 0); /* the child's fd 5 is its own */
+	strace_parser_free(r.p);
+}
+
+static void test_dirfds(void)
+{
+	struct result r = parse_fixture("dirfd.txt");
+	CHECK_INT(err_of(&r, ACCESS_RENAME_FROM, "/ws/app/pkg/old.txt"), 0);
+	CHECK_INT(err_of(&r, ACCESS_RENAME_TO, "/ws/app/out/new.txt"), 0);
+	CHECK_INT(err_of(&r, ACCESS_LINK_FROM, "/ws/app/pkg/a"), EROFS);
+	CHECK_INT(err_of(&r, ACCESS_LINK_TO, "/ws/b"), EROFS);
+	CHECK_INT(err_of(&r, ACCESS_RMDIR, "/ws/app/out/gone"), 0);
+	CHECK_INT(err_of(&r, ACCESS_UNLINK, "/ws/app/out/file"), EACCES);
+	CHECK_INT(err_of(&r, ACCESS_MKDIR, "/ws/app/pkg/sub/new"), EEXIST);
+	CHECK_INT(err_of(&r, ACCESS_EXEC, "/ws/app/pkg/tool.sh"), EACCES);
+	CHECK_INT(err_of(&r, ACCESS_READLINK, "/ws/app/cfg"), ENOENT);
+	CHECK_INT(err_of(&r, ACCESS_PROBE, "/ws/app/pkg/gen.sh"), ENOENT);
+	CHECK_INT(err_of(&r, ACCESS_SYMLINK, "/ws/app/out/link"), 0);
+	CHECK_INT(err_of(&r, ACCESS_UTIME, "/ws/app/pkg"), EPERM); /* utimensat(fd, NULL) */
+	CHECK_INT(err_of(&r, ACCESS_UTIME, "/ws/app/out"), 0);	   /* "" with AT_EMPTY_PATH */
+	CHECK_INT(err_of(&r, ACCESS_WRITE, "/ws/app/pkg/via-fchdir"), 0);
+	CHECK_INT(err_of(&r, ACCESS_TRUNCATE, "/ws/app/t"), 0);
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/lib/a.js"), 0); /* strace -y's 8</path> */
+	const struct access_event *ev = find(&r, ACCESS_READ, "nobody-knows");
+	CHECK(ev && ev->unresolved && ev->err == ENOENT);
+	ev = find(&r, ACCESS_READ, "/ws/app/very/long/name");
+	CHECK(ev && ev->truncated && ev->err == ENAMETOOLONG);
+	/* after fchdir to an unknown descriptor the cwd is unknown, not stale */
+	ev = find(&r, ACCESS_READ, "lost");
+	CHECK(ev && ev->unresolved);
+	CHECK(!find(&r, ACCESS_READ, "/ws/app/pkg/lost"));
+	CHECK(r.sum->root_exited);
+	CHECK_INT(r.sum->root_signal, SIGKILL);
+	strace_parser_free(r.p);
+}
+
+static void test_garbage(void)
+{
+	struct result r = parse_fixture("garbage.txt");
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/ok1"), 0);
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/ok2"), 0);
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/after-exit-is-a-new-process"), 0);
+	CHECK(!find(&r, ACCESS_READ, "/ws/app/no-newline")); /* a cut last line */
+	CHECK(!find(&r, ACCESS_READ, "/ws/app/x"));
+	CHECK_INT(r.n, 3);
+	CHECK_INT(r.sum->lines, 19);
+	/* every line but the pid-100 ok lines, the signal and ERESTARTSYS ones */
+	CHECK_INT(r.sum->skipped, 13);
+	strace_parser_free(r.p);
+
+	/* fuzz: a raw NUL inside a string cut the path short of its length */
+	const char nul[] = "1 mkdir(\"\0K\", 0777) = 0\n";
+	r = parse_chunked(nul, sizeof nul - 1, sizeof nul);
+	CHECK_INT(r.n, 0);
+	CHECK_INT(r.sum->skipped, 1);
+	strace_parser_free(r.p);
+
+	/* fuzz: a NUL inside a -y annotation cut the resolved path short */
+	const char ann[] = "1 openat(8</ws/\0x>, \"a.js\", O_RDONLY) = 6\n";
+	r = parse_chunked(ann, sizeof ann - 1, sizeof ann);
+	CHECK_INT(r.n, 1);
+	CHECK(r.n == 1 && r.ev[0].unresolved && !strcmp(r.ev[0].path, "a.js"));
+	strace_parser_free(r.p);
+
+	/* fuzz: a two-path call with both paths unreadable counted two lines */
+	r = parse_text("1 linkat(3, */) = 0\n");
+	CHECK_INT(r.sum->skipped, 1);
+	CHECK_INT(r.sum->lines, 1);
+	strace_parser_free(r.p);
+}
+
+static void test_root_exit(void)
+{
+	struct result r = parse_text("5 openat(AT_FDCWD, \"a\", O_RDONLY) = 3\n");
+	CHECK(!r.sum->root_exited); /* INCOMPLETE: the tracer died first */
+	CHECK_INT(r.sum->root_pid, 5);
+	strace_parser_free(r.p);
+
+	r = parse_text("5 clone(child_stack=NULL, flags=SIGCHLD) = 6\n"
+		       "6 +++ exited with 0 +++\n"
+		       "5 +++ exited with 3 +++\n");
+	CHECK(r.sum->root_exited);
+	CHECK_INT(r.sum->root_status, 3);
+	CHECK_INT(r.sum->root_signal, 0);
+	strace_parser_free(r.p);
+
+	/* an explicit root: another process's exit does not complete the trace */
+	struct strace_parser *p = strace_parser_new("/", 7);
+	const char *log =
+	    "5 +++ exited with 0 +++\n[pid 7] openat(AT_FDCWD, \"b\", O_RDONLY) = 3\n";
+	strace_parser_feed(p, log, strlen(log));
+	strace_parser_finish(p);
+	CHECK(!strace_parser_summary(p)->root_exited);
+	size_t n;
+	const struct access_event *ev = strace_parser_events(p, &n);
+	CHECK_INT(n, 1);
+	CHECK_STR(ev[0].path, "/b");
+	CHECK_INT(ev[0].pid, 7);
+	strace_parser_free(p);
+}
+
+static void test_dedupe(void)
+{
+	struct result r = parse_text("1 openat(AT_FDCWD, \"a\", O_RDONLY) = 3\n"
+				     "1 openat(AT_FDCWD, \"./a\", O_RDONLY) = 4\n"
+				     "1 openat(AT_FDCWD, \"a\", O_RDONLY) = -1 ENOENT (x)\n"
+				     "1 open(\"/ws/app/sub/../a\", O_RDWR) = 3\n");
+	CHECK_INT(r.n, 3);
+	CHECK_INT(r.sum->events, 4);
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/a"), 0);
+	CHECK_STR(find(&r, ACCESS_WRITE, "/ws/app/a")->syscall, "open");
+	strace_parser_free(r.p);
+}
+
+/* Every chunking of a log gives the same events and counters. */
+static void test_chunking(void)
+{
+	const char *names[] = {"chdir.txt",   "escapes.txt", "dirfd.txt",
+			       "garbage.txt", "orphans.txt", "threads.txt"};
+	unsigned seed = 1;
+	for (size_t f = 0; f < sizeof names / sizeof *names; f++) {
+		struct strbuf sb = fixture_read(names[f]);
+		struct result whole = parse_chunked(sb.buf, sb.len, sb.len + 1);
+		size_t chunks[] = {1, 2, 7, 64, 0};
+		for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++) {
+			struct result r;
+			if (chunks[c]) {
+				r = parse_chunked(sb.buf, sb.len, chunks[c]);
+			} else {
+				r.p = strace_parser_new("/ws/app", 0);
+				for (size_t off = 0; off < sb.len;) {
+					seed = seed * 1103515245 + 12345;
+					size_t k = 1 + (seed >> 16) % 300;
+					if (k > sb.len - off)
+						k = sb.len - off;
+					strace_parser_feed(r.p, sb.buf + off, k);
+					off += k;
+				}
+				strace_parser_finish(r.p);
+				r.ev = strace_parser_events(r.p, &r.n);
+				r.sum = strace_parser_summary(r.p);
+			}
+			CHECK_INT(r.n, whole.n);
+			CHECK_INT(r.sum->skipped, whole.sum->skipped);
+			CHECK_INT(r.sum->lines, whole.sum->lines);
+			for (size_t i = 0; i < r.n && i < whole.n; i++) {
+				CHECK_STR(r.ev[i].path, whole.ev[i].path);
+				CHECK_INT(r.ev[i].op, whole.ev[i].op);
+				CHECK_INT(r.ev[i].err, whole.ev[i].err);
+			}
+			strace_parser_free(r.p);
+		}
+		strace_parser_free(whole.p);
+		strbuf_release(&sb);
+	}
+}
+
+int main(void)
+{
+	test_swallowed();
+	test_chdir_per_process();
+	test_parallel();
+	test_rmtree_dirfds();
+	test_escapes();
+	test_touch_and_friends();
+	test_threads_share_cwd();
+	test_vfork_order();
+	test_orphans();
+	test_shared_tables();
+	test_dirfds();
+	test_garbage();
+	test_root_exit();
+	test_dedupe();
+	test_chunking();
+	CHECK_STR(access_op_name(ACCESS_RENAME_TO), "rename-to");
+	CHECK_INT(strace_errno_value("EROFS", 5), EROFS);
+	CHECK_INT(strace_errno_value("ENOPE", 5), 0);
+	return check_finish("test_strace");
+}
