@@ -16,6 +16,7 @@
 #include "orchestrator/run.h"
 #include "orchestrator/taskcache.h"
 #include "sandbox/bwrap.h"
+#include "sandbox/env.h"
 #include "sandbox/probe.h"
 #include "util/path.h"
 #include "util/strbuf.h"
@@ -41,6 +42,19 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 			continue;
 		if (!first)
 			first = t;
+		/* A token passed into a sandbox is the thing the sandbox keeps
+		 * from a hostile task: only by its own name in passThroughSecrets. */
+		for (size_t k = 0; k < t->cfg->env_pass.n; k++) {
+			const struct lstr *e = &t->cfg->env_pass.v[k];
+			bool spelled = false;
+			for (size_t m = 0; m < t->cfg->env_pass_secrets.n && !spelled; m++)
+				spelled = !strcmp(t->cfg->env_pass_secrets.v[m].s, e->s);
+			if (env_is_secret(e->s) && !spelled)
+				return config_error(&e->loc,
+						    "%s passes %s into its sandbox, and it looks like a credential; "
+						    "if it must go in, name it in env.passThroughSecrets too",
+						    t->id, e->s);
+		}
 		const struct loc *l = &sb->loc;
 		if (sb->allow_network.any || sb->allow_network.list.n)
 			l = sb->allow_network.list.n ? &sb->allow_network.list.v[0].loc : l;

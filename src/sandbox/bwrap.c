@@ -10,16 +10,20 @@
 static const char *const os_roots[] = {"/usr",	 "/bin",    "/sbin", "/lib", "/lib32",
 				       "/lib64", "/libx32", "/etc",  "/opt", NULL};
 
-/* Runs inside, as `sh -c SCRIPT vx-sandbox COMMAND`. The command gets its own
- * session (so a signal to its group reaches its children and its `trap`, and
- * none of it reaches this shell), stdin kept (an async list would get
- * /dev/null), fd 3 closed. The watcher relays each signal name read from fd 3
- * to the group, and SIGKILLs the group when fd 3 closes: vx is gone. Before
- * setsid has run there is no group yet, so the pid itself is signalled: its
- * death ends this shell, and bwrap, pid 1 of the namespace, takes every
- * process left with it. The fds
- * 4..9 bwrap mounted from are closed first, so the command holds no fd on a
- * host mount. */
+/* Runs inside, as `sh -c SCRIPT vx-sandbox COMMAND`. A watcher forked first
+ * relays each signal name read from fd 3 to the task's process group (its
+ * pid, after setsid), and SIGKILLs it when fd 3 closes (vx is gone); it
+ * ignores the relayed signals itself. Then the shell execs setsid and the
+ * command in place of itself: the command is not an asynchronous list, so
+ * SIGINT and SIGQUIT are not ignored in it and its own `trap ... INT` works
+ * (POSIX makes an async list inherit them ignored, and a non-interactive
+ * shell cannot trap a signal ignored on entry; measured: the trap never ran
+ * when the command was started with `&`). This shell is not a group leader
+ * (bwrap's session is pid 1's), so setsid(1) does not fork and the command
+ * keeps this pid. Should a signal come before setsid, the pid itself is
+ * signalled: it dies, and bwrap, pid 1 of the namespace, takes every
+ * process left with it. The fds 4..9 bwrap mounted from are closed first, so the
+ * command holds no fd on a host mount. */
 static void script(const struct sandbox_request *req, size_t n_fds, struct strbuf *sb)
 {
 	if (n_fds) {
@@ -28,13 +32,12 @@ static void script(const struct sandbox_request *req, size_t n_fds, struct strbu
 			strbuf_addf(sb, " %zu<&-", 4 + i);
 		strbuf_addstr(sb, "\n");
 	}
-	strbuf_addf(sb, "%s %s -c \"$1\" vx-task 0<&0 3<&- &\n", req->setsid, req->shell);
 	strbuf_addstr(
-	    sb, "p=$!\n"
-		"{ while read -r s; do kill -s \"$s\" -- \"-$p\" || kill -s \"$s\" \"$p\"; done; "
-		"kill -s KILL -- \"-$p\" || kill -s KILL \"$p\"; } <&3 >/dev/null 2>&1 &\n"
-		"exec 3<&-\n"
-		"wait \"$p\"\n");
+	    sb, "p=$$\n"
+		"{ trap '' TERM INT HUP QUIT USR1 USR2; while read -r s; do "
+		"kill -s \"$s\" -- \"-$p\" || kill -s \"$s\" \"$p\"; done; "
+		"kill -s KILL -- \"-$p\" || kill -s KILL \"$p\"; } <&3 >/dev/null 2>&1 &\n");
+	strbuf_addf(sb, "exec %s %s -c \"$1\" vx-task 3<&-\n", req->setsid, req->shell);
 }
 
 void sandbox_argv(const struct sandbox_request *req, const char *command, struct strvec *argv,

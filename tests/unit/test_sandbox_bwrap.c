@@ -44,13 +44,11 @@ static void test_argv(void)
 	    "--clearenv\n--setenv\nPATH\n/usr/bin\n--setenv\nTMPDIR\n/tmp\n--chdir\n/w/p\n--\n"
 	    "/bin/sh\n-c\n"
 	    "exec 4<&-\n"
-	    "/usr/bin/setsid /bin/sh -c \"$1\" vx-task 0<&0 3<&- &\n"
-	    "p=$!\n"
-	    "{ while read -r s; do kill -s \"$s\" -- \"-$p\" || kill -s \"$s\" \"$p\"; done; kill "
-	    "-s "
-	    "KILL -- \"-$p\" || kill -s KILL \"$p\"; } <&3 >/dev/null 2>&1 &\n"
-	    "exec 3<&-\n"
-	    "wait \"$p\"\n"
+	    "p=$$\n"
+	    "{ trap '' TERM INT HUP QUIT USR1 USR2; while read -r s; do "
+	    "kill -s \"$s\" -- \"-$p\" || kill -s \"$s\" \"$p\"; done; "
+	    "kill -s KILL -- \"-$p\" || kill -s KILL \"$p\"; } <&3 >/dev/null 2>&1 &\n"
+	    "exec /usr/bin/setsid /bin/sh -c \"$1\" vx-task 3<&-\n"
 	    "\nvx-sandbox\nmake all\n");
 	struct strvec argv = STRVEC_INIT;
 	struct sandbox_fd fds[SANDBOX_MAX_FDS];

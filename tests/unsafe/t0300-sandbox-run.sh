@@ -1,0 +1,138 @@
+#!/bin/bash
+# Sandboxed tasks through `vx run`, on real bwrap (SPEC §4): what the task
+# sees and cannot touch, signals through the wall, nothing left behind.
+. "$VX_SOURCE_DIR/tests/integration/lib.sh"
+
+if ! bwrap --unshare-all --die-with-parent --ro-bind / / true 2>/dev/null; then
+	if [ "${VX_REQUIRE_SANDBOX:-0}" = 1 ]; then
+		echo "not ok - bwrap cannot build a sandbox here, and VX_REQUIRE_SANDBOX=1"
+		echo "0 passed, 1 failed"
+		exit 1
+	fi
+	echo "# SKIP: bwrap cannot build a sandbox on this machine (set VX_REQUIRE_SANDBOX=1 to fail instead)"
+	echo "0 passed, 0 failed"
+	exit 0
+fi
+
+# app reads its src/ and writes dist/; lib is a sibling with a secret.
+setup() {
+	ws_root <<-'EOF'
+	tasks:
+	  build:
+	    outputs: ["dist/**"]
+	EOF
+	ws_project lib lib <<-'EOF'
+	  build: { command: "true" }
+	EOF
+	echo "lib secret" >lib/secret.txt &&
+	echo "root secret" >root-secret.txt &&
+	write_file app/src/a.txt <<<"app source"
+}
+
+sandboxed_app() {
+	ws_project app app <<-EOF
+	  build:
+	    command: '$1'
+	    sandbox:
+	      allow:
+	        read: ["src/"]
+	        write: ["dist/"]
+	EOF
+}
+
+test_expect_success 'a build granted what it reads and writes succeeds, and is cached' '
+	setup &&
+	sandboxed_app "mkdir -p dist && cat src/a.txt > dist/out.txt" &&
+	run_vx 0 run app#build &&
+	test "$(cat app/dist/out.txt)" = "app source" &&
+	rm -rf app/dist &&
+	run_vx 0 run app#build &&
+	test_grep "app#build: cache hit" "$OUT" &&
+	test "$(cat app/dist/out.txt)" = "app source"
+'
+
+test_expect_success 'writes outside the grants fail with EROFS and land nowhere' '
+	setup &&
+	sandboxed_app "echo x > ../../escape.txt; echo x > ../escape.txt; echo x > src/new.txt; echo x > /usr/escape.txt; exit 0" &&
+	run_vx 0 run app#build &&
+	test_grep "escape.txt: Read-only file system" "$OUT" &&
+	test_grep "src/new.txt: Read-only file system" "$OUT" &&
+	test_path_is_missing ../escape.txt &&
+	test_path_is_missing escape.txt &&
+	test_path_is_missing app/src/new.txt &&
+	test_path_is_missing /usr/escape.txt
+'
+
+test_expect_success 'a sibling project, a root file and ~/.ssh are unreadable' '
+	setup &&
+	mkdir -p "$HOME/.ssh" && echo "PRIVATE KEY" >"$HOME/.ssh/id_rsa" &&
+	sandboxed_app "cat ../lib/secret.txt; cat ../root-secret.txt; cat \$HOME/.ssh/id_rsa; echo done" &&
+	run_vx 0 run app#build &&
+	test_grep "lib/secret.txt: No such file or directory" "$OUT" &&
+	test_grep "root-secret.txt: No such file or directory" "$OUT" &&
+	test_grep ! "lib secret" "$OUT" &&
+	test_grep ! "root secret" "$OUT" &&
+	test_grep ! "PRIVATE KEY" "$OUT"
+'
+
+test_expect_success 'the environment is scrubbed; a credential-looking passThrough is exit 2' '
+	setup &&
+	sandboxed_app "echo token=\$MY_API_TOKEN home=\$HOME" &&
+	MY_API_TOKEN=s3cret run_vx 0 run app#build &&
+	test_grep "token= home=" "$OUT" &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "echo token=$MY_API_TOKEN"
+	    env: {passThrough: [MY_API_TOKEN]}
+	    sandbox: {allow: {write: ["dist/"]}}
+	EOF
+	MY_API_TOKEN=s3cret run_vx 2 run app#build &&
+	test_grep "passes MY_API_TOKEN into its sandbox, and it looks like a credential" "$ERR"
+'
+
+test_expect_success 'TMPDIR is private to the task, empty, and gone afterwards' '
+	setup &&
+	sandboxed_app "ls -A \$TMPDIR | grep -v . ; test -z \"\$(ls -A \$TMPDIR | grep -v ^ws\$)\" && echo empty-tmp; touch \$TMPDIR/mine-\$\$; echo tmp=\$TMPDIR" &&
+	before=$(ls -A /tmp | wc -l) &&
+	run_vx 0 run app#build --force &&
+	run_vx 0 run app#build --force &&
+	test "$(grep -c empty-tmp "$OUT")" = 1 &&
+	test -z "$(ls /tmp | grep "^mine-")"
+'
+
+test_expect_success 'SIGINT to vx reaches the trap of a task inside its sandbox' '
+	setup &&
+	sandboxed_app "trap \"echo got-int > dist/trapped; exit 0\" INT; mkdir -p dist; echo started > dist/started; sleep 30 & wait" &&
+	set -m &&
+	{ "$VX" run app#build >out 2>err & vx=$!; } &&
+	test_wait_for app/dist/started &&
+	kill -INT $vx &&
+	rc=0 && { wait $vx || rc=$?; } &&
+	test "$rc" = 130 &&
+	test_path_is_file app/dist/trapped
+'
+
+test_expect_success 'kill -9 of vx leaves no process of the task behind' '
+	setup &&
+	sandboxed_app "mkdir -p dist; echo started > dist/started; exec sleep 4242" &&
+	set -m &&
+	{ "$VX" run app#build >out 2>err & vx=$!; } &&
+	test_wait_for app/dist/started &&
+	pgrep -f "^sleep 4242\$" >/dev/null &&
+	kill -9 $vx &&
+	{ wait $vx || true; } &&
+	for i in 1 2 3 4 5 6 7 8 9 10; do pgrep -f "^sleep 4242\$" >/dev/null || break; sleep 0.2; done &&
+	! pgrep -f "^sleep 4242\$" &&
+	! grep -q "$TEST_DIR" /proc/mounts
+'
+
+test_expect_success 'a task with no sandbox: still sees everything (the sandbox is opt-in)' '
+	setup &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build: { command: "cat ../lib/secret.txt" }
+	EOF
+	run_vx 0 run app#build &&
+	test_grep "lib secret" "$OUT"
+'
+
+test_done
