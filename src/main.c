@@ -8,6 +8,7 @@
 #include "orchestrator/cache_cmd.h"
 #include "orchestrator/info.h"
 #include "orchestrator/run.h"
+#include "orchestrator/sandbox_job.h"
 #include "util/die.h"
 
 static const char USAGE[] =
@@ -17,9 +18,10 @@ static const char USAGE[] =
 	"  graph TASK... [--format dot|json] the task graph, without running anything\n"
 	"  info                              platform, sandbox and tracer availability\n"
 	"  cache stats|clean|prune           the local cache: size and entries; remove all; evict to maxSize\n"
+	"  sandbox show TASK                 the exact bwrap argv a sandboxed task would run under\n"
 	"  version                           the version of vx\n"
 	"\n"
-	"Not built yet (they exit 2 and say so): watch, sandbox show.\n"
+	"Not built yet (it exits 2 and says so): watch.\n"
 	"`vx VERB --help` describes each verb.\n";
 
 /* Removes every "-C DIR" (and "-CDIR") from argv and enters each DIR in turn,
@@ -76,7 +78,9 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(verb, "cache"))
 		return cache_main(argc - 1, argv + 1);
-	if (!strcmp(verb, "watch") || !strcmp(verb, "sandbox")) {
+	if (!strcmp(verb, "sandbox"))
+		return sandbox_show_main(argc - 1, argv + 1);
+	if (!strcmp(verb, "watch")) {
 		error("vx %s is not built yet in this version (%s)", verb, VX_VERSION);
 		return 2;
 	}

@@ -114,12 +114,11 @@ static int spawn_actions(posix_spawn_file_actions_t *fa, void *data)
 	return sandbox_spawn_actions(sjob->fds, sjob->n_fds, sjob->signal_rd, fa);
 }
 
-int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job)
+/* Builds node i's request into req. Returns 0, or -1 with one line in err. */
+static int request_for(struct sandbox_jobs *sj, size_t i, struct sandbox_request *req, struct strbuf *err)
 {
 	const struct task_node *t = sj->g->nodes.v[i];
 	const struct sandbox_cfg *sb = t->cfg->sandbox;
-	if (!sb || !job->argv)
-		return 0;
 	const struct workspace *ws = sj->ws;
 	const struct project *p = ws->projects.v[t->project];
 	struct strvec nested = STRVEC_INIT, reads = STRVEC_INIT, writes = STRVEC_INIT, dep_outs = STRVEC_INIT,
@@ -192,9 +191,27 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job)
 			.n_vx = vxenv.n,
 		},
 	};
+	int rc = sandbox_request_build(&in, req, err);
+	strvec_clear(&nested);
+	strvec_clear(&reads);
+	strvec_clear(&writes);
+	strvec_clear(&dep_outs);
+	strvec_clear(&keyed);
+	strvec_clear(&define);
+	strvec_clear(&pass);
+	strvec_clear(&secrets);
+	strvec_clear(&vxenv);
+	return rc;
+}
+
+int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job)
+{
+	const struct task_node *t = sj->g->nodes.v[i];
+	if (!t->cfg->sandbox || !job->argv)
+		return 0;
 	struct sandbox_job *sjob = &sj->jobs[i];
 	struct strbuf err = STRBUF_INIT;
-	int rc = sandbox_request_build(&in, &sjob->req, &err);
+	int rc = request_for(sj, i, &sjob->req, &err);
 	if (rc) {
 		fprintf(stderr, "vx: %s: sandbox refused: %s\n", t->id, err.buf);
 		job->reason = "its sandbox could not be built (see above)";
@@ -232,15 +249,6 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job)
 		}
 	}
 	strbuf_release(&err);
-	strvec_clear(&nested);
-	strvec_clear(&reads);
-	strvec_clear(&writes);
-	strvec_clear(&dep_outs);
-	strvec_clear(&keyed);
-	strvec_clear(&define);
-	strvec_clear(&pass);
-	strvec_clear(&secrets);
-	strvec_clear(&vxenv);
 	return rc;
 }
 
@@ -270,4 +278,96 @@ void sandbox_jobs_release(struct sandbox_jobs *sj)
 	free(sj->jobs);
 	free(sj->bwrap);
 	free(sj->setsid);
+}
+
+static const char SHOW_USAGE[] =
+	"usage: vx sandbox show TASK [--platform linux|darwin]\n"
+	"\n"
+	"Prints, for each project's TASK that declares sandbox:, the exact bwrap argv it\n"
+	"would run under, one element per line. Building the request expands glob grants\n"
+	"against the tree as it is now and may create the directories write grants name\n"
+	"(as a run would); placeholder files are removed again.\n";
+
+int sandbox_show_main(int argc, char **argv)
+{
+	const char *task = NULL, *platform = "linux";
+	if (argc < 2 || strcmp(argv[1], "show")) {
+		fputs(SHOW_USAGE, argc >= 2 && !strcmp(argv[1], "--help") ? stdout : stderr);
+		return argc >= 2 && !strcmp(argv[1], "--help") ? 0 : 2;
+	}
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--help")) {
+			fputs(SHOW_USAGE, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--platform") && i + 1 < argc) {
+			platform = argv[++i];
+		} else if (!strncmp(argv[i], "--platform=", 11)) {
+			platform = argv[i] + 11;
+		} else if (!task && argv[i][0] != '-') {
+			task = argv[i];
+		} else {
+			error("vx sandbox show: unexpected \"%s\"", argv[i]);
+			fputs(SHOW_USAGE, stderr);
+			return 2;
+		}
+	}
+	if (!task) {
+		fputs(SHOW_USAGE, stderr);
+		return 2;
+	}
+	if (!strcmp(platform, "darwin")) {
+		error("vx sandbox show --platform darwin: the Seatbelt profile is not built yet in this version");
+		return 2;
+	}
+	if (strcmp(platform, "linux")) {
+		error("--platform takes linux or darwin, not \"%s\"", platform);
+		return 2;
+	}
+	char *cwd = path_absolute(".");
+	struct workspace *ws = workspace_load(cwd);
+	free(cwd);
+	if (!ws)
+		return 2;
+	struct graph g;
+	char *tasks[] = {(char *)task};
+	int rc = graph_build(&g, ws, tasks, 1, NULL) ? 2 : 0;
+	struct sandbox_jobs sj;
+	memset(&sj, 0, sizeof sj);
+	if (!rc && sandbox_jobs_init(&sj, ws, &g, NULL))
+		rc = 2;
+	char *cache_dir = getenv("VX_CACHE_DIR") && *getenv("VX_CACHE_DIR") ? path_absolute(getenv("VX_CACHE_DIR"))
+									    : path_join(ws->root, ws->cfg->cache_dir);
+	sj.cache_dir = cache_dir;
+	size_t shown = 0;
+	for (size_t i = 0; !rc && i < g.nodes.n; i++) {
+		const struct task_node *t = g.nodes.v[i];
+		if (!t->requested || !t->cfg->sandbox || !t->command)
+			continue;
+		struct sandbox_request req;
+		struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+		if (request_for(&sj, i, &req, &err)) {
+			error("%s: sandbox refused: %s", t->id, err.buf);
+			rc = 2;
+		} else {
+			sandbox_show(&req, t->command, &out);
+			printf("# %s\n%s", t->id, out.buf);
+			for (size_t k = 0; k < req.notes.n; k++)
+				printf("# note: %s\n", req.notes.v[k]);
+			sandbox_request_sweep(&req);
+			sandbox_request_release(&req);
+			shown++;
+		}
+		strbuf_release(&err);
+		strbuf_release(&out);
+	}
+	if (!rc && !shown) {
+		error("no selected %s task declares sandbox:", task);
+		rc = 2;
+	}
+	free(cache_dir);
+	if (sj.jobs)
+		sandbox_jobs_release(&sj);
+	graph_free(&g);
+	workspace_free(ws);
+	return rc;
 }

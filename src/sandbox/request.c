@@ -544,11 +544,19 @@ static int assemble(struct builder *b)
 	if (!held) {
 		req->cwd_denied = true;
 		mount_add(req, SANDBOX_DIR, NULL, b->proj);
-		strvec_pushf(&req->notes,
-			     "no grant holds the project dir %s: the task runs in an empty "
-			     "directory (grant '.' "
-			     "in allow.read to see it)",
-			     b->proj);
+		/* Grants inside the project (src/, dist/) show through the empty
+		 * cwd, which is what such a task wants; only a cwd with nothing
+		 * granted under it is worth a note. */
+		bool inside = false;
+		for (size_t i = 0; i < b->reads.n && !inside; i++)
+			inside = b->reads.v[i].exists && path_is_within(b->proj, b->reads.v[i].path);
+		for (size_t i = 0; i < b->rw_dirs.n && !inside; i++)
+			inside = path_is_within(b->proj, b->rw_dirs.v[i]);
+		if (!inside)
+			strvec_pushf(&req->notes,
+				     "no grant holds the project dir %s: the task runs in an empty "
+				     "directory (grant '.' in allow.read to see it)",
+				     b->proj);
 	}
 	mounts_tidy(req);
 	return 0;
