@@ -522,7 +522,7 @@ static int assemble(struct builder *b)
 			mount_add(req, SANDBOX_RO, g->path, g->path);
 	}
 	for (size_t i = 0; i < b->rw_dirs.n; i++) {
-		int fd;
+		int fd = -1;
 		if (open_rw(b, b->rw_dirs.v[i], &fd))
 			return -1;
 		struct sandbox_mount m = {SANDBOX_RW, xstrdup(b->rw_dirs.v[i]),
