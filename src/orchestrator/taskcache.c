@@ -402,6 +402,8 @@ enum cache_status taskcache_probe(struct taskcache *tc, size_t i)
 		entry_close(&e);
 		return tc->status[i] = CACHE_HIT;
 	}
+	if (tc->verbose)
+		explain_miss(tc, i); /* the dry run's "why" */
 	return tc->status[i] = (r == ENTRY_BAD ? CACHE_BAD : CACHE_MISS);
 }
 

@@ -80,7 +80,11 @@ test_expect_success '-v names what changed since the last run' '
 	echo "more" >>lib/src/a.txt &&
 	run_vx 0 run build -j1 -v &&
 	test_grep "lib#build: cache miss since [0-9a-f]*: lib/src/a.txt changed" "$ERR" &&
-	test_grep "app#build: cache miss since [0-9a-f]*: dependency lib#build changed" "$ERR"
+	test_grep "app#build: cache miss since [0-9a-f]*: dependency lib#build changed" "$ERR" &&
+	echo "again" >>lib/src/a.txt &&
+	run_vx 0 run build --dry-run -v &&
+	test_grep "lib#build: cache miss since [0-9a-f]*: lib/src/a.txt changed" "$ERR" &&
+	test "$(runs lib)" = 2
 '
 
 test_expect_success 'a failing task is not saved' '

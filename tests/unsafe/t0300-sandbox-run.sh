@@ -126,6 +126,56 @@ test_expect_success 'kill -9 of vx leaves no process of the task behind' '
 	! grep -q "$TEST_DIR" /proc/mounts
 '
 
+test_expect_success 'the outputs of the tasks it depends on are readable; their sources are not' '
+	setup &&
+	ws_project lib lib <<-'\''EOF'\'' &&
+	  build: { command: "mkdir -p dist && echo lib-out > dist/out.txt" }
+	EOF
+	ws_project app app lib <<-'\''EOF'\'' &&
+	  build:
+	    dependsOn: ["^build"]
+	    command: "cat ../lib/dist/out.txt; cat ../lib/secret.txt; true"
+	    sandbox: {allow: {write: ["dist/"]}}
+	EOF
+	run_vx 0 run app#build &&
+	test_grep "app#build: lib-out" "$OUT" &&
+	test_grep "lib/secret.txt: No such file or directory" "$OUT"
+'
+
+test_expect_success 'a linked workspace package the key does not fold is withheld from a cached task' '
+	setup &&
+	write_file lib/index.js <<<"lib code" &&
+	mkdir -p app/node_modules/@x &&
+	ln -s ../../../lib app/node_modules/@x/lib &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "cat node_modules/@x/lib/index.js; true"
+	    sandbox: {allow: {read: ["node_modules/"], write: ["dist/"]}}
+	EOF
+	run_vx 0 run app#build &&
+	test_grep ! "app#build: lib code" "$OUT" &&
+	ws_project app app lib <<-'\''EOF'\'' &&
+	  build:
+	    dependsOn: ["^build"]
+	    command: "cat node_modules/@x/lib/index.js; true"
+	    sandbox: {allow: {read: ["node_modules/"], write: ["dist/"]}}
+	EOF
+	run_vx 0 run app#build &&
+	test_grep "app#build: lib code" "$OUT"
+'
+
+test_expect_success 'vx sandbox show prints the argv a task would run under' '
+	setup &&
+	sandboxed_app "true" &&
+	run_vx 0 sandbox show app#build &&
+	test_grep "^# app#build$" "$OUT" &&
+	test_grep "^--unshare-all$" "$OUT" &&
+	test_grep "^--cap-drop$" "$OUT" &&
+	test_grep "^--remount-ro$" "$OUT" &&
+	run_vx 2 sandbox show app#build --platform darwin &&
+	test_grep "Seatbelt profile is not built yet" "$ERR"
+'
+
 test_expect_success 'a task with no sandbox: still sees everything (the sandbox is opt-in)' '
 	setup &&
 	ws_project app app <<-'\''EOF'\'' &&
