@@ -64,13 +64,10 @@ int cache_main(int argc, char **argv)
 		fputs(USAGE, stderr);
 		return 2;
 	}
-	char *cwd = path_absolute(".");
-	struct workspace *ws = workspace_load(cwd);
-	free(cwd);
+	struct workspace *ws = workspace_load_here();
 	if (!ws)
 		return 2;
-	const char *env = getenv("VX_CACHE_DIR");
-	char *dir = env && *env ? path_absolute(env) : path_join(ws->root, ws->cfg->cache_dir);
+	char *dir = workspace_cache_dir(ws);
 	if (max < 0)
 		max = ws->cfg->cache_max_size;
 	workspace_free(ws);

@@ -323,9 +323,7 @@ int sandbox_show_main(int argc, char **argv)
 		error("--platform takes linux or darwin, not \"%s\"", platform);
 		return 2;
 	}
-	char *cwd = path_absolute(".");
-	struct workspace *ws = workspace_load(cwd);
-	free(cwd);
+	struct workspace *ws = workspace_load_here();
 	if (!ws)
 		return 2;
 	struct graph g;
@@ -335,8 +333,7 @@ int sandbox_show_main(int argc, char **argv)
 	memset(&sj, 0, sizeof sj);
 	if (!rc && sandbox_jobs_init(&sj, ws, &g, NULL))
 		rc = 2;
-	char *cache_dir = getenv("VX_CACHE_DIR") && *getenv("VX_CACHE_DIR") ? path_absolute(getenv("VX_CACHE_DIR"))
-									    : path_join(ws->root, ws->cfg->cache_dir);
+	char *cache_dir = workspace_cache_dir(ws);
 	sj.cache_dir = cache_dir;
 	size_t shown = 0;
 	for (size_t i = 0; !rc && i < g.nodes.n; i++) {

@@ -57,11 +57,7 @@ int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struc
 	tc->write = write;
 	tc->verbose = verbose;
 	tc->level = ws->cfg->cache_compression;
-	const char *env = getenv("VX_CACHE_DIR");
-	if (env && *env)
-		tc->dir = path_absolute(env);
-	else
-		tc->dir = path_join(ws->root, ws->cfg->cache_dir);
+	tc->dir = workspace_cache_dir(ws);
 	size_t n = g->nodes.n + 1;
 	tc->keys = xcalloc(n, sizeof *tc->keys);
 	tc->inputs = xcalloc(n, sizeof *tc->inputs);

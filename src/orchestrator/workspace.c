@@ -488,3 +488,19 @@ fail:
 	workspace_free(ws);
 	return NULL;
 }
+
+struct workspace *workspace_load_here(void)
+{
+	char *cwd = path_absolute(".");
+	struct workspace *ws = workspace_load(cwd);
+	free(cwd);
+	return ws;
+}
+
+char *workspace_cache_dir(const struct workspace *ws)
+{
+	const char *env = getenv("VX_CACHE_DIR");
+	if (env && *env)
+		return path_absolute(env);
+	return path_join(ws->root, ws->cfg->cache_dir);
+}

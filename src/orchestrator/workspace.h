@@ -38,6 +38,12 @@ struct workspace {
 struct workspace *workspace_load(const char *start_dir);
 void workspace_free(struct workspace *ws);
 
+/* workspace_load from the current directory (after any -C). */
+struct workspace *workspace_load_here(void);
+/* Returns the cache directory, absolute: VX_CACHE_DIR when set, else the
+ * workspace's cache.dir under its root. Caller frees. */
+char *workspace_cache_dir(const struct workspace *ws);
+
 /* Returns the project's index by name ("//" also names the root project), or -1. */
 long workspace_find(const struct workspace *ws, const char *name);
 /* Returns the package.json script named name of p, or NULL. */
