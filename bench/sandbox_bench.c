@@ -2,7 +2,7 @@
  * argv, spawn, wait, sweep) against 100 bare `bwrap --ro-bind / / true`, in
  * one run, and against bwrap with the same argv running /bin/true directly.
  * Not built by CMake; after a build of vxcore:
- *   cc -O2 -std=c11 -D_GNU_SOURCE -Isrc tests/bench/sandbox_bench.c build/libvxcore.a \
+ *   cc -O2 -std=c11 -D_GNU_SOURCE -Isrc bench/sandbox_bench.c (run it with bench/sandbox) build/libvxcore.a \
  *      $(pkg-config --libs libxxhash libzstd libcjson yaml-0.1) -o /tmp/sandbox_bench
  *   /tmp/sandbox_bench 100 */
 #include <errno.h>

@@ -2,7 +2,7 @@
  * restore of a 100 MiB output, and what fsync costs per small entry.
  * Not built by CMake; run from the worktree after a Release build:
  *   cmake -S . -B build-rel -DCMAKE_BUILD_TYPE=Release && cmake --build build-rel
- *   cc -O2 -D_GNU_SOURCE -DVX_VERSION='"bench"' -Isrc tests/bench/cache_bench.c \
+ *   cc -O2 -D_GNU_SOURCE -DVX_VERSION='"bench"' -Isrc bench/cache_bench.c \
  *      build-rel/libvxcore.a -lzstd -lxxhash -lcjson -lyaml -o /tmp/cache_bench
  *   /tmp/cache_bench [DIR]   (DIR: where to work, default /tmp) */
 #include <fcntl.h>
