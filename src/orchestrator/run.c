@@ -351,7 +351,13 @@ static int run_before(struct job *job, void *ctx)
 static int run_after(struct job *job, void *ctx)
 {
 	struct run_hooks *rh = ctx;
-	sandbox_jobs_done(rh->sj, taskcache_node_of(rh->tc, job));
+	size_t i = taskcache_node_of(rh->tc, job);
+	/* A violation fails a task that exited 0, and such a task is never
+	 * saved: judged before the cache sees it. */
+	int verdict = sandbox_jobs_judge(rh->sj, i, job);
+	sandbox_jobs_done(rh->sj, i);
+	if (verdict < 0)
+		return -1;
 	return taskcache_after(job, rh->tc);
 }
 
@@ -424,8 +430,9 @@ int run_main(int argc, char **argv)
 	char **commands = xcalloc(n + 1, sizeof *commands);
 	for (size_t i = 0; i < n; i++)
 		commands[i] = jobs[i].argv ? jobs[i].argv[2] : NULL;
-	if (taskcache_open(&tc, ws, &g, !o.force && !o.no_cache, !o.no_cache, o.dry_run != 0, o.verbose) ||
-	    taskcache_keys(&tc, commands)) {
+	int opened = taskcache_open(&tc, ws, &g, !o.force && !o.no_cache, !o.no_cache, o.dry_run != 0, o.verbose);
+	tc.traced = sj.strace != NULL;
+	if (opened || taskcache_keys(&tc, commands)) {
 		status = 2;
 	} else if (o.dry_run) {
 		print_dry_run(&g, jobs, &tc, o.dry_run);

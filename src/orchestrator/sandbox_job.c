@@ -20,6 +20,8 @@
 #include "sandbox/probe.h"
 #include "util/path.h"
 #include "util/strbuf.h"
+#include "violations/judge.h"
+#include "violations/report.h"
 
 extern char **environ;
 
@@ -82,6 +84,15 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 	sj->bwrap = xstrdup(p.path);
 	probe_free(&p);
 	sj->setsid = probe_which("setsid");
+	struct probe st;
+	probe_strace(&st);
+	if (st.works)
+		sj->strace = xstrdup(st.path);
+	else
+		warning("sandboxed tasks run untraced this run (the walls still hold, but no violation "
+			"can be reported): %s",
+			st.reason ? st.reason : "strace does not work");
+	probe_free(&st);
 	if (!sj->setsid)
 		return error("%s declares sandbox:, and setsid(1) is not on PATH (apt-get install util-linux)",
 			     first->id);
@@ -117,6 +128,7 @@ static int spawn_actions(posix_spawn_file_actions_t *fa, void *data)
 /* Builds node i's request into req. Returns 0, or -1 with one line in err. */
 static int request_for(struct sandbox_jobs *sj, size_t i, struct sandbox_request *req, struct strbuf *err)
 {
+	const char *trace_dir = sj->jobs ? sj->jobs[i].trace_dir : NULL;
 	const struct task_node *t = sj->g->nodes.v[i];
 	const struct sandbox_cfg *sb = t->cfg->sandbox;
 	const struct workspace *ws = sj->ws;
@@ -167,6 +179,8 @@ static int request_for(struct sandbox_jobs *sj, size_t i, struct sandbox_request
 		.bwrap = sj->bwrap,
 		.shell = "/bin/sh",
 		.setsid = sj->setsid,
+		.strace = trace_dir ? sj->strace : NULL,
+		.trace_dir = trace_dir,
 		.nested_dirs = (const char *const *)nested.v,
 		.n_nested = nested.n,
 		.allow_read = (const char *const *)reads.v,
@@ -210,6 +224,13 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job)
 	if (!t->cfg->sandbox || !job->argv)
 		return 0;
 	struct sandbox_job *sjob = &sj->jobs[i];
+	if (sj->strace) {
+		char tmpl[] = "/tmp/vx-trace-XXXXXX";
+		if (mkdtemp(tmpl))
+			sjob->trace_dir = xstrdup(tmpl);
+		else
+			warning("%s: runs untraced: cannot make a trace directory: %s", t->id, strerror(errno));
+	}
 	struct strbuf err = STRBUF_INIT;
 	int rc = request_for(sj, i, &sjob->req, &err);
 	if (rc) {
@@ -252,9 +273,80 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job)
 	return rc;
 }
 
+int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
+{
+	struct sandbox_job *sjob = &sj->jobs[i];
+	if (!sjob->built || !sjob->trace_dir)
+		return 0;
+	const struct task_node *t = sj->g->nodes.v[i];
+	const struct project *p = sj->ws->projects.v[t->project];
+	const struct sandbox_cfg *sb = t->cfg->sandbox;
+	struct strvec ir = STRVEC_INIT, iw = STRVEC_INIT, inputs = STRVEC_INIT;
+	lstr_list(&sb->ignore_read, &ir);
+	lstr_list(&sb->ignore_write, &iw);
+	lstr_list(&t->cfg->input_files, &inputs);
+	struct judge_input in = {
+		.project_dir = sjob->req.cwd,
+		.workspace_root = sj->ws->root,
+		.home = getenv("HOME"),
+		.tmpdir = "/tmp",
+		.ignore_read = (const char *const *)ir.v,
+		.n_ignore_read = ir.n,
+		.ignore_write = (const char *const *)iw.v,
+		.n_ignore_write = iw.n,
+		.withheld = (const char *const *)sjob->req.withheld.v,
+		.n_withheld = sjob->req.withheld.n,
+		.cached = taskcache_cacheable(t),
+		.input_files = (const char *const *)inputs.v,
+		.n_input_files = inputs.n,
+		.inputs_explicit = (t->cfg->set & TF_INPUT_FILES) != 0,
+	};
+	char *log = path_join(sjob->trace_dir, "log");
+	struct verdict v;
+	judge_trace(&in, log, &v);
+	free(log);
+	bool succeeded = job->state == JOB_SUCCEEDED;
+	int rc = 0;
+	if (v.violations.n || (!succeeded && (v.notes.n || v.fix_read.n))) {
+		struct strbuf out = STRBUF_INIT;
+		char *yaml = p->cfg && p->cfg != sj->ws->cfg ? path_relative(sj->ws->root, p->cfg->path)
+							    : xasprintf("%s/vx.yaml", p->rel);
+		report_text(t->id, yaml, t->task, &in, &v, &out);
+		fputs(out.buf, stderr);
+		strbuf_release(&out);
+		free(yaml);
+	}
+	if (succeeded && v.violations.n) {
+		static char reason[64];
+		snprintf(reason, sizeof reason, "%zu sandbox violation%s", v.violations.n,
+			 v.violations.n == 1 ? "" : "s");
+		job->reason = reason;
+		rc = -1;
+	} else if (succeeded && v.incomplete) {
+		fprintf(stderr, "%s: the trace ended before the command did (its tracer died or was killed): "
+				"failed, and not cached\n",
+			t->id);
+		job->reason = "incomplete trace";
+		rc = -1;
+	}
+	verdict_release(&v);
+	strvec_clear(&ir);
+	strvec_clear(&iw);
+	strvec_clear(&inputs);
+	return rc;
+}
+
 void sandbox_jobs_done(struct sandbox_jobs *sj, size_t i)
 {
 	struct sandbox_job *sjob = &sj->jobs[i];
+	if (sjob->trace_dir) {
+		char *log = path_join(sjob->trace_dir, "log");
+		unlink(log);
+		free(log);
+		rmdir(sjob->trace_dir);
+		free(sjob->trace_dir);
+		sjob->trace_dir = NULL;
+	}
 	if (sjob->signal_rd >= 0) {
 		close(sjob->signal_rd);
 		sjob->signal_rd = -1;
@@ -278,6 +370,7 @@ void sandbox_jobs_release(struct sandbox_jobs *sj)
 	free(sj->jobs);
 	free(sj->bwrap);
 	free(sj->setsid);
+	free(sj->strace);
 }
 
 static const char SHOW_USAGE[] =

@@ -16,6 +16,7 @@ struct sandbox_jobs {
 	const struct graph *g;
 	const char *cache_dir;
 	char *bwrap, *setsid;        /* found on vx's PATH once, before any task runs */
+	char *strace;                /* found and probed once; NULL: tasks run untraced */
 	struct sandbox_job *jobs;     /* per node */
 };
 
@@ -29,6 +30,7 @@ struct sandbox_job {
 	int own_fds[SANDBOX_MAX_FDS]; /* copies of sources moved above fd 9, ours to close */
 	size_t n_own;
 	struct strvec argv;
+	char *trace_dir;             /* the host dir strace writes into; removed after judging */
 };
 
 /* Checks, before anything runs, that every sandboxed task of g can have its
@@ -44,6 +46,11 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
  * sandbox: is left alone), or -1 with job->reason set and the reason printed
  * (the task fails; it never runs unprotected). */
 int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job);
+/* After node i ran under strace: judges its trace, prints the violations,
+ * notes and fix of a task that had any or failed, and returns -1 when a
+ * task that exited 0 must fail (a violation, or a trace that ended before
+ * the command did); 0 otherwise (also for an untraced task). */
+int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job);
 /* After node i ran: removes placeholders it left untouched and frees its
  * request. */
 void sandbox_jobs_done(struct sandbox_jobs *sj, size_t i);

@@ -178,6 +178,8 @@ static void fold_key(struct taskcache *tc, size_t i, const char *command, const 
 		struct strbuf sb = STRBUF_INIT;
 		sandbox_text(t->cfg->sandbox, &sb);
 		key_add_str(&k, "sandbox", sb.buf);
+		key_add_int(&k, "traced", tc->traced);
+		strbuf_addf(&sb, "traced=%d\n", tc->traced);
 		add_fact(facts, "//sandbox", sb.buf);
 		strbuf_release(&sb);
 	} else {

@@ -31,6 +31,8 @@ struct taskcache {
 	bool read, write;       /* --force clears read; --no-cache clears both */
 	int verbose;
 	bool dry_run;           /* write nothing: no store created, no stat cache saved */
+	bool traced;            /* sandboxed tasks run under strace this run: part of their key,
+				 * so an entry saved untraced never answers a traced run */
 	char *dir;              /* the store's directory, absolute */
 	struct store store;     /* opened by taskcache_open when read or write */
 	bool store_open;

@@ -24,6 +24,23 @@ static const char *const os_roots[] = {"/usr",	 "/bin",    "/sbin", "/lib", "/li
  * signalled: it dies, and bwrap, pid 1 of the namespace, takes every
  * process left with it. The fds 4..9 bwrap mounted from are closed first, so the
  * command holds no fd on a host mount. */
+const char *const *sandbox_trace_flags(void)
+{
+	/* The calls the judge needs (docs/violations.md): every path-taking
+	 * call that can be refused, the process tree (-f needs clone/fork for
+	 * the parent of each pid), chdir and the dup family so relative paths
+	 * resolve. -q, not -qq: strace 6.1's -qq drops the "+++ exited" lines
+	 * that tell a complete trace from one whose tracer died. */
+	static const char *const flags[] = {
+		"STRACE", "-f", "-q", "-DD", "--seccomp-bpf", "-e", "signal=none", "-e",
+		"trace=openat,open,creat,execve,execveat,access,faccessat,faccessat2,readlink,readlinkat,"
+		"chdir,fchdir,mkdir,mkdirat,rename,renameat,renameat2,link,linkat,symlink,symlinkat,unlink,"
+		"unlinkat,rmdir,truncate,utimensat,clone,clone3,fork,vfork,dup,dup2,dup3,fcntl",
+		NULL,
+	};
+	return flags;
+}
+
 static void script(const struct sandbox_request *req, size_t n_fds, struct strbuf *sb)
 {
 	if (n_fds) {
@@ -37,7 +54,16 @@ static void script(const struct sandbox_request *req, size_t n_fds, struct strbu
 		"{ trap '' TERM INT HUP QUIT USR1 USR2; while read -r s; do "
 		"kill -s \"$s\" -- \"-$p\" || kill -s \"$s\" \"$p\"; done; "
 		"kill -s KILL -- \"-$p\" || kill -s KILL \"$p\"; } <&3 >/dev/null 2>&1 &\n");
-	strbuf_addf(sb, "exec %s %s -c \"$1\" vx-task 3<&-\n", req->setsid, req->shell);
+	strbuf_addf(sb, "exec %s ", req->setsid);
+	if (req->strace) {
+		/* -DD: the tracer is a grandchild in a process group of its own,
+		 * so the command keeps this pid and the relayed signals reach
+		 * the command, not strace. The flags are trace.c's. */
+		for (const char *const *f = sandbox_trace_flags(); *f; f++)
+			strbuf_addf(sb, "%s ", strcmp(*f, "STRACE") ? *f : req->strace);
+		strbuf_addf(sb, "-o %s ", SANDBOX_TRACE_LOG);
+	}
+	strbuf_addf(sb, "%s -c \"$1\" vx-task 3<&-\n", req->shell);
 }
 
 void sandbox_argv(const struct sandbox_request *req, const char *command, struct strvec *argv,
@@ -117,6 +143,14 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 	if (req->hermetic) {
 		strvec_push(argv, "--remount-ro");
 		strvec_push(argv, "/");
+	}
+	if (req->trace_dir) {
+		/* On the private /tmp, after every mask: writable by the tracer
+		 * (and, being inside, by the task: the report is at the task's
+		 * mercy, the walls are not). */
+		strvec_push(argv, "--bind");
+		strvec_push(argv, req->trace_dir);
+		strvec_push(argv, SANDBOX_TRACE_DIR);
 	}
 	strvec_push(argv, "--clearenv");
 	for (size_t i = 0; i < req->env.n; i++) {

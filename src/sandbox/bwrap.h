@@ -20,6 +20,10 @@ struct sandbox_fd {
 };
 #define SANDBOX_MAX_FDS 6
 
+/* The strace argv between the program and -o (the first element, "STRACE",
+ * stands for the strace path), NULL-terminated: what a traced task runs under. */
+const char *const *sandbox_trace_flags(void);
+
 /* Appends to argv the whole command vx spawns: bwrap, its mounts, the
  * environment (--clearenv --setenv …), --chdir, and the shell that runs
  * command in its own session under the watcher. Fills fds (room for

@@ -661,6 +661,10 @@ static int build(struct builder *b)
 	b->req->shell = xstrdup(in->shell ? in->shell : "/bin/sh");
 	b->req->setsid = in->setsid ? xstrdup(in->setsid) : probe_which("setsid");
 	b->req->hermetic = in->hermetic;
+	if (in->strace && in->trace_dir) {
+		b->req->strace = xstrdup(in->strace);
+		b->req->trace_dir = xstrdup(in->trace_dir);
+	}
 	if (!b->req->setsid)
 		return fail(b, "setsid is not installed (apt-get install util-linux): the task's "
 			       "signals need it");
@@ -710,6 +714,8 @@ void sandbox_request_release(struct sandbox_request *req)
 	free(req->bwrap);
 	free(req->shell);
 	free(req->setsid);
+	free(req->strace);
+	free(req->trace_dir);
 	for (size_t i = 0; i < req->mounts.n; i++) {
 		free(req->mounts.v[i].src);
 		free(req->mounts.v[i].dst);

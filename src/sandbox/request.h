@@ -25,6 +25,9 @@ struct sandbox_input {
 	const char *bwrap;  /* bwrap found on vx's PATH at startup (probe_which); NULL: missing */
 	const char *shell;  /* /bin/sh or the sh found at startup; NULL: "/bin/sh" */
 	const char *setsid; /* setsid(1) found at startup; NULL: looked up on vx's PATH now */
+	const char *strace; /* strace found and probed at startup; NULL: run untraced */
+	const char *trace_dir; /* with strace: a host dir of vx's (0700) bound at
+				* SANDBOX_TRACE_DIR inside, where strace writes its log */
 	const char *const *
 	    nested_dirs; /* every project dir in the workspace (walls; the task's own is skipped) */
 	size_t n_nested;
@@ -73,8 +76,13 @@ struct sandbox_placeholder {
 };
 
 /* Filled by sandbox_request_build, in this order; read by bwrap.c. */
+/* Where the trace log's directory is bound inside (on the private /tmp). */
+#define SANDBOX_TRACE_DIR "/tmp/.vx-trace"
+#define SANDBOX_TRACE_LOG SANDBOX_TRACE_DIR "/log"
+
 struct sandbox_request {
 	char *bwrap, *shell, *setsid; /* copied from the input (setsid looked up when not given) */
+	char *strace, *trace_dir;     /* copied: the command runs under strace when set */
 	bool hermetic;		      /* copied: the base is the OS roots, not "/" */
 	VEC(struct sandbox_mount)
 	mounts;		   /* in bwrap order: parents before children, remounts last */

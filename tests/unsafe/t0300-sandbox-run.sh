@@ -54,7 +54,9 @@ test_expect_success 'a build granted what it reads and writes succeeds, and is c
 test_expect_success 'writes outside the grants fail with EROFS and land nowhere' '
 	setup &&
 	sandboxed_app "echo x > ../../escape.txt; echo x > ../escape.txt; echo x > src/new.txt; echo x > /usr/escape.txt; exit 0" &&
-	run_vx 0 run app#build &&
+	run_vx 1 run app#build &&
+	test_grep "violation: write app/src/new.txt (openat EROFS)" "$ERR" &&
+	test_grep "note: a write outside the project was refused: /usr/escape.txt" "$ERR" &&
 	test_grep "escape.txt: Read-only file system" "$OUT" &&
 	test_grep "src/new.txt: Read-only file system" "$OUT" &&
 	test_path_is_missing ../escape.txt &&
@@ -152,8 +154,11 @@ test_expect_success 'a linked workspace package the key does not fold is withhel
 	    command: "cat node_modules/@x/lib/index.js; true"
 	    sandbox: {allow: {read: ["node_modules/"], write: ["dist/"]}}
 	EOF
-	run_vx 0 run app#build &&
+	run_vx 1 run app#build &&
 	test_grep ! "app#build: lib code" "$OUT" &&
+	test_grep "violation: read app/node_modules/@x/lib/index.js" "$ERR" &&
+	test_grep "withheld lib .*add a dependsOn edge" "$ERR" &&
+	test_grep ! "fix: add to app/vx.yaml tasks.build.sandbox.allow.read" "$ERR" &&
 	ws_project app app lib <<-'\''EOF'\'' &&
 	  build:
 	    dependsOn: ["^build"]

@@ -1,0 +1,123 @@
+#!/bin/bash
+# Violations (SPEC §4, §5): a sandboxed task traced by strace inside the
+# wall fails for every refused access inside its project, even when its
+# command swallowed the error and exited 0, is never cached, and is told the
+# exact grant that would have allowed it.
+. "$VX_SOURCE_DIR/tests/integration/lib.sh"
+
+if ! bwrap --unshare-all --die-with-parent --ro-bind / / true 2>/dev/null ||
+	! strace -f -q -e trace=execve -o /dev/null true 2>/dev/null; then
+	if [ "${VX_REQUIRE_SANDBOX:-0}" = 1 ]; then
+		echo "not ok - bwrap or strace cannot run here, and VX_REQUIRE_SANDBOX=1"
+		echo "0 passed, 1 failed"
+		exit 1
+	fi
+	echo "# SKIP: bwrap or strace cannot run on this machine (set VX_REQUIRE_SANDBOX=1 to fail instead)"
+	echo "0 passed, 0 failed"
+	exit 0
+fi
+
+# app: src/ readable, dist/ writable; notes.txt and gen.sh exist but are not granted.
+setup() {
+	ws_root <<-'EOF'
+	tasks:
+	  build:
+	    outputs: ["dist/**"]
+	EOF
+	write_file app/src/a.txt <<<"app source" &&
+	echo "notes" >app/notes.txt &&
+	printf '#!/bin/sh\necho gen\n' >app/gen.sh && chmod +x app/gen.sh &&
+	ln -s src/a.txt app/cfg
+}
+
+app_task() {
+	ws_project app app <<-EOF
+	  build:
+	    command: '$1'
+	    sandbox:
+	      allow:
+	        read: [$2]
+	        write: ["dist/"]
+	EOF
+}
+
+test_expect_success 'a swallowed read fails the task, is reported with its fix, and is never cached' '
+	setup &&
+	app_task "mkdir -p dist; cat notes.txt || echo fallback" "\"src/\"" &&
+	run_vx 1 run app#build &&
+	test_grep "app#build: fallback" "$OUT" &&
+	test_grep "app#build: failed (1 sandbox violation)" "$OUT" &&
+	test_grep "^app#build: violation: read app/notes.txt (openat ENOENT)$" "$ERR" &&
+	test_grep "^app#build: fix: add to app/vx.yaml tasks.build.sandbox.allow.read: \[\"notes.txt\"\]$" "$ERR" &&
+	run_vx 1 run app#build &&
+	test_grep ! "cache hit" "$OUT"
+'
+
+test_expect_success 'the fix applied: the next run passes, and the one after hits' '
+	setup &&
+	app_task "mkdir -p dist; cat notes.txt > dist/n.txt" "\"src/\", \"notes.txt\"" &&
+	run_vx 0 run app#build &&
+	test_grep ! "violation" "$ERR" &&
+	run_vx 0 run app#build &&
+	test_grep "app#build: cache hit" "$OUT"
+'
+
+test_expect_success 'a forked child'"'"'s hidden read and a read after cd are reported by their real path' '
+	setup &&
+	app_task "(cat notes.txt &) ; wait; cd src && cat ../gen.sh; true" "\"src/\"" &&
+	run_vx 1 run app#build &&
+	test_grep "violation: read app/notes.txt" "$ERR" &&
+	test_grep "violation: read app/gen.sh" "$ERR"
+'
+
+test_expect_success 'a probe (test -x) and a readlink of hidden paths are violations' '
+	setup &&
+	app_task "test -x ./gen.sh || echo no-gen; readlink cfg || echo no-link" "\"src/\"" &&
+	run_vx 1 run app#build &&
+	test_grep "violation: read app/gen.sh (faccessat2\\?\\? ENOENT)\\|violation: read app/gen.sh (" "$ERR" &&
+	test_grep "violation: read app/cfg (readlink" "$ERR"
+'
+
+test_expect_success 'a file missing on the host, mkdir -p of a granted dir, and a write outside the project are no violations' '
+	setup &&
+	app_task "cat nothing-here.txt; mkdir -p dist/sub/deeper; echo x > ../outside.txt; true" "\"src/\"" &&
+	run_vx 0 run app#build &&
+	test_grep ! "violation" "$ERR" &&
+	test_path_is_missing outside.txt
+'
+
+test_expect_success 'a write into the project that no grant covers is a violation with a write fix' '
+	setup &&
+	app_task "echo x > out.txt; true" "\"src/\"" &&
+	run_vx 1 run app#build &&
+	test_grep "violation: write app/out.txt" "$ERR" &&
+	test_grep "fix: add to app/vx.yaml tasks.build.sandbox.allow.write: \[\"./\"\]" "$ERR"
+'
+
+test_expect_success 'sandbox.ignore silences a refusal in the report, never in enforcement' '
+	setup &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "cat notes.txt > /dev/null || echo refused"
+	    sandbox:
+	      allow: {read: ["src/"], write: ["dist/"]}
+	      ignore: {read: ["notes.txt"]}
+	EOF
+	run_vx 0 run app#build &&
+	test_grep "app#build: refused" "$OUT" &&
+	test_grep ! "violation" "$ERR"
+'
+
+test_expect_success 'a cached task with explicit inputs is told to key a newly granted read' '
+	setup &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "cat notes.txt; true"
+	    inputs: {files: ["src/**"]}
+	    sandbox: {allow: {read: ["src/"], write: ["dist/"]}}
+	EOF
+	run_vx 1 run app#build &&
+	test_grep "fix: add to app/vx.yaml tasks.build.inputs.files: \[\"notes.txt\"\]" "$ERR"
+'
+
+test_done
