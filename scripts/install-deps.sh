@@ -9,7 +9,8 @@ packages=(
 	build-essential cmake pkg-config git ca-certificates
 	libyaml-dev libcjson-dev libxxhash-dev xxhash libzstd-dev zstd
 	libcurl4-openssl-dev
-	bubblewrap strace socat
+	bubblewrap strace socat util-linux
+	jq
 	clang libclang-rt-14-dev
 )
 

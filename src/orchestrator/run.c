@@ -3,6 +3,7 @@
  * task. Nothing runs until the whole configuration has been checked. */
 #include "orchestrator/run.h"
 
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include "orchestrator/workspace.h"
 #include "util/path.h"
 #include "util/strbuf.h"
+#include "violations/report.h"
 
 extern char **environ;
 
@@ -36,6 +38,7 @@ struct run_opts {
 	char *summary_path;      /* --summarize=FILE; NULL: .vx/runs/<id>.json */
 	enum output_logs logs;
 	int verbose;
+	const char *report;      /* text, json, sarif, github */
 	struct strvec args;      /* after "--" */
 	const char *format;      /* graph: dot or json */
 };
@@ -66,6 +69,8 @@ static const char RUN_USAGE[] =
 	"      --dry-run[=json]   print what would run and hit, with keys; run nothing\n"
 	"      --summarize[=FILE] write the run summary JSON (default .vx/runs/<id>.json)\n"
 	"      --output-logs MODE full|errors-only|hash-only|none\n"
+	"      --report MODE      text|json|sarif|github: failures, violations and fixes\n"
+	"                         (json, sarif: one document on stdout; the run's lines go to stderr)\n"
 	"  -v, --verbose          say more\n"
 	"  -C DIR                 run as if started in DIR\n"
 	"  -- ARGS                appended, shell-quoted, to the requested tasks' commands\n";
@@ -166,10 +171,10 @@ static int parse_opts(int argc, char **argv, bool graph, struct run_opts *o)
 			o->summary_path = optarg ? xstrdup(optarg) : NULL;
 			break;
 		case OPT_REPORT:
-			if (strcmp(optarg, "text"))
-				return error("--report %s comes with the violation reports and is not built yet; "
-					     "text is the default",
-					     optarg);
+			if (strcmp(optarg, "text") && strcmp(optarg, "json") && strcmp(optarg, "sarif") &&
+			    strcmp(optarg, "github"))
+				return error("--report takes text, json, sarif or github, not \"%s\"", optarg);
+			o->report = optarg;
 			break;
 		case 'v':
 			o->verbose++;
@@ -361,6 +366,62 @@ static int run_after(struct job *job, void *ctx)
 	return taskcache_after(job, rh->tc);
 }
 
+static const char *job_state_name(enum job_state st)
+{
+	switch (st) {
+	case JOB_SUCCEEDED: return "succeeded";
+	case JOB_CACHED: return "cached";
+	case JOB_FAILED: return "failed";
+	case JOB_NOOP: return "noop";
+	default: return "skipped";
+	}
+}
+
+/* Prints the --report json|sarif|github document of a finished run. */
+static void print_report(const char *mode, const struct graph *g, const struct job *jobs,
+			 const struct taskcache *tc, const struct sandbox_jobs *sj, FILE *out)
+{
+	size_t n = g->nodes.n;
+	struct task_report *tr = xcalloc(n + 1, sizeof *tr);
+	struct judge_input *ins = xcalloc(n + 1, sizeof *ins);
+	char **yamls = xcalloc(n + 1, sizeof *yamls);
+	for (size_t i = 0; i < n; i++) {
+		const struct task_node *t = g->nodes.v[i];
+		const struct project *p = g->ws->projects.v[t->project];
+		const struct job *j = &jobs[i];
+		const struct loc *l = t->cfg->sandbox ? &t->cfg->sandbox->loc : &t->cfg->loc;
+		yamls[i] = l->file ? path_relative(g->ws->root, l->file) : xasprintf("%s/vx.yaml", p->rel);
+		bool ran = j->state == JOB_SUCCEEDED || j->state == JOB_FAILED;
+		tr[i] = (struct task_report){
+			.id = t->id, .project = p->rel, .task = t->task, .status = job_state_name(j->state),
+			.cache = cache_status_name(tc->status[i]), .key = tc->keys[i], .yaml = yamls[i],
+			.line = l->line, .col = l->col, .ran = ran,
+			.exit_code = j->state == JOB_FAILED && !j->exit_code ? 1 : j->exit_code,
+			.command_exit_code = j->exit_code, .duration_ms = j->duration_ms,
+		};
+		if (sj->jobs && sj->jobs[i].judged) {
+			ins[i] = sandbox_jobs_report_input(sj, i);
+			tr[i].in = &ins[i];
+			tr[i].v = &sj->jobs[i].verdict;
+		}
+	}
+	struct strbuf sb = STRBUF_INIT;
+	if (!strcmp(mode, "json"))
+		report_json(tr, n, &sb);
+	else if (!strcmp(mode, "sarif"))
+		report_sarif(tr, n, &sb);
+	else
+		report_github(tr, n, &sb);
+	fwrite(sb.buf, 1, sb.len, out);
+	fflush(out);
+	strbuf_release(&sb);
+	for (size_t i = 0; i < n; i++)
+		free(yamls[i]);
+	free(yamls);
+	free(ins);
+	free(tr);
+}
+
 static long long now_ms(void)
 {
 	struct timespec ts;
@@ -430,6 +491,17 @@ int run_main(int argc, char **argv)
 	char **commands = xcalloc(n + 1, sizeof *commands);
 	for (size_t i = 0; i < n; i++)
 		commands[i] = jobs[i].argv ? jobs[i].argv[2] : NULL;
+	/* A machine-readable report owns stdout: the run's own lines go to
+	 * stderr (the tasks' output is vx's to print, so it moves with them). */
+	bool machine = o.report && strcmp(o.report, "text") && strcmp(o.report, "github");
+	int report_fd = -1;
+	if (machine) {
+		fflush(stdout);
+		report_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+		if (report_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			die_errno("cannot set stdout aside for the report");
+	}
+	sj.quiet_report = o.report && strcmp(o.report, "text");
 	int opened = taskcache_open(&tc, ws, &g, !o.force && !o.no_cache, !o.no_cache, o.dry_run != 0, o.verbose);
 	tc.traced = sj.strace != NULL;
 	if (opened || taskcache_keys(&tc, commands)) {
@@ -463,11 +535,22 @@ int run_main(int argc, char **argv)
 			runlog_append(tc.dir, hits, misses);
 		if (o.summarize && summary_write(o.summary_path, &g, jobs, &tc, status, total) && !status)
 			status = 2;
+		if (o.report && strcmp(o.report, "text")) {
+			fflush(stdout);
+			if (report_fd >= 0 && dup2(report_fd, STDOUT_FILENO) < 0)
+				die_errno("cannot restore stdout for the report");
+			print_report(o.report, &g, jobs, &tc, &sj, stdout);
+		}
 		if (o.verbose)
 			fprintf(stderr, "vx: listed and hashed the inputs of %zu tasks in %lldms\n", n, tc.hash_ms);
 	}
 	taskcache_close(&tc);
 	sandbox_jobs_release(&sj);
+	if (report_fd >= 0) {
+		fflush(stdout);
+		dup2(report_fd, STDOUT_FILENO);
+		close(report_fd);
+	}
 	free(commands);
 	for (size_t i = 0; i < n; i++) {
 		strbuf_release(&jobs[i].log);

@@ -305,9 +305,10 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	struct verdict v;
 	judge_trace(&in, log, &v);
 	free(log);
+	sjob->project_dir = xstrdup(sjob->req.cwd);
 	bool succeeded = job->state == JOB_SUCCEEDED;
 	int rc = 0;
-	if (v.violations.n || (!succeeded && (v.notes.n || v.fix_read.n))) {
+	if (!sj->quiet_report && (v.violations.n || (!succeeded && (v.notes.n || v.fix_read.n)))) {
 		struct strbuf out = STRBUF_INIT;
 		char *yaml = p->cfg && p->cfg != sj->ws->cfg ? path_relative(sj->ws->root, p->cfg->path)
 							    : xasprintf("%s/vx.yaml", p->rel);
@@ -329,11 +330,23 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 		job->reason = "incomplete trace";
 		rc = -1;
 	}
-	verdict_release(&v);
+	sjob->verdict = v; /* kept for --report json|sarif|github */
+	sjob->judged = true;
 	strvec_clear(&ir);
 	strvec_clear(&iw);
 	strvec_clear(&inputs);
 	return rc;
+}
+
+struct judge_input sandbox_jobs_report_input(const struct sandbox_jobs *sj, size_t i)
+{
+	struct judge_input in = {
+		.project_dir = sj->jobs[i].project_dir,
+		.workspace_root = sj->ws->root,
+		.home = getenv("HOME"),
+		.tmpdir = "/tmp",
+	};
+	return in;
 }
 
 void sandbox_jobs_done(struct sandbox_jobs *sj, size_t i)
@@ -366,6 +379,9 @@ void sandbox_jobs_release(struct sandbox_jobs *sj)
 	for (size_t i = 0; sj->jobs && i < sj->g->nodes.n; i++) {
 		sandbox_jobs_done(sj, i);
 		strvec_clear(&sj->jobs[i].argv);
+		if (sj->jobs[i].judged)
+			verdict_release(&sj->jobs[i].verdict);
+		free(sj->jobs[i].project_dir);
 	}
 	free(sj->jobs);
 	free(sj->bwrap);

@@ -10,6 +10,7 @@
 #include "orchestrator/scheduler.h"
 #include "sandbox/bwrap.h"
 #include "sandbox/request.h"
+#include "violations/judge.h"
 
 struct sandbox_jobs {
 	const struct workspace *ws;
@@ -17,6 +18,7 @@ struct sandbox_jobs {
 	const char *cache_dir;
 	char *bwrap, *setsid;        /* found on vx's PATH once, before any task runs */
 	char *strace;                /* found and probed once; NULL: tasks run untraced */
+	bool quiet_report;           /* --report json|sarif|github: no text report lines */
 	struct sandbox_job *jobs;     /* per node */
 };
 
@@ -31,7 +33,13 @@ struct sandbox_job {
 	size_t n_own;
 	struct strvec argv;
 	char *trace_dir;             /* the host dir strace writes into; removed after judging */
+	bool judged;                 /* verdict holds the judge's word (sandbox_jobs_judge) */
+	struct verdict verdict;
+	char *project_dir;           /* canonical, as judged: report paths are made from it */
 };
+
+/* The judge's input for node i's report (paths borrowed from sj). */
+struct judge_input sandbox_jobs_report_input(const struct sandbox_jobs *sj, size_t i);
 
 /* Checks, before anything runs, that every sandboxed task of g can have its
  * sandbox: bwrap works here (the probe), and no task asks for what is not

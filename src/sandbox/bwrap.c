@@ -13,7 +13,10 @@ static const char *const os_roots[] = {"/usr",	 "/bin",    "/sbin", "/lib", "/li
 /* Runs inside, as `sh -c SCRIPT vx-sandbox COMMAND`. A watcher forked first
  * relays each signal name read from fd 3 to the task's process group (its
  * pid, after setsid), and SIGKILLs it when fd 3 closes (vx is gone); it
- * ignores the relayed signals itself. Then the shell execs setsid and the
+ * ignores the relayed signals itself. It is forked from a subshell that
+ * exits at once, so it is bwrap's pid 1's child, not the command's: strace,
+ * which the shell becomes, waits for every child it has (it hung waiting
+ * for a watcher that only ends when vx closes fd 3). Then the shell execs setsid and the
  * command in place of itself: the command is not an asynchronous list, so
  * SIGINT and SIGQUIT are not ignored in it and its own `trap ... INT` works
  * (POSIX makes an async list inherit them ignored, and a non-interactive
@@ -32,7 +35,7 @@ const char *const *sandbox_trace_flags(void)
 	 * resolve. -q, not -qq: strace 6.1's -qq drops the "+++ exited" lines
 	 * that tell a complete trace from one whose tracer died. */
 	static const char *const flags[] = {
-		"STRACE", "-f", "-q", "-DD", "--seccomp-bpf", "-e", "signal=none", "-e",
+		"STRACE", "-f", "-q", "-I3", "--seccomp-bpf", "-e", "signal=none", "-e",
 		"trace=openat,open,creat,execve,execveat,access,faccessat,faccessat2,readlink,readlinkat,"
 		"chdir,fchdir,mkdir,mkdirat,rename,renameat,renameat2,link,linkat,symlink,symlinkat,unlink,"
 		"unlinkat,rmdir,truncate,utimensat,clone,clone3,fork,vfork,dup,dup2,dup3,fcntl",
@@ -51,14 +54,17 @@ static void script(const struct sandbox_request *req, size_t n_fds, struct strbu
 	}
 	strbuf_addstr(
 	    sb, "p=$$\n"
-		"{ trap '' TERM INT HUP QUIT USR1 USR2; while read -r s; do "
+		"( { trap '' TERM INT HUP QUIT USR1 USR2; while read -r s; do "
 		"kill -s \"$s\" -- \"-$p\" || kill -s \"$s\" \"$p\"; done; "
-		"kill -s KILL -- \"-$p\" || kill -s KILL \"$p\"; } <&3 >/dev/null 2>&1 &\n");
+		"kill -s KILL -- \"-$p\" || kill -s KILL \"$p\"; } <&3 >/dev/null 2>&1 & )\n");
 	strbuf_addf(sb, "exec %s ", req->setsid);
 	if (req->strace) {
-		/* -DD: the tracer is a grandchild in a process group of its own,
-		 * so the command keeps this pid and the relayed signals reach
-		 * the command, not strace. The flags are trace.c's. */
+		/* strace stays the parent of the command (and pid 2, bwrap's
+		 * child), so it has written every line before bwrap tears the
+		 * namespace down; with -DD the detached tracer was killed by that
+		 * teardown before writing the command's exit record, about one
+		 * run in five. -I3 blocks fatal signals in strace: the relayed
+		 * signal reaches the command's trap, strace outlives it. */
 		for (const char *const *f = sandbox_trace_flags(); *f; f++)
 			strbuf_addf(sb, "%s ", strcmp(*f, "STRACE") ? *f : req->strace);
 		strbuf_addf(sb, "-o %s ", SANDBOX_TRACE_LOG);

@@ -1,5 +1,6 @@
 #include "violations/report.h"
 
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,5 +77,248 @@ void report_text(const char *id, const char *yaml_rel, const char *task, const s
 		strbuf_addf(out, "%s: fix: add to %s tasks.%s.%s: ", id, yaml_rel, task, fixes[i].field);
 		add_list(out, fixes[i].list);
 		strbuf_addch(out, '\n');
+	}
+}
+
+static char *rel_path(const struct judge_input *in, const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	add_path(&sb, in, path);
+	return strbuf_detach(&sb, NULL);
+}
+
+static cJSON *string_array(const struct strvec *sv)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; i < sv->n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(sv->v[i]));
+	return a;
+}
+
+static char *print_json(cJSON *doc)
+{
+	char *s = cJSON_Print(doc);
+	cJSON_Delete(doc);
+	if (!s)
+		die("out of memory writing a report");
+	return s;
+}
+
+void report_json(const struct task_report *t, size_t n, struct strbuf *out)
+{
+	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddNumberToObject(doc, "version", 1);
+	cJSON *tasks = cJSON_AddArrayToObject(doc, "tasks");
+	for (size_t i = 0; i < n; i++) {
+		const struct task_report *r = &t[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "id", r->id);
+		cJSON_AddStringToObject(o, "project", r->project);
+		cJSON_AddStringToObject(o, "status", r->status);
+		if (r->ran) {
+			cJSON_AddNumberToObject(o, "exitCode", r->exit_code);
+			cJSON_AddNumberToObject(o, "commandExitCode", r->command_exit_code);
+		} else {
+			cJSON_AddNullToObject(o, "exitCode");
+			cJSON_AddNullToObject(o, "commandExitCode");
+		}
+		cJSON_AddStringToObject(o, "cache", r->cache);
+		cJSON_AddStringToObject(o, "key", r->key);
+		cJSON_AddNumberToObject(o, "durationMs", (double)r->duration_ms);
+		cJSON *viol = cJSON_AddArrayToObject(o, "violations");
+		cJSON *notes = cJSON_AddArrayToObject(o, "notes");
+		cJSON *fix = cJSON_AddObjectToObject(o, "fix");
+		cJSON *allow = cJSON_AddObjectToObject(fix, "allow");
+		cJSON *inputs = cJSON_AddObjectToObject(fix, "inputs");
+		cJSON *withheld = cJSON_AddArrayToObject(fix, "withheld");
+		if (r->v && r->in) {
+			for (size_t k = 0; k < r->v->violations.n; k++) {
+				const struct violation *x = &r->v->violations.v[k];
+				cJSON *e = cJSON_CreateObject();
+				char *p = rel_path(r->in, x->path);
+				cJSON_AddStringToObject(e, "op", x->write ? "write" : "read");
+				cJSON_AddStringToObject(e, "path", p);
+				cJSON_AddStringToObject(e, "syscall", x->syscall);
+				cJSON_AddStringToObject(e, "errno", errno_name(x->err));
+				cJSON_AddItemToArray(viol, e);
+				free(p);
+			}
+			for (size_t k = 0; k < r->v->notes.n; k++) {
+				const struct judge_note *x = &r->v->notes.v[k];
+				cJSON *e = cJSON_CreateObject();
+				char *p = rel_path(r->in, x->path);
+				cJSON_AddStringToObject(e, "kind", x->kind);
+				cJSON_AddStringToObject(e, "path", p);
+				char *text = xasprintf("%s outside the project was refused: %s",
+						       !strcmp(x->kind, "refused-write-outside") ? "a write" : "a read of a hidden path", p);
+				cJSON_AddStringToObject(e, "text", text);
+				cJSON_AddItemToArray(notes, e);
+				free(text);
+				free(p);
+			}
+			if (r->v->fix_read.n)
+				cJSON_AddItemToObject(allow, "read", string_array(&r->v->fix_read));
+			if (r->v->fix_write.n)
+				cJSON_AddItemToObject(allow, "write", string_array(&r->v->fix_write));
+			if (r->v->fix_inputs.n)
+				cJSON_AddItemToObject(inputs, "files", string_array(&r->v->fix_inputs));
+		}
+		for (size_t k = 0; k < r->n_withheld; k++)
+			cJSON_AddItemToArray(withheld, cJSON_CreateString(r->withheld[k]));
+		cJSON_AddItemToArray(tasks, o);
+	}
+	char *text = print_json(doc);
+	strbuf_addstr(out, text);
+	strbuf_addch(out, '\n');
+	free(text);
+}
+
+/* The fix of a task as one line: `allow.read: ["a"]; inputs.files: ["a"]`. */
+static void fix_line(const struct verdict *v, struct strbuf *sb)
+{
+	const struct {
+		const char *field;
+		const struct strvec *list;
+	} fixes[] = {{"sandbox.allow.read", &v->fix_read}, {"sandbox.allow.write", &v->fix_write},
+		     {"inputs.files", &v->fix_inputs}};
+	for (size_t i = 0; i < 3; i++) {
+		if (!fixes[i].list->n)
+			continue;
+		strbuf_addf(sb, "%s%s: ", sb->len ? "; " : "", fixes[i].field);
+		add_list(sb, fixes[i].list);
+	}
+}
+
+void report_sarif(const struct task_report *t, size_t n, struct strbuf *out)
+{
+	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddStringToObject(doc, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
+	cJSON_AddStringToObject(doc, "version", "2.1.0");
+	cJSON *runs = cJSON_AddArrayToObject(doc, "runs");
+	cJSON *run = cJSON_CreateObject();
+	cJSON_AddItemToArray(runs, run);
+	cJSON *driver = cJSON_AddObjectToObject(cJSON_AddObjectToObject(run, "tool"), "driver");
+	cJSON_AddStringToObject(driver, "name", "vx");
+	cJSON_AddStringToObject(driver, "version", VX_VERSION);
+	cJSON *rules = cJSON_AddArrayToObject(driver, "rules");
+	static const char *const rule_ids[] = {"vx/sandbox-read", "vx/sandbox-write"};
+	static const char *const rule_text[] = {
+		"A sandboxed task read a path in its project that no grant allows",
+		"A sandboxed task wrote a path in its project that no grant allows"};
+	for (int i = 0; i < 2; i++) {
+		cJSON *r = cJSON_CreateObject();
+		cJSON_AddStringToObject(r, "id", rule_ids[i]);
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(r, "shortDescription"), "text", rule_text[i]);
+		cJSON_AddItemToArray(rules, r);
+	}
+	cJSON *results = cJSON_AddArrayToObject(run, "results");
+	for (size_t i = 0; i < n; i++) {
+		const struct task_report *r = &t[i];
+		if (!r->v || !r->in)
+			continue;
+		for (size_t k = 0; k < r->v->violations.n; k++) {
+			const struct violation *x = &r->v->violations.v[k];
+			char *p = rel_path(r->in, x->path);
+			cJSON *res = cJSON_CreateObject();
+			cJSON_AddStringToObject(res, "ruleId", rule_ids[x->write]);
+			cJSON_AddNumberToObject(res, "ruleIndex", x->write);
+			cJSON_AddStringToObject(res, "level", "error");
+			char *msg = xasprintf("%s: %s %s refused (%s %s)", r->id, x->write ? "write" : "read", p,
+					      x->syscall, errno_name(x->err));
+			cJSON_AddStringToObject(cJSON_AddObjectToObject(res, "message"), "text", msg);
+			free(msg);
+			cJSON *loc = cJSON_CreateObject();
+			cJSON *phys = cJSON_AddObjectToObject(loc, "physicalLocation");
+			cJSON_AddStringToObject(cJSON_AddObjectToObject(phys, "artifactLocation"), "uri", r->yaml);
+			cJSON *region = cJSON_AddObjectToObject(phys, "region");
+			cJSON_AddNumberToObject(region, "startLine", r->line > 0 ? r->line : 1);
+			cJSON_AddNumberToObject(region, "startColumn", r->col > 0 ? r->col : 1);
+			cJSON_AddItemToArray(cJSON_AddArrayToObject(res, "locations"), loc);
+			struct strbuf fl = STRBUF_INIT;
+			fix_line(r->v, &fl);
+			if (fl.len) {
+				cJSON *fix = cJSON_CreateObject();
+				char *d = xasprintf("add to %s tasks.%s.%s", r->yaml, r->task, fl.buf);
+				cJSON_AddStringToObject(cJSON_AddObjectToObject(fix, "description"), "text", d);
+				free(d);
+				/* The edit itself is YAML the user places; SARIF needs at
+				 * least the artifact it changes. */
+				cJSON *change = cJSON_CreateObject();
+				cJSON_AddStringToObject(cJSON_AddObjectToObject(change, "artifactLocation"), "uri", r->yaml);
+				cJSON *rep = cJSON_CreateObject();
+				cJSON *del = cJSON_AddObjectToObject(rep, "deletedRegion");
+				cJSON_AddNumberToObject(del, "startLine", r->line > 0 ? r->line : 1);
+				cJSON_AddNumberToObject(del, "startColumn", r->col > 0 ? r->col : 1);
+				cJSON_AddNumberToObject(del, "endColumn", r->col > 0 ? r->col : 1);
+				cJSON_AddStringToObject(cJSON_AddObjectToObject(rep, "insertedContent"), "text", fl.buf);
+				cJSON_AddItemToArray(cJSON_AddArrayToObject(change, "replacements"), rep);
+				cJSON_AddItemToArray(cJSON_AddArrayToObject(fix, "artifactChanges"), change);
+				cJSON_AddItemToArray(cJSON_AddArrayToObject(res, "fixes"), fix);
+			}
+			strbuf_release(&fl);
+			cJSON_AddItemToArray(results, res);
+			free(p);
+		}
+	}
+	char *text = print_json(doc);
+	strbuf_addstr(out, text);
+	strbuf_addch(out, '\n');
+	free(text);
+}
+
+/* Workflow command data: '%', CR and LF escaped; properties also ',' and ':'. */
+static void gh_escape(struct strbuf *sb, const char *s, bool property)
+{
+	for (; *s; s++) {
+		if (*s == '%')
+			strbuf_addstr(sb, "%25");
+		else if (*s == '\r')
+			strbuf_addstr(sb, "%0D");
+		else if (*s == '\n')
+			strbuf_addstr(sb, "%0A");
+		else if (property && *s == ':')
+			strbuf_addstr(sb, "%3A");
+		else if (property && *s == ',')
+			strbuf_addstr(sb, "%2C");
+		else
+			strbuf_addch(sb, *s);
+	}
+}
+
+void report_github(const struct task_report *t, size_t n, struct strbuf *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct task_report *r = &t[i];
+		size_t nv = r->v && r->in ? r->v->violations.n : 0;
+		for (size_t k = 0; k < nv; k++) {
+			const struct violation *x = &r->v->violations.v[k];
+			char *p = rel_path(r->in, x->path);
+			struct strbuf msg = STRBUF_INIT, fl = STRBUF_INIT;
+			fix_line(r->v, &fl);
+			strbuf_addf(&msg, "%s %s %s refused (%s %s)", r->id, x->write ? "write" : "read", p, x->syscall,
+				    errno_name(x->err));
+			if (fl.len)
+				strbuf_addf(&msg, ". Fix: add to %s tasks.%s.%s", r->yaml, r->task, fl.buf);
+			strbuf_addstr(out, "::error file=");
+			gh_escape(out, r->yaml, true);
+			strbuf_addf(out, ",line=%d,col=%d,title=", r->line > 0 ? r->line : 1, r->col > 0 ? r->col : 1);
+			gh_escape(out, "vx sandbox violation", true);
+			strbuf_addstr(out, "::");
+			gh_escape(out, msg.buf, false);
+			strbuf_addch(out, '\n');
+			strbuf_release(&msg);
+			strbuf_release(&fl);
+			free(p);
+		}
+		if (!nv && !strcmp(r->status, "failed")) {
+			strbuf_addstr(out, "::error file=");
+			gh_escape(out, r->yaml, true);
+			strbuf_addstr(out, ",title=vx task failed::");
+			struct strbuf msg = STRBUF_INIT;
+			strbuf_addf(&msg, "%s failed (exit %d)", r->id, r->exit_code);
+			gh_escape(out, msg.buf, false);
+			strbuf_release(&msg);
+			strbuf_addch(out, '\n');
+		}
 	}
 }

@@ -14,4 +14,31 @@
 void report_text(const char *id, const char *yaml_rel, const char *task, const struct judge_input *in,
 		 const struct verdict *v, struct strbuf *out);
 
+/* One task of a run, as the machine-readable reports see it. Strings are
+ * borrowed. */
+struct task_report {
+	const char *id, *project, *task; /* project: workspace-relative dir */
+	const char *status;              /* succeeded, cached, failed, skipped, noop */
+	const char *cache;               /* hit, miss, disabled */
+	const char *key;
+	const char *yaml;                /* the task's vx.yaml, workspace-relative */
+	int line, col;                   /* its sandbox: key there; 0 when none */
+	bool ran;                        /* exit codes below are real */
+	int exit_code, command_exit_code;
+	long long duration_ms;
+	const struct judge_input *in;    /* NULL: untraced (no sandbox, or a hit) */
+	const struct verdict *v;
+	const char *const *withheld;     /* linked packages withheld, canonical */
+	size_t n_withheld;
+};
+
+/* SPEC §5 `--report json`: one document, {"version":1,"tasks":[...]}. */
+void report_json(const struct task_report *t, size_t n, struct strbuf *out);
+/* SARIF 2.1.0: one result per violation, located at the task's sandbox: line,
+ * the fix as a fixes[] entry. */
+void report_sarif(const struct task_report *t, size_t n, struct strbuf *out);
+/* GitHub Actions workflow commands: one ::error per violation, one ::error
+ * per other failed task. */
+void report_github(const struct task_report *t, size_t n, struct strbuf *out);
+
 #endif

@@ -45,9 +45,9 @@ static void test_argv(void)
 	    "/bin/sh\n-c\n"
 	    "exec 4<&-\n"
 	    "p=$$\n"
-	    "{ trap '' TERM INT HUP QUIT USR1 USR2; while read -r s; do "
+	    "( { trap '' TERM INT HUP QUIT USR1 USR2; while read -r s; do "
 	    "kill -s \"$s\" -- \"-$p\" || kill -s \"$s\" \"$p\"; done; "
-	    "kill -s KILL -- \"-$p\" || kill -s KILL \"$p\"; } <&3 >/dev/null 2>&1 &\n"
+	    "kill -s KILL -- \"-$p\" || kill -s KILL \"$p\"; } <&3 >/dev/null 2>&1 & )\n"
 	    "exec /usr/bin/setsid /bin/sh -c \"$1\" vx-task 3<&-\n"
 	    "\nvx-sandbox\nmake all\n");
 	struct strvec argv = STRVEC_INIT;

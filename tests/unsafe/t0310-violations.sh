@@ -64,7 +64,7 @@ test_expect_success 'the fix applied: the next run passes, and the one after hit
 
 test_expect_success 'a forked child'"'"'s hidden read and a read after cd are reported by their real path' '
 	setup &&
-	app_task "(cat notes.txt &) ; wait; cd src && cat ../gen.sh; true" "\"src/\"" &&
+	app_task "(cat notes.txt) & wait; cd src && cat ../gen.sh; true" "\"src/\"" &&
 	run_vx 1 run app#build &&
 	test_grep "violation: read app/notes.txt" "$ERR" &&
 	test_grep "violation: read app/gen.sh" "$ERR"
@@ -118,6 +118,38 @@ test_expect_success 'a cached task with explicit inputs is told to key a newly g
 	EOF
 	run_vx 1 run app#build &&
 	test_grep "fix: add to app/vx.yaml tasks.build.inputs.files: \[\"notes.txt\"\]" "$ERR"
+'
+
+test_expect_success '--report json: one document on stdout, the shape of SPEC section 5; the run'"'"'s lines on stderr' '
+	setup &&
+	app_task "mkdir -p dist; cat notes.txt || true" "\"src/\"" &&
+	run_vx 1 run app#build --report json &&
+	jq -e ".version == 1" "$OUT" &&
+	jq -e ".tasks[0].id == \"app#build\" and .tasks[0].status == \"failed\"" "$OUT" &&
+	jq -e ".tasks[0].exitCode == 1 and .tasks[0].commandExitCode == 0 and .tasks[0].cache == \"miss\"" "$OUT" &&
+	jq -e ".tasks[0].key | test(\"^[0-9a-f]{32}$\")" "$OUT" &&
+	jq -e ".tasks[0].violations[0] == {op: \"read\", path: \"app/notes.txt\", syscall: \"openat\", errno: \"ENOENT\"}" "$OUT" &&
+	jq -e ".tasks[0].fix.allow.read == [\"notes.txt\"]" "$OUT" &&
+	test_grep "app#build: failed (1 sandbox violation)" "$ERR"
+'
+
+test_expect_success '--report sarif: valid SARIF 2.1.0 shape, one result per violation at the sandbox: line, with a fix' '
+	setup &&
+	app_task "cat notes.txt; cat gen.sh; true" "\"src/\"" &&
+	run_vx 1 run app#build --report sarif &&
+	jq -e ".version == \"2.1.0\" and (.runs | length) == 1" "$OUT" &&
+	jq -e ".runs[0].tool.driver.name == \"vx\" and (.runs[0].tool.driver.rules | length) == 2" "$OUT" &&
+	jq -e "(.runs[0].results | length) == 2" "$OUT" &&
+	jq -e "[.runs[0].results[] | .ruleId == \"vx/sandbox-read\" and .level == \"error\" and (.message.text | length) > 0] | all" "$OUT" &&
+	jq -e "[.runs[0].results[].locations[0].physicalLocation | .artifactLocation.uri == \"app/vx.yaml\" and .region.startLine == 5] | all" "$OUT" &&
+	jq -e "[.runs[0].results[].fixes[0].description.text | test(\"allow.read\")] | all" "$OUT"
+'
+
+test_expect_success '--report github: an ::error workflow command per violation, at the task'"'"'s vx.yaml line' '
+	setup &&
+	app_task "cat notes.txt; true" "\"src/\"" &&
+	run_vx 1 run app#build --report github &&
+	test_grep "^::error file=app/vx.yaml,line=5,col=5,title=vx sandbox violation::app#build read app/notes.txt refused (openat ENOENT). Fix: add to app/vx.yaml tasks.build.sandbox.allow.read: \[\"notes.txt\"\]$" "$OUT"
 '
 
 test_done
