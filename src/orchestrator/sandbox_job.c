@@ -5,6 +5,7 @@
  * outputs of the task's dependencies exist only once they have run. */
 #include "orchestrator/sandbox_job.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -353,10 +354,17 @@ void sandbox_jobs_done(struct sandbox_jobs *sj, size_t i)
 {
 	struct sandbox_job *sjob = &sj->jobs[i];
 	if (sjob->trace_dir) {
-		char *log = path_join(sjob->trace_dir, "log");
-		unlink(log);
-		free(log);
-		rmdir(sjob->trace_dir);
+		/* The task could write here too: remove whatever it left (files
+		 * and links, by name; a directory it made stays, and says so). */
+		DIR *d = opendir(sjob->trace_dir);
+		struct dirent *de;
+		while (d && (de = readdir(d)))
+			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+				unlinkat(dirfd(d), de->d_name, 0);
+		if (d)
+			closedir(d);
+		if (rmdir(sjob->trace_dir))
+			warning("cannot remove %s: %s", sjob->trace_dir, strerror(errno));
 		free(sjob->trace_dir);
 		sjob->trace_dir = NULL;
 	}

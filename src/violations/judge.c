@@ -82,7 +82,9 @@ static char *fix_entry(const struct judge_input *in, const char *path, bool writ
 int judge_trace(const struct judge_input *in, const char *log_path, struct verdict *out)
 {
 	memset(out, 0, sizeof *out);
-	int fd = open(log_path, O_RDONLY | O_CLOEXEC);
+	/* The task can write the log's directory: never follow a link it
+	 * planted there to a host file. */
+	int fd = open(log_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0) {
 		out->incomplete = true;
 		return -1;

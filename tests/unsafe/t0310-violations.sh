@@ -120,6 +120,15 @@ test_expect_success 'a cached task with explicit inputs is told to key a newly g
 	test_grep "fix: add to app/vx.yaml tasks.build.inputs.files: \[\"notes.txt\"\]" "$ERR"
 '
 
+test_expect_success 'a task that swaps its trace log for a link fails closed, and vx never reads through the link' '
+	setup &&
+	app_task "ln -sf /etc/hostname /tmp/.vx-trace/log; true" "\"src/\"" &&
+	run_vx 1 run app#build &&
+	test_grep "app#build: the trace ended before the command did" "$ERR" &&
+	run_vx 1 run app#build &&
+	test_grep ! "cache hit" "$OUT"
+'
+
 test_expect_success '--report json: one document on stdout, the shape of SPEC section 5; the run'"'"'s lines on stderr' '
 	setup &&
 	app_task "mkdir -p dist; cat notes.txt || true" "\"src/\"" &&
