@@ -357,6 +357,22 @@ static int run_after(struct job *job, void *ctx)
 {
 	struct run_hooks *rh = ctx;
 	size_t i = taskcache_node_of(rh->tc, job);
+	const struct task_node *t = job->data;
+	if (t->cfg->sandbox) {
+		/* Two failures that are the setup's, not the task's: run it once
+		 * more (the scheduler decides whether there is time). This
+		 * attempt fails and is not saved either way: fail closed. */
+		const char *log = job->log.buf;
+		if (job->state == JOB_FAILED && !job->timed_out && strstr(log, "bwrap: Can't ") &&
+		    strstr(log, "No such file or directory"))
+			job->retry = "bwrap met a mount race while it set the sandbox up";
+		else if (rh->sj->strace && (!strncmp(log, "strace: ", 8) || strstr(log, "\nstrace: ")))
+			job->retry = "strace printed an error of its own, so the trace is broken";
+		if (job->retry) {
+			sandbox_jobs_done(rh->sj, i);
+			return -1;
+		}
+	}
 	/* A violation fails a task that exited 0, and such a task is never
 	 * saved: judged before the cache sees it. */
 	int verdict = sandbox_jobs_judge(rh->sj, i, job);

@@ -225,6 +225,9 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job)
 	if (!t->cfg->sandbox || !job->argv)
 		return 0;
 	struct sandbox_job *sjob = &sj->jobs[i];
+	if (!sjob->command)
+		sjob->command = xstrdup(job->argv[2]);
+	strvec_clear(&sjob->argv); /* a retry builds everything afresh */
 	if (sj->strace) {
 		char tmpl[] = "/tmp/vx-trace-XXXXXX";
 		if (mkdtemp(tmpl))
@@ -252,7 +255,7 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job)
 			sjob->signal_rd = fcntl(pfd[0], F_DUPFD_CLOEXEC, 10);
 			close(pfd[0]);
 			fcntl(pfd[1], F_SETFL, O_NONBLOCK);
-			sandbox_argv(&sjob->req, job->argv[2], &sjob->argv, sjob->fds, &sjob->n_fds);
+			sandbox_argv(&sjob->req, sjob->command, &sjob->argv, sjob->fds, &sjob->n_fds);
 			for (size_t k = 0; k < sjob->n_fds; k++) {
 				if (sjob->fds[k].from >= 10)
 					continue;
@@ -390,6 +393,7 @@ void sandbox_jobs_release(struct sandbox_jobs *sj)
 		if (sj->jobs[i].judged)
 			verdict_release(&sj->jobs[i].verdict);
 		free(sj->jobs[i].project_dir);
+		free(sj->jobs[i].command);
 	}
 	free(sj->jobs);
 	free(sj->bwrap);

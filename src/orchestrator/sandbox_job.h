@@ -33,6 +33,8 @@ struct sandbox_job {
 	size_t n_own;
 	struct strvec argv;
 	char *trace_dir;             /* the host dir strace writes into; removed after judging */
+	char *command;               /* what the first wrap ran (job->argv[2] then): a retry
+				      * wraps it again, not bwrap's argv */
 	bool judged;                 /* verdict holds the judge's word (sandbox_jobs_judge) */
 	struct verdict verdict;
 	char *project_dir;           /* canonical, as judged: report paths are made from it */

@@ -42,6 +42,8 @@ struct proc {
 	bool stopped;	   /* vx signalled it (interrupt, persistent exit), not the task */
 	size_t waiting;	   /* dependencies not yet ended */
 	size_t slot;	   /* its place in sched.live while RUNNING */
+	bool retried;	   /* already run a second time: its timeout counts from the first start */
+	long long first_start; /* the first attempt's start, for the timeout of a retry */
 };
 
 /* A binary min-heap of job indices: the ready queue hands out jobs in the
@@ -326,7 +328,10 @@ static void job_start(struct sched *s, size_t i)
 		return;
 	}
 	job->state = JOB_RUNNING;
-	p->term_at = job->timeout_ms > 0 ? job->start_ms + job->timeout_ms : NEVER;
+	if (!p->retried)
+		p->first_start = job->start_ms;
+	/* A retry runs in what is left of the task's timeout, not a new one. */
+	p->term_at = job->timeout_ms > 0 ? p->first_start + job->timeout_ms : NEVER;
 	p->kill_at = NEVER;
 	p->slot = s->running;
 	s->live[s->running++] = i;
@@ -405,11 +410,22 @@ static void job_reaped(struct sched *s, size_t i, int st)
 		job->reason = s->interrupted ? "interrupted" : "stopped: a persistent task exited";
 	}
 	p->pid = 0;
+	job->retry = NULL;
 	if (s->hooks && s->hooks->after && s->hooks->after(job, s->hooks->ctx) < 0 &&
 	    job->state == JOB_SUCCEEDED) {
 		job->state = JOB_FAILED;
 		if (!job->reason)
 			job->reason = "rejected after it exited 0";
+	}
+	/* Once, never when the run is stopping, and only with time left. */
+	if (job->retry && !p->retried && !s->stop_reason && !s->interrupted && !job->timed_out &&
+	    (job->timeout_ms <= 0 || now_ms(s) < p->first_start + job->timeout_ms)) {
+		output_job_note(&s->out, i, "running it once more: %s", job->retry);
+		p->retried = true;
+		job->reason = NULL;
+		strbuf_reset(&job->log);
+		job_start(s, i);
+		return;
 	}
 	output_job_end(&s->out, i);
 	bool persistent_exit = job->persistent && !p->stopped;

@@ -60,6 +60,11 @@ struct job {
 			      * the caller releases it */
 	const char *reason;  /* static text: why it failed or was skipped, or NULL;
 			      * a hook may set it before failing a job */
+	const char *retry;   /* set by the after hook: run the job once more, for
+			      * this reason (a sandbox's mount race, a broken
+			      * trace), within what is left of its timeout; the
+			      * scheduler does it at most once and never while
+			      * stopping, and clears this before each after hook */
 };
 
 struct scheduler_hooks {

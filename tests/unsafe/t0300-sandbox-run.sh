@@ -181,6 +181,41 @@ test_expect_success 'vx sandbox show prints the argv a task would run under' '
 	test_grep "Seatbelt profile is not built yet" "$ERR"
 '
 
+# The first attempt of src/flaky.sh prints $1 to stderr and exits $2; the
+# second prints second-attempt. (A real mount race cannot be provoked on
+# demand; the line is bwrap's own wording.)
+flaky_app() {
+	cat >app/src/flaky.sh <<-EOF &&
+	mkdir -p dist
+	if [ ! -f dist/once ]; then touch dist/once; echo "$1" >&2; exit $2; fi
+	echo second-attempt
+	EOF
+	sandboxed_app "sh src/flaky.sh"
+}
+
+test_expect_success 'a mount race at setup, or a broken trace, runs the task once more' '
+	setup &&
+	flaky_app "bwrap: Can'"'"'t mount tmpfs on /x: No such file or directory" 1 &&
+	run_vx 0 run app#build &&
+	test_grep "app#build: running it once more: bwrap met a mount race" "$OUT" &&
+	test_grep "app#build: second-attempt" "$OUT" &&
+	rm -rf app/dist &&
+	flaky_app "strace: oops" 0 &&
+	run_vx 0 run app#build &&
+	test_grep "running it once more: strace printed an error of its own" "$OUT" &&
+	test_grep "app#build: second-attempt" "$OUT"
+'
+
+test_expect_success 'a retry happens once at most' '
+	setup &&
+	cat >app/src/always.sh <<-EOF &&
+	echo "bwrap: Can'"'"'t mount tmpfs on /x: No such file or directory" >&2; exit 1
+	EOF
+	sandboxed_app "sh src/always.sh" &&
+	run_vx 1 run app#build &&
+	test "$(grep -c "running it once more" "$OUT")" = 1
+'
+
 test_expect_success 'a task with no sandbox: still sees everything (the sandbox is opt-in)' '
 	setup &&
 	ws_project app app <<-'\''EOF'\'' &&
