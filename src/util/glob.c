@@ -160,12 +160,15 @@ static bool is_escaped(const char *start, const char *p)
 	return n % 2;
 }
 
-/* Cuts a leading "./" (repeated) and trailing unescaped '/' from [*b, *e). */
-static void trim(const char **b, const char **e)
+/* Cuts a leading "./" (repeated) and trailing '/' from [*b, *e): in a
+ * pattern only an unescaped '/', in a path any, since a backslash escapes
+ * nothing in a path (a path "j" backslash "/" is the directory "j"
+ * backslash: found by fuzz_glob's oracle, "*{/,}" against it). */
+static void trim(const char **b, const char **e, bool pattern)
 {
 	while (*e - *b >= 2 && (*b)[0] == '.' && (*b)[1] == '/')
 		*b += 2;
-	while (*e > *b && (*e)[-1] == '/' && !is_escaped(*b, *e - 1))
+	while (*e > *b && (*e)[-1] == '/' && !(pattern && is_escaped(*b, *e - 1)))
 		(*e)--;
 }
 
@@ -365,8 +368,8 @@ static bool match_mode(const char *pat, const char *path, bool partial, size_t *
 			    .sb = path,
 			    .se = path + strlen(path),
 			    .partial = partial};
-	trim(&m.pb, &m.pe);
-	trim(&m.sb, &m.se);
+	trim(&m.pb, &m.pe, true);
+	trim(&m.sb, &m.se, false);
 
 	size_t groups = 0;
 	for (const char *q = memchr(m.pb, '{', (size_t)(m.pe - m.pb)); q;
@@ -512,7 +515,7 @@ int glob_expand_braces(const char *pat, struct strvec *out)
 int glob_check(const char *pat, const char **why, size_t *offset)
 {
 	const char *b = pat, *pe = pat + strlen(pat);
-	trim(&b, &pe);
+	trim(&b, &pe, true);
 	*offset = 0;
 	if (b == pe) {
 		*why = "empty pattern";

@@ -10,7 +10,9 @@ static size_t slot_of(const struct strmap *m, const char *key, size_t len)
 {
 	size_t mask = m->cap - 1;
 	size_t i = (size_t)XXH3_64bits(key, len) & mask;
-	while (m->slots[i].key && (strncmp(m->slots[i].key, key, len) || m->slots[i].key[len]))
+	/* Lengths first, then bytes: a lookup key may hold a NUL before len
+	 * (fuzz_strace), and a stored key must never be read past its end. */
+	while (m->slots[i].key && (m->slots[i].len != len || memcmp(m->slots[i].key, key, len)))
 		i = (i + 1) & mask;
 	return i;
 }
@@ -31,10 +33,12 @@ void strmap_put(struct strmap *m, const char *key, size_t value)
 {
 	if ((m->n + 1) * 4 > m->cap * 3)
 		grow(m);
-	size_t i = slot_of(m, key, strlen(key));
+	size_t len = strlen(key);
+	size_t i = slot_of(m, key, len);
 	if (!m->slots[i].key)
 		m->n++;
 	m->slots[i].key = key;
+	m->slots[i].len = len;
 	m->slots[i].value = value;
 }
 

@@ -7,6 +7,7 @@
 
 struct strmap_slot {
 	const char *key; /* borrowed: must outlive the map; NULL: empty slot */
+	size_t len;      /* strlen(key): a lookup by (bytes, length) compares it first */
 	size_t value;
 };
 
