@@ -250,3 +250,24 @@ test_process_gone() {
 		sleep 0.05
 	done
 }
+
+# require_sandbox [strace]: the unsafe tests' gate. When bwrap (and, with
+# "strace", strace) cannot run here, the script skips with the reason, or,
+# under VX_REQUIRE_SANDBOX=1 (CI), fails: a missing capability must never
+# pass silently where it is expected.
+require_sandbox() {
+	local missing=""
+	bwrap --unshare-all --die-with-parent --ro-bind / / true 2>/dev/null || missing="bwrap"
+	if [ "${1:-}" = strace ] && ! strace -f -q -e trace=execve -o /dev/null true 2>/dev/null; then
+		missing="${missing:+$missing and }strace"
+	fi
+	[ -z "$missing" ] && return 0
+	if [ "${VX_REQUIRE_SANDBOX:-0}" = 1 ]; then
+		echo "not ok - $missing cannot run here, and VX_REQUIRE_SANDBOX=1"
+		echo "0 passed, 1 failed"
+		exit 1
+	fi
+	echo "# SKIP: $missing cannot run on this machine (set VX_REQUIRE_SANDBOX=1 to fail instead)"
+	echo "0 passed, 0 failed"
+	exit 0
+}

@@ -3,16 +3,7 @@
 # sees and cannot touch, signals through the wall, nothing left behind.
 . "$VX_SOURCE_DIR/tests/integration/lib.sh"
 
-if ! bwrap --unshare-all --die-with-parent --ro-bind / / true 2>/dev/null; then
-	if [ "${VX_REQUIRE_SANDBOX:-0}" = 1 ]; then
-		echo "not ok - bwrap cannot build a sandbox here, and VX_REQUIRE_SANDBOX=1"
-		echo "0 passed, 1 failed"
-		exit 1
-	fi
-	echo "# SKIP: bwrap cannot build a sandbox on this machine (set VX_REQUIRE_SANDBOX=1 to fail instead)"
-	echo "0 passed, 0 failed"
-	exit 0
-fi
+require_sandbox
 
 # app reads its src/ and writes dist/; lib is a sibling with a secret.
 setup() {

@@ -5,17 +5,7 @@
 # exact grant that would have allowed it.
 . "$VX_SOURCE_DIR/tests/integration/lib.sh"
 
-if ! bwrap --unshare-all --die-with-parent --ro-bind / / true 2>/dev/null ||
-	! strace -f -q -e trace=execve -o /dev/null true 2>/dev/null; then
-	if [ "${VX_REQUIRE_SANDBOX:-0}" = 1 ]; then
-		echo "not ok - bwrap or strace cannot run here, and VX_REQUIRE_SANDBOX=1"
-		echo "0 passed, 1 failed"
-		exit 1
-	fi
-	echo "# SKIP: bwrap or strace cannot run on this machine (set VX_REQUIRE_SANDBOX=1 to fail instead)"
-	echo "0 passed, 0 failed"
-	exit 0
-fi
+require_sandbox strace
 
 # app: src/ readable, dist/ writable; notes.txt and gen.sh exist but are not granted.
 setup() {
