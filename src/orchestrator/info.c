@@ -10,16 +10,18 @@
 int info_main(int argc, char **argv)
 {
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		puts("usage: vx info\n\nPlatform, sandbox and tracer availability, each with its reason.");
+		puts("usage: vx info\n\nPlatform, sandbox and tracer availability, each with its "
+		     "reason.");
 		return 0;
 	}
 	struct utsname u;
 	if (uname(&u) == 0)
 		printf("platform: %s %s %s\n", u.sysname, u.release, u.machine);
-	printf("vx: %s\nuser: uid %u%s\n", VX_VERSION, (unsigned)geteuid(), geteuid() == 0 ? " (root)" : "");
+	printf("vx: %s\nuser: uid %u%s\n", VX_VERSION, (unsigned)geteuid(),
+	       geteuid() == 0 ? " (root)" : "");
 	struct probe probes[3];
 	probe_bwrap(&probes[0]);
-	probe_strace(&probes[1]);
+	probe_strace(&probes[1], probes[0].works ? probes[0].path : NULL);
 	probe_socat(&probes[2]);
 	for (int i = 0; i < 3; i++) {
 		struct probe *p = &probes[i];
@@ -27,15 +29,27 @@ int info_main(int argc, char **argv)
 		if (!p->path)
 			printf("missing: %s\n", p->reason);
 		else if (p->works)
-			printf("works (%s, %s)\n", p->path, p->version ? p->version : "version unknown");
+			printf("works (%s, %s)\n", p->path,
+			       p->version ? p->version : "version unknown");
 		else
 			printf("present but not working (%s, %s): %s\n", p->path,
 			       p->version ? p->version : "version unknown", p->reason);
 	}
-	bool bwrap_works = probes[0].works;
+	bool bwrap_works = probes[0].works, strace_works = probes[1].works;
+	printf("sandboxed tasks: %s\n",
+	       bwrap_works ? "available (bwrap)"
+			   : "unavailable: a task with sandbox: is refused (exit 2)");
+	if (!bwrap_works)
+		printf("violation reports: unavailable (no sandbox)\n");
+	else if (strace_works)
+		printf("violation reports: available (strace traces each sandboxed task inside its "
+		       "walls)\n");
+	else
+		printf("violation reports: unavailable: sandboxed tasks run untraced (the walls "
+		       "still hold; "
+		       "no violation can be reported): %s\n",
+		       probes[1].reason);
 	for (int i = 0; i < 3; i++)
 		probe_free(&probes[i]);
-	printf("sandboxed tasks: %s\n", bwrap_works ? "available (bwrap)" : "unavailable: a task with sandbox: is refused (exit 2)");
-	printf("violation reports: not built yet (strace runs inside the sandbox in a later version)\n");
 	return 0;
 }

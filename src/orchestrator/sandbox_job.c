@@ -86,7 +86,7 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 	probe_free(&p);
 	sj->setsid = probe_which("setsid");
 	struct probe st;
-	probe_strace(&st);
+	probe_strace(&st, sj->bwrap);
 	if (st.works)
 		sj->strace = xstrdup(st.path);
 	else

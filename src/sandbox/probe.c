@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sandbox/bwrap.h"
 #include "util/spawn.h"
 #include "util/strbuf.h"
 
@@ -16,7 +17,8 @@ char *probe_which(const char *tool)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	char *copy = xstrdup(path), *save = NULL;
 	char *found = NULL;
-	for (char *dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
+	for (char *dir = strtok_r(copy, ":", &save); dir && !found;
+	     dir = strtok_r(NULL, ":", &save)) {
 		if (dir[0] != '/' || strstr(dir, "node_modules"))
 			continue;
 		char *cand = xasprintf("%s/%s", dir, tool);
@@ -69,8 +71,20 @@ void probe_bwrap(struct probe *p)
 	start(p, "bwrap", "--version");
 	if (!p->path)
 		return;
-	char *argv[] = {p->path, "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/",
-			"--dev", "/dev", "--proc", "/proc", "--", "/bin/true", NULL};
+	char *argv[] = {p->path,
+			"--unshare-all",
+			"--die-with-parent",
+			"--new-session",
+			"--ro-bind",
+			"/",
+			"/",
+			"--dev",
+			"/dev",
+			"--proc",
+			"/proc",
+			"--",
+			"/bin/true",
+			NULL};
 	struct strbuf err = STRBUF_INIT;
 	int rc = spawn_capture(argv, NULL, NULL, &err);
 	if (rc == 0) {
@@ -82,30 +96,65 @@ void probe_bwrap(struct probe *p)
 		char *maxns = read_sysctl("/proc/sys/user/max_user_namespaces");
 		if (geteuid() != 0 && userns && !strcmp(userns, "0"))
 			p->reason = xasprintf("unprivileged user namespaces are disabled "
-					      "(sysctl -w kernel.unprivileged_userns_clone=1): %s", err.buf);
+					      "(sysctl -w kernel.unprivileged_userns_clone=1): %s",
+					      err.buf);
 		else if (maxns && !strcmp(maxns, "0"))
 			p->reason = xasprintf("user namespaces are disabled "
-					      "(sysctl -w user.max_user_namespaces=15000): %s", err.buf);
+					      "(sysctl -w user.max_user_namespaces=15000): %s",
+					      err.buf);
 		else
-			p->reason = xasprintf("a trial sandbox failed (exit %d): %s%s", rc,
-					      err.len ? err.buf : "(no message)",
-					      geteuid() == 0 ? "; inside a container, its seccomp profile may forbid "
-							       "namespaces (run it with --privileged or a profile allowing unshare)"
-							     : "");
+			p->reason = xasprintf(
+			    "a trial sandbox failed (exit %d): %s%s", rc,
+			    err.len ? err.buf : "(no message)",
+			    geteuid() == 0 ? "; inside a container, its seccomp profile may forbid "
+					     "namespaces (run it with --privileged or a profile "
+					     "allowing unshare)"
+					   : "");
 		free(userns);
 		free(maxns);
 	}
 	strbuf_release(&err);
 }
 
-void probe_strace(struct probe *p)
+void probe_strace(struct probe *p, const char *bwrap)
 {
 	start(p, "strace", "-V");
 	if (!p->path)
 		return;
-	char *argv[] = {p->path, "-f", "-qq", "-e", "trace=execve", "-o", "/dev/null", "--", "/bin/true", NULL};
+	/* A task's tracer runs inside the walls with every capability dropped
+	 * and the task's own flags: ptrace_scope 2 lets root trace outside and
+	 * not in there, and a kernel or strace without --seccomp-bpf fails only
+	 * with that flag. So the trial is the task's trace of `true`, inside. */
+	struct strvec argv = STRVEC_INIT;
+	if (bwrap) {
+		const char *wall[] = {bwrap,
+				      "--unshare-all",
+				      "--die-with-parent",
+				      "--new-session",
+				      "--cap-drop",
+				      "ALL",
+				      "--ro-bind",
+				      "/",
+				      "/",
+				      "--dev",
+				      "/dev",
+				      "--proc",
+				      "/proc",
+				      "--",
+				      NULL};
+		for (const char *const *a = wall; *a; a++)
+			strvec_push(&argv, *a);
+	}
+	for (const char *const *f = sandbox_trace_flags(); *f; f++)
+		strvec_push(&argv, strcmp(*f, "STRACE") ? *f : p->path);
+	const char *tail[] = {"-o", "/dev/null", "/bin/true", NULL};
+	for (const char *const *a = tail; *a; a++)
+		strvec_push(&argv, *a);
 	struct strbuf err = STRBUF_INIT;
-	int rc = spawn_capture(argv, NULL, NULL, &err);
+	int rc = spawn_capture(argv.v, NULL, NULL, &err);
+	strvec_clear(&argv);
+	/* strace's own warnings on a trace of `true` would land in every
+	 * task's output and make it retry: a probe that prints is a failure. */
 	if (rc == 0 && err.len == 0) {
 		p->works = true;
 	} else {
@@ -113,10 +162,14 @@ void probe_strace(struct probe *p)
 			strbuf_setlen(&err, err.len - 1);
 		char *yama = read_sysctl("/proc/sys/kernel/yama/ptrace_scope");
 		if (yama && (!strcmp(yama, "2") || !strcmp(yama, "3")))
-			p->reason = xasprintf("ptrace is restricted (kernel.yama.ptrace_scope=%s; 3 cannot be undone "
-					      "without a reboot): %s", yama, err.buf);
+			p->reason = xasprintf(
+			    "ptrace is restricted (kernel.yama.ptrace_scope=%s; 3 cannot be undone "
+			    "without a reboot): %s",
+			    yama, err.buf);
 		else
-			p->reason = xasprintf("a trial trace failed (exit %d): %s", rc, err.len ? err.buf : "(no message)");
+			p->reason = xasprintf("a trial trace of `true`%s failed (exit %d): %s",
+					      bwrap ? " inside the sandbox" : "", rc,
+					      err.len ? err.buf : "(no message)");
 		free(yama);
 	}
 	strbuf_release(&err);

@@ -18,9 +18,11 @@ struct probe {
 char *probe_which(const char *tool);
 
 /* Fill p: probe_bwrap runs `true` in the namespaces a sandboxed task gets;
- * probe_strace traces `true`; probe_socat asks for its version. */
+ * probe_strace traces `true` with a task's strace flags, inside those
+ * namespaces with no capabilities when bwrap (a working one) is given, and
+ * fails when strace prints anything; probe_socat asks for its version. */
 void probe_bwrap(struct probe *p);
-void probe_strace(struct probe *p);
+void probe_strace(struct probe *p, const char *bwrap);
 void probe_socat(struct probe *p);
 void probe_free(struct probe *p);
 

@@ -151,4 +151,26 @@ test_expect_success '--report github: an ::error workflow command per violation,
 	test_grep "^::error file=app/vx.yaml,line=5,col=5,title=vx sandbox violation::app#build read app/notes.txt refused (openat ENOENT). Fix: add to app/vx.yaml tasks.build.sandbox.allow.read: \[\"notes.txt\"\]$" "$OUT"
 '
 
+test_expect_success 'a strace that cannot trace cleanly: the run says so once, tasks run untraced behind the same walls, vx info says why' '
+	setup &&
+	mkdir -p fakebin &&
+	printf "#!/bin/sh\necho \"strace: test: ptrace(PTRACE_SEIZE): Operation not permitted\" >&2\nexit 1\n" >fakebin/strace &&
+	chmod +x fakebin/strace &&
+	app_task "cat notes.txt || echo hidden; echo ok > dist/o" "\"src/\"" &&
+	ws_project lib lib <<-EOF &&
+	  build:
+	    command: "mkdir -p dist; echo ok > dist/o"
+	    sandbox: {allow: {write: ["dist/"]}}
+	EOF
+	PATH="$PWD/fakebin:$PATH" run_vx 0 run build &&
+	test "$(grep -c "run untraced" "$ERR")" = 1 &&
+	test_grep "PTRACE_SEIZE" "$ERR" &&
+	test_grep "app#build: hidden" "$OUT" &&
+	test_grep ! "violation:" "$ERR" &&
+	PATH="$PWD/fakebin:$PATH" run_vx 0 info &&
+	test_grep "^violation reports: unavailable: sandboxed tasks run untraced" "$OUT" &&
+	run_vx 0 info &&
+	test_grep "^violation reports: available" "$OUT"
+'
+
 test_done
