@@ -53,10 +53,12 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 			for (size_t m = 0; m < t->cfg->env_pass_secrets.n && !spelled; m++)
 				spelled = !strcmp(t->cfg->env_pass_secrets.v[m].s, e->s);
 			if (env_is_secret(e->s) && !spelled)
-				return config_error(&e->loc,
-						    "%s passes %s into its sandbox, and it looks like a credential; "
-						    "if it must go in, name it in env.passThroughSecrets too",
-						    t->id, e->s);
+				return config_error(
+				    &e->loc,
+				    "%s passes %s into its sandbox, and it looks like a "
+				    "credential; "
+				    "if it must go in, name it in env.passThroughSecrets too",
+				    t->id, e->s);
 		}
 		const struct loc *l = &sb->loc;
 		if (sb->allow_network.any || sb->allow_network.list.n)
@@ -67,10 +69,12 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 			l = sb->unix_sockets.list.n ? &sb->unix_sockets.list.v[0].loc : l;
 		else
 			continue;
-		return config_error(l, "%s asks for network, port or socket grants, which need vx's network "
-				       "proxy and bridges (not built yet); refusing rather than run it with "
-				       "the grant silently dropped",
-				    t->id);
+		return config_error(
+		    l,
+		    "%s asks for network, port or socket grants, which need vx's network "
+		    "proxy and bridges (not built yet); refusing rather than run it with "
+		    "the grant silently dropped",
+		    t->id);
 	}
 	if (!first)
 		return 0;
@@ -90,12 +94,14 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 	if (st.works)
 		sj->strace = xstrdup(st.path);
 	else
-		warning("sandboxed tasks run untraced this run (the walls still hold, but no violation "
-			"can be reported): %s",
-			st.reason ? st.reason : "strace does not work");
+		warning(
+		    "sandboxed tasks run untraced this run (the walls still hold, but no violation "
+		    "can be reported): %s",
+		    st.reason ? st.reason : "strace does not work");
 	probe_free(&st);
 	if (!sj->setsid)
-		return error("%s declares sandbox:, and setsid(1) is not on PATH (apt-get install util-linux)",
+		return error("%s declares sandbox:, and setsid(1) is not on PATH (apt-get install "
+			     "util-linux)",
 			     first->id);
 	return 0;
 }
@@ -127,16 +133,17 @@ static int spawn_actions(posix_spawn_file_actions_t *fa, void *data)
 }
 
 /* Builds node i's request into req. Returns 0, or -1 with one line in err. */
-static int request_for(struct sandbox_jobs *sj, size_t i, struct sandbox_request *req, struct strbuf *err)
+static int request_for(struct sandbox_jobs *sj, size_t i, struct sandbox_request *req,
+		       struct strbuf *err)
 {
 	const char *trace_dir = sj->jobs ? sj->jobs[i].trace_dir : NULL;
 	const struct task_node *t = sj->g->nodes.v[i];
 	const struct sandbox_cfg *sb = t->cfg->sandbox;
 	const struct workspace *ws = sj->ws;
 	const struct project *p = ws->projects.v[t->project];
-	struct strvec nested = STRVEC_INIT, reads = STRVEC_INIT, writes = STRVEC_INIT, dep_outs = STRVEC_INIT,
-		      keyed = STRVEC_INIT, define = STRVEC_INIT, pass = STRVEC_INIT, secrets = STRVEC_INIT,
-		      vxenv = STRVEC_INIT;
+	struct strvec nested = STRVEC_INIT, reads = STRVEC_INIT, writes = STRVEC_INIT,
+		      dep_outs = STRVEC_INIT, keyed = STRVEC_INIT, define = STRVEC_INIT,
+		      pass = STRVEC_INIT, secrets = STRVEC_INIT, vxenv = STRVEC_INIT;
 	for (size_t k = 0; k < ws->projects.n; k++)
 		strvec_push(&nested, ws->projects.v[k]->dir);
 	lstr_list(&sb->allow_read, &reads);
@@ -158,7 +165,8 @@ static int request_for(struct sandbox_jobs *sj, size_t i, struct sandbox_request
 	}
 	free(seen);
 	for (size_t k = 0; k < t->cfg->env_define.n; k++)
-		strvec_pushf(&define, "%s=%s", t->cfg->env_define.v[k].key, t->cfg->env_define.v[k].value);
+		strvec_pushf(&define, "%s=%s", t->cfg->env_define.v[k].key,
+			     t->cfg->env_define.v[k].value);
 	lstr_list(&t->cfg->env_pass, &pass);
 	lstr_list(&t->cfg->env_pass_secrets, &secrets);
 	strvec_pushf(&vxenv, "VX_TASK=%s", t->id);
@@ -173,37 +181,38 @@ static int request_for(struct sandbox_jobs *sj, size_t i, struct sandbox_request
 		strvec_pushf(&vxenv, "npm_lifecycle_event=%s", t->task);
 	}
 	struct sandbox_input in = {
-		.workspace_root = ws->root,
-		.project_dir = p->dir,
-		.home = getenv("HOME"),
-		.cache_dir = sj->cache_dir,
-		.bwrap = sj->bwrap,
-		.shell = "/bin/sh",
-		.setsid = sj->setsid,
-		.strace = trace_dir ? sj->strace : NULL,
-		.trace_dir = trace_dir,
-		.nested_dirs = (const char *const *)nested.v,
-		.n_nested = nested.n,
-		.allow_read = (const char *const *)reads.v,
-		.n_read = reads.n,
-		.allow_write = (const char *const *)writes.v,
-		.n_write = writes.n,
-		.dep_outputs = (const char *const *)dep_outs.v,
-		.n_dep_outputs = dep_outs.n,
-		.keyed_projects = (const char *const *)keyed.v,
-		.n_keyed = keyed.n,
-		.hermetic = sb->hermetic,
-		.cached = taskcache_cacheable(t),
-		.env = {
-			.host = (const char *const *)environ,
-			.define = (const char *const *)define.v,
-			.n_define = define.n,
-			.pass_through = (const char *const *)pass.v,
-			.n_pass = pass.n,
-			.pass_secrets = (const char *const *)secrets.v,
-			.n_secrets = secrets.n,
-			.vx = (const char *const *)vxenv.v,
-			.n_vx = vxenv.n,
+	    .workspace_root = ws->root,
+	    .project_dir = p->dir,
+	    .home = getenv("HOME"),
+	    .cache_dir = sj->cache_dir,
+	    .bwrap = sj->bwrap,
+	    .shell = "/bin/sh",
+	    .setsid = sj->setsid,
+	    .strace = trace_dir ? sj->strace : NULL,
+	    .trace_dir = trace_dir,
+	    .nested_dirs = (const char *const *)nested.v,
+	    .n_nested = nested.n,
+	    .allow_read = (const char *const *)reads.v,
+	    .n_read = reads.n,
+	    .allow_write = (const char *const *)writes.v,
+	    .n_write = writes.n,
+	    .dep_outputs = (const char *const *)dep_outs.v,
+	    .n_dep_outputs = dep_outs.n,
+	    .keyed_projects = (const char *const *)keyed.v,
+	    .n_keyed = keyed.n,
+	    .hermetic = sb->hermetic,
+	    .cached = taskcache_cacheable(t),
+	    .env =
+		{
+		    .host = (const char *const *)environ,
+		    .define = (const char *const *)define.v,
+		    .n_define = define.n,
+		    .pass_through = (const char *const *)pass.v,
+		    .n_pass = pass.n,
+		    .pass_secrets = (const char *const *)secrets.v,
+		    .n_secrets = secrets.n,
+		    .vx = (const char *const *)vxenv.v,
+		    .n_vx = vxenv.n,
 		},
 	};
 	int rc = sandbox_request_build(&in, req, err);
@@ -233,7 +242,8 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job)
 		if (mkdtemp(tmpl))
 			sjob->trace_dir = xstrdup(tmpl);
 		else
-			warning("%s: runs untraced: cannot make a trace directory: %s", t->id, strerror(errno));
+			warning("%s: runs untraced: cannot make a trace directory: %s", t->id,
+				strerror(errno));
 	}
 	struct strbuf err = STRBUF_INIT;
 	int rc = request_for(sj, i, &sjob->req, &err);
@@ -255,7 +265,8 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job)
 			sjob->signal_rd = fcntl(pfd[0], F_DUPFD_CLOEXEC, 10);
 			close(pfd[0]);
 			fcntl(pfd[1], F_SETFL, O_NONBLOCK);
-			sandbox_argv(&sjob->req, sjob->command, &sjob->argv, sjob->fds, &sjob->n_fds);
+			sandbox_argv(&sjob->req, sjob->command, &sjob->argv, sjob->fds,
+				     &sjob->n_fds);
 			for (size_t k = 0; k < sjob->n_fds; k++) {
 				if (sjob->fds[k].from >= 10)
 					continue;
@@ -277,6 +288,11 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job)
 	return rc;
 }
 
+static bool request_sees(const char *path, void *ctx)
+{
+	return sandbox_request_sees(ctx, path);
+}
+
 int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 {
 	struct sandbox_job *sjob = &sj->jobs[i];
@@ -289,21 +305,36 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	lstr_list(&sb->ignore_read, &ir);
 	lstr_list(&sb->ignore_write, &iw);
 	lstr_list(&t->cfg->input_files, &inputs);
+	struct strvec roots = STRVEC_INIT, unwritten = STRVEC_INIT;
+	for (size_t k = 0; k < sjob->req.mounts.n; k++)
+		if (sjob->req.mounts.v[k].kind == SANDBOX_RW)
+			strvec_push(&roots, sjob->req.mounts.v[k].dst);
+	for (size_t k = 0; k < sjob->req.placeholders.n; k++)
+		if (sandbox_placeholder_untouched(&sjob->req.placeholders.v[k]))
+			strvec_push(&unwritten, sjob->req.placeholders.v[k].path);
 	struct judge_input in = {
-		.project_dir = sjob->req.cwd,
-		.workspace_root = sj->ws->root,
-		.home = getenv("HOME"),
-		.tmpdir = "/tmp",
-		.ignore_read = (const char *const *)ir.v,
-		.n_ignore_read = ir.n,
-		.ignore_write = (const char *const *)iw.v,
-		.n_ignore_write = iw.n,
-		.withheld = (const char *const *)sjob->req.withheld.v,
-		.n_withheld = sjob->req.withheld.n,
-		.cached = taskcache_cacheable(t),
-		.input_files = (const char *const *)inputs.v,
-		.n_input_files = inputs.n,
-		.inputs_explicit = (t->cfg->set & TF_INPUT_FILES) != 0,
+	    .project_dir = sjob->req.cwd,
+	    .workspace_root = sj->ws->root,
+	    .home = getenv("HOME"),
+	    .tmpdir = "/tmp",
+	    .ignore_read = (const char *const *)ir.v,
+	    .n_ignore_read = ir.n,
+	    .ignore_write = (const char *const *)iw.v,
+	    .n_ignore_write = iw.n,
+	    .withheld = (const char *const *)sjob->req.withheld.v,
+	    .n_withheld = sjob->req.withheld.n,
+	    .cached = taskcache_cacheable(t),
+	    .input_files = (const char *const *)inputs.v,
+	    .n_input_files = inputs.n,
+	    .inputs_explicit = (t->cfg->set & TF_INPUT_FILES) != 0,
+	    .sees = request_sees,
+	    .sees_ctx = &sjob->req,
+	    .write_roots = (const char *const *)roots.v,
+	    .n_write_roots = roots.n,
+	    .unwritten = (const char *const *)unwritten.v,
+	    .n_unwritten = unwritten.n,
+	    .output = job->log.buf,
+	    .output_len = job->log.len,
 	};
 	char *log = path_join(sjob->trace_dir, "log");
 	struct verdict v;
@@ -314,8 +345,9 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	int rc = 0;
 	if (!sj->quiet_report && (v.violations.n || (!succeeded && (v.notes.n || v.fix_read.n)))) {
 		struct strbuf out = STRBUF_INIT;
-		char *yaml = p->cfg && p->cfg != sj->ws->cfg ? path_relative(sj->ws->root, p->cfg->path)
-							    : xasprintf("%s/vx.yaml", p->rel);
+		char *yaml = p->cfg && p->cfg != sj->ws->cfg
+				 ? path_relative(sj->ws->root, p->cfg->path)
+				 : xasprintf("%s/vx.yaml", p->rel);
 		report_text(t->id, yaml, t->task, &in, &v, &out);
 		fputs(out.buf, stderr);
 		strbuf_release(&out);
@@ -328,9 +360,11 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 		job->reason = reason;
 		rc = -1;
 	} else if (succeeded && v.incomplete) {
-		fprintf(stderr, "%s: the trace ended before the command did (its tracer died or was killed): "
-				"failed, and not cached\n",
-			t->id);
+		fprintf(
+		    stderr,
+		    "%s: the trace ended before the command did (its tracer died or was killed): "
+		    "failed, and not cached\n",
+		    t->id);
 		job->reason = "incomplete trace";
 		rc = -1;
 	}
@@ -339,16 +373,18 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	strvec_clear(&ir);
 	strvec_clear(&iw);
 	strvec_clear(&inputs);
+	strvec_clear(&roots);
+	strvec_clear(&unwritten);
 	return rc;
 }
 
 struct judge_input sandbox_jobs_report_input(const struct sandbox_jobs *sj, size_t i)
 {
 	struct judge_input in = {
-		.project_dir = sj->jobs[i].project_dir,
-		.workspace_root = sj->ws->root,
-		.home = getenv("HOME"),
-		.tmpdir = "/tmp",
+	    .project_dir = sj->jobs[i].project_dir,
+	    .workspace_root = sj->ws->root,
+	    .home = getenv("HOME"),
+	    .tmpdir = "/tmp",
 	};
 	return in;
 }
@@ -402,12 +438,12 @@ void sandbox_jobs_release(struct sandbox_jobs *sj)
 }
 
 static const char SHOW_USAGE[] =
-	"usage: vx sandbox show TASK [--platform linux|darwin]\n"
-	"\n"
-	"Prints, for each project's TASK that declares sandbox:, the exact bwrap argv it\n"
-	"would run under, one element per line. Building the request expands glob grants\n"
-	"against the tree as it is now and may create the directories write grants name\n"
-	"(as a run would); placeholder files are removed again.\n";
+    "usage: vx sandbox show TASK [--platform linux|darwin]\n"
+    "\n"
+    "Prints, for each project's TASK that declares sandbox:, the exact bwrap argv it\n"
+    "would run under, one element per line. Building the request expands glob grants\n"
+    "against the tree as it is now and may create the directories write grants name\n"
+    "(as a run would); placeholder files are removed again.\n";
 
 int sandbox_show_main(int argc, char **argv)
 {
@@ -437,7 +473,8 @@ int sandbox_show_main(int argc, char **argv)
 		return 2;
 	}
 	if (!strcmp(platform, "darwin")) {
-		error("vx sandbox show --platform darwin: the Seatbelt profile is not built yet in this version");
+		error("vx sandbox show --platform darwin: the Seatbelt profile is not built yet in "
+		      "this version");
 		return 2;
 	}
 	if (strcmp(platform, "linux")) {

@@ -6,10 +6,6 @@
 
 #include "util/path.h"
 
-/* What a hermetic task sees outside the workspace: the OS and toolchain. */
-static const char *const os_roots[] = {"/usr",	 "/bin",    "/sbin", "/lib", "/lib32",
-				       "/lib64", "/libx32", "/etc",  "/opt", NULL};
-
 /* Runs inside, as `sh -c SCRIPT vx-sandbox COMMAND`. A watcher forked first
  * relays each signal name read from fd 3 to the task's process group (its
  * pid, after setsid), and SIGKILLs it when fd 3 closes (vx is gone); it
@@ -86,7 +82,7 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 	strvec_push(argv, "--cap-drop");
 	strvec_push(argv, "ALL");
 	if (req->hermetic) {
-		for (const char *const *r = os_roots; *r; r++) {
+		for (const char *const *r = sandbox_os_roots; *r; r++) {
 			strvec_push(argv, "--ro-bind-try");
 			strvec_push(argv, *r);
 			strvec_push(argv, *r);

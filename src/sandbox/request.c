@@ -549,7 +549,8 @@ static int assemble(struct builder *b)
 		 * granted under it is worth a note. */
 		bool inside = false;
 		for (size_t i = 0; i < b->reads.n && !inside; i++)
-			inside = b->reads.v[i].exists && path_is_within(b->proj, b->reads.v[i].path);
+			inside =
+			    b->reads.v[i].exists && path_is_within(b->proj, b->reads.v[i].path);
 		for (size_t i = 0; i < b->rw_dirs.n && !inside; i++)
 			inside = path_is_within(b->proj, b->rw_dirs.v[i]);
 		if (!inside)
@@ -692,16 +693,71 @@ int sandbox_request_build(const struct sandbox_input *in, struct sandbox_request
 	return rc;
 }
 
+const char *const sandbox_os_roots[] = {"/usr",	  "/bin",    "/sbin", "/lib", "/lib32",
+					"/lib64", "/libx32", "/etc",  "/opt", NULL};
+
+static bool sees(const struct sandbox_request *req, const char *path, int depth)
+{
+	const struct sandbox_mount *deepest = NULL;
+	size_t best = 0;
+	for (size_t i = 0; i < req->mounts.n; i++) {
+		const struct sandbox_mount *m = &req->mounts.v[i];
+		size_t len = strlen(m->dst);
+		if (m->kind == SANDBOX_REMOUNT_RO || !path_is_within(m->dst, path) ||
+		    (deepest && len < best))
+			continue;
+		deepest = m;
+		best = len;
+	}
+	if (!deepest) {
+		if (!req->hermetic)
+			return true;
+		for (const char *const *r = sandbox_os_roots; *r; r++)
+			if (path_is_within(*r, path))
+				return true;
+		return false;
+	}
+	bool same = !strcmp(deepest->dst, path);
+	switch (deepest->kind) {
+	case SANDBOX_RO:
+	case SANDBOX_RW:
+		return !strcmp(deepest->src, deepest->dst);
+	case SANDBOX_SYMLINK: {
+		if (same || depth > 8)
+			return same;
+		char *dir = path_dirname(deepest->dst);
+		char *target = path_join(dir, deepest->src); /* an absolute src stays itself */
+		char *rest = path_join(target, path + best + (path[best] == '/'));
+		bool r = sees(req, rest, depth + 1);
+		free(rest);
+		free(target);
+		free(dir);
+		return r;
+	}
+	default: /* a tmpfs or an empty directory: it shows, nothing of the host's below it does */
+		return same;
+	}
+}
+
+bool sandbox_request_sees(const struct sandbox_request *req, const char *path)
+{
+	return path[0] == '/' && sees(req, path, 0);
+}
+
+bool sandbox_placeholder_untouched(const struct sandbox_placeholder *p)
+{
+	struct stat st;
+	return lstat(p->path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0 &&
+	       st.st_dev == p->dev && st.st_ino == p->ino && st.st_mtim.tv_sec == p->mtime.tv_sec &&
+	       st.st_mtim.tv_nsec == p->mtime.tv_nsec;
+}
+
 size_t sandbox_request_sweep(struct sandbox_request *req)
 {
 	size_t removed = 0;
 	for (size_t i = 0; i < req->placeholders.n; i++) {
 		struct sandbox_placeholder *p = &req->placeholders.v[i];
-		struct stat st;
-		if (lstat(p->path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0 &&
-		    st.st_dev == p->dev && st.st_ino == p->ino &&
-		    st.st_mtim.tv_sec == p->mtime.tv_sec &&
-		    st.st_mtim.tv_nsec == p->mtime.tv_nsec && unlink(p->path) == 0)
+		if (sandbox_placeholder_untouched(p) && unlink(p->path) == 0)
 			removed++;
 		free(p->path);
 	}

@@ -109,6 +109,21 @@ int sandbox_request_build(const struct sandbox_input *in, struct sandbox_request
  * socket or a shell line later carries it unquoted. */
 bool sandbox_path_safe(const char *p);
 
+/* The roots of the OS and its toolchain: all a hermetic task sees outside
+ * the workspace (read-only). NULL-terminated. */
+extern const char *const sandbox_os_roots[];
+
+/* Does the task see the host's file at path (absolute, canonical) at the
+ * same place inside? Read off the planned mounts: the deepest mount at or
+ * above path decides (a bind of the same path shows it, a tmpfs or an empty
+ * directory hides what lies below, a symlink leads on); under none, the base
+ * decides ("/" read-only, or the OS roots when hermetic). */
+bool sandbox_request_sees(const struct sandbox_request *req, const char *path);
+
+/* True when the placeholder is still the empty file the request made: the
+ * task never wrote its grant. */
+bool sandbox_placeholder_untouched(const struct sandbox_placeholder *p);
+
 /* Removes the placeholders the task left empty and untouched. Returns how
  * many were removed. */
 size_t sandbox_request_sweep(struct sandbox_request *req);

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sandbox/walls.h"
 #include "util/glob.h"
 #include "util/path.h"
 #include "util/strbuf.h"
@@ -26,7 +27,8 @@ static bool under(const char *dir, const char *path)
 }
 
 /* An ignore glob: relative ones are anchored at the project, "~/" at home. */
-static bool ignored(const struct judge_input *in, const char *const *globs, size_t n, const char *path)
+static bool ignored(const struct judge_input *in, const char *const *globs, size_t n,
+		    const char *path)
 {
 	for (size_t i = 0; i < n; i++) {
 		const char *g = globs[i];
@@ -79,6 +81,247 @@ static char *fix_entry(const struct judge_input *in, const char *path, bool writ
 	return out;
 }
 
+char *judge_display_path(const struct judge_input *in, const char *path)
+{
+	if (in->workspace_root && path_is_within(in->workspace_root, path))
+		return path_relative(in->workspace_root, path);
+	if (in->home && *in->home && strcmp(in->home, "/") && path_is_within(in->home, path)) {
+		char *rel = path_relative(in->home, path);
+		char *out = xasprintf("~/%s", rel);
+		free(rel);
+		return out;
+	}
+	return xstrdup(path);
+}
+
+/* The credential store under home that holds path, or NULL. */
+static const char *credential_store(const struct judge_input *in, const char *path)
+{
+	if (!in->home || !*in->home)
+		return NULL;
+	for (const char *const *c = walls_credentials; *c; c++) {
+		char *store = path_join(in->home, *c);
+		bool hit = path_is_within(store, path);
+		free(store);
+		if (hit)
+			return *c;
+	}
+	return NULL;
+}
+
+/* An allow entry for a path outside the project, spelled as SPEC §4 says a
+ * committed vx.yaml spells it: "~/..." under home, relative to the project
+ * inside the workspace, else absolute; a directory ends in '/'. */
+static char *grant_spelling(const struct judge_input *in, const char *path, bool dir)
+{
+	char *s;
+	if (in->home && *in->home && strcmp(in->home, "/") && path_is_within(in->home, path) &&
+	    !path_is_within(in->workspace_root, path)) {
+		char *rel = path_relative(in->home, path);
+		s = strcmp(rel, ".") ? xasprintf("~/%s", rel) : xstrdup("~");
+		free(rel);
+	} else if (path_is_within(in->workspace_root, path)) {
+		s = path_relative(in->project_dir, path);
+	} else {
+		s = xstrdup(path);
+	}
+	if (dir && s[strlen(s) - 1] != '/') {
+		char *d = xasprintf("%s/", s);
+		free(s);
+		s = d;
+	}
+	return s;
+}
+
+static bool has_note(const struct verdict *v, const char *kind, const char *path)
+{
+	for (size_t i = 0; i < v->notes.n; i++)
+		if (!strcmp(v->notes.v[i].kind, kind) && !strcmp(v->notes.v[i].path, path))
+			return true;
+	return false;
+}
+
+static void add_note(struct verdict *v, const char *kind, const char *path, char *text)
+{
+	struct judge_note n = {kind, xstrdup(path), text};
+	vec_push(&v->notes, n);
+}
+
+/* A refusal outside the project: the wall working. The note says what to
+ * grant, never a credential store. */
+static void note_outside(const struct judge_input *in, struct verdict *v, const char *path,
+			 bool write)
+{
+	const char *kind = write ? "refused-write-outside" : "hidden-read-outside";
+	if (has_note(v, kind, path))
+		return;
+	char *shown = judge_display_path(in, path);
+	const char *store = credential_store(in, path);
+	char *text;
+	if (store) {
+		text = xasprintf(
+		    "a %s of %s was refused: it lies in ~/%s, a credential store, which vx never "
+		    "grants to a task",
+		    write ? "write" : "read", shown, store);
+	} else if (write) {
+		char *dir = path_dirname(path);
+		char *grant = grant_spelling(in, dir, true);
+		/* the host's /tmp is the task's own tmpfs inside: only a
+		 * workspace under it, or /var/tmp, can refuse a write */
+		bool shared_tmp =
+		    path_is_within("/var/tmp", path) ||
+		    (path_is_within("/tmp", path) && !path_is_within(in->workspace_root, path));
+		text = xasprintf(
+		    "a write outside the project was refused: %s; %sgrant it with "
+		    "allow.write: [\"%s\"]",
+		    shown,
+		    shared_tmp ? "write under $TMPDIR (the task's own temp dir) instead, or " : "",
+		    grant);
+		free(grant);
+		free(dir);
+	} else {
+		char *grant = grant_spelling(in, path, is_dir(path));
+		text = xasprintf(
+		    "a read outside the project was refused: %s exists on the host and the sandbox "
+		    "hides it; grant it with allow.read: [\"%s\"]",
+		    shown, grant);
+		free(grant);
+	}
+	add_note(v, kind, path, text);
+	free(shown);
+}
+
+static bool is_write_root(const struct judge_input *in, const char *path)
+{
+	for (size_t i = 0; i < in->n_write_roots; i++)
+		if (!strcmp(in->write_roots[i], path))
+			return true;
+	return false;
+}
+
+static void note_unwritten(const struct judge_input *in, struct verdict *v)
+{
+	for (size_t i = 0; i < in->n_unwritten; i++) {
+		char *rel = path_relative(in->project_dir, in->unwritten[i]);
+		add_note(
+		    v, "unwritten-grant", in->unwritten[i],
+		    xasprintf(
+			"write grant \"%s\" named nothing that existed, so vx bound an empty file "
+			"there, and the task never wrote it; if %s is a directory, spell it "
+			"\"%s/\"",
+			rel, rel, rel));
+		free(rel);
+	}
+}
+
+/* The last line of the output that holds anything but blanks. */
+static const char *last_line(const char *out, size_t len, size_t *n)
+{
+	while (len && (out[len - 1] == '\n' || out[len - 1] == '\r' || out[len - 1] == ' ' ||
+		       out[len - 1] == '\t'))
+		len--;
+	size_t start = len;
+	while (start && out[start - 1] != '\n')
+		start--;
+	*n = len - start;
+	return out + start;
+}
+
+/* git says "not a git repository" when the sandbox hid .git: the nearest
+ * one above the project is walled on purpose when it is the workspace's
+ * (a task must not read or rewrite what vx cannot key), else it needs a
+ * grant. No .git anywhere above, or one the task saw: not the sandbox. */
+static void note_git(const struct judge_input *in, struct verdict *v)
+{
+	if (!in->output || !memmem(in->output, in->output_len, "not a git repository", 20))
+		return;
+	char *dir = xstrdup(in->project_dir), *git = NULL;
+	for (;;) {
+		char *cand = path_join(dir, ".git");
+		if (exists_on_host(cand)) {
+			git = cand;
+			break;
+		}
+		free(cand);
+		if (!strcmp(dir, "/"))
+			break;
+		char *up = path_dirname(dir);
+		free(dir);
+		dir = up;
+	}
+	free(dir);
+	if (!git)
+		return;
+	char *shown = judge_display_path(in, git);
+	if (path_is_within(in->workspace_root, git)) {
+		add_note(v, "not-a-git-repository", git,
+			 xasprintf("git found no repository: %s is walled on purpose (a sandboxed "
+				   "task must not "
+				   "read or rewrite the repository, whose state vx cannot key); "
+				   "pass what the task "
+				   "needs from git through env, or run it without sandbox:",
+				   shown));
+	} else if (in->sees && !in->sees(git, in->sees_ctx)) {
+		char *grant = grant_spelling(in, git, true);
+		add_note(v, "not-a-git-repository", git,
+			 xasprintf("git found no repository: the sandbox hides %s; grant it with "
+				   "allow.read: [\"%s\"]",
+				   shown, grant));
+		free(grant);
+	}
+	free(shown);
+	free(git);
+}
+
+/* A tool that probes with stat (which the trace does not see) and then
+ * names the path it missed in its last line, as tsc's TS5058 does: each
+ * word of that line that is a path existing on the host and hidden in the
+ * sandbox gets a note with its grant. */
+static void note_last_line(const struct judge_input *in, struct verdict *v)
+{
+	if (!in->output || !in->sees)
+		return;
+	size_t n;
+	const char *line = last_line(in->output, in->output_len, &n);
+	char *copy = xstrndup(line, n), *save = NULL;
+	for (char *w = strtok_r(copy, " \t\"'`()[]{},;", &save); w;
+	     w = strtok_r(NULL, " \t\"'`()[]{},;", &save)) {
+		size_t len = strlen(w);
+		while (len && strchr(".:!?", w[len - 1]))
+			w[--len] = 0;
+		if (!len || strstr(w, "://") || (!strchr(w, '/') && !strchr(w, '.')) ||
+		    !strcmp(w, ".") || !strcmp(w, ".."))
+			continue;
+		char *abs = w[0] == '/' ? path_normalize(w) : path_join(in->project_dir, w);
+		char *real = realpath(abs, NULL);
+		const char *p = real ? real : abs;
+		if (exists_on_host(p) && !in->sees(p, in->sees_ctx) && !credential_store(in, p) &&
+		    !has_note(v, "hidden-path-in-output", p)) {
+			bool listed = false;
+			for (size_t i = 0; i < v->violations.n && !listed; i++)
+				listed = !strcmp(v->violations.v[i].path, p);
+			if (!listed) {
+				char *shown = judge_display_path(in, p);
+				char *grant = path_is_within(in->project_dir, p)
+						  ? fix_entry(in, p, false)
+						  : grant_spelling(in, p, is_dir(p));
+				add_note(v, "hidden-path-in-output", p,
+					 xasprintf("the task's last line names %s, which exists on "
+						   "the host and "
+						   "the sandbox hides (a lookup the trace cannot "
+						   "see, such as stat); "
+						   "grant it with allow.read: [\"%s\"]",
+						   shown, grant));
+				free(grant);
+				free(shown);
+			}
+		}
+		free(real);
+		free(abs);
+	}
+	free(copy);
+}
+
 int judge_trace(const struct judge_input *in, const char *log_path, struct verdict *out)
 {
 	memset(out, 0, sizeof *out);
@@ -114,11 +357,32 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 		/* The task's TMPDIR is a tmpfs of its own, but a workspace under
 		 * /tmp is bound back into it at its host path: judged. */
 		if (under("/dev", e->path) || under("/proc", e->path) || under("/sys", e->path) ||
-		    (under(in->tmpdir ? in->tmpdir : "/tmp", e->path) && !under(in->workspace_root, e->path)))
+		    (under(in->tmpdir ? in->tmpdir : "/tmp", e->path) &&
+		     !under(in->workspace_root, e->path)))
 			continue;
 		/* A directory bwrap made for a bind already exists: no refusal. */
 		if (e->op == ACCESS_MKDIR && e->err == EEXIST)
 			continue;
+		/* `rm -rf dist` of a grant root: a mount point cannot go, and its
+		 * parent is read-only. The command is what needs the change. */
+		if ((e->err == EBUSY || e->err == EROFS) && is_write_root(in, e->path) &&
+		    (e->op == ACCESS_RMDIR || e->op == ACCESS_UNLINK ||
+		     e->op == ACCESS_RENAME_FROM || e->op == ACCESS_RENAME_TO)) {
+			if (!has_note(out, "grant-root-busy", e->path)) {
+				char *rel = path_relative(in->project_dir, e->path);
+				add_note(
+				    out, "grant-root-busy", e->path,
+				    xasprintf(
+					"%s is a write grant's root, a mount point in the sandbox: "
+					"it "
+					"cannot be removed or renamed (%s %s); empty it instead "
+					"(rm -rf %s/*, not rm -rf %s)",
+					rel, e->syscall, e->err == EBUSY ? "EBUSY" : "EROFS", rel,
+					rel));
+				free(rel);
+			}
+			continue;
+		}
 		bool refused = e->err == EACCES || e->err == EPERM || e->err == EROFS ||
 			       (e->err == ENOENT && exists_on_host(e->path));
 		if (!refused)
@@ -140,13 +404,12 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 		char *real = realpath(e->path, NULL);
 		bool withheld = false;
 		for (size_t w = 0; w < in->n_withheld && !withheld; w++)
-			withheld = under(in->withheld[w], e->path) || (real && under(in->withheld[w], real));
+			withheld = under(in->withheld[w], e->path) ||
+				   (real && under(in->withheld[w], real));
 		free(real);
 		bool inside = withheld || under(in->project_dir, e->path);
 		if (!inside) {
-			struct judge_note note = {write ? "refused-write-outside" : "hidden-read-outside",
-						  xstrdup(e->path)};
-			vec_push(&out->notes, note);
+			note_outside(in, out, e->path, write);
 			continue;
 		}
 		if (write ? ignored(in, in->ignore_write, in->n_ignore_write, e->path)
@@ -155,18 +418,24 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 		struct violation v = {write, xstrdup(e->path), e->syscall, e->err};
 		vec_push(&out->violations, v);
 		if (withheld)
-			continue; /* the fix is a dependsOn edge (the sandbox's note says so), not a grant */
-		strvec_push_nodup(write ? &out->fix_write : &out->fix_read, fix_entry(in, e->path, write));
+			continue; /* the fix is a dependsOn edge (the sandbox's note says so), not a
+				     grant */
+		strvec_push_nodup(write ? &out->fix_write : &out->fix_read,
+				  fix_entry(in, e->path, write));
 		if (!write && in->cached && in->inputs_explicit) {
 			/* Granting a read the key does not fold would be a stale hit. */
 			char *rel = path_relative(in->project_dir, e->path);
 			if (!globlist_match((char *const *)in->input_files, in->n_input_files, rel))
-				strvec_push_nodup(&out->fix_inputs,
-						  is_dir(e->path) ? xasprintf("%s/**", rel) : xstrdup(rel));
+				strvec_push_nodup(&out->fix_inputs, is_dir(e->path)
+									? xasprintf("%s/**", rel)
+									: xstrdup(rel));
 			free(rel);
 		}
 	}
 	strvec_clear(&seen);
+	note_unwritten(in, out);
+	note_git(in, out);
+	note_last_line(in, out);
 	strvec_sort_unique(&out->fix_read);
 	strvec_sort_unique(&out->fix_write);
 	strvec_sort_unique(&out->fix_inputs);
@@ -179,8 +448,10 @@ void verdict_release(struct verdict *v)
 	for (size_t i = 0; i < v->violations.n; i++)
 		free(v->violations.v[i].path);
 	vec_free(&v->violations);
-	for (size_t i = 0; i < v->notes.n; i++)
+	for (size_t i = 0; i < v->notes.n; i++) {
 		free(v->notes.v[i].path);
+		free(v->notes.v[i].text);
+	}
 	vec_free(&v->notes);
 	strvec_clear(&v->fix_read);
 	strvec_clear(&v->fix_write);

@@ -24,6 +24,16 @@ struct judge_input {
 					 * a granted read they do not cover needs keying */
 	size_t n_input_files;
 	bool inputs_explicit;        /* inputs.files was written (else every project file is keyed) */
+	/* What the task saw and printed, for the notes; each may be empty. */
+	bool (*sees)(const char *path, void *ctx); /* the sandbox shows the host's path; NULL: unknown */
+	void *sees_ctx;
+	const char *const *write_roots; /* canonical dirs bound writable: the grant roots */
+	size_t n_write_roots;
+	const char *const *unwritten;   /* files vx made for write grants that named nothing,
+					 * still empty and untouched after the task */
+	size_t n_unwritten;
+	const char *output;             /* all the task printed */
+	size_t output_len;
 };
 
 struct violation {
@@ -33,9 +43,18 @@ struct violation {
 	int err;
 };
 
+/* A note explains a failure without counting as a violation. kind is one of
+ *   refused-write-outside  a write outside the project met the wall
+ *   hidden-read-outside    a read outside the project met the wall
+ *   unwritten-grant        a write grant that named nothing was never written
+ *   grant-root-busy        the task tried to remove or rename a grant's root
+ *   not-a-git-repository   git found no repository (its output says so)
+ *   hidden-path-in-output  the task's last line names a path the sandbox hides */
 struct judge_note {
-	const char *kind;    /* "refused-write-outside", "hidden-read-outside" */
+	const char *kind;
 	char *path;          /* absolute */
+	char *text;          /* one sentence, paths as reports show them, with the grant
+			      * to add or the change to make */
 };
 
 struct verdict {
@@ -52,5 +71,9 @@ struct verdict {
  * incomplete as one whose tracer died: the caller fails it). */
 int judge_trace(const struct judge_input *in, const char *log_path, struct verdict *out);
 void verdict_release(struct verdict *v);
+
+/* Returns path as reports show it: workspace-relative inside the
+ * workspace, "~/..." under home, else absolute. Caller frees. */
+char *judge_display_path(const struct judge_input *in, const char *path);
 
 #endif

@@ -8,31 +8,26 @@
 #include "util/path.h"
 #include "violations/strace.h"
 
-/* Appends path workspace-relative when inside the workspace, "~/…" under
- * home, else absolute. */
 static void add_path(struct strbuf *out, const struct judge_input *in, const char *path)
 {
-	if (path_is_within(in->workspace_root, path)) {
-		char *rel = path_relative(in->workspace_root, path);
-		strbuf_addstr(out, rel);
-		free(rel);
-	} else if (in->home && *in->home && strcmp(in->home, "/") && path_is_within(in->home, path)) {
-		char *rel = path_relative(in->home, path);
-		strbuf_addf(out, "~/%s", rel);
-		free(rel);
-	} else {
-		strbuf_addstr(out, path);
-	}
+	char *shown = judge_display_path(in, path);
+	strbuf_addstr(out, shown);
+	free(shown);
 }
 
 static const char *errno_name(int err)
 {
 	switch (err) {
-	case ENOENT: return "ENOENT";
-	case EACCES: return "EACCES";
-	case EPERM: return "EPERM";
-	case EROFS: return "EROFS";
-	default: return "refused";
+	case ENOENT:
+		return "ENOENT";
+	case EACCES:
+		return "EACCES";
+	case EPERM:
+		return "EPERM";
+	case EROFS:
+		return "EROFS";
+	default:
+		return "refused";
 	}
 }
 
@@ -47,8 +42,8 @@ static void add_list(struct strbuf *out, const struct strvec *sv)
 	strbuf_addch(out, ']');
 }
 
-void report_text(const char *id, const char *yaml_rel, const char *task, const struct judge_input *in,
-		 const struct verdict *v, struct strbuf *out)
+void report_text(const char *id, const char *yaml_rel, const char *task,
+		 const struct judge_input *in, const struct verdict *v, struct strbuf *out)
 {
 	for (size_t i = 0; i < v->violations.n; i++) {
 		const struct violation *x = &v->violations.v[i];
@@ -58,33 +53,24 @@ void report_text(const char *id, const char *yaml_rel, const char *task, const s
 	}
 	for (size_t i = 0; i < v->notes.n; i++) {
 		const struct judge_note *n = &v->notes.v[i];
-		strbuf_addf(out, "%s: note: %s outside the project was refused: ", id,
-			    !strcmp(n->kind, "refused-write-outside") ? "a write" : "a read of a hidden path");
-		add_path(out, in, n->path);
-		strbuf_addch(out, '\n');
+		strbuf_addf(out, "%s: note: %s\n", id, n->text);
 	}
 	const struct {
 		const char *field;
 		const struct strvec *list;
 	} fixes[] = {
-		{"sandbox.allow.read", &v->fix_read},
-		{"sandbox.allow.write", &v->fix_write},
-		{"inputs.files", &v->fix_inputs},
+	    {"sandbox.allow.read", &v->fix_read},
+	    {"sandbox.allow.write", &v->fix_write},
+	    {"inputs.files", &v->fix_inputs},
 	};
 	for (size_t i = 0; i < 3; i++) {
 		if (!fixes[i].list->n)
 			continue;
-		strbuf_addf(out, "%s: fix: add to %s tasks.%s.%s: ", id, yaml_rel, task, fixes[i].field);
+		strbuf_addf(out, "%s: fix: add to %s tasks.%s.%s: ", id, yaml_rel, task,
+			    fixes[i].field);
 		add_list(out, fixes[i].list);
 		strbuf_addch(out, '\n');
 	}
-}
-
-static char *rel_path(const struct judge_input *in, const char *path)
-{
-	struct strbuf sb = STRBUF_INIT;
-	add_path(&sb, in, path);
-	return strbuf_detach(&sb, NULL);
 }
 
 static cJSON *string_array(const struct strvec *sv)
@@ -135,7 +121,7 @@ void report_json(const struct task_report *t, size_t n, struct strbuf *out)
 			for (size_t k = 0; k < r->v->violations.n; k++) {
 				const struct violation *x = &r->v->violations.v[k];
 				cJSON *e = cJSON_CreateObject();
-				char *p = rel_path(r->in, x->path);
+				char *p = judge_display_path(r->in, x->path);
 				cJSON_AddStringToObject(e, "op", x->write ? "write" : "read");
 				cJSON_AddStringToObject(e, "path", p);
 				cJSON_AddStringToObject(e, "syscall", x->syscall);
@@ -146,22 +132,21 @@ void report_json(const struct task_report *t, size_t n, struct strbuf *out)
 			for (size_t k = 0; k < r->v->notes.n; k++) {
 				const struct judge_note *x = &r->v->notes.v[k];
 				cJSON *e = cJSON_CreateObject();
-				char *p = rel_path(r->in, x->path);
+				char *p = judge_display_path(r->in, x->path);
 				cJSON_AddStringToObject(e, "kind", x->kind);
 				cJSON_AddStringToObject(e, "path", p);
-				char *text = xasprintf("%s outside the project was refused: %s",
-						       !strcmp(x->kind, "refused-write-outside") ? "a write" : "a read of a hidden path", p);
-				cJSON_AddStringToObject(e, "text", text);
+				cJSON_AddStringToObject(e, "text", x->text);
 				cJSON_AddItemToArray(notes, e);
-				free(text);
 				free(p);
 			}
 			if (r->v->fix_read.n)
 				cJSON_AddItemToObject(allow, "read", string_array(&r->v->fix_read));
 			if (r->v->fix_write.n)
-				cJSON_AddItemToObject(allow, "write", string_array(&r->v->fix_write));
+				cJSON_AddItemToObject(allow, "write",
+						      string_array(&r->v->fix_write));
 			if (r->v->fix_inputs.n)
-				cJSON_AddItemToObject(inputs, "files", string_array(&r->v->fix_inputs));
+				cJSON_AddItemToObject(inputs, "files",
+						      string_array(&r->v->fix_inputs));
 		}
 		for (size_t k = 0; k < r->n_withheld; k++)
 			cJSON_AddItemToArray(withheld, cJSON_CreateString(r->withheld[k]));
@@ -179,7 +164,8 @@ static void fix_line(const struct verdict *v, struct strbuf *sb)
 	const struct {
 		const char *field;
 		const struct strvec *list;
-	} fixes[] = {{"sandbox.allow.read", &v->fix_read}, {"sandbox.allow.write", &v->fix_write},
+	} fixes[] = {{"sandbox.allow.read", &v->fix_read},
+		     {"sandbox.allow.write", &v->fix_write},
 		     {"inputs.files", &v->fix_inputs}};
 	for (size_t i = 0; i < 3; i++) {
 		if (!fixes[i].list->n)
@@ -203,12 +189,13 @@ void report_sarif(const struct task_report *t, size_t n, struct strbuf *out)
 	cJSON *rules = cJSON_AddArrayToObject(driver, "rules");
 	static const char *const rule_ids[] = {"vx/sandbox-read", "vx/sandbox-write"};
 	static const char *const rule_text[] = {
-		"A sandboxed task read a path in its project that no grant allows",
-		"A sandboxed task wrote a path in its project that no grant allows"};
+	    "A sandboxed task read a path in its project that no grant allows",
+	    "A sandboxed task wrote a path in its project that no grant allows"};
 	for (int i = 0; i < 2; i++) {
 		cJSON *r = cJSON_CreateObject();
 		cJSON_AddStringToObject(r, "id", rule_ids[i]);
-		cJSON_AddStringToObject(cJSON_AddObjectToObject(r, "shortDescription"), "text", rule_text[i]);
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(r, "shortDescription"), "text",
+					rule_text[i]);
 		cJSON_AddItemToArray(rules, r);
 	}
 	cJSON *results = cJSON_AddArrayToObject(run, "results");
@@ -218,18 +205,21 @@ void report_sarif(const struct task_report *t, size_t n, struct strbuf *out)
 			continue;
 		for (size_t k = 0; k < r->v->violations.n; k++) {
 			const struct violation *x = &r->v->violations.v[k];
-			char *p = rel_path(r->in, x->path);
+			char *p = judge_display_path(r->in, x->path);
 			cJSON *res = cJSON_CreateObject();
 			cJSON_AddStringToObject(res, "ruleId", rule_ids[x->write]);
 			cJSON_AddNumberToObject(res, "ruleIndex", x->write);
 			cJSON_AddStringToObject(res, "level", "error");
-			char *msg = xasprintf("%s: %s %s refused (%s %s)", r->id, x->write ? "write" : "read", p,
-					      x->syscall, errno_name(x->err));
-			cJSON_AddStringToObject(cJSON_AddObjectToObject(res, "message"), "text", msg);
+			char *msg = xasprintf("%s: %s %s refused (%s %s)", r->id,
+					      x->write ? "write" : "read", p, x->syscall,
+					      errno_name(x->err));
+			cJSON_AddStringToObject(cJSON_AddObjectToObject(res, "message"), "text",
+						msg);
 			free(msg);
 			cJSON *loc = cJSON_CreateObject();
 			cJSON *phys = cJSON_AddObjectToObject(loc, "physicalLocation");
-			cJSON_AddStringToObject(cJSON_AddObjectToObject(phys, "artifactLocation"), "uri", r->yaml);
+			cJSON_AddStringToObject(cJSON_AddObjectToObject(phys, "artifactLocation"),
+						"uri", r->yaml);
 			cJSON *region = cJSON_AddObjectToObject(phys, "region");
 			cJSON_AddNumberToObject(region, "startLine", r->line > 0 ? r->line : 1);
 			cJSON_AddNumberToObject(region, "startColumn", r->col > 0 ? r->col : 1);
@@ -238,21 +228,31 @@ void report_sarif(const struct task_report *t, size_t n, struct strbuf *out)
 			fix_line(r->v, &fl);
 			if (fl.len) {
 				cJSON *fix = cJSON_CreateObject();
-				char *d = xasprintf("add to %s tasks.%s.%s", r->yaml, r->task, fl.buf);
-				cJSON_AddStringToObject(cJSON_AddObjectToObject(fix, "description"), "text", d);
+				char *d =
+				    xasprintf("add to %s tasks.%s.%s", r->yaml, r->task, fl.buf);
+				cJSON_AddStringToObject(cJSON_AddObjectToObject(fix, "description"),
+							"text", d);
 				free(d);
 				/* The edit itself is YAML the user places; SARIF needs at
 				 * least the artifact it changes. */
 				cJSON *change = cJSON_CreateObject();
-				cJSON_AddStringToObject(cJSON_AddObjectToObject(change, "artifactLocation"), "uri", r->yaml);
+				cJSON_AddStringToObject(
+				    cJSON_AddObjectToObject(change, "artifactLocation"), "uri",
+				    r->yaml);
 				cJSON *rep = cJSON_CreateObject();
 				cJSON *del = cJSON_AddObjectToObject(rep, "deletedRegion");
-				cJSON_AddNumberToObject(del, "startLine", r->line > 0 ? r->line : 1);
-				cJSON_AddNumberToObject(del, "startColumn", r->col > 0 ? r->col : 1);
+				cJSON_AddNumberToObject(del, "startLine",
+							r->line > 0 ? r->line : 1);
+				cJSON_AddNumberToObject(del, "startColumn",
+							r->col > 0 ? r->col : 1);
 				cJSON_AddNumberToObject(del, "endColumn", r->col > 0 ? r->col : 1);
-				cJSON_AddStringToObject(cJSON_AddObjectToObject(rep, "insertedContent"), "text", fl.buf);
-				cJSON_AddItemToArray(cJSON_AddArrayToObject(change, "replacements"), rep);
-				cJSON_AddItemToArray(cJSON_AddArrayToObject(fix, "artifactChanges"), change);
+				cJSON_AddStringToObject(
+				    cJSON_AddObjectToObject(rep, "insertedContent"), "text",
+				    fl.buf);
+				cJSON_AddItemToArray(cJSON_AddArrayToObject(change, "replacements"),
+						     rep);
+				cJSON_AddItemToArray(cJSON_AddArrayToObject(fix, "artifactChanges"),
+						     change);
 				cJSON_AddItemToArray(cJSON_AddArrayToObject(res, "fixes"), fix);
 			}
 			strbuf_release(&fl);
@@ -292,16 +292,18 @@ void report_github(const struct task_report *t, size_t n, struct strbuf *out)
 		size_t nv = r->v && r->in ? r->v->violations.n : 0;
 		for (size_t k = 0; k < nv; k++) {
 			const struct violation *x = &r->v->violations.v[k];
-			char *p = rel_path(r->in, x->path);
+			char *p = judge_display_path(r->in, x->path);
 			struct strbuf msg = STRBUF_INIT, fl = STRBUF_INIT;
 			fix_line(r->v, &fl);
-			strbuf_addf(&msg, "%s %s %s refused (%s %s)", r->id, x->write ? "write" : "read", p, x->syscall,
-				    errno_name(x->err));
+			strbuf_addf(&msg, "%s %s %s refused (%s %s)", r->id,
+				    x->write ? "write" : "read", p, x->syscall, errno_name(x->err));
 			if (fl.len)
-				strbuf_addf(&msg, ". Fix: add to %s tasks.%s.%s", r->yaml, r->task, fl.buf);
+				strbuf_addf(&msg, ". Fix: add to %s tasks.%s.%s", r->yaml, r->task,
+					    fl.buf);
 			strbuf_addstr(out, "::error file=");
 			gh_escape(out, r->yaml, true);
-			strbuf_addf(out, ",line=%d,col=%d,title=", r->line > 0 ? r->line : 1, r->col > 0 ? r->col : 1);
+			strbuf_addf(out, ",line=%d,col=%d,title=", r->line > 0 ? r->line : 1,
+				    r->col > 0 ? r->col : 1);
 			gh_escape(out, "vx sandbox violation", true);
 			strbuf_addstr(out, "::");
 			gh_escape(out, msg.buf, false);

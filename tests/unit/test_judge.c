@@ -22,7 +22,8 @@ static void judge(const char *log, const struct judge_input *in, struct verdict 
 
 static struct judge_input input(void)
 {
-	struct judge_input in = {.project_dir = proj, .workspace_root = root, .home = "/home/u", .tmpdir = "/tmp"};
+	struct judge_input in = {
+	    .project_dir = proj, .workspace_root = root, .home = "/home/u", .tmpdir = "/tmp"};
 	return in;
 }
 
@@ -39,6 +40,153 @@ static bool has_violation(const struct verdict *v, bool write, const char *suffi
 	return false;
 }
 
+static bool sees_nothing(const char *path, void *ctx)
+{
+	(void)path;
+	return ctx != NULL;
+}
+
+static const struct judge_note *note_of(const struct verdict *v, const char *kind)
+{
+	for (size_t i = 0; i < v->notes.n; i++)
+		if (!strcmp(v->notes.v[i].kind, kind))
+			return &v->notes.v[i];
+	return NULL;
+}
+
+/* The notes: each kind, its grant spelled as a committed vx.yaml spells it,
+ * never a grant into a credential store. A workspace of its own (w/), with
+ * home beside it (h/), and a TMPDIR elsewhere: the fixture lies in /tmp. */
+static void test_notes(void)
+{
+	char ws[160], app[192], home[160], dist[224], log[4096];
+	snprintf(ws, sizeof ws, "%s/w", root);
+	snprintf(app, sizeof app, "%s/app", ws);
+	snprintf(home, sizeof home, "%s/h", root);
+	snprintf(dist, sizeof dist, "%s/dist", app);
+	fixture_write(root, "w/app/tsconfig.json", "{}\n");
+	fixture_write(root, "w/app/dist/a", "a\n");
+	fixture_write(root, "w/app/src/x", "x\n");
+	fixture_write(root, "w/shared/cfg.json", "{}\n");
+	fixture_write(root, "w/.git/HEAD", "ref\n");
+	fixture_write(root, "h/.ssh/id_rsa", "k\n");
+	fixture_write(root, "h/notes/x", "x\n");
+	struct judge_input in = {
+	    .project_dir = app, .workspace_root = ws, .home = home, .tmpdir = "/nonexistent-tmp"};
+	struct verdict v;
+
+	snprintf(
+	    log, sizeof log,
+	    "2 openat(AT_FDCWD, \"%s/.ssh/id_rsa\", O_RDONLY) = -1 ENOENT (No such file or "
+	    "directory)\n"
+	    "2 openat(AT_FDCWD, \"%s/notes/x\", O_RDONLY) = -1 ENOENT (No such file or directory)\n"
+	    "2 openat(AT_FDCWD, \"../shared/cfg.json\", O_RDONLY) = -1 ENOENT (No such file or "
+	    "directory)\n"
+	    "2 openat(AT_FDCWD, \"../other/out\", O_WRONLY|O_CREAT, 0666) = -1 EROFS (Read-only "
+	    "file system)\n"
+	    "2 openat(AT_FDCWD, \"/var/tmp/t\", O_WRONLY|O_CREAT, 0666) = -1 EROFS (Read-only file "
+	    "system)\n" EXIT,
+	    home, home);
+	judge(log, &in, &v);
+	CHECK_INT(v.violations.n, 0);
+	CHECK_INT(v.notes.n, 5);
+	if (v.notes.n == 5) {
+		CHECK_STR(
+		    v.notes.v[0].text,
+		    "a read of ~/.ssh/id_rsa was refused: it lies in ~/.ssh, a credential store, "
+		    "which vx never grants to a task");
+		CHECK_STR(
+		    v.notes.v[1].text,
+		    "a read outside the project was refused: ~/notes/x exists on the host and "
+		    "the sandbox hides it; grant it with allow.read: [\"~/notes/x\"]");
+		CHECK_STR(v.notes.v[2].text,
+			  "a read outside the project was refused: shared/cfg.json exists on the "
+			  "host and the sandbox hides it; grant it with allow.read: "
+			  "[\"../shared/cfg.json\"]");
+		CHECK_STR(v.notes.v[3].text,
+			  "a write outside the project was refused: other/out; grant it with "
+			  "allow.write: [\"../other/\"]");
+		CHECK(strstr(v.notes.v[4].text, "write under $TMPDIR") != NULL);
+		CHECK(strstr(v.notes.v[4].text, "allow.write: [\"/var/tmp/\"]") != NULL);
+	}
+	verdict_release(&v);
+
+	/* rm -rf of a grant root: a note (EBUSY or EROFS); rmdir of another dir
+	 * inside the project stays a violation */
+	const char *roots[] = {dist};
+	in.write_roots = roots;
+	in.n_write_roots = 1;
+	snprintf(
+	    log, sizeof log,
+	    "2 unlinkat(AT_FDCWD, \"dist\", AT_REMOVEDIR) = -1 EBUSY (Device or resource busy)\n"
+	    "2 rename(\"dist\", \"old\") = -1 EROFS (Read-only file system)\n"
+	    "2 unlinkat(AT_FDCWD, \"src\", AT_REMOVEDIR) = -1 EROFS (Read-only file "
+	    "system)\n" EXIT);
+	judge(log, &in, &v);
+	CHECK_INT(v.violations.n, 2); /* the new name of the rename is refused in its own right */
+	CHECK(has_violation(&v, true, "/app/src"));
+	CHECK(has_violation(&v, true, "/app/old"));
+	const struct judge_note *n = note_of(&v, "grant-root-busy");
+	CHECK(n && strstr(n->text, "empty it instead (rm -rf dist/*, not rm -rf dist)"));
+	CHECK_INT(v.notes.n, 1);
+	verdict_release(&v);
+	in.n_write_roots = 0;
+
+	/* a write grant that named nothing, never written */
+	char ph[256];
+	snprintf(ph, sizeof ph, "%s/gen/out", app);
+	const char *unwritten[] = {ph};
+	in.unwritten = unwritten;
+	in.n_unwritten = 1;
+	judge(EXIT, &in, &v);
+	n = note_of(&v, "unwritten-grant");
+	CHECK(
+	    n &&
+	    !strcmp(n->text,
+		    "write grant \"gen/out\" named nothing that existed, so vx bound an empty "
+		    "file there, and the task never wrote it; if gen/out is a directory, spell it "
+		    "\"gen/out/\""));
+	verdict_release(&v);
+	in.n_unwritten = 0;
+
+	/* git without its repository: the workspace's .git is walled on purpose */
+	const char *git_out =
+	    "fatal: not a git repository (or any of the parent directories): .git\n";
+	in.output = git_out;
+	in.output_len = strlen(git_out);
+	judge(EXIT, &in, &v);
+	n = note_of(&v, "not-a-git-repository");
+	CHECK(n && strstr(n->text, "git found no repository: .git is walled on purpose"));
+	verdict_release(&v);
+
+	/* the last line names a path: a note when it exists and is hidden; a
+	 * missing one, a shown one, or a line before the last: none */
+	const char *tsc =
+	    "src/x is fine\nerror TS5058: The specified path does not exist: 'tsconfig.json'.\n\n";
+	in.output = tsc;
+	in.output_len = strlen(tsc);
+	in.sees = sees_nothing;
+	judge(EXIT, &in, &v);
+	CHECK_INT(v.notes.n, 1);
+	n = note_of(&v, "hidden-path-in-output");
+	CHECK(n &&
+	      strstr(n->text,
+		     "names app/tsconfig.json, which exists on the host and the sandbox hides") &&
+	      strstr(n->text, "allow.read: [\"tsconfig.json\"]"));
+	verdict_release(&v);
+	in.sees_ctx = (void *)1; /* shown */
+	judge(EXIT, &in, &v);
+	CHECK_INT(v.notes.n, 0);
+	verdict_release(&v);
+	const char *missing = "error: cannot find ./nothing/here.ts or https://x.org/a.b\n";
+	in.output = missing;
+	in.output_len = strlen(missing);
+	in.sees_ctx = NULL;
+	judge(EXIT, &in, &v);
+	CHECK_INT(v.notes.n, 0);
+	verdict_release(&v);
+}
+
 int main(void)
 {
 	strcpy(root, fixture_dir());
@@ -52,9 +200,11 @@ int main(void)
 	char log[4096];
 
 	/* ENOENT of a file that exists on the host, inside the project: a violation */
-	snprintf(log, sizeof log,
-		 "2 openat(AT_FDCWD, \"notes.txt\", O_RDONLY) = -1 ENOENT (No such file or directory)\n"
-		 "2 openat(AT_FDCWD, \"missing.txt\", O_RDONLY) = -1 ENOENT (No such file or directory)\n" EXIT);
+	snprintf(
+	    log, sizeof log,
+	    "2 openat(AT_FDCWD, \"notes.txt\", O_RDONLY) = -1 ENOENT (No such file or directory)\n"
+	    "2 openat(AT_FDCWD, \"missing.txt\", O_RDONLY) = -1 ENOENT (No such file or "
+	    "directory)\n" EXIT);
 	judge(log, &in, &v);
 	CHECK_INT(v.violations.n, 1);
 	CHECK(has_violation(&v, false, "/app/notes.txt"));
@@ -64,15 +214,19 @@ int main(void)
 	CHECK_INT(v.fix_inputs.n, 0); /* default inputs key every project file already */
 	struct strbuf out = STRBUF_INIT;
 	report_text("app#build", "app/vx.yaml", "build", &in, &v, &out);
-	CHECK(strstr(out.buf, "app#build: violation: read app/notes.txt (openat ENOENT)\n") != NULL);
-	CHECK(strstr(out.buf, "app#build: fix: add to app/vx.yaml tasks.build.sandbox.allow.read: [\"notes.txt\"]\n") != NULL);
+	CHECK(strstr(out.buf, "app#build: violation: read app/notes.txt (openat ENOENT)\n") !=
+	      NULL);
+	CHECK(strstr(out.buf, "app#build: fix: add to app/vx.yaml tasks.build.sandbox.allow.read: "
+			      "[\"notes.txt\"]\n") != NULL);
 	strbuf_release(&out);
 	verdict_release(&v);
 
 	/* the same read twice is one violation; a directory's fix ends in '/' */
 	snprintf(log, sizeof log,
-		 "2 openat(AT_FDCWD, \"%s/notes.txt\", O_RDONLY) = -1 ENOENT (No such file or directory)\n"
-		 "3 openat(AT_FDCWD, \"%s/notes.txt\", O_RDONLY) = -1 ENOENT (No such file or directory)\n"
+		 "2 openat(AT_FDCWD, \"%s/notes.txt\", O_RDONLY) = -1 ENOENT (No such file or "
+		 "directory)\n"
+		 "3 openat(AT_FDCWD, \"%s/notes.txt\", O_RDONLY) = -1 ENOENT (No such file or "
+		 "directory)\n"
 		 "2 chdir(\"%s/src\") = -1 ENOENT (No such file or directory)\n" EXIT,
 		 proj, proj, proj);
 	judge(log, &in, &v);
@@ -83,19 +237,24 @@ int main(void)
 
 	/* a write refused inside the project: a write violation, its dir as the fix */
 	snprintf(log, sizeof log,
-		 "2 openat(AT_FDCWD, \"src/out.txt\", O_WRONLY|O_CREAT|O_TRUNC, 0666) = -1 EROFS (Read-only file system)\n" EXIT);
+		 "2 openat(AT_FDCWD, \"src/out.txt\", O_WRONLY|O_CREAT|O_TRUNC, 0666) = -1 EROFS "
+		 "(Read-only file system)\n" EXIT);
 	judge(log, &in, &v);
 	CHECK(has_violation(&v, true, "/app/src/out.txt"));
 	CHECK_STR(v.fix_write.v[0], "src/");
 	verdict_release(&v);
 
 	/* outside the project: notes, never violations; /dev, /proc and TMPDIR are not judged */
-	snprintf(log, sizeof log,
-		 "2 openat(AT_FDCWD, \"%s/lib/x.txt\", O_RDONLY) = -1 ENOENT (No such file or directory)\n"
-		 "2 openat(AT_FDCWD, \"/usr/out\", O_WRONLY|O_CREAT, 0666) = -1 EROFS (Read-only file system)\n"
-		 "2 openat(AT_FDCWD, \"/proc/1/environ\", O_RDONLY) = -1 EACCES (Permission denied)\n"
-		 "2 openat(AT_FDCWD, \"/tmp/scratch\", O_WRONLY|O_CREAT, 0666) = -1 EACCES (Permission denied)\n" EXIT,
-		 root);
+	snprintf(
+	    log, sizeof log,
+	    "2 openat(AT_FDCWD, \"%s/lib/x.txt\", O_RDONLY) = -1 ENOENT (No such file or "
+	    "directory)\n"
+	    "2 openat(AT_FDCWD, \"/usr/out\", O_WRONLY|O_CREAT, 0666) = -1 EROFS (Read-only file "
+	    "system)\n"
+	    "2 openat(AT_FDCWD, \"/proc/1/environ\", O_RDONLY) = -1 EACCES (Permission denied)\n"
+	    "2 openat(AT_FDCWD, \"/tmp/scratch\", O_WRONLY|O_CREAT, 0666) = -1 EACCES (Permission "
+	    "denied)\n" EXIT,
+	    root);
 	judge(log, &in, &v);
 	CHECK_INT(v.violations.n, 0);
 	CHECK_INT(v.notes.n, 2);
@@ -104,15 +263,18 @@ int main(void)
 	/* mkdir meeting EEXIST, and a timestamp refused on a readable path: not violations */
 	snprintf(log, sizeof log,
 		 "2 mkdir(\"src\", 0777) = -1 EEXIST (File exists)\n"
-		 "2 utimensat(AT_FDCWD, \"src/a.txt\", NULL, 0) = -1 EROFS (Read-only file system)\n" EXIT);
+		 "2 utimensat(AT_FDCWD, \"src/a.txt\", NULL, 0) = -1 EROFS (Read-only file "
+		 "system)\n" EXIT);
 	judge(log, &in, &v);
 	CHECK_INT(v.violations.n, 0);
 	verdict_release(&v);
 
 	/* access() probes and readlink are reads */
 	snprintf(log, sizeof log,
-		 "2 faccessat2(AT_FDCWD, \"notes.txt\", X_OK, AT_EACCESS) = -1 ENOENT (No such file or directory)\n"
-		 "2 readlink(\"src/a.txt\", 0x7ffd, 4096) = -1 ENOENT (No such file or directory)\n" EXIT);
+		 "2 faccessat2(AT_FDCWD, \"notes.txt\", X_OK, AT_EACCESS) = -1 ENOENT (No such "
+		 "file or directory)\n"
+		 "2 readlink(\"src/a.txt\", 0x7ffd, 4096) = -1 ENOENT (No such file or "
+		 "directory)\n" EXIT);
 	judge(log, &in, &v);
 	CHECK_INT(v.violations.n, 2);
 	verdict_release(&v);
@@ -121,7 +283,9 @@ int main(void)
 	const char *ign[] = {"*.txt"};
 	in.ignore_read = ign;
 	in.n_ignore_read = 1;
-	snprintf(log, sizeof log, "2 openat(AT_FDCWD, \"notes.txt\", O_RDONLY) = -1 ENOENT (No such file or directory)\n" EXIT);
+	snprintf(log, sizeof log,
+		 "2 openat(AT_FDCWD, \"notes.txt\", O_RDONLY) = -1 ENOENT (No such file or "
+		 "directory)\n" EXIT);
 	judge(log, &in, &v);
 	CHECK_INT(v.violations.n, 0);
 	verdict_release(&v);
@@ -134,7 +298,8 @@ int main(void)
 	in.input_files = inputs;
 	in.n_input_files = 1;
 	snprintf(log, sizeof log,
-		 "2 openat(AT_FDCWD, \"notes.txt\", O_RDONLY) = -1 ENOENT (No such file or directory)\n" EXIT);
+		 "2 openat(AT_FDCWD, \"notes.txt\", O_RDONLY) = -1 ENOENT (No such file or "
+		 "directory)\n" EXIT);
 	judge(log, &in, &v);
 	CHECK_INT(v.fix_inputs.n, 1);
 	CHECK_STR(v.fix_inputs.v[0], "notes.txt");
@@ -150,6 +315,8 @@ int main(void)
 	CHECK(judge_trace(&in, "/nonexistent/log", &v) == -1);
 	CHECK(v.incomplete);
 	verdict_release(&v);
+
+	test_notes();
 
 	fixture_remove(root);
 	return check_finish("judge");

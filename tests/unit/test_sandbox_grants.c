@@ -184,6 +184,52 @@ static void test_refusals(void)
 	CHECK(!sandbox_path_safe("/tmp/a$b"));
 }
 
+/* What the planned mounts show: grants and the base, never the masks. */
+static void test_sees(void)
+{
+	char *ws = at("real/ws"), *proj = at("real/ws/p"), *q = at("real/ws/q");
+	const char *nested[] = {proj, q};
+	const char *reads[] = {"src/", "../outside-secret"};
+	for (int hermetic = 0; hermetic < 2; hermetic++) {
+		struct sandbox_input in = {0};
+		in.workspace_root = ws;
+		in.project_dir = proj;
+		in.bwrap = "/usr/bin/bwrap";
+		in.setsid = "/usr/bin/setsid";
+		in.nested_dirs = nested;
+		in.n_nested = 2;
+		in.allow_read = reads;
+		in.n_read = 2;
+		in.hermetic = hermetic;
+		struct sandbox_request req;
+		struct strbuf err = STRBUF_INIT;
+		CHECK_INT(sandbox_request_build(&in, &req, &err), 0);
+		char *a = at("real/ws/p/src/a.ts"), *secret = at("real/ws/outside-secret"),
+		     *dist = at("real/ws/p/dist"), *lib = at("real/ws/q/lib"),
+		     *git = at("real/ws/.git"), *sib = at("sibling-of-ws");
+		CHECK(sandbox_request_sees(&req, a));
+		CHECK(sandbox_request_sees(&req, secret)); /* granted from outside the project */
+		CHECK(!sandbox_request_sees(&req, dist));  /* in the project, not granted */
+		CHECK(!sandbox_request_sees(&req, lib));   /* a nested project */
+		CHECK(!sandbox_request_sees(&req, git));
+		CHECK(!sandbox_request_sees(&req, sib)); /* under the private /tmp */
+		CHECK(sandbox_request_sees(&req, "/usr/bin/env"));
+		CHECK_INT(sandbox_request_sees(&req, "/var/lib/dpkg"), !hermetic);
+		CHECK(!sandbox_request_sees(&req, "relative/path"));
+		free(a);
+		free(secret);
+		free(dist);
+		free(lib);
+		free(git);
+		free(sib);
+		sandbox_request_release(&req);
+		strbuf_release(&err);
+	}
+	free(ws);
+	free(proj);
+	free(q);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/vx-grants-XXXXXX";
@@ -204,6 +250,7 @@ int main(void)
 	test_canonical();
 	test_walls();
 	test_refusals();
+	test_sees();
 	char *rm = xasprintf("rm -rf '%s'", root);
 	if (system(rm))
 		return 1;

@@ -173,4 +173,58 @@ test_expect_success 'a strace that cannot trace cleanly: the run says so once, t
 	test_grep "^violation reports: available" "$OUT"
 '
 
+# (a credential store is never offered: tests/unit/test_judge.c, as HOME here lies in the private /tmp)
+test_expect_success 'notes of a failed task: refusals outside the project, each with its grant' '
+	setup &&
+	mkdir -p shared && echo s >shared/x.txt &&
+	app_task "mkdir -p dist; cat ../shared/x.txt; echo x > /var/tmp/vx-t0310-\$\$; exit 1" "\"src/\"" &&
+	run_vx 1 run app#build &&
+	test_grep "^app#build: note: a read outside the project was refused: shared/x.txt exists on the host and the sandbox hides it; grant it with allow.read: \[\"../shared/x.txt\"\]$" "$ERR" &&
+	test_grep "^app#build: note: a write outside the project was refused: /var/tmp/vx-t0310-[0-9]*; write under \$TMPDIR (the task.s own temp dir) instead, or grant it with allow.write: \[\"/var/tmp/\"\]$" "$ERR" &&
+	test_grep ! "violation:" "$ERR"
+'
+
+test_expect_success 'a write grant that named nothing became a file the task never wrote: the note says spell it dir/' '
+	setup &&
+	ws_project app app <<-EOF &&
+	  build:
+	    command: "mkdir -p gen/out && echo x > gen/out/o"
+	    sandbox: {allow: {read: ["src/"], write: ["gen/out"]}}
+	EOF
+	run_vx 1 run app#build &&
+	test_grep "^app#build: note: write grant \"gen/out\" named nothing that existed, so vx bound an empty file there, and the task never wrote it; if gen/out is a directory, spell it \"gen/out/\"$" "$ERR" &&
+	test_path_is_missing app/gen/out
+'
+
+test_expect_success 'rm -rf of a grant root is a note naming rm -rf dist/*, not a violation' '
+	setup &&
+	app_task "mkdir -p dist && touch dist/a && rm -rf dist" "\"src/\"" &&
+	run_vx 1 run app#build &&
+	test_grep "^app#build: note: dist is a write grant.s root, a mount point in the sandbox: it cannot be removed or renamed (.*); empty it instead (rm -rf dist/\*, not rm -rf dist)$" "$ERR" &&
+	test_grep ! "violation:" "$ERR" &&
+	test_path_is_missing app/dist/a
+'
+
+test_expect_success 'git in a sandbox finds no repository: the note says .git is walled on purpose' '
+	setup &&
+	git init -q . &&
+	app_task "git rev-parse HEAD" "\"src/\"" &&
+	run_vx 1 run app#build &&
+	test_grep "^app#build: note: git found no repository: .git is walled on purpose" "$ERR"
+'
+
+test_expect_success 'a last output line naming a hidden path (tsc TS5058 after a stat the trace cannot see) gets a note with its grant' '
+	setup &&
+	echo "{}" >app/tsconfig.json &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "test -f tsconfig.json || { echo \"error TS5058: The specified path does not exist: '\''tsconfig.json'\''.\"; exit 1; }"
+	    sandbox: {allow: {read: ["src/"], write: ["dist/"]}}
+	EOF
+	run_vx 1 run app#build &&
+	test_grep "^app#build: note: the task.s last line names app/tsconfig.json, which exists on the host and the sandbox hides (.*); grant it with allow.read: \[\"tsconfig.json\"\]$" "$ERR" &&
+	run_vx 1 run app#build --report json &&
+	jq -e ".tasks[0].notes[] | select(.kind == \"hidden-path-in-output\" and .path == \"app/tsconfig.json\")" "$OUT" >/dev/null
+'
+
 test_done
