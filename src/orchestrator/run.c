@@ -27,20 +27,20 @@
 extern char **environ;
 
 struct run_opts {
-	struct strvec tasks;     /* TASK... */
-	struct strvec filters;   /* --filter, as written */
+	struct strvec tasks;   /* TASK... */
+	struct strvec filters; /* --filter, as written */
 	bool affected;
-	char *affected_ref;      /* NULL: the merge base with main */
+	char *affected_ref; /* NULL: the merge base with main */
 	int concurrency;
 	bool force, no_cache, keep_going;
-	int dry_run;             /* 0 no, 1 text, 2 json */
+	int dry_run; /* 0 no, 1 text, 2 json */
 	bool summarize;
-	char *summary_path;      /* --summarize=FILE; NULL: .vx/runs/<id>.json */
+	char *summary_path; /* --summarize=FILE; NULL: .vx/runs/<id>.json */
 	enum output_logs logs;
 	int verbose;
-	const char *report;      /* text, json, sarif, github */
-	struct strvec args;      /* after "--" */
-	const char *format;      /* graph: dot or json */
+	const char *report; /* text, json, sarif, github */
+	struct strvec args; /* after "--" */
+	const char *format; /* graph: dot or json */
 };
 
 static void run_opts_free(struct run_opts *o)
@@ -53,53 +53,63 @@ static void run_opts_free(struct run_opts *o)
 }
 
 static const char RUN_USAGE[] =
-	"usage: vx run TASK... [options] [-- ARGS]\n"
-	"\n"
-	"Runs the tasks in every selected project, and the tasks they depend on.\n"
-	"\n"
-	"  -F, --filter PATTERN   only projects matching PATTERN (a name glob or ./dir);\n"
-	"                         PATTERN... adds dependencies, ...PATTERN dependents,\n"
-	"                         !PATTERN takes away; repeatable\n"
-	"      --affected[=REF]   only projects changed since REF (default: merge base with main)\n"
-	"                         and their dependents\n"
-	"  -j, --concurrency N    tasks at once (default: the number of CPUs)\n"
-	"      --force            ignore cache hits\n"
-	"      --no-cache         neither read nor write the cache\n"
-	"      --continue         keep running independent tasks after a failure\n"
-	"      --dry-run[=json]   print what would run and hit, with keys; run nothing\n"
-	"      --summarize[=FILE] write the run summary JSON (default .vx/runs/<id>.json)\n"
-	"      --output-logs MODE full|errors-only|hash-only|none\n"
-	"      --report MODE      text|json|sarif|github: failures, violations and fixes\n"
-	"                         (json, sarif: one document on stdout; the run's lines go to stderr)\n"
-	"  -v, --verbose          say more\n"
-	"  -C DIR                 run as if started in DIR\n"
-	"  -- ARGS                appended, shell-quoted, to the requested tasks' commands\n";
+    "usage: vx run TASK... [options] [-- ARGS]\n"
+    "\n"
+    "Runs the tasks in every selected project, and the tasks they depend on.\n"
+    "\n"
+    "  -F, --filter PATTERN   only projects matching PATTERN (a name glob or ./dir);\n"
+    "                         PATTERN... adds dependencies, ...PATTERN dependents,\n"
+    "                         !PATTERN takes away; repeatable\n"
+    "      --affected[=REF]   only projects changed since REF (default: merge base with main)\n"
+    "                         and their dependents\n"
+    "  -j, --concurrency N    tasks at once (default: the number of CPUs)\n"
+    "      --force            ignore cache hits\n"
+    "      --no-cache         neither read nor write the cache\n"
+    "      --continue         keep running independent tasks after a failure\n"
+    "      --dry-run[=json]   print what would run and hit, with keys; run nothing\n"
+    "      --summarize[=FILE] write the run summary JSON (default .vx/runs/<id>.json)\n"
+    "      --output-logs MODE full|errors-only|hash-only|none\n"
+    "      --report MODE      text|json|sarif|github: failures, violations and fixes\n"
+    "                         (json, sarif: one document on stdout; the run's lines go to stderr)\n"
+    "  -v, --verbose          say more\n"
+    "  -C DIR                 run as if started in DIR\n"
+    "  -- ARGS                appended, shell-quoted, to the requested tasks' commands\n";
 
 static const char GRAPH_USAGE[] =
-	"usage: vx graph TASK... [--format dot|json] [-F PATTERN]... [--affected[=REF]]\n"
-	"\n"
-	"Prints the task graph the same run would build, without running anything.\n";
+    "usage: vx graph TASK... [--format dot|json] [-F PATTERN]... [--affected[=REF]]\n"
+    "\n"
+    "Prints the task graph the same run would build, without running anything.\n";
 
-enum { OPT_AFFECTED = 256, OPT_FORCE, OPT_NO_CACHE, OPT_CONTINUE, OPT_DRY_RUN, OPT_OUTPUT_LOGS,
-       OPT_FORMAT, OPT_SUMMARIZE, OPT_REPORT, OPT_HELP };
+enum {
+	OPT_AFFECTED = 256,
+	OPT_FORCE,
+	OPT_NO_CACHE,
+	OPT_CONTINUE,
+	OPT_DRY_RUN,
+	OPT_OUTPUT_LOGS,
+	OPT_FORMAT,
+	OPT_SUMMARIZE,
+	OPT_REPORT,
+	OPT_HELP
+};
 
 static int parse_opts(int argc, char **argv, bool graph, struct run_opts *o)
 {
 	static const struct option longopts[] = {
-		{"filter", required_argument, NULL, 'F'},
-		{"affected", optional_argument, NULL, OPT_AFFECTED},
-		{"concurrency", required_argument, NULL, 'j'},
-		{"force", no_argument, NULL, OPT_FORCE},
-		{"no-cache", no_argument, NULL, OPT_NO_CACHE},
-		{"continue", no_argument, NULL, OPT_CONTINUE},
-		{"dry-run", optional_argument, NULL, OPT_DRY_RUN},
-		{"output-logs", required_argument, NULL, OPT_OUTPUT_LOGS},
-		{"summarize", optional_argument, NULL, OPT_SUMMARIZE},
-		{"report", required_argument, NULL, OPT_REPORT},
-		{"verbose", no_argument, NULL, 'v'},
-		{"format", required_argument, NULL, OPT_FORMAT},
-		{"help", no_argument, NULL, OPT_HELP},
-		{0},
+	    {"filter", required_argument, NULL, 'F'},
+	    {"affected", optional_argument, NULL, OPT_AFFECTED},
+	    {"concurrency", required_argument, NULL, 'j'},
+	    {"force", no_argument, NULL, OPT_FORCE},
+	    {"no-cache", no_argument, NULL, OPT_NO_CACHE},
+	    {"continue", no_argument, NULL, OPT_CONTINUE},
+	    {"dry-run", optional_argument, NULL, OPT_DRY_RUN},
+	    {"output-logs", required_argument, NULL, OPT_OUTPUT_LOGS},
+	    {"summarize", optional_argument, NULL, OPT_SUMMARIZE},
+	    {"report", required_argument, NULL, OPT_REPORT},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"format", required_argument, NULL, OPT_FORMAT},
+	    {"help", no_argument, NULL, OPT_HELP},
+	    {0},
 	};
 	const char *usage = graph ? GRAPH_USAGE : RUN_USAGE;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -131,7 +141,9 @@ static int parse_opts(int argc, char **argv, bool graph, struct run_opts *o)
 			char *e;
 			long n = strtol(optarg, &e, 10);
 			if (!*optarg || *e || n < 1 || n > 4096)
-				return error("--concurrency wants a number from 1 to 4096, not \"%s\"", optarg);
+				return error(
+				    "--concurrency wants a number from 1 to 4096, not \"%s\"",
+				    optarg);
 			o->concurrency = (int)n;
 			break;
 		}
@@ -150,7 +162,8 @@ static int parse_opts(int argc, char **argv, bool graph, struct run_opts *o)
 			else if (!strcmp(optarg, "json"))
 				o->dry_run = 2;
 			else
-				return error("--dry-run takes =json or nothing, not \"%s\"", optarg);
+				return error("--dry-run takes =json or nothing, not \"%s\"",
+					     optarg);
 			break;
 		case OPT_OUTPUT_LOGS:
 			if (!strcmp(optarg, "full"))
@@ -162,7 +175,8 @@ static int parse_opts(int argc, char **argv, bool graph, struct run_opts *o)
 			else if (!strcmp(optarg, "none"))
 				o->logs = LOGS_NONE;
 			else
-				return error("--output-logs takes full, errors-only, hash-only or none, not \"%s\"",
+				return error("--output-logs takes full, errors-only, hash-only or "
+					     "none, not \"%s\"",
 					     optarg);
 			break;
 		case OPT_SUMMARIZE:
@@ -171,9 +185,11 @@ static int parse_opts(int argc, char **argv, bool graph, struct run_opts *o)
 			o->summary_path = optarg ? xstrdup(optarg) : NULL;
 			break;
 		case OPT_REPORT:
-			if (strcmp(optarg, "text") && strcmp(optarg, "json") && strcmp(optarg, "sarif") &&
-			    strcmp(optarg, "github"))
-				return error("--report takes text, json, sarif or github, not \"%s\"", optarg);
+			if (strcmp(optarg, "text") && strcmp(optarg, "json") &&
+			    strcmp(optarg, "sarif") && strcmp(optarg, "github"))
+				return error(
+				    "--report takes text, json, sarif or github, not \"%s\"",
+				    optarg);
 			o->report = optarg;
 			break;
 		case 'v':
@@ -285,7 +301,8 @@ static void task_env(const struct workspace *ws, const struct task_node *t, stru
 	}
 }
 
-static void print_dry_run(const struct graph *g, const struct job *jobs, struct taskcache *tc, int mode)
+static void print_dry_run(const struct graph *g, const struct job *jobs, struct taskcache *tc,
+			  int mode)
 {
 	struct strbuf sb = STRBUF_INIT;
 	if (mode == 2)
@@ -296,8 +313,11 @@ static void print_dry_run(const struct graph *g, const struct job *jobs, struct 
 		const char *cmd = jobs[i].argv ? jobs[i].argv[2] : NULL;
 		if (mode != 2) {
 			strbuf_addf(&sb, "%s: %s  key %s  cache %s%s\n", t->id,
-				    !cmd ? "nothing to run" : st == CACHE_HIT ? "would replay" : "would run", tc->keys[i],
-				    cache_status_name(st), st == CACHE_BAD ? " (damaged entry)" : "");
+				    !cmd	      ? "nothing to run"
+				    : st == CACHE_HIT ? "would replay"
+						      : "would run",
+				    tc->keys[i], cache_status_name(st),
+				    st == CACHE_BAD ? " (damaged entry)" : "");
 			continue;
 		}
 		strbuf_addstr(&sb, i ? ",{\"id\":" : "{\"id\":");
@@ -311,8 +331,9 @@ static void print_dry_run(const struct graph *g, const struct job *jobs, struct 
 			strbuf_add_json_string(&sb, cmd);
 		else
 			strbuf_addstr(&sb, "null");
-		strbuf_addf(&sb, ",\"key\":\"%s\",\"cache\":\"%s\",\"inputs\":%zu,\"dependencies\":[", tc->keys[i],
-			    cache_status_name(st), tc->inputs[i].paths.n);
+		strbuf_addf(&sb,
+			    ",\"key\":\"%s\",\"cache\":\"%s\",\"inputs\":%zu,\"dependencies\":[",
+			    tc->keys[i], cache_status_name(st), tc->inputs[i].paths.n);
 		for (size_t k = 0; k < t->deps.n; k++) {
 			if (k)
 				strbuf_addch(&sb, ',');
@@ -345,8 +366,13 @@ static int run_before(struct job *job, void *ctx)
 	if (r == 0) {
 		size_t i = taskcache_node_of(rh->tc, job);
 		const struct task_node *t = job->data;
-		if (t->cfg->sandbox)
-			return sandbox_jobs_wrap(rh->sj, i, job);
+		if (t->cfg->sandbox) {
+			const struct taskcache *tc = rh->tc;
+			bool cached =
+			    tc->inputs && (tc->read || tc->write) && taskcache_cacheable(t);
+			return sandbox_jobs_wrap(rh->sj, i, job,
+						 cached ? &tc->inputs[i].paths : NULL);
+		}
 		task_env(rh->ws, t, &rh->envs[i]);
 		job->envp = rh->envs[i].v;
 	}
@@ -366,7 +392,8 @@ static int run_after(struct job *job, void *ctx)
 		if (job->state == JOB_FAILED && !job->timed_out && strstr(log, "bwrap: Can't ") &&
 		    strstr(log, "No such file or directory"))
 			job->retry = "bwrap met a mount race while it set the sandbox up";
-		else if (rh->sj->strace && (!strncmp(log, "strace: ", 8) || strstr(log, "\nstrace: ")))
+		else if (rh->sj->strace &&
+			 (!strncmp(log, "strace: ", 8) || strstr(log, "\nstrace: ")))
 			job->retry = "strace printed an error of its own, so the trace is broken";
 		if (job->retry) {
 			sandbox_jobs_done(rh->sj, i);
@@ -385,11 +412,16 @@ static int run_after(struct job *job, void *ctx)
 static const char *job_state_name(enum job_state st)
 {
 	switch (st) {
-	case JOB_SUCCEEDED: return "succeeded";
-	case JOB_CACHED: return "cached";
-	case JOB_FAILED: return "failed";
-	case JOB_NOOP: return "noop";
-	default: return "skipped";
+	case JOB_SUCCEEDED:
+		return "succeeded";
+	case JOB_CACHED:
+		return "cached";
+	case JOB_FAILED:
+		return "failed";
+	case JOB_NOOP:
+		return "noop";
+	default:
+		return "skipped";
 	}
 }
 
@@ -406,14 +438,23 @@ static void print_report(const char *mode, const struct graph *g, const struct j
 		const struct project *p = g->ws->projects.v[t->project];
 		const struct job *j = &jobs[i];
 		const struct loc *l = t->cfg->sandbox ? &t->cfg->sandbox->loc : &t->cfg->loc;
-		yamls[i] = l->file ? path_relative(g->ws->root, l->file) : xasprintf("%s/vx.yaml", p->rel);
+		yamls[i] =
+		    l->file ? path_relative(g->ws->root, l->file) : xasprintf("%s/vx.yaml", p->rel);
 		bool ran = j->state == JOB_SUCCEEDED || j->state == JOB_FAILED;
 		tr[i] = (struct task_report){
-			.id = t->id, .project = p->rel, .task = t->task, .status = job_state_name(j->state),
-			.cache = cache_status_name(tc->status[i]), .key = tc->keys[i], .yaml = yamls[i],
-			.line = l->line, .col = l->col, .ran = ran,
-			.exit_code = j->state == JOB_FAILED && !j->exit_code ? 1 : j->exit_code,
-			.command_exit_code = j->exit_code, .duration_ms = j->duration_ms,
+		    .id = t->id,
+		    .project = p->rel,
+		    .task = t->task,
+		    .status = job_state_name(j->state),
+		    .cache = cache_status_name(tc->status[i]),
+		    .key = tc->keys[i],
+		    .yaml = yamls[i],
+		    .line = l->line,
+		    .col = l->col,
+		    .ran = ran,
+		    .exit_code = j->state == JOB_FAILED && !j->exit_code ? 1 : j->exit_code,
+		    .command_exit_code = j->exit_code,
+		    .duration_ms = j->duration_ms,
 		};
 		if (sj->jobs && sj->jobs[i].judged) {
 			ins[i] = sandbox_jobs_report_input(sj, i);
@@ -518,7 +559,8 @@ int run_main(int argc, char **argv)
 			die_errno("cannot set stdout aside for the report");
 	}
 	sj.quiet_report = o.report && strcmp(o.report, "text");
-	int opened = taskcache_open(&tc, ws, &g, !o.force && !o.no_cache, !o.no_cache, o.dry_run != 0, o.verbose);
+	int opened = taskcache_open(&tc, ws, &g, !o.force && !o.no_cache, !o.no_cache,
+				    o.dry_run != 0, o.verbose);
 	tc.traced = sj.strace != NULL;
 	if (opened || taskcache_keys(&tc, commands)) {
 		status = 2;
@@ -529,12 +571,12 @@ int run_main(int argc, char **argv)
 		bool tty = isatty(STDOUT_FILENO);
 		const char *term = getenv("TERM");
 		struct scheduler_opts so = {
-			.concurrency = o.concurrency,
-			.keep_going = o.keep_going,
-			.logs = o.logs,
-			.group_output = !tty && o.concurrency > 1,
-			.status_line = tty && term && strcmp(term, "dumb"),
-			.color = tty && !getenv("NO_COLOR"),
+		    .concurrency = o.concurrency,
+		    .keep_going = o.keep_going,
+		    .logs = o.logs,
+		    .group_output = !tty && o.concurrency > 1,
+		    .status_line = tty && term && strcmp(term, "dumb"),
+		    .color = tty && !getenv("NO_COLOR"),
 		};
 		sj.cache_dir = tc.dir;
 		struct run_hooks rh = {&tc, &sj, ws, envs};
@@ -549,7 +591,8 @@ int run_main(int argc, char **argv)
 		}
 		if (tc.store_open && (hits || misses))
 			runlog_append(tc.dir, hits, misses);
-		if (o.summarize && summary_write(o.summary_path, &g, jobs, &tc, status, total) && !status)
+		if (o.summarize && summary_write(o.summary_path, &g, jobs, &tc, status, total) &&
+		    !status)
 			status = 2;
 		if (o.report && strcmp(o.report, "text")) {
 			fflush(stdout);
@@ -558,7 +601,8 @@ int run_main(int argc, char **argv)
 			print_report(o.report, &g, jobs, &tc, &sj, stdout);
 		}
 		if (o.verbose)
-			fprintf(stderr, "vx: listed and hashed the inputs of %zu tasks in %lldms\n", n, tc.hash_ms);
+			fprintf(stderr, "vx: listed and hashed the inputs of %zu tasks in %lldms\n",
+				n, tc.hash_ms);
 	}
 	taskcache_close(&tc);
 	sandbox_jobs_release(&sj);

@@ -19,6 +19,7 @@
 #include "sandbox/bwrap.h"
 #include "sandbox/env.h"
 #include "sandbox/probe.h"
+#include "util/glob.h"
 #include "util/path.h"
 #include "util/strbuf.h"
 #include "violations/judge.h"
@@ -228,7 +229,32 @@ static int request_for(struct sandbox_jobs *sj, size_t i, struct sandbox_request
 	return rc;
 }
 
-int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job)
+/* The files the task's own inputs.workspaceFiles key that the sandbox hides,
+ * as allow.read entries (relative to the project), appended to out. The
+ * workspace's inputs.workspaceFiles are left out: they invalidate every task
+ * at once (a lockfile), which claims no task reads them. */
+static void keyed_hidden(const struct sandbox_jobs *sj, const struct task_node *t,
+			 const struct sandbox_request *req, const struct strvec *keyed,
+			 struct strvec *out)
+{
+	struct strvec own = STRVEC_INIT;
+	lstr_list(&t->cfg->input_ws_files, &own);
+	for (size_t k = 0; keyed && own.n && k < keyed->n; k++) {
+		if (!globlist_match(own.v, own.n, keyed->v[k]))
+			continue;
+		char *abs = path_join(sj->ws->root, keyed->v[k]);
+		char *real = realpath(abs, NULL);
+		const char *p = real ? real : abs;
+		if (!path_is_within(req->cwd, p) && !sandbox_request_sees(req, p))
+			strvec_push_nodup(out, path_relative(req->cwd, p));
+		free(real);
+		free(abs);
+	}
+	strvec_clear(&own);
+}
+
+int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
+		      const struct strvec *keyed)
 {
 	const struct task_node *t = sj->g->nodes.v[i];
 	if (!t->cfg->sandbox || !job->argv)
@@ -254,8 +280,32 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job)
 		sjob->built = true;
 		for (size_t k = 0; k < sjob->req.notes.n; k++)
 			fprintf(stderr, "%s: note: %s\n", t->id, sjob->req.notes.v[k]);
+		struct strvec hidden = STRVEC_INIT;
+		keyed_hidden(sj, t, &sjob->req, keyed, &hidden);
 		int pfd[2];
-		if (pipe2(pfd, O_CLOEXEC) < 0) {
+		if (hidden.n) {
+			const struct project *p = sj->ws->projects.v[t->project];
+			char *yaml = p->cfg && p->cfg != sj->ws->cfg
+					 ? path_relative(sj->ws->root, p->cfg->path)
+					 : xasprintf("%s/vx.yaml", p->rel);
+			struct strbuf list = STRBUF_INIT;
+			for (size_t k = 0; k < hidden.n; k++) {
+				strbuf_addstr(&list, k ? ", " : "[");
+				strbuf_add_json_string(&list, hidden.v[k]);
+			}
+			strbuf_addch(&list, ']');
+			fprintf(stderr,
+				"vx: %s: its key holds %s outside the project that its sandbox "
+				"hides, so the key "
+				"would claim a dependency the task cannot read; add to %s "
+				"tasks.%s.sandbox.allow.read: "
+				"%s\n",
+				t->id, hidden.n == 1 ? "a file" : "files", yaml, t->task, list.buf);
+			strbuf_release(&list);
+			free(yaml);
+			job->reason = "its key holds a file its sandbox hides (see above)";
+			rc = -1;
+		} else if (pipe2(pfd, O_CLOEXEC) < 0) {
 			rc = -1;
 			job->reason = "cannot make the sandbox's signal pipe";
 			error_errno("%s: cannot make a pipe", t->id);
@@ -283,6 +333,7 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job)
 			job->spawn_actions = spawn_actions;
 			job->spawn_data = sjob;
 		}
+		strvec_clear(&hidden);
 	}
 	strbuf_release(&err);
 	return rc;

@@ -54,8 +54,11 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
  * task start: globs expand to what exists now, the dependencies' outputs
  * included) and replaces job->argv with bwrap's. Returns 0 (a task without
  * sandbox: is left alone), or -1 with job->reason set and the reason printed
- * (the task fails; it never runs unprotected). */
-int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job);
+ * (the task fails; it never runs unprotected). keyed: the workspace-relative
+ * files the task's key folds when it is cached this run, else NULL; one
+ * outside the project that the sandbox hides fails the task before it runs,
+ * naming the grant (its key would claim a dependency the task cannot read). */
+int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job, const struct strvec *keyed);
 /* After node i ran under strace: judges its trace, prints the violations,
  * notes and fix of a task that had any or failed, and returns -1 when a
  * task that exited 0 must fail (a violation, or a trace that ended before

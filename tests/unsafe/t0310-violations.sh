@@ -227,4 +227,24 @@ test_expect_success 'a last output line naming a hidden path (tsc TS5058 after a
 	jq -e ".tasks[0].notes[] | select(.kind == \"hidden-path-in-output\" and .path == \"app/tsconfig.json\")" "$OUT" >/dev/null
 '
 
+test_expect_success 'a cached task whose key holds a file outside the project that its sandbox hides fails before it runs, naming the grant' '
+	setup &&
+	echo "{}" >tsconfig.base.json &&
+	ws_project app app <<-EOF &&
+	  build:
+	    command: "mkdir -p dist; echo ran > dist/o"
+	    inputs: {workspaceFiles: ["tsconfig.base.json"]}
+	    sandbox: {allow: {read: ["src/"], write: ["dist/"]}}
+	EOF
+	run_vx 1 run app#build &&
+	test_grep "^vx: app#build: its key holds a file outside the project that its sandbox hides, so the key would claim a dependency the task cannot read; add to app/vx.yaml tasks.build.sandbox.allow.read: \[\"../tsconfig.base.json\"\]$" "$ERR" &&
+	test_path_is_missing app/dist/o &&
+	run_vx 0 run app#build --no-cache &&
+	test_path_is_file app/dist/o &&
+	sed -i "s|read: \[\"src/\"\]|read: [\"src/\", \"../tsconfig.base.json\"]|" app/vx.yaml &&
+	run_vx 0 run app#build &&
+	run_vx 0 run app#build &&
+	test_grep "app#build: cache hit" "$OUT"
+'
+
 test_done
