@@ -18,6 +18,7 @@
 #include "sandbox/walls.h"
 #include "util/glob.h"
 #include "util/path.h"
+#include "util/strmap.h"
 #include "util/strbuf.h"
 #include "violations/strace.h"
 
@@ -349,6 +350,12 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 	out->incomplete = !sum->root_exited;
 	size_t nev;
 	const struct access_event *ev = strace_parser_events(p, &nev);
+	/* touch opens the file for writing before it sets the times: the paths
+	 * whose times the task tried to set (keys borrowed from the parser). */
+	struct strmap touched = STRMAP_INIT;
+	for (size_t i = 0; i < nev; i++)
+		if (ev[i].op == ACCESS_UTIME && ev[i].path[0] == '/')
+			strmap_put(&touched, ev[i].path, i);
 	struct strvec seen = STRVEC_INIT;
 	for (size_t i = 0; i < nev; i++) {
 		const struct access_event *e = &ev[i];
@@ -390,6 +397,11 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 		/* A timestamp refused on a path the task could read (tsc touching
 		 * a dependency's buildinfo) changes nothing the build depends on. */
 		if (e->op == ACCESS_UTIME && e->err != ENOENT)
+			continue;
+		/* touch of such a path: its open for writing (no O_TRUNC can be
+		 * told apart in the event, but the times were what it set next) */
+		size_t at;
+		if (e->op == ACCESS_WRITE && e->err != ENOENT && strmap_get(&touched, e->path, &at))
 			continue;
 		bool write = e->write_intent && e->op != ACCESS_UTIME;
 		char *key = xasprintf("%c%s", write ? 'w' : 'r', e->path);
@@ -433,6 +445,7 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 		}
 	}
 	strvec_clear(&seen);
+	strmap_clear(&touched);
 	note_unwritten(in, out);
 	note_git(in, out);
 	note_last_line(in, out);

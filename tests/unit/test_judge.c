@@ -269,6 +269,23 @@ int main(void)
 	CHECK_INT(v.violations.n, 0);
 	verdict_release(&v);
 
+	/* touch of a readable path: its write-open and its utimensat both
+	 * refused, no violation; the same open without the utimensat is one */
+	snprintf(log, sizeof log,
+		 "2 openat(AT_FDCWD, \"src/a.txt\", O_WRONLY|O_CREAT|O_NOCTTY|O_NONBLOCK, 0666) = "
+		 "-1 EROFS (Read-only file system)\n"
+		 "2 utimensat(AT_FDCWD, \"src/a.txt\", NULL, 0) = -1 EROFS (Read-only file "
+		 "system)\n" EXIT);
+	judge(log, &in, &v);
+	CHECK_INT(v.violations.n, 0);
+	verdict_release(&v);
+	snprintf(log, sizeof log,
+		 "2 openat(AT_FDCWD, \"src/a.txt\", O_WRONLY|O_CREAT|O_NOCTTY|O_NONBLOCK, 0666) = "
+		 "-1 EROFS (Read-only file system)\n" EXIT);
+	judge(log, &in, &v);
+	CHECK_INT(v.violations.n, 1);
+	verdict_release(&v);
+
 	/* access() probes and readlink are reads */
 	snprintf(log, sizeof log,
 		 "2 faccessat2(AT_FDCWD, \"notes.txt\", X_OK, AT_EACCESS) = -1 ENOENT (No such "

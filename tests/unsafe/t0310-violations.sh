@@ -247,4 +247,27 @@ test_expect_success 'a cached task whose key holds a file outside the project th
 	test_grep "app#build: cache hit" "$OUT"
 '
 
+test_expect_success 'names with a quote and a non-ASCII letter come out right, and their fix is valid YAML that makes the next run pass' '
+	setup &&
+	echo q >"app/q\"t.txt" && echo e >app/é.txt &&
+	app_task "mkdir -p dist; cat q\\\"t.txt é.txt; true" "\"src/\"" &&
+	run_vx 1 run app#build &&
+	test_grep "violation: read app/q\"t.txt (openat ENOENT)" "$ERR" &&
+	test_grep "violation: read app/é.txt (openat ENOENT)" "$ERR" &&
+	run_vx 1 run app#build --report json &&
+	jq -c ".tasks[0].fix.allow.read" "$OUT" >fix.json &&
+	jq -e ". == [\"q\\\"t.txt\", \"é.txt\"]" fix.json >/dev/null &&
+	app_task "mkdir -p dist; cat q\\\"t.txt é.txt > dist/o" "\"src/\", $(jq -c ".[]" fix.json | paste -sd, -)" &&
+	run_vx 0 run app#build &&
+	test_grep ! "violation:" "$ERR" &&
+	test "$(cat app/dist/o)" = "$(printf "q\ne")"
+'
+
+test_expect_success 'touch of a readable granted file is no violation (a timestamp change, refused)' '
+	setup &&
+	app_task "mkdir -p dist; touch src/a.txt || true" "\"src/\"" &&
+	run_vx 0 run app#build &&
+	test_grep ! "violation:" "$ERR"
+'
+
 test_done
