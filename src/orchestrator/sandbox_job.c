@@ -356,7 +356,8 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	lstr_list(&sb->ignore_read, &ir);
 	lstr_list(&sb->ignore_write, &iw);
 	lstr_list(&t->cfg->input_files, &inputs);
-	struct strvec roots = STRVEC_INIT, unwritten = STRVEC_INIT;
+	struct strvec roots = STRVEC_INIT, unwritten = STRVEC_INIT, aw = STRVEC_INIT;
+	lstr_list(&sb->allow_write, &aw);
 	for (size_t k = 0; k < sjob->req.mounts.n; k++)
 		if (sjob->req.mounts.v[k].kind == SANDBOX_RW)
 			strvec_push(&roots, sjob->req.mounts.v[k].dst);
@@ -378,6 +379,10 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	    .input_files = (const char *const *)inputs.v,
 	    .n_input_files = inputs.n,
 	    .inputs_explicit = (t->cfg->set & TF_INPUT_FILES) != 0,
+	    .widened = (const char *const *)sjob->req.widened.v,
+	    .n_widened = sjob->req.widened.n,
+	    .allow_write = (const char *const *)aw.v,
+	    .n_allow_write = aw.n,
 	    .sees = request_sees,
 	    .sees_ctx = &sjob->req,
 	    .write_roots = (const char *const *)roots.v,
@@ -426,6 +431,7 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	strvec_clear(&inputs);
 	strvec_clear(&roots);
 	strvec_clear(&unwritten);
+	strvec_clear(&aw);
 	return rc;
 }
 

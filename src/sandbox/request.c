@@ -356,8 +356,27 @@ static int plan_writes(struct builder *b)
 		}
 		if (strvec_find(&b->rw_dirs, bind) < 0)
 			strvec_push(&b->rw_dirs, bind);
+		if (!dir && strvec_find(&b->req->widened, bind) < 0)
+			strvec_push(&b->req->widened, bind);
 		free(bind);
 	}
+	/* A directory some grant names whole is no widening. */
+	size_t keep = 0;
+	for (size_t i = 0; i < b->req->widened.n; i++) {
+		bool whole = false;
+		for (size_t j = 0; j < b->writes.n && !whole; j++) {
+			const struct grant *g = &b->writes.v[j];
+			whole = (g->exists ? g->is_dir : g->want_dir) &&
+				path_is_within(g->path, b->req->widened.v[i]);
+		}
+		if (whole)
+			free(b->req->widened.v[i]);
+		else
+			b->req->widened.v[keep++] = b->req->widened.v[i];
+	}
+	b->req->widened.n = keep;
+	if (b->req->widened.v)
+		b->req->widened.v[keep] = NULL;
 	for (size_t i = 0; i < b->glob_empty.n; i++) {
 		strvec_pushf(&b->req->notes,
 			     "a write glob matched nothing at task start; grant the directory %s",
@@ -783,6 +802,7 @@ void sandbox_request_release(struct sandbox_request *req)
 	free(req->cwd);
 	strvec_clear(&req->notes);
 	strvec_clear(&req->withheld);
+	strvec_clear(&req->widened);
 	for (size_t i = 0; i < req->placeholders.n; i++)
 		free(req->placeholders.v[i].path);
 	vec_free(&req->placeholders);

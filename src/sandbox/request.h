@@ -92,6 +92,9 @@ struct sandbox_request {
 	struct strvec
 	    notes; /* one line each: what the user should know (withheld links, empty globs) */
 	struct strvec withheld; /* canonical dirs of linked packages hidden from a cached task */
+	struct strvec widened;  /* canonical dirs bound writable only because a FILE write grant
+				 * lies in them: a write there that no grant names succeeds,
+				 * and the judge must catch it */
 	VEC(struct sandbox_placeholder) placeholders;
 };
 

@@ -323,6 +323,31 @@ static void note_last_line(const struct judge_input *in, struct verdict *v)
 	free(copy);
 }
 
+/* A write that succeeded in a widened dir, on a path no allow.write entry
+ * names, that left something behind: made and not removed again, or a file
+ * that was there before removed. Each path once (seen). */
+static bool widened_write(const struct judge_input *in, const struct access_event *e,
+			  const struct strmap *made, const struct strmap *gone, struct strvec *seen)
+{
+	if (!(e->write_intent || e->op == ACCESS_RENAME_FROM) || e->op == ACCESS_UTIME)
+		return false;
+	bool held = false;
+	for (size_t i = 0; i < in->n_widened && !held; i++)
+		held = path_is_within(in->widened[i], e->path) && strcmp(in->widened[i], e->path);
+	size_t at;
+	if (!held || (strmap_get(made, e->path, &at) && strmap_get(gone, e->path, &at)) ||
+	    ignored(in, in->allow_write, in->n_allow_write, e->path) ||
+	    ignored(in, in->ignore_write, in->n_ignore_write, e->path))
+		return false;
+	char *key = xasprintf("w%s", e->path);
+	if (strvec_find(seen, key) >= 0) {
+		free(key);
+		return false;
+	}
+	strvec_push_nodup(seen, key);
+	return true;
+}
+
 int judge_trace(const struct judge_input *in, const char *log_path, struct verdict *out)
 {
 	memset(out, 0, sizeof *out);
@@ -356,11 +381,33 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 	for (size_t i = 0; i < nev; i++)
 		if (ev[i].op == ACCESS_UTIME && ev[i].path[0] == '/')
 			strmap_put(&touched, ev[i].path, i);
+	/* In a widened dir the wall lets every write through: the trace is
+	 * the only judge. A file the task made and removed again (a temp file
+	 * renamed over its output) changed nothing. */
+	struct strmap made = STRMAP_INIT, gone = STRMAP_INIT;
+	for (size_t i = 0; in->n_widened && i < nev; i++) {
+		const struct access_event *e = &ev[i];
+		if (e->err || !(e->write_intent || e->op == ACCESS_RENAME_FROM) ||
+		    e->path[0] != '/')
+			continue;
+		bool removes =
+		    e->op == ACCESS_UNLINK || e->op == ACCESS_RMDIR || e->op == ACCESS_RENAME_FROM;
+		strmap_put(removes ? &gone : &made, e->path, i);
+	}
 	struct strvec seen = STRVEC_INIT;
 	for (size_t i = 0; i < nev; i++) {
 		const struct access_event *e = &ev[i];
-		if (!e->err || e->unresolved || e->truncated || e->path[0] != '/')
+		if (e->unresolved || e->truncated || e->path[0] != '/')
 			continue;
+		if (!e->err) {
+			if (widened_write(in, e, &made, &gone, &seen)) {
+				struct violation v = {true, xstrdup(e->path), e->syscall, 0};
+				vec_push(&out->violations, v);
+				strvec_push_nodup(&out->fix_write,
+						  path_relative(in->project_dir, e->path));
+			}
+			continue;
+		}
 		/* The task's TMPDIR is a tmpfs of its own, but a workspace under
 		 * /tmp is bound back into it at its host path: judged. */
 		if (under("/dev", e->path) || under("/proc", e->path) || under("/sys", e->path) ||
@@ -446,6 +493,8 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 	}
 	strvec_clear(&seen);
 	strmap_clear(&touched);
+	strmap_clear(&made);
+	strmap_clear(&gone);
 	note_unwritten(in, out);
 	note_git(in, out);
 	note_last_line(in, out);

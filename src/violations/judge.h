@@ -24,6 +24,13 @@ struct judge_input {
 					 * a granted read they do not cover needs keying */
 	size_t n_input_files;
 	bool inputs_explicit;        /* inputs.files was written (else every project file is keyed) */
+	/* Dirs bound writable only because a file write grant lies in them
+	 * (canonical), and sandbox.allow.write as written: a write there
+	 * that succeeded and no entry names is a violation. */
+	const char *const *widened;
+	size_t n_widened;
+	const char *const *allow_write;
+	size_t n_allow_write;
 	/* What the task saw and printed, for the notes; each may be empty. */
 	bool (*sees)(const char *path, void *ctx); /* the sandbox shows the host's path; NULL: unknown */
 	void *sees_ctx;
@@ -40,7 +47,7 @@ struct violation {
 	bool write;          /* a write refused, else a read (open, exec, probe, readlink, chdir) */
 	char *path;          /* absolute */
 	const char *syscall; /* static */
-	int err;
+	int err;             /* 0: a write that succeeded only through a widened grant */
 };
 
 /* A note explains a failure without counting as a violation. kind is one of

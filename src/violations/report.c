@@ -15,6 +15,9 @@ static void add_path(struct strbuf *out, const struct judge_input *in, const cha
 	free(shown);
 }
 
+/* How a write that no grant names got through. */
+#define WIDENED "let through only because a file grant binds its directory"
+
 static const char *errno_name(int err)
 {
 	switch (err) {
@@ -49,7 +52,10 @@ void report_text(const char *id, const char *yaml_rel, const char *task,
 		const struct violation *x = &v->violations.v[i];
 		strbuf_addf(out, "%s: violation: %s ", id, x->write ? "write" : "read");
 		add_path(out, in, x->path);
-		strbuf_addf(out, " (%s %s)\n", x->syscall, errno_name(x->err));
+		if (x->err)
+			strbuf_addf(out, " (%s %s)\n", x->syscall, errno_name(x->err));
+		else
+			strbuf_addf(out, " (%s, %s)\n", x->syscall, WIDENED);
 	}
 	for (size_t i = 0; i < v->notes.n; i++) {
 		const struct judge_note *n = &v->notes.v[i];
@@ -125,7 +131,10 @@ void report_json(const struct task_report *t, size_t n, struct strbuf *out)
 				cJSON_AddStringToObject(e, "op", x->write ? "write" : "read");
 				cJSON_AddStringToObject(e, "path", p);
 				cJSON_AddStringToObject(e, "syscall", x->syscall);
-				cJSON_AddStringToObject(e, "errno", errno_name(x->err));
+				if (x->err)
+					cJSON_AddStringToObject(e, "errno", errno_name(x->err));
+				else
+					cJSON_AddNullToObject(e, "errno");
 				cJSON_AddItemToArray(viol, e);
 				free(p);
 			}
@@ -210,9 +219,11 @@ void report_sarif(const struct task_report *t, size_t n, struct strbuf *out)
 			cJSON_AddStringToObject(res, "ruleId", rule_ids[x->write]);
 			cJSON_AddNumberToObject(res, "ruleIndex", x->write);
 			cJSON_AddStringToObject(res, "level", "error");
-			char *msg = xasprintf("%s: %s %s refused (%s %s)", r->id,
-					      x->write ? "write" : "read", p, x->syscall,
-					      errno_name(x->err));
+			char *msg = x->err ? xasprintf("%s: %s %s refused (%s %s)", r->id,
+						       x->write ? "write" : "read", p, x->syscall,
+						       errno_name(x->err))
+					   : xasprintf("%s: write %s not granted (%s, %s)", r->id,
+						       p, x->syscall, WIDENED);
 			cJSON_AddStringToObject(cJSON_AddObjectToObject(res, "message"), "text",
 						msg);
 			free(msg);
@@ -295,8 +306,13 @@ void report_github(const struct task_report *t, size_t n, struct strbuf *out)
 			char *p = judge_display_path(r->in, x->path);
 			struct strbuf msg = STRBUF_INIT, fl = STRBUF_INIT;
 			fix_line(r->v, &fl);
-			strbuf_addf(&msg, "%s %s %s refused (%s %s)", r->id,
-				    x->write ? "write" : "read", p, x->syscall, errno_name(x->err));
+			if (x->err)
+				strbuf_addf(&msg, "%s %s %s refused (%s %s)", r->id,
+					    x->write ? "write" : "read", p, x->syscall,
+					    errno_name(x->err));
+			else
+				strbuf_addf(&msg, "%s write %s not granted (%s, %s)", r->id, p,
+					    x->syscall, WIDENED);
 			if (fl.len)
 				strbuf_addf(&msg, ". Fix: add to %s tasks.%s.%s", r->yaml, r->task,
 					    fl.buf);

@@ -42,7 +42,7 @@ struct access_event {
 	const char *syscall; /* static string: "openat", "renameat2", ... */
 	int err;	     /* 0 on success, else the errno named in the trace */
 	pid_t pid;
-	bool write_intent; /* the op changes the file system (WRITE, MKDIR, RENAME_*,
+	bool write_intent; /* the op changes the file system (WRITE, MKDIR, RENAME_TO,
 			    * LINK_TO, SYMLINK, UNLINK, RMDIR, TRUNCATE, UTIME) */
 	bool truncated;	   /* strace cut the string ("..."): path is only a prefix */
 	bool unresolved;   /* relative to a descriptor the trace never showed

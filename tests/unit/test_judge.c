@@ -286,6 +286,47 @@ int main(void)
 	CHECK_INT(v.violations.n, 1);
 	verdict_release(&v);
 
+	/* a file write grant binds its directory: a write there that no entry
+	 * names succeeds, and only the trace can tell */
+	{
+		char gen[192];
+		snprintf(gen, sizeof gen, "%s/gen", proj);
+		fixture_write(root, "app/gen/out.txt", "o\n");
+		fixture_write(root, "app/gen/old.txt", "o\n");
+		const char *widened[] = {gen}, *aw[] = {"gen/out.txt"};
+		in.widened = widened;
+		in.n_widened = 1;
+		in.allow_write = aw;
+		in.n_allow_write = 1;
+		snprintf(
+		    log, sizeof log,
+		    "2 openat(AT_FDCWD, \"gen/out.txt\", O_WRONLY|O_CREAT|O_TRUNC, 0666) = 3\n"
+		    "2 openat(AT_FDCWD, \"gen/.out.txt.tmp\", O_WRONLY|O_CREAT|O_EXCL, 0666) = 4\n"
+		    "2 rename(\"gen/.out.txt.tmp\", \"gen/out.txt\") = 0\n"
+		    "2 openat(AT_FDCWD, \"gen\", O_RDWR|O_TMPFILE, 0600) = 5\n"
+		    "2 openat(AT_FDCWD, \"gen/other.txt\", O_WRONLY|O_CREAT|O_TRUNC, 0666) = 6\n"
+		    "2 unlinkat(AT_FDCWD, \"gen/old.txt\", 0) = 0\n"
+		    "2 openat(AT_FDCWD, \"gen/other.txt\", O_WRONLY|O_APPEND) = 7\n"
+		    "2 openat(AT_FDCWD, \"src/a.txt\", O_WRONLY) = 8\n" EXIT);
+		judge(log, &in, &v);
+		CHECK_INT(v.violations.n, 2);
+		CHECK(has_violation(&v, true, "/app/gen/other.txt"));
+		CHECK(has_violation(&v, true, "/app/gen/old.txt"));
+		CHECK_INT(v.fix_write.n, 2);
+		if (v.fix_write.n == 2) {
+			CHECK_STR(v.fix_write.v[0], "gen/old.txt");
+			CHECK_STR(v.fix_write.v[1], "gen/other.txt");
+		}
+		struct strbuf out = STRBUF_INIT;
+		report_text("app#build", "app/vx.yaml", "build", &in, &v, &out);
+		CHECK(strstr(out.buf, "app#build: violation: write app/gen/other.txt (openat, let "
+				      "through only because a "
+				      "file grant binds its directory)\n") != NULL);
+		strbuf_release(&out);
+		verdict_release(&v);
+		in = input();
+	}
+
 	/* access() probes and readlink are reads */
 	snprintf(log, sizeof log,
 		 "2 faccessat2(AT_FDCWD, \"notes.txt\", X_OK, AT_EACCESS) = -1 ENOENT (No such "

@@ -270,4 +270,25 @@ test_expect_success 'touch of a readable granted file is no violation (a timesta
 	test_grep ! "violation:" "$ERR"
 '
 
+test_expect_success 'a file write grant binds its directory: a sibling written there is a violation; a temp file renamed over the output is not' '
+	setup &&
+	mkdir -p app/gen &&
+	ws_project app app <<-EOF &&
+	  build:
+	    command: "echo x > gen/.out.tmp && mv gen/.out.tmp gen/out.txt && echo y > gen/other.txt"
+	    outputs: ["gen/out.txt"]
+	    sandbox: {allow: {read: ["src/"], write: ["gen/out.txt"]}}
+	EOF
+	run_vx 1 run app#build &&
+	test_grep "^app#build: violation: write app/gen/other.txt (openat, let through only because a file grant binds its directory)$" "$ERR" &&
+	test_grep ! "violation: write app/gen/.out.tmp" "$ERR" &&
+	test_grep "fix: add to app/vx.yaml tasks.build.sandbox.allow.write: \[\"gen/other.txt\"\]" "$ERR" &&
+	run_vx 1 run app#build --report json &&
+	jq -e ".tasks[0].violations == [{\"op\": \"write\", \"path\": \"app/gen/other.txt\", \"syscall\": \"openat\", \"errno\": null}]" "$OUT" >/dev/null &&
+	sed -i "s|echo y > gen/other.txt|true|" app/vx.yaml &&
+	run_vx 0 run app#build &&
+	test_grep ! "violation:" "$ERR" &&
+	test "$(cat app/gen/out.txt)" = x
+'
+
 test_done
