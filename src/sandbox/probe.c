@@ -66,27 +66,40 @@ static void start(struct probe *p, const char *tool, const char *version_flag)
 	strbuf_release(&out);
 }
 
+/* The walls of a trial, as a task gets them (no capabilities, its own
+ * namespaces, / read-only), up to the "--" before the program. */
+static void trial_wall(const char *bwrap, struct strvec *argv)
+{
+	static const char *const wall[] = {"--unshare-all",
+					   "--die-with-parent",
+					   "--new-session",
+					   "--cap-drop",
+					   "ALL",
+					   "--ro-bind",
+					   "/",
+					   "/",
+					   "--dev",
+					   "/dev",
+					   "--proc",
+					   "/proc",
+					   "--",
+					   NULL};
+	strvec_push(argv, bwrap);
+	for (const char *const *a = wall; *a; a++)
+		strvec_push(argv, *a);
+}
+
 void probe_bwrap(struct probe *p)
 {
 	start(p, "bwrap", "--version");
 	if (!p->path)
 		return;
-	char *argv[] = {p->path,
-			"--unshare-all",
-			"--die-with-parent",
-			"--new-session",
-			"--ro-bind",
-			"/",
-			"/",
-			"--dev",
-			"/dev",
-			"--proc",
-			"/proc",
-			"--",
-			"/bin/true",
-			NULL};
+	struct strvec argv = STRVEC_INIT;
+	trial_wall(p->path, &argv);
+	strvec_push(&argv, "/bin/true");
 	struct strbuf err = STRBUF_INIT;
-	int rc = spawn_capture(argv, NULL, NULL, &err);
+	int rc = spawn_capture(argv.v, NULL, NULL, &err);
+	strvec_clear(&argv);
 	if (rc == 0) {
 		p->works = true;
 	} else {
@@ -126,25 +139,8 @@ void probe_strace(struct probe *p, const char *bwrap)
 	 * not in there, and a kernel or strace without --seccomp-bpf fails only
 	 * with that flag. So the trial is the task's trace of `true`, inside. */
 	struct strvec argv = STRVEC_INIT;
-	if (bwrap) {
-		const char *wall[] = {bwrap,
-				      "--unshare-all",
-				      "--die-with-parent",
-				      "--new-session",
-				      "--cap-drop",
-				      "ALL",
-				      "--ro-bind",
-				      "/",
-				      "/",
-				      "--dev",
-				      "/dev",
-				      "--proc",
-				      "/proc",
-				      "--",
-				      NULL};
-		for (const char *const *a = wall; *a; a++)
-			strvec_push(&argv, *a);
-	}
+	if (bwrap)
+		trial_wall(bwrap, &argv);
 	for (const char *const *f = sandbox_trace_flags(); *f; f++)
 		strvec_push(&argv, strcmp(*f, "STRACE") ? *f : p->path);
 	const char *tail[] = {"-o", "/dev/null", "/bin/true", NULL};
