@@ -310,17 +310,17 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 			job->reason = "cannot make the sandbox's signal pipe";
 			error_errno("%s: cannot make a pipe", t->id);
 		} else {
-			/* The spawn dup2s sources onto fds 3..9: every source must
+			/* The spawn dup2s sources onto fds 3..10: every source must
 			 * lie above them, so no dup2 clobbers a later one's source. */
-			sjob->signal_rd = fcntl(pfd[0], F_DUPFD_CLOEXEC, 10);
+			sjob->signal_rd = fcntl(pfd[0], F_DUPFD_CLOEXEC, SANDBOX_SECCOMP_FD + 1);
 			close(pfd[0]);
 			fcntl(pfd[1], F_SETFL, O_NONBLOCK);
 			sandbox_argv(&sjob->req, sjob->command, &sjob->argv, sjob->fds,
 				     &sjob->n_fds);
 			for (size_t k = 0; k < sjob->n_fds; k++) {
-				if (sjob->fds[k].from >= 10)
+				if (sjob->fds[k].from > SANDBOX_SECCOMP_FD)
 					continue;
-				int hi = fcntl(sjob->fds[k].from, F_DUPFD_CLOEXEC, 10);
+				int hi = fcntl(sjob->fds[k].from, F_DUPFD_CLOEXEC, SANDBOX_SECCOMP_FD + 1);
 				if (hi >= 0) {
 					sjob->fds[k].from = hi;
 					sjob->own_fds[sjob->n_own++] = hi;

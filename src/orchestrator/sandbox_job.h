@@ -29,7 +29,7 @@ struct sandbox_job {
 	int signal_rd;               /* the read end of the signal pipe, given as fd 3; -1 */
 	struct sandbox_fd fds[SANDBOX_MAX_FDS]; /* the bind sources bwrap inherits */
 	size_t n_fds;
-	int own_fds[SANDBOX_MAX_FDS]; /* copies of sources moved above fd 9, ours to close */
+	int own_fds[SANDBOX_MAX_FDS]; /* copies of sources moved above SANDBOX_SECCOMP_FD, ours to close */
 	size_t n_own;
 	struct strvec argv;
 	char *trace_dir;             /* the host dir strace writes into; removed after judging */

@@ -31,11 +31,20 @@ const char *const *sandbox_trace_flags(void)
 	 * resolve. -q, not -qq: strace 6.1's -qq drops the "+++ exited" lines
 	 * that tell a complete trace from one whose tracer died. */
 	static const char *const flags[] = {
-		"STRACE", "-f", "-q", "-I3", "--seccomp-bpf", "-e", "signal=none", "-e",
-		"trace=openat,open,creat,execve,execveat,access,faccessat,faccessat2,readlink,readlinkat,"
-		"chdir,fchdir,mkdir,mkdirat,rename,renameat,renameat2,link,linkat,symlink,symlinkat,unlink,"
-		"unlinkat,rmdir,truncate,utimensat,clone,clone3,fork,vfork,dup,dup2,dup3,fcntl",
-		NULL,
+	    "STRACE",
+	    "-f",
+	    "-q",
+	    "-I3",
+	    "--seccomp-bpf",
+	    "-e",
+	    "signal=none",
+	    "-e",
+	    "trace=openat,open,creat,execve,execveat,access,faccessat,faccessat2,readlink,"
+	    "readlinkat,"
+	    "chdir,fchdir,mkdir,mkdirat,rename,renameat,renameat2,link,linkat,symlink,symlinkat,"
+	    "unlink,"
+	    "unlinkat,rmdir,truncate,utimensat,clone,clone3,fork,vfork,dup,dup2,dup3,fcntl",
+	    NULL,
 	};
 	return flags;
 }
@@ -118,7 +127,7 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 			break;
 		case SANDBOX_RW:
 			strvec_push(argv, "--bind");
-			if (m->fd >= 0 && *n_fds < SANDBOX_MAX_FDS) {
+			if (m->fd >= 0 && *n_fds < SANDBOX_MAX_FDS - 1) {
 				int to = 4 + (int)*n_fds;
 				fds[(*n_fds)++] = (struct sandbox_fd){m->fd, to};
 				strvec_pushf(argv, "/proc/self/fd/%d", to);
@@ -154,6 +163,13 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 		strvec_push(argv, req->trace_dir);
 		strvec_push(argv, SANDBOX_TRACE_DIR);
 	}
+	/* Fail closed: a request without its filter cannot reach here
+	 * (sandbox_request_build refuses it), and bwrap refuses an fd it
+	 * cannot read. */
+	strvec_push(argv, "--seccomp");
+	strvec_pushf(argv, "%d", SANDBOX_SECCOMP_FD);
+	size_t n_binds = *n_fds;
+	fds[(*n_fds)++] = (struct sandbox_fd){req->seccomp_fd, SANDBOX_SECCOMP_FD};
 	strvec_push(argv, "--clearenv");
 	for (size_t i = 0; i < req->env.n; i++) {
 		size_t n = strcspn(req->env.v[i], "=");
@@ -167,7 +183,7 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 	strvec_push(argv, req->shell);
 	strvec_push(argv, "-c");
 	struct strbuf sb = STRBUF_INIT;
-	script(req, *n_fds, &sb);
+	script(req, n_binds, &sb);
 	strvec_push_nodup(argv, strbuf_detach(&sb, NULL));
 	strvec_push(argv, "vx-sandbox");
 	strvec_push(argv, command);

@@ -14,6 +14,7 @@
 #include "sandbox/denies.h"
 #include "sandbox/grants.h"
 #include "sandbox/probe.h"
+#include "sandbox/seccomp.h"
 #include "sandbox/walls.h"
 #include "util/path.h"
 
@@ -689,6 +690,9 @@ static int build(struct builder *b)
 		return fail(b, "setsid is not installed (apt-get install util-linux): the task's "
 			       "signals need it");
 	b->req->cwd = xstrdup(b->proj);
+	b->req->seccomp_fd = seccomp_program_fd(FD_FLOOR);
+	if (b->req->seccomp_fd < 0)
+		return fail(b, "cannot make the sandbox's system call filter: %s", strerror(errno));
 	if (create_missing(b))
 		return -1;
 	return assemble(b);
@@ -698,6 +702,7 @@ int sandbox_request_build(const struct sandbox_input *in, struct sandbox_request
 			  struct strbuf *err)
 {
 	memset(req, 0, sizeof *req);
+	req->seccomp_fd = -1;
 	struct builder b = {0};
 	b.in = in;
 	b.req = req;
@@ -708,6 +713,7 @@ int sandbox_request_build(const struct sandbox_input *in, struct sandbox_request
 		sandbox_request_sweep(req);
 		sandbox_request_release(req);
 		memset(req, 0, sizeof *req);
+		req->seccomp_fd = -1;
 	}
 	return rc;
 }
@@ -791,6 +797,9 @@ void sandbox_request_release(struct sandbox_request *req)
 	free(req->setsid);
 	free(req->strace);
 	free(req->trace_dir);
+	if (req->seccomp_fd >= 0)
+		close(req->seccomp_fd);
+	req->seccomp_fd = -1;
 	for (size_t i = 0; i < req->mounts.n; i++) {
 		free(req->mounts.v[i].src);
 		free(req->mounts.v[i].dst);

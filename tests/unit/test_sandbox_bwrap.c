@@ -23,6 +23,7 @@ static void test_argv(void)
 	r.shell = xstrdup("/bin/sh");
 	r.setsid = xstrdup("/usr/bin/setsid");
 	r.cwd = xstrdup("/w/p");
+	r.seccomp_fd = 77;
 	strvec_push(&r.env, "PATH=/usr/bin");
 	strvec_push(&r.env, "TMPDIR=/tmp");
 	add(&r, SANDBOX_TMPFS, NULL, "/tmp", -1);
@@ -41,6 +42,7 @@ static void test_argv(void)
 	    "--perms\n0700\n--tmpfs\n/tmp\n--tmpfs\n/w\n--ro-bind\n/w/p\n/w/p\n"
 	    "--bind\n/proc/self/fd/4\n/w/p/dist\n--ro-bind\n/w/p/dist/.bashrc\n/w/p/dist/.bashrc\n"
 	    "--symlink\n../x\n/w/p/l\n--remount-ro\n/w\n"
+	    "--seccomp\n10\n"
 	    "--clearenv\n--setenv\nPATH\n/usr/bin\n--setenv\nTMPDIR\n/tmp\n--chdir\n/w/p\n--\n"
 	    "/bin/sh\n-c\n"
 	    "exec 4<&-\n"
@@ -54,17 +56,21 @@ static void test_argv(void)
 	struct sandbox_fd fds[SANDBOX_MAX_FDS];
 	size_t n;
 	sandbox_argv(&r, "true", &argv, fds, &n);
-	CHECK_INT(n, 1);
+	CHECK_INT(n, 2);
 	CHECK_INT(fds[0].from, 123);
 	CHECK_INT(fds[0].to, 4);
+	CHECK_INT(fds[1].from,
+		  77); /* the filter, which bwrap closes itself: not in the shell's exec */
+	CHECK_INT(fds[1].to, SANDBOX_SECCOMP_FD);
 	strvec_clear(&argv);
 	r.mounts.v[3].fd = -1; /* don't close 123 */
+	r.seccomp_fd = -1;
 	r.hermetic = true;
 	strbuf_reset(&out);
 	sandbox_show(&r, "true", &out);
 	CHECK(strstr(out.buf, "--ro-bind\n/\n/\n") == NULL);
 	CHECK(strstr(out.buf, "--ro-bind-try\n/usr\n/usr\n") != NULL);
-	CHECK(strstr(out.buf, "--remount-ro\n/\n--clearenv") != NULL);
+	CHECK(strstr(out.buf, "--remount-ro\n/\n--seccomp\n10\n--clearenv") != NULL);
 	strbuf_release(&out);
 	sandbox_request_release(&r);
 }

@@ -216,4 +216,37 @@ test_expect_success 'a task with no sandbox: still sees everything (the sandbox 
 	test_grep "lib secret" "$OUT"
 '
 
+# io_uring's file operations never pass through the calls strace sees: the
+# sandbox's seccomp filter makes io_uring_setup fail with ENOSYS (so its
+# users fall back to read/write), and leaves everything else alone.
+test_expect_success 'io_uring_setup fails with ENOSYS in a sandboxed task, and works on the host' '
+	setup &&
+	cat >uring.c <<-\EOF &&
+	#include <errno.h>
+	#include <stdio.h>
+	#include <string.h>
+	#include <sys/syscall.h>
+	#include <unistd.h>
+	int main(void)
+	{
+		unsigned char params[120];
+		memset(params, 0, sizeof params);
+		long fd = syscall(425, 1, params);
+		printf("io_uring_setup: %s\n", fd >= 0 ? "ok" : errno == ENOSYS ? "ENOSYS" : strerror(errno));
+		return 0;
+	}
+	EOF
+	cc -o app/src/uring uring.c &&
+	host=$(app/src/uring) &&
+	echo "host: $host" &&
+	if test "$host" = "io_uring_setup: ENOSYS"; then
+		echo "# note: this kernel has no io_uring; only the sandboxed half is checked"
+	fi &&
+	sandboxed_app "mkdir -p dist && src/uring > dist/out.txt" &&
+	run_vx 0 run app#build &&
+	test "$(cat app/dist/out.txt)" = "io_uring_setup: ENOSYS" &&
+	run_vx 0 sandbox show build &&
+	test_grep "^--seccomp$" "$OUT"
+'
+
 test_done
