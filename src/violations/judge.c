@@ -182,10 +182,20 @@ static void note_outside(const struct judge_input *in, struct verdict *v, const 
 		free(dir);
 	} else {
 		char *grant = grant_spelling(in, path, is_dir(path));
+		/* A cached task's key must fold what it is granted to read, or a
+		 * hit replays a build that read it unkeyed. */
+		char *key = NULL;
+		if (in->cached && path_is_within(in->workspace_root, path))
+			key =
+			    is_dir(path)
+				? xasprintf("; key it too: inputs.workspaceFiles: [\"%s/**\"]",
+					    shown)
+				: xasprintf("; key it too: inputs.workspaceFiles: [\"%s\"]", shown);
 		text = xasprintf(
 		    "a read outside the project was refused: %s exists on the host and the sandbox "
-		    "hides it; grant it with allow.read: [\"%s\"]",
-		    shown, grant);
+		    "hides it; grant it with allow.read: [\"%s\"]%s",
+		    shown, grant, key ? key : "");
+		free(key);
 		free(grant);
 	}
 	add_note(v, kind, path, text);

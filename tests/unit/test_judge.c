@@ -110,6 +110,19 @@ static void test_notes(void)
 		CHECK(strstr(v.notes.v[4].text, "allow.write: [\"/var/tmp/\"]") != NULL);
 	}
 	verdict_release(&v);
+	/* a cached task is told to key a granted read from the workspace, not
+	 * one from home (the workspace's inputs cannot name it) */
+	in.cached = true;
+	judge(log, &in, &v);
+	CHECK_INT(v.notes.n, 5);
+	if (v.notes.n == 5) {
+		CHECK(strstr(v.notes.v[1].text, "inputs.workspaceFiles") == NULL);
+		CHECK(strstr(v.notes.v[2].text,
+			     "allow.read: [\"../shared/cfg.json\"]; key it too: "
+			     "inputs.workspaceFiles: [\"shared/cfg.json\"]") != NULL);
+	}
+	verdict_release(&v);
+	in.cached = false;
 
 	/* rm -rf of a grant root: a note (EBUSY or EROFS); rmdir of another dir
 	 * inside the project stays a violation */

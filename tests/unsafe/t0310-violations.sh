@@ -179,7 +179,7 @@ test_expect_success 'notes of a failed task: refusals outside the project, each 
 	mkdir -p shared && echo s >shared/x.txt &&
 	app_task "mkdir -p dist; cat ../shared/x.txt; echo x > /var/tmp/vx-t0310-\$\$; exit 1" "\"src/\"" &&
 	run_vx 1 run app#build &&
-	test_grep "^app#build: note: a read outside the project was refused: shared/x.txt exists on the host and the sandbox hides it; grant it with allow.read: \[\"../shared/x.txt\"\]$" "$ERR" &&
+	test_grep "^app#build: note: a read outside the project was refused: shared/x.txt exists on the host and the sandbox hides it; grant it with allow.read: \[\"../shared/x.txt\"\]; key it too: inputs.workspaceFiles: \[\"shared/x.txt\"\]$" "$ERR" &&
 	test_grep "^app#build: note: a write outside the project was refused: /var/tmp/vx-t0310-[0-9]*; write under \$TMPDIR (the task.s own temp dir) instead, or grant it with allow.write: \[\"/var/tmp/\"\]$" "$ERR" &&
 	test_grep ! "violation:" "$ERR"
 '
