@@ -284,6 +284,9 @@ static void note_git(const struct judge_input *in, struct verdict *v)
 	free(git);
 }
 
+#define LAST_LINE_MAX 4096
+#define LAST_LINE_WORDS 64
+
 /* A tool that probes with stat (which the trace does not see) and then
  * names the path it missed in its last line, as tsc's TS5058 does: each
  * word of that line that is a path existing on the host and hidden in the
@@ -294,8 +297,12 @@ static void note_last_line(const struct judge_input *in, struct verdict *v)
 		return;
 	size_t n;
 	const char *line = last_line(in->output, in->output_len, &n);
+	/* The task writes this line: bound what it can make vx look up. */
+	if (n > LAST_LINE_MAX)
+		n = LAST_LINE_MAX;
 	char *copy = xstrndup(line, n), *save = NULL;
-	for (char *w = strtok_r(copy, " \t\"'`()[]{},;", &save); w;
+	int words = 0;
+	for (char *w = strtok_r(copy, " \t\"'`()[]{},;", &save); w && words++ < LAST_LINE_WORDS;
 	     w = strtok_r(NULL, " \t\"'`()[]{},;", &save)) {
 		size_t len = strlen(w);
 		while (len && strchr(".:!?", w[len - 1]))
