@@ -19,6 +19,19 @@
 static const char *const SKIP_NAMES[] = {".git", "node_modules", ".vx", NULL};
 static const char *const SKIP_EXPLICIT[] = {".git", ".vx", NULL};
 
+static char *ls_files[] = {"git",      "ls-files",	     "-z", "--cached",
+			   "--others", "--exclude-standard", NULL};
+
+struct spawned *inputs_list_start(const char *root)
+{
+	struct spawned *s = xmalloc(sizeof *s);
+	if (spawn_start(ls_files, root, s)) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
 int inputs_init(struct inputs *in, const struct workspace *ws)
 {
 	memset(in, 0, sizeof *in);
@@ -26,8 +39,11 @@ int inputs_init(struct inputs *in, const struct workspace *ws)
 	for (size_t i = 0; i < ws->projects.n; i++)
 		strmap_put(&in->projects, ws->projects.v[i]->rel, i);
 	struct strbuf out = STRBUF_INIT;
-	char *argv[] = {"git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", NULL};
-	if (spawn_capture(argv, ws->root, &out, NULL) == 0) {
+	/* A listing started at load is collected once; a second inputs_init
+	 * (none today) asks git again. */
+	int rc = ws->listing && ws->listing->pid ? spawn_finish(ws->listing, &out)
+						 : spawn_capture(ls_files, ws->root, &out, NULL);
+	if (rc == 0) {
 		in->in_git = true;
 		for (size_t i = 0; i < out.len;) {
 			size_t l = strlen(out.buf + i);
@@ -81,12 +97,12 @@ static bool has_skipped_component(const char *rel)
 
 struct collect {
 	struct strvec *out;
-	const char *prefix;      /* prepended with a '/' unless "" or "." */
-	char *const *filter;     /* a globlist every hit must match, or NULL */
+	const char *prefix;  /* prepended with a '/' unless "" or "." */
+	char *const *filter; /* a globlist every hit must match, or NULL */
 	size_t nfilter;
 	const struct inputs *in; /* with owner >= 0: keep only files of that project */
 	long owner;
-	char *const *exclude;    /* a globlist (project-relative) taking hits out, or NULL */
+	char *const *exclude; /* a globlist (project-relative) taking hits out, or NULL */
 	size_t nexclude;
 };
 
@@ -97,7 +113,8 @@ static int collect_one(const char *rel, void *ctx)
 		return 0;
 	if (c->exclude && globlist_match(c->exclude, c->nexclude, rel))
 		return 0;
-	char *full = (!*c->prefix || !strcmp(c->prefix, ".")) ? xstrdup(rel) : xasprintf("%s/%s", c->prefix, rel);
+	char *full = (!*c->prefix || !strcmp(c->prefix, ".")) ? xstrdup(rel)
+							      : xasprintf("%s/%s", c->prefix, rel);
 	if (c->owner >= 0 && owner_of(c->in, full) != c->owner) {
 		free(full);
 		return 0;
@@ -123,7 +140,8 @@ static int walk_globs(const char *base, const char *prefix, const struct strvec 
 	for (size_t i = 0; i < pats->n; i++) {
 		if (pats->v[i][0] == '!')
 			continue;
-		if (glob_walk(base, pats->v[i], GLOB_WALK_FILES, skip, collect_one, c) < 0 && errno != ENOENT)
+		if (glob_walk(base, pats->v[i], GLOB_WALK_FILES, skip, collect_one, c) < 0 &&
+		    errno != ENOENT)
 			return error_errno("cannot read %s", base);
 	}
 	return 0;
@@ -134,11 +152,15 @@ static int default_files(struct inputs *in, const struct task_node *t, const str
 			 struct strvec *out)
 {
 	const struct project *p = in->ws->projects.v[t->project];
-	struct collect c = {.out = out, .in = in, .owner = (long)t->project, .exclude = outputs->v,
+	struct collect c = {.out = out,
+			    .in = in,
+			    .owner = (long)t->project,
+			    .exclude = outputs->v,
 			    .nexclude = outputs->n};
 	if (!in->in_git) {
 		c.prefix = p->rel;
-		if (glob_walk(p->dir, "**", GLOB_WALK_FILES, SKIP_NAMES, collect_one, &c) < 0 && errno != ENOENT)
+		if (glob_walk(p->dir, "**", GLOB_WALK_FILES, SKIP_NAMES, collect_one, &c) < 0 &&
+		    errno != ENOENT)
 			return error_errno("cannot read %s", p->dir);
 		return 0;
 	}
@@ -229,11 +251,14 @@ int outputs_collect(const char *project_dir, const lstr_vec *globs, struct strve
 	for (size_t i = 0; i < g.n && !rc; i++) {
 		if (g.v[i][0] == '!')
 			continue;
-		if (glob_walk(project_dir, g.v[i], GLOB_WALK_FILES, SKIP_EXPLICIT, output_one, &c) < 0 &&
+		if (glob_walk(project_dir, g.v[i], GLOB_WALK_FILES, SKIP_EXPLICIT, output_one, &c) <
+			0 &&
 		    errno != ENOENT)
 			rc = error_errno("cannot read the outputs of %s", project_dir);
 		struct out_collect dc = {&dirs, g.v, g.n, project_dir};
-		if (!rc && glob_walk(project_dir, g.v[i], GLOB_WALK_DIRS, SKIP_EXPLICIT, output_one, &dc) < 0 &&
+		if (!rc &&
+		    glob_walk(project_dir, g.v[i], GLOB_WALK_DIRS, SKIP_EXPLICIT, output_one, &dc) <
+			0 &&
 		    errno != ENOENT)
 			rc = error_errno("cannot read the outputs of %s", project_dir);
 	}
@@ -244,7 +269,8 @@ int outputs_collect(const char *project_dir, const lstr_vec *globs, struct strve
 		for (size_t k = 0; k < out->n && !holds; k++)
 			holds = !strncmp(out->v[k], dirs.v[i], len) && out->v[k][len] == '/';
 		for (size_t k = 0; k < dirs.n && !holds; k++)
-			holds = k != i && !strncmp(dirs.v[k], dirs.v[i], len) && dirs.v[k][len] == '/';
+			holds =
+			    k != i && !strncmp(dirs.v[k], dirs.v[i], len) && dirs.v[k][len] == '/';
 		if (!holds)
 			strvec_push(out, dirs.v[i]);
 	}

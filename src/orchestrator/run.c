@@ -223,10 +223,10 @@ static int parse_opts(int argc, char **argv, bool graph, struct run_opts *o)
 
 /* Loads the workspace and builds the graph the options ask for. Returns 0,
  * or -1 after an error line. */
-static int plan(const struct run_opts *o, struct workspace **wsp, struct graph *g)
+static int plan(const struct run_opts *o, struct workspace **wsp, struct graph *g, bool listing)
 {
 	char *cwd = path_absolute(".");
-	struct workspace *ws = workspace_load(cwd);
+	struct workspace *ws = listing ? workspace_load_listing(cwd) : workspace_load(cwd);
 	if (!ws) {
 		free(cwd);
 		return -1;
@@ -497,7 +497,7 @@ int run_main(int argc, char **argv)
 	long long t0 = now_ms();
 	struct workspace *ws;
 	struct graph g;
-	if (plan(&o, &ws, &g)) {
+	if (plan(&o, &ws, &g, true)) {
 		run_opts_free(&o);
 		return 2;
 	}
@@ -638,7 +638,7 @@ int graph_main(int argc, char **argv)
 	}
 	struct workspace *ws;
 	struct graph g;
-	if (plan(&o, &ws, &g)) {
+	if (plan(&o, &ws, &g, false)) {
 		run_opts_free(&o);
 		return 2;
 	}

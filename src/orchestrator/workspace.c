@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "orchestrator/inputs.h"
 #include "util/glob.h"
 #include "util/path.h"
 #include "util/strbuf.h"
@@ -88,8 +89,8 @@ static int pkg_read(struct project *p, const char *path, struct strbuf *text)
 		p->name = xstrdup(name->valuestring);
 		p->name_loc = loc;
 	}
-	static const char *const kinds[] = {"dependencies", "devDependencies", "optionalDependencies",
-					    "peerDependencies"};
+	static const char *const kinds[] = {"dependencies", "devDependencies",
+					    "optionalDependencies", "peerDependencies"};
 	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
 		cJSON *deps = cJSON_GetObjectItemCaseSensitive(doc, kinds[k]);
 		cJSON *d;
@@ -97,7 +98,8 @@ static int pkg_read(struct project *p, const char *path, struct strbuf *text)
 			continue;
 		if (!cJSON_IsObject(deps)) {
 			cJSON_Delete(doc);
-			return config_error(&loc, "package.json \"%s\" must be an object", kinds[k]);
+			return config_error(&loc, "package.json \"%s\" must be an object",
+					    kinds[k]);
 		}
 		cJSON_ArrayForEach(d, deps) strvec_push(&p->pkg_deps, d->string);
 	}
@@ -137,14 +139,16 @@ static int pkg_workspaces(const char *path, lstr_vec *out, const char *file_for_
 	if (ws) {
 		if (!cJSON_IsArray(ws)) {
 			cJSON_Delete(doc);
-			return config_error(&loc, "package.json \"workspaces\" must be an array of globs");
+			return config_error(
+			    &loc, "package.json \"workspaces\" must be an array of globs");
 		}
 		cJSON *e;
 		cJSON_ArrayForEach(e, ws)
 		{
 			if (!cJSON_IsString(e)) {
 				cJSON_Delete(doc);
-				return config_error(&loc, "package.json \"workspaces\" entries must be strings");
+				return config_error(
+				    &loc, "package.json \"workspaces\" entries must be strings");
 			}
 			struct lstr s = {xstrdup(e->valuestring), loc};
 			vec_push(out, s);
@@ -178,7 +182,9 @@ static struct config *find_root(const char *start, char **root)
 		}
 		if (!strcmp(dir, "/")) {
 			free(dir);
-			error("no workspace found: no vx.yaml with a \"workspace:\" key in %s or any parent", start);
+			error("no workspace found: no vx.yaml with a \"workspace:\" key in %s or "
+			      "any parent",
+			      start);
 			return NULL;
 		}
 		char *up = path_dirname(dir);
@@ -212,10 +218,12 @@ static int expand_projects(const char *root, const lstr_vec *pats, struct strvec
 		const char *why;
 		size_t off;
 		if (glob_check(pat, &why, &off))
-			return config_error(&pats->v[i].loc, "project pattern \"%s\": %s", pat, why);
+			return config_error(&pats->v[i].loc, "project pattern \"%s\": %s", pat,
+					    why);
 		if (pat[0] == '/' || !strncmp(pat, "../", 3) || !strcmp(pat, ".."))
 			return config_error(&pats->v[i].loc,
-					    "project pattern \"%s\" leaves the workspace root", pat);
+					    "project pattern \"%s\" leaves the workspace root",
+					    pat);
 		struct collect c = {&all};
 		if (glob_walk(root, pat, GLOB_WALK_DIRS, SKIP_DIRS, collect_dir, &c) < 0) {
 			strvec_clear(&all);
@@ -262,7 +270,8 @@ static int project_load(struct workspace *ws, struct project *p)
 			rc = -1;
 		else if (p->cfg->is_workspace)
 			rc = config_error(&(struct loc){p->cfg->path, 1, 1},
-					  "a project's vx.yaml must not hold workspace: (the workspace root is %s)",
+					  "a project's vx.yaml must not hold workspace: (the "
+					  "workspace root is %s)",
 					  ws->root);
 	}
 	if (!rc && p->cfg && p->cfg->name.s) {
@@ -317,6 +326,9 @@ void workspace_free(struct workspace *ws)
 	strmap_clear(&ws->by_name);
 	config_free(ws->cfg);
 	free(ws->root);
+	if (ws->listing)
+		spawn_abandon(ws->listing);
+	free(ws->listing);
 	free(ws);
 }
 
@@ -378,10 +390,14 @@ static int resolve_edges(struct workspace *ws)
 		for (size_t d = 0; d < dv->n; d++) {
 			long j = workspace_find(ws, dv->v[d].s);
 			if (j < 0)
-				return config_error(&dv->v[d].loc, "dependsOn names \"%s\", which is no project of this workspace",
-						    dv->v[d].s);
+				return config_error(
+				    &dv->v[d].loc,
+				    "dependsOn names \"%s\", which is no project of this workspace",
+				    dv->v[d].s);
 			if ((size_t)j == i)
-				return config_error(&dv->v[d].loc, "project \"%s\" cannot depend on itself", p->name);
+				return config_error(&dv->v[d].loc,
+						    "project \"%s\" cannot depend on itself",
+						    p->name);
 			add_edge(p, (size_t)j);
 		}
 	}
@@ -397,7 +413,8 @@ static int resolve_edges(struct workspace *ws)
 				len--;
 			if (len)
 				len--;
-			if (len ? strmap_getn(&by_rel, rel, len, &up) : strmap_get(&by_rel, ".", &up))
+			if (len ? strmap_getn(&by_rel, rel, len, &up)
+				: strmap_get(&by_rel, ".", &up))
 				vec_push(&ws->projects.v[up]->nested, j);
 		}
 	}
@@ -419,7 +436,7 @@ static bool root_is_project(const struct config *cfg)
 	return false;
 }
 
-struct workspace *workspace_load(const char *start_dir)
+static struct workspace *load(const char *start_dir, bool listing)
 {
 	char *start = realpath(start_dir, NULL);
 	if (!start) {
@@ -433,6 +450,8 @@ struct workspace *workspace_load(const char *start_dir)
 		free(ws);
 		return NULL;
 	}
+	if (listing)
+		ws->listing = inputs_list_start(ws->root);
 	lstr_vec pkg_pats = {0};
 	const lstr_vec *pats = &ws->cfg->projects;
 	struct strvec dirs = STRVEC_INIT;
@@ -467,8 +486,8 @@ struct workspace *workspace_load(const char *start_dir)
 		size_t j;
 		struct project *b = ws->projects.v[i];
 		if (strmap_get(&ws->by_name, b->name, &j)) {
-			config_error(&b->name_loc, "duplicate project name \"%s\" (also %s)", b->name,
-				     ws->projects.v[j]->rel);
+			config_error(&b->name_loc, "duplicate project name \"%s\" (also %s)",
+				     b->name, ws->projects.v[j]->rel);
 			goto fail;
 		}
 		strmap_put(&ws->by_name, b->name, i);
@@ -487,6 +506,16 @@ fail:
 	strvec_clear(&dirs);
 	workspace_free(ws);
 	return NULL;
+}
+
+struct workspace *workspace_load(const char *start_dir)
+{
+	return load(start_dir, false);
+}
+
+struct workspace *workspace_load_listing(const char *start_dir)
+{
+	return load(start_dir, true);
 }
 
 struct workspace *workspace_load_here(void)

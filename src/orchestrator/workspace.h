@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "orchestrator/config.h"
+#include "util/spawn.h"
 #include "util/strmap.h"
 #include "util/vec.h"
 
@@ -29,6 +30,8 @@ struct workspace {
 	struct config *cfg;    /* the root vx.yaml (holds workspace:) */
 	VEC(struct project *) projects; /* sorted by rel */
 	struct strmap by_name; /* project name -> index; keys borrowed from the projects */
+	struct spawned *listing; /* `git ls-files` started as soon as the root was known,
+				  * collected by inputs_init; NULL when not started */
 };
 
 /* Finds the workspace holding start_dir (the nearest ancestor whose vx.yaml
@@ -36,6 +39,9 @@ struct workspace {
  * resolves project edges. Returns the workspace, or NULL after printing one
  * error line (a config error as "vx: FILE:LINE:COL: MESSAGE"). */
 struct workspace *workspace_load(const char *start_dir);
+/* workspace_load, asking git for the workspace's files (inputs.h) the moment
+ * the root is known, so git walks the tree while vx reads the configs. */
+struct workspace *workspace_load_listing(const char *start_dir);
 void workspace_free(struct workspace *ws);
 
 /* workspace_load from the current directory (after any -C). */

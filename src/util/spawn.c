@@ -6,6 +6,8 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -74,4 +76,70 @@ int spawn_capture(char *const argv[], const char *cwd, struct strbuf *out, struc
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return 128 + WTERMSIG(status);
+}
+
+static int wait_status(pid_t pid)
+{
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int spawn_start(char *const argv[], const char *cwd, struct spawned *s)
+{
+	s->pid = 0;
+	s->out_fd = memfd_create("vx-spawn", MFD_CLOEXEC);
+	if (s->out_fd < 0)
+		return -1;
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, s->out_fd, 1);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	if (cwd)
+		posix_spawn_file_actions_addchdir_np(&fa, cwd);
+	int rc = posix_spawnp(&s->pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc) {
+		close(s->out_fd);
+		s->out_fd = -1;
+		s->pid = 0;
+		errno = rc;
+		return -1;
+	}
+	return 0;
+}
+
+int spawn_finish(struct spawned *s, struct strbuf *out)
+{
+	if (!s->pid) {
+		errno = ECHILD;
+		return -1;
+	}
+	int rc = wait_status(s->pid);
+	s->pid = 0;
+	if (rc >= 0 && lseek(s->out_fd, 0, SEEK_SET) == 0) {
+		bool open_ = true;
+		while (open_)
+			if (drain(s->out_fd, out, &open_)) {
+				rc = -1;
+				break;
+			}
+	}
+	close(s->out_fd);
+	s->out_fd = -1;
+	return rc;
+}
+
+void spawn_abandon(struct spawned *s)
+{
+	if (!s->pid)
+		return;
+	kill(s->pid, SIGTERM);
+	wait_status(s->pid);
+	s->pid = 0;
+	close(s->out_fd);
+	s->out_fd = -1;
 }

@@ -2,6 +2,8 @@
 #ifndef VX_UTIL_SPAWN_H
 #define VX_UTIL_SPAWN_H
 
+#include <sys/types.h>
+
 #include "util/strbuf.h"
 
 /* Runs argv (argv[0] looked up on PATH) in cwd (NULL: the current one), stdin
@@ -9,5 +11,21 @@
  * (NULL: discarded). Returns the exit status (128+N for a signal), or -1 with
  * errno set when it could not be started. */
 int spawn_capture(char *const argv[], const char *cwd, struct strbuf *out, struct strbuf *err);
+
+/* A helper started now and collected later, its stdout going to a memory
+ * file (no pipe to fill, so it never waits on vx). */
+struct spawned {
+	pid_t pid; /* 0: not running */
+	int out_fd;
+};
+
+/* Starts argv as spawn_capture would, stderr discarded. Returns 0, or -1
+ * with errno set (s is then not running). */
+int spawn_start(char *const argv[], const char *cwd, struct spawned *s);
+/* Waits for s and appends what it printed to out. Returns its exit status
+ * as spawn_capture does, or -1 with errno set. */
+int spawn_finish(struct spawned *s, struct strbuf *out);
+/* Kills s (if running) and reaps it. */
+void spawn_abandon(struct spawned *s);
 
 #endif
