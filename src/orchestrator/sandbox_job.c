@@ -264,12 +264,23 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 		sjob->command = xstrdup(job->argv[2]);
 	strvec_clear(&sjob->argv); /* a retry builds everything afresh */
 	if (sj->strace) {
+		/* The run is traced, so the task's key says traced: a task that
+		 * cannot be traced must not run (it would be saved unjudged). */
 		char tmpl[] = "/tmp/vx-trace-XXXXXX";
-		if (mkdtemp(tmpl))
+		int fd = -1;
+		if (mkdtemp(tmpl)) {
 			sjob->trace_dir = xstrdup(tmpl);
-		else
-			warning("%s: runs untraced: cannot make a trace directory: %s", t->id,
-				strerror(errno));
+			char *log = path_join(tmpl, "log");
+			fd = open(log, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+			free(log);
+		}
+		if (fd < 0) {
+			fprintf(stderr, "vx: %s: cannot make its trace log in %s: %s\n", t->id,
+				tmpl, strerror(errno));
+			job->reason = "its trace log could not be made (see above)";
+			return -1;
+		}
+		close(fd);
 	}
 	struct strbuf err = STRBUF_INIT;
 	int rc = request_for(sj, i, &sjob->req, &err);
@@ -320,7 +331,8 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 			for (size_t k = 0; k < sjob->n_fds; k++) {
 				if (sjob->fds[k].from > SANDBOX_SECCOMP_FD)
 					continue;
-				int hi = fcntl(sjob->fds[k].from, F_DUPFD_CLOEXEC, SANDBOX_SECCOMP_FD + 1);
+				int hi = fcntl(sjob->fds[k].from, F_DUPFD_CLOEXEC,
+					       SANDBOX_SECCOMP_FD + 1);
 				if (hi >= 0) {
 					sjob->fds[k].from = hi;
 					sjob->own_fds[sjob->n_own++] = hi;

@@ -156,12 +156,14 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 		strvec_push(argv, "/");
 	}
 	if (req->trace_dir) {
-		/* On the private /tmp, after every mask: writable by the tracer
-		 * (and, being inside, by the task: the report is at the task's
-		 * mercy, the walls are not). */
+		/* The log file alone, on the private /tmp, after every mask:
+		 * writable by the tracer (and, being inside, by the task: the
+		 * report is at the task's mercy, the walls are not). Not its
+		 * directory: the task could leave files and directories on the
+		 * host there; a file mount point cannot even be unlinked. */
 		strvec_push(argv, "--bind");
-		strvec_push(argv, req->trace_dir);
-		strvec_push(argv, SANDBOX_TRACE_DIR);
+		strvec_push_nodup(argv, path_join(req->trace_dir, "log"));
+		strvec_push(argv, SANDBOX_TRACE_LOG);
 	}
 	/* Fail closed: a request without its filter cannot reach here
 	 * (sandbox_request_build refuses it), and bwrap refuses an fd it

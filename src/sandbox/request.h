@@ -76,7 +76,7 @@ struct sandbox_placeholder {
 };
 
 /* Filled by sandbox_request_build, in this order; read by bwrap.c. */
-/* Where the trace log's directory is bound inside (on the private /tmp). */
+/* Where the trace log is bound inside (on the private /tmp). */
 #define SANDBOX_TRACE_DIR "/tmp/.vx-trace"
 #define SANDBOX_TRACE_LOG SANDBOX_TRACE_DIR "/log"
 

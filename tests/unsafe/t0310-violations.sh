@@ -110,13 +110,13 @@ test_expect_success 'a cached task with explicit inputs is told to key a newly g
 	test_grep "fix: add to app/vx.yaml tasks.build.inputs.files: \[\"notes.txt\"\]" "$ERR"
 '
 
-test_expect_success 'a task that swaps its trace log for a link fails closed, and vx never reads through the link' '
+test_expect_success 'the trace log is a file mount: the task can neither swap it for a link nor leave files beside it on the host' '
 	setup &&
-	app_task "ln -sf /etc/hostname /tmp/.vx-trace/log; true" "\"src/\"" &&
+	app_task "mkdir -p dist; ln -sf /etc/hostname /tmp/.vx-trace/log || echo no-swap; mkdir /tmp/.vx-trace/d && echo x > /tmp/.vx-trace/d/left && echo left-one; cat notes.txt; true" "\"src/\"" &&
 	run_vx 1 run app#build &&
-	test_grep "app#build: the trace ended before the command did" "$ERR" &&
-	run_vx 1 run app#build &&
-	test_grep ! "cache hit" "$OUT"
+	test_grep "app#build: no-swap" "$OUT" &&
+	test_grep "violation: read app/notes.txt" "$ERR" &&
+	test -z "$(ls -d /tmp/vx-trace-* 2>/dev/null | xargs -r -n1 sh -c "test -e \$0/d && echo \$0")"
 '
 
 test_expect_success '--report json: one document on stdout, the shape of SPEC section 5; the run'"'"'s lines on stderr' '
