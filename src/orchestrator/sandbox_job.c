@@ -229,6 +229,15 @@ static int request_for(struct sandbox_jobs *sj, size_t i, struct sandbox_request
 	return rc;
 }
 
+/* The vx.yaml a fix goes into, workspace-relative: the project's own, or
+ * where it would be (a project of package.json alone, or the root's tasks). */
+static char *project_yaml(const struct sandbox_jobs *sj, const struct task_node *t)
+{
+	const struct project *p = sj->ws->projects.v[t->project];
+	return p->cfg && p->cfg != sj->ws->cfg ? path_relative(sj->ws->root, p->cfg->path)
+					       : xasprintf("%s/vx.yaml", p->rel);
+}
+
 /* The files the task's own inputs.workspaceFiles key that the sandbox hides,
  * as allow.read entries (relative to the project), appended to out. The
  * workspace's inputs.workspaceFiles are left out: they invalidate every task
@@ -295,10 +304,7 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 		keyed_hidden(sj, t, &sjob->req, keyed, &hidden);
 		int pfd[2];
 		if (hidden.n) {
-			const struct project *p = sj->ws->projects.v[t->project];
-			char *yaml = p->cfg && p->cfg != sj->ws->cfg
-					 ? path_relative(sj->ws->root, p->cfg->path)
-					 : xasprintf("%s/vx.yaml", p->rel);
+			char *yaml = project_yaml(sj, t);
 			struct strbuf list = STRBUF_INIT;
 			for (size_t k = 0; k < hidden.n; k++) {
 				strbuf_addstr(&list, k ? ", " : "[");
@@ -362,7 +368,6 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	if (!sjob->built || !sjob->trace_dir)
 		return 0;
 	const struct task_node *t = sj->g->nodes.v[i];
-	const struct project *p = sj->ws->projects.v[t->project];
 	const struct sandbox_cfg *sb = t->cfg->sandbox;
 	struct strvec ir = STRVEC_INIT, iw = STRVEC_INIT, inputs = STRVEC_INIT;
 	lstr_list(&sb->ignore_read, &ir);
@@ -413,9 +418,7 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	int rc = 0;
 	if (!sj->quiet_report && (v.violations.n || (!succeeded && (v.notes.n || v.fix_read.n)))) {
 		struct strbuf out = STRBUF_INIT;
-		char *yaml = p->cfg && p->cfg != sj->ws->cfg
-				 ? path_relative(sj->ws->root, p->cfg->path)
-				 : xasprintf("%s/vx.yaml", p->rel);
+		char *yaml = project_yaml(sj, t);
 		report_text(t->id, yaml, t->task, &in, &v, &out);
 		fputs(out.buf, stderr);
 		strbuf_release(&out);

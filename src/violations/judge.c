@@ -65,23 +65,6 @@ static bool is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* The allow entry that grants path, spelled as a committed vx.yaml spells
- * it: relative to the project, a directory with a trailing '/'. A write
- * grants its directory (a file grant is widened to its directory anyway). */
-static char *fix_entry(const struct judge_input *in, const char *path, bool write)
-{
-	char *target = write ? path_dirname(path) : xstrdup(path);
-	char *rel = path_relative(in->project_dir, target);
-	char *out;
-	if (write || is_dir(target))
-		out = strcmp(rel, ".") ? xasprintf("%s/", rel) : xstrdup("./");
-	else
-		out = xstrdup(rel);
-	free(rel);
-	free(target);
-	return out;
-}
-
 char *judge_display_path(const struct judge_input *in, const char *path)
 {
 	if (in->workspace_root && path_is_within(in->workspace_root, path))
@@ -132,6 +115,16 @@ static char *grant_spelling(const struct judge_input *in, const char *path, bool
 		s = d;
 	}
 	return s;
+}
+
+/* The allow entry that grants a violation's path inside the project: a
+ * write grants its directory (a file grant is widened to it anyway). */
+static char *fix_entry(const struct judge_input *in, const char *path, bool write)
+{
+	char *target = write ? path_dirname(path) : xstrdup(path);
+	char *out = grant_spelling(in, target, write || is_dir(target));
+	free(target);
+	return out;
 }
 
 static bool has_note(const struct verdict *v, const char *kind, const char *path)
@@ -320,9 +313,7 @@ static void note_last_line(const struct judge_input *in, struct verdict *v)
 				listed = !strcmp(v->violations.v[i].path, p);
 			if (!listed) {
 				char *shown = judge_display_path(in, p);
-				char *grant = path_is_within(in->project_dir, p)
-						  ? fix_entry(in, p, false)
-						  : grant_spelling(in, p, is_dir(p));
+				char *grant = grant_spelling(in, p, is_dir(p));
 				add_note(v, "hidden-path-in-output", p,
 					 xasprintf("the task's last line names %s, which exists on "
 						   "the host and "
