@@ -766,7 +766,15 @@ static bool sees(const struct sandbox_request *req, const char *path, int depth)
 
 bool sandbox_request_sees(const struct sandbox_request *req, const char *path)
 {
-	return path[0] == '/' && sees(req, path, 0);
+	if (path[0] != '/')
+		return false;
+	/* bwrap makes the directories that hold a mount point */
+	for (size_t i = 0; i < req->mounts.n; i++)
+		if (req->mounts.v[i].kind != SANDBOX_REMOUNT_RO &&
+		    strcmp(req->mounts.v[i].dst, path) &&
+		    path_is_within(path, req->mounts.v[i].dst))
+			return true;
+	return sees(req, path, 0);
 }
 
 bool sandbox_placeholder_untouched(const struct sandbox_placeholder *p)

@@ -118,10 +118,13 @@ bool sandbox_path_safe(const char *p);
 extern const char *const sandbox_os_roots[];
 
 /* Does the task see the host's file at path (absolute, canonical) at the
- * same place inside? Read off the planned mounts: the deepest mount at or
- * above path decides (a bind of the same path shows it, a tmpfs or an empty
- * directory hides what lies below, a symlink leads on); under none, the base
- * decides ("/" read-only, or the OS roots when hermetic). */
+ * same place inside? Read off the planned mounts: a directory holding a
+ * mount point is there (bwrap makes it, with only the mounts in it);
+ * otherwise the deepest mount at or above path decides (a bind of the same
+ * path shows it, a tmpfs or an empty directory hides what lies below, a
+ * symlink leads on); under none, the base decides ("/" read-only, or the OS
+ * roots when hermetic). tests/unsafe/test_sandbox.c checks it against a
+ * real sandbox, path by path. */
 bool sandbox_request_sees(const struct sandbox_request *req, const char *path);
 
 /* True when the placeholder is still the empty file the request made: the

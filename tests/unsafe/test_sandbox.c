@@ -324,6 +324,68 @@ static void test_signals(void)
 	strbuf_release(&out);
 }
 
+/* sandbox_request_sees (what the notes and the check before a cached task
+ * rely on) against what a real sandbox shows: every path of the test tree,
+ * and some of the OS, plain and hermetic. */
+static void test_sees_agrees(void)
+{
+	struct strbuf list = STRBUF_INIT, cmd = STRBUF_INIT, out = STRBUF_INIT;
+	char *find = xasprintf("find '%s'", root);
+	FILE *f = popen(find, "r");
+	free(find);
+	char line[4096];
+	struct strvec paths = STRVEC_INIT;
+	while (f && fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = 0;
+		strvec_push(&paths, line);
+	}
+	if (f)
+		pclose(f);
+	const char *os[] = {"/usr/bin/env", "/etc/hostname", "/var/lib", "/root", NULL};
+	for (const char *const *o = os; *o; o++)
+		strvec_push(&paths, *o);
+	strbuf_addstr(&cmd, "for p in");
+	for (size_t i = 0; i < paths.n; i++)
+		strbuf_addf(&cmd, " '%s'", paths.v[i]);
+	strbuf_addstr(&cmd, "; do if test -e \"$p\" || test -L \"$p\"; then echo \"Y $p\"; else "
+			    "echo \"N $p\"; fi; done");
+	for (int hermetic = 0; hermetic < 2; hermetic++) {
+		struct task t = {
+		    proj_a, {"src.txt", "../b/x", "~/notes.txt", NULL}, {"out/", NULL}, hermetic};
+		struct sandbox_request req;
+		struct strbuf err = STRBUF_INIT;
+		CHECK_INT(build(&t, &req, &err), 0);
+		strbuf_reset(&out);
+		CHECK_INT(run_req(&req, cmd.buf, &out, NULL, false), 0);
+		size_t agree = 0;
+		for (size_t i = 0; i < paths.n; i++) {
+			char *yes = xasprintf("Y %s\n", paths.v[i]);
+			bool inside = strstr(out.buf, yes) != NULL;
+			struct stat st;
+			bool host = lstat(paths.v[i], &st) == 0;
+			bool model = sandbox_request_sees(&req, paths.v[i]);
+			/* sees() says the host's file shows; a host path that exists
+			 * must be visible exactly when the model says so */
+			if (host && inside != model) {
+				fprintf(stderr, "sees(%s) = %d, inside: %d (hermetic %d)\n",
+					paths.v[i], model, inside, hermetic);
+				CHECK(inside == model);
+			} else {
+				agree++;
+			}
+			free(yes);
+		}
+		CHECK(agree == paths.n);
+		sandbox_request_sweep(&req);
+		sandbox_request_release(&req);
+		strbuf_release(&err);
+	}
+	strvec_clear(&paths);
+	strbuf_release(&list);
+	strbuf_release(&cmd);
+	strbuf_release(&out);
+}
+
 int main(void)
 {
 	bwrap = probe_which("bwrap");
@@ -365,6 +427,7 @@ int main(void)
 	test_placeholders();
 	test_root_cannot_undo();
 	test_signals();
+	test_sees_agrees();
 	char *rm = xasprintf("rm -rf '%s'", root);
 	if (system(rm))
 		warning("could not remove %s", root);
