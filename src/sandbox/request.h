@@ -88,7 +88,8 @@ struct sandbox_request {
 	mounts;		   /* in bwrap order: parents before children, remounts last */
 	struct strvec env; /* "K=V", the whole environment */
 	char *cwd;	   /* the project dir, canonical */
-	int seccomp_fd;	   /* the system call filter (sandbox/seccomp.h), O_CLOEXEC */
+	int seccomp_fd;	   /* the system call filter (sandbox/seccomp.h), O_CLOEXEC; bwrap
+			    * reads it to its end: one spawn per request */
 	bool cwd_denied;   /* no grant holds the project dir: it is an empty directory inside */
 	struct strvec
 	    notes; /* one line each: what the user should know (withheld links, empty globs) */
