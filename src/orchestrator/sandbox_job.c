@@ -369,9 +369,10 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 		return 0;
 	const struct task_node *t = sj->g->nodes.v[i];
 	const struct sandbox_cfg *sb = t->cfg->sandbox;
-	struct strvec ir = STRVEC_INIT, iw = STRVEC_INIT, inputs = STRVEC_INIT;
+	struct strvec ir = STRVEC_INIT, iw = STRVEC_INIT, inet = STRVEC_INIT, inputs = STRVEC_INIT;
 	lstr_list(&sb->ignore_read, &ir);
 	lstr_list(&sb->ignore_write, &iw);
+	lstr_list(&sb->ignore_network, &inet);
 	lstr_list(&t->cfg->input_files, &inputs);
 	struct strvec roots = STRVEC_INIT, unwritten = STRVEC_INIT, aw = STRVEC_INIT;
 	lstr_list(&sb->allow_write, &aw);
@@ -388,6 +389,8 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	    .tmpdir = "/tmp",
 	    .ignore_read = (const char *const *)ir.v,
 	    .n_ignore_read = ir.n,
+	    .ignore_network = (const char *const *)inet.v,
+	    .n_ignore_network = inet.n,
 	    .ignore_write = (const char *const *)iw.v,
 	    .n_ignore_write = iw.n,
 	    .withheld = (const char *const *)sjob->req.withheld.v,
@@ -443,6 +446,7 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	sjob->judged = true;
 	strvec_clear(&ir);
 	strvec_clear(&iw);
+	strvec_clear(&inet);
 	strvec_clear(&inputs);
 	strvec_clear(&roots);
 	strvec_clear(&unwritten);

@@ -43,7 +43,7 @@ const char *const *sandbox_trace_flags(void)
 	    "readlinkat,"
 	    "chdir,fchdir,mkdir,mkdirat,rename,renameat,renameat2,link,linkat,symlink,symlinkat,"
 	    "unlink,"
-	    "unlinkat,rmdir,truncate,utimensat,clone,clone3,fork,vfork,dup,dup2,dup3,fcntl",
+	    "unlinkat,rmdir,truncate,utimensat,clone,clone3,fork,vfork,dup,dup2,dup3,fcntl,connect",
 	    NULL,
 	};
 	return flags;

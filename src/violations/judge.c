@@ -331,6 +331,28 @@ static void note_last_line(const struct judge_input *in, struct verdict *v)
 	free(copy);
 }
 
+/* A connection the sandbox refused: its network namespace has no route out
+ * (ENETUNREACH, EHOSTUNREACH), or a filter said no. Loopback is the task's
+ * own (a test server it started), and a refused loopback port is its own
+ * business. ignore.network globs match "ADDR:PORT" or "ADDR". */
+static bool network_refused(const struct judge_input *in, const struct access_event *e)
+{
+	if (e->err != ENETUNREACH && e->err != EHOSTUNREACH && e->err != EACCES &&
+	    e->err != EPERM && e->err != ENETDOWN)
+		return false;
+	if (!strncmp(e->path, "127.", 4) || !strncmp(e->path, "[::1]:", 6) ||
+	    !strncmp(e->path, "[::ffff:127.", 12))
+		return false;
+	const char *colon = strrchr(e->path, ':');
+	char *host = xstrndup(e->path, colon ? (size_t)(colon - e->path) : strlen(e->path));
+	bool quiet = false;
+	for (size_t i = 0; i < in->n_ignore_network && !quiet; i++)
+		quiet = glob_match(in->ignore_network[i], e->path) ||
+			glob_match(in->ignore_network[i], host);
+	free(host);
+	return !quiet;
+}
+
 /* A write that succeeded in a widened dir, on a path no allow.write entry
  * names, that left something behind: made and not removed again, or a file
  * that was there before removed. Each path once (seen). */
@@ -405,11 +427,20 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 	struct strvec seen = STRVEC_INIT;
 	for (size_t i = 0; i < nev; i++) {
 		const struct access_event *e = &ev[i];
+		if (e->op == ACCESS_CONNECT && e->path[0] != '/') {
+			if (network_refused(in, e)) {
+				struct violation v = {false, true, xstrdup(e->path), e->syscall,
+						      e->err};
+				vec_push(&out->violations, v);
+				out->needs_network = true;
+			}
+			continue;
+		}
 		if (e->unresolved || e->truncated || e->path[0] != '/')
 			continue;
 		if (!e->err) {
 			if (widened_write(in, e, &made, &gone, &seen)) {
-				struct violation v = {true, xstrdup(e->path), e->syscall, 0};
+				struct violation v = {true, false, xstrdup(e->path), e->syscall, 0};
 				vec_push(&out->violations, v);
 				strvec_push_nodup(&out->fix_write,
 						  path_relative(in->project_dir, e->path));
@@ -482,7 +513,7 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 		if (write ? ignored(in, in->ignore_write, in->n_ignore_write, e->path)
 			  : ignored(in, in->ignore_read, in->n_ignore_read, e->path))
 			continue;
-		struct violation v = {write, xstrdup(e->path), e->syscall, e->err};
+		struct violation v = {write, false, xstrdup(e->path), e->syscall, e->err};
 		vec_push(&out->violations, v);
 		if (withheld)
 			continue; /* the fix is a dependsOn edge (the sandbox's note says so), not a

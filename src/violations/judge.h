@@ -15,8 +15,8 @@ struct judge_input {
 	const char *workspace_root; /* report paths are relative to it */
 	const char *home;           /* "~" in ignore globs and in notes; may be NULL */
 	const char *tmpdir;         /* the task's TMPDIR inside: never judged */
-	const char *const *ignore_read, *const *ignore_write; /* sandbox.ignore, as written */
-	size_t n_ignore_read, n_ignore_write;
+	const char *const *ignore_read, *const *ignore_write, *const *ignore_network; /* sandbox.ignore */
+	size_t n_ignore_read, n_ignore_write, n_ignore_network;
 	const char *const *withheld; /* linked packages hidden from a cached task: refusals there count */
 	size_t n_withheld;
 	bool cached;                 /* a fix that grants a read also keys it (inputs.files) */
@@ -45,7 +45,8 @@ struct judge_input {
 
 struct violation {
 	bool write;          /* a write refused, else a read (open, exec, probe, readlink, chdir) */
-	char *path;          /* absolute */
+	bool network;        /* a connection refused: path is "ADDR:PORT", "[ADDR6]:PORT" */
+	char *path;          /* absolute, but for network */
 	const char *syscall; /* static */
 	int err;             /* 0: a write that succeeded only through a widened grant */
 };
@@ -69,6 +70,7 @@ struct verdict {
 	VEC(struct judge_note) notes;
 	struct strvec fix_read, fix_write; /* allow.read / allow.write entries, project-relative */
 	struct strvec fix_inputs;          /* inputs.files entries (cached tasks) */
+	bool needs_network;                /* a network violation: no grant exists for it yet */
 	bool incomplete;     /* the trace ends before the command did: never cache */
 	size_t lines;        /* trace lines read */
 };

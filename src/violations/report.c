@@ -20,18 +20,8 @@ static void add_path(struct strbuf *out, const struct judge_input *in, const cha
 
 static const char *errno_name(int err)
 {
-	switch (err) {
-	case ENOENT:
-		return "ENOENT";
-	case EACCES:
-		return "EACCES";
-	case EPERM:
-		return "EPERM";
-	case EROFS:
-		return "EROFS";
-	default:
-		return "refused";
-	}
+	const char *name = strerrorname_np(err); /* glibc 2.32 */
+	return name ? name : "refused";
 }
 
 static void add_list(struct strbuf *out, const struct strvec *sv)
@@ -45,17 +35,54 @@ static void add_list(struct strbuf *out, const struct strvec *sv)
 	strbuf_addch(out, ']');
 }
 
+static const char *op_name(const struct violation *x)
+{
+	return x->network ? "network" : x->write ? "write" : "read";
+}
+
+/* "read app/notes.txt", "network 1.2.3.4:443": the op and what it reached. */
+static void add_what(struct strbuf *out, const struct judge_input *in, const struct violation *x)
+{
+	strbuf_addf(out, "%s ", op_name(x));
+	if (x->network)
+		strbuf_addstr(out, x->path);
+	else
+		add_path(out, in, x->path);
+}
+
+/* "(openat ENOENT)", or how a write no grant names got through. */
+static void add_how(struct strbuf *out, const struct violation *x)
+{
+	if (x->err)
+		strbuf_addf(out, "(%s %s)", x->syscall, errno_name(x->err));
+	else
+		strbuf_addf(out, "(%s, %s)", x->syscall, WIDENED);
+}
+
+/* One violation as SARIF and GitHub say it: "ID<sep>read app/x refused (openat ENOENT)". */
+static void add_message(struct strbuf *out, const char *id, const char *sep,
+			const struct judge_input *in, const struct violation *x)
+{
+	strbuf_addf(out, "%s%s", id, sep);
+	add_what(out, in, x);
+	strbuf_addstr(out, x->err ? " refused " : " not granted ");
+	add_how(out, x);
+}
+
+#define NO_NETWORK                                                                                 \
+	"the task reached for the network, which vx's sandbox cannot grant yet (allow.network "    \
+	"needs its proxy): make it work offline, or run it without sandbox:"
+
 void report_text(const char *id, const char *yaml_rel, const char *task,
 		 const struct judge_input *in, const struct verdict *v, struct strbuf *out)
 {
 	for (size_t i = 0; i < v->violations.n; i++) {
 		const struct violation *x = &v->violations.v[i];
-		strbuf_addf(out, "%s: violation: %s ", id, x->write ? "write" : "read");
-		add_path(out, in, x->path);
-		if (x->err)
-			strbuf_addf(out, " (%s %s)\n", x->syscall, errno_name(x->err));
-		else
-			strbuf_addf(out, " (%s, %s)\n", x->syscall, WIDENED);
+		strbuf_addf(out, "%s: violation: ", id);
+		add_what(out, in, x);
+		strbuf_addch(out, ' ');
+		add_how(out, x);
+		strbuf_addch(out, '\n');
 	}
 	for (size_t i = 0; i < v->notes.n; i++) {
 		const struct judge_note *n = &v->notes.v[i];
@@ -69,6 +96,8 @@ void report_text(const char *id, const char *yaml_rel, const char *task,
 	    {"sandbox.allow.write", &v->fix_write},
 	    {"inputs.files", &v->fix_inputs},
 	};
+	if (v->needs_network)
+		strbuf_addf(out, "%s: fix: %s\n", id, NO_NETWORK);
 	for (size_t i = 0; i < 3; i++) {
 		if (!fixes[i].list->n)
 			continue;
@@ -127,8 +156,9 @@ void report_json(const struct task_report *t, size_t n, struct strbuf *out)
 			for (size_t k = 0; k < r->v->violations.n; k++) {
 				const struct violation *x = &r->v->violations.v[k];
 				cJSON *e = cJSON_CreateObject();
-				char *p = judge_display_path(r->in, x->path);
-				cJSON_AddStringToObject(e, "op", x->write ? "write" : "read");
+				char *p = x->network ? xstrdup(x->path)
+						     : judge_display_path(r->in, x->path);
+				cJSON_AddStringToObject(e, "op", op_name(x));
 				cJSON_AddStringToObject(e, "path", p);
 				cJSON_AddStringToObject(e, "syscall", x->syscall);
 				if (x->err)
@@ -196,11 +226,13 @@ void report_sarif(const struct task_report *t, size_t n, struct strbuf *out)
 	cJSON_AddStringToObject(driver, "name", "vx");
 	cJSON_AddStringToObject(driver, "version", VX_VERSION);
 	cJSON *rules = cJSON_AddArrayToObject(driver, "rules");
-	static const char *const rule_ids[] = {"vx/sandbox-read", "vx/sandbox-write"};
+	static const char *const rule_ids[] = {"vx/sandbox-read", "vx/sandbox-write",
+					       "vx/sandbox-network"};
 	static const char *const rule_text[] = {
 	    "A sandboxed task read a path in its project that no grant allows",
-	    "A sandboxed task wrote a path in its project that no grant allows"};
-	for (int i = 0; i < 2; i++) {
+	    "A sandboxed task wrote a path in its project that no grant allows",
+	    "A sandboxed task reached for the network, which its sandbox does not grant"};
+	for (int i = 0; i < 3; i++) {
 		cJSON *r = cJSON_CreateObject();
 		cJSON_AddStringToObject(r, "id", rule_ids[i]);
 		cJSON_AddStringToObject(cJSON_AddObjectToObject(r, "shortDescription"), "text",
@@ -214,19 +246,16 @@ void report_sarif(const struct task_report *t, size_t n, struct strbuf *out)
 			continue;
 		for (size_t k = 0; k < r->v->violations.n; k++) {
 			const struct violation *x = &r->v->violations.v[k];
-			char *p = judge_display_path(r->in, x->path);
 			cJSON *res = cJSON_CreateObject();
-			cJSON_AddStringToObject(res, "ruleId", rule_ids[x->write]);
-			cJSON_AddNumberToObject(res, "ruleIndex", x->write);
+			int rule = x->network ? 2 : x->write;
+			cJSON_AddStringToObject(res, "ruleId", rule_ids[rule]);
+			cJSON_AddNumberToObject(res, "ruleIndex", rule);
 			cJSON_AddStringToObject(res, "level", "error");
-			char *msg = x->err ? xasprintf("%s: %s %s refused (%s %s)", r->id,
-						       x->write ? "write" : "read", p, x->syscall,
-						       errno_name(x->err))
-					   : xasprintf("%s: write %s not granted (%s, %s)", r->id,
-						       p, x->syscall, WIDENED);
+			struct strbuf msg = STRBUF_INIT;
+			add_message(&msg, r->id, ": ", r->in, x);
 			cJSON_AddStringToObject(cJSON_AddObjectToObject(res, "message"), "text",
-						msg);
-			free(msg);
+						msg.buf);
+			strbuf_release(&msg);
 			cJSON *loc = cJSON_CreateObject();
 			cJSON *phys = cJSON_AddObjectToObject(loc, "physicalLocation");
 			cJSON_AddStringToObject(cJSON_AddObjectToObject(phys, "artifactLocation"),
@@ -268,7 +297,6 @@ void report_sarif(const struct task_report *t, size_t n, struct strbuf *out)
 			}
 			strbuf_release(&fl);
 			cJSON_AddItemToArray(results, res);
-			free(p);
 		}
 	}
 	char *text = print_json(doc);
@@ -303,16 +331,9 @@ void report_github(const struct task_report *t, size_t n, struct strbuf *out)
 		size_t nv = r->v && r->in ? r->v->violations.n : 0;
 		for (size_t k = 0; k < nv; k++) {
 			const struct violation *x = &r->v->violations.v[k];
-			char *p = judge_display_path(r->in, x->path);
 			struct strbuf msg = STRBUF_INIT, fl = STRBUF_INIT;
 			fix_line(r->v, &fl);
-			if (x->err)
-				strbuf_addf(&msg, "%s %s %s refused (%s %s)", r->id,
-					    x->write ? "write" : "read", p, x->syscall,
-					    errno_name(x->err));
-			else
-				strbuf_addf(&msg, "%s write %s not granted (%s, %s)", r->id, p,
-					    x->syscall, WIDENED);
+			add_message(&msg, r->id, " ", r->in, x);
 			if (fl.len)
 				strbuf_addf(&msg, ". Fix: add to %s tasks.%s.%s", r->yaml, r->task,
 					    fl.buf);
@@ -326,7 +347,6 @@ void report_github(const struct task_report *t, size_t n, struct strbuf *out)
 			strbuf_addch(out, '\n');
 			strbuf_release(&msg);
 			strbuf_release(&fl);
-			free(p);
 		}
 		if (!nv && !strcmp(r->status, "failed")) {
 			strbuf_addstr(out, "::error file=");

@@ -31,6 +31,7 @@ enum sys_kind {
 	SYS_FORK,
 	SYS_DUP,
 	SYS_FCNTL,
+	SYS_CONNECT,
 };
 
 /* A followed call. For SYS_PATHS, argument pi (resolved against the dirfd
@@ -93,6 +94,7 @@ static const struct sysdef sysdefs[] = {
     OTHER("dup2", SYS_DUP),
     OTHER("dup3", SYS_DUP),
     OTHER("fcntl", SYS_FCNTL),
+    OTHER("connect", SYS_CONNECT),
 };
 #undef PATH1
 #undef PATH2
@@ -166,7 +168,7 @@ const char *access_op_name(enum access_op op)
 	static const char *const names[] = {
 	    "read",   "write",	     "exec",	  "probe",     "readlink", "chdir",
 	    "mkdir",  "rename-from", "rename-to", "link-from", "link-to",  "symlink",
-	    "unlink", "rmdir",	     "truncate",  "utime",
+	    "unlink", "rmdir",	     "truncate",  "utime",     "connect",
 	};
 	return (unsigned)op < ACCESS_OP_COUNT ? names[op] : "?";
 }
@@ -181,18 +183,19 @@ int strace_errno_value(const char *name, size_t len)
 		const char *name;
 		int value;
 	} table[] = {
-	    E(EPERM),	 E(ENOENT),	  E(ESRCH),	 E(EINTR),	 E(EIO),
-	    E(ENXIO),	 E(E2BIG),	  E(ENOEXEC),	 E(EBADF),	 E(ECHILD),
-	    E(EAGAIN),	 E(ENOMEM),	  E(EACCES),	 E(EFAULT),	 E(EBUSY),
-	    E(EEXIST),	 E(EXDEV),	  E(ENODEV),	 E(ENOTDIR),	 E(EISDIR),
-	    E(EINVAL),	 E(ENFILE),	  E(EMFILE),	 E(ENOTTY),	 E(ETXTBSY),
-	    E(EFBIG),	 E(ENOSPC),	  E(ESPIPE),	 E(EROFS),	 E(EMLINK),
-	    E(EPIPE),	 E(ENAMETOOLONG), E(ENOSYS),	 E(ENOTEMPTY),	 E(ELOOP),
-	    E(ENODATA),	 E(EOVERFLOW),	  E(EOPNOTSUPP), E(ENOTSUP),	 E(EDQUOT),
-	    E(ESTALE),	 E(ENOMEDIUM),	  E(ECANCELED),	 E(EWOULDBLOCK), E(ENOLCK),
-	    E(ENOTSOCK), E(ECONNREFUSED), E(ENOTCONN),	 E(ETIMEDOUT),	 E(EILSEQ),
-	    E(ENOKEY),	 E(EKEYREJECTED), E(ERANGE),	 E(EDOM),	 E(ENOTBLK),
-	    E(ELIBBAD),	 E(EBADFD),	  E(EREMOTEIO),	 E(EMEDIUMTYPE),
+	    E(EPERM),	     E(ENOENT),	      E(ESRCH),		E(EINTR),	 E(EIO),
+	    E(ENXIO),	     E(E2BIG),	      E(ENOEXEC),	E(EBADF),	 E(ECHILD),
+	    E(EAGAIN),	     E(ENOMEM),	      E(EACCES),	E(EFAULT),	 E(EBUSY),
+	    E(EEXIST),	     E(EXDEV),	      E(ENODEV),	E(ENOTDIR),	 E(EISDIR),
+	    E(EINVAL),	     E(ENFILE),	      E(EMFILE),	E(ENOTTY),	 E(ETXTBSY),
+	    E(EFBIG),	     E(ENOSPC),	      E(ESPIPE),	E(EROFS),	 E(EMLINK),
+	    E(EPIPE),	     E(ENAMETOOLONG), E(ENOSYS),	E(ENOTEMPTY),	 E(ELOOP),
+	    E(ENODATA),	     E(EOVERFLOW),    E(EOPNOTSUPP),	E(ENOTSUP),	 E(EDQUOT),
+	    E(ESTALE),	     E(ENOMEDIUM),    E(ECANCELED),	E(EWOULDBLOCK),	 E(ENOLCK),
+	    E(ENOTSOCK),     E(ECONNREFUSED), E(ENOTCONN),	E(ETIMEDOUT),	 E(EILSEQ),
+	    E(ENOKEY),	     E(EKEYREJECTED), E(ERANGE),	E(EDOM),	 E(ENOTBLK),
+	    E(ELIBBAD),	     E(EBADFD),	      E(EREMOTEIO),	E(EMEDIUMTYPE),	 E(ENETUNREACH),
+	    E(EHOSTUNREACH), E(EINPROGRESS),  E(EADDRNOTAVAIL), E(EAFNOSUPPORT), E(ENETDOWN),
 	};
 #undef E
 	for (size_t i = 0; i < sizeof table / sizeof *table; i++)
@@ -484,7 +487,7 @@ static const char *event_add(struct strace_parser *p, const struct proc *pr, enu
 	    .err = err,
 	    .pid = pr->pid,
 	    .write_intent = op != ACCESS_READ && op != ACCESS_EXEC && op != ACCESS_PROBE &&
-			    op != ACCESS_READLINK && op != ACCESS_CHDIR &&
+			    op != ACCESS_READLINK && op != ACCESS_CHDIR && op != ACCESS_CONNECT &&
 			    op != ACCESS_RENAME_FROM && op != ACCESS_LINK_FROM,
 	    .truncated = truncated,
 	    .unresolved = unresolved,
@@ -823,6 +826,66 @@ static void chdir_to(struct proc *pr, const char *path)
 		strbuf_addstr(&pr->fs->cwd, path);
 }
 
+/* Finds key (e.g. "sin_port=htons(") in sp; returns the span from just
+ * after it to the end of sp, or an empty span. */
+static struct span span_after(struct span sp, const char *key)
+{
+	size_t k = strlen(key);
+	for (size_t i = 0; i + k <= sp.n; i++)
+		if (!memcmp(sp.s + i, key, k))
+			return (struct span){sp.s + i + k, sp.n - i - k};
+	return (struct span){"", 0};
+}
+
+/* The quoted string at the start of sp, as a span of its own. */
+static struct span span_quoted(struct span sp)
+{
+	if (!sp.n || sp.s[0] != '"')
+		return (struct span){"", 0};
+	const char *end = skip_quoted(sp.s, sp.s + sp.n);
+	return end ? (struct span){sp.s, (size_t)(end - sp.s)} : (struct span){"", 0};
+}
+
+/* connect(fd, {sa_family=AF_INET, sin_port=htons(443), sin_addr=inet_addr("1.2.3.4")}, 16):
+ * one ACCESS_CONNECT event, "1.2.3.4:443", "[::1]:80", or a UNIX socket's
+ * path resolved like any other (an abstract socket, "@...", is no path). */
+static void connect_access(struct strace_parser *p, struct proc *pr, struct call *c)
+{
+	if (c->nargs < 2) {
+		c->bad = true;
+		return;
+	}
+	struct span sa = c->args[1];
+	bool truncated, unresolved = false;
+	if (span_has(sa, "AF_UNIX")) {
+		struct span q = span_quoted(span_after(sa, "sun_path="));
+		if (!q.n)
+			return; /* abstract, or unnamed */
+		if (str_decode(q, &p->str[0], &truncated) != STR_OK || !p->str[0].len)
+			return;
+		path_resolve(pr, NULL, &p->str[0], &p->path[0], &unresolved);
+		event_add(p, pr, ACCESS_CONNECT, &p->path[0], c->sys->name, c->err, truncated,
+			  unresolved);
+		return;
+	}
+	bool v6 = span_has(sa, "AF_INET6");
+	if (!v6 && !span_has(sa, "AF_INET"))
+		return;
+	struct span port = span_after(sa, v6 ? "sin6_port=htons(" : "sin_port=htons(");
+	struct span addr = v6 ? span_quoted(span_after(sa, "inet_pton(AF_INET6, "))
+			      : span_quoted(span_after(sa, "sin_addr=inet_addr("));
+	size_t digits = 0;
+	while (digits < port.n && port.s[digits] >= '0' && port.s[digits] <= '9')
+		digits++;
+	if (!digits || addr.n < 3 || str_decode(addr, &p->str[0], &truncated) != STR_OK) {
+		c->bad = true;
+		return;
+	}
+	strbuf_reset(&p->path[0]);
+	strbuf_addf(&p->path[0], v6 ? "[%s]:%.*s" : "%s:%.*s", p->str[0].buf, (int)digits, port.s);
+	event_add(p, pr, ACCESS_CONNECT, &p->path[0], c->sys->name, c->err, false, false);
+}
+
 static void call_apply(struct strace_parser *p, struct proc *pr, struct call *c)
 {
 	const char *path;
@@ -867,6 +930,9 @@ static void call_apply(struct strace_parser *p, struct proc *pr, struct call *c)
 			chdir_to(pr, unresolved ? NULL : path);
 		break;
 	}
+	case SYS_CONNECT:
+		connect_access(p, pr, c);
+		break;
 	case SYS_UNLINKAT:
 		call_access(p, pr, c, 0, 1, 0,
 			    span_has(ARG(2), "AT_REMOVEDIR") ? ACCESS_RMDIR : ACCESS_UNLINK);

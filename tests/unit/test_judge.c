@@ -351,6 +351,46 @@ int main(void)
 		in = input();
 	}
 
+	/* a connection out is a network violation; loopback and ignore.network are not */
+	snprintf(log, sizeof log,
+		 "2 connect(3, {sa_family=AF_INET, sin_port=htons(443), "
+		 "sin_addr=inet_addr(\"93.184.216.34\")}, 16) = -1 ENETUNREACH (Network is "
+		 "unreachable)\n"
+		 "2 connect(4, {sa_family=AF_INET, sin_port=htons(9), "
+		 "sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 ECONNREFUSED (Connection refused)\n"
+		 "2 connect(5, {sa_family=AF_INET6, sin6_port=htons(80), sin6_flowinfo=htonl(0), "
+		 "inet_pton(AF_INET6, \"::1\", &sin6_addr), sin6_scope_id=0}, 28) = -1 ENETUNREACH "
+		 "(Network is unreachable)\n"
+		 "2 connect(6, {sa_family=AF_INET, sin_port=htons(53), "
+		 "sin_addr=inet_addr(\"10.0.0.2\")}, 16) = -1 ENETUNREACH (Network is "
+		 "unreachable)\n" EXIT);
+	judge(log, &in, &v);
+	CHECK_INT(v.violations.n, 2);
+	CHECK(v.needs_network);
+	if (v.violations.n == 2) {
+		CHECK(v.violations.v[0].network &&
+		      !strcmp(v.violations.v[0].path, "93.184.216.34:443"));
+		CHECK(v.violations.v[1].network && !strcmp(v.violations.v[1].path, "10.0.0.2:53"));
+	}
+	CHECK_INT(v.fix_read.n + v.fix_write.n, 0);
+	{
+		struct strbuf out = STRBUF_INIT;
+		report_text("app#build", "app/vx.yaml", "build", &in, &v, &out);
+		CHECK(strstr(out.buf, "app#build: violation: network 93.184.216.34:443 (connect "
+				      "ENETUNREACH)\n") != NULL);
+		CHECK(strstr(out.buf, "app#build: fix: the task reached for the network") != NULL);
+		strbuf_release(&out);
+	}
+	verdict_release(&v);
+	const char *inet[] = {"10.0.0.2:53", "93.184.*"};
+	in.ignore_network = inet;
+	in.n_ignore_network = 2;
+	judge(log, &in, &v);
+	CHECK_INT(v.violations.n, 0);
+	CHECK(!v.needs_network);
+	verdict_release(&v);
+	in = input();
+
 	/* access() probes and readlink are reads */
 	snprintf(log, sizeof log,
 		 "2 faccessat2(AT_FDCWD, \"notes.txt\", X_OK, AT_EACCESS) = -1 ENOENT (No such "

@@ -378,6 +378,41 @@ static void test_chunking(void)
 	}
 }
 
+/* connect: recorded with strace 6.1 inside bwrap --unshare-all (an IPv4 and
+ * an IPv6 peer, a UNIX socket by a relative path, loopback refused, an
+ * abstract socket and an address family vx does not follow) */
+static void test_connect(void)
+{
+	struct result r = parse_text(
+	    "2 connect(3, {sa_family=AF_INET, sin_port=htons(443), "
+	    "sin_addr=inet_addr(\"93.184.216.34\")}, 16) = -1 ENETUNREACH (Network is "
+	    "unreachable)\n"
+	    "2 connect(4, {sa_family=AF_INET6, sin6_port=htons(80), sin6_flowinfo=htonl(0), "
+	    "inet_pton(AF_INET6, \"2606:2800:220:1::1\", &sin6_addr), sin6_scope_id=0}, 28) = -1 "
+	    "ENETUNREACH (Network is unreachable)\n"
+	    "2 connect(5, {sa_family=AF_UNIX, sun_path=\"run/x.sock\"}, 110) = -1 ENOENT (No such "
+	    "file or directory)\n"
+	    "2 connect(6, {sa_family=AF_INET, sin_port=htons(9), "
+	    "sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 ECONNREFUSED (Connection refused)\n"
+	    "2 connect(7, {sa_family=AF_UNIX, sun_path=@\"abstract\"}, 12) = -1 ECONNREFUSED "
+	    "(Connection refused)\n"
+	    "2 connect(8, {sa_family=AF_NETLINK, nl_pid=0, nl_groups=00000000}, 12) = 0\n"
+	    "2 connect(9, {sa_family=AF_INET, sin_port=htons(53), "
+	    "sin_addr=inet_addr(\"10.0.0.2\")}, 16) = -1 EINPROGRESS (Operation now in progress)\n"
+	    "2 +++ exited with 0 +++\n");
+	CHECK_INT(err_of(&r, ACCESS_CONNECT, "93.184.216.34:443"), ENETUNREACH);
+	CHECK_INT(err_of(&r, ACCESS_CONNECT, "[2606:2800:220:1::1]:80"), ENETUNREACH);
+	CHECK_INT(err_of(&r, ACCESS_CONNECT, "/ws/app/run/x.sock"), ENOENT);
+	CHECK_INT(err_of(&r, ACCESS_CONNECT, "127.0.0.1:9"), ECONNREFUSED);
+	CHECK_INT(err_of(&r, ACCESS_CONNECT, "10.0.0.2:53"), EINPROGRESS);
+	CHECK_INT(r.n, 5);
+	CHECK_INT(r.sum->skipped, 0);
+	const struct access_event *e = find(&r, ACCESS_CONNECT, "93.184.216.34:443");
+	CHECK(e && !e->write_intent);
+	CHECK_STR(access_op_name(ACCESS_CONNECT), "connect");
+	strace_parser_free(r.p);
+}
+
 int main(void)
 {
 	test_swallowed();
@@ -394,6 +429,7 @@ int main(void)
 	test_garbage();
 	test_root_exit();
 	test_dedupe();
+	test_connect();
 	test_chunking();
 	CHECK_STR(access_op_name(ACCESS_RENAME_TO), "rename-to");
 	CHECK_INT(strace_errno_value("EROFS", 5), EROFS);

@@ -137,7 +137,7 @@ test_expect_success '--report sarif: valid SARIF 2.1.0 shape, one result per vio
 	app_task "cat notes.txt; cat gen.sh; true" "\"src/\"" &&
 	run_vx 1 run app#build --report sarif &&
 	jq -e ".version == \"2.1.0\" and (.runs | length) == 1" "$OUT" &&
-	jq -e ".runs[0].tool.driver.name == \"vx\" and (.runs[0].tool.driver.rules | length) == 2" "$OUT" &&
+	jq -e ".runs[0].tool.driver.name == \"vx\" and (.runs[0].tool.driver.rules | length) == 3" "$OUT" &&
 	jq -e "(.runs[0].results | length) == 2" "$OUT" &&
 	jq -e "[.runs[0].results[] | .ruleId == \"vx/sandbox-read\" and .level == \"error\" and (.message.text | length) > 0] | all" "$OUT" &&
 	jq -e "[.runs[0].results[].locations[0].physicalLocation | .artifactLocation.uri == \"app/vx.yaml\" and .region.startLine == 5] | all" "$OUT" &&
@@ -289,6 +289,44 @@ test_expect_success 'a file write grant binds its directory: a sibling written t
 	run_vx 0 run app#build &&
 	test_grep ! "violation:" "$ERR" &&
 	test "$(cat app/gen/out.txt)" = x
+'
+
+test_expect_success 'a connection out of the sandbox is a network violation even when swallowed; loopback is the task'"'"'s own; ignore.network silences it' '
+	setup &&
+	cat >net.c <<-\EOF &&
+	#include <arpa/inet.h>
+	#include <sys/socket.h>
+	static void try(const char *ip, int port)
+	{
+		int s = socket(AF_INET, SOCK_STREAM, 0);
+		struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+		inet_pton(AF_INET, ip, &a.sin_addr);
+		connect(s, (struct sockaddr *)&a, sizeof a);
+	}
+	int main(void)
+	{
+		try("93.184.216.34", 443);
+		try("127.0.0.1", 9);
+		return 0;
+	}
+	EOF
+	cc -o app/src/net net.c &&
+	app_task "mkdir -p dist; src/net" "\"src/\"" &&
+	run_vx 1 run app#build &&
+	test_grep "^app#build: violation: network 93.184.216.34:443 (connect ENETUNREACH)$" "$ERR" &&
+	test_grep ! "127.0.0.1" "$ERR" &&
+	test_grep "^app#build: fix: the task reached for the network, which vx.s sandbox cannot grant yet" "$ERR" &&
+	run_vx 1 run app#build --report json &&
+	jq -e ".tasks[0].violations == [{\"op\": \"network\", \"path\": \"93.184.216.34:443\", \"syscall\": \"connect\", \"errno\": \"ENETUNREACH\"}]" "$OUT" >/dev/null &&
+	ws_project app app <<-EOF &&
+	  build:
+	    command: "mkdir -p dist; src/net"
+	    sandbox:
+	      allow: {read: ["src/"], write: ["dist/"]}
+	      ignore: {network: ["93.184.216.*"]}
+	EOF
+	run_vx 0 run app#build &&
+	test_grep ! "violation:" "$ERR"
 '
 
 test_done
