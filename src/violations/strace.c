@@ -877,8 +877,10 @@ static void connect_access(struct strace_parser *p, struct proc *pr, struct call
 	size_t digits = 0;
 	while (digits < port.n && port.s[digits] >= '0' && port.s[digits] <= '9')
 		digits++;
-	if (!digits || addr.n < 3 || str_decode(addr, &p->str[0], &truncated) != STR_OK) {
-		c->bad = true;
+	if (!digits || addr.n < 3 || str_decode(addr, &p->str[0], &truncated) != STR_OK ||
+	    truncated || !p->str[0].len ||
+	    strspn(p->str[0].buf, "0123456789abcdefABCDEF.:") != p->str[0].len) {
+		c->bad = true; /* strace prints an address it decoded, never anything else */
 		return;
 	}
 	strbuf_reset(&p->path[0]);

@@ -5,8 +5,8 @@
  * directory, a grant root, an unwritten placeholder, ignores, a sandbox
  * that hides every path whose length is odd. The judge must never crash or
  * leak on either (the task writes both), and what it returns must obey the
- * header: violation paths absolute, every note with a kind and a text, no
- * empty fix entry; the text and JSON reports of it must build. */
+ * header: violation paths absolute (a network peer is ADDR:PORT), every note with a kind and a
+ * text, no empty fix entry; the text and JSON reports of it must build. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,7 +116,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (judge_trace(&in, log_path, &v))
 		abort(); /* the log is there: it must be read */
 	for (size_t i = 0; i < v.violations.n; i++)
-		if (v.violations.v[i].path[0] != '/' || !v.violations.v[i].syscall)
+		if ((v.violations.v[i].path[0] != '/') != v.violations.v[i].network ||
+		    !v.violations.v[i].syscall)
 			abort();
 	for (size_t i = 0; i < v.notes.n; i++)
 		if (!v.notes.v[i].kind || !v.notes.v[i].text || !*v.notes.v[i].text ||

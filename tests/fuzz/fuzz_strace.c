@@ -2,7 +2,8 @@
  * log; its first byte seeds the chunk sizes it is fed in, so partial lines
  * are buffered at every possible cut. The parser must never crash or leak,
  * and every event it keeps must obey the header: a resolved path is
- * absolute and lexically normalized, and the counters agree. */
+ * absolute and lexically normalized (a connect's peer is ADDR:PORT), and
+ * the counters agree. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +55,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < n; i++) {
 		if (!ev[i].path || !ev[i].syscall || (unsigned)ev[i].op >= ACCESS_OP_COUNT)
 			abort();
-		if (!ev[i].unresolved && !normalized(ev[i].path))
+		/* a connect's peer is "ADDR:PORT" or "[ADDR6]:PORT", not a path */
+		bool peer = ev[i].op == ACCESS_CONNECT && ev[i].path[0] != '/';
+		if (peer &&
+		    (!strrchr(ev[i].path, ':') ||
+		     strspn(ev[i].path, "0123456789abcdefABCDEF.:[]") != strlen(ev[i].path)))
+			abort();
+		if (!peer && !ev[i].unresolved && !normalized(ev[i].path))
 			abort();
 		if (strcmp(access_op_name(ev[i].op), "?") == 0)
 			abort();
