@@ -427,7 +427,7 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 	struct strvec seen = STRVEC_INIT;
 	for (size_t i = 0; i < nev; i++) {
 		const struct access_event *e = &ev[i];
-		if (e->op == ACCESS_CONNECT && e->path[0] != '/') {
+		if (e->op == ACCESS_CONNECT && !e->unresolved && e->path[0] != '/') {
 			if (network_refused(in, e)) {
 				struct violation v = {false, true, xstrdup(e->path), e->syscall,
 						      e->err};

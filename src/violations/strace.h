@@ -30,8 +30,9 @@ enum access_op {
 	ACCESS_RMDIR,	    /* rmdir, unlinkat with AT_REMOVEDIR */
 	ACCESS_TRUNCATE,    /* truncate */
 	ACCESS_UTIME,	    /* utimensat, utime, utimes */
-	ACCESS_CONNECT,	    /* connect: a UNIX socket's path, or "ADDR:PORT" / "[ADDR6]:PORT"
-			     * (not a path: it does not start with '/') */
+	ACCESS_CONNECT,	    /* connect: a UNIX socket's path (maybe unresolved, like any
+			     * path), or "ADDR:PORT" / "[ADDR6]:PORT": resolved, and not
+			     * starting with '/' */
 	ACCESS_OP_COUNT
 };
 

@@ -56,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!ev[i].path || !ev[i].syscall || (unsigned)ev[i].op >= ACCESS_OP_COUNT)
 			abort();
 		/* a connect's peer is "ADDR:PORT" or "[ADDR6]:PORT", not a path */
-		bool peer = ev[i].op == ACCESS_CONNECT && ev[i].path[0] != '/';
+		bool peer = ev[i].op == ACCESS_CONNECT && !ev[i].unresolved && ev[i].path[0] != '/';
 		if (peer &&
 		    (!strrchr(ev[i].path, ':') ||
 		     strspn(ev[i].path, "0123456789abcdefABCDEF.:[]") != strlen(ev[i].path)))

@@ -382,6 +382,14 @@ int main(void)
 		strbuf_release(&out);
 	}
 	verdict_release(&v);
+	/* a UNIX socket relative to a cwd the trace never showed is no peer */
+	judge("2 fchdir(99) = 0\n"
+	      "2 connect(5, {sa_family=AF_UNIX, sun_path=\"run/x.sock\"}, 110) = -1 EACCES "
+	      "(Permission denied)\n" EXIT,
+	      &in, &v);
+	CHECK_INT(v.violations.n, 0);
+	CHECK(!v.needs_network);
+	verdict_release(&v);
 	const char *inet[] = {"10.0.0.2:53", "93.184.*"};
 	in.ignore_network = inet;
 	in.n_ignore_network = 2;
