@@ -114,6 +114,28 @@ if CC=clang build_tree build-fuzz -DVX_FUZZ=ON -DCMAKE_C_COMPILER=clang; then
 		if [ -f "tests/fuzz/$name.dict" ]; then
 			dict+=("-dict=tests/fuzz/$name.dict")
 		fi
+		# Replay first, deterministically: every committed seed and every
+		# finding in ../shared/findings named after this fuzzer. An old
+		# finding then fails the same way on every run, never at random
+		# in the middle of a timed search.
+		replay=()
+		if [ -d "tests/fuzz/corpus/$name" ]; then
+			while IFS= read -r -d '' seed; do replay+=("$seed"); done \
+				< <(find "tests/fuzz/corpus/$name" -type f -print0)
+		fi
+		for finding in ../shared/findings/"$name"-* ../shared/findings/"$name".*; do
+			[ -f "$finding" ] && replay+=("$finding")
+		done
+		if [ ${#replay[@]} -gt 0 ]; then
+			echo "== fuzz: $name replays ${#replay[@]} committed inputs"
+			if ! timeout 300 "$f" -timeout=25 -rss_limit_mb=2048 "${replay[@]}" \
+				>"build-fuzz/$name.replay.log" 2>&1; then
+				tail -n 40 "build-fuzz/$name.replay.log"
+				note_failure "fuzz $name: replay of a committed input"
+				continue
+			fi
+			passed=$((passed + 1))
+		fi
 		echo "== fuzz: $name for ${fuzz_seconds}s"
 		log="build-fuzz/$name.log"
 		# The outer timeout only catches a fuzzer that ignores its own

@@ -179,6 +179,12 @@ struct matcher {
 	unsigned level;	     /* groups being tried, nested (bounded by GLOB_MAX_BRACES) */
 	size_t steps;	     /* loop turns, for glob_match_counted */
 	uint64_t *memo;	     /* failed (group, path offset) pairs; NULL: at most one group */
+	/* vanishes() answers per pattern offset: 0 unknown, else
+	 * (depth << 1 | answer) + 1. Made by the first vanishes() that meets a
+	 * group (freed by match_mode): without it nested alternatives ending in
+	 * '/' were tried exponentially often (fuzz_glob-timeout: 199 bytes, no
+	 * answer after 60 s). */
+	uint32_t *vanish_memo;
 };
 
 static bool match_from(struct matcher *m, const char *p, const char *s, unsigned depth);
@@ -187,6 +193,7 @@ static bool match_from(struct matcher *m, const char *p, const char *s, unsigned
  * the end of the pattern, more '/', or `**` segments (so "a/" then "**" matches "a"). */
 static bool vanishes(struct matcher *m, const char *p, unsigned depth)
 {
+	m->steps++;
 	p = settle(p, m->pe, &depth);
 	if (p == m->pe)
 		return true;
@@ -196,6 +203,11 @@ static bool vanishes(struct matcher *m, const char *p, unsigned depth)
 		const char *close = brace_end(p, m->pe);
 		if (!close || m->level >= GLOB_MAX_BRACES)
 			return false;
+		if (!m->vanish_memo)
+			m->vanish_memo = xcalloc((size_t)(m->pe - m->pb) + 1, sizeof *m->vanish_memo);
+		uint32_t *slot = &m->vanish_memo[p - m->pb];
+		if (*slot && (*slot - 1) >> 1 == depth)
+			return (*slot - 1) & 1;
 		m->level++;
 		bool r = false;
 		for (const char *q = p + 1; !r; q++) {
@@ -206,6 +218,7 @@ static bool vanishes(struct matcher *m, const char *p, unsigned depth)
 			q = e;
 		}
 		m->level--;
+		*slot = (depth << 1 | (uint32_t)r) + 1;
 		return r;
 	}
 	if (m->pe - p >= 2 && p[0] == '*' && p[1] == '*') {
@@ -393,6 +406,7 @@ static bool match_mode(const char *pat, const char *path, bool partial, size_t *
 	bool r = match_from(&m, m.pb, m.sb, 0);
 	if (heap)
 		free(m.memo);
+	free(m.vanish_memo);
 	if (steps)
 		*steps = m.steps;
 	return r;

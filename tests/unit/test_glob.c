@@ -330,6 +330,27 @@ static void test_cost(void)
 	CHECK(steps <= 4 * 64 * 201);
 	CHECK(glob_match_counted(pat, "aaaaaaaaaab", &steps));
 
+	/* fuzz_glob-timeout (shared/findings): nested groups whose alternatives
+	 * end in '/', matched against the empty path; vanishes() tried each
+	 * combination (no answer after 60 s) until it remembered its answers. */
+	static const char finding[] = "{/,}{/{/,}}{/,}{/{,}}{/,}{/,/,}{/{/,}}{/,}{/{/,}}{/,}{/,}/{\xff"
+	    ",}/{\xff"
+	    ",{/,}{/{/,}}{/,}{/{/,}}{/,}{//{/,}}{/,}{/{,}}{/,}{/,/,}{/{/,}}{/,}{/{/,}}{/,}{/,}/{\xff"
+	    ",}/{\xff"
+	    ",{/,}{/{/,}}{/,}{/{/,}}{/,}{/,}/{\xff"
+	    ",}},}/{\xff"
+	    ",}}";
+	CHECK(!glob_match_counted(finding, "", &steps));
+	CHECK(steps <= 4 * sizeof finding);
+	char nest[512] = "";
+	for (int i = 0; i < 40; i++)
+		strcat(nest, "{/,}{/{/,}}");
+	strcat(nest, "x");
+	CHECK(!glob_match_counted(nest, "", &steps));
+	CHECK(steps <= 4 * sizeof nest);
+	nest[strlen(nest) - 1] = 0;
+	CHECK(glob_match_counted(nest, "", &steps) == glob_match("", ""));
+
 	/* A path long enough that the memo moves to the heap. */
 	char *longp = malloc(5001);
 	memset(longp, 'a', 5000);
