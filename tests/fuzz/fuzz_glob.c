@@ -21,8 +21,20 @@
  * stars; a star): known differences, in docs/glob.md. */
 static bool stars_may_fuse(const char *p)
 {
-	if (strstr(p, "**{"))
-		return true;
+	/* A `**` whose next byte, once it leaves the groups it ends, is '{'
+	 * (stars, then a '}', then a '{', as in the finding
+	 * regress-globstar-before-group): a star in place, a globstar in its
+	 * expansion. A ',' after the stars leaves its group at a '}' further
+	 * on: any later '{' may then follow it. */
+	for (const char *s = strstr(p, "**"); s; s = strstr(s + 1, "**")) {
+		const char *q = s;
+		while (*q == '*')
+			q++;
+		while (*q == '}')
+			q++;
+		if (*q == '{' || (*q == ',' && strchr(q, '{')))
+			return true;
+	}
 	bool before = false, after = false;
 	for (; *p && p[1]; p++) {
 		before |= p[0] == '*' && strchr("{,}", p[1]);
