@@ -10,6 +10,7 @@
 #include "orchestrator/run.h"
 #include "orchestrator/sandbox_job.h"
 #include "util/die.h"
+#include "util/spawn.h"
 
 static const char USAGE[] =
 	"usage: vx [-C DIR] VERB [options]\n"
@@ -56,6 +57,11 @@ static int take_dir_options(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	if (spawn_seal_inherited()) {
+		fprintf(stderr, "vx: cannot mark inherited descriptors close-on-exec: %s\n",
+			strerror(errno));
+		return 2;
+	}
 	argc = take_dir_options(argc, argv);
 	if (argc < 2) {
 		fputs(USAGE, stderr);

@@ -1,5 +1,6 @@
 #include "util/spawn.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -9,6 +10,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <linux/close_range.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -142,4 +144,28 @@ void spawn_abandon(struct spawned *s)
 	s->pid = 0;
 	close(s->out_fd);
 	s->out_fd = -1;
+}
+
+int spawn_seal_inherited(void)
+{
+	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+		return 0;
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return -1;
+	int self = dirfd(d);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+		if (*end || end == e->d_name || fd <= 2 || fd == self)
+			continue;
+		int flags = fcntl((int)fd, F_GETFD);
+		if (flags >= 0 && fcntl((int)fd, F_SETFD, flags | FD_CLOEXEC)) {
+			closedir(d);
+			return -1;
+		}
+	}
+	closedir(d);
+	return 0;
 }

@@ -12,6 +12,14 @@
  * errno set when it could not be started. */
 int spawn_capture(char *const argv[], const char *cwd, struct strbuf *out, struct strbuf *err);
 
+/* Marks every descriptor above 2 that vx inherited close-on-exec, so none
+ * reaches a task or a helper: a CI runner's or a shell's `exec 47<secret`
+ * was passed through bwrap, and the task rewrote the file through
+ * /proc/self/fd/47. close_range(2) where the kernel has it, else a walk of
+ * /proc/self/fd. Returns 0, or -1 with errno when neither works (the caller
+ * must not run tasks then). Call first thing, before vx opens anything. */
+int spawn_seal_inherited(void);
+
 /* A helper started now and collected later, its stdout going to a memory
  * file (no pipe to fill, so it never waits on vx). */
 struct spawned {
