@@ -29,12 +29,12 @@ static double now(void)
 	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
-static int spawn_wait(char **argv, const struct sandbox_fd *fds, size_t n, int sigfd)
+static int spawn_wait(char **argv, const sandbox_fd_vec *fds, int sigfd)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
 	if (sigfd >= 0)
-		sandbox_spawn_actions(fds, n, sigfd, &fa);
+		sandbox_spawn_actions(fds, sigfd, &fa);
 	pid_t pid;
 	if (posix_spawn(&pid, argv[0], &fa, NULL, argv, environ))
 		die("spawn");
@@ -64,7 +64,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++) {
 		char *bare[] = {bwrap, "--ro-bind", "/", "/", "--", "/bin/true", NULL};
 		double t0 = now();
-		spawn_wait(bare, NULL, 0, -1);
+		spawn_wait(bare, NULL, -1);
 		bare_ms += now() - t0;
 
 		t0 = now();
@@ -82,14 +82,13 @@ int main(int argc, char **argv)
 		if (sandbox_request_build(&in, &req, &err))
 			die("%s", err.buf);
 		struct strvec av = STRVEC_INIT;
-		struct sandbox_fd fds[SANDBOX_MAX_FDS];
-		size_t nf;
-		sandbox_argv(&req, "true", &av, fds, &nf);
+		sandbox_fd_vec fds = {0};
+		sandbox_argv(&req, "true", &av, &fds);
 		double t1 = now();
 		int p[2];
 		if (pipe2(p, O_CLOEXEC))
 			die_errno("pipe");
-		int st = spawn_wait(av.v, fds, nf, p[0]);
+		int st = spawn_wait(av.v, &fds, p[0]);
 		double t3 = now();
 		/* The floor with the same namespaces and mounts: bwrap runs
 		 * /bin/true itself, no shell, no watcher. */
@@ -103,7 +102,7 @@ int main(int argc, char **argv)
 		if (lseek(req.seccomp_fd, 0, SEEK_SET) != 0)
 			die_errno("lseek");
 		double t4 = now();
-		if (spawn_wait(same.v, fds, nf, p[0]))
+		if (spawn_wait(same.v, &fds, p[0]))
 			die("the same argv running /bin/true failed");
 		same_ms += now() - t4;
 		strvec_clear(&same);
@@ -113,6 +112,7 @@ int main(int argc, char **argv)
 		sandbox_request_sweep(&req);
 		sandbox_request_release(&req);
 		strvec_clear(&av);
+		vec_free(&fds);
 		double t2 = now();
 		if (!WIFEXITED(st) || WEXITSTATUS(st))
 			die("sandboxed true failed");

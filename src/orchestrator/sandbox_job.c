@@ -130,7 +130,7 @@ static void mark_deps(const struct graph *g, size_t i, bool *seen)
 static int spawn_actions(posix_spawn_file_actions_t *fa, void *data)
 {
 	const struct sandbox_job *sjob = data;
-	return sandbox_spawn_actions(sjob->fds, sjob->n_fds, sjob->signal_rd, fa);
+	return sandbox_spawn_actions(&sjob->fds, sjob->signal_rd, fa);
 }
 
 /* Builds node i's request into req. Returns 0, or -1 with one line in err. */
@@ -327,21 +327,22 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 			job->reason = "cannot make the sandbox's signal pipe";
 			error_errno("%s: cannot make a pipe", t->id);
 		} else {
-			/* The spawn dup2s sources onto fds 3..10: every source must
-			 * lie above them, so no dup2 clobbers a later one's source. */
-			sjob->signal_rd = fcntl(pfd[0], F_DUPFD_CLOEXEC, SANDBOX_SECCOMP_FD + 1);
+			/* The signal pipe is dup2'd first (onto fd 3), so it
+			 * only needs to lie above 3; a later source must lie
+			 * above every target, so no dup2 clobbers it. */
+			sjob->signal_rd = fcntl(pfd[0], F_DUPFD_CLOEXEC, SANDBOX_SIGNAL_FD + 1);
 			close(pfd[0]);
 			fcntl(pfd[1], F_SETFL, O_NONBLOCK);
-			sandbox_argv(&sjob->req, sjob->command, &sjob->argv, sjob->fds,
-				     &sjob->n_fds);
-			for (size_t k = 0; k < sjob->n_fds; k++) {
-				if (sjob->fds[k].from > SANDBOX_SECCOMP_FD)
+			sjob->fds.n = 0;
+			sandbox_argv(&sjob->req, sjob->command, &sjob->argv, &sjob->fds);
+			int top = sandbox_fds_top(&sjob->fds);
+			for (size_t k = 0; k < sjob->fds.n; k++) {
+				if (sjob->fds.v[k].from > top)
 					continue;
-				int hi = fcntl(sjob->fds[k].from, F_DUPFD_CLOEXEC,
-					       SANDBOX_SECCOMP_FD + 1);
+				int hi = fcntl(sjob->fds.v[k].from, F_DUPFD_CLOEXEC, top + 1);
 				if (hi >= 0) {
-					sjob->fds[k].from = hi;
-					sjob->own_fds[sjob->n_own++] = hi;
+					sjob->fds.v[k].from = hi;
+					vec_push(&sjob->own_fds, hi);
 				}
 			}
 			job->argv = sjob->argv.v;
@@ -487,9 +488,10 @@ void sandbox_jobs_done(struct sandbox_jobs *sj, size_t i)
 		close(sjob->signal_rd);
 		sjob->signal_rd = -1;
 	}
-	for (size_t k = 0; k < sjob->n_own; k++)
-		close(sjob->own_fds[k]);
-	sjob->n_own = 0;
+	for (size_t k = 0; k < sjob->own_fds.n; k++)
+		close(sjob->own_fds.v[k]);
+	vec_free(&sjob->own_fds);
+	vec_free(&sjob->fds);
 	if (!sjob->built)
 		return;
 	sandbox_request_sweep(&sjob->req);

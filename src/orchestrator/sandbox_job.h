@@ -27,10 +27,8 @@ struct sandbox_job {
 	bool built;                  /* req holds a request to sweep and release */
 	struct sandbox_request req;
 	int signal_rd;               /* the read end of the signal pipe, given as fd 3; -1 */
-	struct sandbox_fd fds[SANDBOX_MAX_FDS]; /* the bind sources bwrap inherits */
-	size_t n_fds;
-	int own_fds[SANDBOX_MAX_FDS]; /* copies of sources moved above SANDBOX_SECCOMP_FD, ours to close */
-	size_t n_own;
+	sandbox_fd_vec fds;          /* the filter and bind sources bwrap inherits */
+	VEC(int) own_fds;            /* copies of sources moved above every target, ours to close */
 	struct strvec argv;
 	char *trace_dir;             /* the host dir strace writes into; removed after judging */
 	char *command;               /* what the first wrap ran (job->argv[2] then): a retry

@@ -2,6 +2,7 @@
 #include "sandbox/bwrap.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/path.h"
@@ -21,8 +22,8 @@
  * (bwrap's session is pid 1's), so setsid(1) does not fork and the command
  * keeps this pid. Should a signal come before setsid, the pid itself is
  * signalled: it dies, and bwrap, pid 1 of the namespace, takes every
- * process left with it. The fds 4..9 bwrap mounted from are closed first, so the
- * command holds no fd on a host mount. */
+ * process left with it. bwrap closed the fds it mounted from (--bind-fd),
+ * so the command holds no fd on a host mount. */
 const char *const *sandbox_trace_flags(void)
 {
 	/* The calls the judge needs (docs/violations.md): every path-taking
@@ -49,14 +50,8 @@ const char *const *sandbox_trace_flags(void)
 	return flags;
 }
 
-static void script(const struct sandbox_request *req, size_t n_fds, struct strbuf *sb)
+static void script(const struct sandbox_request *req, struct strbuf *sb)
 {
-	if (n_fds) {
-		strbuf_addstr(sb, "exec");
-		for (size_t i = 0; i < n_fds; i++)
-			strbuf_addf(sb, " %zu<&-", 4 + i);
-		strbuf_addstr(sb, "\n");
-	}
 	strbuf_addstr(
 	    sb, "p=$$\n"
 		"( { trap '' TERM INT HUP QUIT USR1 USR2; while read -r s; do "
@@ -78,9 +73,11 @@ static void script(const struct sandbox_request *req, size_t n_fds, struct strbu
 }
 
 void sandbox_argv(const struct sandbox_request *req, const char *command, struct strvec *argv,
-		  struct sandbox_fd *fds, size_t *n_fds)
+		  sandbox_fd_vec *fds)
 {
-	*n_fds = 0;
+	/* The filter first: its source is then moved before any bind's. */
+	vec_push(fds, ((struct sandbox_fd){req->seccomp_fd, SANDBOX_SECCOMP_FD}));
+	int next_fd = SANDBOX_BIND_FD;
 	strvec_push(argv, req->bwrap);
 	strvec_push(argv, "--die-with-parent");
 	strvec_push(argv, "--new-session");
@@ -126,12 +123,15 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 			strvec_push(argv, m->dst);
 			break;
 		case SANDBOX_RW:
-			strvec_push(argv, "--bind");
-			if (m->fd >= 0 && *n_fds < SANDBOX_MAX_FDS - 1) {
-				int to = 4 + (int)*n_fds;
-				fds[(*n_fds)++] = (struct sandbox_fd){m->fd, to};
-				strvec_pushf(argv, "/proc/self/fd/%d", to);
+			/* By fd: bwrap mounts the very directory vx checked (a
+			 * component swapped for a link since binds nothing new),
+			 * checks the mount is that inode, and closes the fd. */
+			if (m->fd >= 0) {
+				vec_push(fds, ((struct sandbox_fd){m->fd, next_fd}));
+				strvec_push(argv, "--bind-fd");
+				strvec_pushf(argv, "%d", next_fd++);
 			} else {
+				strvec_push(argv, "--bind");
 				strvec_push(argv, m->src);
 			}
 			strvec_push(argv, m->dst);
@@ -170,8 +170,6 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 	 * cannot read. */
 	strvec_push(argv, "--seccomp");
 	strvec_pushf(argv, "%d", SANDBOX_SECCOMP_FD);
-	size_t n_binds = *n_fds;
-	fds[(*n_fds)++] = (struct sandbox_fd){req->seccomp_fd, SANDBOX_SECCOMP_FD};
 	strvec_push(argv, "--clearenv");
 	for (size_t i = 0; i < req->env.n; i++) {
 		size_t n = strcspn(req->env.v[i], "=");
@@ -185,7 +183,7 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 	strvec_push(argv, req->shell);
 	strvec_push(argv, "-c");
 	struct strbuf sb = STRBUF_INIT;
-	script(req, n_binds, &sb);
+	script(req, &sb);
 	strvec_push_nodup(argv, strbuf_detach(&sb, NULL));
 	strvec_push(argv, "vx-sandbox");
 	strvec_push(argv, command);
@@ -194,21 +192,30 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 void sandbox_show(const struct sandbox_request *req, const char *command, struct strbuf *out)
 {
 	struct strvec argv = STRVEC_INIT;
-	struct sandbox_fd fds[SANDBOX_MAX_FDS];
-	size_t n;
-	sandbox_argv(req, command, &argv, fds, &n);
+	sandbox_fd_vec fds = {0};
+	sandbox_argv(req, command, &argv, &fds);
 	for (size_t i = 0; i < argv.n; i++) {
 		strbuf_addstr(out, argv.v[i]);
 		strbuf_addch(out, '\n');
 	}
 	strvec_clear(&argv);
+	vec_free(&fds);
 }
 
-int sandbox_spawn_actions(const struct sandbox_fd *fds, size_t n_fds, int signal_fd,
+int sandbox_fds_top(const sandbox_fd_vec *fds)
+{
+	int top = SANDBOX_SIGNAL_FD;
+	for (size_t i = 0; i < fds->n; i++)
+		if (fds->v[i].to > top)
+			top = fds->v[i].to;
+	return top;
+}
+
+int sandbox_spawn_actions(const sandbox_fd_vec *fds, int signal_fd,
 			  posix_spawn_file_actions_t *fa)
 {
 	int rc = posix_spawn_file_actions_adddup2(fa, signal_fd, SANDBOX_SIGNAL_FD);
-	for (size_t i = 0; i < n_fds && !rc; i++)
-		rc = posix_spawn_file_actions_adddup2(fa, fds[i].from, fds[i].to);
+	for (size_t i = 0; i < fds->n && !rc; i++)
+		rc = posix_spawn_file_actions_adddup2(fa, fds->v[i].from, fds->v[i].to);
 	return rc;
 }

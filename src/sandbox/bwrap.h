@@ -18,12 +18,14 @@
 struct sandbox_fd {
 	int from, to;
 };
-#define SANDBOX_MAX_FDS 7
-/* The fds bwrap gets are SANDBOX_SIGNAL_FD, 4..9 for the RW bind sources
- * (the shell inside can close only one-digit fds), and this one for the
- * system call filter, which bwrap reads and closes itself. A source fd
- * must lie above it, so no dup2 at spawn clobbers a later one's source. */
+typedef VEC(struct sandbox_fd) sandbox_fd_vec;
+/* bwrap gets SANDBOX_SIGNAL_FD, this one for the system call filter, and
+ * the RW bind sources from SANDBOX_BIND_FD up, one each, as --bind-fd:
+ * bwrap reads and closes the filter, and closes each bind source once it
+ * mounted it, so the task holds none of them (and there is no limit on
+ * their number but the fd table). */
 #define SANDBOX_SECCOMP_FD 10
+#define SANDBOX_BIND_FD 11
 
 /* The strace argv between the program and -o (the first element, "STRACE",
  * stands for the strace path), NULL-terminated: what a traced task runs under. */
@@ -31,13 +33,16 @@ const char *const *sandbox_trace_flags(void);
 
 /* Appends to argv the whole command vx spawns: bwrap, its mounts, the
  * environment (--clearenv --setenv …), --chdir, and the shell that runs
- * command in its own session under the watcher. Fills fds (room for
- * SANDBOX_MAX_FDS) with the RW bind sources and the filter to pass and sets
- * *n_fds. The
- * spawn must also give the read end of the signal pipe as SANDBOX_SIGNAL_FD
- * (sandbox_spawn_actions does both). */
+ * command in its own session under the watcher. Appends to fds the filter
+ * and the RW bind sources to pass, in the order the spawn must dup2 them.
+ * The spawn must also give the read end of the signal pipe as
+ * SANDBOX_SIGNAL_FD (sandbox_spawn_actions does both). */
 void sandbox_argv(const struct sandbox_request *req, const char *command, struct strvec *argv,
-		  struct sandbox_fd *fds, size_t *n_fds);
+		  sandbox_fd_vec *fds);
+
+/* The highest fd number the spawn dup2s onto: a source at or below it must
+ * first be moved above it, or a dup2 would clobber it. */
+int sandbox_fds_top(const sandbox_fd_vec *fds);
 
 /* Appends argv to out, one element per line, for `vx sandbox show`. */
 void sandbox_show(const struct sandbox_request *req, const char *command, struct strbuf *out);
@@ -45,7 +50,7 @@ void sandbox_show(const struct sandbox_request *req, const char *command, struct
 /* Adds to fa the dup2s that hand bwrap the signal channel (signal_fd as fd 3)
  * and the fds sandbox_argv filled, clearing their FD_CLOEXEC in the child only.
  * Returns 0, or an errno value from posix_spawn_file_actions_adddup2. */
-int sandbox_spawn_actions(const struct sandbox_fd *fds, size_t n_fds, int signal_fd,
+int sandbox_spawn_actions(const sandbox_fd_vec *fds, int signal_fd,
 			  posix_spawn_file_actions_t *fa);
 
 #endif

@@ -18,12 +18,9 @@
 #include "sandbox/walls.h"
 #include "util/path.h"
 
-/* The fds of RW bind sources are passed to bwrap as 4..9: fd 3 is the signal
- * channel and dash, the /bin/sh that closes them before the command, cannot
- * name an fd above 9. */
-#define MAX_RW_BINDS 6
-/* Far above anything vx's scheduler holds, so the dup2 to 4..9 at spawn never
- * lands on a source not yet moved. */
+/* Above anything vx's scheduler holds and the fds bwrap gets (bwrap.h), so
+ * the dup2s at spawn rarely land on a source not yet moved (the spawn
+ * moves any that would). */
 #define FD_FLOOR 100
 
 /* Everything a build needs while it is being assembled. */
@@ -385,12 +382,6 @@ static int plan_writes(struct builder *b)
 		if (path_is_within(b->proj, b->glob_empty.v[i]))
 			strvec_push(&b->mkdirs, b->glob_empty.v[i]);
 	}
-	if (b->rw_dirs.n > MAX_RW_BINDS)
-		return fail(b,
-			    "the task's write grants bind %zu directories, more than vx passes "
-			    "safely (%d); "
-			    "grant fewer, wider directories",
-			    b->rw_dirs.n, MAX_RW_BINDS);
 	return 0;
 }
 

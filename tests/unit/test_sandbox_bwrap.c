@@ -40,12 +40,11 @@ static void test_argv(void)
 	    "/usr/bin/bwrap\n--die-with-parent\n--new-session\n--unshare-all\n--cap-drop\nALL\n"
 	    "--ro-bind\n/\n/\n--dev\n/dev\n--proc\n/proc\n"
 	    "--perms\n0700\n--tmpfs\n/tmp\n--tmpfs\n/w\n--ro-bind\n/w/p\n/w/p\n"
-	    "--bind\n/proc/self/fd/4\n/w/p/dist\n--ro-bind\n/w/p/dist/.bashrc\n/w/p/dist/.bashrc\n"
+	    "--bind-fd\n11\n/w/p/dist\n--ro-bind\n/w/p/dist/.bashrc\n/w/p/dist/.bashrc\n"
 	    "--symlink\n../x\n/w/p/l\n--remount-ro\n/w\n"
 	    "--seccomp\n10\n"
 	    "--clearenv\n--setenv\nPATH\n/usr/bin\n--setenv\nTMPDIR\n/tmp\n--chdir\n/w/p\n--\n"
 	    "/bin/sh\n-c\n"
-	    "exec 4<&-\n"
 	    "p=$$\n"
 	    "( { trap '' TERM INT HUP QUIT USR1 USR2; while read -r s; do "
 	    "kill -s \"$s\" -- \"-$p\" || kill -s \"$s\" \"$p\"; done; "
@@ -53,15 +52,15 @@ static void test_argv(void)
 	    "exec /usr/bin/setsid /bin/sh -c \"$1\" vx-task 3<&-\n"
 	    "\nvx-sandbox\nmake all\n");
 	struct strvec argv = STRVEC_INIT;
-	struct sandbox_fd fds[SANDBOX_MAX_FDS];
-	size_t n;
-	sandbox_argv(&r, "true", &argv, fds, &n);
-	CHECK_INT(n, 2);
-	CHECK_INT(fds[0].from, 123);
-	CHECK_INT(fds[0].to, 4);
-	CHECK_INT(fds[1].from,
-		  77); /* the filter, which bwrap closes itself: not in the shell's exec */
-	CHECK_INT(fds[1].to, SANDBOX_SECCOMP_FD);
+	sandbox_fd_vec fds = {0};
+	sandbox_argv(&r, "true", &argv, &fds);
+	CHECK_INT(fds.n, 2);
+	CHECK_INT(fds.v[0].from, 77); /* the filter first, which bwrap reads and closes */
+	CHECK_INT(fds.v[0].to, SANDBOX_SECCOMP_FD);
+	CHECK_INT(fds.v[1].from, 123);
+	CHECK_INT(fds.v[1].to, SANDBOX_BIND_FD);
+	CHECK_INT(sandbox_fds_top(&fds), SANDBOX_BIND_FD);
+	vec_free(&fds);
 	strvec_clear(&argv);
 	r.mounts.v[3].fd = -1; /* don't close 123 */
 	r.seccomp_fd = -1;

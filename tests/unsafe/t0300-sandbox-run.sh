@@ -249,4 +249,22 @@ test_expect_success 'io_uring_setup fails with ENOSYS in a sandboxed task, and w
 	test_grep "^--seccomp$" "$OUT"
 '
 
+test_expect_success 'nine write grants bind (no cap), and the task holds none of their fds' '
+	setup &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "for d in a b c d e f g h i; do echo $d > $d/out; done; for i in $(seq 3 255); do [ -e /proc/$$/fd/$i ] && echo fd-open-$i; done; echo end"
+	    cache: false
+	    sandbox:
+	      allow:
+	        write: ["a/", "b/", "c/", "d/", "e/", "f/", "g/", "h/", "i/"]
+	EOF
+	run_vx 0 run app#build &&
+	test_grep "app#build: end" "$OUT" &&
+	test_grep ! "fd-open-[0-9]" "$OUT" &&
+	test "$(cat app/i/out)" = i &&
+	run_vx 0 sandbox show app#build &&
+	test "$(grep -c "^--bind-fd$" "$OUT")" = 9
+'
+
 test_done

@@ -81,9 +81,8 @@ static int run_req(struct sandbox_request *req, const char *command, struct strb
 		   const char *sig, bool close_channel)
 {
 	struct strvec argv = STRVEC_INIT;
-	struct sandbox_fd fds[SANDBOX_MAX_FDS];
-	size_t n;
-	sandbox_argv(req, command, &argv, fds, &n);
+	sandbox_fd_vec fds = {0};
+	sandbox_argv(req, command, &argv, &fds);
 	int po[2], ps[2];
 	if (pipe2(po, O_CLOEXEC) || pipe2(ps, O_CLOEXEC))
 		die_errno("pipe");
@@ -92,8 +91,9 @@ static int run_req(struct sandbox_request *req, const char *command, struct strb
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, po[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, po[1], 2);
-	if (sandbox_spawn_actions(fds, n, ps[0], &fa))
+	if (sandbox_spawn_actions(&fds, ps[0], &fa))
 		die("file actions");
+	vec_free(&fds);
 	pid_t pid;
 	int rc = posix_spawn(&pid, argv.v[0], &fa, NULL, argv.v, environ);
 	if (rc)
