@@ -410,6 +410,8 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	    .n_write_roots = roots.n,
 	    .unwritten = (const char *const *)unwritten.v,
 	    .n_unwritten = unwritten.n,
+	    .walls = sjob->req.walls.v,
+	    .n_walls = sjob->req.walls.n,
 	    .output = job->log.buf,
 	    .output_len = job->log.len,
 	};

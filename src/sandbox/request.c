@@ -36,6 +36,7 @@ struct builder {
 	struct strvec files;	  /* placeholder files to create */
 	struct strvec glob_empty; /* heads of write globs with no hit */
 	struct strvec punched;	  /* masked-and-punched dirs (avoid doing one twice) */
+	struct strvec masked;	  /* walls inside a RW bind: masked read-only there */
 };
 
 static void mount_add(struct sandbox_request *req, enum sandbox_mount_kind kind, const char *src,
@@ -328,15 +329,32 @@ static int plan_writes(struct builder *b)
 		/* A FILE grant binds its directory: rename(2) onto a bind mount is
 		 * EBUSY, and every atomic writer renames a temp file over its output. */
 		char *bind = dir ? xstrdup(g->path) : path_dirname(g->path);
-		const struct wall *in = walls_inside(&b->walls, bind);
-		if (in) {
-			int rc = fail(b,
-				      "write grant '%s' would bind %s read-write, which holds %s "
-				      "(%s); grant a "
-				      "directory below it",
-				      g->entry, bind, in->path, walls_kind_name(in->kind));
-			free(bind);
-			return rc;
+		/* A wall the bind would hold: a nested project is refused (its
+		 * files are other tasks'); .git, the cache or a credential store
+		 * is masked inside the bind, read-only, when it is there, and one
+		 * that is not there is no wall to keep (`write: ["./"]` was
+		 * refused for a .git that did not exist). The cache is vx's own:
+		 * made now, so the task cannot make it and plant entries. */
+		for (size_t k = 0; k < b->walls.n; k++) {
+			const struct wall *in = &b->walls.v[k];
+			struct stat st;
+			if (!path_is_within(bind, in->path))
+				continue;
+			bool there = lstat(in->path, &st) == 0;
+			if (in->kind == WALL_NESTED && there) {
+				int rc = fail(b,
+					      "write grant '%s' would bind %s read-write, which "
+					      "holds %s (%s); grant a directory below it",
+					      g->entry, bind, in->path, walls_kind_name(in->kind));
+				free(bind);
+				return rc;
+			}
+			if (!there && in->kind == WALL_CACHE)
+				strvec_push(&b->mkdirs, in->path);
+			else if (!there)
+				continue;
+			if (strvec_find(&b->masked, in->path) < 0)
+				strvec_push(&b->masked, in->path);
 		}
 		if (!g->exists) {
 			if (!path_is_within(b->proj, g->path)) {
@@ -543,9 +561,24 @@ static int assemble(struct builder *b)
 		if (denies_walk(b->rw_dirs.v[i], &denied))
 			return fail(b, "cannot walk write grant %s: %s", b->rw_dirs.v[i],
 				    strerror(errno));
-		for (size_t j = 0; j < denied.n; j++)
-			mount_add(req, SANDBOX_RO, denied.v[j], denied.v[j]);
+		for (size_t j = 0; j < denied.n; j++) {
+			bool hidden = false; /* .git/config in a masked .git stays hidden */
+			for (size_t k = 0; k < b->masked.n && !hidden; k++)
+				hidden = path_is_within(b->masked.v[k], denied.v[j]);
+			if (!hidden)
+				mount_add(req, SANDBOX_RO, denied.v[j], denied.v[j]);
+		}
 		strvec_clear(&denied);
+	}
+	for (size_t i = 0; i < b->masked.n; i++) {
+		struct stat st;
+		const char *w = b->masked.v[i];
+		if (lstat(w, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			mount_add(req, SANDBOX_RO, w, w); /* a file cannot be made absent */
+		} else {
+			mount_add(req, SANDBOX_TMPFS, NULL, w);
+			mount_add(req, SANDBOX_REMOUNT_RO, NULL, w);
+		}
 	}
 	bool held = false;
 	for (size_t i = 0; i < b->reads.n && !held; i++)
@@ -588,6 +621,7 @@ static void builder_release(struct builder *b)
 	strvec_clear(&b->files);
 	strvec_clear(&b->glob_empty);
 	strvec_clear(&b->punched);
+	strvec_clear(&b->masked);
 }
 
 static int build(struct builder *b)
@@ -622,6 +656,11 @@ static int build(struct builder *b)
 	struct walls_input wi = {b->ws, b->proj, b->home, cache, in->nested_dirs, in->n_nested};
 	walls_collect(&wi, &b->walls);
 	free(cache);
+	for (size_t i = 0; i < b->walls.n; i++)
+		if (b->walls.v[i].kind != WALL_NESTED) {
+			struct wall w = {xstrdup(b->walls.v[i].path), b->walls.v[i].kind};
+			vec_push(&b->req->walls, w);
+		}
 
 	struct env_input env = in->env;
 	env.home = in->home;
@@ -811,6 +850,7 @@ void sandbox_request_release(struct sandbox_request *req)
 	strvec_clear(&req->notes);
 	strvec_clear(&req->withheld);
 	strvec_clear(&req->widened);
+	walls_clear(&req->walls);
 	for (size_t i = 0; i < req->placeholders.n; i++)
 		free(req->placeholders.v[i].path);
 	vec_free(&req->placeholders);

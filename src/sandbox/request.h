@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "sandbox/env.h"
+#include "sandbox/walls.h"
 #include "util/strbuf.h"
 #include "util/vec.h"
 
@@ -98,15 +99,19 @@ struct sandbox_request {
 				 * lies in them: a write there that no grant names succeeds,
 				 * and the judge must catch it */
 	VEC(struct sandbox_placeholder) placeholders;
+	/* the walls no grant can open (.git, the cache, credential stores;
+	 * not nested projects): a fix never offers them */
+	wall_vec walls;
 };
 
 /* Builds the request. Returns 0, or -1 with ONE line in err naming the path
  * and the fix, and nothing left behind (no placeholder, no fd): bwrap missing,
  * a network grant, a write grant whose path through links leaves the project,
- * a write grant whose bind would hold a wall, a grant into a credential store,
- * a path bwrap cannot take (characters outside [A-Za-z0-9._/+@-] are refused
- * where a later layer needs them: the cwd and TMPDIR), more than 6 write
- * binds, a bad pattern, a credential-looking passThrough. */
+ * a write grant whose bind would hold a nested project (other walls it holds
+ * are masked in it), a grant into a credential store, a path bwrap cannot
+ * take (characters outside [A-Za-z0-9._/+@-] are refused where a later layer
+ * needs them: the cwd and TMPDIR), a bad pattern, a credential-looking
+ * passThrough. */
 int sandbox_request_build(const struct sandbox_input *in, struct sandbox_request *req,
 			  struct strbuf *err);
 

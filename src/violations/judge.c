@@ -59,6 +59,19 @@ static bool exists_on_host(const char *path)
 	return lstat(path, &st) == 0;
 }
 
+/* Does the sandbox show path? Binds keep host paths, so a path through a
+ * host link shows when the link's target does (a linked package in a
+ * node_modules bound read-only is hidden when its target is). */
+static bool shown_inside(const struct judge_input *in, const char *path)
+{
+	if (!in->sees)
+		return false;
+	char *real = realpath(path, NULL);
+	bool r = in->sees(path, in->sees_ctx) && (!real || in->sees(real, in->sees_ctx));
+	free(real);
+	return r;
+}
+
 static bool is_dir(const char *path)
 {
 	struct stat st;
@@ -476,8 +489,14 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 			}
 			continue;
 		}
+		/* ENOENT is a refusal only where the sandbox hid the path: one
+		 * it shows (a grant, the project, a dir it made) is plain
+		 * absence at that moment, whatever the host holds afterwards
+		 * (make's readlink of build/add.o before gcc wrote it, next's
+		 * mkdir in .next/: issue 11). */
 		bool refused = e->err == EACCES || e->err == EPERM || e->err == EROFS ||
-			       (e->err == ENOENT && exists_on_host(e->path));
+			       (e->err == ENOENT && exists_on_host(e->path) &&
+				!shown_inside(in, e->path));
 		if (!refused)
 			continue;
 		/* A timestamp refused on a path the task could read (tsc touching
@@ -518,6 +537,22 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 		if (withheld)
 			continue; /* the fix is a dependsOn edge (the sandbox's note says so), not a
 				     grant */
+		const struct wall *wall = NULL;
+		for (size_t w = 0; w < in->n_walls && !wall; w++)
+			if (path_is_within(in->walls[w].path, e->path))
+				wall = &in->walls[w];
+		if (wall) {
+			if (!has_note(out, "walled", wall->path)) {
+				char *shown = judge_display_path(in, wall->path);
+				add_note(out, "walled", wall->path,
+					 xasprintf("%s is %s, which no grant opens to a sandboxed "
+						   "task; change the command so it does not %s there",
+						   shown, walls_kind_name(wall->kind),
+						   write ? "write" : "read"));
+				free(shown);
+			}
+			continue;
+		}
 		strvec_push_nodup(write ? &out->fix_write : &out->fix_read,
 				  fix_entry(in, e->path, write));
 		if (!write && in->cached && in->inputs_explicit) {

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "sandbox/walls.h"
 #include "util/vec.h"
 
 /* Filled by the orchestrator after the task ran. Paths absolute and
@@ -39,6 +40,9 @@ struct judge_input {
 	const char *const *unwritten;   /* files vx made for write grants that named nothing,
 					 * still empty and untouched after the task */
 	size_t n_unwritten;
+	const struct wall *walls;       /* the walls no grant opens (request.h): a refusal
+					 * there gets no fix, and a note saying why */
+	size_t n_walls;
 	const char *output;             /* all the task printed */
 	size_t output_len;
 };
@@ -57,7 +61,8 @@ struct violation {
  *   unwritten-grant        a write grant that named nothing was never written
  *   grant-root-busy        the task tried to remove or rename a grant's root
  *   not-a-git-repository   git found no repository (its output says so)
- *   hidden-path-in-output  the task's last line names a path the sandbox hides */
+ *   hidden-path-in-output  the task's last line names a path the sandbox hides
+ *   walled                 a refusal in a wall no grant opens (.git, the cache) */
 struct judge_note {
 	const char *kind;
 	char *path;          /* absolute */

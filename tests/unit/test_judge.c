@@ -211,6 +211,59 @@ static void test_notes(void)
 	verdict_release(&v);
 }
 
+/* Issue 11: ENOENT of a path the sandbox shows (a write grant) is plain
+ * absence at that moment, though the task made the file later: make's
+ * readlink of build/add.o before gcc wrote it was a violation. */
+static bool sees_build(const char *path, void *ctx)
+{
+	return strstr(path, "/app/build") != NULL;
+}
+
+static void test_shown_absence(void)
+{
+	fixture_write(root, "app/build/add.o", "o\n");
+	fixture_write(root, "app/hidden.txt", "h\n");
+	struct judge_input in = input();
+	in.sees = sees_build;
+	struct verdict v;
+	judge("2 readlink(\"build/add.o\", 0x7ffd, 1023) = -1 ENOENT (No such file or directory)\n"
+	      "2 mkdir(\"build/sub\", 0777) = -1 ENOENT (No such file or directory)\n"
+	      "2 openat(AT_FDCWD, \"hidden.txt\", O_RDONLY) = -1 ENOENT (No such file or "
+	      "directory)\n" EXIT,
+	      &in, &v);
+	CHECK_INT(v.violations.n, 1);
+	CHECK(has_violation(&v, false, "/app/hidden.txt"));
+	verdict_release(&v);
+	/* without the model (sees unknown), the host decides as before */
+	in.sees = NULL;
+	judge("2 readlink(\"build/add.o\", 0x7ffd, 1023) = -1 ENOENT (No such file or directory)\n" EXIT,
+	      &in, &v);
+	CHECK_INT(v.violations.n, 1);
+	verdict_release(&v);
+}
+
+/* A refusal inside .git (a wall no grant opens) is a violation with no
+ * fix: vx would refuse a grant there; a note says why. */
+static void test_walled(void)
+{
+	fixture_write(root, "app/.git/config", "[core]\n");
+	struct judge_input in = input();
+	char *git = xasprintf("%s/.git", proj);
+	struct wall w = {git, WALL_GIT};
+	in.walls = &w;
+	in.n_walls = 1;
+	struct verdict v;
+	judge("2 openat(AT_FDCWD, \".git/config\", O_WRONLY|O_CREAT|O_TRUNC, 0666) = -1 EROFS "
+	      "(Read-only file system)\n" EXIT,
+	      &in, &v);
+	CHECK_INT(v.violations.n, 1);
+	CHECK_INT(v.fix_write.n, 0);
+	const struct judge_note *n = note_of(&v, "walled");
+	CHECK(n && strstr(n->text, "the git repository"));
+	verdict_release(&v);
+	free(git);
+}
+
 int main(void)
 {
 	strcpy(root, fixture_dir());
@@ -219,6 +272,8 @@ int main(void)
 	fixture_write(root, "app/notes.txt", "n\n");
 	fixture_write(root, "app/src/a.txt", "a\n");
 	fixture_write(root, "lib/x.txt", "x\n");
+	test_shown_absence();
+	test_walled();
 	struct judge_input in = input();
 	struct verdict v;
 	char log[4096];

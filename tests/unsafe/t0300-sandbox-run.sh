@@ -267,4 +267,32 @@ test_expect_success 'nine write grants bind (no cap), and the task holds none of
 	test "$(grep -c "^--bind-fd$" "$OUT")" = 9
 '
 
+test_expect_success 'write: ["./"] binds the project, with no .git there or with one masked read-only' '
+	setup &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "rm -f .eslintcache; echo made > next-env.d.ts; ls -A .git 2>&1; echo x > .git/config; echo end"
+	    cache: false
+	    sandbox:
+	      allow:
+	        write: ["./"]
+	EOF
+	echo old >app/.eslintcache &&
+	run_vx 0 run app#build &&
+	test_grep "app#build: end" "$OUT" &&
+	test_path_is_missing app/.eslintcache &&
+	test "$(cat app/next-env.d.ts)" = made &&
+	mkdir -p app/.git && echo "[core]" >app/.git/config &&
+	echo old >app/.eslintcache &&
+	run_vx 1 run app#build &&
+	test_grep "app#build: end" "$OUT" &&
+	test_grep ! "app#build: config" "$OUT" &&
+	test_grep "Read-only file system" "$OUT" &&
+	test_grep "violation: write app/.git/config (openat EROFS)" "$ERR" &&
+	test_grep "note: app/.git is the git repository, which no grant opens" "$ERR" &&
+	test_grep ! "fix:" "$ERR" &&
+	test "$(cat app/.git/config)" = "[core]" &&
+	test_path_is_missing app/.eslintcache
+'
+
 test_done
