@@ -363,7 +363,8 @@ int config_parse_size(const char *s, long long *bytes)
 	return -1;
 }
 
-static const char *const SANDBOX_KEYS[] = {"allow", "deny", "ignore", "hermetic", "weakerWhenNested", NULL};
+static const char *const SANDBOX_KEYS[] = {"allow",	     "deny",	  "ignore", "hermetic",
+					   "weakerWhenNested", "verifyKey", NULL};
 static const char *const ALLOW_KEYS[] = {"read", "write", "network", "localBinding", "unixSockets",
 					 "pty", "gitConfig", NULL};
 static const char *const DENY_KEYS[] = {"network", NULL};
@@ -408,6 +409,11 @@ static int parse_sandbox(struct parse *p, yaml_node_t *kn, yaml_node_t *n, struc
 		} else if (!strcmp(k, "weakerWhenNested")) {
 			if (get_bool(p, v, "sandbox.weakerWhenNested", &sb->weaker_when_nested))
 				return -1;
+		} else if (!strcmp(k, "verifyKey")) {
+			bool verify = true;
+			if (get_bool(p, v, "sandbox.verifyKey", &verify))
+				return -1;
+			sb->no_verify_key = !verify;
 		} else if (!strcmp(k, "allow")) {
 			if (mapping_begin(p, v, "sandbox.allow", &it2))
 				return -1;
@@ -905,6 +911,7 @@ static struct sandbox_cfg *sandbox_copy(const struct sandbox_cfg *s)
 	lstr_vec_copy(&d->ignore_network, &s->ignore_network);
 	d->hermetic = s->hermetic;
 	d->weaker_when_nested = s->weaker_when_nested;
+	d->no_verify_key = s->no_verify_key;
 	return d;
 }
 

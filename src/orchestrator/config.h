@@ -36,6 +36,7 @@ struct sandbox_cfg {
 	lstr_vec deny_network;
 	lstr_vec ignore_read, ignore_write, ignore_network;
 	bool hermetic, weaker_when_nested;
+	bool no_verify_key; /* verifyKey: false: reads are not checked against the key */
 };
 
 struct kv {

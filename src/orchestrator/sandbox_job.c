@@ -269,6 +269,7 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 	if (!t->cfg->sandbox || !job->argv)
 		return 0;
 	struct sandbox_job *sjob = &sj->jobs[i];
+	sjob->keyed = t->cfg->sandbox->no_verify_key ? NULL : keyed;
 	if (!sjob->command)
 		sjob->command = xstrdup(job->argv[2]);
 	strvec_clear(&sjob->argv); /* a retry builds everything afresh */
@@ -410,6 +411,8 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	    .n_write_roots = roots.n,
 	    .unwritten = (const char *const *)unwritten.v,
 	    .n_unwritten = unwritten.n,
+	    .keyed = sjob->keyed ? (const char *const *)sjob->keyed->v : NULL,
+	    .n_keyed = sjob->keyed ? sjob->keyed->n : 0,
 	    .walls = sjob->req.walls.v,
 	    .n_walls = sjob->req.walls.n,
 	    .output = job->log.buf,

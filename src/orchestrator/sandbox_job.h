@@ -36,6 +36,8 @@ struct sandbox_job {
 	bool judged;                 /* verdict holds the judge's word (sandbox_jobs_judge) */
 	struct verdict verdict;
 	char *project_dir;           /* canonical, as judged: report paths are made from it */
+	const struct strvec *keyed;  /* set by wrap: the cached task's key files (the
+				      * taskcache's, borrowed for the run), or NULL */
 };
 
 /* The judge's input for node i's report (paths borrowed from sj). */

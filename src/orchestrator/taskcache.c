@@ -105,9 +105,9 @@ static void sandbox_text(const struct sandbox_cfg *sb, struct strbuf *out)
 		strbuf_addch(out, '\n');
 		strvec_clear(&sv);
 	}
-	strbuf_addf(out, "network.any=%d localBinding.any=%d unixSockets.any=%d pty=%d gitConfig=%d hermetic=%d weaker=%d\n",
+	strbuf_addf(out, "network.any=%d localBinding.any=%d unixSockets.any=%d pty=%d gitConfig=%d hermetic=%d weaker=%d verifyKey=%d\n",
 		    sb->allow_network.any, sb->local_binding.any, sb->unix_sockets.any, sb->pty, sb->git_config,
-		    sb->hermetic, sb->weaker_when_nested);
+		    sb->hermetic, sb->weaker_when_nested, !sb->no_verify_key);
 }
 
 /* Records one key ingredient under name, hashed, for the -v explanation. */

@@ -391,6 +391,78 @@ static bool widened_write(const struct judge_input *in, const struct access_even
 	return true;
 }
 
+static int cmp_rel(const void *key, const void *elem)
+{
+	return strcmp(key, *(const char *const *)elem);
+}
+
+static bool has_component(const char *rel, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *s = rel; (s = strstr(s, name)); s += n)
+		if ((s == rel || s[-1] == '/') && (s[n] == '/' || !s[n]))
+			return true;
+	return false;
+}
+
+/* A successful read of a regular file of the project that the cached
+ * task's key does not hold: a hit would replay a build that read it
+ * (the sandbox shows the project, so only the key can answer for it).
+ * Outputs (under a write root: the task's own, restored or made) and
+ * node_modules (external packages: the lockfile's business) are not
+ * judged here. Each path once (seen). */
+static bool unkeyed_read(const struct judge_input *in, const struct access_event *e,
+			 struct strvec *seen)
+{
+	if (!in->keyed || (e->op != ACCESS_READ && e->op != ACCESS_EXEC) ||
+	    !under(in->project_dir, e->path) || !strcmp(in->project_dir, e->path))
+		return false;
+	for (size_t i = 0; i < in->n_write_roots; i++)
+		if (path_is_within(in->write_roots[i], e->path))
+			return false;
+	struct stat st;
+	if (lstat(e->path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	char *rel = path_relative(in->workspace_root, e->path);
+	bool judged = !has_component(rel, "node_modules") &&
+		      !bsearch(rel, in->keyed, in->n_keyed, sizeof *in->keyed, cmp_rel) &&
+		      !ignored(in, in->ignore_read, in->n_ignore_read, e->path);
+	free(rel);
+	if (!judged)
+		return false;
+	char *key = xasprintf("u%s", e->path);
+	if (strvec_find(seen, key) >= 0) {
+		free(key);
+		return false;
+	}
+	strvec_push_nodup(seen, key);
+	return true;
+}
+
+/* Granting a read the key does not fold would be a stale hit: the fix
+ * keys it too, as inputs.files when the task lists them, else (the default
+ * inputs leave it out: a nested project's file, a gitignored one) as
+ * inputs.workspaceFiles, which add to the defaults. */
+static void key_fix(const struct judge_input *in, struct verdict *out, const char *path)
+{
+	bool dir = is_dir(path);
+	char *ws_rel = path_relative(in->workspace_root, path);
+	bool keyed = !dir && in->keyed &&
+		     bsearch(ws_rel, in->keyed, in->n_keyed, sizeof *in->keyed, cmp_rel);
+	if (in->inputs_explicit) {
+		char *rel = path_relative(in->project_dir, path);
+		if (!keyed &&
+		    !globlist_match((char *const *)in->input_files, in->n_input_files, rel))
+			strvec_push_nodup(&out->fix_inputs,
+					  dir ? xasprintf("%s/**", rel) : xstrdup(rel));
+		free(rel);
+	} else if (!keyed && in->keyed) {
+		strvec_push_nodup(&out->fix_workspace_inputs,
+				  dir ? xasprintf("%s/**", ws_rel) : xstrdup(ws_rel));
+	}
+	free(ws_rel);
+}
+
 int judge_trace(const struct judge_input *in, const char *log_path, struct verdict *out)
 {
 	memset(out, 0, sizeof *out);
@@ -443,7 +515,7 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 		if (e->op == ACCESS_CONNECT && !e->unresolved && e->path[0] != '/') {
 			if (network_refused(in, e)) {
 				struct violation v = {false, true, xstrdup(e->path), e->syscall,
-						      e->err};
+						      e->err, false};
 				vec_push(&out->violations, v);
 				out->needs_network = true;
 			}
@@ -452,8 +524,21 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 		if (e->unresolved || e->truncated || e->path[0] != '/')
 			continue;
 		if (!e->err) {
+			if (unkeyed_read(in, e, &seen)) {
+				struct violation v = {false, false, xstrdup(e->path), e->syscall, 0,
+						      true};
+				vec_push(&out->violations, v);
+				if (in->inputs_explicit)
+					strvec_push_nodup(&out->fix_inputs,
+							  path_relative(in->project_dir, e->path));
+				else
+					strvec_push_nodup(&out->fix_workspace_inputs,
+							  path_relative(in->workspace_root, e->path));
+				continue;
+			}
 			if (widened_write(in, e, &made, &gone, &seen)) {
-				struct violation v = {true, false, xstrdup(e->path), e->syscall, 0};
+				struct violation v = {true, false, xstrdup(e->path), e->syscall, 0,
+						      false};
 				vec_push(&out->violations, v);
 				strvec_push_nodup(&out->fix_write,
 						  path_relative(in->project_dir, e->path));
@@ -532,7 +617,7 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 		if (write ? ignored(in, in->ignore_write, in->n_ignore_write, e->path)
 			  : ignored(in, in->ignore_read, in->n_ignore_read, e->path))
 			continue;
-		struct violation v = {write, false, xstrdup(e->path), e->syscall, e->err};
+		struct violation v = {write, false, xstrdup(e->path), e->syscall, e->err, false};
 		vec_push(&out->violations, v);
 		if (withheld)
 			continue; /* the fix is a dependsOn edge (the sandbox's note says so), not a
@@ -555,15 +640,8 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 		}
 		strvec_push_nodup(write ? &out->fix_write : &out->fix_read,
 				  fix_entry(in, e->path, write));
-		if (!write && in->cached && in->inputs_explicit) {
-			/* Granting a read the key does not fold would be a stale hit. */
-			char *rel = path_relative(in->project_dir, e->path);
-			if (!globlist_match((char *const *)in->input_files, in->n_input_files, rel))
-				strvec_push_nodup(&out->fix_inputs, is_dir(e->path)
-									? xasprintf("%s/**", rel)
-									: xstrdup(rel));
-			free(rel);
-		}
+		if (!write && in->cached)
+			key_fix(in, out, e->path);
 	}
 	strvec_clear(&seen);
 	strmap_clear(&touched);
@@ -575,6 +653,7 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 	strvec_sort_unique(&out->fix_read);
 	strvec_sort_unique(&out->fix_write);
 	strvec_sort_unique(&out->fix_inputs);
+	strvec_sort_unique(&out->fix_workspace_inputs);
 	strace_parser_free(p);
 	return 0;
 }
@@ -592,4 +671,5 @@ void verdict_release(struct verdict *v)
 	strvec_clear(&v->fix_read);
 	strvec_clear(&v->fix_write);
 	strvec_clear(&v->fix_inputs);
+	strvec_clear(&v->fix_workspace_inputs);
 }

@@ -40,6 +40,12 @@ struct judge_input {
 	const char *const *unwritten;   /* files vx made for write grants that named nothing,
 					 * still empty and untouched after the task */
 	size_t n_unwritten;
+	/* A cached task's key, workspace-relative and sorted (NULL: not
+	 * cached, nothing to check): a project file read that it does not
+	 * hold is a violation (SPEC §4 read-unkeyed). Outputs (write roots)
+	 * and node_modules are not judged here. */
+	const char *const *keyed;
+	size_t n_keyed;
 	const struct wall *walls;       /* the walls no grant opens (request.h): a refusal
 					 * there gets no fix, and a note saying why */
 	size_t n_walls;
@@ -53,6 +59,8 @@ struct violation {
 	char *path;          /* absolute, but for network */
 	const char *syscall; /* static */
 	int err;             /* 0: a write that succeeded only through a widened grant */
+	bool unkeyed;        /* a read that succeeded of a project file the task's key
+			      * does not hold (op "read-unkeyed"; err 0) */
 };
 
 /* A note explains a failure without counting as a violation. kind is one of
@@ -75,6 +83,8 @@ struct verdict {
 	VEC(struct judge_note) notes;
 	struct strvec fix_read, fix_write; /* allow.read / allow.write entries, project-relative */
 	struct strvec fix_inputs;          /* inputs.files entries (cached tasks) */
+	struct strvec fix_workspace_inputs; /* inputs.workspaceFiles entries: a read the
+					     * default inputs leave out (gitignored) */
 	bool needs_network;                /* a network violation: no grant exists for it yet */
 	bool incomplete;     /* the trace ends before the command did: never cache */
 	size_t lines;        /* trace lines read */

@@ -17,6 +17,7 @@ static void add_path(struct strbuf *out, const struct judge_input *in, const cha
 
 /* How a write that no grant names got through. */
 #define WIDENED "let through only because a file grant binds its directory"
+#define UNKEYED "read, and not in the task's cache key"
 
 static const char *errno_name(int err)
 {
@@ -37,7 +38,21 @@ static void add_list(struct strbuf *out, const struct strvec *sv)
 
 static const char *op_name(const struct violation *x)
 {
-	return x->network ? "network" : x->write ? "write" : "read";
+	return x->network ? "network" : x->write ? "write" : x->unkeyed ? "read-unkeyed" : "read";
+}
+
+/* The fields of a fix, in the order every report lists them. */
+struct fix_field {
+	const char *field;
+	const struct strvec *list;
+};
+#define FIX_FIELDS 4
+static void fix_fields(const struct verdict *v, struct fix_field out[FIX_FIELDS])
+{
+	out[0] = (struct fix_field){"sandbox.allow.read", &v->fix_read};
+	out[1] = (struct fix_field){"sandbox.allow.write", &v->fix_write};
+	out[2] = (struct fix_field){"inputs.files", &v->fix_inputs};
+	out[3] = (struct fix_field){"inputs.workspaceFiles", &v->fix_workspace_inputs};
 }
 
 /* "read app/notes.txt", "network 1.2.3.4:443": the op and what it reached. */
@@ -53,7 +68,9 @@ static void add_what(struct strbuf *out, const struct judge_input *in, const str
 /* "(openat ENOENT)", or how a write no grant names got through. */
 static void add_how(struct strbuf *out, const struct violation *x)
 {
-	if (x->err)
+	if (x->unkeyed)
+		strbuf_addf(out, "(%s, %s)", x->syscall, UNKEYED);
+	else if (x->err)
 		strbuf_addf(out, "(%s %s)", x->syscall, errno_name(x->err));
 	else
 		strbuf_addf(out, "(%s, %s)", x->syscall, WIDENED);
@@ -65,7 +82,7 @@ static void add_message(struct strbuf *out, const char *id, const char *sep,
 {
 	strbuf_addf(out, "%s%s", id, sep);
 	add_what(out, in, x);
-	strbuf_addstr(out, x->err ? " refused " : " not granted ");
+	strbuf_addstr(out, x->err ? " refused " : x->unkeyed ? " not keyed " : " not granted ");
 	add_how(out, x);
 }
 
@@ -88,17 +105,11 @@ void report_text(const char *id, const char *yaml_rel, const char *task,
 		const struct judge_note *n = &v->notes.v[i];
 		strbuf_addf(out, "%s: note: %s\n", id, n->text);
 	}
-	const struct {
-		const char *field;
-		const struct strvec *list;
-	} fixes[] = {
-	    {"sandbox.allow.read", &v->fix_read},
-	    {"sandbox.allow.write", &v->fix_write},
-	    {"inputs.files", &v->fix_inputs},
-	};
+	struct fix_field fixes[FIX_FIELDS];
+	fix_fields(v, fixes);
 	if (v->needs_network)
 		strbuf_addf(out, "%s: fix: %s\n", id, NO_NETWORK);
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < FIX_FIELDS; i++) {
 		if (!fixes[i].list->n)
 			continue;
 		strbuf_addf(out, "%s: fix: add to %s tasks.%s.%s: ", id, yaml_rel, task,
@@ -186,6 +197,9 @@ void report_json(const struct task_report *t, size_t n, struct strbuf *out)
 			if (r->v->fix_inputs.n)
 				cJSON_AddItemToObject(inputs, "files",
 						      string_array(&r->v->fix_inputs));
+			if (r->v->fix_workspace_inputs.n)
+				cJSON_AddItemToObject(inputs, "workspaceFiles",
+						      string_array(&r->v->fix_workspace_inputs));
 		}
 		for (size_t k = 0; k < r->n_withheld; k++)
 			cJSON_AddItemToArray(withheld, cJSON_CreateString(r->withheld[k]));
@@ -200,13 +214,9 @@ void report_json(const struct task_report *t, size_t n, struct strbuf *out)
 /* The fix of a task as one line: `allow.read: ["a"]; inputs.files: ["a"]`. */
 static void fix_line(const struct verdict *v, struct strbuf *sb)
 {
-	const struct {
-		const char *field;
-		const struct strvec *list;
-	} fixes[] = {{"sandbox.allow.read", &v->fix_read},
-		     {"sandbox.allow.write", &v->fix_write},
-		     {"inputs.files", &v->fix_inputs}};
-	for (size_t i = 0; i < 3; i++) {
+	struct fix_field fixes[FIX_FIELDS];
+	fix_fields(v, fixes);
+	for (size_t i = 0; i < FIX_FIELDS; i++) {
 		if (!fixes[i].list->n)
 			continue;
 		strbuf_addf(sb, "%s%s: ", sb->len ? "; " : "", fixes[i].field);
@@ -227,12 +237,13 @@ void report_sarif(const struct task_report *t, size_t n, struct strbuf *out)
 	cJSON_AddStringToObject(driver, "version", VX_VERSION);
 	cJSON *rules = cJSON_AddArrayToObject(driver, "rules");
 	static const char *const rule_ids[] = {"vx/sandbox-read", "vx/sandbox-write",
-					       "vx/sandbox-network"};
+					       "vx/sandbox-network", "vx/read-unkeyed"};
 	static const char *const rule_text[] = {
 	    "A sandboxed task read a path in its project that no grant allows",
 	    "A sandboxed task wrote a path in its project that no grant allows",
-	    "A sandboxed task reached for the network, which its sandbox does not grant"};
-	for (int i = 0; i < 3; i++) {
+	    "A sandboxed task reached for the network, which its sandbox does not grant",
+	    "A cached sandboxed task read a file its cache key does not hold"};
+	for (int i = 0; i < 4; i++) {
 		cJSON *r = cJSON_CreateObject();
 		cJSON_AddStringToObject(r, "id", rule_ids[i]);
 		cJSON_AddStringToObject(cJSON_AddObjectToObject(r, "shortDescription"), "text",
@@ -247,7 +258,7 @@ void report_sarif(const struct task_report *t, size_t n, struct strbuf *out)
 		for (size_t k = 0; k < r->v->violations.n; k++) {
 			const struct violation *x = &r->v->violations.v[k];
 			cJSON *res = cJSON_CreateObject();
-			int rule = x->network ? 2 : x->write;
+			int rule = x->network ? 2 : x->unkeyed ? 3 : x->write;
 			cJSON_AddStringToObject(res, "ruleId", rule_ids[rule]);
 			cJSON_AddNumberToObject(res, "ruleIndex", rule);
 			cJSON_AddStringToObject(res, "level", "error");

@@ -264,6 +264,58 @@ static void test_walled(void)
 	free(git);
 }
 
+/* SPEC §4 read-unkeyed: a cached task reads a project file its key does
+ * not hold (the project is readable now, so the key must answer for it). */
+static void test_unkeyed(void)
+{
+	fixture_write(root, "app/node_modules/x/index.js", "x\n");
+	fixture_write(root, "app/dist/old.js", "d\n");
+	char *dist = xasprintf("%s/dist", proj);
+	const char *roots[] = {dist};
+	const char *keyed[] = {"app/src/a.txt"};
+	struct judge_input in = input();
+	in.cached = true;
+	in.keyed = keyed;
+	in.n_keyed = 1;
+	in.write_roots = roots;
+	in.n_write_roots = 1;
+	const char *log =
+	    "2 openat(AT_FDCWD, \"notes.txt\", O_RDONLY) = 3\n"
+	    "2 openat(AT_FDCWD, \"notes.txt\", O_RDONLY) = 3\n"
+	    "2 openat(AT_FDCWD, \"src/a.txt\", O_RDONLY) = 3\n"
+	    "2 openat(AT_FDCWD, \"src\", O_RDONLY|O_DIRECTORY) = 3\n"
+	    "2 openat(AT_FDCWD, \"node_modules/x/index.js\", O_RDONLY) = 3\n"
+	    "2 openat(AT_FDCWD, \"dist/old.js\", O_RDONLY) = 3\n"
+	    "2 openat(AT_FDCWD, \"/etc/hostname\", O_RDONLY) = 3\n" EXIT;
+	struct verdict v;
+	judge(log, &in, &v);
+	CHECK_INT(v.violations.n, 1);
+	CHECK(v.violations.n == 1 && v.violations.v[0].unkeyed && !v.violations.v[0].err);
+	CHECK(has_violation(&v, false, "/app/notes.txt"));
+	CHECK_INT(v.fix_read.n, 0); /* readable already: only the key is missing */
+	CHECK_INT(v.fix_workspace_inputs.n, 1);
+	CHECK_STR(v.fix_workspace_inputs.n ? v.fix_workspace_inputs.v[0] : "", "app/notes.txt");
+	struct strbuf out = STRBUF_INIT;
+	report_text("app#build", "app/vx.yaml", "build", &in, &v, &out);
+	CHECK(strstr(out.buf, "app#build: violation: read-unkeyed app/notes.txt (openat, read, and "
+			      "not in the task's cache key)\n") != NULL);
+	CHECK(strstr(out.buf, "tasks.build.inputs.workspaceFiles: [\"app/notes.txt\"]") != NULL);
+	strbuf_release(&out);
+	verdict_release(&v);
+	/* explicit inputs: the fix is an inputs.files entry */
+	in.inputs_explicit = true;
+	judge(log, &in, &v);
+	CHECK_INT(v.fix_inputs.n, 1);
+	CHECK_INT(v.fix_workspace_inputs.n, 0);
+	verdict_release(&v);
+	/* not cached (keyed NULL): nothing to answer for */
+	in.keyed = NULL;
+	judge(log, &in, &v);
+	CHECK_INT(v.violations.n, 0);
+	verdict_release(&v);
+	free(dist);
+}
+
 int main(void)
 {
 	strcpy(root, fixture_dir());
@@ -274,6 +326,7 @@ int main(void)
 	fixture_write(root, "lib/x.txt", "x\n");
 	test_shown_absence();
 	test_walled();
+	test_unkeyed();
 	struct judge_input in = input();
 	struct verdict v;
 	char log[4096];

@@ -225,7 +225,7 @@ static void test_sees(void)
 		     *git = at("real/ws/.git"), *sib = at("sibling-of-ws");
 		CHECK(sandbox_request_sees(&req, a));
 		CHECK(sandbox_request_sees(&req, secret)); /* granted from outside the project */
-		CHECK(!sandbox_request_sees(&req, dist));  /* in the project, not granted */
+		CHECK(sandbox_request_sees(&req, dist)); /* the own project: readable (issue 11) */
 		CHECK(!sandbox_request_sees(&req, lib));   /* a nested project */
 		CHECK(!sandbox_request_sees(&req, git));
 		CHECK(!sandbox_request_sees(&req, sib)); /* under the private /tmp */

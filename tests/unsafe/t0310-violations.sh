@@ -1,13 +1,17 @@
 #!/bin/bash
 # Violations (SPEC §4, §5): a sandboxed task traced by strace inside the
-# wall fails for every refused access inside its project, even when its
-# command swallowed the error and exited 0, is never cached, and is told the
-# exact grant that would have allowed it.
+# wall fails for every refused access inside its project, and a cached one
+# for every project file it read that its key does not hold, even when its
+# command swallowed the error and exited 0; it is never cached, and is told
+# the exact grant (and key entry) that would have allowed it. The task's own
+# project is readable (issue 11): what the sandbox hides inside it is a
+# nested project, app/vendor.
 . "$VX_SOURCE_DIR/tests/integration/lib.sh"
 
 require_sandbox strace
 
-# app: src/ readable, dist/ writable; notes.txt and gen.sh exist but are not granted.
+# app: src/ and its own notes.txt readable, dist/ writable; app/vendor is a
+# nested project whose notes.txt, gen.sh and cfg exist but are not granted.
 setup() {
 	ws_root <<-'EOF'
 	tasks:
@@ -16,8 +20,10 @@ setup() {
 	EOF
 	write_file app/src/a.txt <<<"app source" &&
 	echo "notes" >app/notes.txt &&
-	printf '#!/bin/sh\necho gen\n' >app/gen.sh && chmod +x app/gen.sh &&
-	ln -s src/a.txt app/cfg
+	write_file app/vendor/vx.yaml <<<"name: vendor" &&
+	echo "notes" >app/vendor/notes.txt &&
+	printf '#!/bin/sh\necho gen\n' >app/vendor/gen.sh && chmod +x app/vendor/gen.sh &&
+	ln -s ../src/a.txt app/vendor/cfg
 }
 
 app_task() {
@@ -33,19 +39,26 @@ app_task() {
 
 test_expect_success 'a swallowed read fails the task, is reported with its fix, and is never cached' '
 	setup &&
-	app_task "mkdir -p dist; cat notes.txt || echo fallback" "\"src/\"" &&
+	app_task "mkdir -p dist; cat vendor/notes.txt || echo fallback" "\"src/\"" &&
 	run_vx 1 run app#build &&
 	test_grep "app#build: fallback" "$OUT" &&
 	test_grep "app#build: failed (1 sandbox violation)" "$OUT" &&
-	test_grep "^app#build: violation: read app/notes.txt (openat ENOENT)$" "$ERR" &&
-	test_grep "^app#build: fix: add to app/vx.yaml tasks.build.sandbox.allow.read: \[\"notes.txt\"\]$" "$ERR" &&
+	test_grep "^app#build: violation: read app/vendor/notes.txt (openat ENOENT)$" "$ERR" &&
+	test_grep "^app#build: fix: add to app/vx.yaml tasks.build.sandbox.allow.read: \[\"vendor/notes.txt\"\]$" "$ERR" &&
+	test_grep "^app#build: fix: add to app/vx.yaml tasks.build.inputs.workspaceFiles: \[\"app/vendor/notes.txt\"\]$" "$ERR" &&
 	run_vx 1 run app#build &&
 	test_grep ! "cache hit" "$OUT"
 '
 
 test_expect_success 'the fix applied: the next run passes, and the one after hits' '
 	setup &&
-	app_task "mkdir -p dist; cat notes.txt > dist/n.txt" "\"src/\", \"notes.txt\"" &&
+	ws_project app app <<-EOF &&
+	  build:
+	    command: "mkdir -p dist; cat vendor/notes.txt > dist/n.txt"
+	    inputs: {workspaceFiles: ["app/vendor/notes.txt"]}
+	    sandbox:
+	      allow: {read: ["src/", "vendor/notes.txt"], write: ["dist/"]}
+	EOF
 	run_vx 0 run app#build &&
 	test_grep ! "violation" "$ERR" &&
 	run_vx 0 run app#build &&
@@ -54,18 +67,18 @@ test_expect_success 'the fix applied: the next run passes, and the one after hit
 
 test_expect_success 'a forked child'"'"'s hidden read and a read after cd are reported by their real path' '
 	setup &&
-	app_task "(cat notes.txt) & wait; cd src && cat ../gen.sh; true" "\"src/\"" &&
+	app_task "(cat vendor/notes.txt) & wait; cd src && cat ../vendor/gen.sh; true" "\"src/\"" &&
 	run_vx 1 run app#build &&
-	test_grep "violation: read app/notes.txt" "$ERR" &&
-	test_grep "violation: read app/gen.sh" "$ERR"
+	test_grep "violation: read app/vendor/notes.txt" "$ERR" &&
+	test_grep "violation: read app/vendor/gen.sh" "$ERR"
 '
 
 test_expect_success 'a probe (test -x) and a readlink of hidden paths are violations' '
 	setup &&
-	app_task "test -x ./gen.sh || echo no-gen; readlink cfg || echo no-link" "\"src/\"" &&
+	app_task "test -x vendor/gen.sh || echo no-gen; readlink vendor/cfg || echo no-link" "\"src/\"" &&
 	run_vx 1 run app#build &&
-	test_grep "violation: read app/gen.sh (faccessat2\\?\\? ENOENT)\\|violation: read app/gen.sh (" "$ERR" &&
-	test_grep "violation: read app/cfg (readlink" "$ERR"
+	test_grep "violation: read app/vendor/gen.sh (faccessat2\\?\\? ENOENT)\\|violation: read app/vendor/gen.sh (" "$ERR" &&
+	test_grep "violation: read app/vendor/cfg (readlink" "$ERR"
 '
 
 test_expect_success 'a file missing on the host, mkdir -p of a granted dir, and a write outside the project are no violations' '
@@ -88,17 +101,17 @@ test_expect_success 'sandbox.ignore silences a refusal in the report, never in e
 	setup &&
 	ws_project app app <<-'\''EOF'\'' &&
 	  build:
-	    command: "cat notes.txt > /dev/null || echo refused"
+	    command: "cat vendor/notes.txt > /dev/null || echo refused"
 	    sandbox:
 	      allow: {read: ["src/"], write: ["dist/"]}
-	      ignore: {read: ["notes.txt"]}
+	      ignore: {read: ["vendor/notes.txt"]}
 	EOF
 	run_vx 0 run app#build &&
 	test_grep "app#build: refused" "$OUT" &&
 	test_grep ! "violation" "$ERR"
 '
 
-test_expect_success 'a cached task with explicit inputs is told to key a newly granted read' '
+test_expect_success 'a cached task that reads a project file its inputs leave out fails read-unkeyed, told to key it' '
 	setup &&
 	ws_project app app <<-'\''EOF'\'' &&
 	  build:
@@ -107,37 +120,48 @@ test_expect_success 'a cached task with explicit inputs is told to key a newly g
 	    sandbox: {allow: {read: ["src/"], write: ["dist/"]}}
 	EOF
 	run_vx 1 run app#build &&
-	test_grep "fix: add to app/vx.yaml tasks.build.inputs.files: \[\"notes.txt\"\]" "$ERR"
+	test_grep "^app#build: violation: read-unkeyed app/notes.txt (openat, read, and not in the task.s cache key)$" "$ERR" &&
+	test_grep "fix: add to app/vx.yaml tasks.build.inputs.files: \[\"notes.txt\"\]" "$ERR" &&
+	test_grep ! "allow.read" "$ERR" &&
+	run_vx 1 run app#build --report json &&
+	jq -e ".tasks[0].violations == [{op: \"read-unkeyed\", path: \"app/notes.txt\", syscall: \"openat\", errno: null}]" "$OUT" &&
+	sed -i "s|files: \[\"src/\*\*\"\]|files: [\"src/**\", \"notes.txt\"]|" app/vx.yaml &&
+	run_vx 0 run app#build &&
+	run_vx 0 run app#build &&
+	test_grep "app#build: cache hit" "$OUT" &&
+	sed -i "s|files: \[\"src/\*\*\", \"notes.txt\"\]|files: [\"src/**\"]|; s|sandbox: {allow|sandbox: {verifyKey: false, allow|" app/vx.yaml &&
+	run_vx 0 run app#build &&
+	test_grep ! "violation" "$ERR"
 '
 
 test_expect_success 'the trace log is a file mount: the task can neither swap it for a link nor leave files beside it on the host' '
 	setup &&
-	app_task "mkdir -p dist; ln -sf /etc/hostname /tmp/.vx-trace/log || echo no-swap; mkdir /tmp/.vx-trace/d && echo x > /tmp/.vx-trace/d/left && echo left-one; cat notes.txt; true" "\"src/\"" &&
+	app_task "mkdir -p dist; ln -sf /etc/hostname /tmp/.vx-trace/log || echo no-swap; mkdir /tmp/.vx-trace/d && echo x > /tmp/.vx-trace/d/left && echo left-one; cat vendor/notes.txt; true" "\"src/\"" &&
 	run_vx 1 run app#build &&
 	test_grep "app#build: no-swap" "$OUT" &&
-	test_grep "violation: read app/notes.txt" "$ERR" &&
+	test_grep "violation: read app/vendor/notes.txt" "$ERR" &&
 	test -z "$(ls -d /tmp/vx-trace-* 2>/dev/null | xargs -r -n1 sh -c "test -e \$0/d && echo \$0")"
 '
 
 test_expect_success '--report json: one document on stdout, the shape of SPEC section 5; the run'"'"'s lines on stderr' '
 	setup &&
-	app_task "mkdir -p dist; cat notes.txt || true" "\"src/\"" &&
+	app_task "mkdir -p dist; cat vendor/notes.txt || true" "\"src/\"" &&
 	run_vx 1 run app#build --report json &&
 	jq -e ".version == 1" "$OUT" &&
 	jq -e ".tasks[0].id == \"app#build\" and .tasks[0].status == \"failed\"" "$OUT" &&
 	jq -e ".tasks[0].exitCode == 1 and .tasks[0].commandExitCode == 0 and .tasks[0].cache == \"miss\"" "$OUT" &&
 	jq -e ".tasks[0].key | test(\"^[0-9a-f]{32}$\")" "$OUT" &&
-	jq -e ".tasks[0].violations[0] == {op: \"read\", path: \"app/notes.txt\", syscall: \"openat\", errno: \"ENOENT\"}" "$OUT" &&
-	jq -e ".tasks[0].fix.allow.read == [\"notes.txt\"]" "$OUT" &&
+	jq -e ".tasks[0].violations[0] == {op: \"read\", path: \"app/vendor/notes.txt\", syscall: \"openat\", errno: \"ENOENT\"}" "$OUT" &&
+	jq -e ".tasks[0].fix.allow.read == [\"vendor/notes.txt\"] and .tasks[0].fix.inputs.workspaceFiles == [\"app/vendor/notes.txt\"]" "$OUT" &&
 	test_grep "app#build: failed (1 sandbox violation)" "$ERR"
 '
 
 test_expect_success '--report sarif: valid SARIF 2.1.0 shape, one result per violation at the sandbox: line, with a fix' '
 	setup &&
-	app_task "cat notes.txt; cat gen.sh; true" "\"src/\"" &&
+	app_task "cat vendor/notes.txt; cat vendor/gen.sh; true" "\"src/\"" &&
 	run_vx 1 run app#build --report sarif &&
 	jq -e ".version == \"2.1.0\" and (.runs | length) == 1" "$OUT" &&
-	jq -e ".runs[0].tool.driver.name == \"vx\" and (.runs[0].tool.driver.rules | length) == 3" "$OUT" &&
+	jq -e ".runs[0].tool.driver.name == \"vx\" and (.runs[0].tool.driver.rules | length) == 4" "$OUT" &&
 	jq -e "(.runs[0].results | length) == 2" "$OUT" &&
 	jq -e "[.runs[0].results[] | .ruleId == \"vx/sandbox-read\" and .level == \"error\" and (.message.text | length) > 0] | all" "$OUT" &&
 	jq -e "[.runs[0].results[].locations[0].physicalLocation | .artifactLocation.uri == \"app/vx.yaml\" and .region.startLine == 5] | all" "$OUT" &&
@@ -146,9 +170,9 @@ test_expect_success '--report sarif: valid SARIF 2.1.0 shape, one result per vio
 
 test_expect_success '--report github: an ::error workflow command per violation, at the task'"'"'s vx.yaml line' '
 	setup &&
-	app_task "cat notes.txt; true" "\"src/\"" &&
+	app_task "cat vendor/notes.txt; true" "\"src/\"" &&
 	run_vx 1 run app#build --report github &&
-	test_grep "^::error file=app/vx.yaml,line=5,col=5,title=vx sandbox violation::app#build read app/notes.txt refused (openat ENOENT). Fix: add to app/vx.yaml tasks.build.sandbox.allow.read: \[\"notes.txt\"\]$" "$OUT"
+	test_grep "^::error file=app/vx.yaml,line=5,col=5,title=vx sandbox violation::app#build read app/vendor/notes.txt refused (openat ENOENT). Fix: add to app/vx.yaml tasks.build.sandbox.allow.read: \[\"vendor/notes.txt\"\]; inputs.workspaceFiles: \[\"app/vendor/notes.txt\"\]$" "$OUT"
 '
 
 test_expect_success 'a strace that cannot trace cleanly: the run says so once, tasks run untraced behind the same walls, vx info says why' '
@@ -156,7 +180,7 @@ test_expect_success 'a strace that cannot trace cleanly: the run says so once, t
 	mkdir -p fakebin &&
 	printf "#!/bin/sh\necho \"strace: test: ptrace(PTRACE_SEIZE): Operation not permitted\" >&2\nexit 1\n" >fakebin/strace &&
 	chmod +x fakebin/strace &&
-	app_task "cat notes.txt || echo hidden; echo ok > dist/o" "\"src/\"" &&
+	app_task "cat vendor/notes.txt || echo hidden; echo ok > dist/o" "\"src/\"" &&
 	ws_project lib lib <<-EOF &&
 	  build:
 	    command: "mkdir -p dist; echo ok > dist/o"
@@ -215,16 +239,16 @@ test_expect_success 'git in a sandbox finds no repository: the note says .git is
 
 test_expect_success 'a last output line naming a hidden path (tsc TS5058 after a stat the trace cannot see) gets a note with its grant' '
 	setup &&
-	echo "{}" >app/tsconfig.json &&
+	echo "{}" >app/vendor/tsconfig.json &&
 	ws_project app app <<-'\''EOF'\'' &&
 	  build:
-	    command: "test -f tsconfig.json || { echo \"error TS5058: The specified path does not exist: '\''tsconfig.json'\''.\"; exit 1; }"
+	    command: "test -f vendor/tsconfig.json || { echo \"error TS5058: The specified path does not exist: '\''vendor/tsconfig.json'\''.\"; exit 1; }"
 	    sandbox: {allow: {read: ["src/"], write: ["dist/"]}}
 	EOF
 	run_vx 1 run app#build &&
-	test_grep "^app#build: note: the task.s last line names app/tsconfig.json, which exists on the host and the sandbox hides (.*); grant it with allow.read: \[\"tsconfig.json\"\]$" "$ERR" &&
+	test_grep "^app#build: note: the task.s last line names app/vendor/tsconfig.json, which exists on the host and the sandbox hides (.*); grant it with allow.read: \[\"vendor/tsconfig.json\"\]$" "$ERR" &&
 	run_vx 1 run app#build --report json &&
-	jq -e ".tasks[0].notes[] | select(.kind == \"hidden-path-in-output\" and .path == \"app/tsconfig.json\")" "$OUT" >/dev/null
+	jq -e ".tasks[0].notes[] | select(.kind == \"hidden-path-in-output\" and .path == \"app/vendor/tsconfig.json\")" "$OUT" >/dev/null
 '
 
 test_expect_success 'a cached task whose key holds a file outside the project that its sandbox hides fails before it runs, naming the grant' '
@@ -249,15 +273,24 @@ test_expect_success 'a cached task whose key holds a file outside the project th
 
 test_expect_success 'names with a quote and a non-ASCII letter come out right, and their fix is valid YAML that makes the next run pass' '
 	setup &&
-	echo q >"app/q\"t.txt" && echo e >app/é.txt &&
-	app_task "mkdir -p dist; cat q\\\"t.txt é.txt; true" "\"src/\"" &&
+	echo q >"app/vendor/q\"t.txt" && echo e >app/vendor/é.txt &&
+	app_task "mkdir -p dist; cat vendor/q\\\"t.txt vendor/é.txt; true" "\"src/\"" &&
 	run_vx 1 run app#build &&
-	test_grep "violation: read app/q\"t.txt (openat ENOENT)" "$ERR" &&
-	test_grep "violation: read app/é.txt (openat ENOENT)" "$ERR" &&
+	test_grep "violation: read app/vendor/q\"t.txt (openat ENOENT)" "$ERR" &&
+	test_grep "violation: read app/vendor/é.txt (openat ENOENT)" "$ERR" &&
 	run_vx 1 run app#build --report json &&
 	jq -c ".tasks[0].fix.allow.read" "$OUT" >fix.json &&
-	jq -e ". == [\"q\\\"t.txt\", \"é.txt\"]" fix.json >/dev/null &&
-	app_task "mkdir -p dist; cat q\\\"t.txt é.txt > dist/o" "\"src/\", $(jq -c ".[]" fix.json | paste -sd, -)" &&
+	jq -c ".tasks[0].fix.inputs.workspaceFiles" "$OUT" >keys.json &&
+	jq -e ". == [\"vendor/q\\\"t.txt\", \"vendor/é.txt\"]" fix.json >/dev/null &&
+	jq -e ". == [\"app/vendor/q\\\"t.txt\", \"app/vendor/é.txt\"]" keys.json >/dev/null &&
+	ws_project app app <<-EOF &&
+	  build:
+	    command: "mkdir -p dist; cat vendor/q\\\\\"t.txt vendor/é.txt > dist/o"
+	    inputs: {workspaceFiles: $(cat keys.json)}
+	    sandbox:
+	      allow: {read: ["src/", $(jq -c ".[]" fix.json | paste -sd, -)], write: ["dist/"]}
+	EOF
+	cat app/vx.yaml &&
 	run_vx 0 run app#build &&
 	test_grep ! "violation:" "$ERR" &&
 	test "$(cat app/dist/o)" = "$(printf "q\ne")"
