@@ -272,8 +272,9 @@ static void env_set(struct strvec *env, const char *name, const char *value)
 }
 
 /* The environment a task's command sees: vx's own, then env.define, then
- * vx's variables; a package.json script also gets node_modules/.bin first on
- * PATH and npm's lifecycle variables, as `npm run` would give it. */
+ * vx's variables; a task of a project with a package.json gets its
+ * node_modules/.bin first on PATH, and a package.json script npm's lifecycle
+ * variables, as `npm run` would give it. */
 static void task_env(const struct workspace *ws, const struct task_node *t, struct strvec *env)
 {
 	const struct project *p = ws->projects.v[t->project];
@@ -284,16 +285,14 @@ static void task_env(const struct workspace *ws, const struct task_node *t, stru
 	env_set(env, "VX_TASK", t->id);
 	env_set(env, "VX_PROJECT", p->name);
 	env_set(env, "VX_WORKSPACE_ROOT", ws->root);
+	if (p->pkg_path) {
+		/* Every task of a JavaScript project, `command:` too (issue 11:
+		 * `vitest: not found`, exit 127, where the script found it). */
+		char *path = project_task_path(ws, p, getenv("PATH"));
+		env_set(env, "PATH", path);
+		free(path);
+	}
 	if (t->from_script) {
-		const char *path = getenv("PATH");
-		struct strbuf bin = STRBUF_INIT;
-		strbuf_addf(&bin, "%s/node_modules/.bin", p->dir);
-		if (!p->is_root)
-			strbuf_addf(&bin, ":%s/node_modules/.bin", ws->root);
-		if (path)
-			strbuf_addf(&bin, ":%s", path);
-		env_set(env, "PATH", bin.buf);
-		strbuf_release(&bin);
 		env_set(env, "npm_package_name", p->name);
 		env_set(env, "npm_lifecycle_event", t->task);
 		if (p->pkg_path)

@@ -173,11 +173,12 @@ static int request_for(struct sandbox_jobs *sj, size_t i, struct sandbox_request
 	strvec_pushf(&vxenv, "VX_TASK=%s", t->id);
 	strvec_pushf(&vxenv, "VX_PROJECT=%s", p->name);
 	strvec_pushf(&vxenv, "VX_WORKSPACE_ROOT=%s", ws->root);
+	if (p->pkg_path) {
+		char *path = project_task_path(ws, p, getenv("PATH"));
+		strvec_pushf(&vxenv, "PATH=%s", path);
+		free(path);
+	}
 	if (t->from_script) {
-		const char *path = getenv("PATH");
-		strvec_pushf(&vxenv, "PATH=%s/node_modules/.bin%s%s/node_modules/.bin:%s", p->dir,
-			     p->is_root ? "" : ":", p->is_root ? "" : ws->root,
-			     path ? path : "/usr/local/bin:/usr/bin:/bin");
 		strvec_pushf(&vxenv, "npm_package_name=%s", p->name);
 		strvec_pushf(&vxenv, "npm_lifecycle_event=%s", t->task);
 	}

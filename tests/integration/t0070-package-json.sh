@@ -53,6 +53,18 @@ test_expect_success 'scripts.build runs in the project dir, node_modules/.bin fi
 	test_grep -F "@x/p#build: running: projtool && roottool" "$OUT"
 '
 
+test_expect_success 'a command: task of a project with a package.json gets node_modules/.bin too (vitest: not found)' '
+	setup &&
+	write_file p/vx.yaml <<-EOF &&
+	tasks:
+	  check:
+	    command: "projtool && roottool"
+	EOF
+	PATH="$TEST_DIR/bin:$PATH" run_vx 0 run @x/p#check &&
+	printf "%s\n" "p/node_modules/.bin projtool" "node_modules/.bin roottool" >expect &&
+	test_cmp expect p/calls
+'
+
 test_expect_success 'the project bin comes before the root bin' '
 	setup &&
 	run_vx 0 run build &&
