@@ -205,7 +205,11 @@ int inputs_collect(struct inputs *in, const struct task_node *t, struct strvec *
 	int rc = 0;
 	if (t->cfg->set & TF_INPUT_FILES) {
 		lstr_to_strvec(&t->cfg->input_files, &pats);
-		struct collect c = {.out = out, .owner = -1};
+		/* A task's outputs are never its inputs, whatever the globs
+		 * say: `files: ["**", ".env*"]` keyed .next/BUILD_ID, and the
+		 * build never hit (issue 11). */
+		struct collect c = {
+		    .out = out, .owner = -1, .exclude = outputs.v, .nexclude = outputs.n};
 		rc = walk_globs(p->dir, p->rel, &pats, SKIP_EXPLICIT, &c);
 	} else {
 		rc = default_files(in, t, &outputs, out);
@@ -220,6 +224,22 @@ int inputs_collect(struct inputs *in, const struct task_node *t, struct strvec *
 		}
 	}
 	strvec_clear(&pats);
+	/* ... nor through a workspace glob that reaches into the project. */
+	bool root = !strcmp(p->rel, ".");
+	size_t plen = root ? 0 : strlen(p->rel), keep = 0;
+	for (size_t i = 0; outputs.n && i < out->n; i++) {
+		const char *f = out->v[i];
+		bool mine = root || (!strncmp(f, p->rel, plen) && f[plen] == '/');
+		if (mine && globlist_match(outputs.v, outputs.n, root ? f : f + plen + 1))
+			free(out->v[i]);
+		else
+			out->v[keep++] = out->v[i];
+	}
+	if (outputs.n) {
+		out->n = keep;
+		if (out->v)
+			out->v[keep] = NULL;
+	}
 	strvec_clear(&outputs);
 	strvec_sort_unique(out);
 	return rc;

@@ -20,6 +20,7 @@
 #include "cache/filehash.h"
 #include "cache/inplace.h"
 #include "orchestrator/output.h"
+#include "util/glob.h"
 #include "util/path.h"
 #include "util/strbuf.h"
 #include "util/strmap.h"
@@ -319,6 +320,31 @@ static void add_fact_name(struct strbuf *out, const char *name)
 	strbuf_addstr(out, name);
 }
 
+/* Is the workspace-relative input path one the task writes itself (it lies
+ * in its sandbox's allow.write)? Such an input changes on every run, so the
+ * task never hits (.next/BUILD_ID under `files: ["**"]`: issue 11). */
+static bool written_by_task(const struct taskcache *tc, const struct task_node *t,
+			    const char *path)
+{
+	if (!t->cfg->sandbox)
+		return false;
+	const struct project *p = tc->ws->projects.v[t->project];
+	bool root = !strcmp(p->rel, ".");
+	size_t plen = strlen(p->rel);
+	if (!root && (strncmp(path, p->rel, plen) || path[plen] != '/'))
+		return false;
+	const char *rel = root ? path : path + plen + 1;
+	const lstr_vec *w = &t->cfg->sandbox->allow_write;
+	for (size_t k = 0; k < w->n; k++) {
+		const char *g = w->v[k].s;
+		size_t n = strlen(g);
+		if (!strcmp(g, "./") || !strcmp(g, ".") || glob_match(g, rel) ||
+		    (n && g[n - 1] == '/' && !strncmp(g, rel, n)))
+			return true;
+	}
+	return false;
+}
+
 /* Says on stderr why node i missed: which of its key's ingredients differ
  * from the manifest of the task's last saved run. */
 static void explain_miss(struct taskcache *tc, size_t i)
@@ -354,6 +380,9 @@ static void explain_miss(struct taskcache *tc, size_t i)
 			strbuf_addstr(&out, shown++ ? ", " : "");
 			add_fact_name(&out, now->paths.v[a]);
 			strbuf_addf(&out, " %s", what);
+			if (written_by_task(tc, t, now->paths.v[a]))
+				strbuf_addstr(&out, " (changes each run: it is written by this "
+						    "task; declare it an output)");
 		}
 	}
 	for (size_t b = 0; b < e.m.inputs.n; b++) {

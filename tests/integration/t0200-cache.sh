@@ -203,4 +203,21 @@ test_expect_success '--summarize writes the run: keys, inputs with hashes, cache
 	test_grep "\"exitCode\":.*0" sum.json
 '
 
+test_expect_success 'a task'"'"'s outputs are never its inputs, whatever the globs say (files: ["**", ".env*"])' '
+	ws_root </dev/null &&
+	ws_project web web <<-'\''EOF'\'' &&
+	  build:
+	    command: "mkdir -p .next && date +%s%N > .next/BUILD_ID && echo run >> ../runs-web"
+	    inputs:
+	      files: ["**", ".env*"]
+	      workspaceFiles: ["web/**"]
+	    outputs: [".next/**"]
+	EOF
+	echo x >web/page.js &&
+	run_vx 0 run web#build &&
+	run_vx 0 run web#build -v &&
+	test_grep "web#build: cache hit" "$OUT" &&
+	test "$(runs web)" = 1
+'
+
 test_done

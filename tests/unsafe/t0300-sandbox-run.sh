@@ -295,4 +295,19 @@ test_expect_success 'write: ["./"] binds the project, with no .git there or with
 	test_path_is_missing app/.eslintcache
 '
 
+test_expect_success '-v names an input the task writes itself: it changes each run' '
+	setup &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "mkdir -p dist; date +%s%N > gen/stamp; cp gen/stamp dist/"
+	    inputs: {files: ["**"]}
+	    sandbox:
+	      allow:
+	        write: ["dist/", "gen/"]
+	EOF
+	run_vx 0 run app#build &&
+	run_vx 0 run app#build -v &&
+	test_grep "app#build: cache miss since [0-9a-f]*: app/gen/stamp \(added\|changed\) (changes each run: it is written by this task; declare it an output)" "$ERR"
+'
+
 test_done
