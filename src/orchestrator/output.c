@@ -369,12 +369,14 @@ void output_status(struct output *out, size_t done, size_t running, size_t queue
 
 void output_summary(const struct job *jobs, size_t n, long long total_ms)
 {
-	size_t ok = 0, cached = 0, failed = 0, skipped = 0;
+	size_t ok = 0, cached = 0, failed = 0, skipped = 0, noop = 0;
 	for (size_t i = 0; i < n; i++) {
 		switch (jobs[i].state) {
 		case JOB_SUCCEEDED:
-		case JOB_NOOP:
 			ok++;
+			break;
+		case JOB_NOOP:
+			noop++;
 			break;
 		case JOB_CACHED:
 			cached++;
@@ -391,9 +393,13 @@ void output_summary(const struct job *jobs, size_t n, long long total_ms)
 	}
 	struct output out = {.fd = STDOUT_FILENO};
 	strbuf_init(&out.batch);
-	strbuf_addf(&out.batch,
-		    "Tasks: %zu succeeded, %zu cached, %zu failed, %zu skipped (of %zu) in ", ok,
-		    cached, failed, skipped, n);
+	/* A task with no command neither succeeded nor was cached: an all-hit
+	 * run said "3 succeeded, 14 cached" (issue 11). It is counted apart. */
+	strbuf_addf(&out.batch, "Tasks: %zu succeeded, %zu cached, %zu failed, %zu skipped (of %zu",
+		    ok, cached, failed, skipped, n - noop);
+	if (noop)
+		strbuf_addf(&out.batch, "; %zu with no command", noop);
+	strbuf_addstr(&out.batch, ") in ");
 	output_add_duration(&out.batch, total_ms);
 	strbuf_addch(&out.batch, '\n');
 	output_write(&out, out.batch.buf, out.batch.len);

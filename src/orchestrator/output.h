@@ -55,7 +55,8 @@ void output_status(struct output *out, size_t done, size_t running, size_t queue
 		   long long elapsed_ms);
 
 /* Prints "Tasks: N succeeded, N cached, N failed, N skipped (of N) in 1.23s"
- * to stdout; no-ops count as succeeded. For the caller, after the run. */
+ * to stdout; tasks with no command are counted apart ("(of N; M with no
+ * command)"), never as succeeded. For the caller, after the run. */
 void output_summary(const struct job *jobs, size_t n, long long total_ms);
 
 /* Appends ms as "0.42s", "12.30s" or "2m03s". */
