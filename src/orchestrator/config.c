@@ -16,6 +16,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "util/glob.h"
 #include "util/strbuf.h"
 
 struct parse {
@@ -283,6 +284,27 @@ static int get_list(struct parse *p, yaml_node_t *n, const char *what, int expan
 	return 0;
 }
 
+/* True when an output glob (any of its brace expansions) is absolute or
+ * climbs with "..": a cache save refuses such a path, and a dependent's
+ * sandbox would bind what it matched (a sibling's files: issue 12). */
+static bool leaves_project(const char *pat)
+{
+	if (*pat == '!')
+		pat++;
+	struct strvec exp = STRVEC_INIT;
+	if (glob_expand_braces(pat, &exp) < 0)
+		strvec_push(&exp, pat);
+	bool out = false;
+	for (size_t i = 0; i < exp.n && !out; i++) {
+		const char *e = exp.v[i];
+		out = e[0] == '/';
+		for (const char *c = e; !out && (c = strstr(c, "..")); c += 2)
+			out = (c == e || c[-1] == '/') && (c[2] == '/' || !c[2]);
+	}
+	strvec_clear(&exp);
+	return out;
+}
+
 /* `true`, `false` or a list. */
 static int get_grant_list(struct parse *p, yaml_node_t *n, const char *what, struct grant_list *out)
 {
@@ -539,6 +561,12 @@ static int parse_task(struct parse *p, yaml_node_t *kn, yaml_node_t *n, struct t
 				goto fail;
 		} else if (!strcmp(k, "outputs")) {
 			rc = get_list(p, v, "outputs", EXPAND, &t->outputs);
+			for (size_t o = 0; !rc && o < t->outputs.n; o++)
+				if (leaves_project(t->outputs.v[o].s))
+					rc = config_error(&t->outputs.v[o].loc,
+							  "output \"%s\" leaves the project; a task's "
+							  "outputs lie in its own directory",
+							  t->outputs.v[o].s);
 			t->set |= TF_OUTPUTS;
 		} else if (!strcmp(k, "cache")) {
 			rc = get_bool(p, v, "cache", &t->cache);

@@ -296,6 +296,51 @@ static void baseline_reads(struct builder *b)
 	strvec_clear(&granted);
 }
 
+/* One file a dependency produced, readable to the task as the file it is,
+ * never as a way out (issue 12: a dependency's `dist/k -> ~/.ssh/id_rsa`
+ * made the key readable downstream, with no violation). A link is shown as
+ * the link it is (its target readable only where the task may read it
+ * anyway); a path whose directory leads through a link out of the
+ * workspace, or into .git, the cache or a credential store, is not shown,
+ * with a note. */
+static void dep_output(struct builder *b, const char *path)
+{
+	char *lexical = path_normalize(path);
+	char *dir = path_dirname(lexical);
+	char *real_dir = grants_canonical(dir);
+	char *at = path_join(real_dir, path_basename(lexical));
+	const struct wall *w = walls_holding(&b->walls, at);
+	struct stat st;
+	if (!path_is_within(b->ws, at) || (w && w->kind != WALL_NESTED)) {
+		strvec_pushf(&b->req->notes,
+			     "a dependency's output %s leads through a link to %s, %s; it is not "
+			     "shown to the task",
+			     lexical, at, w ? walls_kind_name(w->kind) : "outside the workspace");
+	} else if (lstat(at, &st) == 0 && S_ISLNK(st.st_mode)) {
+		struct strbuf t = STRBUF_INIT;
+		strbuf_grow(&t, (size_t)st.st_size + 1);
+		ssize_t n = readlink(at, t.buf, (size_t)st.st_size + 1);
+		if (n >= 0 && (size_t)n <= (size_t)st.st_size) {
+			strbuf_setlen(&t, (size_t)n);
+			mount_add(b->req, SANDBOX_SYMLINK, t.buf, at);
+		}
+		strbuf_release(&t);
+	} else {
+		struct grant g = {0};
+		g.lexical = lexical;
+		g.path = at;
+		g.entry = "(dependency output)";
+		g.exists = lstat(at, &st) == 0;
+		g.is_dir = g.exists && S_ISDIR(st.st_mode);
+		vec_push(&b->reads, g);
+		lexical = at = NULL;
+	}
+	free(lexical);
+	free(dir);
+	free(real_dir);
+	free(at);
+}
+
 static int fail(struct builder *b, const char *fmt, ...) VX_PRINTF(2, 3);
 static int fail(struct builder *b, const char *fmt, ...)
 {
@@ -700,16 +745,8 @@ static int build(struct builder *b)
 	 * and the judge answers for what is read of it through the key. */
 	add_read(b, b->proj);
 	baseline_reads(b);
-	for (size_t i = 0; i < in->n_dep_outputs; i++) {
-		struct grant g = {0};
-		g.lexical = path_normalize(in->dep_outputs[i]);
-		g.path = grants_canonical(g.lexical);
-		g.entry = "(dependency output)";
-		struct stat st;
-		g.exists = lstat(g.path, &st) == 0;
-		g.is_dir = g.exists && S_ISDIR(st.st_mode);
-		vec_push(&b->reads, g);
-	}
+	for (size_t i = 0; i < in->n_dep_outputs; i++)
+		dep_output(b, in->dep_outputs[i]);
 	if (plan_writes(b))
 		return -1;
 	b->req->bwrap = xstrdup(in->bwrap);

@@ -64,6 +64,22 @@ test_expect_success 'unknown top-level key of a project, with a suggestion' '
 	expect_error bad/vx.yaml:2:1 "unknown key \"dependOn\" .*\(did you mean \"dependsOn\"\?\)"
 '
 
+test_expect_success 'an output glob that leaves its project (a dependent would be shown a sibling)' '
+	setup &&
+	ws_project bad bad <<-EOF &&
+	  build:
+	    command: touch ../ran-bad
+	    outputs: ["dist/**", "{x,../ok}/**"]
+	EOF
+	expect_error bad/vx.yaml:5:26 "output \"\{x,\.\./ok\}/\*\*\" leaves the project; a task.s outputs lie in its own directory" &&
+	ws_project bad bad <<-EOF &&
+	  build:
+	    command: touch ../ran-bad
+	    outputs: ["/etc/**"]
+	EOF
+	expect_error bad/vx.yaml:5:15 "output \"/etc/\*\*\" leaves the project; .*"
+'
+
 test_expect_success 'wrong type: a list where a string goes' '
 	setup &&
 	ws_project bad bad <<-EOF &&

@@ -45,4 +45,39 @@ test_expect_success 'descriptors vx inherited reach no task, sandboxed or not' '
 	test ! -s "$TEST_DIR/victim.txt"
 '
 
+# lib's build leaves links in its outputs; app depends on it and tries them.
+dep_links() {
+	ws_root <<-'EOF'
+	tasks:
+	  build:
+	    dependsOn: ["^build"]
+	    outputs: ["dist/**"]
+	EOF
+	mkdir -p "$HOME/.ssh" && echo "PRIVATE KEY" >"$HOME/.ssh/id_rsa" &&
+	echo "sibling secret" >"$TEST_DIR/ws/sib-secret.txt" &&
+	mkdir -p sib && echo "sib secret" >sib/secret.txt && write_file sib/vx.yaml <<<"name: sib" &&
+	ws_project lib lib <<-EOF &&
+	  build:
+	    command: "mkdir -p dist && echo ok > dist/ok.txt && ln -sf \$HOME/.ssh/id_rsa dist/key && ln -sf ../../sib/secret.txt dist/sib && ln -sfn \$HOME/.ssh dist/sshdir"
+	    cache: false
+	EOF
+	ws_project app app lib <<-'EOF'
+	  build:
+	    command: "cat ../lib/dist/ok.txt; cat ../lib/dist/key; cat ../lib/dist/sib; ls ../lib/dist/sshdir/; cat ../lib/dist/sshdir/id_rsa; echo end"
+	    cache: false
+	    sandbox: {allow: {write: ["dist/"]}}
+	EOF
+}
+
+test_expect_success 'a dependency'"'"'s outputs that are links lead nowhere the task may not read' '
+	dep_links &&
+	run_vx 0 run app#build &&
+	test_grep "app#build: ok" "$OUT" &&
+	test_grep "app#build: end" "$OUT" &&
+	test_grep ! "PRIVATE KEY" "$OUT" &&
+	test_grep ! "sib secret" "$OUT" &&
+	run_vx 0 sandbox show app#build &&
+	test_grep -x -- "--symlink" "$OUT"
+'
+
 test_done
