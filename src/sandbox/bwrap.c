@@ -44,7 +44,9 @@ const char *const *sandbox_trace_flags(void)
 	    "readlinkat,"
 	    "chdir,fchdir,mkdir,mkdirat,rename,renameat,renameat2,link,linkat,symlink,symlinkat,"
 	    "unlink,"
-	    "unlinkat,rmdir,truncate,utimensat,clone,clone3,fork,vfork,dup,dup2,dup3,fcntl,connect",
+	    "unlinkat,rmdir,truncate,utimensat,utime,utimes,futimesat,mknod,mknodat,chmod,"
+	    "fchmodat,chown,lchown,fchownat,setxattr,lsetxattr,removexattr,lremovexattr,"
+	    "clone,clone3,fork,vfork,dup,dup2,dup3,fcntl,connect",
 	    NULL,
 	};
 	return flags;

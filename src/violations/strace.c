@@ -86,6 +86,18 @@ static const struct sysdef sysdefs[] = {
     PATH1("utimensat", ACCESS_UTIME, 0, 1),
     PATH1("utime", ACCESS_UTIME, -1, 0),
     PATH1("utimes", ACCESS_UTIME, -1, 0),
+    PATH1("futimesat", ACCESS_UTIME, 0, 1),
+    PATH1("mknod", ACCESS_WRITE, -1, 0),
+    PATH1("mknodat", ACCESS_WRITE, 0, 1),
+    PATH1("chmod", ACCESS_ATTR, -1, 0),
+    PATH1("fchmodat", ACCESS_ATTR, 0, 1),
+    PATH1("chown", ACCESS_ATTR, -1, 0),
+    PATH1("lchown", ACCESS_ATTR, -1, 0),
+    PATH1("fchownat", ACCESS_ATTR, 0, 1),
+    PATH1("setxattr", ACCESS_ATTR, -1, 0),
+    PATH1("lsetxattr", ACCESS_ATTR, -1, 0),
+    PATH1("removexattr", ACCESS_ATTR, -1, 0),
+    PATH1("lremovexattr", ACCESS_ATTR, -1, 0),
     OTHER("clone", SYS_CLONE),
     OTHER("clone3", SYS_CLONE),
     OTHER("fork", SYS_FORK),
@@ -168,7 +180,7 @@ const char *access_op_name(enum access_op op)
 	static const char *const names[] = {
 	    "read",   "write",	     "exec",	  "probe",     "readlink", "chdir",
 	    "mkdir",  "rename-from", "rename-to", "link-from", "link-to",  "symlink",
-	    "unlink", "rmdir",	     "truncate",  "utime",     "connect",
+	    "unlink", "rmdir",	     "truncate",  "utime",     "connect",  "attr",
 	};
 	return (unsigned)op < ACCESS_OP_COUNT ? names[op] : "?";
 }

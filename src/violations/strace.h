@@ -15,7 +15,8 @@
 
 enum access_op {
 	ACCESS_READ,	 /* open/openat without write intent */
-	ACCESS_WRITE,	 /* open with O_WRONLY/O_RDWR/O_CREAT/O_TRUNC/O_APPEND/O_TMPFILE, creat */
+	ACCESS_WRITE,	 /* open with O_WRONLY/O_RDWR/O_CREAT/O_TRUNC/O_APPEND/O_TMPFILE, creat,
+			  * mknod, mknodat */
 	ACCESS_EXEC,	 /* execve, execveat */
 	ACCESS_PROBE,	 /* access, faccessat, faccessat2 */
 	ACCESS_READLINK, /* readlink, readlinkat: a read of the link itself */
@@ -33,6 +34,8 @@ enum access_op {
 	ACCESS_CONNECT,	    /* connect: a UNIX socket's path (maybe unresolved, like any
 			     * path), or "ADDR:PORT" / "[ADDR6]:PORT": resolved, and not
 			     * starting with '/' */
+	ACCESS_ATTR,	    /* chmod, fchmodat, chown, lchown, fchownat, setxattr,
+			     * lsetxattr, removexattr, lremovexattr: metadata written */
 	ACCESS_OP_COUNT
 };
 
@@ -46,7 +49,7 @@ struct access_event {
 	int err;	     /* 0 on success, else the errno named in the trace */
 	pid_t pid;
 	bool write_intent; /* the op changes the file system (WRITE, MKDIR, RENAME_TO,
-			    * LINK_TO, SYMLINK, UNLINK, RMDIR, TRUNCATE, UTIME) */
+			    * LINK_TO, SYMLINK, UNLINK, RMDIR, TRUNCATE, UTIME, ATTR) */
 	bool truncated;	   /* strace cut the string ("..."): path is only a prefix */
 	bool unresolved;   /* relative to a descriptor the trace never showed
 			    * being opened: path is the relative string as written */

@@ -80,4 +80,68 @@ test_expect_success 'a dependency'"'"'s outputs that are links lead nowhere the 
 	test_grep -x -- "--symlink" "$OUT"
 '
 
+# Each path call strace's %file class names that can change the file system
+# or read a file's bytes, made by a task that swallows every failure: each
+# must be reported as a violation naming the call, or refused with ENOSYS
+# (the table in docs/violations.md).
+test_expect_success 'every path call that writes or reads is reported or refused with ENOSYS' '
+	setup &&
+	cat >calls.c <<-\EOF &&
+	#include <errno.h>
+	#include <fcntl.h>
+	#include <stdio.h>
+	#include <string.h>
+	#include <sys/stat.h>
+	#include <sys/syscall.h>
+	#include <sys/time.h>
+	#include <sys/xattr.h>
+	#include <unistd.h>
+	#include <utime.h>
+	static void say(const char *call, long r)
+	{
+		printf("%s: %s\n", call, r >= 0 ? "ok" : errno == ENOSYS ? "ENOSYS" : strerror(errno));
+	}
+	int main(void)
+	{
+		struct { unsigned long long flags, mode, resolve; } how = {O_RDONLY, 0, 0};
+		say("openat2", syscall(437, AT_FDCWD, "vendor/secret.txt", &how, sizeof how));
+		say("fchmodat2", syscall(452, AT_FDCWD, "f/fchmodat2", 0600, 0));
+		say("mknod", mknod("f/new-mknod", S_IFIFO | 0644, 0));
+		say("mknodat", mknodat(AT_FDCWD, "f/new-mknodat", S_IFIFO | 0644, 0));
+		say("chmod", chmod("f/chmod", 0600));
+		say("fchmodat", fchmodat(AT_FDCWD, "f/fchmodat", 0600, 0));
+		say("chown", chown("f/chown", 0, 0));
+		say("lchown", lchown("f/lchown", 0, 0));
+		say("fchownat", fchownat(AT_FDCWD, "f/fchownat", 0, 0, 0));
+		say("setxattr", setxattr("f/setxattr", "user.vx", "1", 1, 0));
+		say("lsetxattr", lsetxattr("f/lsetxattr", "user.vx", "1", 1, 0));
+		say("removexattr", removexattr("f/removexattr", "user.vx"));
+		say("lremovexattr", lremovexattr("f/lremovexattr", "user.vx"));
+		say("utime", utime("vendor/utime", NULL));
+		say("utimes", utimes("vendor/utimes", NULL));
+		say("futimesat", syscall(SYS_futimesat, AT_FDCWD, "vendor/futimesat", NULL));
+		return 0;
+	}
+	EOF
+	cc -o app/calls calls.c &&
+	mkdir -p app/f && write_file app/vendor/vx.yaml <<<"name: vendor" &&
+	echo s >app/vendor/secret.txt &&
+	for c in fchmodat2 chmod fchmodat chown lchown fchownat setxattr lsetxattr removexattr lremovexattr; do echo x >app/f/$c; done &&
+	for c in utime utimes futimesat; do echo x >app/vendor/$c; done &&
+	project "./calls" "sandbox: {allow: {write: [\"dist/\"]}}" &&
+	run_vx 1 run app#build &&
+	for c in openat2 fchmodat2 mknod mknodat chmod fchmodat chown lchown fchownat setxattr lsetxattr removexattr lremovexattr utime utimes futimesat; do
+		if grep -q "app#build: $c: ENOSYS" "$OUT"; then
+			echo "$c: refused"
+		elif grep -q "violation: .* ($c E" "$ERR"; then
+			echo "$c: reported"
+		else
+			echo "$c: neither reported nor refused"; false
+		fi
+	done &&
+	test_grep "app#build: openat2: ENOSYS" "$OUT" &&
+	test_grep "violation: write app/f/new-mknodat (mknodat EROFS)" "$ERR" &&
+	test_grep "violation: write app/f/chmod (chmod EROFS)" "$ERR"
+'
+
 test_done
