@@ -173,6 +173,7 @@ struct strace_parser {
 	struct strbuf str[2];  /* decoded string arguments */
 	struct strbuf path[2]; /* resolved paths */
 	struct strbuf call;    /* an unfinished call joined with its resumption */
+	struct strbuf proc_path; /* a /proc/self/cwd/... path rewritten (proc_path_rewrite) */
 };
 
 const char *access_op_name(enum access_op op)
@@ -779,6 +780,64 @@ static void path_of_fd(const struct proc *pr, struct span fdarg, struct strbuf *
 	}
 }
 
+/* A path through procfs that names a process's cwd, root or descriptor
+ * (/proc/self/cwd/X, /proc/thread-self/..., /proc/PID/root/X,
+ * /proc/self/fd/N/X) is a path of the file system, not of procfs: rewritten
+ * into out as base + "/" + the rest as written (so a ".." after "cwd" climbs
+ * from the cwd, as the kernel's walk does). Returns false, out untouched,
+ * for anything else, or a base the trace does not know (the judge then
+ * skips it as procfs). Issue 12: a hidden read through /proc/self/cwd
+ * failed unreported. */
+static bool proc_path_rewrite(const struct strace_parser *p, const struct proc *pr,
+			      const struct strbuf *in, struct strbuf *out)
+{
+	const char *s = in->buf, *e = in->buf + in->len;
+	if (in->len < 6 || memcmp(s, "/proc/", 6))
+		return false;
+	s += 6;
+	const char *who = s;
+	while (s < e && *s != '/')
+		s++;
+	size_t wlen = (size_t)(s - who);
+	const struct proc *target = NULL;
+	if ((wlen == 4 && !memcmp(who, "self", 4)) || (wlen == 11 && !memcmp(who, "thread-self", 11))) {
+		target = pr;
+	} else {
+		long pid = 0;
+		struct span sp = {who, wlen};
+		if (!wlen || !num_parse(sp, &pid) || pid <= 0)
+			return false;
+		target = proc_find(p, (pid_t)pid);
+	}
+	if (!target || !target->fs || s >= e)
+		return false;
+	const char *what = ++s;
+	while (s < e && *s != '/')
+		s++;
+	size_t n = (size_t)(s - what);
+	const char *base = NULL;
+	if (n == 3 && !memcmp(what, "cwd", 3)) {
+		base = target->fs->unknown ? NULL : target->fs->cwd.buf;
+	} else if (n == 4 && !memcmp(what, "root", 4)) {
+		base = "/";
+	} else if (n == 2 && !memcmp(what, "fd", 2) && s < e) {
+		const char *num = ++s;
+		while (s < e && *s != '/')
+			s++;
+		long fd;
+		struct span sp = {num, (size_t)(s - num)};
+		if (num_parse(sp, &fd) && target->fds)
+			base = fdtab_get(target->fds, fd);
+	}
+	if (!base)
+		return false;
+	strbuf_reset(out);
+	strbuf_addstr(out, base);
+	strbuf_addch(out, '/');
+	strbuf_add(out, s, (size_t)(e - s));
+	return true;
+}
+
 struct call {
 	const struct sysdef *sys;
 	struct span args[ARGS_MAX];
@@ -811,6 +870,8 @@ static const char *call_access(struct strace_parser *p, struct proc *pr, struct 
 			return NULL;
 		}
 		path_of_fd(pr, c->args[di], &p->path[k], &unresolved);
+	} else if (proc_path_rewrite(p, pr, &p->str[k], &p->proc_path)) {
+		path_resolve(pr, NULL, &p->proc_path, &p->path[k], &unresolved);
 	} else {
 		path_resolve(pr, di >= 0 ? &c->args[di] : NULL, &p->str[k], &p->path[k],
 			     &unresolved);
@@ -1163,6 +1224,7 @@ struct strace_parser *strace_parser_new(const char *initial_cwd, pid_t root_pid)
 		strmap_put(&p->sysmap, sysdefs[i].name, i);
 	strbuf_init(&p->line);
 	strbuf_init(&p->call);
+	strbuf_init(&p->proc_path);
 	for (int k = 0; k < 2; k++) {
 		strbuf_init(&p->str[k]);
 		strbuf_init(&p->path[k]);
@@ -1263,6 +1325,7 @@ void strace_parser_free(struct strace_parser *p)
 	strmap_clear(&p->sysmap);
 	strbuf_release(&p->line);
 	strbuf_release(&p->call);
+	strbuf_release(&p->proc_path);
 	for (int k = 0; k < 2; k++) {
 		strbuf_release(&p->str[k]);
 		strbuf_release(&p->path[k]);

@@ -413,8 +413,36 @@ static void test_connect(void)
 	strace_parser_free(r.p);
 }
 
+/* Issue 12: paths through procfs that name a process's cwd, root or
+ * descriptor are file system paths, judged as such. */
+static void test_proc_paths(void)
+{
+	struct result r = parse_text(
+	    "2 chdir(\"src\") = 0\n"
+	    "2 openat(AT_FDCWD, \"/proc/self/cwd/../secret.txt\", O_RDONLY) = -1 ENOENT (No such "
+	    "file or directory)\n"
+	    "2 openat(AT_FDCWD, \"/proc/thread-self/cwd/a.ts\", O_RDONLY) = 3\n"
+	    "2 openat(AT_FDCWD, \"/ws/lib\", O_RDONLY|O_DIRECTORY) = 4\n"
+	    "2 openat(AT_FDCWD, \"/proc/self/fd/4/x.js\", O_RDONLY) = -1 ENOENT (No such file or "
+	    "directory)\n"
+	    "2 openat(AT_FDCWD, \"/proc/2/root/ws/b/y\", O_RDONLY) = -1 ENOENT (No such file or "
+	    "directory)\n"
+	    "2 openat(AT_FDCWD, \"/proc/self/status\", O_RDONLY) = 5\n"
+	    "2 openat(AT_FDCWD, \"/proc/99/cwd/z\", O_RDONLY) = -1 ENOENT (No such file or "
+	    "directory)\n"
+	    "2 +++ exited with 0 +++\n");
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/secret.txt"), ENOENT);
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/src/a.ts"), 0);
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/lib/x.js"), ENOENT);
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/b/y"), ENOENT);
+	CHECK_INT(err_of(&r, ACCESS_READ, "/proc/self/status"), 0); /* procfs itself */
+	CHECK_INT(err_of(&r, ACCESS_READ, "/proc/99/cwd/z"), ENOENT); /* a pid never traced */
+	strace_parser_free(r.p);
+}
+
 int main(void)
 {
+	test_proc_paths();
 	test_swallowed();
 	test_chdir_per_process();
 	test_parallel();

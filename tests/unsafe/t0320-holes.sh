@@ -144,4 +144,15 @@ test_expect_success 'every path call that writes or reads is reported or refused
 	test_grep "violation: write app/f/chmod (chmod EROFS)" "$ERR"
 '
 
+test_expect_success 'a hidden read through /proc/self/cwd, /proc/self/fd/N or /proc/PID/root is reported by its real path' '
+	setup &&
+	write_file app/vendor/vx.yaml <<<"name: vendor" &&
+	echo s >app/vendor/secret.txt && echo r >root-secret.txt &&
+	project "cat /proc/self/cwd/vendor/secret.txt; exec 7<. && cat /proc/self/fd/7/vendor/../vendor/secret.txt; cat /proc/\$\$/root$TEST_DIR/ws/root-secret.txt; echo end" "sandbox: {allow: {write: [\"dist/\"]}}" &&
+	run_vx 1 run app#build &&
+	test_grep "app#build: end" "$OUT" &&
+	test_grep "violation: read app/vendor/secret.txt (openat ENOENT)" "$ERR" &&
+	test_grep "note: a read outside the project was refused: root-secret.txt" "$ERR"
+'
+
 test_done
