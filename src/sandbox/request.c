@@ -29,6 +29,7 @@ struct builder {
 	struct sandbox_request *req;
 	struct strbuf *err;
 	char *ws, *proj, *home, *tmp;
+	bool home_masked; /* home is an empty read-only tmpfs but for what is granted */
 	wall_vec walls;
 	grant_vec reads, writes;
 	struct strvec rw_dirs;	  /* canonical dirs bound read-write */
@@ -81,7 +82,8 @@ static bool is_wall(const wall_vec *w, const char *p)
  * no mask covers it) */
 static bool visible_by_base(struct builder *b, const char *p)
 {
-	if (b->in->hermetic || path_is_within(b->ws, p) || path_is_within(b->tmp, p))
+	if (b->in->hermetic || path_is_within(b->ws, p) || path_is_within(b->tmp, p) ||
+	    (b->home_masked && path_is_within(b->home, p)))
 		return false;
 	const struct wall *w = walls_holding(&b->walls, p);
 	return !w;
@@ -144,6 +146,13 @@ static void punch(struct builder *b, const char *dir, bool mask)
 	strvec_clear(&names);
 }
 
+/* A wall under a masked home is hidden by the mask already; a grant that
+ * holds one is punched around it. */
+static bool under_masked_home(const struct builder *b, const char *p)
+{
+	return b->home_masked && path_is_within(b->home, p);
+}
+
 /* Hide the walls that lie outside the workspace, where the ro "/" shows them:
  * a directory under an empty read-only tmpfs, a file by punching its parent
  * (a mount cannot make a file absent). */
@@ -154,7 +163,8 @@ static void mask_outside_walls(struct builder *b)
 	for (size_t i = 0; i < b->walls.n; i++) {
 		const char *w = b->walls.v[i].path;
 		struct stat st;
-		if (path_is_within(b->ws, w) || path_is_within(b->tmp, w) || lstat(w, &st))
+		if (path_is_within(b->ws, w) || path_is_within(b->tmp, w) || under_masked_home(b, w) ||
+		    lstat(w, &st))
 			continue;
 		if (!S_ISDIR(st.st_mode)) {
 			char *parent = path_dirname(w);
@@ -165,8 +175,8 @@ static void mask_outside_walls(struct builder *b)
 	for (size_t i = 0; i < b->walls.n; i++) {
 		const char *w = b->walls.v[i].path;
 		struct stat st;
-		if (path_is_within(b->ws, w) || path_is_within(b->tmp, w) || lstat(w, &st) ||
-		    !S_ISDIR(st.st_mode))
+		if (path_is_within(b->ws, w) || path_is_within(b->tmp, w) || under_masked_home(b, w) ||
+		    lstat(w, &st) || !S_ISDIR(st.st_mode))
 			continue;
 		char *parent = path_dirname(w);
 		bool in_punched = strvec_find(&b->punched, parent) >= 0;
@@ -339,6 +349,62 @@ static void dep_output(struct builder *b, const char *path)
 	free(dir);
 	free(real_dir);
 	free(at);
+}
+
+/* Relative to home: read-only package and tool caches that builds read
+ * (and nothing that holds a credential). Measured on the real builds of
+ * tests/unsafe/t0330-realbuild.sh: tsc and make+gcc read none; node-gyp's
+ * headers and the package managers' stores are what native addons and
+ * offline installs read. */
+const char *const sandbox_home_caches[] = {
+    ".cache/node-gyp", ".npm/_cacache",	      ".local/share/pnpm/store", ".cache/yarn",
+    ".bun/install/cache", ".cargo/registry", ".cargo/git",	      ".rustup/toolchains",
+    "go/pkg/mod",	      ".m2/repository", ".gradle/caches",	      NULL,
+};
+
+/* Home is an empty read-only tmpfs (issue 12: a deny list can never be
+ * complete, and ~/.claude/.credentials.json, ~/.yarnrc.yml, ~/.m2/settings.xml
+ * and the shell history were readable with no grant). It shows what the
+ * task's toolchain needs: each PATH directory under home (a bin/ brings its
+ * install prefix: ~/.nvm/versions/node/vX), the caches above, and the
+ * task's grants; the credential stores stay walled inside all of them. */
+static void home_reads(struct builder *b, const char *path_var)
+{
+	struct stat st;
+	b->home_masked = b->home && strcmp(b->home, "/") && !b->in->hermetic &&
+			 !path_is_within(b->tmp, b->home) && !path_is_within(b->ws, b->home) &&
+			 stat(b->home, &st) == 0 && S_ISDIR(st.st_mode);
+	if (!b->home_masked)
+		return;
+	for (const char *s = path_var; s && *s;) {
+		const char *e = strchr(s, ':');
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+		char *dir = xstrndup(s, n);
+		s = e ? e + 1 : s + n;
+		if (dir[0] != '/') {
+			free(dir);
+			continue;
+		}
+		char *real = grants_canonical(dir);
+		free(dir);
+		if (strcmp(real, b->home) && path_is_within(b->home, real)) {
+			const char *base = path_basename(real);
+			char *prefix = path_dirname(real);
+			bool install = !strcmp(base, "bin") && strcmp(prefix, b->home);
+			const char *grant = install ? prefix : real;
+			if (stat(grant, &st) == 0 && S_ISDIR(st.st_mode) &&
+			    !walls_holding(&b->walls, grant))
+				add_read(b, grant);
+			free(prefix);
+		}
+		free(real);
+	}
+	for (const char *const *c = sandbox_home_caches; *c; c++) {
+		char *p = path_join(b->home, *c);
+		if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			add_read(b, p);
+		free(p);
+	}
 }
 
 static int fail(struct builder *b, const char *fmt, ...) VX_PRINTF(2, 3);
@@ -585,6 +651,10 @@ static int assemble(struct builder *b)
 	mount_add(req, SANDBOX_TMPFS, NULL, b->tmp);
 	mount_add(req, SANDBOX_TMPFS, NULL, b->ws);
 	mount_add(req, SANDBOX_REMOUNT_RO, NULL, b->ws);
+	if (b->home_masked) {
+		mount_add(req, SANDBOX_TMPFS, NULL, b->home);
+		mount_add(req, SANDBOX_REMOUNT_RO, NULL, b->home);
+	}
 	mask_outside_walls(b);
 	for (size_t i = 0; i < b->reads.n; i++) {
 		const struct grant *g = &b->reads.v[i];
@@ -745,6 +815,11 @@ static int build(struct builder *b)
 	 * and the judge answers for what is read of it through the key. */
 	add_read(b, b->proj);
 	baseline_reads(b);
+	const char *path_var = NULL;
+	for (size_t i = 0; i < b->req->env.n; i++)
+		if (!strncmp(b->req->env.v[i], "PATH=", 5))
+			path_var = b->req->env.v[i] + 5;
+	home_reads(b, path_var);
 	for (size_t i = 0; i < in->n_dep_outputs; i++)
 		dep_output(b, in->dep_outputs[i]);
 	if (plan_writes(b))

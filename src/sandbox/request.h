@@ -119,6 +119,10 @@ int sandbox_request_build(const struct sandbox_input *in, struct sandbox_request
  * socket or a shell line later carries it unquoted. */
 bool sandbox_path_safe(const char *p);
 
+/* Read-only tool caches under home a task sees (relative to home),
+ * NULL-terminated; the rest of home is hidden. */
+extern const char *const sandbox_home_caches[];
+
 /* The roots of the OS and its toolchain: all a hermetic task sees outside
  * the workspace (read-only). NULL-terminated. */
 extern const char *const sandbox_os_roots[];

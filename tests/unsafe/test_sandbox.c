@@ -165,8 +165,27 @@ static void test_walls(void)
 	CHECK(strstr(out.buf, "PRIVATE") == NULL);
 	CHECK(run(&t, "cat \"$HOME/.npmrc\"", &out) != 0);
 	HAS(out, "No such file or directory");
-	CHECK_INT(run(&t, "cat \"$HOME/notes.txt\"", &out), 0); /* the rest of home stays */
-	HAS(out, "home-notes");
+	/* Home shows only what the toolchain needs (issue 12): a deny list is
+	 * never complete. Hidden: a file no list names, and credentials no
+	 * list knew (~/.claude); shown: the install prefix of a PATH dir under
+	 * home and a package cache. */
+	CHECK(run(&t, "cat \"$HOME/notes.txt\"", &out) != 0);
+	CHECK(strstr(out.buf, "home-notes") == NULL);
+	CHECK(run(&t, "cat \"$HOME/.claude/.credentials.json\"", &out) != 0);
+	CHECK(strstr(out.buf, "claude-secret") == NULL);
+	char *old_path = xstrdup(getenv("PATH"));
+	char *tool_path = xasprintf("%s/.nvm/versions/node/v1/bin:%s", home, old_path);
+	setenv("PATH", tool_path, 1);
+	CHECK_INT(run(&t, "cat \"$HOME/.nvm/versions/node/v1/lib/x.js\" \"$HOME/.cache/node-gyp/h.h\"",
+		      &out),
+		  0);
+	HAS(out, "nvm-lib");
+	HAS(out, "gyp-header");
+	CHECK(run(&t, "echo x > \"$HOME/.cache/node-gyp/new\"", &out) != 0);
+	HAS(out, "Read-only file system");
+	setenv("PATH", old_path, 1);
+	free(tool_path);
+	free(old_path);
 	/* The project is readable through '.', writable nowhere but the grant. */
 	CHECK_INT(run(&t, "cat src.txt", &out), 0);
 	HAS(out, "a-src");
@@ -415,6 +434,10 @@ int main(void)
 	put("home/.ssh/id_rsa", "-----BEGIN PRIVATE KEY-----\n");
 	put("home/.npmrc", "//registry/:_authToken=npm_secret\n");
 	put("home/notes.txt", "home-notes\n");
+	put("home/.claude/.credentials.json", "claude-secret\n");
+	put("home/.nvm/versions/node/v1/bin/node", "#!/bin/sh\n");
+	put("home/.nvm/versions/node/v1/lib/x.js", "nvm-lib\n");
+	put("home/.cache/node-gyp/h.h", "gyp-header\n");
 	char *link = path_join(proj_a, "shared"), *link2 = path_join(proj_a, "link-out.txt");
 	char *target2 = path_join(proj_b, "y");
 	if (symlink("../b", link) || symlink(target2, link2))
