@@ -24,6 +24,12 @@ for p in "${packages[@]}"; do
 	fi
 done
 
+# The real-build tests (tests/unsafe/t0330-realbuild.sh) install TypeScript
+# from npm themselves; npm is Debian's unless a node with npm is there.
+if ! command -v npm >/dev/null 2>&1; then
+	missing+=(nodejs npm)
+fi
+
 if [ ${#missing[@]} -eq 0 ]; then
 	echo "install-deps: all ${#packages[@]} packages already installed"
 	exit 0
