@@ -128,7 +128,7 @@ static int glob_hit(const char *rel, void *vctx)
 }
 
 static int resolve_one(const char *pat, const char *entry, const char *project_dir,
-		       const char *home, grant_vec *out, struct strvec *glob_empty,
+		       const char *home, grant_vec *out, grant_vec *glob_heads,
 		       struct strbuf *err)
 {
 	char *abs;
@@ -174,8 +174,17 @@ static int resolve_one(const char *pat, const char *entry, const char *project_d
 		free(abs);
 		return -1;
 	}
-	if (!c.hits && glob_empty)
-		strvec_push(glob_empty, head);
+	if (glob_heads) {
+		struct grant h = {0};
+		struct stat st;
+		h.path = xstrdup(real_head);
+		h.lexical = xstrdup(head);
+		h.entry = entry;
+		h.exists = stat(real_head, &st) == 0;
+		h.is_dir = h.exists && S_ISDIR(st.st_mode);
+		h.want_dir = true;
+		vec_push(glob_heads, h);
+	}
 	free(real_head);
 	free(head);
 	free(abs);
@@ -183,7 +192,7 @@ static int resolve_one(const char *pat, const char *entry, const char *project_d
 }
 
 int grants_resolve(const char *entry, const char *project_dir, const char *home, grant_vec *out,
-		   struct strvec *glob_empty, struct strbuf *err)
+		   grant_vec *glob_heads, struct strbuf *err)
 {
 	struct strvec pats = STRVEC_INIT;
 	if (glob_expand_braces(entry, &pats) < 0) {
@@ -194,7 +203,7 @@ int grants_resolve(const char *entry, const char *project_dir, const char *home,
 	int rc = 0;
 	for (size_t i = 0; i < pats.n && !rc; i++) {
 		collapse_tree(pats.v[i]);
-		rc = resolve_one(pats.v[i], entry, project_dir, home, out, glob_empty, err);
+		rc = resolve_one(pats.v[i], entry, project_dir, home, out, glob_heads, err);
 	}
 	strvec_clear(&pats);
 	return rc;

@@ -32,11 +32,12 @@ char *grants_canonical(const char *p);
  * "dir/" + "**" + "/" + "*" collapse to "dir"; a glob is expanded now (the hits on disk,
  * files and directories; a symlink to a directory is never a hit), and a hit
  * whose canonical path leaves the canonical directory of the pattern's first
- * wildcard is dropped. Appends to out; when a glob matched nothing and
- * glob_dir is non-NULL, appends its literal head directory there.
+ * wildcard is dropped. Appends to out; for each glob, when glob_heads is
+ * non-NULL, appends its literal head directory there (canonical; entry,
+ * exists and is_dir set), whether or not it matched anything.
  * Returns 0, or -1 with one line in err (a bad pattern, "~user"). */
 int grants_resolve(const char *entry, const char *project_dir, const char *home, grant_vec *out,
-		   struct strvec *glob_empty, struct strbuf *err);
+		   grant_vec *glob_heads, struct strbuf *err);
 
 void grants_clear(grant_vec *g);
 

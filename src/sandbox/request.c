@@ -35,7 +35,7 @@ struct builder {
 	struct strvec rw_dirs;	  /* canonical dirs bound read-write */
 	struct strvec mkdirs;	  /* dirs to create before binding (write grants) */
 	struct strvec files;	  /* placeholder files to create */
-	struct strvec glob_empty; /* heads of write globs with no hit */
+	grant_vec glob_heads;	  /* the literal head dir of each write glob */
 	struct strvec punched;	  /* masked-and-punched dirs (avoid doing one twice) */
 	struct strvec masked;	  /* walls inside a RW bind: masked read-only there */
 };
@@ -418,14 +418,50 @@ static int fail(struct builder *b, const char *fmt, ...)
 	return -1;
 }
 
+/* Plans one read-write bind of dir for the write grant entry. A wall the
+ * bind would hold: a nested project is refused (its files are other
+ * tasks'); .git, the cache or a credential store is masked inside the bind,
+ * read-only, when it is there, and one that is not there is no wall to keep
+ * (`write: ["./"]` was refused for a .git that did not exist). The cache is
+ * vx's own: made now, so the task cannot make it and plant entries.
+ * widened: the bind holds more than the entry names (the judge must catch
+ * writes there). Returns 0, or -1 with the reason in err. */
+static int plan_bind(struct builder *b, const char *entry, const char *dir, bool widened)
+{
+	for (size_t k = 0; k < b->walls.n; k++) {
+		const struct wall *in = &b->walls.v[k];
+		struct stat st;
+		if (!path_is_within(dir, in->path))
+			continue;
+		bool there = lstat(in->path, &st) == 0;
+		if (in->kind == WALL_NESTED && there)
+			return fail(b,
+				    "write grant '%s' would bind %s read-write, which holds %s (%s); "
+				    "grant a directory below it",
+				    entry, dir, in->path, walls_kind_name(in->kind));
+		if (!there && in->kind == WALL_CACHE)
+			strvec_push(&b->mkdirs, in->path);
+		else if (!there)
+			continue;
+		if (strvec_find(&b->masked, in->path) < 0)
+			strvec_push(&b->masked, in->path);
+	}
+	if (strvec_find(&b->rw_dirs, dir) < 0)
+		strvec_push(&b->rw_dirs, dir);
+	if (widened && strvec_find(&b->req->widened, dir) < 0)
+		strvec_push(&b->req->widened, dir);
+	return 0;
+}
+
 /* Decides each write grant's bind and what to create; creates nothing. */
 static int plan_writes(struct builder *b)
 {
 	for (size_t i = 0; i < b->writes.n; i++) {
 		struct grant *g = &b->writes.v[i];
-		const struct wall *w = walls_holding(&b->walls, g->path);
-		if (g->from_glob && w)
+		/* A glob's hits lie in its head, which is bound whole (below). */
+		if (g->from_glob)
 			continue;
+		const struct wall *w = walls_holding(&b->walls, g->path);
 		if (path_is_within(b->proj, g->lexical) && !path_is_within(b->proj, g->path))
 			return fail(b,
 				    "write grant '%s' leads through a link to %s, outside the "
@@ -440,33 +476,6 @@ static int plan_writes(struct builder *b)
 		/* A FILE grant binds its directory: rename(2) onto a bind mount is
 		 * EBUSY, and every atomic writer renames a temp file over its output. */
 		char *bind = dir ? xstrdup(g->path) : path_dirname(g->path);
-		/* A wall the bind would hold: a nested project is refused (its
-		 * files are other tasks'); .git, the cache or a credential store
-		 * is masked inside the bind, read-only, when it is there, and one
-		 * that is not there is no wall to keep (`write: ["./"]` was
-		 * refused for a .git that did not exist). The cache is vx's own:
-		 * made now, so the task cannot make it and plant entries. */
-		for (size_t k = 0; k < b->walls.n; k++) {
-			const struct wall *in = &b->walls.v[k];
-			struct stat st;
-			if (!path_is_within(bind, in->path))
-				continue;
-			bool there = lstat(in->path, &st) == 0;
-			if (in->kind == WALL_NESTED && there) {
-				int rc = fail(b,
-					      "write grant '%s' would bind %s read-write, which "
-					      "holds %s (%s); grant a directory below it",
-					      g->entry, bind, in->path, walls_kind_name(in->kind));
-				free(bind);
-				return rc;
-			}
-			if (!there && in->kind == WALL_CACHE)
-				strvec_push(&b->mkdirs, in->path);
-			else if (!there)
-				continue;
-			if (strvec_find(&b->masked, in->path) < 0)
-				strvec_push(&b->masked, in->path);
-		}
 		if (!g->exists) {
 			if (!path_is_within(b->proj, g->path)) {
 				int rc = fail(b,
@@ -481,11 +490,32 @@ static int plan_writes(struct builder *b)
 			if (!dir)
 				strvec_push(&b->files, g->path);
 		}
-		if (strvec_find(&b->rw_dirs, bind) < 0)
-			strvec_push(&b->rw_dirs, bind);
-		if (!dir && strvec_find(&b->req->widened, bind) < 0)
-			strvec_push(&b->req->widened, bind);
+		int rc = plan_bind(b, g->entry, bind, !dir);
 		free(bind);
+		if (rc)
+			return rc;
+	}
+	/* A write glob binds its literal head, made when missing, whether or
+	 * not anything matched at task start: the files it names are often
+	 * made by the task (tsup's tsup.config.bundled_<random>.mjs, refused
+	 * before as "matched nothing", issue 11). The head is widened: a write
+	 * there that the glob does not match is a violation. */
+	for (size_t i = 0; i < b->glob_heads.n; i++) {
+		const struct grant *h = &b->glob_heads.v[i];
+		const struct wall *w = walls_holding(&b->walls, h->path);
+		if (w && w->kind != WALL_NESTED)
+			return fail(b, "write grant '%s' lies in %s (%s); vx never grants writes there",
+				    h->entry, w->path, walls_kind_name(w->kind));
+		if (!h->exists) {
+			if (!path_is_within(b->proj, h->path))
+				return fail(b,
+					    "write grant '%s': %s does not exist, and vx creates "
+					    "missing grants only inside the project; create it first",
+					    h->entry, h->path);
+			strvec_push(&b->mkdirs, h->path);
+		}
+		if (plan_bind(b, h->entry, h->path, true))
+			return -1;
 	}
 	/* A directory some grant names whole is no widening. */
 	size_t keep = 0;
@@ -493,7 +523,7 @@ static int plan_writes(struct builder *b)
 		bool whole = false;
 		for (size_t j = 0; j < b->writes.n && !whole; j++) {
 			const struct grant *g = &b->writes.v[j];
-			whole = (g->exists ? g->is_dir : g->want_dir) &&
+			whole = !g->from_glob && (g->exists ? g->is_dir : g->want_dir) &&
 				path_is_within(g->path, b->req->widened.v[i]);
 		}
 		if (whole)
@@ -504,13 +534,6 @@ static int plan_writes(struct builder *b)
 	b->req->widened.n = keep;
 	if (b->req->widened.v)
 		b->req->widened.v[keep] = NULL;
-	for (size_t i = 0; i < b->glob_empty.n; i++) {
-		strvec_pushf(&b->req->notes,
-			     "a write glob matched nothing at task start; grant the directory %s",
-			     b->glob_empty.v[i]);
-		if (path_is_within(b->proj, b->glob_empty.v[i]))
-			strvec_push(&b->mkdirs, b->glob_empty.v[i]);
-	}
 	return 0;
 }
 
@@ -734,7 +757,7 @@ static void builder_release(struct builder *b)
 	strvec_clear(&b->rw_dirs);
 	strvec_clear(&b->mkdirs);
 	strvec_clear(&b->files);
-	strvec_clear(&b->glob_empty);
+	grants_clear(&b->glob_heads);
 	strvec_clear(&b->punched);
 	strvec_clear(&b->masked);
 }
@@ -787,7 +810,7 @@ static int build(struct builder *b)
 		if (grants_resolve(in->allow_read[i], b->proj, b->home, &b->reads, NULL, b->err))
 			return -1;
 	for (size_t i = 0; i < in->n_write; i++)
-		if (grants_resolve(in->allow_write[i], b->proj, b->home, &b->writes, &b->glob_empty,
+		if (grants_resolve(in->allow_write[i], b->proj, b->home, &b->writes, &b->glob_heads,
 				   b->err))
 			return -1;
 	for (size_t i = 0; i < b->reads.n; i++) {

@@ -310,4 +310,23 @@ test_expect_success '-v names an input the task writes itself: it changes each r
 	test_grep "app#build: cache miss since [0-9a-f]*: app/gen/stamp \(added\|changed\) (changes each run: it is written by this task; declare it an output)" "$ERR"
 '
 
+test_expect_success 'a write glob grants files the task makes (tsup.config.bundled_<random>.mjs); a write there it does not match is a violation' '
+	setup &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "f=tsup.config.bundled_$$.mjs; echo x > $f && rm $f; mkdir -p dist && echo ok > dist/o; echo end"
+	    cache: false
+	    sandbox:
+	      allow:
+	        write: ["dist/", "tsup.config.bundled_*.mjs"]
+	EOF
+	run_vx 0 run app#build &&
+	test_grep "app#build: end" "$OUT" &&
+	test_grep ! "violation" "$ERR" &&
+	test -z "$(ls app | grep bundled)" &&
+	sed -i "s|rm \$f;|rm \$f; echo y > other.txt;|" app/vx.yaml &&
+	run_vx 1 run app#build &&
+	test_grep "violation: write app/other.txt (openat, let through only because a file grant binds its directory)" "$ERR"
+'
+
 test_done
