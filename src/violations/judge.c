@@ -132,10 +132,83 @@ static char *grant_spelling(const struct judge_input *in, const char *path, bool
 
 /* The allow entry that grants a violation's path inside the project: a
  * write grants its directory (a file grant is widened to it anyway). */
+/* Is the n bytes at s a name piece that changes from run to run: a content
+ * hash (8+ hex digits with a digit), a number of 4+ digits (a pid, a time),
+ * or a random token (letters and 2+ digits, a letter after a digit: "x7f3",
+ * not "es2020")? */
+static bool is_token(const char *s, size_t n)
+{
+	size_t hex = 0, digits = 0, letters = 0;
+	bool letter_after_digit = false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		bool d = c >= '0' && c <= '9', l = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+		if (!d && !l)
+			return false;
+		hex += d || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+		digits += d;
+		letters += l;
+		letter_after_digit |= l && digits;
+	}
+	return (n >= 8 && hex == n && digits) || (n >= 4 && digits == n) ||
+	       (n >= 4 && digits >= 2 && letters && letter_after_digit);
+}
+
+/* The fix for a path, made to hold on the next run too: a directory that is
+ * a token (node_modules/.vite/vitest/da39a3ee.../results.json) is cut to
+ * the stable directory above it, and a token inside the file name
+ * (tsup.config.bundled_x7f3.mjs) becomes '*' (a write glob is a valid grant
+ * for files not made yet). Only the directories from `from` on are looked
+ * at (below the project: the workspace's own path is no token). Returns the
+ * path to spell, and sets *dir when it names a directory. Issue 11. */
+static char *stable_target(const char *path, const char *from, bool *dir)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	for (const char *s = from; s < base;) {
+		const char *e = strchr(s, '/');
+		if (is_token(s, (size_t)(e - s))) {
+			*dir = true;
+			return xstrndup(path, (size_t)(s - path - 1));
+		}
+		s = e + 1;
+	}
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_add(&sb, path, (size_t)(base - path));
+	bool any = false;
+	for (const char *s = base; *s;) {
+		size_t n = strcspn(s, "._-");
+		if (n && is_token(s, n)) {
+			strbuf_addch(&sb, '*');
+			any = true;
+		} else {
+			strbuf_add(&sb, s, n);
+		}
+		s += n;
+		if (*s)
+			strbuf_addch(&sb, *s++);
+	}
+	if (!any) {
+		strbuf_release(&sb);
+		return xstrdup(path);
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
 static char *fix_entry(const struct judge_input *in, const char *path, bool write)
 {
-	char *target = write ? path_dirname(path) : xstrdup(path);
-	char *out = grant_spelling(in, target, write || is_dir(target));
+	bool dir = false;
+	const char *from = path + strlen(path); /* outside the workspace: the name only */
+	size_t len = strlen(path);
+	if (under(in->project_dir, path) && strlen(in->project_dir) < len)
+		from = path + strlen(in->project_dir) + 1;
+	else if (under(in->workspace_root, path) && strlen(in->workspace_root) < len)
+		from = path + strlen(in->workspace_root) + 1;
+	char *stable = stable_target(path, from, &dir);
+	bool changed = strcmp(stable, path) != 0;
+	char *target = changed || !write ? stable : path_dirname(stable);
+	if (target != stable)
+		free(stable);
+	char *out = grant_spelling(in, target, dir || (!changed && (write || is_dir(target))));
 	free(target);
 	return out;
 }

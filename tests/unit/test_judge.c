@@ -316,6 +316,30 @@ static void test_unkeyed(void)
 	free(dist);
 }
 
+/* Issue 11: a fix must hold on the next run: a hash directory is cut to
+ * the stable one above it, a random token in a written name becomes '*'. */
+static void test_stable_fix(void)
+{
+	fixture_write(root, "app/node_modules/.vite/vitest/da39a3ee5e6b4b0d/results.json", "{}\n");
+	struct judge_input in = input();
+	struct verdict v;
+	judge("2 openat(AT_FDCWD, \"node_modules/.vite/vitest/da39a3ee5e6b4b0d/results.json\", "
+	      "O_WRONLY|O_CREAT|O_TRUNC, 0666) = -1 EROFS (Read-only file system)\n"
+	      "2 openat(AT_FDCWD, \"tsup.config.bundled_x7f3.mjs\", O_WRONLY|O_CREAT|O_TRUNC, 0666) "
+	      "= -1 EROFS (Read-only file system)\n"
+	      "2 openat(AT_FDCWD, \"es2020/out.js\", O_WRONLY|O_CREAT|O_TRUNC, 0666) = -1 EROFS "
+	      "(Read-only file system)\n" EXIT,
+	      &in, &v);
+	CHECK_INT(v.violations.n, 3);
+	CHECK_INT(v.fix_write.n, 3);
+	if (v.fix_write.n == 3) {
+		CHECK_STR(v.fix_write.v[0], "es2020/"); /* a name and a version: no token */
+		CHECK_STR(v.fix_write.v[1], "node_modules/.vite/vitest/");
+		CHECK_STR(v.fix_write.v[2], "tsup.config.bundled_*.mjs");
+	}
+	verdict_release(&v);
+}
+
 int main(void)
 {
 	strcpy(root, fixture_dir());
@@ -327,6 +351,7 @@ int main(void)
 	test_shown_absence();
 	test_walled();
 	test_unkeyed();
+	test_stable_fix();
 	struct judge_input in = input();
 	struct verdict v;
 	char log[4096];
