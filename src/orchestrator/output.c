@@ -157,10 +157,62 @@ static bool holds_output(const struct output *out, const struct job *job)
 	return !job->persistent && (out->group || out->logs == LOGS_ERRORS_ONLY);
 }
 
+/* Appends line (n bytes, no newline) to dst as a terminal will show it
+ * behind vx's prefix, which nothing in it may overwrite (issue 12): colour
+ * (SGR: ESC [ digits ; m) is kept, and reset at the end so it cannot bleed
+ * into the next prefix; a carriage return keeps what follows its last
+ * occurrence, as the terminal would (a progress bar shows its final
+ * state); every other escape sequence (cursor moves, clears) and control
+ * byte but a tab is dropped. docs/output.md. */
+static void add_task_text(struct strbuf *dst, const char *line, size_t n)
+{
+	const char *end = line + n;
+	while (end > line && end[-1] == '\r')
+		end--;
+	for (const char *c = end; c > line; c--)
+		if (c[-1] == '\r') {
+			line = c;
+			break;
+		}
+	bool coloured = false;
+	for (const char *c = line; c < end; c++) {
+		unsigned char ch = (unsigned char)*c;
+		if (ch == 0x1b) {
+			const char *q = c + 1;
+			if (q < end && *q == '[') {
+				q++;
+				while (q < end && ((*q >= '0' && *q <= '9') || *q == ';'))
+					q++;
+				const char *params_end = q;
+				while (q < end && ((unsigned char)*q < 0x40 || (unsigned char)*q > 0x7e))
+					q++; /* intermediate bytes of another sequence */
+				if (q < end && q == params_end && *q == 'm') {
+					strbuf_add(dst, c, (size_t)(q - c + 1));
+					coloured = true;
+				}
+				c = q < end ? q : end - 1;
+			} else if (q < end && *q == ']') {
+				/* OSC (a window title, a hyperlink): to BEL or ESC \ */
+				while (q < end && *q != '\007' && !(*q == 0x1b && q + 1 < end && q[1] == '\\'))
+					q++;
+				c = q < end ? (*q == '\007' ? q : q + 1) : end - 1;
+			} else {
+				c = q < end ? q : end - 1; /* ESC and the byte after it */
+			}
+			continue;
+		}
+		if ((ch < 0x20 && ch != '\t') || ch == 0x7f)
+			continue;
+		strbuf_addch(dst, (char)ch);
+	}
+	if (coloured)
+		strbuf_addstr(dst, "\033[0m");
+}
+
 static void add_line(struct strbuf *dst, const struct output_job *oj, const char *line, size_t n)
 {
 	strbuf_add(dst, oj->prefix.buf, oj->prefix.len);
-	strbuf_add(dst, line, n);
+	add_task_text(dst, line, n);
 	strbuf_addch(dst, '\n');
 }
 

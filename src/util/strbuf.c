@@ -199,3 +199,53 @@ bool strbuf_ends_with(const struct strbuf *sb, const char *suffix)
 	size_t n = strlen(suffix);
 	return sb->len >= n && memcmp(sb->buf + sb->len - n, suffix, n) == 0;
 }
+
+static bool is_control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+static void add_c_escape(struct strbuf *sb, unsigned char c)
+{
+	static const char named[] = "\a\b\t\n\v\f\r";
+	static const char letters[] = "abtnvfr";
+	const char *at = c ? memchr(named, c, sizeof named - 1) : NULL;
+	if (at)
+		strbuf_addf(sb, "\\%c", letters[at - named]);
+	else
+		strbuf_addf(sb, "\\%03o", c);
+}
+
+void strbuf_add_quoted(struct strbuf *sb, const char *s)
+{
+	bool quote = false;
+	for (const char *c = s; *c && !quote; c++)
+		quote = is_control((unsigned char)*c);
+	if (!quote) {
+		strbuf_addstr(sb, s);
+		return;
+	}
+	strbuf_addch(sb, '"');
+	for (const char *c = s; *c; c++) {
+		unsigned char ch = (unsigned char)*c;
+		if (ch == '"' || ch == '\\') {
+			strbuf_addch(sb, '\\');
+			strbuf_addch(sb, (char)ch);
+		} else if (is_control(ch)) {
+			add_c_escape(sb, ch);
+		} else {
+			strbuf_addch(sb, (char)ch);
+		}
+	}
+	strbuf_addch(sb, '"');
+}
+
+void strbuf_add_controls_escaped(struct strbuf *sb, const char *s)
+{
+	for (const char *c = s; *c; c++) {
+		if (is_control((unsigned char)*c))
+			add_c_escape(sb, (unsigned char)*c);
+		else
+			strbuf_addch(sb, *c);
+	}
+}

@@ -34,6 +34,14 @@ void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 void strbuf_add_shell_quoted(struct strbuf *sb, const char *s);
 /* Appends s as a JSON string literal, quotes included. */
 void strbuf_add_json_string(struct strbuf *sb, const char *s);
+/* Appends s as git quotes a path when it holds a control byte (< 0x20 or
+ * 0x7f): in double quotes, C-style (\n \t \" \\, else \ooo); as it is
+ * otherwise. A printed path can then never start a line of its own or
+ * move the terminal's cursor. */
+void strbuf_add_quoted(struct strbuf *sb, const char *s);
+/* Appends s with each control byte but none written C-style (\n, \033),
+ * unquoted: for a sentence that holds words a task chose. */
+void strbuf_add_controls_escaped(struct strbuf *sb, const char *s);
 /* Appends all of fd until EOF. Returns 0, or -1 with errno set. */
 int strbuf_read_fd(struct strbuf *sb, int fd);
 /* Appends the file's contents. Returns 0, or -1 with errno set. */

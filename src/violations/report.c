@@ -11,7 +11,7 @@
 static void add_path(struct strbuf *out, const struct judge_input *in, const char *path)
 {
 	char *shown = judge_display_path(in, path);
-	strbuf_addstr(out, shown);
+	strbuf_add_quoted(out, shown);
 	free(shown);
 }
 
@@ -103,7 +103,9 @@ void report_text(const char *id, const char *yaml_rel, const char *task,
 	}
 	for (size_t i = 0; i < v->notes.n; i++) {
 		const struct judge_note *n = &v->notes.v[i];
-		strbuf_addf(out, "%s: note: %s\n", id, n->text);
+		strbuf_addf(out, "%s: note: ", id);
+		strbuf_add_controls_escaped(out, n->text);
+		strbuf_addch(out, '\n');
 	}
 	struct fix_field fixes[FIX_FIELDS];
 	fix_fields(v, fixes);
@@ -330,7 +332,12 @@ static void gh_escape(struct strbuf *sb, const char *s, bool property)
 			strbuf_addstr(sb, "%3A");
 		else if (property && *s == ',')
 			strbuf_addstr(sb, "%2C");
-		else
+		else if ((unsigned char)*s < 0x20 || *s == 0x7f) {
+			/* ESC and friends have no workflow-command escape: shown
+			 * C-style, so an annotation cannot drive the log viewer */
+			char one[2] = {*s, 0};
+			strbuf_add_controls_escaped(sb, one);
+		} else
 			strbuf_addch(sb, *s);
 	}
 }

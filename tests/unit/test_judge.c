@@ -340,6 +340,34 @@ static void test_stable_fix(void)
 	verdict_release(&v);
 }
 
+/* Issue 12: a path holding a newline or ESC cannot forge a report line or
+ * drive the terminal: quoted as git quotes it, in every report. */
+static void test_control_bytes(void)
+{
+	fixture_write(root, "app/vendor/x\n::error file=f::forged\033[2J", "s\n");
+	struct judge_input in = input();
+	struct verdict v;
+	judge("2 openat(AT_FDCWD, \"vendor/x\\n::error file=f::forged\\33[2J\", O_RDONLY) = -1 "
+	      "ENOENT (No such file or directory)\n" EXIT,
+	      &in, &v);
+	CHECK_INT(v.violations.n, 1);
+	struct strbuf out = STRBUF_INIT;
+	report_text("app#build", "app/vx.yaml", "build", &in, &v, &out);
+	CHECK(strstr(out.buf, "violation: read \"app/vendor/x\\n::error file=f::forged\\033[2J\" "
+			      "(openat ENOENT)\n") != NULL);
+	CHECK(strstr(out.buf, "\n::error") == NULL);
+	CHECK(strchr(out.buf, 0x1b) == NULL);
+	struct task_report r = {.id = "app#build", .project = "app", .task = "build",
+				.status = "failed", .yaml = "app/vx.yaml", .in = &in, .v = &v};
+	strbuf_reset(&out);
+	report_github(&r, 1, &out);
+	CHECK(strstr(out.buf, "\n::error file=f") == NULL);
+	CHECK(strchr(out.buf, 0x1b) == NULL);
+	CHECK_INT((int)(strchr(out.buf, '\n') - out.buf) + 1, (int)out.len); /* one line */
+	strbuf_release(&out);
+	verdict_release(&v);
+}
+
 int main(void)
 {
 	strcpy(root, fixture_dir());
@@ -352,6 +380,7 @@ int main(void)
 	test_walled();
 	test_unkeyed();
 	test_stable_fix();
+	test_control_bytes();
 	struct judge_input in = input();
 	struct verdict v;
 	char log[4096];

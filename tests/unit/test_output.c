@@ -82,6 +82,35 @@ static void test_stream(void)
 		      "app#build: done in 1.23s\n");
 }
 
+/* Issue 12: a task's bytes cannot overwrite vx's prefix: colour stays
+ * (and is reset), a carriage return keeps what the terminal would show,
+ * cursor moves, clears and other control bytes go. */
+static void test_task_bytes(void)
+{
+	struct job jobs[1];
+	struct output out;
+	jobs_init(jobs, 1);
+	out_open(&out, &plain, jobs, 1);
+	output_job_start(&out, 0);
+	const char data[] = "\033[31mred\033[0m ok\n"
+			    "10%\r50%\r100%\n"
+			    "crlf\r\n"
+			    "\033[2J\033[Hcleared\033[1A up\bb\007\n"
+			    "\033]0;title\007x\n"
+			    "\033]8;;http://e\033\\link\n";
+	output_job_data(&out, 0, data, sizeof data - 1);
+	end(&out, &jobs[0], 0, JOB_SUCCEEDED, 0, 10);
+	output_finish(&out);
+	check_written("app#build: running: make all\n"
+		      "app#build: \033[31mred\033[0m ok\033[0m\n"
+		      "app#build: 100%\n"
+		      "app#build: crlf\n"
+		      "app#build: cleared upb\n"
+		      "app#build: x\n"
+		      "app#build: link\n"
+		      "app#build: done in 0.01s\n");
+}
+
 static void test_end_lines(void)
 {
 	struct job jobs[1];
@@ -342,6 +371,7 @@ int main(void)
 	fd = mkostemp(path, O_CLOEXEC);
 	if (fd < 0)
 		die_errno("mkstemp");
+	test_task_bytes();
 	test_stream();
 	test_end_lines();
 	test_command_summary();
