@@ -629,40 +629,12 @@ void entry_close(struct entry *e)
 
 /* ---- restoring ---- */
 
-static int dir_clear(int fd, const char *path);
-
 /* Removes leaf of dfd, a directory with all it holds; never follows a link. */
 static int tree_remove(int dfd, const char *leaf, const char *path)
 {
-	if (!unlinkat(dfd, leaf, 0) || errno == ENOENT)
-		return 0;
-	if (errno != EISDIR && errno != EPERM)
+	if (remove_tree_at(dfd, leaf) < 0)
 		return error_errno("restore: remove %s", path);
-	int fd = openat(dfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return error_errno("restore: open %s", path);
-	int ret = dir_clear(fd, path);
-	close(fd);
-	if (!ret && unlinkat(dfd, leaf, AT_REMOVEDIR) < 0 && errno != ENOENT)
-		ret = error_errno("restore: remove %s", path);
-	return ret;
-}
-
-static int dir_clear(int fd, const char *path)
-{
-	/* A restored 0555 directory must still be emptied by the next restore. */
-	struct stat st;
-	if (fstat(fd, &st) < 0 || fchmod(fd, (st.st_mode & 07777) | 0700) < 0)
-		return error_errno("restore: chmod %s", path);
-	struct strvec kids = STRVEC_INIT;
-	int ret = dir_names(fd, path, &kids);
-	for (size_t i = 0; !ret && i < kids.n; i++) {
-		char *sub = xasprintf("%s/%s", path, kids.v[i]);
-		ret = tree_remove(fd, kids.v[i], sub);
-		free(sub);
-	}
-	strvec_clear(&kids);
-	return ret;
+	return 0;
 }
 
 /* Removes a current output. One reached through a symlink is outside the

@@ -21,6 +21,7 @@
 #include "orchestrator/taskcache.h"
 #include "orchestrator/workspace.h"
 #include "util/path.h"
+#include "util/rundir.h"
 #include "util/strbuf.h"
 #include "violations/report.h"
 
@@ -578,9 +579,17 @@ int run_main(int argc, char **argv)
 		    .color = tty && !getenv("NO_COLOR"),
 		};
 		sj.cache_dir = tc.dir;
+		/* Everything the run makes outside the workspace lives here, and
+		 * the next run sweeps it should this one die (kill -9). */
+		struct rundir rd;
+		if (rundir_open(&rd, NULL))
+			die_errno("cannot make the run's directory in $TMPDIR");
+		sj.run_dir = rd.path;
 		struct run_hooks rh = {&tc, &sj, ws, envs};
 		struct scheduler_hooks hooks = {run_before, run_after, &rh};
 		status = scheduler_run(jobs, n, &so, &hooks);
+		rundir_close(&rd);
+		sj.run_dir = NULL;
 		long long total = now_ms() - t0;
 		output_summary(jobs, n, total);
 		size_t hits = 0, misses = 0;

@@ -277,7 +277,7 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 	if (sj->strace) {
 		/* The run is traced, so the task's key says traced: a task that
 		 * cannot be traced must not run (it would be saved unjudged). */
-		char tmpl[] = "/tmp/vx-trace-XXXXXX";
+		char *tmpl = path_join(sj->run_dir ? sj->run_dir : "/tmp", "trace-XXXXXX");
 		int fd = -1;
 		if (mkdtemp(tmpl)) {
 			sjob->trace_dir = xstrdup(tmpl);
@@ -289,8 +289,10 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 			fprintf(stderr, "vx: %s: cannot make its trace log in %s: %s\n", t->id,
 				tmpl, strerror(errno));
 			job->reason = "its trace log could not be made (see above)";
+			free(tmpl);
 			return -1;
 		}
+		free(tmpl);
 		close(fd);
 	}
 	struct strbuf err = STRBUF_INIT;

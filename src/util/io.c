@@ -1,7 +1,13 @@
 #include "util/io.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include "util/vec.h"
 
 int write_all(int fd, const void *buf, size_t n)
 {
@@ -16,4 +22,52 @@ int write_all(int fd, const void *buf, size_t n)
 		n -= (size_t)k;
 	}
 	return 0;
+}
+
+static int clear_dir(int fd)
+{
+	/* A restored 0555 directory must still be emptied. */
+	struct stat st;
+	if (fstat(fd, &st) < 0 || fchmod(fd, (st.st_mode & 07777) | 0700) < 0)
+		return -1;
+	int dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = dup < 0 ? NULL : fdopendir(dup);
+	if (!d) {
+		if (dup >= 0)
+			close(dup);
+		return -1;
+	}
+	struct strvec kids = STRVEC_INIT;
+	struct dirent *de;
+	while ((errno = 0, de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			strvec_push(&kids, de->d_name);
+	int ret = errno ? -1 : 0;
+	int e = errno;
+	closedir(d);
+	for (size_t i = 0; !ret && i < kids.n; i++) {
+		ret = remove_tree_at(fd, kids.v[i]);
+		e = errno;
+	}
+	strvec_clear(&kids);
+	errno = e;
+	return ret;
+}
+
+int remove_tree_at(int dfd, const char *leaf)
+{
+	if (!unlinkat(dfd, leaf, 0) || errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return -1;
+	int fd = openat(dfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int ret = clear_dir(fd);
+	int e = errno;
+	close(fd);
+	if (!ret && unlinkat(dfd, leaf, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		return -1;
+	errno = e;
+	return ret;
 }

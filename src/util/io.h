@@ -8,4 +8,9 @@
  * Returns 0, or -1 with errno set. */
 int write_all(int fd, const void *buf, size_t n);
 
+/* Removes leaf of the directory dfd with all it holds, never following a
+ * link (a 0555 directory is made writable first so it can be emptied).
+ * Returns 0 (also when leaf is not there), or -1 with errno set. */
+int remove_tree_at(int dfd, const char *leaf);
+
 #endif

@@ -140,7 +140,7 @@ test_expect_success 'the trace log is a file mount: the task can neither swap it
 	run_vx 1 run app#build &&
 	test_grep "app#build: no-swap" "$OUT" &&
 	test_grep "violation: read app/vendor/notes.txt" "$ERR" &&
-	test -z "$(ls -d /tmp/vx-trace-* 2>/dev/null | xargs -r -n1 sh -c "test -e \$0/d && echo \$0")"
+	test -z "$(ls -d /tmp/vx-trace-* /tmp/vx-run-*/trace-* 2>/dev/null | xargs -r -n1 sh -c "test -e \$0/d && echo \$0")"
 '
 
 test_expect_success '--report json: one document on stdout, the shape of SPEC section 5; the run'"'"'s lines on stderr' '

@@ -1,0 +1,106 @@
+/* rundir.c - a run's own temporary directory, and the sweep of dead ones. */
+#include "util/rundir.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/die.h"
+#include "util/io.h"
+#include "util/path.h"
+
+#define PREFIX "vx-run-"
+/* A directory younger than this is never swept: its vx may be between
+ * mkdtemp and the flock that marks it alive. */
+#define GRACE_S 60
+
+/* Is the run that made dir (a child of basefd) gone? Its vx held an
+ * exclusive flock on the directory itself while it lived. */
+static bool owner_dead(int basefd, const char *name, const struct stat *st)
+{
+	if (time(NULL) - st->st_mtime <= GRACE_S)
+		return false;
+	int fd = openat(basefd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool dead = flock(fd, LOCK_EX | LOCK_NB) == 0;
+	close(fd); /* releases the probe's lock */
+	return dead;
+}
+
+static void sweep(const char *base)
+{
+	int basefd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (basefd < 0)
+		return;
+	int dup = fcntl(basefd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = dup < 0 ? NULL : fdopendir(dup);
+	if (!d) {
+		if (dup >= 0)
+			close(dup);
+		close(basefd);
+		return;
+	}
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		struct stat st;
+		if (strncmp(de->d_name, PREFIX, strlen(PREFIX)) ||
+		    fstatat(basefd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode) ||
+		    st.st_uid != geteuid())
+			continue;
+		if (owner_dead(basefd, de->d_name, &st))
+			remove_tree_at(basefd, de->d_name);
+	}
+	closedir(d);
+	close(basefd);
+}
+
+int rundir_open(struct rundir *rd, const char *base)
+{
+	rd->path = NULL;
+	rd->lock_fd = -1;
+	if (!base)
+		base = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	sweep(base);
+	char *tmpl = path_join(base, PREFIX "XXXXXX");
+	if (!mkdtemp(tmpl)) {
+		free(tmpl);
+		return -1;
+	}
+	int fd = open(tmpl, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		rmdir(tmpl);
+		free(tmpl);
+		errno = e;
+		return -1;
+	}
+	rd->path = tmpl;
+	rd->lock_fd = fd;
+	return 0;
+}
+
+void rundir_close(struct rundir *rd)
+{
+	if (!rd->path)
+		return;
+	char *parent = path_dirname(rd->path);
+	int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd >= 0) {
+		remove_tree_at(pfd, path_basename(rd->path));
+		close(pfd);
+	}
+	free(parent);
+	close(rd->lock_fd);
+	free(rd->path);
+	rd->path = NULL;
+	rd->lock_fd = -1;
+}
