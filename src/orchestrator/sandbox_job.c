@@ -392,6 +392,7 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	    .workspace_root = sj->ws->root,
 	    .home = getenv("HOME"),
 	    .tmpdir = "/tmp",
+	    .wrapped = true,
 	    .ignore_read = (const char *const *)ir.v,
 	    .n_ignore_read = ir.n,
 	    .ignore_network = (const char *const *)inet.v,

@@ -59,19 +59,7 @@ static void script(const struct sandbox_request *req, struct strbuf *sb)
 		"( { trap '' TERM INT HUP QUIT USR1 USR2; while read -r s; do "
 		"kill -s \"$s\" -- \"-$p\" || kill -s \"$s\" \"$p\"; done; "
 		"kill -s KILL -- \"-$p\" || kill -s KILL \"$p\"; } <&3 >/dev/null 2>&1 & )\n");
-	strbuf_addf(sb, "exec %s ", req->setsid);
-	if (req->strace) {
-		/* strace stays the parent of the command (and pid 2, bwrap's
-		 * child), so it has written every line before bwrap tears the
-		 * namespace down; with -DD the detached tracer was killed by that
-		 * teardown before writing the command's exit record, about one
-		 * run in five. -I3 blocks fatal signals in strace: the relayed
-		 * signal reaches the command's trap, strace outlives it. */
-		for (const char *const *f = sandbox_trace_flags(); *f; f++)
-			strbuf_addf(sb, "%s ", strcmp(*f, "STRACE") ? *f : req->strace);
-		strbuf_addf(sb, "-o %s ", SANDBOX_TRACE_LOG);
-	}
-	strbuf_addf(sb, "%s -c \"$1\" vx-task 3<&-\n", req->shell);
+	strbuf_addf(sb, "exec %s %s -c \"$1\" vx-task 3<&-\n", req->setsid, req->shell);
 }
 
 void sandbox_argv(const struct sandbox_request *req, const char *command, struct strvec *argv,
@@ -80,6 +68,20 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 	/* The filter first: its source is then moved before any bind's. */
 	vec_push(fds, ((struct sandbox_fd){req->seccomp_fd, SANDBOX_SECCOMP_FD}));
 	int next_fd = SANDBOX_BIND_FD;
+	if (req->strace) {
+		/* The tracer runs outside the sandbox, around bwrap: the task
+		 * can neither see it (another pid namespace) nor reach its log
+		 * (a host file never bound inside), so it cannot kill, forge or
+		 * truncate its own report (issue 12: truncating the log, bound
+		 * read-write inside, erased a hidden read). The judge skips
+		 * bwrap's own setup (strace_parser_wrapped). -I3 blocks fatal
+		 * signals in strace: a relayed signal reaches the command's
+		 * trap, strace outlives it and writes the exit records. */
+		for (const char *const *f = sandbox_trace_flags(); *f; f++)
+			strvec_push(argv, strcmp(*f, "STRACE") ? *f : req->strace);
+		strvec_push(argv, "-o");
+		strvec_push_nodup(argv, path_join(req->trace_dir, "log"));
+	}
 	strvec_push(argv, req->bwrap);
 	strvec_push(argv, "--die-with-parent");
 	strvec_push(argv, "--new-session");
@@ -156,16 +158,6 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 	if (req->hermetic) {
 		strvec_push(argv, "--remount-ro");
 		strvec_push(argv, "/");
-	}
-	if (req->trace_dir) {
-		/* The log file alone, on the private /tmp, after every mask:
-		 * writable by the tracer (and, being inside, by the task: the
-		 * report is at the task's mercy, the walls are not). Not its
-		 * directory: the task could leave files and directories on the
-		 * host there; a file mount point cannot even be unlinked. */
-		strvec_push(argv, "--bind");
-		strvec_push_nodup(argv, path_join(req->trace_dir, "log"));
-		strvec_push(argv, SANDBOX_TRACE_LOG);
 	}
 	/* Fail closed: a request without its filter cannot reach here
 	 * (sandbox_request_build refuses it), and bwrap refuses an fd it

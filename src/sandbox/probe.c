@@ -134,18 +134,19 @@ void probe_strace(struct probe *p, const char *bwrap)
 	start(p, "strace", "-V");
 	if (!p->path)
 		return;
-	/* A task's tracer runs inside the walls with every capability dropped
-	 * and the task's own flags: ptrace_scope 2 lets root trace outside and
-	 * not in there, and a kernel or strace without --seccomp-bpf fails only
-	 * with that flag. So the trial is the task's trace of `true`, inside. */
+	/* A task's tracer runs outside the walls, around bwrap, with the
+	 * task's own flags: a kernel or strace without --seccomp-bpf fails only
+	 * with that flag, and tracing bwrap (its namespaces, a user namespace
+	 * when not root) is what must work. So the trial is a task's trace of
+	 * `true`, walls and all. */
 	struct strvec argv = STRVEC_INIT;
-	if (bwrap)
-		trial_wall(bwrap, &argv);
 	for (const char *const *f = sandbox_trace_flags(); *f; f++)
 		strvec_push(&argv, strcmp(*f, "STRACE") ? *f : p->path);
-	const char *tail[] = {"-o", "/dev/null", "/bin/true", NULL};
-	for (const char *const *a = tail; *a; a++)
-		strvec_push(&argv, *a);
+	strvec_push(&argv, "-o");
+	strvec_push(&argv, "/dev/null");
+	if (bwrap)
+		trial_wall(bwrap, &argv);
+	strvec_push(&argv, "/bin/true");
 	struct strbuf err = STRBUF_INIT;
 	int rc = spawn_capture(argv.v, NULL, NULL, &err);
 	strvec_clear(&argv);

@@ -27,8 +27,9 @@ struct sandbox_input {
 	const char *shell;  /* /bin/sh or the sh found at startup; NULL: "/bin/sh" */
 	const char *setsid; /* setsid(1) found at startup; NULL: looked up on vx's PATH now */
 	const char *strace; /* strace found and probed at startup; NULL: run untraced */
-	const char *trace_dir; /* with strace: a host dir of vx's (0700) bound at
-				* SANDBOX_TRACE_DIR inside, where strace writes its log */
+	const char *trace_dir; /* with strace: a host dir of vx's (0700) where strace, run
+				* outside the sandbox around bwrap, writes its log; never
+				* bound inside */
 	const char *const *
 	    nested_dirs; /* every project dir in the workspace (walls; the task's own is skipped) */
 	size_t n_nested;
@@ -77,9 +78,6 @@ struct sandbox_placeholder {
 };
 
 /* Filled by sandbox_request_build, in this order; read by bwrap.c. */
-/* Where the trace log is bound inside (on the private /tmp). */
-#define SANDBOX_TRACE_DIR "/tmp/.vx-trace"
-#define SANDBOX_TRACE_LOG SANDBOX_TRACE_DIR "/log"
 
 struct sandbox_request {
 	char *bwrap, *shell, *setsid; /* copied from the input (setsid looked up when not given) */

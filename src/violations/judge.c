@@ -547,6 +547,8 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 		return -1;
 	}
 	struct strace_parser *p = strace_parser_new(in->project_dir, 0);
+	if (in->wrapped)
+		strace_parser_wrapped(p);
 	char buf[65536];
 	for (;;) {
 		ssize_t n = read(fd, buf, sizeof buf);

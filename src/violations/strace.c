@@ -132,6 +132,7 @@ struct proc {
 	pid_t pid;
 	bool dead;	       /* its "+++ exited" was seen; the pid may come back */
 	bool orphan;	       /* first seen while several forks were pending: held */
+	bool in_task;	       /* wrapped traces: it or an ancestor exec'd after the wrapper */
 	struct fsinfo *fs;     /* NULL while orphan */
 	struct fdtab *fds;     /* NULL while orphan */
 	struct strbuf pending; /* an unfinished call's text, without " <unfinished ...>" */
@@ -174,7 +175,16 @@ struct strace_parser {
 	struct strbuf path[2]; /* resolved paths */
 	struct strbuf call;    /* an unfinished call joined with its resumption */
 	struct strbuf proc_path; /* a /proc/self/cwd/... path rewritten (proc_path_rewrite) */
+	bool wrapped;		 /* strace_parser_wrapped: the root execs a wrapper first */
+	bool wrapper_execd;	 /* the root's first execve (the wrapper's own) was seen */
+	struct strvec setup_paths; /* paths of the wrapper's own calls: kept for the cwd and
+				    * descriptor tables, never events */
 };
+
+void strace_parser_wrapped(struct strace_parser *p)
+{
+	p->wrapped = true;
+}
 
 const char *access_op_name(enum access_op op)
 {
@@ -397,6 +407,7 @@ static void proc_inherit(struct strace_parser *p, struct proc *child, const stru
 		fds = fdtab_copy(parent->fds);
 	}
 	proc_reset(p, child, fs, fds);
+	child->in_task = parent->in_task;
 }
 
 static void proc_handle(struct strace_parser *p, struct proc *pr, const char *s, const char *e);
@@ -481,6 +492,10 @@ static const char *event_add(struct strace_parser *p, const struct proc *pr, enu
 			     const struct strbuf *path, const char *sys, int err, bool truncated,
 			     bool unresolved)
 {
+	if (p->wrapped && !pr->in_task) {
+		strvec_push(&p->setup_paths, path->buf);
+		return p->setup_paths.v[p->setup_paths.n - 1];
+	}
 	p->sum.events++;
 	if ((p->events.n + 1) * 4 > p->set_cap * 3)
 		set_grow(p);
@@ -984,6 +999,15 @@ static void call_apply(struct strace_parser *p, struct proc *pr, struct call *c)
 		break;
 	case SYS_PATHS:
 		call_access(p, pr, c, c->sys->di, c->sys->pi, 0, c->sys->op);
+		if (p->wrapped && !pr->in_task && c->sys->op == ACCESS_EXEC && !c->err) {
+			/* The root's first program is the wrapper (bwrap), whose
+			 * setup is not the task's; a process that execs after it
+			 * is the task, and so is all it forks. */
+			if (pr->pid == p->sum.root_pid && !p->wrapper_execd)
+				p->wrapper_execd = true;
+			else
+				pr->in_task = true;
+		}
 		if (c->sys->pi2 >= 0)
 			call_access(p, pr, c, c->sys->di2, c->sys->pi2, 1, c->sys->op2);
 		break;
@@ -1326,6 +1350,7 @@ void strace_parser_free(struct strace_parser *p)
 	strbuf_release(&p->line);
 	strbuf_release(&p->call);
 	strbuf_release(&p->proc_path);
+	strvec_clear(&p->setup_paths);
 	for (int k = 0; k < 2; k++) {
 		strbuf_release(&p->str[k]);
 		strbuf_release(&p->path[k]);

@@ -71,6 +71,13 @@ struct strace_parser;
 /* Returns a parser for a trace whose first process started in initial_cwd
  * (absolute). root_pid 0 means the first pid seen in the log. Never fails. */
 struct strace_parser *strace_parser_new(const char *initial_cwd, pid_t root_pid);
+
+/* The trace is of a wrapper around the task (strace outside bwrap): the
+ * root process's first execve is the wrapper's, and only a process that
+ * execs after it, and what it forks, is the task; the wrapper's own calls
+ * (bwrap's mounts and mkdirs) are followed for the cwd and descriptors but
+ * are never events. Call before the first feed. */
+void strace_parser_wrapped(struct strace_parser *p);
 /* Consumes n bytes of log, cut anywhere: a partial last line is kept until
  * the rest arrives. Never fails; an unparsable line is counted and skipped. */
 void strace_parser_feed(struct strace_parser *p, const char *buf, size_t n);

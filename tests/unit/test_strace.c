@@ -440,9 +440,48 @@ static void test_proc_paths(void)
 	strace_parser_free(r.p);
 }
 
+/* The tracer outside the sandbox (issue 12): bwrap's own setup is not the
+ * task's; a process is the task once it execs after bwrap. */
+static void test_wrapped(void)
+{
+	const char *log =
+	    "10 execve(\"/usr/bin/bwrap\", [\"bwrap\"], 0x7ffd /* 3 vars */) = 0\n"
+	    "10 openat(AT_FDCWD, \"/proc/self/fd/11\", O_RDONLY) = 3\n"
+	    "10 clone(child_stack=NULL, flags=CLONE_NEWNS|CLONE_NEWPID|SIGCHLD) = 11\n"
+	    "11 mkdir(\"/newroot/ws/app/dist\", 0755) = -1 EEXIST (File exists)\n"
+	    "11 openat(AT_FDCWD, \"/oldroot/ws/app/secret\", O_RDONLY) = -1 ENOENT (No such file or "
+	    "directory)\n"
+	    "11 clone(child_stack=NULL, flags=SIGCHLD) = 12\n"
+	    "12 chdir(\"/ws/app/src\") = 0\n"
+	    "12 execve(\"/bin/sh\", [\"sh\", \"-c\", \"x\"], 0x7ffd /* 3 vars */) = 0\n"
+	    "12 openat(AT_FDCWD, \"a.ts\", O_RDONLY) = 3\n"
+	    "12 clone(child_stack=NULL, flags=SIGCHLD) = 13\n"
+	    "13 openat(AT_FDCWD, \"../hidden\", O_RDONLY) = -1 ENOENT (No such file or directory)\n"
+	    "13 +++ exited with 0 +++\n"
+	    "12 +++ exited with 0 +++\n"
+	    "11 +++ exited with 0 +++\n"
+	    "10 +++ exited with 0 +++\n";
+	struct strace_parser *p = strace_parser_new("/ws/app", 0);
+	strace_parser_wrapped(p);
+	strace_parser_feed(p, log, strlen(log));
+	strace_parser_finish(p);
+	struct result r = {p, NULL, 0, strace_parser_summary(p)};
+	r.ev = strace_parser_events(p, &r.n);
+	CHECK(find(&r, ACCESS_READ, "/ws/app/src/a.ts") != NULL);
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/hidden"), ENOENT);
+	CHECK(!find(&r, ACCESS_MKDIR, "/newroot/ws/app/dist"));
+	CHECK(!find(&r, ACCESS_READ, "/oldroot/ws/app/secret"));
+	CHECK(!find(&r, ACCESS_READ, "/proc/self/fd/11"));
+	CHECK(!find(&r, ACCESS_EXEC, "/usr/bin/bwrap"));
+	CHECK(r.sum->root_exited);
+	CHECK_INT(r.sum->root_pid, 10);
+	strace_parser_free(p);
+}
+
 int main(void)
 {
 	test_proc_paths();
+	test_wrapped();
 	test_swallowed();
 	test_chdir_per_process();
 	test_parallel();
