@@ -281,6 +281,25 @@ static void note_outside(const struct judge_input *in, struct verdict *v, const 
 	free(shown);
 }
 
+/* A workspace package linked into node_modules that a cached task's key
+ * does not fold was withheld, and the task reached for it (through the
+ * link at path): one note per package, naming what the user can do. */
+static void note_withheld(const struct judge_input *in, struct verdict *v, const char *path,
+			  const char *package)
+{
+	if (has_note(v, "withheld-package", package))
+		return;
+	char *rel = judge_display_path(in, package), *via = judge_display_path(in, path);
+	add_note(v, "withheld-package", package,
+		 xasprintf("%s is a workspace package the task reached through %s, withheld "
+			   "because the task's key does not fold that project; add a dependsOn "
+			   "edge to it (its project in dependsOn, or a package.json dependency), "
+			   "or allow.read plus inputs.workspaceFiles",
+			   rel, via));
+	free(rel);
+	free(via);
+}
+
 static bool is_write_root(const struct judge_input *in, const char *path)
 {
 	for (size_t i = 0; i < in->n_write_roots; i++)
@@ -680,9 +699,13 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 		 * judged by where the link leads on the host. */
 		char *real = realpath(e->path, NULL);
 		bool withheld = false;
-		for (size_t w = 0; w < in->n_withheld && !withheld; w++)
+		const char *real_path = NULL;
+		for (size_t w = 0; w < in->n_withheld && !withheld; w++) {
 			withheld = under(in->withheld[w], e->path) ||
 				   (real && under(in->withheld[w], real));
+			if (withheld)
+				real_path = in->withheld[w];
+		}
 		free(real);
 		bool inside = withheld || under(in->project_dir, e->path);
 		if (!inside) {
@@ -694,9 +717,10 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 			continue;
 		struct violation v = {write, false, xstrdup(e->path), e->syscall, e->err, false};
 		vec_push(&out->violations, v);
-		if (withheld)
-			continue; /* the fix is a dependsOn edge (the sandbox's note says so), not a
-				     grant */
+		if (withheld) {
+			note_withheld(in, out, e->path, real_path);
+			continue; /* the fix is a dependsOn edge (the note says so), not a grant */
+		}
 		const struct wall *wall = NULL;
 		for (size_t w = 0; w < in->n_walls && !wall; w++)
 			if (path_is_within(in->walls[w].path, e->path))

@@ -72,7 +72,9 @@ struct violation {
  *   grant-root-busy        the task tried to remove or rename a grant's root
  *   not-a-git-repository   git found no repository (its output says so)
  *   hidden-path-in-output  the task's last line names a path the sandbox hides
- *   walled                 a refusal in a wall no grant opens (.git, the cache) */
+ *   walled                 a refusal in a wall no grant opens (.git, the cache)
+ *   withheld-package       the task reached for a linked workspace package its key
+ *                          does not fold */
 struct judge_note {
 	const char *kind;
 	char *path;          /* absolute */

@@ -148,7 +148,7 @@ test_expect_success 'a linked workspace package the key does not fold is withhel
 	run_vx 1 run app#build &&
 	test_grep ! "app#build: lib code" "$OUT" &&
 	test_grep "violation: read app/node_modules/@x/lib/index.js" "$ERR" &&
-	test_grep "withheld lib .*add a dependsOn edge" "$ERR" &&
+	test_grep "note: lib is a workspace package the task reached through app/node_modules/@x/lib/index.js, withheld .*add a dependsOn edge" "$ERR" &&
 	test_grep ! "fix: add to app/vx.yaml tasks.build.sandbox.allow.read" "$ERR" &&
 	ws_project app app lib <<-'\''EOF'\'' &&
 	  build:
@@ -327,6 +327,22 @@ test_expect_success 'a write glob grants files the task makes (tsup.config.bundl
 	sed -i "s|rm \$f;|rm \$f; echo y > other.txt;|" app/vx.yaml &&
 	run_vx 1 run app#build &&
 	test_grep "violation: write app/other.txt (openat, let through only because a file grant binds its directory)" "$ERR"
+'
+
+test_expect_success 'pnpm external packages and unread workspace links give no withheld notes' '
+	setup &&
+	mkdir -p node_modules/.pnpm/ext@1.0.0/node_modules/ext app/node_modules &&
+	echo "ext code" >node_modules/.pnpm/ext@1.0.0/node_modules/ext/index.js &&
+	ln -s ../../node_modules/.pnpm/ext@1.0.0/node_modules/ext app/node_modules/ext &&
+	ln -s ../lib node_modules/lib &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "cat node_modules/ext/index.js; exit 1"
+	    sandbox: {allow: {write: ["dist/"]}}
+	EOF
+	run_vx 1 run app#build &&
+	test_grep "app#build: ext code" "$OUT" &&
+	test_grep ! "withheld" "$ERR"
 '
 
 test_done
