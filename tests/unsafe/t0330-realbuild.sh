@@ -80,7 +80,10 @@ test_expect_success 'make + gcc with its write grant missing: the printed fix ma
 # Real JavaScript tools come from npm, installed once into a cache beside
 # the vx binary (outside /tmp: a sandbox's /tmp is its own). Without the
 # registry the JavaScript cases are skipped with the reason, never in CI.
-NPM_CACHE=$(cd "$(dirname "$VX")" && pwd)/realbuild-npm
+NPM_CACHE=$(cd "$(dirname "$VX")" && pwd -P)/realbuild-npm
+case $NPM_CACHE in
+/tmp/*) NPM_CACHE=/var/tmp/vx-realbuild-npm-$(id -u) ;; # the sandbox's /tmp is its own
+esac
 npm_tools() {
 	if [ -x "$NPM_CACHE/node_modules/.bin/tsc" ]; then
 		return 0
