@@ -6,7 +6,7 @@
 set -euo pipefail
 
 packages=(
-	build-essential cmake pkg-config git ca-certificates
+	build-essential cmake ninja-build pkg-config git ca-certificates
 	libyaml-dev libcjson-dev libxxhash-dev xxhash libzstd-dev zstd
 	libcurl4-openssl-dev
 	bubblewrap strace socat util-linux

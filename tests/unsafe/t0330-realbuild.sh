@@ -77,6 +77,33 @@ test_expect_success 'make + gcc with its write grant missing: the printed fix ma
 	test "$(calc/build/calc)" = 5
 '
 
+test_expect_success 'cmake + ninja: zero violations, a hit next, the binary restored byte for byte' '
+	ws_root </dev/null &&
+	write_file calc/CMakeLists.txt <<-'\''EOF'\'' &&
+	cmake_minimum_required(VERSION 3.20)
+	project(calc C)
+	add_executable(calc src/main.c src/add.c)
+	EOF
+	write_file calc/src/add.c <<<"int add(int a, int b) { return a + b; }" &&
+	printf "#include <stdio.h>\nint add(int, int);\nint main(void) { printf(\"%%d\\\\n\", add(2, 3)); return 0; }\n" >calc/src/main.c &&
+	ws_project calc calc <<-'\''EOF'\'' &&
+	  build:
+	    command: "cmake -S . -B build -G Ninja && cmake --build build"
+	    outputs: ["build/calc"]
+	    sandbox:
+	      allow:
+	        write: ["build/"]
+	EOF
+	run_vx 0 run calc#build &&
+	test_grep ! "violation" "$ERR" &&
+	test "$(calc/build/calc)" = 5 &&
+	sum=$(md5sum <calc/build/calc) &&
+	rm -rf calc/build &&
+	run_vx 0 run calc#build &&
+	test_grep "calc#build: cache hit" "$OUT" &&
+	test "$(md5sum <calc/build/calc)" = "$sum"
+'
+
 # Real JavaScript tools come from npm, installed once into a cache beside
 # the vx binary (outside /tmp: a sandbox's /tmp is its own). Without the
 # registry the JavaScript cases are skipped with the reason, never in CI.
