@@ -205,10 +205,19 @@ static char *fix_entry(const struct judge_input *in, const char *path, bool writ
 		from = path + strlen(in->workspace_root) + 1;
 	char *stable = stable_target(path, from, &dir);
 	bool changed = strcmp(stable, path) != 0;
-	char *target = changed || !write ? stable : path_dirname(stable);
+	/* A write grants its directory, but one in the project's own root
+	 * would be `./`, all of it: an existing file there (eslint's
+	 * .eslintcache, a tsbuildinfo) is granted by name. */
+	struct stat st;
+	char *parent = path_dirname(path);
+	bool by_name = write && !lstat(path, &st) && S_ISREG(st.st_mode) &&
+		       !strcmp(parent, in->project_dir);
+	free(parent);
+	char *target = changed || !write || by_name ? stable : path_dirname(stable);
 	if (target != stable)
 		free(stable);
-	char *out = grant_spelling(in, target, dir || (!changed && (write || is_dir(target))));
+	char *out =
+	    grant_spelling(in, target, dir || (!changed && !by_name && (write || is_dir(target))));
 	free(target);
 	return out;
 }

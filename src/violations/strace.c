@@ -442,8 +442,12 @@ static struct proc *proc_appear(struct strace_parser *p, struct proc *pr, pid_t 
 		proc_reset(p, pr, NULL, NULL);
 		pr->orphan = true;
 	} else {
-		/* The root, or a process whose origin the log does not show. */
+		/* The root, or a process whose origin the log does not show
+		 * (a thread whose clone3 the log never printed: eslint's unlink
+		 * of .eslintcache went unjudged). In a wrapped trace such a
+		 * process is judged as the task's: fail toward the report. */
 		proc_reset(p, pr, fs_new(p->initial_cwd, false), fdtab_copy(NULL));
+		pr->in_task = p->wrapped && pid != p->sum.root_pid;
 	}
 	return pr;
 }

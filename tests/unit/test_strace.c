@@ -458,6 +458,8 @@ static void test_wrapped(void)
 	    "12 clone(child_stack=NULL, flags=SIGCHLD) = 13\n"
 	    "13 openat(AT_FDCWD, \"../hidden\", O_RDONLY) = -1 ENOENT (No such file or directory)\n"
 	    "13 +++ exited with 0 +++\n"
+	    "14 unlink(\"/ws/app/.eslintcache\") = -1 EROFS (Read-only file system)\n"
+	    "14 +++ exited with 0 +++\n"
 	    "12 +++ exited with 0 +++\n"
 	    "11 +++ exited with 0 +++\n"
 	    "10 +++ exited with 0 +++\n";
@@ -473,6 +475,8 @@ static void test_wrapped(void)
 	CHECK(!find(&r, ACCESS_READ, "/oldroot/ws/app/secret"));
 	CHECK(!find(&r, ACCESS_READ, "/proc/self/fd/11"));
 	CHECK(!find(&r, ACCESS_EXEC, "/usr/bin/bwrap"));
+	/* a thread whose clone the log never showed: the task's */
+	CHECK_INT(err_of(&r, ACCESS_UNLINK, "/ws/app/.eslintcache"), EROFS);
 	CHECK(r.sum->root_exited);
 	CHECK_INT(r.sum->root_pid, 10);
 	strace_parser_free(p);
