@@ -112,22 +112,23 @@ case $NPM_CACHE in
 /tmp/*) NPM_CACHE=/var/tmp/vx-realbuild-npm-$(id -u) ;; # the sandbox's /tmp is its own
 esac
 npm_tools() {
-	if [ -x "$NPM_CACHE/node_modules/.bin/tsc" ]; then
+	if [ -x "$NPM_CACHE/node_modules/.bin/tsc" ] && [ -x "$NPM_CACHE/node_modules/.bin/vitest" ]; then
 		return 0
 	fi
 	mkdir -p "$NPM_CACHE" &&
 	command -v npm >/dev/null &&
-	(cd "$NPM_CACHE" && npm install --no-audit --no-fund --loglevel=error typescript@5.6) >"$NPM_CACHE/install.log" 2>&1
+	(cd "$NPM_CACHE" && npm install --no-audit --no-fund --loglevel=error \
+		typescript@5.6 eslint@9 tsup@8 vitest@2) >"$NPM_CACHE/install.log" 2>&1
 }
 have_npm=1
 if ! npm_tools; then
 	if [ "${VX_REQUIRE_SANDBOX:-0}" = 1 ]; then
-		echo "not ok - npm could not install typescript into $NPM_CACHE (CI must have it):"
+		echo "not ok - npm could not install the JavaScript tools into $NPM_CACHE (CI must have them):"
 		sed 's/^/    /' "$NPM_CACHE/install.log" 2>/dev/null
 		echo "0 passed, 1 failed"
 		exit 1
 	fi
-	echo "# SKIP the JavaScript cases: npm could not install typescript (no registry?)"
+	echo "# SKIP the JavaScript cases: npm could not install typescript, eslint, tsup and vitest (no registry?)"
 	have_npm=0
 fi
 
@@ -208,6 +209,76 @@ test_expect_success 'tsc: a real undeclared read of a sibling'"'"'s source is st
 	test_grep "@t/app#build: failed" "$OUT" &&
 	test_grep "error TS2307: Cannot find module .../../other/src/x." "$OUT" &&
 	test_grep ! "cache hit" "$OUT"
+'
+
+# One ESM package linted by eslint (with and without --cache), bundled by
+# tsup with clean: true and a tsup.config.ts (bundled to a random name
+# beside it), tested by vitest.
+js_package() {
+	ws_root <<-'EOF'
+	EOF
+	mkdir -p node_modules &&
+	for t in typescript eslint tsup vitest; do ln -s "$NPM_CACHE/node_modules/$t" node_modules/$t; done &&
+	ln -s "$NPM_CACHE/node_modules/.bin" node_modules/.bin &&
+	write_file lib/package.json <<<'{ "name": "lib", "version": "1.0.0", "type": "module" }' &&
+	write_file lib/src/index.js <<<'export function add(a, b) { return a + b; }' &&
+	write_file lib/src/index.test.js <<<'import { expect, test } from "vitest"; import { add } from "./index.js"; test("add", () => { expect(add(2, 3)).toBe(5); });' &&
+	write_file lib/eslint.config.js <<<'export default [{ files: ["src/**/*.js"], rules: { "no-unused-vars": "error" } }];' &&
+	write_file lib/tsup.config.ts <<<'import { defineConfig } from "tsup"; export default defineConfig({ entry: ["src/index.js"], format: ["esm"], clean: true, outDir: "dist" });' &&
+	write_file lib/vx.yaml <<-EOF
+	tasks:
+	  lint:
+	    command: "eslint src"
+	    sandbox:
+	      allow:
+	        write: [$1]
+	  lint-cache:
+	    command: "eslint --cache src"
+	    outputs: [".eslintcache"]
+	    sandbox:
+	      allow:
+	        write: [".eslintcache"]
+	  build:
+	    command: "tsup"
+	    outputs: ["dist/**"]
+	    sandbox:
+	      allow:
+	        write: ["dist/", "tsup.config.bundled_*.mjs"]
+	  test:
+	    command: "vitest run"
+	    sandbox:
+	      allow:
+	        write: ["node_modules/.vite/"]
+	EOF
+}
+
+test_expect_success 'eslint (with and without --cache), tsup clean: true and vitest: zero violations, hits next' '
+	test $have_npm = 1 || { echo "# skipped: no npm tools"; exit 0; }
+	js_package "\".eslintcache\"" &&
+	run_vx 0 run lib#lint-cache lib#lint lib#build lib#test -j1 &&
+	test_grep ! "violation" "$ERR" &&
+	test_grep "lib#test: .*1 passed" "$OUT" &&
+	test_path_is_file lib/dist/index.js &&
+	test -z "$(ls lib | grep bundled)" &&
+	sum=$(md5sum <lib/dist/index.js) &&
+	rm -rf lib/dist &&
+	run_vx 0 run lib#build lib#test &&
+	test_grep "lib#build: cache hit" "$OUT" &&
+	test_grep "lib#test: cache hit" "$OUT" &&
+	test "$(md5sum <lib/dist/index.js)" = "$sum"
+'
+
+test_expect_success 'eslint without --cache unlinks a .eslintcache it may not write: a violation, and the printed fix passes' '
+	test $have_npm = 1 || { echo "# skipped: no npm tools"; exit 0; }
+	js_package "" &&
+	echo "[]" >lib/.eslintcache &&
+	run_vx 1 run lib#lint --report json &&
+	jq -e ".tasks[0].violations[0] == {op: \"write\", path: \"lib/.eslintcache\", syscall: \"unlink\", errno: \"EROFS\"}" "$OUT" &&
+	jq -e ".tasks[0].fix.allow.write == [\".eslintcache\"]" "$OUT" &&
+	apply_fix lib#lint lib lint &&
+	echo "[]" >lib/.eslintcache &&
+	run_vx 0 run lib#lint &&
+	test_grep ! "violation" "$ERR"
 '
 
 test_done
