@@ -42,8 +42,8 @@ int info_main(int argc, char **argv)
 	if (!bwrap_works)
 		printf("violation reports: unavailable (no sandbox)\n");
 	else if (strace_works)
-		printf("violation reports: available (strace traces each sandboxed task inside its "
-		       "walls)\n");
+		printf("violation reports: available (strace traces each sandboxed task from outside "
+		       "its walls)\n");
 	else
 		printf("violation reports: unavailable: sandboxed tasks run untraced (the walls "
 		       "still hold; "
