@@ -61,11 +61,15 @@ static bool is_strictly_within(const char *dir, const char *p)
 	return strcmp(dir, p) && path_is_within(dir, p);
 }
 
-/* A wall strictly inside dir, or NULL. */
+/* A wall strictly inside dir that exists, or NULL: a read bind cannot let
+ * the task make one that is not there, so only a real one is punched
+ * around (a project with no .git was punched child by child for the .git
+ * it might have had). */
 static const struct wall *wall_below(const wall_vec *w, const char *dir)
 {
+	struct stat st;
 	for (size_t i = 0; i < w->n; i++)
-		if (is_strictly_within(dir, w->v[i].path))
+		if (is_strictly_within(dir, w->v[i].path) && lstat(w->v[i].path, &st) == 0)
 			return &w->v[i];
 	return NULL;
 }
