@@ -122,8 +122,14 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 			strvec_push(argv, m->dst);
 			break;
 		case SANDBOX_RO:
-			strvec_push(argv, "--ro-bind");
-			strvec_push(argv, m->src);
+			if (m->fd >= 0) {
+				vec_push(fds, ((struct sandbox_fd){m->fd, next_fd}));
+				strvec_push(argv, "--ro-bind-fd");
+				strvec_pushf(argv, "%d", next_fd++);
+			} else {
+				strvec_push(argv, "--ro-bind");
+				strvec_push(argv, m->src);
+			}
 			strvec_push(argv, m->dst);
 			break;
 		case SANDBOX_RW:

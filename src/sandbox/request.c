@@ -590,26 +590,24 @@ static int create_missing(struct builder *b)
 /* Opens each RW source O_PATH|O_NOFOLLOW and checks that the fd is the
  * directory vx judged: bwrap then mounts the fd, so a component swapped for a
  * link after this point binds nothing new. */
-static int open_rw(struct builder *b, const char *dir, int *out)
+static int open_source(struct builder *b, const char *path, bool dir, int *out)
 {
-	int fd = open(dir, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+	int fd = open(path, O_PATH | O_NOFOLLOW | (dir ? O_DIRECTORY : 0) | O_CLOEXEC);
 	if (fd < 0)
-		return fail(b, "cannot open write grant %s: %s", dir, strerror(errno));
+		return fail(b, "cannot open %s to bind it: %s", path, strerror(errno));
 	char proc[64];
 	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
 	char *real = realpath(proc, NULL);
-	bool same = real && !strcmp(real, dir);
+	bool same = real && !strcmp(real, path);
 	free(real);
 	if (!same) {
 		close(fd);
-		return fail(
-		    b, "write grant %s changed while vx checked it (a link appeared); run again",
-		    dir);
+		return fail(b, "%s changed while vx checked it (a link appeared); run again", path);
 	}
 	int high = fcntl(fd, F_DUPFD_CLOEXEC, FD_FLOOR);
 	close(fd);
 	if (high < 0)
-		return fail(b, "cannot move the fd of %s: %s", dir, strerror(errno));
+		return fail(b, "cannot move the fd of %s: %s", path, strerror(errno));
 	*out = high;
 	return 0;
 }
@@ -699,7 +697,7 @@ static int assemble(struct builder *b)
 	}
 	for (size_t i = 0; i < b->rw_dirs.n; i++) {
 		int fd = -1;
-		if (open_rw(b, b->rw_dirs.v[i], &fd))
+		if (open_source(b, b->rw_dirs.v[i], true, &fd))
 			return -1;
 		struct sandbox_mount m = {SANDBOX_RW, xstrdup(b->rw_dirs.v[i]),
 					  xstrdup(b->rw_dirs.v[i]), fd};
@@ -751,6 +749,34 @@ static int assemble(struct builder *b)
 				     b->proj);
 	}
 	mounts_tidy(req);
+	/* Read-only sources go by fd too (--ro-bind-fd), checked like the
+	 * write grants: a concurrent task with a write grant over one could
+	 * swap a component for a link between this check and bwrap's mount,
+	 * and bind a file elsewhere read-only (~/.ssh/id_rsa). A link itself
+	 * (a deny mask over one) stays by path, and one gone since it was
+	 * planned is dropped: there is nothing left to show. */
+	size_t keep = 0;
+	for (size_t i = 0; i < req->mounts.n; i++) {
+		struct sandbox_mount *m = &req->mounts.v[i];
+		struct stat st;
+		if (m->kind == SANDBOX_RO && m->fd < 0) {
+			if (lstat(m->src, &st) != 0) {
+				free(m->src);
+				free(m->dst);
+				continue;
+			}
+			if (!S_ISLNK(st.st_mode) &&
+			    open_source(b, m->src, S_ISDIR(st.st_mode), &m->fd)) {
+				/* keep every mount not yet freed, for the release */
+				size_t rest = req->mounts.n - i;
+				memmove(&req->mounts.v[keep], m, rest * sizeof *m);
+				req->mounts.n = keep + rest;
+				return -1;
+			}
+		}
+		req->mounts.v[keep++] = *m;
+	}
+	req->mounts.n = keep;
 	return 0;
 }
 
