@@ -264,7 +264,9 @@ test_expect_success 'nine write grants bind (no cap), and the task holds none of
 	test_grep ! "fd-open-[0-9]" "$OUT" &&
 	test "$(cat app/i/out)" = i &&
 	run_vx 0 sandbox show app#build &&
-	test "$(grep -c "^--bind-fd$" "$OUT")" = 9
+	test "$(grep -c "^--bind-fd$" "$OUT")" = 9 &&
+	test_grep -x -- "--ro-bind-fd" "$OUT" &&
+	test_grep ! -x -- "--bind" "$OUT"
 '
 
 test_expect_success 'write: ["./"] binds the project, with no .git there or with one masked read-only' '
