@@ -137,7 +137,11 @@ static int spawn_actions(posix_spawn_file_actions_t *fa, void *data)
 static int request_for(struct sandbox_jobs *sj, size_t i, struct sandbox_request *req,
 		       struct strbuf *err)
 {
-	const char *trace_dir = sj->jobs ? sj->jobs[i].trace_dir : NULL;
+	/* `vx sandbox show` has no jobs: it shows a traced task's tracer with
+	 * the log's place spelled as a pattern, so what is shown is what runs. */
+	const char *trace_dir = sj->showing && sj->strace ? "$TMPDIR/vx-run-XXXXXX/trace-XXXXXX"
+				: sj->jobs		   ? sj->jobs[i].trace_dir
+							   : NULL;
 	const struct task_node *t = sj->g->nodes.v[i];
 	const struct sandbox_cfg *sb = t->cfg->sandbox;
 	const struct workspace *ws = sj->ws;
@@ -578,6 +582,7 @@ int sandbox_show_main(int argc, char **argv)
 	memset(&sj, 0, sizeof sj);
 	if (!rc && sandbox_jobs_init(&sj, ws, &g, NULL))
 		rc = 2;
+	sj.showing = true;
 	char *cache_dir = workspace_cache_dir(ws);
 	sj.cache_dir = cache_dir;
 	size_t shown = 0;

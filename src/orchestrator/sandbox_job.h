@@ -19,6 +19,7 @@ struct sandbox_jobs {
 	char *bwrap, *setsid;        /* found on vx's PATH once, before any task runs */
 	char *strace;                /* found and probed once; NULL: tasks run untraced */
 	bool quiet_report;           /* --report json|sarif|github: no text report lines */
+	bool showing;                /* vx sandbox show: nothing runs, the tracer is shown */
 	const char *run_dir;         /* the run's own directory (util/rundir.h), set by run.c
 				      * before the first task: trace logs go there */
 	struct sandbox_job *jobs;     /* per node */
