@@ -82,12 +82,19 @@ static bool is_wall(const wall_vec *w, const char *p)
 	return false;
 }
 
+/* Under a masked home: hidden by the mask (a grant that holds a wall there
+ * is punched around it). */
+static bool under_masked_home(const struct builder *b, const char *p)
+{
+	return b->home_masked && path_is_within(b->home, p);
+}
+
 /* Would the host's copy of p show inside without a bind? (the ro "/" holds it,
  * no mask covers it) */
 static bool visible_by_base(struct builder *b, const char *p)
 {
 	if (b->in->hermetic || path_is_within(b->ws, p) || path_is_within(b->tmp, p) ||
-	    (b->home_masked && path_is_within(b->home, p)))
+	    under_masked_home(b, p))
 		return false;
 	const struct wall *w = walls_holding(&b->walls, p);
 	return !w;
@@ -148,13 +155,6 @@ static void punch(struct builder *b, const char *dir, bool mask)
 		free(c);
 	}
 	strvec_clear(&names);
-}
-
-/* A wall under a masked home is hidden by the mask already; a grant that
- * holds one is punched around it. */
-static bool under_masked_home(const struct builder *b, const char *p)
-{
-	return b->home_masked && path_is_within(b->home, p);
 }
 
 /* Hide the walls that lie outside the workspace, where the ro "/" shows them:

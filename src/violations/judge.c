@@ -197,8 +197,8 @@ static char *stable_target(const char *path, const char *from, bool *dir)
 static char *fix_entry(const struct judge_input *in, const char *path, bool write)
 {
 	bool dir = false;
-	const char *from = path + strlen(path); /* outside the workspace: the name only */
 	size_t len = strlen(path);
+	const char *from = path + len; /* outside the workspace: the name only */
 	if (under(in->project_dir, path) && strlen(in->project_dir) < len)
 		from = path + strlen(in->project_dir) + 1;
 	else if (under(in->workspace_root, path) && strlen(in->workspace_root) < len)
@@ -497,6 +497,12 @@ static int cmp_rel(const void *key, const void *elem)
 	return strcmp(key, *(const char *const *)elem);
 }
 
+/* Does the cached task's key hold the workspace-relative file rel? */
+static bool in_key(const struct judge_input *in, const char *rel)
+{
+	return in->keyed && bsearch(rel, in->keyed, in->n_keyed, sizeof *in->keyed, cmp_rel);
+}
+
 static bool has_component(const char *rel, const char *name)
 {
 	size_t n = strlen(name);
@@ -526,7 +532,7 @@ static bool unkeyed_read(const struct judge_input *in, const struct access_event
 		return false;
 	char *rel = path_relative(in->workspace_root, e->path);
 	bool judged = !has_component(rel, "node_modules") &&
-		      !bsearch(rel, in->keyed, in->n_keyed, sizeof *in->keyed, cmp_rel) &&
+		      !in_key(in, rel) &&
 		      !ignored(in, in->ignore_read, in->n_ignore_read, e->path);
 	free(rel);
 	if (!judged)
@@ -548,8 +554,7 @@ static void key_fix(const struct judge_input *in, struct verdict *out, const cha
 {
 	bool dir = is_dir(path);
 	char *ws_rel = path_relative(in->workspace_root, path);
-	bool keyed = !dir && in->keyed &&
-		     bsearch(ws_rel, in->keyed, in->n_keyed, sizeof *in->keyed, cmp_rel);
+	bool keyed = !dir && in_key(in, ws_rel);
 	if (in->inputs_explicit) {
 		char *rel = path_relative(in->project_dir, path);
 		if (!keyed &&
