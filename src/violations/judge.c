@@ -194,7 +194,8 @@ static char *stable_target(const char *path, const char *from, bool *dir)
 	return strbuf_detach(&sb, NULL);
 }
 
-static char *fix_entry(const struct judge_input *in, const char *path, bool write)
+static char *fix_entry(const struct judge_input *in, const char *path, bool write,
+		       bool makes_dir)
 {
 	bool dir = false;
 	size_t len = strlen(path);
@@ -213,6 +214,10 @@ static char *fix_entry(const struct judge_input *in, const char *path, bool writ
 	bool by_name = write && !lstat(path, &st) && S_ISREG(st.st_mode) &&
 		       !strcmp(parent, in->project_dir);
 	free(parent);
+	/* A refused mkdir (next's .next, a first dist/) asks for that very
+	 * directory, not its parent: `./` would open the whole project. */
+	if (write && makes_dir && !changed)
+		dir = by_name = true;
 	char *target = changed || !write || by_name ? stable : path_dirname(stable);
 	if (target != stable)
 		free(stable);
@@ -752,7 +757,7 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 			continue;
 		}
 		strvec_push_nodup(write ? &out->fix_write : &out->fix_read,
-				  fix_entry(in, e->path, write));
+				  fix_entry(in, e->path, write, e->op == ACCESS_MKDIR));
 		if (!write && in->cached)
 			key_fix(in, out, e->path);
 	}

@@ -112,13 +112,15 @@ case $NPM_CACHE in
 /tmp/*) NPM_CACHE=/var/tmp/vx-realbuild-npm-$(id -u) ;; # the sandbox's /tmp is its own
 esac
 npm_tools() {
-	if [ -x "$NPM_CACHE/node_modules/.bin/tsc" ] && [ -x "$NPM_CACHE/node_modules/.bin/vitest" ]; then
+	if [ -x "$NPM_CACHE/node_modules/.bin/tsc" ] && [ -x "$NPM_CACHE/node_modules/.bin/vitest" ] &&
+		[ -x "$NPM_CACHE/node_modules/.bin/next" ]; then
 		return 0
 	fi
 	mkdir -p "$NPM_CACHE" &&
 	command -v npm >/dev/null &&
 	(cd "$NPM_CACHE" && npm install --no-audit --no-fund --loglevel=error \
-		typescript@5.6 eslint@9 tsup@8 vitest@2) >"$NPM_CACHE/install.log" 2>&1
+		typescript@5.6 eslint@9 tsup@8 vitest@2 next@14 react@18 react-dom@18) \
+		>"$NPM_CACHE/install.log" 2>&1
 }
 have_npm=1
 if ! npm_tools; then
@@ -278,6 +280,53 @@ test_expect_success 'eslint without --cache unlinks a .eslintcache it may not wr
 	apply_fix lib#lint lib lint &&
 	echo "[]" >lib/.eslintcache &&
 	run_vx 0 run lib#lint &&
+	test_grep ! "violation" "$ERR"
+'
+
+# A Next.js app in a git work tree that ignores .next, as create-next-app
+# makes it: telemetry off, no network, the build cache kept out of the
+# outputs as Turborepo's docs spell it.
+next_app() {
+	ws_root <<-'EOF'
+	EOF
+	printf "node_modules\n.next\n.vx\n" >.gitignore &&
+	ln -s "$NPM_CACHE/node_modules" node_modules &&
+	write_file web/package.json <<<'{ "name": "web", "version": "1.0.0", "private": true, "scripts": { "build": "next build" } }' &&
+	write_file web/pages/index.js <<<'export default function Home() { return <h1>Hello</h1>; }' &&
+	write_file web/vx.yaml <<-EOF &&
+	tasks:
+	  build:
+	    outputs: [".next/**", "!.next/cache/**"]
+	    env:
+	      define: { NEXT_TELEMETRY_DISABLED: "1" }
+	    sandbox:
+	      allow:
+	        write: [$1]
+	EOF
+	git init -q . && git add -A && git commit -qm init
+}
+
+test_expect_success 'next build: zero violations, a hit next, .next restored byte for byte' '
+	test $have_npm = 1 || { echo "# skipped: no npm tools"; exit 0; }
+	next_app "\".next/\"" &&
+	run_vx 0 run web#build &&
+	test_grep ! "violation" "$ERR" &&
+	test_grep "web#build: .*Compiled successfully" "$OUT" &&
+	sum=$(cd web/.next && find . -path ./cache -prune -o -type f -print | sort | xargs md5sum | md5sum) &&
+	rm -rf web/.next &&
+	run_vx 0 run web#build &&
+	test_grep "web#build: cache hit" "$OUT" &&
+	test "$(cd web/.next && find . -path ./cache -prune -o -type f -print | sort | xargs md5sum | md5sum)" = "$sum"
+'
+
+test_expect_success 'next build with no write grant: it fails with violations, and the printed fix passes' '
+	test $have_npm = 1 || { echo "# skipped: no npm tools"; exit 0; }
+	next_app "" &&
+	run_vx 1 run web#build --report json &&
+	jq -e ".tasks[0].violations | length > 0" "$OUT" &&
+	jq -e ".tasks[0].fix.allow.write == [\".next/\"]" "$OUT" &&
+	apply_fix web#build web build &&
+	run_vx 0 run web#build &&
 	test_grep ! "violation" "$ERR"
 '
 
