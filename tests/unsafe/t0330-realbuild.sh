@@ -113,13 +113,13 @@ case $NPM_CACHE in
 esac
 npm_tools() {
 	if [ -x "$NPM_CACHE/node_modules/.bin/tsc" ] && [ -x "$NPM_CACHE/node_modules/.bin/vitest" ] &&
-		[ -x "$NPM_CACHE/node_modules/.bin/next" ]; then
+		[ -x "$NPM_CACHE/node_modules/.bin/next" ] && [ -x "$NPM_CACHE/node_modules/.bin/jest" ]; then
 		return 0
 	fi
 	mkdir -p "$NPM_CACHE" &&
 	command -v npm >/dev/null &&
 	(cd "$NPM_CACHE" && npm install --no-audit --no-fund --loglevel=error \
-		typescript@5.6 eslint@9 tsup@8 vitest@2 next@14 react@18 react-dom@18) \
+		typescript@5.6 eslint@9 tsup@8 vitest@2 vite@5 jest@29 next@14 react@18 react-dom@18) \
 		>"$NPM_CACHE/install.log" 2>&1
 }
 have_npm=1
@@ -213,22 +213,39 @@ test_expect_success 'tsc: a real undeclared read of a sibling'"'"'s source is st
 	test_grep ! "cache hit" "$OUT"
 '
 
+# In a git work tree that ignores the outputs, as a real one does: the
+# default inputs of one task then leave the others' outputs out. (jest's
+# crawler reads every file of the project, ignored outputs too: it fails
+# read-unkeyed, rightly, unless told where its tests are: --roots.)
 # One ESM package linted by eslint (with and without --cache), bundled by
 # tsup with clean: true and a tsup.config.ts (bundled to a random name
-# beside it), tested by vitest.
+# beside it) and by vite, tested by vitest and jest.
 js_package() {
 	ws_root <<-'EOF'
 	EOF
 	mkdir -p node_modules &&
-	for t in typescript eslint tsup vitest; do ln -s "$NPM_CACHE/node_modules/$t" node_modules/$t; done &&
+	for t in typescript eslint tsup vitest vite jest; do ln -s "$NPM_CACHE/node_modules/$t" node_modules/$t; done &&
 	ln -s "$NPM_CACHE/node_modules/.bin" node_modules/.bin &&
 	write_file lib/package.json <<<'{ "name": "lib", "version": "1.0.0", "type": "module" }' &&
 	write_file lib/src/index.js <<<'export function add(a, b) { return a + b; }' &&
 	write_file lib/src/index.test.js <<<'import { expect, test } from "vitest"; import { add } from "./index.js"; test("add", () => { expect(add(2, 3)).toBe(5); });' &&
 	write_file lib/eslint.config.js <<<'export default [{ files: ["src/**/*.js"], rules: { "no-unused-vars": "error" } }];' &&
 	write_file lib/tsup.config.ts <<<'import { defineConfig } from "tsup"; export default defineConfig({ entry: ["src/index.js"], format: ["esm"], clean: true, outDir: "dist" });' &&
+	write_file lib/index.html <<<'<!doctype html><html><body><script type="module" src="/src/index.js"></script></body></html>' &&
+	write_file lib/jtest/jest-check.cjs <<<'test("adds", () => { expect(1 + 2).toBe(3); });' &&
+	printf "node_modules\ndist\nvdist\n.eslintcache\n.vx\n" >.gitignore &&
+	git init -q . &&
 	write_file lib/vx.yaml <<-EOF
 	tasks:
+	  vite:
+	    command: "vite build --outDir vdist"
+	    outputs: ["vdist/**"]
+	    sandbox:
+	      allow:
+	        write: ["vdist/", "node_modules/.vite/"]
+	  jest:
+	    command: "jest --ci --roots jtest --testMatch \"**/jest-check.cjs\""
+	    sandbox: {}
 	  lint:
 	    command: "eslint src"
 	    sandbox:
@@ -254,12 +271,15 @@ js_package() {
 	EOF
 }
 
-test_expect_success 'eslint (with and without --cache), tsup clean: true and vitest: zero violations, hits next' '
+test_expect_success 'eslint (with and without --cache), tsup clean: true, vitest, vite build and jest: zero violations, hits next' '
 	test $have_npm = 1 || { echo "# skipped: no npm tools"; exit 0; }
 	js_package "\".eslintcache\"" &&
-	run_vx 0 run lib#lint-cache lib#lint lib#build lib#test -j1 &&
+	run_vx 0 run lib#lint-cache lib#lint lib#build lib#test lib#vite lib#jest -j1 &&
 	test_grep ! "violation" "$ERR" &&
 	test_grep "lib#test: .*1 passed" "$OUT" &&
+	test_grep "lib#vite: .*built in" "$OUT" &&
+	test_grep "lib#jest: Tests: *1 passed" "$OUT" &&
+	test_path_is_file lib/vdist/index.html &&
 	test_path_is_file lib/dist/index.js &&
 	test -z "$(ls lib | grep bundled)" &&
 	sum=$(md5sum <lib/dist/index.js) &&
