@@ -10,7 +10,7 @@ packages=(
 	libyaml-dev libcjson-dev libxxhash-dev xxhash libzstd-dev zstd
 	libcurl4-openssl-dev
 	bubblewrap strace socat util-linux
-	jq python3 python3-yaml
+	jq python3 python3-yaml time
 	clang libclang-rt-14-dev
 )
 

@@ -26,7 +26,14 @@ struct output_job {
 	struct strbuf partial; /* the unfinished last line */
 	struct strbuf held;    /* prefixed lines kept for the end-of-job block */
 	bool started;	       /* the start line was printed (it was spawned) */
+	bool streaming;	       /* held outgrew HELD_MAX under full logs: shown as it comes */
+	size_t cut;	       /* bytes dropped from held's head under errors-only */
 };
+
+/* A block held for the end of a job is bounded like the log (issue 12):
+ * past it, full logs are shown as they come, and errors-only keeps the
+ * last HELD_MAX/2 and says how much it cut. */
+#define HELD_MAX ((size_t)8 << 20)
 
 /* Writes all of buf; a closed or failing fd marks out broken instead of
  * ending vx: the run matters more than its display (job->log keeps all). */
@@ -313,8 +320,24 @@ void output_job_data(struct output *out, size_t i, const char *buf, size_t n)
 	struct output_job *oj = &out->per_job[i];
 	if (!shows_output(out))
 		return;
-	if (holds_output(out, &out->jobs[i])) {
+	if (holds_output(out, &out->jobs[i]) && !oj->streaming) {
 		split_lines(&oj->held, oj, buf, n);
+		if (oj->held.len <= HELD_MAX)
+			return;
+		if (out->logs == LOGS_FULL) {
+			strbuf_add(&out->batch, oj->held.buf, oj->held.len);
+			strbuf_release(&oj->held);
+			strbuf_init(&oj->held);
+			oj->streaming = true;
+			output_emit(out);
+		} else {
+			const char *keep = memchr(oj->held.buf + oj->held.len - HELD_MAX / 2, '\n',
+						  HELD_MAX / 2);
+			size_t drop = keep ? (size_t)(keep + 1 - oj->held.buf) : oj->held.len;
+			oj->cut += drop;
+			memmove(oj->held.buf, oj->held.buf + drop, oj->held.len - drop);
+			strbuf_setlen(&oj->held, oj->held.len - drop);
+		}
 		return;
 	}
 	split_lines(&out->batch, oj, buf, n);
@@ -339,8 +362,13 @@ void output_job_end(struct output *out, size_t i)
 	bool failed = job->state == JOB_FAILED;
 
 	if (shows_output(out)) {
-		if (holds_output(out, job)) {
+		if (holds_output(out, job) && !oj->streaming) {
 			flush_partial(&oj->held, oj);
+			if (oj->cut && failed) {
+				add_prefix(out, i);
+				strbuf_addf(&out->batch, "(%zu bytes of earlier output not shown)\n",
+					    oj->cut);
+			}
 			if (out->logs == LOGS_FULL || failed)
 				strbuf_add(&out->batch, oj->held.buf, oj->held.len);
 			strbuf_release(&oj->held);

@@ -585,6 +585,7 @@ int run_main(int argc, char **argv)
 		if (rundir_open(&rd, NULL))
 			die_errno("cannot make the run's directory in $TMPDIR");
 		sj.run_dir = rd.path;
+		so.spill_dir = rd.path;
 		struct run_hooks rh = {&tc, &sj, ws, envs};
 		struct scheduler_hooks hooks = {run_before, run_after, &rh};
 		status = scheduler_run(jobs, n, &so, &hooks);
@@ -621,7 +622,7 @@ int run_main(int argc, char **argv)
 	}
 	free(commands);
 	for (size_t i = 0; i < n; i++) {
-		strbuf_release(&jobs[i].log);
+		scheduler_job_release(&jobs[i]);
 		strvec_clear(&envs[i]);
 		strvec_clear(&argvs[i]);
 		free(deps[i]);

@@ -423,9 +423,10 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	    .n_keyed = sjob->keyed ? sjob->keyed->n : 0,
 	    .walls = sjob->req.walls.v,
 	    .n_walls = sjob->req.walls.n,
-	    .output = job->log.buf,
-	    .output_len = job->log.len,
+	    .output = NULL,
+	    .output_len = 0,
 	};
+	in.output = scheduler_job_log_end(job, &in.output_len);
 	char *log = path_join(sjob->trace_dir, "log");
 	struct verdict v;
 	judge_trace(&in, log, &v);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "orchestrator/output.h"
+#include "util/io.h"
 
 extern char **environ;
 
@@ -182,6 +183,64 @@ static void job_ended(struct sched *s, size_t i)
 	}
 }
 
+static void log_reset(struct job *job)
+{
+	strbuf_reset(&job->log);
+	if (job->log_fd >= 0)
+		close(job->log_fd);
+	job->log_fd = -1;
+	job->log_len = 0;
+	strbuf_release(&job->log_tail);
+	strbuf_init(&job->log_tail);
+}
+
+/* Appends n bytes to job's log: in memory up to SCHEDULER_LOG_MEM, then,
+ * with a spill dir, the whole log goes to an unlinked file there and only
+ * its head and tail stay (a file that cannot be made keeps it in memory:
+ * the run goes on). */
+static void log_add(struct sched *s, struct job *job, const char *buf, size_t n)
+{
+	job->log_len += n;
+	if (job->log_fd < 0 && job->log.len + n > SCHEDULER_LOG_MEM && s->opts->spill_dir) {
+		int fd = open(s->opts->spill_dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		if (fd >= 0 && write_all(fd, job->log.buf, job->log.len) == 0) {
+			job->log_fd = fd;
+			strbuf_add(&job->log_tail, job->log.buf + job->log.len - (job->log.len < SCHEDULER_LOG_TAIL ? job->log.len : SCHEDULER_LOG_TAIL),
+				   job->log.len < SCHEDULER_LOG_TAIL ? job->log.len : SCHEDULER_LOG_TAIL);
+		} else if (fd >= 0) {
+			close(fd);
+		}
+	}
+	if (job->log_fd < 0) {
+		strbuf_add(&job->log, buf, n);
+		return;
+	}
+	if (write_all(job->log_fd, buf, n) < 0)
+		warning("%s: cannot spill its output: %s", job->id, strerror(errno));
+	strbuf_add(&job->log_tail, buf, n);
+	if (job->log_tail.len > 2 * SCHEDULER_LOG_TAIL) {
+		size_t cut = job->log_tail.len - SCHEDULER_LOG_TAIL;
+		memmove(job->log_tail.buf, job->log_tail.buf + cut, SCHEDULER_LOG_TAIL);
+		strbuf_setlen(&job->log_tail, SCHEDULER_LOG_TAIL);
+	}
+}
+
+const char *scheduler_job_log_end(const struct job *job, size_t *n)
+{
+	const struct strbuf *sb = job->log_fd >= 0 ? &job->log_tail : &job->log;
+	*n = sb->len;
+	return sb->buf ? sb->buf : "";
+}
+
+void scheduler_job_release(struct job *job)
+{
+	strbuf_release(&job->log);
+	strbuf_release(&job->log_tail);
+	if (job->log_fd >= 0)
+		close(job->log_fd);
+	job->log_fd = -1;
+}
+
 /* Reads what job i printed into its log and the output. Returns when the
  * pipe is empty or after max reads; closes it at EOF. */
 static void job_read(struct sched *s, size_t i, int max)
@@ -191,7 +250,7 @@ static void job_read(struct sched *s, size_t i, int max)
 	for (int n = 0; p->fd >= 0 && n < max; n++) {
 		ssize_t r = read(p->fd, buf, sizeof buf);
 		if (r > 0) {
-			strbuf_add(&s->jobs[i].log, buf, (size_t)r);
+			log_add(s, &s->jobs[i], buf, (size_t)r);
 			output_job_data(&s->out, i, buf, (size_t)r);
 			continue;
 		}
@@ -423,7 +482,7 @@ static void job_reaped(struct sched *s, size_t i, int st)
 		output_job_note(&s->out, i, "running it once more: %s", job->retry);
 		p->retried = true;
 		job->reason = NULL;
-		strbuf_reset(&job->log);
+		log_reset(job);
 		job_start(s, i);
 		return;
 	}
@@ -632,7 +691,8 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 		job->reason = NULL;
 		if (!job->log.buf)
 			strbuf_init(&job->log);
-		strbuf_reset(&job->log);
+		job->log_fd = -1; /* a zeroed job holds fd 0 here, never its own */
+		log_reset(job);
 		s.procs[i].fd = -1;
 		s.procs[i].waiting = job->ndeps;
 		if (!job->ndeps)

@@ -57,7 +57,14 @@ struct job {
 	struct strbuf log;   /* all it printed, stdout and stderr as interleaved;
 			      * reset when the run starts (a zeroed strbuf is fine),
 			      * then filled by the before hook or by the command;
-			      * the caller releases it */
+			      * the caller releases it (scheduler_job_release). Past
+			      * SCHEDULER_LOG_MEM bytes of a command's output, with a
+			      * spill_dir: only the first SCHEDULER_LOG_MEM bytes */
+	int log_fd;          /* set when the log spilled: an unlinked file holding
+			      * ALL of it (O_CLOEXEC), else -1 (set by scheduler_run) */
+	size_t log_len;      /* the whole log's length, spilled or not */
+	struct strbuf log_tail; /* after a spill: its last bytes (at least
+				 * SCHEDULER_LOG_TAIL), for who reads the end */
 	const char *reason;  /* static text: why it failed or was skipped, or NULL;
 			      * a hook may set it before failing a job */
 	const char *retry;   /* set by the after hook: run the job once more, for
@@ -87,7 +94,20 @@ struct scheduler_opts {
 	bool status_line;       /* redraw a done/running/queued line (stdout is a TTY) */
 	bool color;
 	long long grace_ms;     /* SIGTERM to SIGKILL, on timeout and interrupt; 0: 5000 */
+	const char *spill_dir;  /* where a log past SCHEDULER_LOG_MEM goes (the run's
+				 * directory); NULL: logs stay in memory whole */
 };
+
+/* A command's output past this is spilled to a file (issue 12: 150 MB of
+ * output cost 150 MB of RSS); the tail kept in memory is this long. */
+#define SCHEDULER_LOG_MEM ((size_t)8 << 20)
+#define SCHEDULER_LOG_TAIL ((size_t)64 << 10)
+
+/* The log's end (the spill's tail, or the log itself) as *n bytes. */
+const char *scheduler_job_log_end(const struct job *job, size_t *n);
+
+/* Frees the job's log and closes its spill. */
+void scheduler_job_release(struct job *job);
 
 /* Runs every job whose dependencies succeeded, in dependency order, at most
  * opts->concurrency at once. Returns 0 when every job succeeded, was cached

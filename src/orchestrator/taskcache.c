@@ -522,17 +522,19 @@ int taskcache_after(struct job *job, void *ctx)
 		.n_outputs = outs.n,
 		.inputs = ins,
 		.n_inputs = ti->paths.n,
-		.log_fd = -1,
-		.log = job->log.len ? job->log.buf : NULL,
-		.log_len = job->log.len,
+		/* a spilled log is streamed from its file, never held whole */
+		.log_fd = job->log_fd >= 0 && lseek(job->log_fd, 0, SEEK_SET) == 0 ? job->log_fd : -1,
+		.log = job->log_fd < 0 && job->log.len ? job->log.buf : NULL,
+		.log_len = job->log_fd < 0 ? job->log.len : 0,
 		.exit_code = job->exit_code,
 		.duration_ms = (uint64_t)(job->duration_ms > 0 ? job->duration_ms : 0),
 		.level = tc->level,
 	};
 	if (entry_save(&tc->store, &req, NULL))
 		warning("%s: not saved to the cache (see above); the run goes on", t->id);
-	else
-		inplace_put(tc->ip, t->id, tc->keys[i], p->dir, outs.v, outs.n, job->log.buf, job->log.len);
+	else /* a log too long for the record (a spilled one is) leaves it without one */
+		inplace_put(tc->ip, t->id, tc->keys[i], p->dir, outs.v, outs.n, job->log.buf,
+			    job->log_len > job->log.len ? job->log_len : job->log.len);
 	free(ins);
 	strvec_clear(&outs);
 	return 0;

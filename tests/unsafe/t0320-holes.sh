@@ -171,4 +171,22 @@ test_expect_success 'kill -9 of vx mid-task leaves a run directory the next run 
 	test -z "$(ls -A "$TEST_DIR/tmp")"
 '
 
+test_expect_success '500 MB of output costs vx no more than 64 MiB of memory, and the entry still holds it all' '
+	setup &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "mkdir -p dist; head -c 500000000 /dev/zero | tr \"\\\\0\" x | fold -w 100; echo; echo last-line"
+	    outputs: ["dist/**"]
+	    sandbox: {allow: {write: ["dist/"]}}
+	EOF
+	/usr/bin/time -f "%M" -o rss "$VX" run app#build >out.txt 2>err.txt &&
+	test "$(tail -n 3 out.txt | head -n 1)" = "app#build: last-line" &&
+	test "$(grep -c "^app#build: x\{100\}$" out.txt)" = 5000000 &&
+	echo "max RSS: $(cat rss) KiB" &&
+	test "$(cat rss)" -lt 65536 &&
+	rm -f out.txt &&
+	run_vx 0 cache stats &&
+	test_grep "^entries: 1$" "$OUT"
+'
+
 test_done
