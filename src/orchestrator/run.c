@@ -5,10 +5,12 @@
 
 #include <fcntl.h>
 #include <getopt.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "orchestrator/filter.h"
@@ -385,6 +387,9 @@ static int run_after(struct job *job, void *ctx)
 	size_t i = taskcache_node_of(rh->tc, job);
 	const struct task_node *t = job->data;
 	if (t->cfg->sandbox) {
+		/* The staged grants go back before anything looks at the
+		 * project: the judge, the retry, the cache. */
+		sandbox_jobs_unstage(rh->sj, i);
 		/* Two failures that are the setup's, not the task's: run it once
 		 * more (the scheduler decides whether there is time). This
 		 * attempt fails and is not saved either way: fail closed. */
@@ -586,11 +591,25 @@ int run_main(int argc, char **argv)
 			die_errno("cannot make the run's directory in $TMPDIR");
 		sj.run_dir = rd.path;
 		so.spill_dir = rd.path;
+		/* The stages of the project's top-level write grants live on the
+		 * workspace's file system (a rename moves them), swept like the
+		 * run dir, their contents put back first should a run die. */
+		struct rundir stage = {NULL, -1};
+		char *stage_base = path_join(ws->root, ".vx/stage");
+		char *vx_dir = path_join(ws->root, ".vx");
+		if (sj.bwrap && (mkdir(vx_dir, 0777) == 0 || errno == EEXIST) &&
+		    (mkdir(stage_base, 0700) == 0 || errno == EEXIST) &&
+		    rundir_open_reaping(&stage, stage_base, sandbox_jobs_reap_stage) == 0)
+			sj.stage_root = stage.path;
+		free(vx_dir);
+		free(stage_base);
 		struct run_hooks rh = {&tc, &sj, ws, envs};
 		struct scheduler_hooks hooks = {run_before, run_after, &rh};
 		status = scheduler_run(jobs, n, &so, &hooks);
 		rundir_close(&rd);
 		sj.run_dir = NULL;
+		sj.stage_root = NULL;
+		rundir_close(&stage);
 		long long total = now_ms() - t0;
 		output_summary(jobs, n, total);
 		size_t hits = 0, misses = 0;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "orchestrator/inputs.h"
@@ -20,6 +21,7 @@
 #include "sandbox/env.h"
 #include "sandbox/probe.h"
 #include "util/glob.h"
+#include "util/io.h"
 #include "util/path.h"
 #include "util/strbuf.h"
 #include "violations/judge.h"
@@ -196,6 +198,9 @@ static int request_for(struct sandbox_jobs *sj, size_t i, struct sandbox_request
 	    .setsid = sj->setsid,
 	    .strace = trace_dir ? sj->strace : NULL,
 	    .trace_dir = trace_dir,
+	    /* a dev server's outputs must be in place while it runs: never staged */
+	    .stage_dir = sj->jobs && !sj->showing && !t->cfg->persistent ? sj->jobs[i].stage_dir
+									 : NULL,
 	    .nested_dirs = (const char *const *)nested.v,
 	    .n_nested = nested.n,
 	    .allow_read = (const char *const *)reads.v,
@@ -267,6 +272,8 @@ static void keyed_hidden(const struct sandbox_jobs *sj, const struct task_node *
 	strvec_clear(&own);
 }
 
+static int stage_record(struct sandbox_job *sjob);
+
 int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 		      const struct strvec *keyed)
 {
@@ -299,11 +306,32 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 		free(tmpl);
 		close(fd);
 	}
+	if (sj->stage_root && !sjob->stage_dir) {
+		char *tmpl = path_join(sj->stage_root, "task-XXXXXX");
+		if (mkdtemp(tmpl))
+			sjob->stage_dir = tmpl;
+		else
+			free(tmpl); /* no stage: the grants are bound as they are */
+	}
 	struct strbuf err = STRBUF_INIT;
 	int rc = request_for(sj, i, &sjob->req, &err);
+	if (!rc && sjob->req.stage && stage_record(sjob) < 0) {
+		/* nothing moved yet: the task fails before it can lose anything */
+		fprintf(stderr, "vx: %s: cannot stage its write grants in %s: %s\n", t->id,
+			sjob->stage_dir, strerror(errno));
+		sandbox_request_release(&sjob->req);
+		job->reason = "its write grants could not be staged (see above)";
+		rc = -1;
+	} else if (!rc && !sjob->req.stage && sjob->stage_dir) {
+		rmdir(sjob->stage_dir);
+		free(sjob->stage_dir);
+		sjob->stage_dir = NULL;
+	}
 	if (rc) {
-		fprintf(stderr, "vx: %s: sandbox refused: %s\n", t->id, err.buf);
-		job->reason = "its sandbox could not be built (see above)";
+		if (err.len)
+			fprintf(stderr, "vx: %s: sandbox refused: %s\n", t->id, err.buf);
+		if (!job->reason)
+			job->reason = "its sandbox could not be built (see above)";
 	} else {
 		sjob->built = true;
 		for (size_t k = 0; k < sjob->req.notes.n; k++)
@@ -366,6 +394,91 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 	return rc;
 }
 
+/* Writes beside the stage what the reaper needs should vx die (the project
+ * and the staged names), then moves the staged entries into it. Returns 0,
+ * or -1 with errno (nothing is left moved). */
+static int stage_record(struct sandbox_job *sjob)
+{
+	char *rec = xasprintf("%s.project", sjob->stage_dir);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "%s\n", sjob->req.cwd);
+	for (size_t k = 0; k < sjob->req.staged.n; k++)
+		strbuf_addf(&sb, "%s\n", sjob->req.staged.v[k]);
+	int fd = open(rec, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int rc = fd < 0 || write_all(fd, sb.buf, sb.len) < 0 ? -1 : 0;
+	if (fd >= 0)
+		close(fd);
+	strbuf_release(&sb);
+	free(rec);
+	return rc ? rc : sandbox_request_stage(&sjob->req);
+}
+
+void sandbox_jobs_unstage(struct sandbox_jobs *sj, size_t i)
+{
+	struct sandbox_job *sjob = &sj->jobs[i];
+	if (!sjob->built || !sjob->req.stage || !sjob->stage_dir)
+		return;
+	const struct task_node *t = sj->g->nodes.v[i];
+	struct strvec aw = STRVEC_INIT;
+	lstr_list(&t->cfg->sandbox->allow_write, &aw);
+	sandbox_request_unstage(&sjob->req, (const char *const *)aw.v, aw.n);
+	strvec_clear(&aw);
+	if (rmdir(sjob->stage_dir) == 0) {
+		char *rec = xasprintf("%s.project", sjob->stage_dir);
+		unlink(rec);
+		free(rec);
+	} else {
+		warning("%s: %s keeps what could not be moved back to %s; the next run puts it back",
+			t->id, sjob->stage_dir, sjob->req.cwd);
+	}
+	free(sjob->stage_dir);
+	sjob->stage_dir = NULL; /* unstaged: never twice; req.stage stays for the judge */
+}
+
+void sandbox_jobs_reap_stage(int dirfd)
+{
+	int dup = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = dup < 0 ? NULL : fdopendir(dup);
+	if (!d) {
+		if (dup >= 0)
+			close(dup);
+		return;
+	}
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		if (n < 9 || strcmp(de->d_name + n - 8, ".project"))
+			continue;
+		struct strbuf sb = STRBUF_INIT;
+		int fd = openat(dirfd, de->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || strbuf_read_fd(&sb, fd) < 0) {
+			if (fd >= 0)
+				close(fd);
+			strbuf_release(&sb);
+			continue;
+		}
+		close(fd);
+		char *stage = xstrndup(de->d_name, n - 8);
+		int sfd = openat(dirfd, stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		char *save = NULL, *project = strtok_r(sb.buf, "\n", &save);
+		int pfd = project ? open(project, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+		for (char *name = strtok_r(NULL, "\n", &save); name && sfd >= 0 && pfd >= 0;
+		     name = strtok_r(NULL, "\n", &save)) {
+			struct stat st;
+			if (!strchr(name, '/') && strcmp(name, "..") &&
+			    fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
+				renameat(sfd, name, pfd, name);
+		}
+		if (sfd >= 0)
+			close(sfd);
+		if (pfd >= 0)
+			close(pfd);
+		free(stage);
+		strbuf_release(&sb);
+	}
+	closedir(d);
+}
+
 static bool request_sees(const char *path, void *ctx)
 {
 	return sandbox_request_sees(ctx, path);
@@ -385,9 +498,19 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	lstr_list(&t->cfg->input_files, &inputs);
 	struct strvec roots = STRVEC_INIT, unwritten = STRVEC_INIT, aw = STRVEC_INIT;
 	lstr_list(&sb->allow_write, &aw);
-	for (size_t k = 0; k < sjob->req.mounts.n; k++)
-		if (sjob->req.mounts.v[k].kind == SANDBOX_RW)
-			strvec_push(&roots, sjob->req.mounts.v[k].dst);
+	for (size_t k = 0; k < sjob->req.mounts.n; k++) {
+		const struct sandbox_mount *m = &sjob->req.mounts.v[k];
+		if (m->kind != SANDBOX_RW)
+			continue;
+		if (sjob->req.stage && !strcmp(m->src, sjob->req.stage)) {
+			/* the stage: its grants are the staged entries */
+			for (size_t k2 = 0; k2 < sjob->req.staged.n; k2++)
+				strvec_push_nodup(&roots,
+						  path_join(sjob->req.cwd, sjob->req.staged.v[k2]));
+			continue;
+		}
+		strvec_push(&roots, m->dst);
+	}
 	for (size_t k = 0; k < sjob->req.placeholders.n; k++)
 		if (sandbox_placeholder_untouched(&sjob->req.placeholders.v[k]))
 			strvec_push(&unwritten, sjob->req.placeholders.v[k].path);
@@ -498,6 +621,7 @@ void sandbox_jobs_done(struct sandbox_jobs *sj, size_t i)
 		free(sjob->trace_dir);
 		sjob->trace_dir = NULL;
 	}
+	sandbox_jobs_unstage(sj, i);
 	if (sjob->signal_rd >= 0) {
 		close(sjob->signal_rd);
 		sjob->signal_rd = -1;

@@ -22,6 +22,8 @@ struct sandbox_jobs {
 	bool showing;                /* vx sandbox show: nothing runs, the tracer is shown */
 	const char *run_dir;         /* the run's own directory (util/rundir.h), set by run.c
 				      * before the first task: trace logs go there */
+	const char *stage_root;      /* the run's stage directory under WS/.vx/stage (on the
+				      * workspace's file system), or NULL: no staging */
 	struct sandbox_job *jobs;     /* per node */
 };
 
@@ -34,6 +36,8 @@ struct sandbox_job {
 	VEC(int) own_fds;            /* copies of sources moved above every target, ours to close */
 	struct strvec argv;
 	char *trace_dir;             /* the host dir strace writes into; removed after judging */
+	char *stage_dir;             /* the stage of its project (request.h), or NULL;
+				      * emptied by sandbox_jobs_unstage, removed by done */
 	char *command;               /* what the first wrap ran (job->argv[2] then): a retry
 				      * wraps it again, not bwrap's argv */
 	bool judged;                 /* verdict holds the judge's word (sandbox_jobs_judge) */
@@ -67,6 +71,15 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job, const 
  * task that exited 0 must fail (a violation, or a trace that ended before
  * the command did); 0 otherwise (also for an untraced task). */
 int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job);
+/* After node i ran, before anything looks at its project: moves its
+ * staged write grants back from the stage (request.h) and discards what
+ * else it left there. */
+void sandbox_jobs_unstage(struct sandbox_jobs *sj, size_t i);
+
+/* Puts back what a dead run's stages hold (the rundir reaper of
+ * WS/.vx/stage): each staged entry its project lacks. */
+void sandbox_jobs_reap_stage(int dirfd);
+
 /* After node i ran: removes placeholders it left untouched and frees its
  * request. */
 void sandbox_jobs_done(struct sandbox_jobs *sj, size_t i);

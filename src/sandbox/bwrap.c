@@ -37,6 +37,7 @@ const char *const *sandbox_trace_flags(void)
 	    "-q",
 	    "-I3",
 	    "--seccomp-bpf",
+	    "--decode-pids=pidns",
 	    "-e",
 	    "signal=none",
 	    "-e",

@@ -16,6 +16,8 @@
 #include "sandbox/probe.h"
 #include "sandbox/seccomp.h"
 #include "sandbox/walls.h"
+#include "util/glob.h"
+#include "util/io.h"
 #include "util/path.h"
 
 /* Above anything vx's scheduler holds and the fds bwrap gets (bwrap.h), so
@@ -38,6 +40,7 @@ struct builder {
 	grant_vec glob_heads;	  /* the literal head dir of each write glob */
 	struct strvec punched;	  /* masked-and-punched dirs (avoid doing one twice) */
 	struct strvec masked;	  /* walls inside a RW bind: masked read-only there */
+	bool staging;		  /* the project is bound from the stage (see plan_stage) */
 };
 
 static void mount_add(struct sandbox_request *req, enum sandbox_mount_kind kind, const char *src,
@@ -108,6 +111,8 @@ static int cmp_str(const void *a, const void *b)
 /* Binds dir's children one by one, leaving out each wall, so a grant that
  * holds a wall reaches all of it but the wall. mask: dir is visible from the
  * host and must first be hidden under a tmpfs. */
+static void punch_children(struct builder *b, const char *dir, const struct strvec *skip);
+
 static void punch(struct builder *b, const char *dir, bool mask)
 {
 	if (strvec_find(&b->punched, dir) >= 0)
@@ -120,13 +125,23 @@ static void punch(struct builder *b, const char *dir, bool mask)
 	} else {
 		mount_add(req, SANDBOX_DIR, NULL, dir);
 	}
+	punch_children(b, dir, NULL);
+}
+
+/* Binds dir's children read-only one by one (links recreated, a directory
+ * holding a wall punched in turn), leaving out each wall and each name in
+ * skip. */
+static void punch_children(struct builder *b, const char *dir, const struct strvec *skip)
+{
+	struct sandbox_request *req = b->req;
 	DIR *d = opendir(dir);
 	if (!d)
 		return; /* gone, or unreadable to vx: it stays empty inside */
 	struct strvec names = STRVEC_INIT;
 	struct dirent *e;
 	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		    !(skip && strvec_find(skip, e->d_name) >= 0))
 			strvec_push(&names, e->d_name);
 	closedir(d);
 	if (names.n)
@@ -462,6 +477,33 @@ static int plan_bind(struct builder *b, const char *entry, const char *dir, bool
 	return 0;
 }
 
+/* Should the project be staged? When the task has a stage dir and a write
+ * grant at the project's top level (a directory there, or a file there:
+ * its bind would be the project itself), and no grant names the project
+ * whole (then all of it is writable as it is). */
+static bool wants_stage(const struct builder *b)
+{
+	if (!b->in->stage_dir)
+		return false;
+	bool top = false;
+	for (size_t i = 0; i < b->writes.n; i++) {
+		const struct grant *g = &b->writes.v[i];
+		if (g->from_glob)
+			continue;
+		if (!strcmp(g->path, b->proj))
+			return false;
+		bool dir = g->exists ? g->is_dir : g->want_dir;
+		char *bind = dir ? xstrdup(g->path) : path_dirname(g->path);
+		char *parent = path_dirname(bind);
+		top |= !strcmp(bind, b->proj) || !strcmp(parent, b->proj);
+		free(parent);
+		free(bind);
+	}
+	for (size_t i = 0; i < b->glob_heads.n; i++)
+		top |= !strcmp(b->glob_heads.v[i].path, b->proj);
+	return top;
+}
+
 /* Decides each write grant's bind and what to create; creates nothing. */
 static int plan_writes(struct builder *b)
 {
@@ -499,6 +541,18 @@ static int plan_writes(struct builder *b)
 			if (!dir)
 				strvec_push(&b->files, g->path);
 		}
+		char *parent = path_dirname(bind);
+		bool top = b->staging && (!strcmp(bind, b->proj) || !strcmp(parent, b->proj));
+		free(parent);
+		if (top) {
+			/* Lives in the stage while the task runs: a plain entry
+			 * there, so it can be removed and made again. */
+			const char *name = path_basename(!strcmp(bind, b->proj) ? g->path : bind);
+			if (strvec_find(&b->req->staged, name) < 0)
+				strvec_push(&b->req->staged, name);
+			free(bind);
+			continue;
+		}
 		int rc = plan_bind(b, g->entry, bind, !dir);
 		free(bind);
 		if (rc)
@@ -523,9 +577,13 @@ static int plan_writes(struct builder *b)
 					    h->entry, h->path);
 			strvec_push(&b->mkdirs, h->path);
 		}
+		if (b->staging && !strcmp(h->path, b->proj))
+			continue; /* the stage is the project's root, widened */
 		if (plan_bind(b, h->entry, h->path, true))
 			return -1;
 	}
+	if (b->staging && strvec_find(&b->req->widened, b->proj) < 0)
+		strvec_push(&b->req->widened, b->proj);
 	/* A directory some grant names whole is no widening. */
 	size_t keep = 0;
 	for (size_t i = 0; i < b->req->widened.n; i++) {
@@ -686,9 +744,21 @@ static int assemble(struct builder *b)
 		mount_add(req, SANDBOX_REMOUNT_RO, NULL, b->home);
 	}
 	mask_outside_walls(b);
+	if (b->staging) {
+		int fd = -1;
+		if (open_source(b, b->req->stage, true, &fd))
+			return -1;
+		struct sandbox_mount m = {SANDBOX_RW, xstrdup(b->req->stage), xstrdup(b->proj), fd};
+		vec_push(&req->mounts, m);
+		punch_children(b, b->proj, &b->req->staged);
+	}
 	for (size_t i = 0; i < b->reads.n; i++) {
 		const struct grant *g = &b->reads.v[i];
 		if (!g->exists || held_whole(b, i) || visible_by_base(b, g->path))
+			continue;
+		/* the stage shows every entry of the project but its walls */
+		if (b->staging && path_is_within(b->proj, g->path) &&
+		    !walls_holding(&b->walls, g->path))
 			continue;
 		if (g->is_dir && wall_below(&b->walls, g->path))
 			punch(b, g->path, false);
@@ -725,7 +795,7 @@ static int assemble(struct builder *b)
 			mount_add(req, SANDBOX_REMOUNT_RO, NULL, w);
 		}
 	}
-	bool held = false;
+	bool held = b->staging;
 	for (size_t i = 0; i < b->reads.n && !held; i++)
 		held = b->reads.v[i].exists && path_is_within(b->reads.v[i].path, b->proj);
 	for (size_t i = 0; i < b->rw_dirs.n && !held; i++)
@@ -880,6 +950,14 @@ static int build(struct builder *b)
 	home_reads(b, path_var);
 	for (size_t i = 0; i < in->n_dep_outputs; i++)
 		dep_output(b, in->dep_outputs[i]);
+	b->staging = wants_stage(b);
+	if (b->staging) {
+		b->req->stage = grants_canonical(in->stage_dir);
+		struct stat st;
+		if (stat(b->req->stage, &st) || !S_ISDIR(st.st_mode))
+			return fail(b, "cannot stage the project in %s: it is not a directory",
+				    b->req->stage);
+	}
 	if (plan_writes(b))
 		return -1;
 	b->req->bwrap = xstrdup(in->bwrap);
@@ -948,8 +1026,19 @@ static bool sees(const struct sandbox_request *req, const char *path, int depth)
 	}
 	bool same = !strcmp(deepest->dst, path);
 	switch (deepest->kind) {
-	case SANDBOX_RO:
 	case SANDBOX_RW:
+		if (req->stage && !strcmp(deepest->src, req->stage)) {
+			/* the stage: the project's root, and its staged entries */
+			if (same)
+				return true;
+			const char *rest = path + best + 1;
+			char *name = xstrndup(rest, strcspn(rest, "/"));
+			bool r = strvec_find(&req->staged, name) >= 0;
+			free(name);
+			return r;
+		}
+		return !strcmp(deepest->src, deepest->dst);
+	case SANDBOX_RO:
 		return !strcmp(deepest->src, deepest->dst);
 	case SANDBOX_SYMLINK: {
 		if (same || depth > 8)
@@ -1025,7 +1114,108 @@ void sandbox_request_release(struct sandbox_request *req)
 	strvec_clear(&req->withheld);
 	strvec_clear(&req->widened);
 	walls_clear(&req->walls);
+	free(req->stage);
+	strvec_clear(&req->staged);
 	for (size_t i = 0; i < req->placeholders.n; i++)
 		free(req->placeholders.v[i].path);
 	vec_free(&req->placeholders);
+}
+
+int sandbox_request_stage(const struct sandbox_request *req)
+{
+	if (!req->stage)
+		return 0;
+	int pfd = open(req->cwd, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int sfd = pfd < 0 ? -1 : open(req->stage, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (sfd < 0) {
+		int e = errno;
+		if (pfd >= 0)
+			close(pfd);
+		errno = e;
+		return -1;
+	}
+	size_t moved = 0;
+	int rc = 0;
+	for (; moved < req->staged.n; moved++) {
+		const char *name = req->staged.v[moved];
+		if (renameat(pfd, name, sfd, name) < 0 && errno != ENOENT) {
+			rc = -1;
+			break;
+		}
+	}
+	if (rc) {
+		int e = errno;
+		while (moved--)
+			renameat(sfd, req->staged.v[moved], pfd, req->staged.v[moved]);
+		errno = e;
+	}
+	close(sfd);
+	close(pfd);
+	return rc;
+}
+
+/* Does a write grant name the top-level entry name (as written in
+ * allow.write, relative to the project)? */
+static bool granted_top(const char *name, const char *const *allow, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *g = allow[i];
+		if (g[0] == '.' && g[1] == '/')
+			g += 2;
+		size_t len = strcspn(g, "/");
+		char *first = xstrndup(g, len);
+		bool hit = glob_match(first, name);
+		free(first);
+		if (hit)
+			return true;
+	}
+	return false;
+}
+
+size_t sandbox_request_unstage(const struct sandbox_request *req, const char *const *allow_write,
+			       size_t n_allow_write)
+{
+	if (!req->stage)
+		return 0;
+	int pfd = open(req->cwd, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int sfd = pfd < 0 ? -1 : open(req->stage, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	size_t discarded = 0;
+	DIR *d = NULL;
+	if (sfd >= 0) {
+		int dup = fcntl(sfd, F_DUPFD_CLOEXEC, 0);
+		d = dup < 0 ? NULL : fdopendir(dup);
+		if (!d && dup >= 0)
+			close(dup);
+	}
+	struct strvec names = STRVEC_INIT;
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			strvec_push(&names, e->d_name);
+	if (d)
+		closedir(d);
+	for (size_t i = 0; i < names.n; i++) {
+		const char *name = names.v[i];
+		struct stat st;
+		/* bwrap's mount points for the project's own entries: they stand
+		 * for what is still in the project, and go */
+		bool stub = fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+		bool back = !stub && (strvec_find(&req->staged, name) >= 0 ||
+				      granted_top(name, allow_write, n_allow_write));
+		if (back) {
+			/* one that cannot go back stays in the stage, never
+			 * removed: the next run's sweep tries again */
+			renameat(sfd, name, pfd, name);
+			continue;
+		}
+		if (!stub)
+			discarded++;
+		remove_tree_at(sfd, name);
+	}
+	strvec_clear(&names);
+	if (sfd >= 0)
+		close(sfd);
+	if (pfd >= 0)
+		close(pfd);
+	return discarded;
 }

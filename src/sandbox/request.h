@@ -30,6 +30,10 @@ struct sandbox_input {
 	const char *trace_dir; /* with strace: a host dir of vx's (0700) where strace, run
 				* outside the sandbox around bwrap, writes its log; never
 				* bound inside */
+	const char *stage_dir; /* an empty host dir on the project's file system, or NULL:
+				* where the project's top-level write grants live while
+				* the task runs (sandbox_request_stage), so it can
+				* delete and recreate them */
 	const char *const *
 	    nested_dirs; /* every project dir in the workspace (walls; the task's own is skipped) */
 	size_t n_nested;
@@ -100,7 +104,27 @@ struct sandbox_request {
 	/* the walls no grant can open (.git, the cache, credential stores;
 	 * not nested projects): a fix never offers them */
 	wall_vec walls;
+	/* Staging (issue 11: `rm -rf dist && mkdir dist` met EBUSY on a grant
+	 * that is a mount point): the project is bound read-write from stage
+	 * (canonical), its other entries bound read-only into it, and the
+	 * names in staged (the top-level write grants) live in the stage as
+	 * plain entries while the task runs. stage NULL: not staged. */
+	char *stage;
+	struct strvec staged;
 };
+
+/* Moves each staged name from the project into the stage (a missing one is
+ * left to the task to make). Returns 0, or -1 with errno after moving back
+ * what it moved (the task must then not run). */
+int sandbox_request_stage(const struct sandbox_request *req);
+
+/* After the task: moves back from the stage each entry a write grant names
+ * (the staged ones, and new ones a grant's glob matches, spelled as
+ * written in allow), and removes the rest of the stage: a new file no
+ * grant names never reaches the project (the judge reports it). Returns
+ * how many entries it discarded. */
+size_t sandbox_request_unstage(const struct sandbox_request *req, const char *const *allow_write,
+			       size_t n_allow_write);
 
 /* Builds the request. Returns 0, or -1 with ONE line in err naming the path
  * and the fix, and nothing left behind (no placeholder, no fd): bwrap missing,

@@ -92,6 +92,8 @@ void walls_collect(const struct walls_input *in, wall_vec *out)
 	add(out, path_join(in->workspace_root, ".git"), WALL_GIT);
 	add(out, path_join(in->project_dir, ".git"), WALL_GIT);
 	add(out, path_join(in->workspace_root, ".vx/cache"), WALL_CACHE);
+	/* other tasks' staged write grants (request.h) */
+	add(out, path_join(in->workspace_root, ".vx/stage"), WALL_CACHE);
 	if (in->cache_dir)
 		add(out, grants_canonical(in->cache_dir), WALL_CACHE);
 	add_gitfile(in->workspace_root, out);

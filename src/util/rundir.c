@@ -34,7 +34,7 @@ static bool owner_dead(int basefd, const char *name, const struct stat *st)
 	return dead;
 }
 
-static void sweep(const char *base)
+static void sweep(const char *base, void (*reap)(int dirfd))
 {
 	int basefd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (basefd < 0)
@@ -54,8 +54,17 @@ static void sweep(const char *base)
 		    fstatat(basefd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode) ||
 		    st.st_uid != geteuid())
 			continue;
-		if (owner_dead(basefd, de->d_name, &st))
-			remove_tree_at(basefd, de->d_name);
+		if (!owner_dead(basefd, de->d_name, &st))
+			continue;
+		if (reap) {
+			int fd = openat(basefd, de->d_name,
+					O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd >= 0) {
+				reap(fd);
+				close(fd);
+			}
+		}
+		remove_tree_at(basefd, de->d_name);
 	}
 	closedir(d);
 	close(basefd);
@@ -63,11 +72,16 @@ static void sweep(const char *base)
 
 int rundir_open(struct rundir *rd, const char *base)
 {
+	return rundir_open_reaping(rd, base, NULL);
+}
+
+int rundir_open_reaping(struct rundir *rd, const char *base, void (*reap)(int dirfd))
+{
 	rd->path = NULL;
 	rd->lock_fd = -1;
 	if (!base)
 		base = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	sweep(base);
+	sweep(base, reap);
 	char *tmpl = path_join(base, PREFIX "XXXXXX");
 	if (!mkdtemp(tmpl)) {
 		free(tmpl);

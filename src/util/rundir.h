@@ -16,6 +16,10 @@ struct rundir {
  * /tmp. Returns 0, or -1 with errno (rd is then not open). */
 int rundir_open(struct rundir *rd, const char *base);
 
+/* rundir_open, calling reap(fd of the dead directory) before each dead
+ * directory is removed: what it holds may have to be put back first. */
+int rundir_open_reaping(struct rundir *rd, const char *base, void (*reap)(int dirfd));
+
 /* Removes rd's directory with all it holds and releases the lock. */
 void rundir_close(struct rundir *rd);
 

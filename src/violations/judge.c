@@ -574,6 +574,36 @@ static void key_fix(const struct judge_input *in, struct verdict *out, const cha
 	free(ws_rel);
 }
 
+/* The grant for a write a widened directory let through: the topmost
+ * directory the task made on the way to it (`dist/` for dist/a.js after
+ * mkdir dist: a file grant there would be no directory), else the file by
+ * name. */
+static char *widened_fix(const struct judge_input *in, const struct access_event *e,
+			 const struct strmap *made_dirs)
+{
+	size_t plen = strlen(in->project_dir);
+	for (const char *s = e->path + plen + 1; (s = strchr(s, '/')); s++) {
+		char *dir = xstrndup(e->path, (size_t)(s - e->path));
+		size_t at;
+		bool mine = strmap_get(made_dirs, dir, &at);
+		if (mine) {
+			char *rel = path_relative(in->project_dir, dir);
+			char *fix = xasprintf("%s/", rel);
+			free(rel);
+			free(dir);
+			return fix;
+		}
+		free(dir);
+	}
+	char *rel = path_relative(in->project_dir, e->path);
+	if (e->op == ACCESS_MKDIR) {
+		char *fix = xasprintf("%s/", rel);
+		free(rel);
+		return fix;
+	}
+	return rel;
+}
+
 int judge_trace(const struct judge_input *in, const char *log_path, struct verdict *out)
 {
 	memset(out, 0, sizeof *out);
@@ -612,7 +642,7 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 	/* In a widened dir the wall lets every write through: the trace is
 	 * the only judge. A file the task made and removed again (a temp file
 	 * renamed over its output) changed nothing. */
-	struct strmap made = STRMAP_INIT, gone = STRMAP_INIT;
+	struct strmap made = STRMAP_INIT, gone = STRMAP_INIT, made_dirs = STRMAP_INIT;
 	for (size_t i = 0; in->n_widened && i < nev; i++) {
 		const struct access_event *e = &ev[i];
 		if (e->err || !(e->write_intent || e->op == ACCESS_RENAME_FROM) ||
@@ -621,6 +651,8 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 		bool removes =
 		    e->op == ACCESS_UNLINK || e->op == ACCESS_RMDIR || e->op == ACCESS_RENAME_FROM;
 		strmap_put(removes ? &gone : &made, e->path, i);
+		if (e->op == ACCESS_MKDIR)
+			strmap_put(&made_dirs, e->path, i);
 	}
 	struct strvec seen = STRVEC_INIT;
 	for (size_t i = 0; i < nev; i++) {
@@ -653,8 +685,7 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 				struct violation v = {true, false, xstrdup(e->path), e->syscall, 0,
 						      false};
 				vec_push(&out->violations, v);
-				strvec_push_nodup(&out->fix_write,
-						  path_relative(in->project_dir, e->path));
+				strvec_push_nodup(&out->fix_write, widened_fix(in, e, &made_dirs));
 			}
 			continue;
 		}
@@ -765,6 +796,7 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 	strmap_clear(&touched);
 	strmap_clear(&made);
 	strmap_clear(&gone);
+	strmap_clear(&made_dirs);
 	note_unwritten(in, out);
 	note_git(in, out);
 	note_last_line(in, out);

@@ -155,6 +155,10 @@ struct set_slot {
 	int32_t op;
 };
 
+struct pid_pair {
+	long ns, host;
+};
+
 struct strace_parser {
 	struct strace_summary sum;
 	char *initial_cwd;
@@ -176,6 +180,7 @@ struct strace_parser {
 	struct strbuf call;    /* an unfinished call joined with its resumption */
 	struct strbuf proc_path; /* a /proc/self/cwd/... path rewritten (proc_path_rewrite) */
 	bool wrapped;		 /* strace_parser_wrapped: the root execs a wrapper first */
+	VEC(struct pid_pair) ns_pids; /* a clone's pid in the task's namespace and strace's */
 	bool wrapper_execd;	 /* the root's first execve (the wrapper's own) was seen */
 	struct strvec setup_paths; /* paths of the wrapper's own calls: kept for the cwd and
 				    * descriptor tables, never events */
@@ -446,8 +451,13 @@ static struct proc *proc_appear(struct strace_parser *p, struct proc *pr, pid_t 
 		 * (a thread whose clone3 the log never printed: eslint's unlink
 		 * of .eslintcache went unjudged). In a wrapped trace such a
 		 * process is judged as the task's: fail toward the report. */
-		proc_reset(p, pr, fs_new(p->initial_cwd, false), fdtab_copy(NULL));
-		pr->in_task = p->wrapped && pid != p->sum.root_pid;
+		bool stray = p->wrapped && pid != p->sum.root_pid;
+		/* its cwd is not the project's for all the log says: a relative
+		 * path of it stays unresolved rather than be judged where it is
+		 * not (cmake's processes wrote build/ files "into the project") */
+		proc_reset(p, pr, fs_new(stray ? "/" : p->initial_cwd, stray),
+			   fdtab_copy(NULL));
+		pr->in_task = stray;
 	}
 	return pr;
 }
@@ -826,6 +836,11 @@ static bool proc_path_rewrite(const struct strace_parser *p, const struct proc *
 		struct span sp = {who, wlen};
 		if (!wlen || !num_parse(sp, &pid) || pid <= 0)
 			return false;
+		for (size_t i = p->ns_pids.n; i-- > 0;)
+			if (p->ns_pids.v[i].ns == pid) { /* the latest one of that pid */
+				pid = p->ns_pids.v[i].host;
+				break;
+			}
 		target = proc_find(p, (pid_t)pid);
 	}
 	if (!target || !target->fs || s >= e)
@@ -1107,6 +1122,25 @@ static void call_handle(struct strace_parser *p, struct proc *pr, const char *s,
 		p->sum.skipped++;
 		return;
 	}
+	/* --decode-pids=pidns (a tracer outside the task's pid namespace)
+	 * follows a clone's "= 2" with the pid in strace's namespace, in a
+	 * comment ("32287 in strace's PID NS"): the pids the log's lines carry
+	 * are strace's, so the child is the translated one. */
+	static const char ns_tail[] = " in strace's PID NS */";
+	if (c.ret > 0 && e - after > 4 && !memcmp(after, " /* ", 4)) {
+		const char *d = after + 4, *de = d;
+		while (de < e && *de >= '0' && *de <= '9')
+			de++;
+		long host;
+		if ((size_t)(e - de) >= sizeof ns_tail - 1 && !memcmp(de, ns_tail, sizeof ns_tail - 1) &&
+		    num_parse((struct span){d, (size_t)(de - d)}, &host)) {
+			/* kept: the task names processes by its own pids
+			 * (/proc/$$/root) */
+			struct pid_pair pp = {c.ret, host};
+			vec_push(&p->ns_pids, pp);
+			c.ret = host;
+		}
+	}
 	if (c.ret < 0) {
 		while (after < e && *after == ' ')
 			after++;
@@ -1355,6 +1389,7 @@ void strace_parser_free(struct strace_parser *p)
 	strbuf_release(&p->call);
 	strbuf_release(&p->proc_path);
 	strvec_clear(&p->setup_paths);
+	vec_free(&p->ns_pids);
 	for (int k = 0; k < 2; k++) {
 		strbuf_release(&p->str[k]);
 		strbuf_release(&p->path[k]);

@@ -20,6 +20,9 @@
 #   test_cmp EXPECTED ACTUAL, test_path_is_file, test_path_is_missing
 #   test_before FILE A B     lines A and B (whole, fixed) each occur once, A first
 #   test_wait_for PATH [SECONDS]   polls for PATH to appear (default 10 s)
+#   test_wait_staged PROJ/GRANT/FILE   polls for a file a sandboxed task
+#                            writes in a top-level grant, in its stage
+#                            (.vx/stage/*/task-*/GRANT/FILE) or back in place
 #   test_process_gone PID    the process is gone (or a zombie left to init)
 
 set -u
@@ -226,6 +229,21 @@ test_wait_for() {
 		tries=$((tries - 1))
 		if [ "$tries" -le 0 ]; then
 			echo "test_wait_for: $1 never appeared"
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
+# While a sandboxed task runs, its top-level write grants live in its stage
+# under the workspace's .vx/stage (docs/sandbox.md); they are moved back
+# when it ends. $1 is PROJ/GRANT/FILE.
+test_wait_staged() {
+	local proj=${1%%/*} rest=${1#*/} tries=$(( ${2:-10} * 20 ))
+	while [ ! -e "$1" ] && ! ls .vx/stage/*/task-*/"$rest" >/dev/null 2>&1; do
+		tries=$((tries - 1))
+		if [ "$tries" -le 0 ]; then
+			echo "test_wait_staged: $1 never appeared (in $proj or its stage)"
 			return 1
 		fi
 		sleep 0.05

@@ -451,11 +451,11 @@ static void test_wrapped(void)
 	    "11 mkdir(\"/newroot/ws/app/dist\", 0755) = -1 EEXIST (File exists)\n"
 	    "11 openat(AT_FDCWD, \"/oldroot/ws/app/secret\", O_RDONLY) = -1 ENOENT (No such file or "
 	    "directory)\n"
-	    "11 clone(child_stack=NULL, flags=SIGCHLD) = 12\n"
+	    "11 clone(child_stack=NULL, flags=SIGCHLD) = 2 /* 12 in strace's PID NS */\n"
 	    "12 chdir(\"/ws/app/src\") = 0\n"
 	    "12 execve(\"/bin/sh\", [\"sh\", \"-c\", \"x\"], 0x7ffd /* 3 vars */) = 0\n"
 	    "12 openat(AT_FDCWD, \"a.ts\", O_RDONLY) = 3\n"
-	    "12 clone(child_stack=NULL, flags=SIGCHLD) = 13\n"
+	    "12 clone(child_stack=NULL, flags=SIGCHLD) = 3 /* 13 in strace's PID NS */\n"
 	    "13 openat(AT_FDCWD, \"../hidden\", O_RDONLY) = -1 ENOENT (No such file or directory)\n"
 	    "13 +++ exited with 0 +++\n"
 	    "14 unlink(\"/ws/app/.eslintcache\") = -1 EROFS (Read-only file system)\n"
@@ -470,12 +470,14 @@ static void test_wrapped(void)
 	struct result r = {p, NULL, 0, strace_parser_summary(p)};
 	r.ev = strace_parser_events(p, &r.n);
 	CHECK(find(&r, ACCESS_READ, "/ws/app/src/a.ts") != NULL);
+	/* 13's clone returned its pid in the task's namespace (3): the
+	 * translated one ties it to 12, whose cwd (src) it inherits */
 	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/hidden"), ENOENT);
 	CHECK(!find(&r, ACCESS_MKDIR, "/newroot/ws/app/dist"));
 	CHECK(!find(&r, ACCESS_READ, "/oldroot/ws/app/secret"));
 	CHECK(!find(&r, ACCESS_READ, "/proc/self/fd/11"));
 	CHECK(!find(&r, ACCESS_EXEC, "/usr/bin/bwrap"));
-	/* a thread whose clone the log never showed: the task's */
+	/* a thread whose clone the log never showed: the task's, its cwd unknown */
 	CHECK_INT(err_of(&r, ACCESS_UNLINK, "/ws/app/.eslintcache"), EROFS);
 	CHECK(r.sum->root_exited);
 	CHECK_INT(r.sum->root_pid, 10);

@@ -98,7 +98,7 @@ test_expect_success 'SIGINT to vx reaches the trap of a task inside its sandbox'
 	sandboxed_app "trap \"echo got-int > dist/trapped; exit 0\" INT; mkdir -p dist; echo started > dist/started; sleep 30 & wait" &&
 	set -m &&
 	{ "$VX" run app#build >out 2>err & vx=$!; } &&
-	test_wait_for app/dist/started &&
+	test_wait_staged app/dist/started &&
 	kill -INT $vx &&
 	rc=0 && { wait $vx || rc=$?; } &&
 	test "$rc" = 130 &&
@@ -110,7 +110,7 @@ test_expect_success 'kill -9 of vx leaves no process of the task behind' '
 	sandboxed_app "mkdir -p dist; echo started > dist/started; exec sleep 4242" &&
 	set -m &&
 	{ "$VX" run app#build >out 2>err & vx=$!; } &&
-	test_wait_for app/dist/started &&
+	test_wait_staged app/dist/started &&
 	pgrep -f "^sleep 4242\$" >/dev/null &&
 	kill -9 $vx &&
 	{ wait $vx || true; } &&

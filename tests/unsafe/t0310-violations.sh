@@ -89,12 +89,15 @@ test_expect_success 'a file missing on the host, mkdir -p of a granted dir, and 
 	test_path_is_missing outside.txt
 '
 
-test_expect_success 'a write into the project that no grant covers is a violation with a write fix' '
+test_expect_success 'a write into the project that no grant covers is a violation with a write fix, and never lands' '
 	setup &&
-	app_task "echo x > out.txt; true" "\"src/\"" &&
+	app_task "echo x > out.txt; echo y > src/new.txt; true" "\"src/\"" &&
 	run_vx 1 run app#build &&
 	test_grep "violation: write app/out.txt" "$ERR" &&
-	test_grep "fix: add to app/vx.yaml tasks.build.sandbox.allow.write: \[\"./\"\]" "$ERR"
+	test_grep "violation: write app/src/new.txt (openat EROFS)" "$ERR" &&
+	test_grep "fix: add to app/vx.yaml tasks.build.sandbox.allow.write: \[\"out.txt\", \"src/\"\]" "$ERR" &&
+	test_path_is_missing app/out.txt &&
+	test_path_is_missing app/src/new.txt
 '
 
 test_expect_success 'sandbox.ignore silences a refusal in the report, never in enforcement' '
@@ -220,13 +223,26 @@ test_expect_success 'a write grant that named nothing became a file the task nev
 	test_path_is_missing app/gen/out
 '
 
-test_expect_success 'rm -rf of a grant root is a note naming rm -rf dist/*, not a violation' '
+test_expect_success 'rm -rf of a top-level grant and mkdir again work (it is staged); a deeper grant root is a mount point: a note names rm -rf gen/out/*' '
 	setup &&
-	app_task "mkdir -p dist && touch dist/a && rm -rf dist" "\"src/\"" &&
-	run_vx 1 run app#build &&
-	test_grep "^app#build: note: dist is a write grant.s root, a mount point in the sandbox: it cannot be removed or renamed (.*); empty it instead (rm -rf dist/\*, not rm -rf dist)$" "$ERR" &&
+	echo old >app/keep.txt &&
+	mkdir -p app/dist && echo stale >app/dist/stale &&
+	app_task "rm -rf dist && mkdir dist && echo fresh > dist/a" "\"src/\"" &&
+	run_vx 0 run app#build &&
 	test_grep ! "violation:" "$ERR" &&
-	test_path_is_missing app/dist/a
+	test "$(cat app/dist/a)" = fresh &&
+	test_path_is_missing app/dist/stale &&
+	test "$(cat app/keep.txt)" = old &&
+	test -z "$(ls -A .vx/stage/* 2>/dev/null)" &&
+	ws_project app app <<-EOF &&
+	  build:
+	    command: "mkdir -p gen/out && touch gen/out/a && rm -rf gen/out"
+	    sandbox: {allow: {write: ["gen/out/"]}}
+	EOF
+	run_vx 1 run app#build &&
+	test_grep "^app#build: note: gen/out is a write grant.s root, a mount point in the sandbox: it cannot be removed or renamed (.*); empty it instead (rm -rf gen/out/\*, not rm -rf gen/out)$" "$ERR" &&
+	test_grep ! "violation:" "$ERR" &&
+	test_path_is_missing app/gen/out/a
 '
 
 test_expect_success 'git in a sandbox finds no repository: the note says .git is walled on purpose' '

@@ -155,20 +155,23 @@ test_expect_success 'a hidden read through /proc/self/cwd, /proc/self/fd/N or /p
 	test_grep "note: a read outside the project was refused: root-secret.txt" "$ERR"
 '
 
-test_expect_success 'kill -9 of vx mid-task leaves a run directory the next run sweeps' '
+test_expect_success 'kill -9 of vx mid-task leaves a run directory the next run sweeps, and its staged grant is put back' '
 	setup &&
 	mkdir -p "$TEST_DIR/tmp" &&
 	project "mkdir -p dist; echo started > dist/started; exec sleep 4242" "sandbox: {allow: {write: [\"dist/\"]}}" &&
 	{ TMPDIR=$TEST_DIR/tmp "$VX" run app#build >out 2>err & vx=$!; } &&
-	test_wait_for app/dist/started &&
+	test_wait_staged app/dist/started &&
 	kill -9 $vx && { wait $vx || true; } &&
 	left=$(ls -d "$TEST_DIR"/tmp/vx-run-*) &&
 	test -n "$left" && test -e "$left"/trace-*/log &&
 	touch -d "2 minutes ago" "$left" &&
-	project "echo second" "" &&
+	test_path_is_missing app/dist/started &&
+	touch -d "2 minutes ago" .vx/stage/vx-run-* &&
+	project "echo second" "sandbox: {allow: {write: [\"dist/\"]}}" &&
 	TMPDIR=$TEST_DIR/tmp run_vx 0 run app#build &&
 	test_path_is_missing "$left" &&
-	test -z "$(ls -A "$TEST_DIR/tmp")"
+	test -z "$(ls -A "$TEST_DIR/tmp")" &&
+	test "$(cat app/dist/started)" = started
 '
 
 test_expect_success '500 MB of output costs vx no more than 64 MiB of memory, and the entry still holds it all' '

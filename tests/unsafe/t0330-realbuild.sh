@@ -188,16 +188,22 @@ test_expect_success 'tsc -b with project references: zero violations, all hits n
 	test "$(cat packages/*/dist/* packages/*/tsconfig.tsbuildinfo | md5sum)" = "$sum"
 '
 
-test_expect_success 'tsc -b with its outDir grant missing: the printed fix makes the next run pass' '
+# The buildinfo grant missing, not the outDir's: a tsbuildinfo kept from a
+# run whose dist/ vx discarded would tell the next tsc -b that all is built
+# (docs/sandbox.md, staging).
+test_expect_success 'tsc -b with its tsbuildinfo grant missing: the printed fix makes the next run pass' '
 	test $have_npm = 1 || { echo "# skipped: no typescript"; exit 0; }
-	ts_workspace "$APP_TS" "\"tsconfig.tsbuildinfo\"" &&
+	ts_workspace "$APP_TS" "\"dist/\"" &&
 	run_vx 1 run @t/lib#build --report json &&
 	jq -e ".tasks[] | select(.id == \"@t/lib#build\") | .violations | length > 0" "$OUT" &&
 	apply_fix @t/lib#build packages/lib build &&
 	cat packages/lib/vx.yaml &&
+	jq -e ".tasks[] | select(.id == \"@t/lib#build\") | .fix.allow.write == [\"tsconfig.tsbuildinfo\"]" "$OUT" &&
+	test_path_is_missing packages/lib/tsconfig.tsbuildinfo &&
 	run_vx 0 run @t/lib#build &&
 	test_grep ! "violation" "$ERR" &&
-	test_path_is_file packages/lib/dist/index.js
+	test_path_is_file packages/lib/dist/index.js &&
+	test_path_is_file packages/lib/tsconfig.tsbuildinfo
 '
 
 # tsc probes with stat, which the trace does not see (docs/violations.md):
