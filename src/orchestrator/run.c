@@ -609,6 +609,15 @@ int run_main(int argc, char **argv)
 		rundir_close(&rd);
 		sj.run_dir = NULL;
 		sj.stage_root = NULL;
+		/* A staged grant a failed spawn never gave back goes home before
+		 * the stage is removed: a stage never takes a user's files with it. */
+		if (stage.path) {
+			int sfd = open(stage.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (sfd >= 0) {
+				sandbox_jobs_reap_stage(sfd);
+				close(sfd);
+			}
+		}
 		rundir_close(&stage);
 		long long total = now_ms() - t0;
 		output_summary(jobs, n, total);

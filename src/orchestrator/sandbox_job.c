@@ -315,14 +315,7 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 	}
 	struct strbuf err = STRBUF_INIT;
 	int rc = request_for(sj, i, &sjob->req, &err);
-	if (!rc && sjob->req.stage && stage_record(sjob) < 0) {
-		/* nothing moved yet: the task fails before it can lose anything */
-		fprintf(stderr, "vx: %s: cannot stage its write grants in %s: %s\n", t->id,
-			sjob->stage_dir, strerror(errno));
-		sandbox_request_release(&sjob->req);
-		job->reason = "its write grants could not be staged (see above)";
-		rc = -1;
-	} else if (!rc && !sjob->req.stage && sjob->stage_dir) {
+	if (!rc && !sjob->req.stage && sjob->stage_dir) {
 		rmdir(sjob->stage_dir);
 		free(sjob->stage_dir);
 		sjob->stage_dir = NULL;
@@ -389,6 +382,15 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 			job->spawn_data = sjob;
 		}
 		strvec_clear(&hidden);
+	}
+	/* Last, once nothing else can refuse the task: the grants move into
+	 * the stage only for a task about to run (its after hook moves them
+	 * back; run.c puts back whatever a failed spawn left). */
+	if (!rc && sjob->req.stage && stage_record(sjob) < 0) {
+		fprintf(stderr, "vx: %s: cannot stage its write grants in %s: %s\n", t->id,
+			sjob->stage_dir, strerror(errno));
+		job->reason = "its write grants could not be staged (see above)";
+		rc = -1;
 	}
 	strbuf_release(&err);
 	return rc;
