@@ -439,20 +439,15 @@ void sandbox_jobs_unstage(struct sandbox_jobs *sj, size_t i)
 
 void sandbox_jobs_reap_stage(int dirfd)
 {
-	int dup = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
-	DIR *d = dup < 0 ? NULL : fdopendir(dup);
-	if (!d) {
-		if (dup >= 0)
-			close(dup);
-		return;
-	}
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		size_t n = strlen(de->d_name);
-		if (n < 9 || strcmp(de->d_name + n - 8, ".project"))
+	struct strvec entries = STRVEC_INIT;
+	dir_names_at(dirfd, &entries);
+	for (size_t k = 0; k < entries.n; k++) {
+		const char *rec = entries.v[k];
+		size_t n = strlen(rec);
+		if (n < 9 || strcmp(rec + n - 8, ".project"))
 			continue;
 		struct strbuf sb = STRBUF_INIT;
-		int fd = openat(dirfd, de->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		int fd = openat(dirfd, rec, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0 || strbuf_read_fd(&sb, fd) < 0) {
 			if (fd >= 0)
 				close(fd);
@@ -460,7 +455,7 @@ void sandbox_jobs_reap_stage(int dirfd)
 			continue;
 		}
 		close(fd);
-		char *stage = xstrndup(de->d_name, n - 8);
+		char *stage = xstrndup(rec, n - 8);
 		int sfd = openat(dirfd, stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		char *save = NULL, *project = strtok_r(sb.buf, "\n", &save);
 		int pfd = project ? open(project, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
@@ -478,7 +473,7 @@ void sandbox_jobs_reap_stage(int dirfd)
 		free(stage);
 		strbuf_release(&sb);
 	}
-	closedir(d);
+	strvec_clear(&entries);
 }
 
 static bool request_sees(const char *path, void *ctx)

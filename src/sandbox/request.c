@@ -1180,20 +1180,9 @@ size_t sandbox_request_unstage(const struct sandbox_request *req, const char *co
 	int pfd = open(req->cwd, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int sfd = pfd < 0 ? -1 : open(req->stage, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	size_t discarded = 0;
-	DIR *d = NULL;
-	if (sfd >= 0) {
-		int dup = fcntl(sfd, F_DUPFD_CLOEXEC, 0);
-		d = dup < 0 ? NULL : fdopendir(dup);
-		if (!d && dup >= 0)
-			close(dup);
-	}
 	struct strvec names = STRVEC_INIT;
-	struct dirent *e;
-	while (d && (e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			strvec_push(&names, e->d_name);
-	if (d)
-		closedir(d);
+	if (sfd >= 0)
+		dir_names_at(sfd, &names);
 	for (size_t i = 0; i < names.n; i++) {
 		const char *name = names.v[i];
 		struct stat st;

@@ -24,27 +24,36 @@ int write_all(int fd, const void *buf, size_t n)
 	return 0;
 }
 
+int dir_names_at(int dirfd, struct strvec *out)
+{
+	int dup = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = dup < 0 ? NULL : fdopendir(dup);
+	if (!d) {
+		int e = errno;
+		if (dup >= 0)
+			close(dup);
+		errno = e;
+		return -1;
+	}
+	struct dirent *de;
+	while ((errno = 0, de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			strvec_push(out, de->d_name);
+	int e = errno;
+	closedir(d);
+	errno = e;
+	return e ? -1 : 0;
+}
+
 static int clear_dir(int fd)
 {
 	/* A restored 0555 directory must still be emptied. */
 	struct stat st;
 	if (fstat(fd, &st) < 0 || fchmod(fd, (st.st_mode & 07777) | 0700) < 0)
 		return -1;
-	int dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	DIR *d = dup < 0 ? NULL : fdopendir(dup);
-	if (!d) {
-		if (dup >= 0)
-			close(dup);
-		return -1;
-	}
 	struct strvec kids = STRVEC_INIT;
-	struct dirent *de;
-	while ((errno = 0, de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			strvec_push(&kids, de->d_name);
-	int ret = errno ? -1 : 0;
+	int ret = dir_names_at(fd, &kids);
 	int e = errno;
-	closedir(d);
 	for (size_t i = 0; !ret && i < kids.n; i++) {
 		ret = remove_tree_at(fd, kids.v[i]);
 		e = errno;

@@ -8,6 +8,12 @@
  * Returns 0, or -1 with errno set. */
 int write_all(int fd, const void *buf, size_t n);
 
+/* Appends to out the names in the directory open at dirfd (not "." or
+ * ".."), in the order readdir gives them; dirfd is not moved or closed.
+ * Returns 0, or -1 with errno. */
+struct strvec;
+int dir_names_at(int dirfd, struct strvec *out);
+
 /* Removes leaf of the directory dfd with all it holds, never following a
  * link (a 0555 directory is made writable first so it can be emptied).
  * Returns 0 (also when leaf is not there), or -1 with errno set. */

@@ -1,7 +1,6 @@
 /* rundir.c - a run's own temporary directory, and the sweep of dead ones. */
 #include "util/rundir.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include "util/die.h"
 #include "util/io.h"
 #include "util/path.h"
+#include "util/vec.h"
 
 #define PREFIX "vx-run-"
 /* A directory younger than this is never swept: its vx may be between
@@ -39,34 +39,25 @@ static void sweep(const char *base, void (*reap)(int dirfd))
 	int basefd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (basefd < 0)
 		return;
-	int dup = fcntl(basefd, F_DUPFD_CLOEXEC, 0);
-	DIR *d = dup < 0 ? NULL : fdopendir(dup);
-	if (!d) {
-		if (dup >= 0)
-			close(dup);
-		close(basefd);
-		return;
-	}
-	struct dirent *de;
-	while ((de = readdir(d))) {
+	struct strvec names = STRVEC_INIT;
+	dir_names_at(basefd, &names);
+	for (size_t i = 0; i < names.n; i++) {
+		const char *name = names.v[i];
 		struct stat st;
-		if (strncmp(de->d_name, PREFIX, strlen(PREFIX)) ||
-		    fstatat(basefd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode) ||
-		    st.st_uid != geteuid())
-			continue;
-		if (!owner_dead(basefd, de->d_name, &st))
+		if (strncmp(name, PREFIX, strlen(PREFIX)) ||
+		    fstatat(basefd, name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode) ||
+		    st.st_uid != geteuid() || !owner_dead(basefd, name, &st))
 			continue;
 		if (reap) {
-			int fd = openat(basefd, de->d_name,
-					O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			int fd = openat(basefd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (fd >= 0) {
 				reap(fd);
 				close(fd);
 			}
 		}
-		remove_tree_at(basefd, de->d_name);
+		remove_tree_at(basefd, name);
 	}
-	closedir(d);
+	strvec_clear(&names);
 	close(basefd);
 }
 
