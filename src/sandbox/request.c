@@ -1154,19 +1154,17 @@ int sandbox_request_stage(const struct sandbox_request *req)
 	return rc;
 }
 
-/* Does a write grant name the top-level entry name (as written in
- * allow.write, relative to the project)? */
+/* Does a write grant (as written in allow.write, relative to the project)
+ * name the top-level entry name, or something below it? (A glob of logs
+ * anywhere takes a new x.log; its first component alone, a globstar,
+ * would take any name.) */
 static bool granted_top(const char *name, const char *const *allow, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		const char *g = allow[i];
 		if (g[0] == '.' && g[1] == '/')
 			g += 2;
-		size_t len = strcspn(g, "/");
-		char *first = xstrndup(g, len);
-		bool hit = glob_match(first, name);
-		free(first);
-		if (hit)
+		if (glob_match(g, name) || glob_match_below(g, name))
 			return true;
 	}
 	return false;

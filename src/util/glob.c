@@ -417,6 +417,11 @@ bool glob_match(const char *pat, const char *path)
 	return match_mode(pat, path, false, NULL);
 }
 
+bool glob_match_below(const char *pat, const char *dir)
+{
+	return match_mode(pat, dir, true, NULL);
+}
+
 bool glob_match_counted(const char *pat, const char *path, size_t *steps)
 {
 	return match_mode(pat, path, false, steps);

@@ -53,6 +53,10 @@ bool glob_has_magic(const char *pat);
  * -> 0, "src/a.ts" (no magic) -> strlen). */
 size_t glob_literal_prefix(const char *pat);
 
+/* True when a path below the directory dir could match pat (the question
+ * glob_walk asks before it descends). */
+bool glob_match_below(const char *pat, const char *dir);
+
 /* An include/exclude list: entries starting with '!' take matches back.
  * Later entries win over earlier ones, as in .gitignore and Turborepo's
  * outputs. False when no entry matches. */

@@ -297,6 +297,19 @@ static void test_globlist(void)
 
 /* Each of these is exponential for a naive backtracking matcher; the bound
  * is a multiple of |pat| x |path|, so a regression to exponential fails. */
+/* glob_match_below: could a path below the directory match? (request.c
+ * asks it of a staged task's new top-level entries.) */
+static void test_below(void)
+{
+	CHECK(glob_match("dist/", "dist")); /* the grant itself: a match, not below */
+	CHECK(glob_match_below("node_modules/.vite/", "node_modules"));
+	CHECK(glob_match_below("**/*.log", "sub"));
+	CHECK(!glob_match_below("tsup.config.bundled_*.mjs", "foo"));
+	CHECK(!glob_match_below("dist/", "build"));
+	CHECK(glob_match("**/*.log", "x.log"));
+	CHECK(!glob_match("**/*.log", "x.txt"));
+}
+
 static void test_cost(void)
 {
 	char s[201];
@@ -506,6 +519,7 @@ int main(void)
 	test_expand();
 	test_prefix_magic();
 	test_globlist();
+	test_below();
 	test_cost();
 	test_walk();
 	/* A backslash escapes nothing in a path: its trailing '/' is cut like any
