@@ -308,6 +308,23 @@ int graph_build(struct graph *g, struct workspace *ws, char *const *tasks, size_
 	return rc;
 }
 
+void graph_append_args(struct graph *g, char *const *args, size_t nargs)
+{
+	for (size_t i = 0; nargs && i < g->nodes.n; i++) {
+		struct task_node *t = g->nodes.v[i];
+		if (!t->requested || !t->command)
+			continue;
+		struct strbuf cmd = STRBUF_INIT;
+		strbuf_addstr(&cmd, t->command);
+		for (size_t k = 0; k < nargs; k++) {
+			strbuf_addch(&cmd, ' ');
+			strbuf_add_shell_quoted(&cmd, args[k]);
+		}
+		free(t->command);
+		t->command = strbuf_detach(&cmd, NULL);
+	}
+}
+
 void graph_free(struct graph *g)
 {
 	for (size_t i = 0; i < g->nodes.n; i++) {

@@ -41,6 +41,11 @@ int graph_build(struct graph *g, struct workspace *ws, char *const *tasks, size_
 		const bool *selected);
 void graph_free(struct graph *g);
 
+/* Appends args, each shell-quoted, to the command of every requested task
+ * (`vx run build -- --watch`): the command is what runs, is keyed and is
+ * recorded, so it is the node's, once. */
+void graph_append_args(struct graph *g, char *const *args, size_t nargs);
+
 /* Writes the graph as JSON {"nodes":[{"id","project","task","command"}],
  * "edges":[{"from","to"}]} or as Graphviz dot. */
 void graph_print_json(const struct graph *g, FILE *out);

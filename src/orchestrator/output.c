@@ -261,8 +261,8 @@ static void add_command(struct strbuf *sb, const struct job *job)
 {
 	struct strbuf cmd = STRBUF_INIT;
 	char **argv = job->argv;
-	if (job->display) {
-		strbuf_addstr(&cmd, job->display);
+	if (job->command) {
+		strbuf_addstr(&cmd, job->command);
 	} else if (argv[0] && argv[1] && argv[2] && !strcmp(argv[1], "-c") &&
 		   strlen(argv[0]) >= 2 && !strcmp(argv[0] + strlen(argv[0]) - 2, "sh")) {
 		strbuf_addstr(&cmd, argv[2]);

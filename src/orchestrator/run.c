@@ -247,6 +247,8 @@ static int plan(const struct run_opts *o, struct workspace **wsp, struct graph *
 		rc = filter_affected(ws, o->affected_ref, selected);
 	if (!rc)
 		rc = graph_build(g, ws, o->tasks.v, o->tasks.n, selected);
+	if (!rc)
+		graph_append_args(g, o->args.v, o->args.n);
 	for (size_t i = 0; i < nf; i++)
 		filter_free(&filters[i]);
 	free(filters);
@@ -312,7 +314,7 @@ static void print_dry_run(const struct graph *g, const struct job *jobs, struct 
 	for (size_t i = 0; i < g->nodes.n; i++) {
 		const struct task_node *t = g->nodes.v[i];
 		enum cache_status st = taskcache_probe(tc, i);
-		const char *cmd = jobs[i].argv ? jobs[i].argv[2] : NULL;
+		const char *cmd = jobs[i].command;
 		if (mode != 2) {
 			strbuf_addf(&sb, "%s: %s  key %s  cache %s%s\n", t->id,
 				    !cmd	      ? "nothing to run"
@@ -535,24 +537,14 @@ int run_main(int argc, char **argv)
 		j->ndeps = t->deps.n;
 		if (!t->command)
 			continue;
-		struct strbuf cmd = STRBUF_INIT;
-		strbuf_addstr(&cmd, t->command);
-		if (t->requested)
-			for (size_t k = 0; k < o.args.n; k++) {
-				strbuf_addch(&cmd, ' ');
-				strbuf_add_shell_quoted(&cmd, o.args.v[k]);
-			}
 		strvec_push(&argvs[i], "/bin/sh");
 		strvec_push(&argvs[i], "-c");
-		strvec_push_nodup(&argvs[i], strbuf_detach(&cmd, NULL));
+		strvec_push(&argvs[i], t->command);
 		j->argv = argvs[i].v;
-		j->display = j->argv[2];
+		j->command = t->command;
 	}
 	int status = 2;
 	struct taskcache tc;
-	char **commands = xcalloc(n + 1, sizeof *commands);
-	for (size_t i = 0; i < n; i++)
-		commands[i] = jobs[i].argv ? jobs[i].argv[2] : NULL;
 	/* A machine-readable report owns stdout: the run's own lines go to
 	 * stderr (the tasks' output is vx's to print, so it moves with them). */
 	bool machine = o.report && strcmp(o.report, "text") && strcmp(o.report, "github");
@@ -567,7 +559,7 @@ int run_main(int argc, char **argv)
 	int opened = taskcache_open(&tc, ws, &g, !o.force && !o.no_cache, !o.no_cache,
 				    o.dry_run != 0, o.verbose);
 	tc.traced = sj.strace != NULL;
-	if (opened || taskcache_keys(&tc, commands)) {
+	if (opened || taskcache_keys(&tc)) {
 		status = 2;
 	} else if (o.dry_run) {
 		print_dry_run(&g, jobs, &tc, o.dry_run);
@@ -648,7 +640,6 @@ int run_main(int argc, char **argv)
 		dup2(report_fd, STDOUT_FILENO);
 		close(report_fd);
 	}
-	free(commands);
 	for (size_t i = 0; i < n; i++) {
 		scheduler_job_release(&jobs[i]);
 		strvec_clear(&envs[i]);

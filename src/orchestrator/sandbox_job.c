@@ -282,8 +282,6 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 		return 0;
 	struct sandbox_job *sjob = &sj->jobs[i];
 	sjob->keyed = t->cfg->sandbox->no_verify_key ? NULL : keyed;
-	if (!sjob->command)
-		sjob->command = xstrdup(job->argv[2]);
 	strvec_clear(&sjob->argv); /* a retry builds everything afresh */
 	if (sj->strace) {
 		/* The run is traced, so the task's key says traced: a task that
@@ -363,7 +361,7 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 			close(pfd[0]);
 			fcntl(pfd[1], F_SETFL, O_NONBLOCK);
 			sjob->fds.n = 0;
-			sandbox_argv(&sjob->req, sjob->command, &sjob->argv, &sjob->fds);
+			sandbox_argv(&sjob->req, t->command, &sjob->argv, &sjob->fds);
 			int top = sandbox_fds_top(&sjob->fds);
 			for (size_t k = 0; k < sjob->fds.n; k++) {
 				if (sjob->fds.v[k].from > top)
@@ -563,10 +561,9 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 		free(yaml);
 	}
 	if (succeeded && v.violations.n) {
-		static char reason[64];
-		snprintf(reason, sizeof reason, "%zu sandbox violation%s", v.violations.n,
-			 v.violations.n == 1 ? "" : "s");
-		job->reason = reason;
+		snprintf(sjob->reason, sizeof sjob->reason, "%zu sandbox violation%s",
+			 v.violations.n, v.violations.n == 1 ? "" : "s");
+		job->reason = sjob->reason; /* lives as long as sj: the summary reads it */
 		rc = -1;
 	} else if (succeeded && v.incomplete) {
 		fprintf(
@@ -638,7 +635,6 @@ void sandbox_jobs_release(struct sandbox_jobs *sj)
 		if (sj->jobs[i].judged)
 			verdict_release(&sj->jobs[i].verdict);
 		free(sj->jobs[i].project_dir);
-		free(sj->jobs[i].command);
 	}
 	free(sj->jobs);
 	free(sj->bwrap);

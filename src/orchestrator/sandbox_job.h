@@ -38,8 +38,7 @@ struct sandbox_job {
 	char *trace_dir;             /* the host dir strace writes into; removed after judging */
 	char *stage_dir;             /* the stage of its project (request.h), or NULL;
 				      * emptied by sandbox_jobs_unstage, removed by done */
-	char *command;               /* what the first wrap ran (job->argv[2] then): a retry
-				      * wraps it again, not bwrap's argv */
+	char reason[48];             /* job->reason of a task its violations failed */
 	bool judged;                 /* verdict holds the judge's word (sandbox_jobs_judge) */
 	struct verdict verdict;
 	char *project_dir;           /* canonical, as judged: report paths are made from it */

@@ -27,8 +27,9 @@ struct job {
 	char **argv;         /* argv[0] an absolute path; NULL: a no-op job. Read after
 			      * the before hook, so the hook may replace it (a wrapper) */
 	char **envp;         /* the whole environment of the command; NULL: vx's own */
-	const char *display; /* the command as the user wrote it, for the start line;
-			      * NULL: argv[2] of a "sh -c", else argv joined */
+	const char *command; /* the shell command it runs, as the user wrote it (the
+			      * start line, the summary, a wrapper's payload); it
+			      * stays when a wrapper replaces argv. NULL: argv joined */
 	const char *cwd;     /* absolute */
 	long long timeout_ms; /* whole task; 0: none */
 	bool persistent;     /* a server: never finishes on its own terms */

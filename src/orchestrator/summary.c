@@ -67,8 +67,8 @@ int summary_write(const char *path, const struct graph *g, const struct job *job
 		cJSON_AddStringToObject(o, "project", g->ws->projects.v[t->project]->rel);
 		cJSON_AddStringToObject(o, "task", t->task);
 		cJSON_AddStringToObject(o, "key", tc->keys[i]);
-		if (j->argv)
-			cJSON_AddStringToObject(o, "command", j->argv[2]);
+		if (j->command)
+			cJSON_AddStringToObject(o, "command", j->command);
 		else
 			cJSON_AddNullToObject(o, "command");
 		cJSON_AddStringToObject(o, "status", state_name(j->state));

@@ -221,7 +221,7 @@ static void fold_key(struct taskcache *tc, size_t i, const char *command, const 
 	key_finish(&k, tc->keys[i]);
 }
 
-int taskcache_keys(struct taskcache *tc, char *const *commands)
+int taskcache_keys(struct taskcache *tc)
 {
 	long long t0 = mono_ms();
 	const struct graph *g = tc->g;
@@ -285,7 +285,7 @@ int taskcache_keys(struct taskcache *tc, char *const *commands)
 		ti->paths.n = out;
 		if (ti->paths.v)
 			ti->paths.v[out] = NULL;
-		fold_key(tc, i, commands[i], platform);
+		fold_key(tc, i, tc->g->nodes.v[i]->command, platform);
 	}
 	for (size_t i = 0; i < g->nodes.n; i++)
 		free(where[i]);

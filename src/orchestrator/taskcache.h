@@ -56,10 +56,10 @@ struct taskcache {
 int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struct graph *g, bool read,
 		   bool write, bool dry_run, int verbose);
 
-/* Computes every node's key (SPEC §6) from its inputs, env, command
- * (commands[i]: what node i runs, NULL for a no-op) and its dependencies'
- * keys. Returns 0, or -1 after an error line. */
-int taskcache_keys(struct taskcache *tc, char *const *commands);
+/* Computes every node's key (SPEC §6) from its inputs, env, command (the
+ * node's, -- ARGS appended) and its dependencies' keys. Returns 0, or -1
+ * after an error line. */
+int taskcache_keys(struct taskcache *tc);
 
 /* Returns whether node i would hit without restoring anything (dry runs). */
 enum cache_status taskcache_probe(struct taskcache *tc, size_t i);

@@ -168,9 +168,9 @@ static void test_command_summary(void)
 	output_job_start(&out, 0);
 	jobs[0].argv = plain_argv;
 	output_job_start(&out, 0);
-	jobs[0].display = "tsc -b";
+	jobs[0].command = "tsc -b";
 	output_job_start(&out, 0);
-	jobs[0].display = NULL;
+	jobs[0].command = NULL;
 	jobs[0].argv = longv;
 	output_job_start(&out, 0);
 	output_finish(&out);

@@ -378,4 +378,24 @@ test_expect_success 'a connection out of the sandbox is a network violation even
 	test_grep ! "violation:" "$ERR"
 '
 
+test_expect_success 'the summary records a sandboxed task'"'"'s own command, and each failed task its own violation count' '
+	setup &&
+	ws_project app app <<-EOF &&
+	  build:
+	    command: "mkdir -p dist; cat vendor/notes.txt; true"
+	    sandbox:
+	      allow: {read: ["src/"], write: ["dist/"]}
+	  lint:
+	    command: "cat vendor/notes.txt vendor/gen.sh; true"
+	    sandbox:
+	      allow: {read: ["src/"]}
+	EOF
+	run_vx 1 run app#build app#lint -j1 --continue --summarize=sum.json &&
+	jq -e ".tasks[] | select(.id == \"app#build\") | .command == \"mkdir -p dist; cat vendor/notes.txt; true\"" sum.json >/dev/null &&
+	jq -e ".tasks[] | select(.id == \"app#build\") | .reason == \"1 sandbox violation\"" sum.json >/dev/null &&
+	jq -e ".tasks[] | select(.id == \"app#lint\") | .reason == \"2 sandbox violations\"" sum.json >/dev/null &&
+	test_grep "app#build: failed (1 sandbox violation)" "$OUT" &&
+	test_grep "app#lint: failed (2 sandbox violations)" "$OUT"
+'
+
 test_done
