@@ -1,29 +1,26 @@
-/* scheduler.c - one poll loop over the jobs' output pipes, a signalfd and
- * the nearest deadline. docs/scheduler.md tells the story. */
+/* scheduler.c - the jobs on vx's event loop (util/loop.h): their output
+ * pipes, SIGCHLD/SIGINT/SIGTERM and their deadlines as timers.
+ * docs/scheduler.md tells the story. */
 #include "orchestrator/scheduler.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "orchestrator/output.h"
 #include "util/io.h"
+#include "util/loop.h"
 
 extern char **environ;
 
 #define DEFAULT_GRACE_MS 5000
-#define NEVER LLONG_MAX
 /* The status line shows tenths of a second; redrawing more often shows nothing new. */
 #define STATUS_TICK_MS 100
 /* Reads per job per wake-up: a task printing without pause cannot starve the others. */
@@ -36,10 +33,14 @@ extern char **environ;
 
 /* What the scheduler knows of a job beyond struct job. */
 struct proc {
+	struct sched *s;   /* for the loop's callbacks, which get the proc */
+	size_t i;	   /* its index in the jobs array */
 	pid_t pid;	   /* the process group leader while RUNNING, else 0 */
-	int fd;		   /* read end of its output pipe; -1 once at EOF or closed */
-	long long term_at; /* when its timeout sends SIGTERM; NEVER: no timeout left */
-	long long kill_at; /* when SIGKILL is due; NEVER: not yet asked for */
+	int fd;		   /* read end of its output pipe, watched on the loop; -1
+			    * once at EOF or closed */
+	unsigned long term_timer; /* the loop timer of its timeout's SIGTERM, or 0 */
+	unsigned long kill_timer; /* the loop timer of its SIGKILL, or 0 */
+	long long kill_at; /* when kill_timer fires */
 	bool stopped;	   /* vx signalled it (interrupt, persistent exit), not the task */
 	size_t waiting;	   /* dependencies not yet ended */
 	size_t slot;	   /* its place in sched.live while RUNNING */
@@ -60,6 +61,7 @@ struct sched {
 	const struct scheduler_opts *opts;
 	const struct scheduler_hooks *hooks;
 	struct output out;
+	struct loop *loop; /* the caller's (opts->loop) or the run's own */
 	struct proc *procs;
 	size_t *rdep_off; /* dependents of job i: rdeps[rdep_off[i] .. rdep_off[i+1]) */
 	size_t *rdeps;
@@ -68,9 +70,8 @@ struct sched {
 	size_t *live; /* the RUNNING jobs, `running` of them: a wake-up costs
 		       * O(running), not O(njobs) */
 	size_t running, ended;
-	int sigfd;
-	sigset_t oldmask; /* the caller's mask: the children get it back */
-	long long t0;	  /* CLOCK_MONOTONIC ms at the start */
+	unsigned long tick; /* the status line's redraw timer, or 0 */
+	long long t0;	  /* loop_now() at the start: job times count from it */
 	long long grace_ms;
 	bool stop_starting;
 	bool any_failed;	 /* a job failed on its own terms */
@@ -80,10 +81,7 @@ struct sched {
 
 static long long now_ms(const struct sched *s)
 {
-	struct timespec ts;
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
-		die_errno("clock_gettime");
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 - s->t0;
+	return loop_now() - s->t0;
 }
 
 static void ready_push(struct ready *r, size_t i)
@@ -241,6 +239,13 @@ void scheduler_job_release(struct job *job)
 	job->log_fd = -1;
 }
 
+static void pipe_close(struct sched *s, struct proc *p)
+{
+	loop_unwatch(s->loop, p->fd);
+	close(p->fd);
+	p->fd = -1;
+}
+
 /* Reads what job i printed into its log and the output. Returns when the
  * pipe is empty or after max reads; closes it at EOF. */
 static void job_read(struct sched *s, size_t i, int max)
@@ -260,9 +265,15 @@ static void job_read(struct sched *s, size_t i, int max)
 			return;
 		if (r < 0)
 			warning("%s: reading its output: %s", s->jobs[i].id, strerror(errno));
-		close(p->fd);
-		p->fd = -1;
+		pipe_close(s, p);
 	}
+}
+
+static void on_output(struct loop *l, int fd, unsigned events, void *data)
+{
+	(void)l, (void)fd, (void)events;
+	struct proc *p = data;
+	job_read(p->s, p->i, READS_PER_WAKE);
 }
 
 /* Spawns job i in a process group of its own with stdin from /dev/null and
@@ -314,7 +325,7 @@ static int job_spawn(struct sched *s, size_t i)
 	if (!err)
 		err = posix_spawnattr_setpgroup(&attr, 0);
 	if (!err)
-		err = posix_spawnattr_setsigmask(&attr, &s->oldmask);
+		err = posix_spawnattr_setsigmask(&attr, loop_child_sigmask(s->loop));
 	if (!err)
 		err = posix_spawnattr_setsigdefault(&attr, &dfl);
 	/* glibc's posix_spawn returns only once the child has exec'd (or
@@ -341,7 +352,46 @@ static int job_spawn(struct sched *s, size_t i)
 		return err;
 	}
 	p->fd = pfd[0];
+	loop_watch(s->loop, p->fd, LOOP_READ, on_output, p);
 	return 0;
+}
+
+/* SIGKILL for job p at `at` (run time), unless one is due sooner. */
+static void on_kill(struct loop *l, void *data);
+static void arm_kill(struct sched *s, struct proc *p, long long at)
+{
+	if (p->kill_timer && p->kill_at <= at)
+		return;
+	loop_timer_cancel(s->loop, p->kill_timer);
+	p->kill_at = at;
+	p->kill_timer = loop_timer(s->loop, s->t0 + at, on_kill, p);
+}
+
+static void on_kill(struct loop *l, void *data)
+{
+	(void)l;
+	struct proc *p = data;
+	p->kill_timer = 0;
+	group_signal(p->s, p->i, SIGKILL);
+}
+
+/* The task's timeout: SIGTERM now, SIGKILL after the grace. */
+static void on_term(struct loop *l, void *data)
+{
+	(void)l;
+	struct proc *p = data;
+	struct sched *s = p->s;
+	p->term_timer = 0;
+	s->jobs[p->i].timed_out = true;
+	arm_kill(s, p, now_ms(s) + s->grace_ms);
+	group_signal(s, p->i, SIGTERM);
+}
+
+static void timers_cancel(struct sched *s, struct proc *p)
+{
+	loop_timer_cancel(s->loop, p->term_timer);
+	loop_timer_cancel(s->loop, p->kill_timer);
+	p->term_timer = p->kill_timer = 0;
 }
 
 /* Takes job i off the ready queue: a no-op, a cache hit, a hook failure, a
@@ -390,8 +440,9 @@ static void job_start(struct sched *s, size_t i)
 	if (!p->retried)
 		p->first_start = job->start_ms;
 	/* A retry runs in what is left of the task's timeout, not a new one. */
-	p->term_at = job->timeout_ms > 0 ? p->first_start + job->timeout_ms : NEVER;
-	p->kill_at = NEVER;
+	if (job->timeout_ms > 0)
+		p->term_timer = loop_timer(s->loop, s->t0 + p->first_start + job->timeout_ms,
+					   on_term, p);
 	p->slot = s->running;
 	s->live[s->running++] = i;
 	output_job_start(&s->out, i);
@@ -410,9 +461,9 @@ static void run_stop(struct sched *s, int sig, const char *reason)
 		if (p->stopped)
 			continue;
 		p->stopped = true;
-		p->term_at = NEVER;
-		if (now + s->grace_ms < p->kill_at)
-			p->kill_at = now + s->grace_ms;
+		loop_timer_cancel(s->loop, p->term_timer);
+		p->term_timer = 0;
+		arm_kill(s, p, now + s->grace_ms);
 		group_signal(s, i, sig);
 	}
 }
@@ -422,7 +473,7 @@ static void run_kill_all(struct sched *s)
 	for (size_t k = 0; k < s->running; k++) {
 		size_t i = s->live[k];
 		s->procs[i].stopped = true;
-		s->procs[i].kill_at = NEVER;
+		timers_cancel(s, &s->procs[i]);
 		group_signal(s, i, SIGKILL);
 	}
 }
@@ -439,10 +490,9 @@ static void job_reaped(struct sched *s, size_t i, int st)
 	struct proc *p = &s->procs[i];
 	job_read(s, i, READS_AFTER_EXIT);
 	/* A grandchild may hold the pipe open; its later output is lost. */
-	if (p->fd >= 0) {
-		close(p->fd);
-		p->fd = -1;
-	}
+	if (p->fd >= 0)
+		pipe_close(s, p);
+	timers_cancel(s, p);
 	/* What vx signalled must leave nothing behind: members of the group
 	 * that ignored the signal die with the group now. */
 	if (p->stopped || job->timed_out)
@@ -512,60 +562,32 @@ static void run_reap(struct sched *s)
 	}
 }
 
-static void run_signals(struct sched *s)
+static void on_sigchld(struct loop *l, int signo, void *data)
 {
-	struct signalfd_siginfo si;
-	bool reap = false;
-	for (;;) {
-		ssize_t r = read(s->sigfd, &si, sizeof si);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			break;
-		if (r != (ssize_t)sizeof si)
-			die_errno("reading the signalfd");
-		if (si.ssi_signo == SIGCHLD) {
-			reap = true;
-		} else if (!s->interrupted) {
-			s->interrupted = (int)si.ssi_signo;
-			run_stop(s, (int)si.ssi_signo, "run interrupted");
-		} else {
-			/* A second ^C: the user does not want to wait for the grace. */
-			run_kill_all(s);
-		}
-	}
-	if (reap)
-		run_reap(s);
+	(void)l, (void)signo;
+	run_reap(data);
 }
 
-/* Sends what the deadlines ask for; returns the next deadline (or NEVER). */
-static long long run_timers(struct sched *s)
+static void on_interrupt(struct loop *l, int signo, void *data)
 {
-	long long now = now_ms(s), next = NEVER;
-	for (size_t k = 0; k < s->running; k++) {
-		size_t i = s->live[k];
-		struct proc *p = &s->procs[i];
-		if (p->term_at <= now) {
-			s->jobs[i].timed_out = true;
-			p->term_at = NEVER;
-			p->kill_at = now + s->grace_ms;
-			group_signal(s, i, SIGTERM);
-		}
-		if (p->kill_at <= now) {
-			p->kill_at = NEVER;
-			group_signal(s, i, SIGKILL);
-		}
-		if (p->term_at < next)
-			next = p->term_at;
-		if (p->kill_at < next)
-			next = p->kill_at;
+	(void)l;
+	struct sched *s = data;
+	if (!s->interrupted) {
+		s->interrupted = signo;
+		run_stop(s, signo, "run interrupted");
+	} else {
+		/* A second ^C: the user does not want to wait for the grace. */
+		run_kill_all(s);
 	}
-	if (s->opts->status_line) {
-		long long tick = (now / STATUS_TICK_MS + 1) * STATUS_TICK_MS;
-		if (tick < next)
-			next = tick;
-	}
-	return next;
+}
+
+/* The status line's clock: a wake-up at every tenth of a second, and the
+ * redraw after it (run_loop draws after every wake-up). */
+static void on_tick(struct loop *l, void *data)
+{
+	struct sched *s = data;
+	long long now = now_ms(s);
+	s->tick = loop_timer(l, s->t0 + (now / STATUS_TICK_MS + 1) * STATUS_TICK_MS, on_tick, s);
 }
 
 static void run_start_ready(struct sched *s)
@@ -580,46 +602,21 @@ static void run_status(struct sched *s)
 	output_status(&s->out, s->ended, s->running, s->njobs - s->ended - s->running, now_ms(s));
 }
 
-/* The loop: start what may start, then sleep in poll until output, a
- * signal or the nearest deadline. Ends when nothing runs and nothing may
- * start. */
+/* Start what may start, then let the loop sleep until output, a signal or
+ * a deadline. Ends when nothing runs and nothing may start. */
 static void run_loop(struct sched *s)
 {
-	struct pollfd *pfds = xcalloc(s->njobs + 1, sizeof *pfds);
-	size_t *which = xcalloc(s->njobs + 1, sizeof *which);
+	if (s->opts->status_line)
+		on_tick(s->loop, s);
 	for (;;) {
 		run_start_ready(s);
 		if (!s->running)
 			break;
-		long long next = run_timers(s);
 		run_status(s);
-		size_t n = 0;
-		pfds[n++] = (struct pollfd){.fd = s->sigfd, .events = POLLIN};
-		for (size_t k = 0; k < s->running; k++) {
-			size_t i = s->live[k];
-			if (s->procs[i].fd >= 0) {
-				which[n] = i;
-				pfds[n++] = (struct pollfd){.fd = s->procs[i].fd, .events = POLLIN};
-			}
-		}
-		int timeout = -1;
-		if (next != NEVER) {
-			long long wait = next - now_ms(s);
-			timeout = wait < 0 ? 0 : wait > INT_MAX ? INT_MAX : (int)wait;
-		}
-		int r = poll(pfds, (nfds_t)n, timeout);
-		if (r < 0 && errno != EINTR)
-			die_errno("poll");
-		/* Output first: a job's last lines are in its pipe before its
-		 * SIGCHLD, and are read before it is declared ended. */
-		for (size_t k = 1; r > 0 && k < n; k++)
-			if (pfds[k].revents)
-				job_read(s, which[k], READS_PER_WAKE);
-		if (r > 0 && pfds[0].revents)
-			run_signals(s);
+		loop_once(s->loop, -1);
 	}
-	free(pfds);
-	free(which);
+	loop_timer_cancel(s->loop, s->tick);
+	s->tick = 0;
 }
 
 /* Builds the reverse edges: who waits for whom. */
@@ -652,7 +649,6 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 		  const struct scheduler_hooks *hooks)
 {
 	struct sched s = {.jobs = jobs, .njobs = njobs, .opts = opts, .hooks = hooks};
-	sigset_t set;
 
 	s.grace_ms = opts->grace_ms > 0 ? opts->grace_ms : DEFAULT_GRACE_MS;
 	/* A reader that went away (| head) must cost vx its display, not its life. */
@@ -663,17 +659,11 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 	struct sigaction dfl = {.sa_handler = SIG_DFL}, oldchld;
 	if (sigaction(SIGCHLD, &dfl, &oldchld) < 0)
 		die_errno("resetting SIGCHLD");
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	if (sigprocmask(SIG_BLOCK, &set, &s.oldmask) < 0)
-		die_errno("blocking signals");
-	s.sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (s.sigfd < 0)
-		die_errno("signalfd");
-	s.t0 = 0;
-	s.t0 = now_ms(&s);
+	s.loop = opts->loop ? opts->loop : loop_new();
+	loop_signal(s.loop, SIGCHLD, on_sigchld, &s);
+	loop_signal(s.loop, SIGINT, on_interrupt, &s);
+	loop_signal(s.loop, SIGTERM, on_interrupt, &s);
+	s.t0 = loop_now();
 
 	output_init(&s.out, STDOUT_FILENO, opts, jobs, njobs);
 	s.procs = xcalloc(njobs ? njobs : 1, sizeof *s.procs);
@@ -693,6 +683,8 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 			strbuf_init(&job->log);
 		job->log_fd = -1; /* a zeroed job holds fd 0 here, never its own */
 		log_reset(job);
+		s.procs[i].s = &s;
+		s.procs[i].i = i;
 		s.procs[i].fd = -1;
 		s.procs[i].waiting = job->ndeps;
 		if (!job->ndeps)
@@ -712,11 +704,15 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 	}
 	output_finish(&s.out);
 
-	close(s.sigfd);
+	/* A signal that comes now waits, blocked, for the loop's next user;
+	 * the run's own loop gives the mask back. */
+	loop_signal(s.loop, SIGCHLD, NULL, NULL);
+	loop_signal(s.loop, SIGINT, NULL, NULL);
+	loop_signal(s.loop, SIGTERM, NULL, NULL);
+	if (!opts->loop)
+		loop_free(s.loop);
 	if (sigaction(SIGCHLD, &oldchld, NULL) < 0)
 		die_errno("restoring SIGCHLD");
-	if (sigprocmask(SIG_SETMASK, &s.oldmask, NULL) < 0)
-		die_errno("restoring the signal mask");
 	free(s.procs);
 	free(s.ready.v);
 	free(s.todo);

@@ -9,6 +9,8 @@
 
 #include "util/strbuf.h"
 
+struct loop;
+
 enum job_state {
 	JOB_PENDING,   /* waiting for dependencies or a slot */
 	JOB_RUNNING,   /* its process group is alive */
@@ -97,6 +99,9 @@ struct scheduler_opts {
 	long long grace_ms;     /* SIGTERM to SIGKILL, on timeout and interrupt; 0: 5000 */
 	const char *spill_dir;  /* where a log past SCHEDULER_LOG_MEM goes (the run's
 				 * directory); NULL: logs stay in memory whole */
+	struct loop *loop;      /* the event loop the jobs run on, shared with whoever
+				 * else serves the run (util/loop.h); NULL: a loop of
+				 * the run's own, freed when it ends */
 };
 
 /* A command's output past this is spilled to a file (issue 12: 150 MB of
