@@ -5,12 +5,10 @@
 
 #include <fcntl.h>
 #include <getopt.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "orchestrator/filter.h"
@@ -493,6 +491,201 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* A planned run: the workspace, the selected graph, the sandbox's checks,
+ * every task's key and a job per task, each filled once, in that order.
+ * run_once runs it; `vx watch` plans again when the configuration changes. */
+struct plan {
+	struct workspace *ws;
+	struct graph g;
+	char *cache_dir;
+	struct sandbox_jobs sj;
+	struct taskcache tc;
+	bool sj_init, tc_open;
+	struct job *jobs;
+	struct strvec *envs, *argvs; /* per job: its environment (made when it runs), its argv */
+	size_t **deps;
+};
+
+static void plan_free(struct plan *p)
+{
+	size_t n = p->jobs ? p->g.nodes.n : 0;
+	if (p->tc_open)
+		taskcache_close(&p->tc);
+	if (p->sj_init)
+		sandbox_jobs_release(&p->sj);
+	for (size_t i = 0; i < n; i++) {
+		scheduler_job_release(&p->jobs[i]);
+		strvec_clear(&p->envs[i]);
+		strvec_clear(&p->argvs[i]);
+		free(p->deps[i]);
+	}
+	free(p->deps);
+	free(p->envs);
+	free(p->argvs);
+	free(p->jobs);
+	free(p->cache_dir);
+	if (p->ws) {
+		graph_free(&p->g);
+		workspace_free(p->ws);
+	}
+	memset(p, 0, sizeof *p);
+}
+
+/* One job per node: its command under /bin/sh -c, its place and its edges. */
+static void plan_jobs(struct plan *p)
+{
+	size_t n = p->g.nodes.n;
+	p->jobs = xcalloc(n + 1, sizeof *p->jobs);
+	p->envs = xcalloc(n + 1, sizeof *p->envs);
+	p->argvs = xcalloc(n + 1, sizeof *p->argvs);
+	p->deps = xcalloc(n + 1, sizeof *p->deps);
+	for (size_t i = 0; i < n; i++) {
+		struct task_node *t = p->g.nodes.v[i];
+		struct job *j = &p->jobs[i];
+		j->id = t->id;
+		j->cwd = p->ws->projects.v[t->project]->dir;
+		j->timeout_ms = t->cfg->timeout_ms;
+		j->persistent = t->cfg->persistent;
+		j->data = t;
+		p->deps[i] = xmalloc((t->deps.n + 1) * sizeof **p->deps);
+		for (size_t k = 0; k < t->deps.n; k++)
+			p->deps[i][k] = t->deps.v[k].to;
+		j->deps = p->deps[i];
+		j->ndeps = t->deps.n;
+		if (!t->command)
+			continue;
+		strvec_push(&p->argvs[i], "/bin/sh");
+		strvec_push(&p->argvs[i], "-c");
+		strvec_push(&p->argvs[i], t->command);
+		j->argv = p->argvs[i].v;
+		j->command = t->command;
+	}
+}
+
+/* Loads, selects, builds the graph, settles the sandbox (a task that asked
+ * for one never runs without it, SPEC §4: whether this machine can give it
+ * is known before anything runs) and computes every key. Returns 0, or 2
+ * after an error line (p is then freed). */
+static int run_plan(const struct run_opts *o, struct plan *p)
+{
+	memset(p, 0, sizeof *p);
+	if (plan(o, &p->ws, &p->g, true))
+		return 2;
+	p->cache_dir = workspace_cache_dir(p->ws);
+	unsigned flags = o->report && strcmp(o->report, "text") ? SANDBOX_JOBS_QUIET : 0;
+	p->sj_init = true;
+	if (sandbox_jobs_init(&p->sj, p->ws, &p->g, p->cache_dir, flags)) {
+		plan_free(p);
+		return 2;
+	}
+	plan_jobs(p);
+	struct taskcache_opts to = {
+	    .dir = p->cache_dir,
+	    .read = !o->force && !o->no_cache,
+	    .write = !o->no_cache,
+	    .dry_run = o->dry_run != 0,
+	    .traced = p->sj.strace != NULL,
+	    .verbose = o->verbose,
+	};
+	p->tc_open = true;
+	if (taskcache_open(&p->tc, p->ws, &p->g, &to) || taskcache_keys(&p->tc)) {
+		plan_free(p);
+		return 2;
+	}
+	return 0;
+}
+
+/* A machine-readable report owns stdout: the run's own lines go to stderr
+ * (the tasks' output is vx's to print, so it moves with them). Returns the
+ * saved stdout, or -1 when the report does not need it. */
+static int report_stdout_begin(const char *report)
+{
+	if (!report || !strcmp(report, "text") || !strcmp(report, "github"))
+		return -1;
+	fflush(stdout);
+	int fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		die_errno("cannot set stdout aside for the report");
+	return fd;
+}
+
+static void report_stdout_end(int fd)
+{
+	if (fd < 0)
+		return;
+	fflush(stdout);
+	if (dup2(fd, STDOUT_FILENO) < 0)
+		die_errno("cannot restore stdout for the report");
+	close(fd);
+}
+
+/* What a finished run leaves: the run log's hit rate, the --summarize
+ * file. Returns status, or 2 when a summary asked for could not be written
+ * by a run that had succeeded. */
+static int run_record(const struct run_opts *o, struct plan *p, int status, long long total)
+{
+	size_t n = p->g.nodes.n, hits = 0, misses = 0;
+	for (size_t i = 0; i < n; i++) {
+		hits += p->tc.status[i] == CACHE_HIT;
+		misses += p->tc.status[i] == CACHE_MISS || p->tc.status[i] == CACHE_BAD;
+	}
+	if (p->tc.store_open && (hits || misses))
+		runlog_append(p->tc.dir, hits, misses);
+	if (o->summarize && summary_write(o->summary_path, &p->g, p->jobs, &p->tc, status, total) &&
+	    !status)
+		status = 2;
+	return status;
+}
+
+/* Runs a plan once: every job on the scheduler, then the summary line, the
+ * records and the report. t0: when the run began (the total it reports).
+ * Returns the exit status. */
+static int run_once(const struct run_opts *o, struct plan *p, long long t0)
+{
+	size_t n = p->g.nodes.n;
+	int report_fd = report_stdout_begin(o->report);
+	if (o->dry_run) {
+		print_dry_run(&p->g, p->jobs, &p->tc, o->dry_run);
+		report_stdout_end(report_fd);
+		return 0;
+	}
+	bool tty = isatty(STDOUT_FILENO);
+	const char *term = getenv("TERM");
+	/* Everything the run makes outside the workspace lives here, and the
+	 * next run sweeps it should this one die (kill -9). */
+	struct rundir rd;
+	if (rundir_open(&rd, NULL))
+		die_errno("cannot make the run's directory in $TMPDIR");
+	struct scheduler_opts so = {
+	    .concurrency = o->concurrency,
+	    .keep_going = o->keep_going,
+	    .logs = o->logs,
+	    .group_output = !tty && o->concurrency > 1,
+	    .status_line = tty && term && strcmp(term, "dumb"),
+	    .color = tty && !getenv("NO_COLOR"),
+	    .spill_dir = rd.path,
+	};
+	sandbox_jobs_start(&p->sj, rd.path);
+	struct run_hooks rh = {&p->tc, &p->sj, p->ws, p->envs};
+	struct scheduler_hooks hooks = {run_before, run_after, &rh};
+	int status = scheduler_run(p->jobs, n, &so, &hooks);
+	sandbox_jobs_finish(&p->sj);
+	rundir_close(&rd);
+	long long total = now_ms() - t0;
+	output_summary(p->jobs, n, total);
+	status = run_record(o, p, status, total);
+	if (o->report && strcmp(o->report, "text")) {
+		report_stdout_end(report_fd);
+		report_fd = -1;
+		print_report(o->report, &p->g, p->jobs, &p->tc, &p->sj, stdout);
+	}
+	report_stdout_end(report_fd);
+	if (o->verbose)
+		fprintf(stderr, "vx: listed and hashed the inputs of %zu tasks in %lldms\n", n,
+			p->tc.hash_ms);
+	return status;
+}
+
 int run_main(int argc, char **argv)
 {
 	struct run_opts o = {0};
@@ -502,156 +695,12 @@ int run_main(int argc, char **argv)
 		return rc > 0 ? 0 : 2;
 	}
 	long long t0 = now_ms();
-	struct workspace *ws;
-	struct graph g;
-	if (plan(&o, &ws, &g, true)) {
-		run_opts_free(&o);
-		return 2;
+	struct plan p;
+	int status = run_plan(&o, &p);
+	if (!status) {
+		status = run_once(&o, &p, t0);
+		plan_free(&p);
 	}
-	/* A task that asked for a sandbox never runs without one (SPEC §4):
-	 * whether this machine can give it is settled before anything runs. */
-	struct sandbox_jobs sj;
-	if (sandbox_jobs_init(&sj, ws, &g, NULL)) {
-		sandbox_jobs_release(&sj);
-		graph_free(&g);
-		workspace_free(ws);
-		run_opts_free(&o);
-		return 2;
-	}
-	size_t n = g.nodes.n;
-	struct job *jobs = xcalloc(n + 1, sizeof *jobs);
-	struct strvec *envs = xcalloc(n + 1, sizeof *envs), *argvs = xcalloc(n + 1, sizeof *argvs);
-	size_t **deps = xcalloc(n + 1, sizeof *deps);
-	for (size_t i = 0; i < n; i++) {
-		struct task_node *t = g.nodes.v[i];
-		struct job *j = &jobs[i];
-		j->id = t->id;
-		j->cwd = ws->projects.v[t->project]->dir;
-		j->timeout_ms = t->cfg->timeout_ms;
-		j->persistent = t->cfg->persistent;
-		j->data = t;
-		deps[i] = xmalloc((t->deps.n + 1) * sizeof **deps);
-		for (size_t k = 0; k < t->deps.n; k++)
-			deps[i][k] = t->deps.v[k].to;
-		j->deps = deps[i];
-		j->ndeps = t->deps.n;
-		if (!t->command)
-			continue;
-		strvec_push(&argvs[i], "/bin/sh");
-		strvec_push(&argvs[i], "-c");
-		strvec_push(&argvs[i], t->command);
-		j->argv = argvs[i].v;
-		j->command = t->command;
-	}
-	int status = 2;
-	struct taskcache tc;
-	/* A machine-readable report owns stdout: the run's own lines go to
-	 * stderr (the tasks' output is vx's to print, so it moves with them). */
-	bool machine = o.report && strcmp(o.report, "text") && strcmp(o.report, "github");
-	int report_fd = -1;
-	if (machine) {
-		fflush(stdout);
-		report_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
-		if (report_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
-			die_errno("cannot set stdout aside for the report");
-	}
-	sj.quiet_report = o.report && strcmp(o.report, "text");
-	int opened = taskcache_open(&tc, ws, &g, !o.force && !o.no_cache, !o.no_cache,
-				    o.dry_run != 0, o.verbose);
-	tc.traced = sj.strace != NULL;
-	if (opened || taskcache_keys(&tc)) {
-		status = 2;
-	} else if (o.dry_run) {
-		print_dry_run(&g, jobs, &tc, o.dry_run);
-		status = 0;
-	} else {
-		bool tty = isatty(STDOUT_FILENO);
-		const char *term = getenv("TERM");
-		struct scheduler_opts so = {
-		    .concurrency = o.concurrency,
-		    .keep_going = o.keep_going,
-		    .logs = o.logs,
-		    .group_output = !tty && o.concurrency > 1,
-		    .status_line = tty && term && strcmp(term, "dumb"),
-		    .color = tty && !getenv("NO_COLOR"),
-		};
-		sj.cache_dir = tc.dir;
-		/* Everything the run makes outside the workspace lives here, and
-		 * the next run sweeps it should this one die (kill -9). */
-		struct rundir rd;
-		if (rundir_open(&rd, NULL))
-			die_errno("cannot make the run's directory in $TMPDIR");
-		sj.run_dir = rd.path;
-		so.spill_dir = rd.path;
-		/* The stages of the project's top-level write grants live on the
-		 * workspace's file system (a rename moves them), swept like the
-		 * run dir, their contents put back first should a run die. */
-		struct rundir stage = {NULL, -1};
-		char *stage_base = path_join(ws->root, ".vx/stage");
-		char *vx_dir = path_join(ws->root, ".vx");
-		if (sj.bwrap && (mkdir(vx_dir, 0777) == 0 || errno == EEXIST) &&
-		    (mkdir(stage_base, 0700) == 0 || errno == EEXIST) &&
-		    rundir_open_reaping(&stage, stage_base, sandbox_jobs_reap_stage) == 0)
-			sj.stage_root = stage.path;
-		free(vx_dir);
-		free(stage_base);
-		struct run_hooks rh = {&tc, &sj, ws, envs};
-		struct scheduler_hooks hooks = {run_before, run_after, &rh};
-		status = scheduler_run(jobs, n, &so, &hooks);
-		rundir_close(&rd);
-		sj.run_dir = NULL;
-		sj.stage_root = NULL;
-		/* A staged grant a failed spawn never gave back goes home before
-		 * the stage is removed: a stage never takes a user's files with it. */
-		if (stage.path) {
-			int sfd = open(stage.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-			if (sfd >= 0) {
-				sandbox_jobs_reap_stage(sfd);
-				close(sfd);
-			}
-		}
-		rundir_close(&stage);
-		long long total = now_ms() - t0;
-		output_summary(jobs, n, total);
-		size_t hits = 0, misses = 0;
-		for (size_t i = 0; i < n; i++) {
-			hits += tc.status[i] == CACHE_HIT;
-			misses += tc.status[i] == CACHE_MISS || tc.status[i] == CACHE_BAD;
-		}
-		if (tc.store_open && (hits || misses))
-			runlog_append(tc.dir, hits, misses);
-		if (o.summarize && summary_write(o.summary_path, &g, jobs, &tc, status, total) &&
-		    !status)
-			status = 2;
-		if (o.report && strcmp(o.report, "text")) {
-			fflush(stdout);
-			if (report_fd >= 0 && dup2(report_fd, STDOUT_FILENO) < 0)
-				die_errno("cannot restore stdout for the report");
-			print_report(o.report, &g, jobs, &tc, &sj, stdout);
-		}
-		if (o.verbose)
-			fprintf(stderr, "vx: listed and hashed the inputs of %zu tasks in %lldms\n",
-				n, tc.hash_ms);
-	}
-	taskcache_close(&tc);
-	sandbox_jobs_release(&sj);
-	if (report_fd >= 0) {
-		fflush(stdout);
-		dup2(report_fd, STDOUT_FILENO);
-		close(report_fd);
-	}
-	for (size_t i = 0; i < n; i++) {
-		scheduler_job_release(&jobs[i]);
-		strvec_clear(&envs[i]);
-		strvec_clear(&argvs[i]);
-		free(deps[i]);
-	}
-	free(deps);
-	free(envs);
-	free(argvs);
-	free(jobs);
-	graph_free(&g);
-	workspace_free(ws);
 	run_opts_free(&o);
 	return status;
 }

@@ -30,12 +30,15 @@
 extern char **environ;
 
 int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const struct graph *g,
-		      const char *cache_dir)
+		      const char *cache_dir, unsigned flags)
 {
 	memset(sj, 0, sizeof *sj);
 	sj->ws = ws;
 	sj->g = g;
 	sj->cache_dir = cache_dir;
+	sj->quiet_report = flags & SANDBOX_JOBS_QUIET;
+	sj->showing = flags & SANDBOX_JOBS_SHOW;
+	sj->stage.lock_fd = -1;
 	size_t n = g->nodes.n + 1;
 	sj->jobs = xcalloc(n, sizeof *sj->jobs);
 	for (size_t i = 0; i < n; i++)
@@ -304,8 +307,8 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 		free(tmpl);
 		close(fd);
 	}
-	if (sj->stage_root && !sjob->stage_dir) {
-		char *tmpl = path_join(sj->stage_root, "task-XXXXXX");
+	if (sj->stage.path && !sjob->stage_dir) {
+		char *tmpl = path_join(sj->stage.path, "task-XXXXXX");
 		if (mkdtemp(tmpl))
 			sjob->stage_dir = tmpl;
 		else
@@ -474,6 +477,36 @@ void sandbox_jobs_reap_stage(int dirfd)
 	strvec_clear(&entries);
 }
 
+void sandbox_jobs_start(struct sandbox_jobs *sj, const char *run_dir)
+{
+	sj->run_dir = run_dir;
+	if (!sj->bwrap)
+		return;
+	char *vx_dir = path_join(sj->ws->root, ".vx");
+	char *base = path_join(vx_dir, "stage");
+	if ((mkdir(vx_dir, 0777) == 0 || errno == EEXIST) &&
+	    (mkdir(base, 0700) == 0 || errno == EEXIST) &&
+	    rundir_open_reaping(&sj->stage, base, sandbox_jobs_reap_stage) < 0)
+		sj->stage = (struct rundir){NULL, -1};
+	free(base);
+	free(vx_dir);
+}
+
+void sandbox_jobs_finish(struct sandbox_jobs *sj)
+{
+	sj->run_dir = NULL;
+	if (!sj->stage.path)
+		return;
+	/* A staged grant a failed spawn never gave back goes home before
+	 * the stage is removed: a stage never takes a user's files with it. */
+	int sfd = open(sj->stage.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (sfd >= 0) {
+		sandbox_jobs_reap_stage(sfd);
+		close(sfd);
+	}
+	rundir_close(&sj->stage);
+}
+
 static bool request_sees(const char *path, void *ctx)
 {
 	return sandbox_request_sees(ctx, path);
@@ -629,6 +662,7 @@ void sandbox_jobs_done(struct sandbox_jobs *sj, size_t i)
 
 void sandbox_jobs_release(struct sandbox_jobs *sj)
 {
+	sandbox_jobs_finish(sj);
 	for (size_t i = 0; sj->jobs && i < sj->g->nodes.n; i++) {
 		sandbox_jobs_done(sj, i);
 		strvec_clear(&sj->jobs[i].argv);
@@ -694,11 +728,9 @@ int sandbox_show_main(int argc, char **argv)
 	int rc = graph_build(&g, ws, tasks, 1, NULL) ? 2 : 0;
 	struct sandbox_jobs sj;
 	memset(&sj, 0, sizeof sj);
-	if (!rc && sandbox_jobs_init(&sj, ws, &g, NULL))
-		rc = 2;
-	sj.showing = true;
 	char *cache_dir = workspace_cache_dir(ws);
-	sj.cache_dir = cache_dir;
+	if (!rc && sandbox_jobs_init(&sj, ws, &g, cache_dir, SANDBOX_JOBS_SHOW))
+		rc = 2;
 	size_t shown = 0;
 	for (size_t i = 0; !rc && i < g.nodes.n; i++) {
 		const struct task_node *t = g.nodes.v[i];

@@ -8,6 +8,7 @@
 
 #include "orchestrator/graph.h"
 #include "orchestrator/scheduler.h"
+#include "util/rundir.h"
 #include "sandbox/bwrap.h"
 #include "sandbox/request.h"
 #include "violations/judge.h"
@@ -15,15 +16,15 @@
 struct sandbox_jobs {
 	const struct workspace *ws;
 	const struct graph *g;
-	const char *cache_dir;
+	const char *cache_dir;       /* the store: a wall in every sandbox */
 	char *bwrap, *setsid;        /* found on vx's PATH once, before any task runs */
 	char *strace;                /* found and probed once; NULL: tasks run untraced */
 	bool quiet_report;           /* --report json|sarif|github: no text report lines */
 	bool showing;                /* vx sandbox show: nothing runs, the tracer is shown */
-	const char *run_dir;         /* the run's own directory (util/rundir.h), set by run.c
-				      * before the first task: trace logs go there */
-	const char *stage_root;      /* the run's stage directory under WS/.vx/stage (on the
-				      * workspace's file system), or NULL: no staging */
+	const char *run_dir;         /* the run's own directory (util/rundir.h), from
+				      * sandbox_jobs_start: trace logs go there */
+	struct rundir stage;         /* the run's stage directory under WS/.vx/stage (on the
+				      * workspace's file system); path NULL: no staging */
 	struct sandbox_job *jobs;     /* per node */
 };
 
@@ -49,12 +50,29 @@ struct sandbox_job {
 /* The judge's input for node i's report (paths borrowed from sj). */
 struct judge_input sandbox_jobs_report_input(const struct sandbox_jobs *sj, size_t i);
 
+enum {
+	SANDBOX_JOBS_QUIET = 1, /* --report json|sarif|github: no text report lines */
+	SANDBOX_JOBS_SHOW = 2,  /* vx sandbox show: nothing runs, the tracer is shown */
+};
+
 /* Checks, before anything runs, that every sandboxed task of g can have its
  * sandbox: bwrap works here (the probe), and no task asks for what is not
- * built yet (network grants). Returns 0, or -1 after one error line (the
- * caller exits 2: a sandbox the platform cannot provide is never skipped). */
+ * built yet (network grants). cache_dir (borrowed) is walled off in every
+ * sandbox; flags are SANDBOX_JOBS_*. Returns 0, or -1 after one error line
+ * (the caller exits 2: a sandbox the platform cannot provide is never
+ * skipped). */
 int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const struct graph *g,
-		      const char *cache_dir);
+		      const char *cache_dir, unsigned flags);
+
+/* Before the first task runs: trace logs go to run_dir (the run's own,
+ * util/rundir.h, borrowed until sandbox_jobs_finish), and a run with a
+ * sandbox gets its stage under WS/.vx/stage (swept as the run dir is, a
+ * dead run's staged entries put back first). A stage that cannot be made
+ * leaves the grants bound as they are. */
+void sandbox_jobs_start(struct sandbox_jobs *sj, const char *run_dir);
+/* After the last task: puts back what a failed spawn left staged, and
+ * removes the stage. */
+void sandbox_jobs_finish(struct sandbox_jobs *sj);
 
 /* Wraps job (node i, about to run) in its sandbox: builds the request (at
  * task start: globs expand to what exists now, the dependencies' outputs

@@ -47,27 +47,28 @@ bool taskcache_cacheable(const struct task_node *t)
 	return t->command && t->cfg->cache && !t->cfg->persistent;
 }
 
-int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struct graph *g, bool read,
-		   bool write, bool dry_run, int verbose)
+int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struct graph *g,
+		   const struct taskcache_opts *o)
 {
 	memset(tc, 0, sizeof *tc);
-	tc->dry_run = dry_run;
+	tc->dry_run = o->dry_run;
 	tc->ws = ws;
 	tc->g = g;
-	tc->read = read;
-	tc->write = write;
-	tc->verbose = verbose;
+	tc->read = o->read;
+	tc->write = o->write;
+	tc->traced = o->traced;
+	tc->verbose = o->verbose;
 	tc->level = ws->cfg->cache_compression;
-	tc->dir = workspace_cache_dir(ws);
+	tc->dir = xstrdup(o->dir);
 	size_t n = g->nodes.n + 1;
 	tc->keys = xcalloc(n, sizeof *tc->keys);
 	tc->inputs = xcalloc(n, sizeof *tc->inputs);
 	tc->status = xcalloc(n, sizeof *tc->status);
 	tc->facts = xcalloc(n, sizeof *tc->facts);
 	struct stat st;
-	if (dry_run && stat(tc->dir, &st) != 0)
+	if (o->dry_run && stat(tc->dir, &st) != 0)
 		return 0; /* a dry run writes nothing, not even an empty store */
-	if (read || write) {
+	if (o->read || o->write) {
 		if (store_open(&tc->store, tc->dir))
 			return -1;
 		tc->store_open = true;

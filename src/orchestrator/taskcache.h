@@ -50,11 +50,18 @@ struct taskcache {
 	long long hash_ms;      /* time spent listing and hashing inputs */
 };
 
-/* Prepares the cache of a run: where the store is (VX_CACHE_DIR, else the
- * workspace's cache.dir) and, when read or write, opens it (a dry run only
- * reads a store that exists). Returns 0, or -1 after an error line. */
-int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struct graph *g, bool read,
-		   bool write, bool dry_run, int verbose);
+struct taskcache_opts {
+	const char *dir; /* the store (workspace_cache_dir), copied */
+	bool read, write, dry_run;
+	bool traced;     /* sandboxed tasks run under strace (the tracer probed) */
+	int verbose;
+};
+
+/* Prepares the cache of a run and, when read or write, opens its store (a
+ * dry run only reads a store that exists). Returns 0, or -1 after an error
+ * line. */
+int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struct graph *g,
+		   const struct taskcache_opts *o);
 
 /* Computes every node's key (SPEC §6) from its inputs, env, command (the
  * node's, -- ARGS appended) and its dependencies' keys. Returns 0, or -1
