@@ -674,12 +674,11 @@ static int run_once(const struct run_opts *o, struct plan *p, long long t0)
 	long long total = now_ms() - t0;
 	output_summary(p->jobs, n, total);
 	status = run_record(o, p, status, total);
-	if (o->report && strcmp(o->report, "text")) {
-		report_stdout_end(report_fd);
-		report_fd = -1;
-		print_report(o->report, &p->g, p->jobs, &p->tc, &p->sj, stdout);
-	}
+	/* json and sarif had stdout set aside (report_fd); github writes its
+	 * annotations among the run's lines. */
 	report_stdout_end(report_fd);
+	if (o->report && strcmp(o->report, "text"))
+		print_report(o->report, &p->g, p->jobs, &p->tc, &p->sj, stdout);
 	if (o->verbose)
 		fprintf(stderr, "vx: listed and hashed the inputs of %zu tasks in %lldms\n", n,
 			p->tc.hash_ms);
