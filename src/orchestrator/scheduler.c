@@ -17,6 +17,7 @@
 #include "orchestrator/output.h"
 #include "util/io.h"
 #include "util/loop.h"
+#include "util/spawn.h"
 
 extern char **environ;
 
@@ -501,14 +502,7 @@ static void job_reaped(struct sched *s, size_t i, int st)
 	s->live[p->slot] = last;
 	s->procs[last].slot = p->slot;
 	job->duration_ms = now_ms(s) - job->start_ms;
-	if (st < 0) {
-		job->exit_code = -1;
-	} else if (WIFSIGNALED(st)) {
-		job->term_signal = WTERMSIG(st);
-		job->exit_code = 128 + job->term_signal;
-	} else {
-		job->exit_code = WEXITSTATUS(st);
-	}
+	job->exit_code = st < 0 ? -1 : spawn_exit_code(st, &job->term_signal);
 	job->state = job->exit_code == 0 ? JOB_SUCCEEDED : JOB_FAILED;
 	if (st < 0)
 		job->reason = "its process was reaped elsewhere";

@@ -28,6 +28,23 @@ static int drain(int fd, struct strbuf *sb, bool *open_)
 	return 0;
 }
 
+int spawn_exit_code(int st, int *signo)
+{
+	int sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+	if (signo)
+		*signo = sig;
+	return sig ? 128 + sig : WEXITSTATUS(st);
+}
+
+static int wait_status(pid_t pid)
+{
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return spawn_exit_code(status, NULL);
+}
+
 int spawn_capture(char *const argv[], const char *cwd, struct strbuf *out, struct strbuf *err)
 {
 	int po[2], pe[2];
@@ -71,22 +88,7 @@ int spawn_capture(char *const argv[], const char *cwd, struct strbuf *out, struc
 	}
 	close(po[0]);
 	close(pe[0]);
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + WTERMSIG(status);
-}
-
-static int wait_status(pid_t pid)
-{
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return wait_status(pid);
 }
 
 int spawn_start(char *const argv[], const char *cwd, struct spawned *s)

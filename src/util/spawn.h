@@ -6,6 +6,10 @@
 
 #include "util/strbuf.h"
 
+/* The one decoding of a wait(2) status: the exit status, or 128+N when
+ * signal N ended the process (*signo set to N, else 0; signo may be NULL). */
+int spawn_exit_code(int st, int *signo);
+
 /* Runs argv (argv[0] looked up on PATH) in cwd (NULL: the current one), stdin
  * from /dev/null, stdout appended to out (NULL: discarded), stderr to err
  * (NULL: discarded). Returns the exit status (128+N for a signal), or -1 with

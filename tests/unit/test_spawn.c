@@ -2,6 +2,7 @@
  * collected later (its output larger than a pipe holds, so a pipe-backed
  * version would block the helper), its exit status, and abandoning one. */
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -43,6 +44,15 @@ int main(void)
 
 	char *missing[] = {"vx-no-such-program", NULL};
 	CHECK_INT(spawn_start(missing, NULL, &s), -1);
+
+	/* A signal is 128+N, and named; an exit is its status. */
+	char *killed[] = {"sh", "-c", "kill -TERM $$", NULL};
+	CHECK_INT(spawn_capture(killed, NULL, NULL, NULL), 128 + SIGTERM);
+	int sig = -1;
+	CHECK_INT(spawn_exit_code(SIGKILL, &sig), 128 + SIGKILL); /* raw status of a SIGKILL death */
+	CHECK_INT(sig, SIGKILL);
+	CHECK_INT(spawn_exit_code(7 << 8, &sig), 7);
+	CHECK_INT(sig, 0);
 	strbuf_release(&out);
 	strbuf_release(&err);
 	return check_finish("spawn");
