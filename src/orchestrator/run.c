@@ -18,6 +18,7 @@
 #include "orchestrator/sandbox_job.h"
 #include "orchestrator/scheduler.h"
 #include "orchestrator/summary.h"
+#include "orchestrator/taskenv.h"
 #include "orchestrator/taskcache.h"
 #include "orchestrator/workspace.h"
 #include "util/path.h"
@@ -259,48 +260,6 @@ static int plan(const struct run_opts *o, struct workspace **wsp, struct graph *
 	}
 	*wsp = ws;
 	return 0;
-}
-
-/* Sets name=value in env, replacing an existing entry. */
-static void env_set(struct strvec *env, const char *name, const char *value)
-{
-	size_t n = strlen(name);
-	for (size_t i = 0; i < env->n; i++)
-		if (!strncmp(env->v[i], name, n) && env->v[i][n] == '=') {
-			free(env->v[i]);
-			env->v[i] = xasprintf("%s=%s", name, value);
-			return;
-		}
-	strvec_pushf(env, "%s=%s", name, value);
-}
-
-/* The environment a task's command sees: vx's own, then env.define, then
- * vx's variables; a task of a project with a package.json gets its
- * node_modules/.bin first on PATH, and a package.json script npm's lifecycle
- * variables, as `npm run` would give it. */
-static void task_env(const struct workspace *ws, const struct task_node *t, struct strvec *env)
-{
-	const struct project *p = ws->projects.v[t->project];
-	for (char **e = environ; *e; e++)
-		strvec_push(env, *e);
-	for (size_t i = 0; i < t->cfg->env_define.n; i++)
-		env_set(env, t->cfg->env_define.v[i].key, t->cfg->env_define.v[i].value);
-	env_set(env, "VX_TASK", t->id);
-	env_set(env, "VX_PROJECT", p->name);
-	env_set(env, "VX_WORKSPACE_ROOT", ws->root);
-	if (p->pkg_path) {
-		/* Every task of a JavaScript project, `command:` too (issue 11:
-		 * `vitest: not found`, exit 127, where the script found it). */
-		char *path = project_task_path(ws, p, getenv("PATH"));
-		env_set(env, "PATH", path);
-		free(path);
-	}
-	if (t->from_script) {
-		env_set(env, "npm_package_name", p->name);
-		env_set(env, "npm_lifecycle_event", t->task);
-		if (p->pkg_path)
-			env_set(env, "npm_package_json", p->pkg_path);
-	}
 }
 
 static void print_dry_run(const struct graph *g, const struct job *jobs, struct taskcache *tc,

@@ -5,7 +5,6 @@
  * outputs of the task's dependencies exist only once they have run. */
 #include "orchestrator/sandbox_job.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -17,6 +16,7 @@
 #include "orchestrator/inputs.h"
 #include "orchestrator/run.h"
 #include "orchestrator/taskcache.h"
+#include "orchestrator/taskenv.h"
 #include "sandbox/bwrap.h"
 #include "sandbox/env.h"
 #include "sandbox/probe.h"
@@ -179,18 +179,7 @@ static int request_for(struct sandbox_jobs *sj, size_t i, struct sandbox_request
 			     t->cfg->env_define.v[k].value);
 	lstr_list(&t->cfg->env_pass, &pass);
 	lstr_list(&t->cfg->env_pass_secrets, &secrets);
-	strvec_pushf(&vxenv, "VX_TASK=%s", t->id);
-	strvec_pushf(&vxenv, "VX_PROJECT=%s", p->name);
-	strvec_pushf(&vxenv, "VX_WORKSPACE_ROOT=%s", ws->root);
-	if (p->pkg_path) {
-		char *path = project_task_path(ws, p, getenv("PATH"));
-		strvec_pushf(&vxenv, "PATH=%s", path);
-		free(path);
-	}
-	if (t->from_script) {
-		strvec_pushf(&vxenv, "npm_package_name=%s", p->name);
-		strvec_pushf(&vxenv, "npm_lifecycle_event=%s", t->task);
-	}
+	task_env_delta(ws, t, &vxenv);
 	struct sandbox_input in = {
 	    .workspace_root = ws->root,
 	    .project_dir = p->dir,

@@ -533,14 +533,3 @@ char *workspace_cache_dir(const struct workspace *ws)
 		return path_absolute(env);
 	return path_join(ws->root, ws->cfg->cache_dir);
 }
-
-char *project_task_path(const struct workspace *ws, const struct project *p,
-			const char *host_path)
-{
-	const char *rest = host_path ? host_path : "/usr/local/bin:/usr/bin:/bin";
-	if (!p->pkg_path)
-		return xstrdup(rest);
-	if (p->is_root)
-		return xasprintf("%s/node_modules/.bin:%s", p->dir, rest);
-	return xasprintf("%s/node_modules/.bin:%s/node_modules/.bin:%s", p->dir, ws->root, rest);
-}

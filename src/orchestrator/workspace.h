@@ -58,11 +58,4 @@ const char *project_script(const struct project *p, const char *name);
  * workspace-relative path, or -1 when none does. */
 long workspace_project_of(const struct workspace *ws, const char *path);
 
-/* The PATH a task of p runs with: for a JavaScript project (a package.json),
- * p's node_modules/.bin, then the root's, then host_path (NULL: the
- * default), as `npm run` and Nx's run-commands give every command; else
- * host_path as it is. Caller frees. */
-char *project_task_path(const struct workspace *ws, const struct project *p,
-			const char *host_path);
-
 #endif

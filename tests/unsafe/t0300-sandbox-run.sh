@@ -347,4 +347,23 @@ test_expect_success 'pnpm external packages and unread workspace links give no w
 	test_grep ! "withheld" "$ERR"
 '
 
+test_expect_success 'a sandboxed script sees the environment vx gives the same script unsandboxed' '
+	setup &&
+	write_file js/dump.sh <<-\EOF &&
+	env | grep -E "^(VX_|npm_|PATH=)" | grep -v -e ^VX_TASK= -e ^VX_SOURCE_DIR= -e ^npm_lifecycle_event= | sort
+	EOF
+	write_file js/package.json <<-\EOF &&
+	{"name": "js", "scripts": {"plain": "sh dump.sh > plain.env", "boxed": "mkdir -p out && sh dump.sh > out/boxed.env"}}
+	EOF
+	ws_project js js <<-'\''EOF'\'' &&
+	  plain: {}
+	  boxed:
+	    sandbox: {allow: {write: ["out/"]}}
+	EOF
+	run_vx 0 run js#plain js#boxed &&
+	test_grep "^npm_package_json=$PWD/js/package.json" js/plain.env &&
+	test_grep "^PATH=$PWD/js/node_modules/.bin:$PWD/node_modules/.bin:" js/plain.env &&
+	test_cmp js/plain.env js/out/boxed.env
+'
+
 test_done

@@ -1,0 +1,71 @@
+/* taskenv.c - the environment vx gives a task's command. */
+#include "orchestrator/taskenv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "orchestrator/config.h"
+#include "util/die.h"
+#include "util/strbuf.h"
+
+extern char **environ;
+
+/* node_modules/.bin of the project, then the root's, before host_path
+ * (NULL: the usual system directories). */
+static char *project_path(const struct workspace *ws, const struct project *p,
+			  const char *host_path)
+{
+	const char *rest = host_path ? host_path : "/usr/local/bin:/usr/bin:/bin";
+	if (p->is_root)
+		return xasprintf("%s/node_modules/.bin:%s", p->dir, rest);
+	return xasprintf("%s/node_modules/.bin:%s/node_modules/.bin:%s", p->dir, ws->root, rest);
+}
+
+void task_env_delta(const struct workspace *ws, const struct task_node *t, struct strvec *delta)
+{
+	const struct project *p = ws->projects.v[t->project];
+	strvec_pushf(delta, "VX_TASK=%s", t->id);
+	strvec_pushf(delta, "VX_PROJECT=%s", p->name);
+	strvec_pushf(delta, "VX_WORKSPACE_ROOT=%s", ws->root);
+	if (p->pkg_path) {
+		char *path = project_path(ws, p, getenv("PATH"));
+		strvec_pushf(delta, "PATH=%s", path);
+		free(path);
+	}
+	if (t->from_script) {
+		strvec_pushf(delta, "npm_package_name=%s", p->name);
+		strvec_pushf(delta, "npm_lifecycle_event=%s", t->task);
+		if (p->pkg_path)
+			strvec_pushf(delta, "npm_package_json=%s", p->pkg_path);
+	}
+}
+
+/* Sets entry ("NAME=VALUE") in env, replacing one of the same name. */
+static void env_put(struct strvec *env, const char *entry)
+{
+	size_t n = strcspn(entry, "=");
+	for (size_t i = 0; i < env->n; i++)
+		if (!strncmp(env->v[i], entry, n) && env->v[i][n] == '=') {
+			free(env->v[i]);
+			env->v[i] = xstrdup(entry);
+			return;
+		}
+	strvec_push(env, entry);
+}
+
+void task_env(const struct workspace *ws, const struct task_node *t, struct strvec *env)
+{
+	for (char **e = environ; *e; e++)
+		strvec_push(env, *e);
+	for (size_t i = 0; i < t->cfg->env_define.n; i++) {
+		char *kv = xasprintf("%s=%s", t->cfg->env_define.v[i].key,
+				     t->cfg->env_define.v[i].value);
+		env_put(env, kv);
+		free(kv);
+	}
+	struct strvec delta = STRVEC_INIT;
+	task_env_delta(ws, t, &delta);
+	for (size_t i = 0; i < delta.n; i++)
+		env_put(env, delta.v[i]);
+	strvec_clear(&delta);
+}
