@@ -8,7 +8,7 @@
 #include "orchestrator/cache_cmd.h"
 #include "orchestrator/info.h"
 #include "orchestrator/run.h"
-#include "orchestrator/sandbox_job.h"
+#include "orchestrator/sandbox_show.h"
 #include "util/die.h"
 #include "util/spawn.h"
 

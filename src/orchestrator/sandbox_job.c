@@ -138,9 +138,8 @@ static int spawn_actions(posix_spawn_file_actions_t *fa, void *data)
 	return sandbox_spawn_actions(&sjob->fds, sjob->signal_rd, fa);
 }
 
-/* Builds node i's request into req. Returns 0, or -1 with one line in err. */
-static int request_for(struct sandbox_jobs *sj, size_t i, struct sandbox_request *req,
-		       struct strbuf *err)
+int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_request *req,
+			 struct strbuf *err)
 {
 	/* `vx sandbox show` has no jobs: it shows a traced task's tracer with
 	 * the log's place spelled as a pattern, so what is shown is what runs. */
@@ -304,7 +303,7 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 			free(tmpl); /* no stage: the grants are bound as they are */
 	}
 	struct strbuf err = STRBUF_INIT;
-	int rc = request_for(sj, i, &sjob->req, &err);
+	int rc = sandbox_jobs_request(sj, i, &sjob->req, &err);
 	if (!rc && !sjob->req.stage && sjob->stage_dir) {
 		rmdir(sjob->stage_dir);
 		free(sjob->stage_dir);
@@ -663,93 +662,4 @@ void sandbox_jobs_release(struct sandbox_jobs *sj)
 	free(sj->bwrap);
 	free(sj->setsid);
 	free(sj->strace);
-}
-
-static const char SHOW_USAGE[] =
-    "usage: vx sandbox show TASK [--platform linux|darwin]\n"
-    "\n"
-    "Prints, for each project's TASK that declares sandbox:, the exact bwrap argv it\n"
-    "would run under, one element per line. Building the request expands glob grants\n"
-    "against the tree as it is now and may create the directories write grants name\n"
-    "(as a run would); placeholder files are removed again.\n";
-
-int sandbox_show_main(int argc, char **argv)
-{
-	const char *task = NULL, *platform = "linux";
-	if (argc < 2 || strcmp(argv[1], "show")) {
-		fputs(SHOW_USAGE, argc >= 2 && !strcmp(argv[1], "--help") ? stdout : stderr);
-		return argc >= 2 && !strcmp(argv[1], "--help") ? 0 : 2;
-	}
-	for (int i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--help")) {
-			fputs(SHOW_USAGE, stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--platform") && i + 1 < argc) {
-			platform = argv[++i];
-		} else if (!strncmp(argv[i], "--platform=", 11)) {
-			platform = argv[i] + 11;
-		} else if (!task && argv[i][0] != '-') {
-			task = argv[i];
-		} else {
-			error("vx sandbox show: unexpected \"%s\"", argv[i]);
-			fputs(SHOW_USAGE, stderr);
-			return 2;
-		}
-	}
-	if (!task) {
-		fputs(SHOW_USAGE, stderr);
-		return 2;
-	}
-	if (!strcmp(platform, "darwin")) {
-		error("vx sandbox show --platform darwin: the Seatbelt profile is not built yet in "
-		      "this version");
-		return 2;
-	}
-	if (strcmp(platform, "linux")) {
-		error("--platform takes linux or darwin, not \"%s\"", platform);
-		return 2;
-	}
-	struct workspace *ws = workspace_load_here();
-	if (!ws)
-		return 2;
-	struct graph g;
-	char *tasks[] = {(char *)task};
-	int rc = graph_build(&g, ws, tasks, 1, NULL) ? 2 : 0;
-	struct sandbox_jobs sj;
-	memset(&sj, 0, sizeof sj);
-	char *cache_dir = workspace_cache_dir(ws);
-	if (!rc && sandbox_jobs_init(&sj, ws, &g, cache_dir, SANDBOX_JOBS_SHOW))
-		rc = 2;
-	size_t shown = 0;
-	for (size_t i = 0; !rc && i < g.nodes.n; i++) {
-		const struct task_node *t = g.nodes.v[i];
-		if (!t->requested || !t->cfg->sandbox || !t->command)
-			continue;
-		struct sandbox_request req;
-		struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
-		if (request_for(&sj, i, &req, &err)) {
-			error("%s: sandbox refused: %s", t->id, err.buf);
-			rc = 2;
-		} else {
-			sandbox_show(&req, t->command, &out);
-			printf("# %s\n%s", t->id, out.buf);
-			for (size_t k = 0; k < req.notes.n; k++)
-				printf("# note: %s\n", req.notes.v[k]);
-			sandbox_request_sweep(&req);
-			sandbox_request_release(&req);
-			shown++;
-		}
-		strbuf_release(&err);
-		strbuf_release(&out);
-	}
-	if (!rc && !shown) {
-		error("no selected %s task declares sandbox:", task);
-		rc = 2;
-	}
-	free(cache_dir);
-	if (sj.jobs)
-		sandbox_jobs_release(&sj);
-	graph_free(&g);
-	workspace_free(ws);
-	return rc;
 }

@@ -83,6 +83,10 @@ void sandbox_jobs_finish(struct sandbox_jobs *sj);
  * outside the project that the sandbox hides fails the task before it runs,
  * naming the grant (its key would claim a dependency the task cannot read). */
 int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job, const struct strvec *keyed);
+/* Builds node i's request into req, as sandbox_jobs_wrap does (and as
+ * `vx sandbox show` prints it). Returns 0, or -1 with one line in err. */
+int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_request *req,
+			 struct strbuf *err);
 /* After node i ran under strace: judges its trace, prints the violations,
  * notes and fix of a task that had any or failed, and returns -1 when a
  * task that exited 0 must fail (a violation, or a trace that ended before
@@ -101,9 +105,5 @@ void sandbox_jobs_reap_stage(int dirfd);
  * request. */
 void sandbox_jobs_done(struct sandbox_jobs *sj, size_t i);
 void sandbox_jobs_release(struct sandbox_jobs *sj);
-
-/* `vx sandbox show TASK`: prints the exact argv of each selected project's
- * TASK, one element per line. Returns the exit status. */
-int sandbox_show_main(int argc, char **argv);
 
 #endif
