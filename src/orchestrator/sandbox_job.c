@@ -29,6 +29,12 @@
 
 extern char **environ;
 
+static void lstr_list(const lstr_vec *v, struct strvec *out)
+{
+	for (size_t i = 0; i < v->n; i++)
+		strvec_push(out, v->v[i].s);
+}
+
 int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const struct graph *g,
 		      const char *cache_dir, unsigned flags)
 {
@@ -51,21 +57,27 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 			continue;
 		if (!first)
 			first = t;
-		/* A token passed into a sandbox is the thing the sandbox keeps
-		 * from a hostile task: only by its own name in passThroughSecrets. */
-		for (size_t k = 0; k < t->cfg->env_pass.n; k++) {
-			const struct lstr *e = &t->cfg->env_pass.v[k];
-			bool spelled = false;
-			for (size_t m = 0; m < t->cfg->env_pass_secrets.n && !spelled; m++)
-				spelled = !strcmp(t->cfg->env_pass_secrets.v[m].s, e->s);
-			if (env_is_secret(e->s) && !spelled)
-				return config_error(
-				    &e->loc,
-				    "%s passes %s into its sandbox, and it looks like a "
-				    "credential; "
-				    "if it must go in, name it in env.passThroughSecrets too",
-				    t->id, e->s);
+		/* The sandbox's own rule, asked before anything runs so the
+		 * error can name the config line. */
+		struct strvec pass = STRVEC_INIT, secrets = STRVEC_INIT;
+		lstr_list(&t->cfg->env_pass, &pass);
+		lstr_list(&t->cfg->env_pass_secrets, &secrets);
+		struct env_input ein = {
+		    .pass_through = (const char *const *)pass.v,
+		    .n_pass = pass.n,
+		    .pass_secrets = (const char *const *)secrets.v,
+		    .n_secrets = secrets.n,
+		};
+		struct strbuf why = STRBUF_INIT;
+		long bad = env_refused(&ein, &why);
+		strvec_clear(&pass);
+		strvec_clear(&secrets);
+		if (bad >= 0) {
+			config_error(&t->cfg->env_pass.v[bad].loc, "%s: %s", t->id, why.buf);
+			strbuf_release(&why);
+			return -1;
 		}
+		strbuf_release(&why);
 		const struct loc *l = &sb->loc;
 		if (sb->allow_network.any || sb->allow_network.list.n)
 			l = sb->allow_network.list.n ? &sb->allow_network.list.v[0].loc : l;
@@ -110,12 +122,6 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 			     "util-linux)",
 			     first->id);
 	return 0;
-}
-
-static void lstr_list(const lstr_vec *v, struct strvec *out)
-{
-	for (size_t i = 0; i < v->n; i++)
-		strvec_push(out, v->v[i].s);
 }
 
 /* Marks node i's dependencies, transitively: their outputs are readable and

@@ -62,18 +62,24 @@ static int cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int env_build(const struct env_input *in, struct strvec *out, struct strbuf *err)
+long env_refused(const struct env_input *in, struct strbuf *err)
 {
 	for (size_t i = 0; i < in->n_pass; i++)
 		if (env_is_secret(in->pass_through[i]) &&
 		    !listed(in->pass_secrets, in->n_secrets, in->pass_through[i])) {
 			strbuf_addf(err,
 				    "env.passThrough '%s' looks like a credential; a sandboxed "
-				    "task gets it only "
-				    "when spelled in env.passThroughSecrets",
+				    "task gets it only when spelled in env.passThroughSecrets too",
 				    in->pass_through[i]);
-			return -1;
+			return (long)i;
 		}
+	return -1;
+}
+
+int env_build(const struct env_input *in, struct strvec *out, struct strbuf *err)
+{
+	if (env_refused(in, err) >= 0)
+		return -1;
 	for (const char *const *h = in->host; h && *h; h++) {
 		size_t n = name_len(*h);
 		if (!(*h)[n])

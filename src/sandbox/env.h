@@ -28,10 +28,15 @@ struct env_input {
  * AZURE_*, NPM_TOKEN, … (case-insensitive). */
 bool env_is_secret(const char *name);
 
+/* The rule env_build enforces, alone and before anything runs: returns the
+ * index of the first pass_through entry that looks like a credential and is
+ * not in pass_secrets, with one line in err, or -1 when none is (the caller
+ * points at that entry's FILE:LINE:COL). */
+long env_refused(const struct env_input *in, struct strbuf *err);
+
 /* Builds the environment into out ("K=V", sorted, one per name; later sources
  * win: host basics, passThrough, define, vx's, TMPDIR). Returns 0, or -1 with
- * one line in err when a passThrough name looks like a credential and is not
- * in pass_secrets. */
+ * one line in err when env_refused refuses. */
 int env_build(const struct env_input *in, struct strvec *out, struct strbuf *err);
 
 #endif

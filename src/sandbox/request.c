@@ -870,11 +870,6 @@ static void builder_release(struct builder *b)
 static int build(struct builder *b)
 {
 	const struct sandbox_input *in = b->in;
-	if (in->wants_network)
-		return fail(
-		    b,
-		    "refused: allow.network needs the network proxy, not built yet (the same for "
-		    "localBinding and unixSockets); remove them or run the task without sandbox:");
 	if (!in->bwrap)
 		return fail(
 		    b,

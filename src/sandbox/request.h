@@ -49,8 +49,6 @@ struct sandbox_input {
 	bool hermetic; /* sandbox.hermetic: nothing outside the workspace but the OS roots */
 	bool cached;   /* the task is cached and not persistent: linked packages not keyed are
 			  withheld */
-	bool
-	    wants_network; /* allow.network, localBinding or unixSockets written: refused for now */
 	struct env_input
 	    env; /* the environment sources (env.h); env.home/tmpdir are set by the request */
 };
@@ -128,7 +126,7 @@ size_t sandbox_request_unstage(const struct sandbox_request *req, const char *co
 
 /* Builds the request. Returns 0, or -1 with ONE line in err naming the path
  * and the fix, and nothing left behind (no placeholder, no fd): bwrap missing,
- * a network grant, a write grant whose path through links leaves the project,
+ * a write grant whose path through links leaves the project,
  * a write grant whose bind would hold a nested project (other walls it holds
  * are masked in it), a grant into a credential store, a path bwrap cannot
  * take (characters outside [A-Za-z0-9._/+@-] are refused where a later layer

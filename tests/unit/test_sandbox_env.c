@@ -48,6 +48,14 @@ int main(void)
 	in.pass_through = pass2;
 	CHECK_INT(env_build(&in, &out, &err), -1);
 	CHECK(strstr(err.buf, "'NPM_TOKEN' looks like a credential") != NULL);
+	/* The same rule alone names the entry, for the caller's FILE:LINE:COL. */
+	const char *pass3[] = {"NODE_ENV", "GH_TOKEN", "NPM_TOKEN"};
+	struct env_input only = {.pass_through = pass3, .n_pass = 3, .pass_secrets = pass2, .n_secrets = 1};
+	strbuf_reset(&err);
+	CHECK_INT(env_refused(&only, &err), 1);
+	CHECK(strstr(err.buf, "'GH_TOKEN'") != NULL);
+	only.n_pass = 1;
+	CHECK_INT(env_refused(&only, &err), -1);
 	strvec_clear(&out);
 	strbuf_reset(&err);
 	in.pass_secrets = pass2;

@@ -120,7 +120,7 @@ static void test_walls(void)
 /* Builds a request for project p of real/ws into req (released by the
  * caller on success). */
 static int build_req(const char *const *read, size_t nr, const char *const *write, size_t nw,
-		     bool net, const char *bwrap, struct sandbox_request *req, struct strbuf *err)
+		     const char *bwrap, struct sandbox_request *req, struct strbuf *err)
 {
 	char *ws = at("real/ws"), *proj = at("real/ws/p"), *q = at("real/ws/q"), *home = at("home");
 	const char *nested[] = {proj, q};
@@ -136,7 +136,6 @@ static int build_req(const char *const *read, size_t nr, const char *const *writ
 	in.n_read = nr;
 	in.allow_write = write;
 	in.n_write = nw;
-	in.wants_network = net;
 	int rc = sandbox_request_build(&in, req, err);
 	free(ws);
 	free(proj);
@@ -145,11 +144,11 @@ static int build_req(const char *const *read, size_t nr, const char *const *writ
 	return rc;
 }
 
-static int build(const char *const *read, size_t nr, const char *const *write, size_t nw, bool net,
+static int build(const char *const *read, size_t nr, const char *const *write, size_t nw,
 		 const char *bwrap, struct strbuf *err)
 {
 	struct sandbox_request req;
-	int rc = build_req(read, nr, write, nw, net, bwrap, &req, err);
+	int rc = build_req(read, nr, write, nw, bwrap, &req, err);
 	if (!rc) {
 		sandbox_request_sweep(&req);
 		sandbox_request_release(&req);
@@ -160,34 +159,29 @@ static int build(const char *const *read, size_t nr, const char *const *write, s
 static void test_refusals(void)
 {
 	struct strbuf err = STRBUF_INIT;
-	CHECK_INT(build(NULL, 0, NULL, 0, true, "/usr/bin/bwrap", &err), -1);
-	CHECK(
-	    !strncmp(err.buf, "refused: allow.network needs the network proxy, not built yet", 61));
-	CHECK(!strchr(err.buf, '\n'));
-	strbuf_reset(&err);
-	CHECK_INT(build(NULL, 0, NULL, 0, false, NULL, &err), -1);
+	CHECK_INT(build(NULL, 0, NULL, 0, NULL, &err), -1);
 	CHECK(strstr(err.buf, "bwrap is not installed") != NULL);
 	strbuf_reset(&err);
 	const char *w1[] = {"out.txt"};
-	CHECK_INT(build(NULL, 0, w1, 1, false, "/usr/bin/bwrap", &err), -1);
+	CHECK_INT(build(NULL, 0, w1, 1, "/usr/bin/bwrap", &err), -1);
 	CHECK(strstr(err.buf, "outside the project") != NULL);
 	char *qx = at("real/ws/q/x");
 	CHECK(access(qx, F_OK) != 0); /* nothing created */
 	free(qx);
 	strbuf_reset(&err);
 	const char *w2[] = {"../"};
-	CHECK_INT(build(NULL, 0, w2, 1, false, "/usr/bin/bwrap", &err), -1);
+	CHECK_INT(build(NULL, 0, w2, 1, "/usr/bin/bwrap", &err), -1);
 	CHECK(strstr(err.buf, "which holds") != NULL);
 	strbuf_reset(&err);
 	const char *r1[] = {"~/.ssh"};
-	CHECK_INT(build(r1, 1, NULL, 0, false, "/usr/bin/bwrap", &err), -1);
+	CHECK_INT(build(r1, 1, NULL, 0, "/usr/bin/bwrap", &err), -1);
 	CHECK(strstr(err.buf, "credential store") != NULL);
 	strbuf_reset(&err);
 	/* next build's fix named 9 write dirs, and vx refused more than 6 (the
 	 * fds dash could close): bwrap's --bind-fd closes them, so no cap. */
 	const char *w3[] = {"a/", "b/", "c/", "d/", "e/", "f/", "g/", "h/", "i/"};
 	struct sandbox_request many;
-	CHECK_INT(build_req(NULL, 0, w3, 9, false, "/usr/bin/bwrap", &many, &err), 0);
+	CHECK_INT(build_req(NULL, 0, w3, 9, "/usr/bin/bwrap", &many, &err), 0);
 	size_t rw = 0;
 	for (size_t i = 0; i < many.mounts.n; i++)
 		rw += many.mounts.v[i].kind == SANDBOX_RW && many.mounts.v[i].fd >= 0;

@@ -80,7 +80,7 @@ test_expect_success 'the environment is scrubbed; a credential-looking passThrou
 	    sandbox: {allow: {write: ["dist/"]}}
 	EOF
 	MY_API_TOKEN=s3cret run_vx 2 run app#build &&
-	test_grep "passes MY_API_TOKEN into its sandbox, and it looks like a credential" "$ERR"
+	test_grep "app/vx.yaml:5:[0-9]*: app#build: env.passThrough .MY_API_TOKEN. looks like a credential" "$ERR"
 '
 
 test_expect_success 'TMPDIR is private to the task, empty, and gone afterwards' '
