@@ -346,29 +346,22 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 			free(yaml);
 			job->reason = "its key holds a file its sandbox hides (see above)";
 			rc = -1;
-		} else if (pipe2(pfd, O_CLOEXEC) < 0) {
-			rc = -1;
-			job->reason = "cannot make the sandbox's signal pipe";
-			error_errno("%s: cannot make a pipe", t->id);
 		} else {
+			sandbox_fds_close(&sjob->fds);
+			sandbox_argv(&sjob->req, t->command, &sjob->argv, &sjob->fds);
+			rc = sandbox_fds_lift(&sjob->fds) < 0 || pipe2(pfd, O_CLOEXEC) < 0 ? -1 : 0;
+			if (rc) {
+				error_errno("%s: cannot pass its sandbox the fds it needs", t->id);
+				job->reason = "its sandbox's fds could not be passed (see above)";
+			}
+		}
+		if (!rc) {
 			/* The signal pipe is dup2'd first (onto fd 3), so it
-			 * only needs to lie above 3; a later source must lie
-			 * above every target, so no dup2 clobbers it. */
+			 * only needs to lie above 3 (dup2 onto itself would
+			 * leave it close-on-exec). */
 			sjob->signal_rd = fcntl(pfd[0], F_DUPFD_CLOEXEC, SANDBOX_SIGNAL_FD + 1);
 			close(pfd[0]);
 			fcntl(pfd[1], F_SETFL, O_NONBLOCK);
-			sjob->fds.n = 0;
-			sandbox_argv(&sjob->req, t->command, &sjob->argv, &sjob->fds);
-			int top = sandbox_fds_top(&sjob->fds);
-			for (size_t k = 0; k < sjob->fds.n; k++) {
-				if (sjob->fds.v[k].from > top)
-					continue;
-				int hi = fcntl(sjob->fds.v[k].from, F_DUPFD_CLOEXEC, top + 1);
-				if (hi >= 0) {
-					sjob->fds.v[k].from = hi;
-					vec_push(&sjob->own_fds, hi);
-				}
-			}
 			job->argv = sjob->argv.v;
 			job->envp = NULL;
 			job->relay_signals = true;
@@ -643,10 +636,7 @@ void sandbox_jobs_done(struct sandbox_jobs *sj, size_t i)
 		close(sjob->signal_rd);
 		sjob->signal_rd = -1;
 	}
-	for (size_t k = 0; k < sjob->own_fds.n; k++)
-		close(sjob->own_fds.v[k]);
-	vec_free(&sjob->own_fds);
-	vec_free(&sjob->fds);
+	sandbox_fds_close(&sjob->fds);
 	if (!sjob->built)
 		return;
 	sandbox_request_sweep(&sjob->req);

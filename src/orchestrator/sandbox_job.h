@@ -34,7 +34,6 @@ struct sandbox_job {
 	struct sandbox_request req;
 	int signal_rd;               /* the read end of the signal pipe, given as fd 3; -1 */
 	sandbox_fd_vec fds;          /* the filter and bind sources bwrap inherits */
-	VEC(int) own_fds;            /* copies of sources moved above every target, ours to close */
 	struct strvec argv;
 	char *trace_dir;             /* the host dir strace writes into; removed after judging */
 	char *stage_dir;             /* the stage of its project (request.h), or NULL;

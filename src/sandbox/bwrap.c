@@ -1,9 +1,11 @@
 /* bwrap.c - a request as a bubblewrap argv. */
 #include "sandbox/bwrap.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/path.h"
 
@@ -67,7 +69,7 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 		  sandbox_fd_vec *fds)
 {
 	/* The filter first: its source is then moved before any bind's. */
-	vec_push(fds, ((struct sandbox_fd){req->seccomp_fd, SANDBOX_SECCOMP_FD}));
+	vec_push(fds, ((struct sandbox_fd){.from = req->seccomp_fd, .to = SANDBOX_SECCOMP_FD}));
 	int next_fd = SANDBOX_BIND_FD;
 	if (req->strace) {
 		/* The tracer runs outside the sandbox, around bwrap: the task
@@ -124,7 +126,7 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 			break;
 		case SANDBOX_RO:
 			if (m->fd >= 0) {
-				vec_push(fds, ((struct sandbox_fd){m->fd, next_fd}));
+				vec_push(fds, ((struct sandbox_fd){.from = m->fd, .to = next_fd}));
 				strvec_push(argv, "--ro-bind-fd");
 				strvec_pushf(argv, "%d", next_fd++);
 			} else {
@@ -138,7 +140,7 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 			 * component swapped for a link since binds nothing new),
 			 * checks the mount is that inode, and closes the fd. */
 			if (m->fd >= 0) {
-				vec_push(fds, ((struct sandbox_fd){m->fd, next_fd}));
+				vec_push(fds, ((struct sandbox_fd){.from = m->fd, .to = next_fd}));
 				strvec_push(argv, "--bind-fd");
 				strvec_pushf(argv, "%d", next_fd++);
 			} else {
@@ -210,6 +212,29 @@ int sandbox_fds_top(const sandbox_fd_vec *fds)
 		if (fds->v[i].to > top)
 			top = fds->v[i].to;
 	return top;
+}
+
+int sandbox_fds_lift(sandbox_fd_vec *fds)
+{
+	int top = sandbox_fds_top(fds);
+	for (size_t i = 0; i < fds->n; i++) {
+		if (fds->v[i].from > top)
+			continue;
+		int hi = fcntl(fds->v[i].from, F_DUPFD_CLOEXEC, top + 1);
+		if (hi < 0)
+			return -1;
+		fds->v[i].from = hi;
+		fds->v[i].lifted = true;
+	}
+	return 0;
+}
+
+void sandbox_fds_close(sandbox_fd_vec *fds)
+{
+	for (size_t i = 0; i < fds->n; i++)
+		if (fds->v[i].lifted)
+			close(fds->v[i].from);
+	vec_free(fds);
 }
 
 int sandbox_spawn_actions(const sandbox_fd_vec *fds, int signal_fd,

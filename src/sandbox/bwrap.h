@@ -17,6 +17,7 @@
 /* An fd the spawn must pass to bwrap: vx's fd `from` (O_CLOEXEC) as `to`. */
 struct sandbox_fd {
 	int from, to;
+	bool lifted; /* from is sandbox_fds_lift's copy, closed by sandbox_fds_close */
 };
 typedef VEC(struct sandbox_fd) sandbox_fd_vec;
 /* bwrap gets SANDBOX_SIGNAL_FD, this one for the system call filter, and
@@ -40,9 +41,15 @@ const char *const *sandbox_trace_flags(void);
 void sandbox_argv(const struct sandbox_request *req, const char *command, struct strvec *argv,
 		  sandbox_fd_vec *fds);
 
-/* The highest fd number the spawn dup2s onto: a source at or below it must
- * first be moved above it, or a dup2 would clobber it. */
+/* The highest fd number the spawn dup2s onto. */
 int sandbox_fds_top(const sandbox_fd_vec *fds);
+/* Moves each source at or below sandbox_fds_top above it (a dup2 onto a
+ * target would otherwise clobber a source not yet passed): the one
+ * renumbering, done once after sandbox_argv, before the spawn. Returns 0,
+ * or -1 with errno (what was lifted stays for sandbox_fds_close). */
+int sandbox_fds_lift(sandbox_fd_vec *fds);
+/* Closes the copies sandbox_fds_lift made and empties fds. */
+void sandbox_fds_close(sandbox_fd_vec *fds);
 
 /* Appends argv to out, one element per line, for `vx sandbox show`. */
 void sandbox_show(const struct sandbox_request *req, const char *command, struct strbuf *out);

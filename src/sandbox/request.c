@@ -20,11 +20,6 @@
 #include "util/io.h"
 #include "util/path.h"
 
-/* Above anything vx's scheduler holds and the fds bwrap gets (bwrap.h), so
- * the dup2s at spawn rarely land on a source not yet moved (the spawn
- * moves any that would). */
-#define FD_FLOOR 100
-
 /* Everything a build needs while it is being assembled. */
 struct builder {
 	const struct sandbox_input *in;
@@ -662,11 +657,7 @@ static int open_source(struct builder *b, const char *path, bool dir, int *out)
 		close(fd);
 		return fail(b, "%s changed while vx checked it (a link appeared); run again", path);
 	}
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, FD_FLOOR);
-	close(fd);
-	if (high < 0)
-		return fail(b, "cannot move the fd of %s: %s", path, strerror(errno));
-	*out = high;
+	*out = fd; /* where it lands for bwrap is sandbox_fds_lift's business */
 	return 0;
 }
 
@@ -967,7 +958,7 @@ static int build(struct builder *b)
 		return fail(b, "setsid is not installed (apt-get install util-linux): the task's "
 			       "signals need it");
 	b->req->cwd = xstrdup(b->proj);
-	b->req->seccomp_fd = seccomp_program_fd(FD_FLOOR);
+	b->req->seccomp_fd = seccomp_program_fd();
 	if (b->req->seccomp_fd < 0)
 		return fail(b, "cannot make the sandbox's system call filter: %s", strerror(errno));
 	if (create_missing(b))

@@ -61,7 +61,7 @@ const struct sock_filter *seccomp_program(size_t *n)
 	return program;
 }
 
-int seccomp_program_fd(int floor)
+int seccomp_program_fd(void)
 {
 	int fd = memfd_create("vx-seccomp", MFD_CLOEXEC);
 	if (fd < 0)
@@ -72,11 +72,5 @@ int seccomp_program_fd(int floor)
 		errno = e;
 		return -1;
 	}
-	if (fd >= floor)
-		return fd;
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, floor);
-	int e = errno;
-	close(fd);
-	errno = e;
-	return high;
+	return fd;
 }

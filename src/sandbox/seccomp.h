@@ -11,8 +11,8 @@
  * everything else is allowed. Sets *n to its length. */
 const struct sock_filter *seccomp_program(size_t *n);
 
-/* Returns an fd (O_CLOEXEC, at or above floor) of a memory file holding the
- * program, read from its start; or -1 with errno set. */
-int seccomp_program_fd(int floor);
+/* Returns an fd (O_CLOEXEC) of a memory file holding the program, read from
+ * its start; or -1 with errno set. */
+int seccomp_program_fd(void);
 
 #endif

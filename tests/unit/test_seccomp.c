@@ -60,8 +60,8 @@ int main(void)
 
 	size_t n;
 	const struct sock_filter *f = seccomp_program(&n);
-	int fd = seccomp_program_fd(100);
-	CHECK(fd >= 100);
+	int fd = seccomp_program_fd();
+	CHECK(fd > 2);
 	CHECK(fcntl(fd, F_GETFD) & FD_CLOEXEC);
 	struct sock_filter back[64];
 	CHECK(read(fd, back, sizeof back) == (ssize_t)(n * sizeof *f));

@@ -83,9 +83,15 @@ static int run_req(struct sandbox_request *req, const char *command, struct strb
 	struct strvec argv = STRVEC_INIT;
 	sandbox_fd_vec fds = {0};
 	sandbox_argv(req, command, &argv, &fds);
+	if (sandbox_fds_lift(&fds))
+		die_errno("lift");
 	int po[2], ps[2];
 	if (pipe2(po, O_CLOEXEC) || pipe2(ps, O_CLOEXEC))
 		die_errno("pipe");
+	if (ps[0] == SANDBOX_SIGNAL_FD) { /* dup2 onto itself would keep it close-on-exec */
+		ps[0] = fcntl(ps[0], F_DUPFD_CLOEXEC, SANDBOX_SIGNAL_FD + 1);
+		close(SANDBOX_SIGNAL_FD);
+	}
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -93,12 +99,12 @@ static int run_req(struct sandbox_request *req, const char *command, struct strb
 	posix_spawn_file_actions_adddup2(&fa, po[1], 2);
 	if (sandbox_spawn_actions(&fds, ps[0], &fa))
 		die("file actions");
-	vec_free(&fds);
 	pid_t pid;
 	int rc = posix_spawn(&pid, argv.v[0], &fa, NULL, argv.v, environ);
 	if (rc)
 		die("spawn bwrap: %s", strerror(rc));
 	posix_spawn_file_actions_destroy(&fa);
+	sandbox_fds_close(&fds);
 	close(po[1]);
 	close(ps[0]);
 	if (close_channel)
