@@ -494,11 +494,6 @@ void sandbox_jobs_finish(struct sandbox_jobs *sj)
 	rundir_close(&sj->stage);
 }
 
-static bool request_sees(const char *path, void *ctx)
-{
-	return sandbox_request_sees(ctx, path);
-}
-
 int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 {
 	struct sandbox_job *sjob = &sj->jobs[i];
@@ -513,24 +508,7 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	lstr_list(&t->cfg->input_files, &inputs);
 	struct strvec roots = STRVEC_INIT, unwritten = STRVEC_INIT, aw = STRVEC_INIT;
 	lstr_list(&sb->allow_write, &aw);
-	for (size_t k = 0; k < sjob->req.mounts.n; k++) {
-		const struct sandbox_mount *m = &sjob->req.mounts.v[k];
-		if (m->kind != SANDBOX_RW)
-			continue;
-		if (sjob->req.stage && !strcmp(m->src, sjob->req.stage)) {
-			/* the stage: its grants are the staged entries */
-			for (size_t k2 = 0; k2 < sjob->req.staged.n; k2++)
-				strvec_push_nodup(&roots,
-						  path_join(sjob->req.cwd, sjob->req.staged.v[k2]));
-			continue;
-		}
-		strvec_push(&roots, m->dst);
-	}
-	for (size_t k = 0; k < sjob->req.placeholders.n; k++)
-		if (sandbox_placeholder_untouched(&sjob->req.placeholders.v[k]))
-			strvec_push(&unwritten, sjob->req.placeholders.v[k].path);
 	struct judge_input in = {
-	    .project_dir = sjob->req.cwd,
 	    .workspace_root = sj->ws->root,
 	    .home = getenv("HOME"),
 	    .tmpdir = "/tmp",
@@ -541,29 +519,18 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	    .n_ignore_network = inet.n,
 	    .ignore_write = (const char *const *)iw.v,
 	    .n_ignore_write = iw.n,
-	    .withheld = (const char *const *)sjob->req.withheld.v,
-	    .n_withheld = sjob->req.withheld.n,
 	    .cached = taskcache_cacheable(t),
 	    .input_files = (const char *const *)inputs.v,
 	    .n_input_files = inputs.n,
 	    .inputs_explicit = (t->cfg->set & TF_INPUT_FILES) != 0,
-	    .widened = (const char *const *)sjob->req.widened.v,
-	    .n_widened = sjob->req.widened.n,
 	    .allow_write = (const char *const *)aw.v,
 	    .n_allow_write = aw.n,
-	    .sees = request_sees,
-	    .sees_ctx = &sjob->req,
-	    .write_roots = (const char *const *)roots.v,
-	    .n_write_roots = roots.n,
-	    .unwritten = (const char *const *)unwritten.v,
-	    .n_unwritten = unwritten.n,
 	    .keyed = sjob->keyed ? (const char *const *)sjob->keyed->v : NULL,
 	    .n_keyed = sjob->keyed ? sjob->keyed->n : 0,
-	    .walls = sjob->req.walls.v,
-	    .n_walls = sjob->req.walls.n,
 	    .output = NULL,
 	    .output_len = 0,
 	};
+	judge_input_from_request(&in, &sjob->req, &roots, &unwritten);
 	in.output = scheduler_job_log_end(job, &in.output_len);
 	char *log = path_join(sjob->trace_dir, "log");
 	struct verdict v;

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "sandbox/request.h"
 #include "sandbox/walls.h"
 #include "util/vec.h"
 
@@ -93,6 +94,15 @@ struct verdict {
 	bool incomplete;     /* the trace ends before the command did: never cache */
 	size_t lines;        /* trace lines read */
 };
+
+/* Fills the part of in that the task's sandbox request decides: the
+ * project dir (req->cwd), the withheld packages, the widened dirs, the
+ * walls, what the sandbox sees, the write roots (each RW bind, the stage
+ * standing for its staged entries) into roots, and the placeholders the
+ * task left untouched into unwritten. in borrows from req, roots and
+ * unwritten: keep them until the verdict is made, then clear them. */
+void judge_input_from_request(struct judge_input *in, const struct sandbox_request *req,
+			      struct strvec *roots, struct strvec *unwritten);
 
 /* Reads the strace log at log_path and judges it. Returns 0, or -1 with
  * errno when the log cannot be read (a task whose trace is missing is as

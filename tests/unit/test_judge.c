@@ -370,6 +370,41 @@ static void test_control_bytes(void)
 	verdict_release(&v);
 }
 
+/* What the request decides, read off it: the RW binds are the write roots,
+ * the stage standing for its staged entries; borrowed lists pass through. */
+static void test_from_request(void)
+{
+	struct sandbox_request req = {0};
+	struct sandbox_mount m[] = {
+	    {SANDBOX_RO, "/w/lib/dist", "/w/lib/dist", -1},
+	    {SANDBOX_RW, "/w/app/out", "/w/app/out", -1},
+	    {SANDBOX_RW, "/w/.vx/stage/run/task-1", "/w/app", -1},
+	};
+	req.mounts.v = m;
+	req.mounts.n = 3;
+	req.cwd = "/w/app";
+	req.stage = "/w/.vx/stage/run/task-1";
+	strvec_push(&req.staged, "dist");
+	strvec_push(&req.staged, "build");
+	strvec_push(&req.widened, "/w/app/gen");
+	struct strvec roots = STRVEC_INIT, unwritten = STRVEC_INIT;
+	struct judge_input in = {0};
+	judge_input_from_request(&in, &req, &roots, &unwritten);
+	CHECK_STR(in.project_dir, "/w/app");
+	CHECK_INT(in.n_write_roots, 3);
+	CHECK_STR(in.write_roots[0], "/w/app/out");
+	CHECK_STR(in.write_roots[1], "/w/app/dist");
+	CHECK_STR(in.write_roots[2], "/w/app/build");
+	CHECK_INT(in.n_widened, 1);
+	CHECK_STR(in.widened[0], "/w/app/gen");
+	CHECK_INT(in.n_unwritten, 0);
+	CHECK(in.sees != NULL && in.sees_ctx == &req);
+	strvec_clear(&roots);
+	strvec_clear(&unwritten);
+	strvec_clear(&req.staged);
+	strvec_clear(&req.widened);
+}
+
 int main(void)
 {
 	strcpy(root, fixture_dir());
@@ -383,6 +418,7 @@ int main(void)
 	test_unkeyed();
 	test_stable_fix();
 	test_control_bytes();
+	test_from_request();
 	struct judge_input in = input();
 	struct verdict v;
 	char log[4096];
