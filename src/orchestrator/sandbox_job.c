@@ -223,7 +223,7 @@ int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_reque
 		    .n_vx = vxenv.n,
 		},
 	};
-	int rc = sandbox_request_build(&in, req, err);
+	int rc = sandbox_request_plan(&in, req, err);
 	strvec_clear(&nested);
 	strvec_clear(&reads);
 	strvec_clear(&writes);
@@ -310,6 +310,8 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 	}
 	struct strbuf err = STRBUF_INIT;
 	int rc = sandbox_jobs_request(sj, i, &sjob->req, &err);
+	if (!rc)
+		rc = sandbox_request_prepare(&sjob->req, &err);
 	if (!rc && !sjob->req.stage && sjob->stage_dir) {
 		rmdir(sjob->stage_dir);
 		free(sjob->stage_dir);

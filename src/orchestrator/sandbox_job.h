@@ -82,8 +82,9 @@ void sandbox_jobs_finish(struct sandbox_jobs *sj);
  * outside the project that the sandbox hides fails the task before it runs,
  * naming the grant (its key would claim a dependency the task cannot read). */
 int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job, const struct strvec *keyed);
-/* Builds node i's request into req, as sandbox_jobs_wrap does (and as
- * `vx sandbox show` prints it). Returns 0, or -1 with one line in err. */
+/* Plans node i's request into req (sandbox_request_plan: nothing is
+ * created or opened), as sandbox_jobs_wrap does before it prepares it, and
+ * as `vx sandbox show` prints it. Returns 0, or -1 with one line in err. */
 int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_request *req,
 			 struct strbuf *err);
 /* After node i ran under strace: judges its trace, prints the violations,

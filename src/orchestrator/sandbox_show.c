@@ -17,9 +17,10 @@ static const char SHOW_USAGE[] =
     "usage: vx sandbox show TASK [--platform linux|darwin]\n"
     "\n"
     "Prints, for each project's TASK that declares sandbox:, the exact bwrap argv it\n"
-    "would run under, one element per line. Building the request expands glob grants\n"
-    "against the tree as it is now and may create the directories write grants name\n"
-    "(as a run would); placeholder files are removed again.\n";
+    "would run under, one element per line: the plan a run makes, with glob grants\n"
+    "expanded against the tree as it is now. Nothing is created or changed; a run\n"
+    "first creates the missing directories and files of write grants, and passes\n"
+    "each bind source by fd (--bind-fd, --ro-bind-fd) where this shows its path.\n";
 
 int sandbox_show_main(int argc, char **argv)
 {
@@ -83,7 +84,10 @@ int sandbox_show_main(int argc, char **argv)
 			printf("# %s\n%s", t->id, out.buf);
 			for (size_t k = 0; k < req.notes.n; k++)
 				printf("# note: %s\n", req.notes.v[k]);
-			sandbox_request_sweep(&req);
+			for (size_t k = 0; k < req.mkdirs.n; k++)
+				printf("# a run creates the directory %s\n", req.mkdirs.v[k]);
+			for (size_t k = 0; k < req.files.n; k++)
+				printf("# a run creates the empty file %s\n", req.files.v[k]);
 			sandbox_request_release(&req);
 			shown++;
 		}

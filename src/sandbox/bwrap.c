@@ -125,7 +125,7 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 			strvec_push(argv, m->dst);
 			break;
 		case SANDBOX_RO:
-			if (m->fd >= 0) {
+			if (!m->by_path) {
 				vec_push(fds, ((struct sandbox_fd){.from = m->fd, .to = next_fd}));
 				strvec_push(argv, "--ro-bind-fd");
 				strvec_pushf(argv, "%d", next_fd++);
@@ -139,14 +139,9 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 			/* By fd: bwrap mounts the very directory vx checked (a
 			 * component swapped for a link since binds nothing new),
 			 * checks the mount is that inode, and closes the fd. */
-			if (m->fd >= 0) {
-				vec_push(fds, ((struct sandbox_fd){.from = m->fd, .to = next_fd}));
-				strvec_push(argv, "--bind-fd");
-				strvec_pushf(argv, "%d", next_fd++);
-			} else {
-				strvec_push(argv, "--bind");
-				strvec_push(argv, m->src);
-			}
+			vec_push(fds, ((struct sandbox_fd){.from = m->fd, .to = next_fd}));
+			strvec_push(argv, "--bind-fd");
+			strvec_pushf(argv, "%d", next_fd++);
 			strvec_push(argv, m->dst);
 			break;
 		case SANDBOX_SYMLINK:
@@ -169,7 +164,7 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 		strvec_push(argv, "/");
 	}
 	/* Fail closed: a request without its filter cannot reach here
-	 * (sandbox_request_build refuses it), and bwrap refuses an fd it
+	 * (sandbox_request_prepare fails without it), and bwrap refuses an fd it
 	 * cannot read. */
 	strvec_push(argv, "--seccomp");
 	strvec_pushf(argv, "%d", SANDBOX_SECCOMP_FD);

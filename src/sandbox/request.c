@@ -30,8 +30,6 @@ struct builder {
 	wall_vec walls;
 	grant_vec reads, writes;
 	struct strvec rw_dirs;	  /* canonical dirs bound read-write */
-	struct strvec mkdirs;	  /* dirs to create before binding (write grants) */
-	struct strvec files;	  /* placeholder files to create */
 	grant_vec glob_heads;	  /* the literal head dir of each write glob */
 	struct strvec punched;	  /* masked-and-punched dirs (avoid doing one twice) */
 	struct strvec masked;	  /* walls inside a RW bind: masked read-only there */
@@ -41,7 +39,7 @@ struct builder {
 static void mount_add(struct sandbox_request *req, enum sandbox_mount_kind kind, const char *src,
 		      const char *dst)
 {
-	struct sandbox_mount m = {kind, src ? xstrdup(src) : NULL, xstrdup(dst), -1};
+	struct sandbox_mount m = {kind, src ? xstrdup(src) : NULL, xstrdup(dst), -1, false};
 	vec_push(&req->mounts, m);
 }
 
@@ -123,28 +121,64 @@ static void punch(struct builder *b, const char *dir, bool mask)
 	punch_children(b, dir, NULL);
 }
 
+/* The entries of dir that sandbox_request_prepare will create (an
+ * ancestor of a planned directory or placeholder, or one itself) and that
+ * are not there yet: appended to names and to planned, the placeholder
+ * files among them also to files. */
+static void planned_children(const struct sandbox_request *req, const char *dir,
+			     const struct strvec *skip, struct strvec *names, struct strvec *planned,
+			     struct strvec *files)
+{
+	const struct strvec *lists[] = {&req->mkdirs, &req->files};
+	size_t n = strlen(dir);
+	for (size_t l = 0; l < 2; l++)
+		for (size_t i = 0; i < lists[l]->n; i++) {
+			const char *p = lists[l]->v[i];
+			if (!is_strictly_within(dir, p))
+				continue;
+			const char *name = p + n + (n > 1);
+			size_t len = strcspn(name, "/");
+			char *child = xstrndup(name, len);
+			char *abs = path_join(dir, child);
+			struct stat st;
+			if (strvec_find(names, child) < 0 && !(skip && strvec_find(skip, child) >= 0) &&
+			    lstat(abs, &st) != 0) {
+				strvec_push(names, child);
+				strvec_push(planned, child);
+				if (l == 1 && !name[len])
+					strvec_push(files, child);
+			}
+			free(abs);
+			free(child);
+		}
+}
+
 /* Binds dir's children read-only one by one (links recreated, a directory
  * holding a wall punched in turn), leaving out each wall and each name in
  * skip. */
 static void punch_children(struct builder *b, const char *dir, const struct strvec *skip)
 {
 	struct sandbox_request *req = b->req;
+	struct strvec names = STRVEC_INIT, planned = STRVEC_INIT, planned_files = STRVEC_INIT;
 	DIR *d = opendir(dir);
-	if (!d)
-		return; /* gone, or unreadable to vx: it stays empty inside */
-	struct strvec names = STRVEC_INIT;
 	struct dirent *e;
-	while ((e = readdir(d)))
+	while (d && (e = readdir(d)))
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
 		    !(skip && strvec_find(skip, e->d_name) >= 0))
 			strvec_push(&names, e->d_name);
-	closedir(d);
+	if (d)
+		closedir(d);
+	/* What prepare will create here is bound as if it were there. */
+	planned_children(req, dir, skip, &names, &planned, &planned_files);
 	if (names.n)
 		qsort(names.v, names.n, sizeof *names.v, cmp_str);
 	for (size_t i = 0; i < names.n; i++) {
 		char *c = path_join(dir, names.v[i]);
 		struct stat st;
-		if (is_wall(&b->walls, c) || lstat(c, &st)) {
+		bool plan = strvec_find(&planned, names.v[i]) >= 0;
+		if (plan) /* a placeholder file, or a directory */
+			st.st_mode = strvec_find(&planned_files, names.v[i]) >= 0 ? S_IFREG : S_IFDIR;
+		if (is_wall(&b->walls, c) || (!plan && lstat(c, &st))) {
 			free(c);
 			continue;
 		}
@@ -165,6 +199,8 @@ static void punch_children(struct builder *b, const char *dir, const struct strv
 		free(c);
 	}
 	strvec_clear(&names);
+	strvec_clear(&planned);
+	strvec_clear(&planned_files);
 }
 
 /* Hide the walls that lie outside the workspace, where the ro "/" shows them:
@@ -459,7 +495,7 @@ static int plan_bind(struct builder *b, const char *entry, const char *dir, bool
 				    "grant a directory below it",
 				    entry, dir, in->path, walls_kind_name(in->kind));
 		if (!there && in->kind == WALL_CACHE)
-			strvec_push(&b->mkdirs, in->path);
+			strvec_push(&b->req->mkdirs, in->path);
 		else if (!there)
 			continue;
 		if (strvec_find(&b->masked, in->path) < 0)
@@ -532,9 +568,9 @@ static int plan_writes(struct builder *b)
 				free(bind);
 				return rc;
 			}
-			strvec_push(&b->mkdirs, bind);
+			strvec_push(&b->req->mkdirs, bind);
 			if (!dir)
-				strvec_push(&b->files, g->path);
+				strvec_push(&b->req->files, g->path);
 		}
 		char *parent = path_dirname(bind);
 		bool top = b->staging && (!strcmp(bind, b->proj) || !strcmp(parent, b->proj));
@@ -570,7 +606,7 @@ static int plan_writes(struct builder *b)
 					    "write grant '%s': %s does not exist, and vx creates "
 					    "missing grants only inside the project; create it first",
 					    h->entry, h->path);
-			strvec_push(&b->mkdirs, h->path);
+			strvec_push(&b->req->mkdirs, h->path);
 		}
 		if (b->staging && !strcmp(h->path, b->proj))
 			continue; /* the stage is the project's root, widened */
@@ -596,68 +632,6 @@ static int plan_writes(struct builder *b)
 	b->req->widened.n = keep;
 	if (b->req->widened.v)
 		b->req->widened.v[keep] = NULL;
-	return 0;
-}
-
-static int mkdir_p(const char *dir)
-{
-	struct stat st;
-	if (stat(dir, &st) == 0)
-		return S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
-	char *parent = path_dirname(dir);
-	int rc = strcmp(parent, dir) ? mkdir_p(parent) : 0;
-	free(parent);
-	if (rc == 0 && mkdir(dir, 0777) && errno != EEXIST)
-		rc = -1;
-	return rc;
-}
-
-static int create_missing(struct builder *b)
-{
-	for (size_t i = 0; i < b->mkdirs.n; i++)
-		if (mkdir_p(b->mkdirs.v[i]))
-			return fail(b, "cannot create %s for a write grant: %s", b->mkdirs.v[i],
-				    strerror(errno));
-	for (size_t i = 0; i < b->files.n; i++) {
-		struct stat st;
-		/* lstat first: a dangling link must not be followed into a file elsewhere. */
-		if (lstat(b->files.v[i], &st) == 0)
-			continue;
-		int fd =
-		    open(b->files.v[i], O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-		if (fd < 0)
-			return fail(b, "cannot create %s for a write grant: %s", b->files.v[i],
-				    strerror(errno));
-		if (fstat(fd, &st)) {
-			close(fd);
-			return fail(b, "cannot stat %s: %s", b->files.v[i], strerror(errno));
-		}
-		close(fd);
-		struct sandbox_placeholder p = {xstrdup(b->files.v[i]), st.st_dev, st.st_ino,
-						st.st_mtim};
-		vec_push(&b->req->placeholders, p);
-	}
-	return 0;
-}
-
-/* Opens each RW source O_PATH|O_NOFOLLOW and checks that the fd is the
- * directory vx judged: bwrap then mounts the fd, so a component swapped for a
- * link after this point binds nothing new. */
-static int open_source(struct builder *b, const char *path, bool dir, int *out)
-{
-	int fd = open(path, O_PATH | O_NOFOLLOW | (dir ? O_DIRECTORY : 0) | O_CLOEXEC);
-	if (fd < 0)
-		return fail(b, "cannot open %s to bind it: %s", path, strerror(errno));
-	char proc[64];
-	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-	char *real = realpath(proc, NULL);
-	bool same = real && !strcmp(real, path);
-	free(real);
-	if (!same) {
-		close(fd);
-		return fail(b, "%s changed while vx checked it (a link appeared); run again", path);
-	}
-	*out = fd; /* where it lands for bwrap is sandbox_fds_lift's business */
 	return 0;
 }
 
@@ -736,10 +710,8 @@ static int assemble(struct builder *b)
 	}
 	mask_outside_walls(b);
 	if (b->staging) {
-		int fd = -1;
-		if (open_source(b, b->req->stage, true, &fd))
-			return -1;
-		struct sandbox_mount m = {SANDBOX_RW, xstrdup(b->req->stage), xstrdup(b->proj), fd};
+		struct sandbox_mount m = {SANDBOX_RW, xstrdup(b->req->stage), xstrdup(b->proj), -1,
+					  false};
 		vec_push(&req->mounts, m);
 		punch_children(b, b->proj, &b->req->staged);
 	}
@@ -757,11 +729,9 @@ static int assemble(struct builder *b)
 			mount_add(req, SANDBOX_RO, g->path, g->path);
 	}
 	for (size_t i = 0; i < b->rw_dirs.n; i++) {
-		int fd = -1;
-		if (open_source(b, b->rw_dirs.v[i], true, &fd))
-			return -1;
+		/* one prepare will create is empty: nothing in it to deny */
 		struct sandbox_mount m = {SANDBOX_RW, xstrdup(b->rw_dirs.v[i]),
-					  xstrdup(b->rw_dirs.v[i]), fd};
+					  xstrdup(b->rw_dirs.v[i]), -1, false};
 		vec_push(&req->mounts, m);
 		struct strvec denied = STRVEC_INIT;
 		if (denies_walk(b->rw_dirs.v[i], &denied))
@@ -810,34 +780,13 @@ static int assemble(struct builder *b)
 				     b->proj);
 	}
 	mounts_tidy(req);
-	/* Read-only sources go by fd too (--ro-bind-fd), checked like the
-	 * write grants: a concurrent task with a write grant over one could
-	 * swap a component for a link between this check and bwrap's mount,
-	 * and bind a file elsewhere read-only (~/.ssh/id_rsa). A link itself
-	 * (a deny mask over one) stays by path, and one gone since it was
-	 * planned is dropped: there is nothing left to show. */
-	size_t keep = 0;
+	/* A link (a deny mask over one) is bound by its path; every other
+	 * source goes by fd, opened by prepare. */
 	for (size_t i = 0; i < req->mounts.n; i++) {
 		struct sandbox_mount *m = &req->mounts.v[i];
 		struct stat st;
-		if (m->kind == SANDBOX_RO && m->fd < 0) {
-			if (lstat(m->src, &st) != 0) {
-				free(m->src);
-				free(m->dst);
-				continue;
-			}
-			if (!S_ISLNK(st.st_mode) &&
-			    open_source(b, m->src, S_ISDIR(st.st_mode), &m->fd)) {
-				/* keep every mount not yet freed, for the release */
-				size_t rest = req->mounts.n - i;
-				memmove(&req->mounts.v[keep], m, rest * sizeof *m);
-				req->mounts.n = keep + rest;
-				return -1;
-			}
-		}
-		req->mounts.v[keep++] = *m;
+		m->by_path = m->kind == SANDBOX_RO && lstat(m->src, &st) == 0 && S_ISLNK(st.st_mode);
 	}
-	req->mounts.n = keep;
 	return 0;
 }
 
@@ -851,8 +800,6 @@ static void builder_release(struct builder *b)
 	grants_clear(&b->reads);
 	grants_clear(&b->writes);
 	strvec_clear(&b->rw_dirs);
-	strvec_clear(&b->mkdirs);
-	strvec_clear(&b->files);
 	grants_clear(&b->glob_heads);
 	strvec_clear(&b->punched);
 	strvec_clear(&b->masked);
@@ -958,16 +905,11 @@ static int build(struct builder *b)
 		return fail(b, "setsid is not installed (apt-get install util-linux): the task's "
 			       "signals need it");
 	b->req->cwd = xstrdup(b->proj);
-	b->req->seccomp_fd = seccomp_program_fd();
-	if (b->req->seccomp_fd < 0)
-		return fail(b, "cannot make the sandbox's system call filter: %s", strerror(errno));
-	if (create_missing(b))
-		return -1;
 	return assemble(b);
 }
 
-int sandbox_request_build(const struct sandbox_input *in, struct sandbox_request *req,
-			  struct strbuf *err)
+int sandbox_request_plan(const struct sandbox_input *in, struct sandbox_request *req,
+			 struct strbuf *err)
 {
 	memset(req, 0, sizeof *req);
 	req->seccomp_fd = -1;
@@ -978,12 +920,148 @@ int sandbox_request_build(const struct sandbox_input *in, struct sandbox_request
 	int rc = build(&b);
 	builder_release(&b);
 	if (rc) {
+		sandbox_request_release(req);
+		memset(req, 0, sizeof *req);
+		req->seccomp_fd = -1;
+	}
+	return rc;
+}
+
+static int prepare_fail(struct strbuf *err, const char *fmt, ...) VX_PRINTF(2, 3);
+static int prepare_fail(struct strbuf *err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_reset(err);
+	strbuf_vaddf(err, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int mkdir_p(const char *dir)
+{
+	struct stat st;
+	if (stat(dir, &st) == 0)
+		return S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
+	char *parent = path_dirname(dir);
+	int rc = strcmp(parent, dir) ? mkdir_p(parent) : 0;
+	free(parent);
+	if (rc == 0 && mkdir(dir, 0777) && errno != EEXIST)
+		rc = -1;
+	return rc;
+}
+
+static int create_missing(struct sandbox_request *req, struct strbuf *err)
+{
+	for (size_t i = 0; i < req->mkdirs.n; i++)
+		if (mkdir_p(req->mkdirs.v[i]))
+			return prepare_fail(err, "cannot create %s for a write grant: %s",
+					    req->mkdirs.v[i], strerror(errno));
+	for (size_t i = 0; i < req->files.n; i++) {
+		struct stat st;
+		/* lstat first: a dangling link must not be followed into a file elsewhere. */
+		if (lstat(req->files.v[i], &st) == 0)
+			continue;
+		int fd =
+		    open(req->files.v[i], O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return prepare_fail(err, "cannot create %s for a write grant: %s",
+					    req->files.v[i], strerror(errno));
+		if (fstat(fd, &st)) {
+			close(fd);
+			return prepare_fail(err, "cannot stat %s: %s", req->files.v[i],
+					    strerror(errno));
+		}
+		close(fd);
+		struct sandbox_placeholder p = {xstrdup(req->files.v[i]), st.st_dev, st.st_ino,
+						st.st_mtim};
+		vec_push(&req->placeholders, p);
+	}
+	return 0;
+}
+
+/* Opens a bind source O_PATH|O_NOFOLLOW and checks that the fd is the
+ * path vx judged: bwrap then mounts the fd, so a component swapped for a
+ * link after this point binds nothing new. */
+static int open_source(const char *path, bool dir, int *out, struct strbuf *err)
+{
+	int fd = open(path, O_PATH | O_NOFOLLOW | (dir ? O_DIRECTORY : 0) | O_CLOEXEC);
+	if (fd < 0)
+		return prepare_fail(err, "cannot open %s to bind it: %s", path, strerror(errno));
+	char proc[64];
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	char *real = realpath(proc, NULL);
+	bool same = real && !strcmp(real, path);
+	free(real);
+	if (!same) {
+		close(fd);
+		return prepare_fail(err, "%s changed while vx checked it (a link appeared); run again",
+				    path);
+	}
+	*out = fd; /* where it lands for bwrap is sandbox_fds_lift's business */
+	return 0;
+}
+
+/* Every bind source by fd, checked: the write grants, and the read-only
+ * ones too (--ro-bind-fd): a concurrent task with a write grant over one
+ * could swap a component for a link between the plan and bwrap's mount,
+ * and bind a file elsewhere read-only (~/.ssh/id_rsa). A link itself (a
+ * deny mask over one) stays by path, and a read source gone since the plan
+ * is dropped: there is nothing left to show. */
+static int open_sources(struct sandbox_request *req, struct strbuf *err)
+{
+	size_t keep = 0;
+	for (size_t i = 0; i < req->mounts.n; i++) {
+		struct sandbox_mount *m = &req->mounts.v[i];
+		struct stat st;
+		int rc = 0;
+		if (m->kind == SANDBOX_RW && m->fd < 0) {
+			rc = open_source(m->src, true, &m->fd, err);
+		} else if (m->kind == SANDBOX_RO && m->fd < 0 && !m->by_path) {
+			if (lstat(m->src, &st) != 0) {
+				free(m->src);
+				free(m->dst);
+				continue;
+			}
+			rc = open_source(m->src, S_ISDIR(st.st_mode), &m->fd, err);
+		}
+		if (rc) {
+			/* keep every mount not yet freed, for the release */
+			size_t rest = req->mounts.n - i;
+			memmove(&req->mounts.v[keep], m, rest * sizeof *m);
+			req->mounts.n = keep + rest;
+			return -1;
+		}
+		req->mounts.v[keep++] = *m;
+	}
+	req->mounts.n = keep;
+	return 0;
+}
+
+int sandbox_request_prepare(struct sandbox_request *req, struct strbuf *err)
+{
+	int rc = create_missing(req, err);
+	if (!rc) {
+		req->seccomp_fd = seccomp_program_fd();
+		if (req->seccomp_fd < 0)
+			rc = prepare_fail(err, "cannot make the sandbox's system call filter: %s",
+					  strerror(errno));
+	}
+	if (!rc)
+		rc = open_sources(req, err);
+	if (rc) {
 		sandbox_request_sweep(req);
 		sandbox_request_release(req);
 		memset(req, 0, sizeof *req);
 		req->seccomp_fd = -1;
 	}
 	return rc;
+}
+
+int sandbox_request_build(const struct sandbox_input *in, struct sandbox_request *req,
+			  struct strbuf *err)
+{
+	return sandbox_request_plan(in, req, err) ? -1 : sandbox_request_prepare(req, err);
 }
 
 const char *const sandbox_os_roots[] = {"/usr",	  "/bin",    "/sbin", "/lib", "/lib32",
@@ -1102,6 +1180,8 @@ void sandbox_request_release(struct sandbox_request *req)
 	walls_clear(&req->walls);
 	free(req->stage);
 	strvec_clear(&req->staged);
+	strvec_clear(&req->mkdirs);
+	strvec_clear(&req->files);
 	for (size_t i = 0; i < req->placeholders.n; i++)
 		free(req->placeholders.v[i].path);
 	vec_free(&req->placeholders);

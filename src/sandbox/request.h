@@ -1,7 +1,8 @@
 /* request.h - what one sandboxed task may see and write, resolved from its
  * config at task start into a plan of mounts, an environment and a cwd.
- * Plain data: the orchestrator fills sandbox_input, bwrap.c turns the request
- * into argv. */
+ * sandbox_request_plan only reads the file system and decides; everything
+ * it would create or open is data in the request, and
+ * sandbox_request_prepare does it. bwrap.c turns the request into argv. */
 #ifndef VX_SANDBOX_REQUEST_H
 #define VX_SANDBOX_REQUEST_H
 
@@ -66,8 +67,9 @@ struct sandbox_mount {
 	enum sandbox_mount_kind kind;
 	char *src; /* bind source or symlink target; NULL for the rest */
 	char *dst;
-	int fd; /* -1, or an O_PATH|O_NOFOLLOW|O_CLOEXEC fd of src for a RW bind (passed as
-		   /proc/self/fd/N) */
+	int fd; /* a bind's src as an O_PATH|O_NOFOLLOW|O_CLOEXEC fd (--bind-fd,
+		   --ro-bind-fd), opened by sandbox_request_prepare; -1 in a plan */
+	bool by_path; /* an RO bind of a link (a deny mask over one): by its path, not by fd */
 };
 
 /* A file the request created so a FILE write grant has something to bind;
@@ -79,7 +81,9 @@ struct sandbox_placeholder {
 	struct timespec mtime;
 };
 
-/* Filled by sandbox_request_build, in this order; read by bwrap.c. */
+/* Filled by sandbox_request_plan, made real by sandbox_request_prepare
+ * (which fills placeholders, seccomp_fd and each mount's fd); read by
+ * bwrap.c. */
 
 struct sandbox_request {
 	char *bwrap, *shell, *setsid; /* copied from the input (setsid looked up when not given) */
@@ -109,6 +113,11 @@ struct sandbox_request {
 	 * plain entries while the task runs. stage NULL: not staged. */
 	char *stage;
 	struct strvec staged;
+	/* What prepare creates before anything is bound: the directories of
+	 * write grants that do not exist yet (and the cache, vx's own, so the
+	 * task cannot make it), and the placeholder files of FILE grants. The
+	 * plan binds them as if they were there. */
+	struct strvec mkdirs, files;
 };
 
 /* Moves each staged name from the project into the stage (a missing one is
@@ -124,14 +133,25 @@ int sandbox_request_stage(const struct sandbox_request *req);
 size_t sandbox_request_unstage(const struct sandbox_request *req, const char *const *allow_write,
 			       size_t n_allow_write);
 
-/* Builds the request. Returns 0, or -1 with ONE line in err naming the path
- * and the fix, and nothing left behind (no placeholder, no fd): bwrap missing,
+/* Plans the request: resolves the grants, decides every mount, the stage
+ * and what to create, and creates, opens and changes nothing (mounts carry
+ * fd -1; `vx sandbox show` prints a plan). Returns 0, or -1 with ONE line
+ * in err naming the path and the fix: bwrap missing,
  * a write grant whose path through links leaves the project,
  * a write grant whose bind would hold a nested project (other walls it holds
  * are masked in it), a grant into a credential store, a path bwrap cannot
  * take (characters outside [A-Za-z0-9._/+@-] are refused where a later layer
  * needs them: the cwd and TMPDIR), a bad pattern, a credential-looking
  * passThrough. */
+int sandbox_request_plan(const struct sandbox_input *in, struct sandbox_request *req,
+			 struct strbuf *err);
+/* Makes a plan real: creates mkdirs and files (the placeholders), the
+ * system call filter, and opens each bind source by fd, checking it is the
+ * path planned (a read source gone since is dropped). Returns 0, or -1 with
+ * one line in err and the request released, nothing left behind (no
+ * placeholder, no fd). */
+int sandbox_request_prepare(struct sandbox_request *req, struct strbuf *err);
+/* sandbox_request_plan, then sandbox_request_prepare. */
 int sandbox_request_build(const struct sandbox_input *in, struct sandbox_request *req,
 			  struct strbuf *err);
 

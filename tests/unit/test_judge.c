@@ -376,9 +376,9 @@ static void test_from_request(void)
 {
 	struct sandbox_request req = {0};
 	struct sandbox_mount m[] = {
-	    {SANDBOX_RO, "/w/lib/dist", "/w/lib/dist", -1},
-	    {SANDBOX_RW, "/w/app/out", "/w/app/out", -1},
-	    {SANDBOX_RW, "/w/.vx/stage/run/task-1", "/w/app", -1},
+	    {SANDBOX_RO, "/w/lib/dist", "/w/lib/dist", -1, false},
+	    {SANDBOX_RW, "/w/app/out", "/w/app/out", -1, false},
+	    {SANDBOX_RW, "/w/.vx/stage/run/task-1", "/w/app", -1, false},
 	};
 	req.mounts.v = m;
 	req.mounts.n = 3;

@@ -12,7 +12,9 @@
 static void add(struct sandbox_request *r, enum sandbox_mount_kind k, const char *src,
 		const char *dst, int fd)
 {
-	struct sandbox_mount m = {k, src ? xstrdup(src) : NULL, xstrdup(dst), fd};
+	/* an RO mount given no fd stands for a link's: by path */
+	struct sandbox_mount m = {k, src ? xstrdup(src) : NULL, xstrdup(dst), fd,
+				  k == SANDBOX_RO && fd < 0};
 	vec_push(&r->mounts, m);
 }
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "sandbox/bwrap.h"
 #include "sandbox/grants.h"
 #include "sandbox/request.h"
 #include "sandbox/walls.h"
@@ -240,6 +241,72 @@ static void test_sees(void)
 	free(q);
 }
 
+/* A plan decides and touches nothing; prepare makes it real, and the argv
+ * `vx sandbox show` prints of the plan is the one the prepared request runs. */
+static void test_plan(void)
+{
+	char *ws = at("real/ws"), *proj = at("real/ws/p"), *q = at("real/ws/q");
+	const char *nested[] = {proj, q};
+	const char *reads[] = {"src/"};
+	const char *writes[] = {"gen/deep/", "reports/summary.json"};
+	struct sandbox_input in = {0};
+	in.workspace_root = ws;
+	in.project_dir = proj;
+	in.bwrap = "/usr/bin/bwrap";
+	in.setsid = "/usr/bin/setsid";
+	in.nested_dirs = nested;
+	in.n_nested = 2;
+	in.allow_read = reads;
+	in.n_read = 1;
+	in.allow_write = writes;
+	in.n_write = 2;
+	struct sandbox_request req;
+	struct strbuf err = STRBUF_INIT, planned = STRBUF_INIT, prepared = STRBUF_INIT;
+	char *gen = at("real/ws/p/gen"), *deep = at("real/ws/p/gen/deep"),
+	     *reports = at("real/ws/p/reports"), *summary = at("real/ws/p/reports/summary.json");
+	CHECK_INT(sandbox_request_plan(&in, &req, &err), 0);
+	struct stat st;
+	CHECK(lstat(gen, &st) != 0 && lstat(reports, &st) != 0); /* nothing created */
+	CHECK(strvec_find(&req.mkdirs, deep) >= 0);
+	CHECK(strvec_find(&req.mkdirs, reports) >= 0);
+	CHECK_INT(req.files.n, 1);
+	CHECK_STR(req.files.v[0], summary);
+	CHECK_INT(req.seccomp_fd, -1);
+	size_t rw = 0;
+	for (size_t i = 0; i < req.mounts.n; i++) {
+		CHECK_INT(req.mounts.v[i].fd, -1);
+		rw += req.mounts.v[i].kind == SANDBOX_RW;
+	}
+	CHECK_INT(rw, 2); /* gen/deep, and reports (a FILE grant binds its dir) */
+	sandbox_show(&req, "true", &planned);
+	CHECK_INT(sandbox_request_prepare(&req, &err), 0);
+	CHECK(stat(deep, &st) == 0 && S_ISDIR(st.st_mode));
+	CHECK(stat(summary, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0);
+	CHECK_INT(req.placeholders.n, 1);
+	CHECK(req.seccomp_fd > 2);
+	for (size_t i = 0; i < req.mounts.n; i++)
+		if (req.mounts.v[i].kind == SANDBOX_RW)
+			CHECK(req.mounts.v[i].fd > 2);
+	sandbox_show(&req, "true", &prepared);
+	CHECK_STR(prepared.buf, planned.buf);
+	CHECK_INT(sandbox_request_sweep(&req), 1);
+	sandbox_request_release(&req);
+	CHECK(lstat(summary, &st) != 0);
+	char *rm = xasprintf("rm -rf '%s' '%s'", gen, reports);
+	CHECK_INT(system(rm), 0);
+	free(rm);
+	free(gen);
+	free(deep);
+	free(reports);
+	free(summary);
+	free(ws);
+	free(proj);
+	free(q);
+	strbuf_release(&err);
+	strbuf_release(&planned);
+	strbuf_release(&prepared);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/vx-grants-XXXXXX";
@@ -261,6 +328,7 @@ int main(void)
 	test_walls();
 	test_refusals();
 	test_sees();
+	test_plan();
 	char *rm = xasprintf("rm -rf '%s'", root);
 	if (system(rm))
 		return 1;

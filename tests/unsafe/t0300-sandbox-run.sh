@@ -168,6 +168,11 @@ test_expect_success 'vx sandbox show prints the argv a task would run under' '
 	test_grep "^--unshare-all$" "$OUT" &&
 	test_grep "^--cap-drop$" "$OUT" &&
 	test_grep "^--remount-ro$" "$OUT" &&
+	test_grep "^# a run creates the directory $PWD/app/dist$" "$OUT" &&
+	grep -A2 "^--bind-fd$" "$OUT" | grep -qx "$PWD/app/dist" &&
+	test_path_is_missing app/dist &&
+	run_vx 0 run app#build &&
+	test -d app/dist &&
 	run_vx 2 sandbox show app#build --platform darwin &&
 	test_grep "Seatbelt profile is not built yet" "$ERR"
 '
