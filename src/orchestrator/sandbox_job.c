@@ -158,7 +158,9 @@ int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_reque
 	const struct project *p = ws->projects.v[t->project];
 	struct strvec nested = STRVEC_INIT, reads = STRVEC_INIT, writes = STRVEC_INIT,
 		      dep_outs = STRVEC_INIT, keyed = STRVEC_INIT, define = STRVEC_INIT,
-		      pass = STRVEC_INIT, secrets = STRVEC_INIT, vxenv = STRVEC_INIT;
+		      pass = STRVEC_INIT, secrets = STRVEC_INIT, vxenv = STRVEC_INIT,
+		      linked = STRVEC_INIT;
+	workspace_linked_projects(ws, p, &linked);
 	for (size_t k = 0; k < ws->projects.n; k++)
 		strvec_push(&nested, ws->projects.v[k]->dir);
 	lstr_list(&sb->allow_read, &reads);
@@ -208,6 +210,8 @@ int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_reque
 	    .n_dep_outputs = dep_outs.n,
 	    .keyed_projects = (const char *const *)keyed.v,
 	    .n_keyed = keyed.n,
+	    .linked_projects = (const char *const *)linked.v,
+	    .n_linked = linked.n,
 	    .hermetic = sb->hermetic,
 	    .cached = taskcache_cacheable(t),
 	    .env =
@@ -233,6 +237,7 @@ int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_reque
 	strvec_clear(&pass);
 	strvec_clear(&secrets);
 	strvec_clear(&vxenv);
+	strvec_clear(&linked);
 	return rc;
 }
 

@@ -7,6 +7,7 @@
 #include "orchestrator/workspace.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -532,4 +533,84 @@ char *workspace_cache_dir(const struct workspace *ws)
 	if (env && *env)
 		return path_absolute(env);
 	return path_join(ws->root, ws->cfg->cache_dir);
+}
+
+/* One node_modules entry that is a link: its target when that is a
+ * project's directory (dirs: canonical, parallel to ws->projects). */
+static void linked_entry(const struct strvec *dirs, const char *self, const char *link,
+			 struct strvec *out)
+{
+	char *real = realpath(link, NULL);
+	if (!real)
+		return;
+	if (!path_is_within(real, self) && strvec_find(out, real) < 0 &&
+	    strvec_find(dirs, real) >= 0)
+		strvec_push(out, real);
+	free(real);
+}
+
+static void scan_node_modules(const struct strvec *dirs, const char *self, const char *nm,
+			      struct strvec *out)
+{
+	struct strvec names = STRVEC_INIT;
+	DIR *d = opendir(nm);
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			strvec_push(&names, e->d_name);
+	if (d)
+		closedir(d);
+	for (size_t i = 0; i < names.n; i++) {
+		char *p = path_join(nm, names.v[i]);
+		struct stat st;
+		if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode)) {
+			linked_entry(dirs, self, p, out);
+		} else if (names.v[i][0] == '@' && lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+			struct strvec scoped = STRVEC_INIT;
+			DIR *s = opendir(p);
+			while (s && (e = readdir(s)))
+				if (e->d_name[0] != '.')
+					strvec_push(&scoped, e->d_name);
+			if (s)
+				closedir(s);
+			for (size_t k = 0; k < scoped.n; k++) {
+				char *q = path_join(p, scoped.v[k]);
+				if (lstat(q, &st) == 0 && S_ISLNK(st.st_mode))
+					linked_entry(dirs, self, q, out);
+				free(q);
+			}
+			strvec_clear(&scoped);
+		}
+		free(p);
+	}
+	strvec_clear(&names);
+}
+
+void workspace_linked_projects(const struct workspace *ws, const struct project *p,
+			       struct strvec *out)
+{
+	char *self = realpath(p->dir, NULL);
+	if (!self)
+		return;
+	struct strvec dirs = STRVEC_INIT;
+	for (size_t i = 0; i < ws->projects.n; i++) {
+		char *d = realpath(ws->projects.v[i]->dir, NULL);
+		strvec_push(&dirs, d ? d : ws->projects.v[i]->dir);
+		free(d);
+	}
+	size_t start = out->n;
+	const char *roots[] = {self, ws->root};
+	for (size_t i = 0; i < 2; i++) {
+		char *nm = path_join(roots[i], "node_modules");
+		scan_node_modules(&dirs, self, nm, out);
+		free(nm);
+	}
+	size_t first = out->n;
+	for (size_t i = start; i < first; i++) {
+		char *nm = path_join(out->v[i], "node_modules");
+		scan_node_modules(&dirs, self, nm, out);
+		free(nm);
+	}
+	strvec_clear(&dirs);
+	free(self);
 }

@@ -52,6 +52,14 @@ char *workspace_cache_dir(const struct workspace *ws);
 
 /* Returns the project's index by name ("//" also names the root project), or -1. */
 long workspace_find(const struct workspace *ws, const char *name);
+/* Appends to out the canonical directory of each project linked into p's
+ * node_modules or the root's (a link to a project's directory, as pnpm,
+ * npm, Yarn and Bun workspaces make them; @scope/name too), then into the
+ * node_modules of those, as pnpm links a package's own dependencies only
+ * under it. External packages (pnpm's node_modules/.pnpm/…) are not
+ * projects and are left out, as are p itself and a project holding it. */
+void workspace_linked_projects(const struct workspace *ws, const struct project *p,
+			       struct strvec *out);
 /* Returns the package.json script named name of p, or NULL. */
 const char *project_script(const struct project *p, const char *name);
 /* Returns the project whose directory most closely holds the absolute or

@@ -261,104 +261,37 @@ static bool keyed(struct builder *b, const char *real)
 	return false;
 }
 
-/* One node_modules entry that is a link: grant its target when it is a
- * workspace package (not the task's own project, one holding it, or .git),
- * or withhold it from a cached task whose key does not fold that project. */
-static void linked_package(struct builder *b, const char *link, struct strvec *granted)
-{
-	char *real = realpath(link, NULL);
-	if (!real)
-		return;
-	const struct wall *w = walls_holding(&b->walls, real);
-	if (!path_is_within(b->ws, real) || path_is_within(real, b->proj) ||
-	    (w && w->kind != WALL_NESTED) || strvec_find(granted, real) >= 0) {
-		free(real);
-		return;
-	}
-	/* Only a workspace package (a project's directory) is one: pnpm keeps
-	 * external packages in the workspace too (node_modules/.pnpm/...), and
-	 * each was "withheld" with a note, 48 per task (issue 11). */
-	bool project = false;
-	for (size_t i = 0; i < b->in->n_nested && !project; i++) {
-		char *d = grants_canonical(b->in->nested_dirs[i]);
-		project = !strcmp(d, real);
-		free(d);
-	}
-	if (!project) {
-		free(real);
-		return;
-	}
-	if (b->in->cached && !keyed(b, real)) {
-		/* The judge says so (a note) only if the task reaches for it. */
-		if (strvec_find(&b->req->withheld, real) < 0)
-			strvec_push(&b->req->withheld, real);
-		free(real);
-		return;
-	}
-	strvec_push(granted, real);
-	add_read(b, real);
-	free(real);
-}
-
-static void scan_node_modules(struct builder *b, const char *nm, struct strvec *granted)
-{
-	DIR *d = opendir(nm);
-	if (!d)
-		return;
-	struct strvec names = STRVEC_INIT;
-	struct dirent *e;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			strvec_push(&names, e->d_name);
-	closedir(d);
-	for (size_t i = 0; i < names.n; i++) {
-		char *p = path_join(nm, names.v[i]);
-		struct stat st;
-		if (lstat(p, &st) == 0) {
-			if (S_ISLNK(st.st_mode)) {
-				linked_package(b, p, granted);
-			} else if (names.v[i][0] == '@' && S_ISDIR(st.st_mode)) {
-				DIR *s = opendir(p);
-				while (s && (e = readdir(s))) {
-					if (e->d_name[0] == '.')
-						continue;
-					char *q = path_join(p, e->d_name);
-					if (lstat(q, &st) == 0 && S_ISLNK(st.st_mode))
-						linked_package(b, q, granted);
-					free(q);
-				}
-				if (s)
-					closedir(s);
-			}
-		}
-		free(p);
-	}
-	strvec_clear(&names);
-}
-
-/* The node_modules of the project and of the workspace root, and the real
- * path of each workspace package linked into them; pnpm links a package's own
- * dependencies only under it, so each granted target's node_modules once more. */
+/* The node_modules of the project and of the workspace root, and each
+ * workspace package linked into them (the orchestrator found them: it
+ * knows the workspace): granted, unless it lies in a wall, or the task is
+ * cached and its key does not fold that project (withheld then). */
 static void baseline_reads(struct builder *b)
 {
-	struct strvec granted = STRVEC_INIT;
 	const char *roots[] = {b->proj, b->ws};
 	for (size_t i = 0; i < 2; i++) {
 		char *nm = path_join(roots[i], "node_modules");
 		struct stat st;
-		if (stat(nm, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (stat(nm, &st) == 0 && S_ISDIR(st.st_mode))
 			add_read(b, nm);
-			scan_node_modules(b, nm, &granted);
+		free(nm);
+	}
+	for (size_t i = 0; i < b->in->n_linked; i++) {
+		char *real = grants_canonical(b->in->linked_projects[i]);
+		const struct wall *w = walls_holding(&b->walls, real);
+		if (!path_is_within(b->ws, real) || path_is_within(real, b->proj) ||
+		    (w && w->kind != WALL_NESTED)) {
+			free(real);
+			continue;
 		}
-		free(nm);
+		if (b->in->cached && !keyed(b, real)) {
+			/* The judge says so (a note) only if the task reaches for it. */
+			if (strvec_find(&b->req->withheld, real) < 0)
+				strvec_push(&b->req->withheld, real);
+		} else {
+			add_read(b, real);
+		}
+		free(real);
 	}
-	size_t first = granted.n;
-	for (size_t i = 0; i < first; i++) {
-		char *nm = path_join(granted.v[i], "node_modules");
-		scan_node_modules(b, nm, &granted);
-		free(nm);
-	}
-	strvec_clear(&granted);
 }
 
 /* One file a dependency produced, readable to the task as the file it is,

@@ -47,6 +47,9 @@ struct sandbox_input {
 	const char *const
 	    *keyed_projects; /* project dirs whose tasks the task's key folds (cached only) */
 	size_t n_keyed;
+	const char *const *linked_projects; /* project dirs linked into the task's node_modules
+					     * or the root's (workspace_linked_projects) */
+	size_t n_linked;
 	bool hermetic; /* sandbox.hermetic: nothing outside the workspace but the OS roots */
 	bool cached;   /* the task is cached and not persistent: linked packages not keyed are
 			  withheld */
