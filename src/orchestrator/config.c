@@ -16,7 +16,7 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "util/glob.h"
+#include "orchestrator/schema.h"
 #include "util/strbuf.h"
 
 struct parse {
@@ -284,27 +284,6 @@ static int get_list(struct parse *p, yaml_node_t *n, const char *what, int expan
 	return 0;
 }
 
-/* True when an output glob (any of its brace expansions) is absolute or
- * climbs with "..": a cache save refuses such a path, and a dependent's
- * sandbox would bind what it matched (a sibling's files: issue 12). */
-static bool leaves_project(const char *pat)
-{
-	if (*pat == '!')
-		pat++;
-	struct strvec exp = STRVEC_INIT;
-	if (glob_expand_braces(pat, &exp) < 0)
-		strvec_push(&exp, pat);
-	bool out = false;
-	for (size_t i = 0; i < exp.n && !out; i++) {
-		const char *e = exp.v[i];
-		out = e[0] == '/';
-		for (const char *c = e; !out && (c = strstr(c, "..")); c += 2)
-			out = (c == e || c[-1] == '/') && (c[2] == '/' || !c[2]);
-	}
-	strvec_clear(&exp);
-	return out;
-}
-
 /* `true`, `false` or a list. */
 static int get_grant_list(struct parse *p, yaml_node_t *n, const char *what, struct grant_list *out)
 {
@@ -385,21 +364,14 @@ int config_parse_size(const char *s, long long *bytes)
 	return -1;
 }
 
-static const char *const SANDBOX_KEYS[] = {"allow",	     "deny",	  "ignore", "hermetic",
-					   "weakerWhenNested", "verifyKey", NULL};
-static const char *const ALLOW_KEYS[] = {"read", "write", "network", "localBinding", "unixSockets",
-					 "pty", "gitConfig", NULL};
-static const char *const DENY_KEYS[] = {"network", NULL};
-static const char *const IGNORE_KEYS[] = {"read", "write", "network", NULL};
-
-static int parse_ports(struct parse *p, yaml_node_t *n, struct grant_list *out)
+static int parse_ports(struct parse *p, yaml_node_t *n, const char *what, struct grant_list *out)
 {
 	if (n->type == YAML_SCALAR_NODE && !is_null(n))
-		return get_bool(p, n, "sandbox.allow.localBinding", &out->any);
+		return get_bool(p, n, what, &out->any);
 	if (is_null(n))
 		return 0;
 	if (n->type != YAML_SEQUENCE_NODE)
-		return perr(p, n, "sandbox.allow.localBinding must be true, false or a list of ports, not %s",
+		return perr(p, n, "%s must be true, false or a list of ports, not %s", what,
 			    type_name(n));
 	for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top; i++) {
 		yaml_node_t *item = node(p, *i);
@@ -415,95 +387,21 @@ static int parse_ports(struct parse *p, yaml_node_t *n, struct grant_list *out)
 	return 0;
 }
 
-static int parse_sandbox(struct parse *p, yaml_node_t *kn, yaml_node_t *n, struct sandbox_cfg *sb)
-{
-	struct pair_iter it, it2;
-	const char *k, *k2;
-	yaml_node_t *v, *v2;
-	int r;
-	sb->loc = node_loc(p, kn);
-	if (mapping_begin(p, n, "sandbox", &it))
-		return -1;
-	while ((r = mapping_next(p, &it, "sandbox", SANDBOX_KEYS, &k, &v)) > 0) {
-		if (!strcmp(k, "hermetic")) {
-			if (get_bool(p, v, "sandbox.hermetic", &sb->hermetic))
-				return -1;
-		} else if (!strcmp(k, "weakerWhenNested")) {
-			if (get_bool(p, v, "sandbox.weakerWhenNested", &sb->weaker_when_nested))
-				return -1;
-		} else if (!strcmp(k, "verifyKey")) {
-			bool verify = true;
-			if (get_bool(p, v, "sandbox.verifyKey", &verify))
-				return -1;
-			sb->no_verify_key = !verify;
-		} else if (!strcmp(k, "allow")) {
-			if (mapping_begin(p, v, "sandbox.allow", &it2))
-				return -1;
-			while ((r = mapping_next(p, &it2, "sandbox.allow", ALLOW_KEYS, &k2, &v2)) > 0) {
-				int rc = 0;
-				if (!strcmp(k2, "read"))
-					rc = get_list(p, v2, "sandbox.allow.read", EXPAND, &sb->allow_read);
-				else if (!strcmp(k2, "write"))
-					rc = get_list(p, v2, "sandbox.allow.write", EXPAND, &sb->allow_write);
-				else if (!strcmp(k2, "network"))
-					rc = get_grant_list(p, v2, "sandbox.allow.network", &sb->allow_network);
-				else if (!strcmp(k2, "localBinding"))
-					rc = parse_ports(p, v2, &sb->local_binding);
-				else if (!strcmp(k2, "unixSockets"))
-					rc = get_grant_list(p, v2, "sandbox.allow.unixSockets", &sb->unix_sockets);
-				else if (!strcmp(k2, "pty"))
-					rc = get_bool(p, v2, "sandbox.allow.pty", &sb->pty);
-				else if (!strcmp(k2, "gitConfig"))
-					rc = get_bool(p, v2, "sandbox.allow.gitConfig", &sb->git_config);
-				if (rc)
-					return -1;
-			}
-			if (r < 0)
-				return -1;
-		} else if (!strcmp(k, "deny")) {
-			if (mapping_begin(p, v, "sandbox.deny", &it2))
-				return -1;
-			while ((r = mapping_next(p, &it2, "sandbox.deny", DENY_KEYS, &k2, &v2)) > 0)
-				if (get_list(p, v2, "sandbox.deny.network", EXPAND, &sb->deny_network))
-					return -1;
-			if (r < 0)
-				return -1;
-		} else if (!strcmp(k, "ignore")) {
-			if (mapping_begin(p, v, "sandbox.ignore", &it2))
-				return -1;
-			while ((r = mapping_next(p, &it2, "sandbox.ignore", IGNORE_KEYS, &k2, &v2)) > 0) {
-				lstr_vec *dst = !strcmp(k2, "read")    ? &sb->ignore_read
-						: !strcmp(k2, "write") ? &sb->ignore_write
-								       : &sb->ignore_network;
-				if (get_list(p, v2, "sandbox.ignore entry", EXPAND, dst))
-					return -1;
-			}
-			if (r < 0)
-				return -1;
-		}
-	}
-	return r;
-}
-
-static const char *const TASK_KEYS[] = {"command", "dependsOn", "inputs", "outputs", "cache", "persistent",
-					"timeout", "env", "sandbox", NULL};
-static const char *const TASK_INPUT_KEYS[] = {"files", "workspaceFiles", "env", NULL};
-static const char *const TASK_ENV_KEYS[] = {"define", "passThrough", "passThroughSecrets", NULL};
-
-static int parse_env_define(struct parse *p, yaml_node_t *n, kv_vec *out)
+static int parse_env_define(struct parse *p, yaml_node_t *n, const char *what, int expand,
+			    kv_vec *out)
 {
 	struct pair_iter it;
 	const char *k;
 	yaml_node_t *v;
 	int r;
-	if (mapping_begin(p, n, "env.define", &it))
+	if (mapping_begin(p, n, what, &it))
 		return -1;
-	while ((r = mapping_next(p, &it, "env.define", NULL, &k, &v)) > 0) {
+	while ((r = mapping_next(p, &it, what, NULL, &k, &v)) > 0) {
 		if (!*k || strchr(k, '='))
 			return perr(p, v, "\"%s\" is not an environment variable name", k);
 		struct kv kv = {xstrdup(k), NULL, node_loc(p, v)};
 		/* A number or a boolean is fine as a value: it is text to the task. */
-		if (get_str(p, v, "an env.define value", EXPAND, &kv.value)) {
+		if (get_str(p, v, "an env.define value", expand, &kv.value)) {
 			free(kv.key);
 			return -1;
 		}
@@ -512,110 +410,102 @@ static int parse_env_define(struct parse *p, yaml_node_t *n, kv_vec *out)
 	return r;
 }
 
-static int parse_task(struct parse *p, yaml_node_t *kn, yaml_node_t *n, struct task_cfg *t)
+static int parse_rows(struct parse *p, yaml_node_t *n, const struct schema_row *t,
+		      const char *prefix, const char *what, const char *label, void *base,
+		      unsigned *set);
+
+/* Reads the value v of row r (its key kn) into base. label: what the
+ * user's file calls the table's root ("" for a task, "sandbox."). */
+static int parse_row(struct parse *p, const struct schema_row *r, yaml_node_t *kn, yaml_node_t *v,
+		     const struct schema_row *t, const char *label, void *base, unsigned *set)
 {
-	struct pair_iter it, it2;
-	const char *k, *k2;
-	yaml_node_t *v, *v2;
-	int r;
-	struct strbuf what = STRBUF_INIT;
-	strbuf_addf(&what, "task \"%s\"", t->name);
-	if (mapping_begin(p, n, what.buf, &it))
-		goto fail;
-	while ((r = mapping_next(p, &it, what.buf, TASK_KEYS, &k, &v)) > 0) {
-		int rc = 0;
-		if (!strcmp(k, "command")) {
-			/* Not expanded: the command is shell text and /bin/sh expands
-			 * its own ${VAR} when the task runs. */
-			rc = get_lstr(p, v, "command", RAW, &t->command);
-			t->set |= TF_COMMAND;
-		} else if (!strcmp(k, "dependsOn")) {
-			rc = get_list(p, v, "dependsOn", RAW, &t->depends_on);
-			t->set |= TF_DEPENDS_ON;
-			for (size_t i = 0; !rc && i < t->depends_on.n; i++) {
-				const char *d = t->depends_on.v[i].s;
-				const char *hash = strchr(d, '#');
-				if (!*d || !strcmp(d, "^") || (hash && (hash == d || !hash[1] || strchr(hash + 1, '#'))) ||
-				    (d[0] == '^' && hash))
-					rc = config_error(&t->depends_on.v[i].loc,
-							  "\"%s\" is not a dependency: write \"^task\", \"task\" or \"project#task\"", d);
-			}
-		} else if (!strcmp(k, "inputs")) {
-			if (mapping_begin(p, v, "inputs", &it2))
-				goto fail;
-			while ((r = mapping_next(p, &it2, "inputs", TASK_INPUT_KEYS, &k2, &v2)) > 0) {
-				if (!strcmp(k2, "files")) {
-					rc = get_list(p, v2, "inputs.files", EXPAND, &t->input_files);
-					t->set |= TF_INPUT_FILES;
-				} else if (!strcmp(k2, "workspaceFiles")) {
-					rc = get_list(p, v2, "inputs.workspaceFiles", EXPAND, &t->input_ws_files);
-					t->set |= TF_INPUT_WS_FILES;
-				} else {
-					rc = get_list(p, v2, "inputs.env", RAW, &t->input_env);
-					t->set |= TF_INPUT_ENV;
-				}
-				if (rc)
-					goto fail;
-			}
-			if (r < 0)
-				goto fail;
-		} else if (!strcmp(k, "outputs")) {
-			rc = get_list(p, v, "outputs", EXPAND, &t->outputs);
-			for (size_t o = 0; !rc && o < t->outputs.n; o++)
-				if (leaves_project(t->outputs.v[o].s))
-					rc = config_error(&t->outputs.v[o].loc,
-							  "output \"%s\" leaves the project; a task's "
-							  "outputs lie in its own directory",
-							  t->outputs.v[o].s);
-			t->set |= TF_OUTPUTS;
-		} else if (!strcmp(k, "cache")) {
-			rc = get_bool(p, v, "cache", &t->cache);
-			t->set |= TF_CACHE;
-		} else if (!strcmp(k, "persistent")) {
-			rc = get_bool(p, v, "persistent", &t->persistent);
-			t->set |= TF_PERSISTENT;
-		} else if (!strcmp(k, "timeout")) {
-			char *s = NULL;
-			rc = get_str(p, v, "timeout", EXPAND, &s);
-			if (!rc && (config_parse_duration(s, &t->timeout_ms) || t->timeout_ms <= 0))
-				rc = perr(p, v, "\"%s\" is not a duration: write e.g. \"90s\", \"10m\", \"1h30m\"", s);
-			free(s);
-			t->set |= TF_TIMEOUT;
-		} else if (!strcmp(k, "env")) {
-			if (mapping_begin(p, v, "env", &it2))
-				goto fail;
-			while ((r = mapping_next(p, &it2, "env", TASK_ENV_KEYS, &k2, &v2)) > 0) {
-				if (!strcmp(k2, "define")) {
-					rc = parse_env_define(p, v2, &t->env_define);
-					t->set |= TF_ENV_DEFINE;
-				} else if (!strcmp(k2, "passThrough")) {
-					rc = get_list(p, v2, "env.passThrough", RAW, &t->env_pass);
-					t->set |= TF_ENV_PASS;
-				} else {
-					rc = get_list(p, v2, "env.passThroughSecrets", RAW, &t->env_pass_secrets);
-					t->set |= TF_ENV_PASS_SECRETS;
-				}
-				if (rc)
-					goto fail;
-			}
-			if (r < 0)
-				goto fail;
-		} else if (!strcmp(k, "sandbox")) {
-			yaml_node_t *sk = node(p, (it.cur - 1)->key);
-			t->sandbox = xcalloc(1, sizeof *t->sandbox);
-			rc = parse_sandbox(p, sk, v, t->sandbox);
-			t->set |= TF_SANDBOX;
-		}
-		if (rc)
-			goto fail;
+	char *what = xasprintf("%s%s", label, r->name);
+	int expand = r->flags & SCHEMA_EXPAND ? EXPAND : RAW;
+	void *at = (char *)base + r->off;
+	int rc = 0;
+	switch (r->kind) {
+	case SCHEMA_MAP:
+		rc = parse_rows(p, v, t, r->name, what, label, base, set);
+		break;
+	case SCHEMA_STR:
+		rc = get_lstr(p, v, what, expand, at);
+		break;
+	case SCHEMA_LIST: {
+		lstr_vec *l = at;
+		rc = get_list(p, v, what, expand, l);
+		for (size_t i = 0; !rc && r->refuses && i < l->n; i++)
+			if (r->refuses(l->v[i].s))
+				rc = config_error(&l->v[i].loc, r->refusal, l->v[i].s);
+		break;
 	}
-	if (r < 0)
-		goto fail;
-	strbuf_release(&what);
-	return 0;
-fail:
-	strbuf_release(&what);
-	return -1;
+	case SCHEMA_GRANTS:
+		rc = get_grant_list(p, v, what, at);
+		break;
+	case SCHEMA_PORTS:
+		rc = parse_ports(p, v, what, at);
+		break;
+	case SCHEMA_BOOL:
+		rc = get_bool(p, v, what, at);
+		break;
+	case SCHEMA_BOOL_NOT: {
+		bool b = true;
+		rc = get_bool(p, v, what, &b);
+		*(bool *)at = !b;
+		break;
+	}
+	case SCHEMA_DURATION: {
+		char *text = NULL;
+		long long *ms = at;
+		rc = get_str(p, v, what, expand, &text);
+		if (!rc && (config_parse_duration(text, ms) || *ms <= 0))
+			rc = perr(p, v, "\"%s\" is not a duration: write e.g. \"90s\", \"10m\", \"1h30m\"",
+				  text);
+		free(text);
+		break;
+	}
+	case SCHEMA_ENV:
+		rc = parse_env_define(p, v, what, expand, at);
+		break;
+	case SCHEMA_SANDBOX: {
+		struct sandbox_cfg *sb = xcalloc(1, sizeof *sb);
+		*(struct sandbox_cfg **)at = sb;
+		sb->loc = node_loc(p, kn);
+		rc = parse_rows(p, v, schema_sandbox, "", what, "sandbox.", sb, NULL);
+		break;
+	}
+	}
+	if (set)
+		*set |= r->field;
+	free(what);
+	return rc;
+}
+
+/* Reads the mapping n, whose keys are the rows of t directly below prefix,
+ * into base; what names the mapping in errors. */
+static int parse_rows(struct parse *p, yaml_node_t *n, const struct schema_row *t,
+		      const char *prefix, const char *what, const char *label, void *base,
+		      unsigned *set)
+{
+	struct pair_iter it;
+	const char *k;
+	yaml_node_t *v;
+	struct strvec keys = STRVEC_INIT;
+	schema_keys(t, prefix, &keys);
+	int r = mapping_begin(p, n, what, &it);
+	while (!r && (r = mapping_next(p, &it, what, (const char *const *)keys.v, &k, &v)) > 0) {
+		const struct schema_row *row = schema_find(t, prefix, k);
+		r = parse_row(p, row, node(p, (it.cur - 1)->key), v, t, label, base, set);
+	}
+	strvec_clear(&keys);
+	return r;
+}
+
+static int parse_task(struct parse *p, yaml_node_t *n, struct task_cfg *t)
+{
+	char *what = xasprintf("task \"%s\"", t->name);
+	int rc = parse_rows(p, n, schema_task, "", what, "", t, &t->set);
+	free(what);
+	return rc;
 }
 
 static int parse_tasks(struct parse *p, yaml_node_t *n, bool root_only, task_vec *out)
@@ -636,7 +526,7 @@ static int parse_tasks(struct parse *p, yaml_node_t *n, bool root_only, task_vec
 		t->name = xstrdup(k);
 		t->loc = node_loc(p, kn);
 		vec_push(out, t);
-		if (parse_task(p, kn, v, t))
+		if (parse_task(p, v, t))
 			return -1;
 	}
 	return r;
@@ -842,41 +732,12 @@ static void lstr_vec_free(lstr_vec *v)
 	vec_free(v);
 }
 
-static void sandbox_free(struct sandbox_cfg *sb)
-{
-	if (!sb)
-		return;
-	lstr_vec_free(&sb->allow_read);
-	lstr_vec_free(&sb->allow_write);
-	lstr_vec_free(&sb->allow_network.list);
-	lstr_vec_free(&sb->local_binding.list);
-	lstr_vec_free(&sb->unix_sockets.list);
-	lstr_vec_free(&sb->deny_network);
-	lstr_vec_free(&sb->ignore_read);
-	lstr_vec_free(&sb->ignore_write);
-	lstr_vec_free(&sb->ignore_network);
-	free(sb);
-}
-
 void task_cfg_free(struct task_cfg *t)
 {
 	if (!t)
 		return;
 	free(t->name);
-	free(t->command.s);
-	lstr_vec_free(&t->depends_on);
-	lstr_vec_free(&t->input_files);
-	lstr_vec_free(&t->input_ws_files);
-	lstr_vec_free(&t->input_env);
-	lstr_vec_free(&t->outputs);
-	for (size_t i = 0; i < t->env_define.n; i++) {
-		free(t->env_define.v[i].key);
-		free(t->env_define.v[i].value);
-	}
-	vec_free(&t->env_define);
-	lstr_vec_free(&t->env_pass);
-	lstr_vec_free(&t->env_pass_secrets);
-	sandbox_free(t->sandbox);
+	schema_free(schema_task, t);
 	free(t);
 }
 
@@ -911,38 +772,6 @@ struct task_cfg *config_find_task(const struct config *cfg, const char *name)
 	return NULL;
 }
 
-static void lstr_vec_copy(lstr_vec *dst, const lstr_vec *src)
-{
-	for (size_t i = 0; i < src->n; i++) {
-		struct lstr s = {xstrdup(src->v[i].s), src->v[i].loc};
-		vec_push(dst, s);
-	}
-}
-
-static struct sandbox_cfg *sandbox_copy(const struct sandbox_cfg *s)
-{
-	struct sandbox_cfg *d = xcalloc(1, sizeof *d);
-	d->loc = s->loc;
-	lstr_vec_copy(&d->allow_read, &s->allow_read);
-	lstr_vec_copy(&d->allow_write, &s->allow_write);
-	d->allow_network.any = s->allow_network.any;
-	lstr_vec_copy(&d->allow_network.list, &s->allow_network.list);
-	d->local_binding.any = s->local_binding.any;
-	lstr_vec_copy(&d->local_binding.list, &s->local_binding.list);
-	d->unix_sockets.any = s->unix_sockets.any;
-	lstr_vec_copy(&d->unix_sockets.list, &s->unix_sockets.list);
-	d->pty = s->pty;
-	d->git_config = s->git_config;
-	lstr_vec_copy(&d->deny_network, &s->deny_network);
-	lstr_vec_copy(&d->ignore_read, &s->ignore_read);
-	lstr_vec_copy(&d->ignore_write, &s->ignore_write);
-	lstr_vec_copy(&d->ignore_network, &s->ignore_network);
-	d->hermetic = s->hermetic;
-	d->weaker_when_nested = s->weaker_when_nested;
-	d->no_verify_key = s->no_verify_key;
-	return d;
-}
-
 struct task_cfg *config_task_merge(const struct task_cfg *own, const struct task_cfg *defaults)
 {
 	struct task_cfg *t = xcalloc(1, sizeof *t);
@@ -953,42 +782,15 @@ struct task_cfg *config_task_merge(const struct task_cfg *own, const struct task
 	unsigned def_set = defaults ? defaults->set : 0;
 	t->set = own_set | def_set;
 	t->inherited = def_set & ~own_set;
-#define PICK(bit) ((own_set & (bit)) ? own : defaults)
-	const struct task_cfg *s;
-	if ((s = PICK(TF_COMMAND)) && s->command.s) {
-		t->command.s = xstrdup(s->command.s);
-		t->command.loc = s->command.loc;
+/* Field by field: the project's own where it wrote one, else the default. */
+	for (const struct schema_row *r = schema_task; r->name; r++) {
+		if (!r->field)
+			continue;
+		const struct task_cfg *from = own_set & r->field ? own : defaults;
+		if (from)
+			schema_copy_row(r, t, from);
 	}
-	if ((s = PICK(TF_DEPENDS_ON)))
-		lstr_vec_copy(&t->depends_on, &s->depends_on);
-	if ((s = PICK(TF_INPUT_FILES)))
-		lstr_vec_copy(&t->input_files, &s->input_files);
-	if ((s = PICK(TF_INPUT_WS_FILES)))
-		lstr_vec_copy(&t->input_ws_files, &s->input_ws_files);
-	if ((s = PICK(TF_INPUT_ENV)))
-		lstr_vec_copy(&t->input_env, &s->input_env);
-	if ((s = PICK(TF_OUTPUTS)))
-		lstr_vec_copy(&t->outputs, &s->outputs);
-	if ((s = PICK(TF_PERSISTENT)))
-		t->persistent = s->persistent;
-	if ((s = PICK(TF_CACHE)) && (s->set & TF_CACHE))
-		t->cache = s->cache;
-	else
+	if (!(t->set & TF_CACHE))
 		t->cache = !t->persistent; /* SPEC §2.2: persistent tasks are never cached */
-	if ((s = PICK(TF_TIMEOUT)))
-		t->timeout_ms = s->timeout_ms;
-	if ((s = PICK(TF_ENV_DEFINE)))
-		for (size_t i = 0; i < s->env_define.n; i++) {
-			struct kv kv = {xstrdup(s->env_define.v[i].key), xstrdup(s->env_define.v[i].value),
-					s->env_define.v[i].loc};
-			vec_push(&t->env_define, kv);
-		}
-	if ((s = PICK(TF_ENV_PASS)))
-		lstr_vec_copy(&t->env_pass, &s->env_pass);
-	if ((s = PICK(TF_ENV_PASS_SECRETS)))
-		lstr_vec_copy(&t->env_pass_secrets, &s->env_pass_secrets);
-	if ((s = PICK(TF_SANDBOX)) && s->sandbox)
-		t->sandbox = sandbox_copy(s->sandbox);
-#undef PICK
 	return t;
 }

@@ -20,6 +20,7 @@
 #include "cache/filehash.h"
 #include "cache/inplace.h"
 #include "orchestrator/output.h"
+#include "orchestrator/schema.h"
 #include "util/glob.h"
 #include "util/path.h"
 #include "util/strbuf.h"
@@ -80,36 +81,6 @@ int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struc
 		free(ippath);
 	}
 	return 0;
-}
-
-/* Canonical text of a sandbox block: every list sorted, so the order grants
- * are written in does not change the key, but any grant does. */
-static void sandbox_text(const struct sandbox_cfg *sb, struct strbuf *out)
-{
-	const struct {
-		const char *name;
-		const lstr_vec *v;
-	} lists[] = {
-		{"allow.read", &sb->allow_read},         {"allow.write", &sb->allow_write},
-		{"allow.network", &sb->allow_network.list}, {"allow.localBinding", &sb->local_binding.list},
-		{"allow.unixSockets", &sb->unix_sockets.list}, {"deny.network", &sb->deny_network},
-		{"ignore.read", &sb->ignore_read},       {"ignore.write", &sb->ignore_write},
-		{"ignore.network", &sb->ignore_network},
-	};
-	for (size_t i = 0; i < sizeof lists / sizeof *lists; i++) {
-		struct strvec sv = STRVEC_INIT;
-		for (size_t k = 0; k < lists[i].v->n; k++)
-			strvec_push(&sv, lists[i].v->v[k].s);
-		strvec_sort_unique(&sv);
-		strbuf_addf(out, "%s:", lists[i].name);
-		for (size_t k = 0; k < sv.n; k++)
-			strbuf_addf(out, "%zu:%s", strlen(sv.v[k]), sv.v[k]);
-		strbuf_addch(out, '\n');
-		strvec_clear(&sv);
-	}
-	strbuf_addf(out, "network.any=%d localBinding.any=%d unixSockets.any=%d pty=%d gitConfig=%d hermetic=%d weaker=%d verifyKey=%d\n",
-		    sb->allow_network.any, sb->local_binding.any, sb->unix_sockets.any, sb->pty, sb->git_config,
-		    sb->hermetic, sb->weaker_when_nested, !sb->no_verify_key);
 }
 
 /* Records one key ingredient under name, hashed, for the -v explanation. */
@@ -178,7 +149,7 @@ static void fold_key(struct taskcache *tc, size_t i, const char *command, const 
 	free(defs);
 	if (t->cfg->sandbox) {
 		struct strbuf sb = STRBUF_INIT;
-		sandbox_text(t->cfg->sandbox, &sb);
+		schema_sandbox_fold(t->cfg->sandbox, &sb);
 		key_add_str(&k, "sandbox", sb.buf);
 		key_add_int(&k, "traced", tc->traced);
 		strbuf_addf(&sb, "traced=%d\n", tc->traced);
