@@ -6,6 +6,7 @@
 #include "capture.h"
 #include "check.h"
 #include "orchestrator/config.h"
+#include "orchestrator/schema.h"
 
 static struct config *parse(const char *text)
 {
@@ -163,6 +164,39 @@ static void test_merge(void)
 	config_free(pr);
 }
 
+/* The text a sandbox block folds into the cache key, exactly: a row moved
+ * or renamed in schema.c would change every sandboxed task's key (every
+ * cache entry missed once), so it is a test that must be changed on
+ * purpose. A sandbox block merged from the defaults folds the same. */
+static void test_sandbox_fold(void)
+{
+	struct config *ws = parse(
+	    "workspace: {}\ntasks:\n  b:\n    sandbox:\n      allow: {read: [z, a, a], write: [d/], "
+	    "network: true, localBinding: [3000], pty: true}\n      deny: {network: [h]}\n"
+	    "      ignore: {read: [\"~/.npm\"]}\n      verifyKey: false\n");
+	struct config *pr = parse("tasks:\n  b:\n    command: make\n");
+	CHECK(ws && pr);
+	if (!ws || !pr)
+		return;
+	struct task_cfg *m = config_task_merge(config_find_task(pr, "b"), config_find_task(ws, "b"));
+	CHECK(m->sandbox != NULL && m->sandbox != config_find_task(ws, "b")->sandbox);
+	CHECK(m->inherited & TF_SANDBOX);
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	schema_sandbox_fold(config_find_task(ws, "b")->sandbox, &a);
+	schema_sandbox_fold(m->sandbox, &b);
+	CHECK_STR(a.buf, "allow.read:1:a1:z\nallow.write:2:d/\nallow.network:\n"
+			 "allow.localBinding:4:3000\nallow.unixSockets:\ndeny.network:1:h\n"
+			 "ignore.read:6:~/.npm\nignore.write:\nignore.network:\n"
+			 "network.any=1 localBinding.any=0 unixSockets.any=0 pty=1 gitConfig=0 "
+			 "hermetic=0 weaker=0 verifyKey=0\n");
+	CHECK_STR(b.buf, a.buf);
+	strbuf_release(&a);
+	strbuf_release(&b);
+	task_cfg_free(m);
+	config_free(ws);
+	config_free(pr);
+}
+
 static void test_units(void)
 {
 	long long v;
@@ -188,6 +222,7 @@ int main(void)
 	test_errors();
 	test_empty_and_nulls();
 	test_merge();
+	test_sandbox_fold();
 	test_units();
 	return check_finish("config");
 }
