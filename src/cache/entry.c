@@ -12,41 +12,10 @@
 
 #include <cjson/cJSON.h>
 
+#include "cache/filehash.h"
 #include "util/io.h"
 #include "util/die.h"
 #include "util/path.h"
-
-#define HASH_BUF (128 * 1024)
-
-/* XXH3-128 of fd from its offset to EOF, xxh128sum style. Stands in for the
- * file hash of src/cache/filehash.c until the two meet. Returns 0, or -1
- * with errno set. */
-static int fd_hash(int fd, char out[ARCHIVE_HASH_HEX])
-{
-	XXH3_state_t *st = XXH3_createState();
-	if (!st)
-		die("out of memory");
-	XXH3_128bits_reset(st);
-	char *buf = xmalloc(HASH_BUF);
-	int ret = 0;
-	for (;;) {
-		ssize_t k = read(fd, buf, HASH_BUF);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			ret = -1;
-			break;
-		}
-		if (k == 0)
-			break;
-		XXH3_128bits_update(st, buf, (size_t)k);
-	}
-	if (!ret)
-		archive_hash_hex(XXH3_128bits_digest(st), out);
-	free(buf);
-	XXH3_freeState(st);
-	return ret;
-}
 
 static void file_release(struct entry_file *f)
 {
@@ -591,7 +560,7 @@ int entry_open(const struct store *st, const char *key, struct entry *e, struct 
 	}
 	struct stat ast;
 	char hash[ARCHIVE_HASH_HEX];
-	if (fstat(e->archive_fd, &ast) < 0 || fd_hash(e->archive_fd, hash) < 0) {
+	if (fstat(e->archive_fd, &ast) < 0 || filehash_fd(e->archive_fd, hash) < 0) {
 		error_errno("cache: read %s/%s", st->path, arc_name);
 		status = ENTRY_ERROR;
 		goto out;
@@ -673,7 +642,7 @@ static bool output_matches(int rootfd, const struct entry_file *f)
 		   (uint64_t)st.st_size == f->size) {
 		char hash[ARCHIVE_HASH_HEX];
 		int fd = openat(dfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-		ok = fd >= 0 && !fd_hash(fd, hash) && !strcmp(hash, f->hash);
+		ok = fd >= 0 && !filehash_fd(fd, hash) && !strcmp(hash, f->hash);
 		if (fd >= 0)
 			close(fd);
 	}

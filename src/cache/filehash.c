@@ -33,10 +33,10 @@ static void hash_to_hex(XXH128_hash_t h, char hex[KEY_HEX_SIZE])
 	key_hex(c.digest, hex);
 }
 
-/* Hashes fd's bytes to EOF. A file that fits in one chunk is hashed in one
- * call (XXH3's one-shot path is faster than the streaming state for small
- * inputs and gives the same value). Returns 0, or -1 with errno set. */
-static int hash_fd(int fd, char hex[KEY_HEX_SIZE])
+/* A file that fits in one chunk is hashed in one call (XXH3's one-shot
+ * path is faster than the streaming state for small inputs and gives the
+ * same value). */
+int filehash_fd(int fd, char hex[KEY_HEX_SIZE])
 {
 	XXH3_state_t *st = NULL;
 	size_t have = 0;
@@ -125,7 +125,7 @@ int filehash_path(const char *path, char hex[KEY_HEX_SIZE])
 		e = EISDIR;
 	else if (!S_ISREG(st.st_mode))
 		e = EINVAL;
-	else if (hash_fd(fd, hex) < 0)
+	else if (filehash_fd(fd, hex) < 0)
 		e = errno;
 	else
 		ret = 0;

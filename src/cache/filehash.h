@@ -23,6 +23,10 @@ int filehash_default_threads(void);
  * errno set: the open/read/readlink failure, EISDIR for a directory, EINVAL
  * for anything else (FIFO, socket, device). Never blocks on a FIFO. */
 int filehash_path(const char *path, char hex[KEY_HEX_SIZE]);
+/* The content hash (XXH3-128, xxh128sum's digits) of fd's bytes from its
+ * offset to EOF, the one a regular file's filehash_path is. Returns 0, or
+ * -1 with errno set. */
+int filehash_fd(int fd, char hex[KEY_HEX_SIZE]);
 
 /* Hashes the n files paths[i] into out[i], as filehash_path does, spread over
  * `threads` threads (0: filehash_default_threads(); never more than n). errnos[i]
