@@ -9,42 +9,10 @@
 #include <stdint.h>
 
 #include "cache/archive.h"
+#include "cache/manifest.h"
 #include "cache/store.h"
 #include "util/strbuf.h"
 #include "util/vec.h"
-
-#define ENTRY_FORMAT 1
-
-/* An input (as the caller hashed it) or an output (as the archive holds it). */
-struct entry_file {
-	char *path;
-	char hash[ARCHIVE_HASH_HEX]; /* content or link text; "" for a directory */
-	enum archive_type type;	     /* outputs only */
-	unsigned mode;		     /* outputs only: permission bits */
-	uint64_t size;		     /* outputs only: a file's bytes */
-	char *target;		     /* outputs only: a symlink's text */
-};
-
-/* Built by entry_save, read back by entry_open. */
-struct entry_manifest {
-	char *key, *task, *vx_version;
-	VEC(struct entry_file) inputs;
-	VEC(struct entry_file) outputs; /* sorted by path; parents before children */
-	int exit_code;
-	uint64_t duration_ms;
-	uint64_t log_size;
-	uint64_t archive_size;
-	char archive_hash[ARCHIVE_HASH_HEX]; /* XXH3-128 of the archive file's bytes */
-};
-
-void entry_manifest_release(struct entry_manifest *m);
-/* Returns the manifest as JSON; caller frees. */
-char *entry_manifest_format(const struct entry_manifest *m);
-/* Parses a manifest. Returns 0, or -1 with the reason appended to why (no
- * message printed): not JSON, a field missing or of the wrong type, an
- * unknown format number, an unsafe output path. */
-int entry_manifest_parse(const char *json, size_t len, struct entry_manifest *m,
-			 struct strbuf *why);
 
 struct entry_input {
 	const char *path;
@@ -78,7 +46,7 @@ struct entry_save_request {
  * (nothing is left behind but, on a crash, a temporary that store_prune
  * removes). */
 int entry_save(const struct store *st, const struct entry_save_request *req,
-	       struct entry_manifest *out);
+	       struct manifest *out);
 
 enum entry_status {
 	ENTRY_ERROR = -1, /* the store could not be read; error() printed */
@@ -92,7 +60,7 @@ enum entry_status {
 
 /* Filled by entry_open; released by entry_close. */
 struct entry {
-	struct entry_manifest m;
+	struct manifest m;
 	int archive_fd; /* verified against m; the inode is pinned even if the
 			   entry is replaced or pruned meanwhile */
 };

@@ -94,7 +94,7 @@ static void test_save_open_restore(void)
 	fs_hash(a_js, ha);
 	free(a_js);
 	for (size_t i = 0; i < e.m.outputs.n; i++) {
-		struct entry_file *f = &e.m.outputs.v[i];
+		struct manifest_file *f = &e.m.outputs.v[i];
 		if (!strcmp(f->path, "dist/a.js")) {
 			CHECK_STR(f->hash, ha);
 			CHECK_INT(f->mode, 0644);
@@ -337,23 +337,23 @@ static void test_log_fd_and_manifest(void)
 					 .log_fd = fd,
 					 .exit_code = 0,
 					 .level = 19};
-	struct entry_manifest m;
+	struct manifest m;
 	CHECK_INT(entry_save(&st, &req, &m), 0);
 	close(fd);
 	/* The file brings its parent, and only it. */
 	CHECK_INT(m.outputs.n, 2);
 	CHECK_STR(m.outputs.v[0].path, "dist");
 	CHECK_STR(m.outputs.v[1].path, "dist/a.js");
-	char *json = entry_manifest_format(&m);
-	struct entry_manifest back;
+	char *json = manifest_format(&m);
+	struct manifest back;
 	struct strbuf why = STRBUF_INIT;
-	CHECK_INT(entry_manifest_parse(json, strlen(json), &back, &why), 0);
+	CHECK_INT(manifest_parse(json, strlen(json), &back, &why), 0);
 	CHECK_STR(back.outputs.v[1].hash, m.outputs.v[1].hash);
 	CHECK_INT(back.outputs.v[0].mode, 0755);
 	CHECK_STR(back.archive_hash, m.archive_hash);
-	entry_manifest_release(&back);
+	manifest_release(&back);
 	free(json);
-	entry_manifest_release(&m);
+	manifest_release(&m);
 
 	struct entry e;
 	struct strbuf log = STRBUF_INIT;
