@@ -13,14 +13,12 @@
 
 #include <zstd.h>
 
+#include "cache/fsafe.h"
 #include "util/io.h"
 #include "util/die.h"
 #include "util/vec.h"
 
 #define BLOCK 512
-/* 128 KiB: zstd's own recommended stream sizes are of this order, and a
- * larger buffer measured no faster (docs/cache-store.md). */
-#define IOBUF (128 * 1024)
 /* The largest size the 11 octal digits of a ustar size field hold. */
 #define USTAR_MAX_SIZE 077777777777ULL
 
@@ -76,37 +74,6 @@ bool archive_path_ok(const char *path)
 	}
 }
 
-int archive_open_parent(int rootfd, const char *path, bool create, const char **leaf)
-{
-	int fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	char *copy = xstrdup(path);
-	char *s = copy;
-	for (char *e; (e = strchr(s, '/')); s = e + 1) {
-		*e = '\0';
-		int next = openat(fd, s, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0 && errno == ENOENT && create) {
-			if (mkdirat(fd, s, 0755) < 0 && errno != EEXIST)
-				goto fail;
-			next = openat(fd, s, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		}
-		if (next < 0)
-			goto fail;
-		close(fd);
-		fd = next;
-	}
-	*leaf = path + (s - copy);
-	free(copy);
-	return fd;
-fail:;
-	int saved = errno;
-	close(fd);
-	free(copy);
-	errno = saved;
-	return -1;
-}
-
 /* ---- writing ---- */
 
 struct archive_writer {
@@ -134,7 +101,7 @@ struct archive_writer *archive_writer_new(int fd, int level)
 	/* zstd's own frame checksum lets `zstd -t` vouch for an entry by hand. */
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
 	XXH3_128bits_reset(w->hash);
-	w->in = xmalloc(IOBUF);
+	w->in = xmalloc(ARCHIVE_IOBUF);
 	w->out_cap = ZSTD_CStreamOutSize();
 	w->out = xmalloc(w->out_cap);
 	return w;
@@ -176,12 +143,12 @@ static int writer_put(struct archive_writer *w, const void *data, size_t n)
 {
 	const char *p = data;
 	while (n) {
-		size_t k = IOBUF - w->in_len < n ? IOBUF - w->in_len : n;
+		size_t k = ARCHIVE_IOBUF - w->in_len < n ? ARCHIVE_IOBUF - w->in_len : n;
 		memcpy(w->in + w->in_len, p, k);
 		w->in_len += k;
 		p += k;
 		n -= k;
-		if (w->in_len == IOBUF && writer_compress(w, ZSTD_e_continue) < 0)
+		if (w->in_len == ARCHIVE_IOBUF && writer_compress(w, ZSTD_e_continue) < 0)
 			return -1;
 	}
 	return 0;
@@ -290,11 +257,11 @@ static int writer_stream_fd(struct archive_writer *w, int fd, uint64_t size, con
 	uint64_t left = size;
 	int ret = 0;
 	while (left) {
-		if (w->in_len == IOBUF && writer_compress(w, ZSTD_e_continue) < 0) {
+		if (w->in_len == ARCHIVE_IOBUF && writer_compress(w, ZSTD_e_continue) < 0) {
 			ret = -1;
 			break;
 		}
-		size_t want = IOBUF - w->in_len;
+		size_t want = ARCHIVE_IOBUF - w->in_len;
 		if (want > left)
 			want = (size_t)left;
 		ssize_t k = read_some(fd, w->in + w->in_len, want);
@@ -382,7 +349,7 @@ int archive_writer_add(struct archive_writer *w, int rootfd, const char *path,
 	if (!archive_path_ok(path) || !strcmp(path, ARCHIVE_LOG_PATH))
 		return writer_fail(w), error("archive: refusing to archive path '%s'", path);
 	const char *leaf;
-	int dfd = archive_open_parent(rootfd, path, false, &leaf);
+	int dfd = fsafe_open_parent(rootfd, path, false, &leaf);
 	if (dfd < 0)
 		return writer_fail(w), error_errno("archive: %s", path);
 	struct stat st;
@@ -464,7 +431,7 @@ struct archive_reader *archive_reader_new(int fd)
 	r->dctx = ZSTD_createDCtx();
 	if (!r->dctx)
 		die("out of memory");
-	r->in = xmalloc(IOBUF);
+	r->in = xmalloc(ARCHIVE_IOBUF);
 	r->zin = (ZSTD_inBuffer){r->in, 0, 0};
 	r->out_cap = ZSTD_DStreamOutSize();
 	r->out = xmalloc(r->out_cap);
@@ -487,7 +454,7 @@ static int reader_fill(struct archive_reader *r)
 {
 	while (r->out_pos == r->out_len) {
 		if (r->zin.pos == r->zin.size && !r->eof) {
-			ssize_t k = read_some(r->fd, r->in, IOBUF);
+			ssize_t k = read_some(r->fd, r->in, ARCHIVE_IOBUF);
 			if (k < 0)
 				return error_errno("archive: read");
 			r->zin = (ZSTD_inBuffer){r->in, (size_t)k, 0};
@@ -736,159 +703,4 @@ ssize_t archive_reader_read(struct archive_reader *r, void *buf, size_t n)
 	r->out_pos += k;
 	r->left -= k;
 	return (ssize_t)k;
-}
-
-/* ---- extracting ---- */
-
-struct dir_mode {
-	char *path;
-	unsigned mode;
-};
-
-/* Clears leaf's place for a new non-directory: a file or link is unlinked
- * (a link is never followed), an empty directory removed; a non-empty
- * directory is refused, since deleting what the output list did not name
- * could lose a user's files. */
-static int place_clear(int dfd, const char *leaf, const char *path)
-{
-	if (!unlinkat(dfd, leaf, 0) || errno == ENOENT)
-		return 0;
-	if ((errno == EISDIR || errno == EPERM) && !unlinkat(dfd, leaf, AT_REMOVEDIR))
-		return 0;
-	return error_errno("restore: cannot replace %s", path);
-}
-
-static int extract_file(struct archive_reader *r, int dfd, const char *leaf,
-			const struct archive_member *m, unsigned char *buf)
-{
-	if (place_clear(dfd, leaf, m->path) < 0)
-		return -1;
-	int fd = openat(dfd, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return error_errno("restore: create %s", m->path);
-	int ret = 0;
-	for (;;) {
-		ssize_t k = archive_reader_read(r, buf, IOBUF);
-		if (k < 0) {
-			ret = -1;
-			break;
-		}
-		if (k == 0)
-			break;
-		if (write_all(fd, buf, (size_t)k) < 0) {
-			ret = error_errno("restore: write %s", m->path);
-			break;
-		}
-	}
-	/* fchmod, not the open mode: the umask must not change a restored mode. */
-	if (!ret && fchmod(fd, m->mode) < 0)
-		ret = error_errno("restore: chmod %s", m->path);
-	if (close(fd) < 0 && !ret)
-		ret = error_errno("restore: close %s", m->path);
-	return ret;
-}
-
-static int extract_dir(int dfd, const char *leaf, const char *path)
-{
-	if (!mkdirat(dfd, leaf, 0700))
-		return 0;
-	struct stat st;
-	if (errno != EEXIST || fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return error_errno("restore: mkdir %s", path);
-	if (S_ISDIR(st.st_mode))
-		return 0;
-	/* A symlink (or file) where the archive has a directory: replace the
-	 * link itself, so a planted `dist -> /elsewhere` redirects nothing. */
-	if (unlinkat(dfd, leaf, 0) < 0 || mkdirat(dfd, leaf, 0700) < 0)
-		return error_errno("restore: mkdir %s", path);
-	return 0;
-}
-
-static int cmp_dir_desc(const void *a, const void *b)
-{
-	return strcmp(((const struct dir_mode *)b)->path, ((const struct dir_mode *)a)->path);
-}
-
-/* Sets the directory modes deepest first, after their contents are
- * written, so a 0555 directory can still be filled. */
-static int dirs_chmod(int rootfd, struct dir_mode *d, size_t n)
-{
-	if (n)
-		qsort(d, n, sizeof *d, cmp_dir_desc);
-	int ret = 0;
-	for (size_t i = 0; i < n && !ret; i++) {
-		const char *leaf;
-		int dfd = archive_open_parent(rootfd, d[i].path, false, &leaf);
-		int fd = dfd < 0
-			     ? -1
-			     : openat(dfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0 || fchmod(fd, d[i].mode) < 0)
-			ret = error_errno("restore: chmod %s", d[i].path);
-		if (fd >= 0)
-			close(fd);
-		if (dfd >= 0)
-			close(dfd);
-	}
-	return ret;
-}
-
-int archive_extract(int fd, int rootfd, struct strbuf *log, bool log_only)
-{
-	struct archive_reader *r = archive_reader_new(fd);
-	unsigned char *buf = xmalloc(IOBUF);
-	VEC(struct dir_mode) dirs = {0};
-	struct archive_member m;
-	int ret = 0, got;
-	while ((got = archive_reader_next(r, &m)) > 0) {
-		if (m.type == ARCHIVE_LOG) {
-			ssize_t k;
-			while ((k = archive_reader_read(r, buf, IOBUF)) > 0)
-				if (log)
-					strbuf_add(log, buf, (size_t)k);
-			archive_member_release(&m);
-			if (k < 0) {
-				ret = -1;
-				break;
-			}
-			continue;
-		}
-		if (log_only) {
-			archive_member_release(&m);
-			break;
-		}
-		const char *leaf;
-		int dfd = archive_open_parent(rootfd, m.path, true, &leaf);
-		if (dfd < 0) {
-			ret = errno == ELOOP || errno == ENOTDIR
-				  ? error("restore: refusing %s: a parent is a symlink or not a "
-					  "directory",
-					  m.path)
-				  : error_errno("restore: %s", m.path);
-		} else if (m.type == ARCHIVE_FILE) {
-			ret = extract_file(r, dfd, leaf, &m, buf);
-		} else if (m.type == ARCHIVE_SYMLINK) {
-			ret = place_clear(dfd, leaf, m.path);
-			if (!ret && symlinkat(m.target, dfd, leaf) < 0)
-				ret = error_errno("restore: symlink %s", m.path);
-		} else {
-			ret = extract_dir(dfd, leaf, m.path);
-			if (!ret)
-				vec_push(&dirs, ((struct dir_mode){xstrdup(m.path), m.mode}));
-		}
-		if (dfd >= 0)
-			close(dfd);
-		archive_member_release(&m);
-		if (ret)
-			break;
-	}
-	if (got < 0)
-		ret = -1;
-	if (!ret)
-		ret = dirs_chmod(rootfd, dirs.v, dirs.n);
-	for (size_t i = 0; i < dirs.n; i++)
-		free(dirs.v[i].path);
-	vec_free(&dirs);
-	free(buf);
-	archive_reader_free(r);
-	return ret;
 }

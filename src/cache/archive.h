@@ -18,6 +18,10 @@
 /* 32 lowercase hex digits and a NUL. */
 #define ARCHIVE_HASH_HEX 33
 #define ARCHIVE_LEVEL_DEFAULT 3
+/* 128 KiB: zstd's own recommended stream sizes are of this order, and a
+ * larger buffer measured no faster (docs/cache-store.md). Readers of an
+ * archive use it too. */
+#define ARCHIVE_IOBUF (128 * 1024)
 
 enum archive_type {
 	ARCHIVE_FILE,
@@ -46,14 +50,6 @@ void archive_hash_hex(XXH128_hash_t h, char out[ARCHIVE_HASH_HEX]);
 /* True when path is relative, non-empty and has no "", "." or ".." segment:
  * the only form a member path may take. */
 bool archive_path_ok(const char *path);
-
-/* Opens the directory holding path's last component by walking from rootfd
- * one segment at a time with O_NOFOLLOW, so no symlink inside rootfd can
- * redirect the walk; with create, missing directories are made 0755.
- * path must satisfy archive_path_ok. Returns an O_CLOEXEC fd and sets *leaf to
- * the last component within path; or -1 with errno set (ELOOP or ENOTDIR when
- * a segment is a symlink or not a directory). */
-int archive_open_parent(int rootfd, const char *path, bool create, const char **leaf);
 
 struct archive_writer;
 
@@ -91,15 +87,5 @@ int archive_reader_next(struct archive_reader *r, struct archive_member *m);
  * the member's end, -1 after error(). */
 ssize_t archive_reader_read(struct archive_reader *r, void *buf, size_t n);
 void archive_reader_free(struct archive_reader *r);
-
-/* Extracts the archive at fd's current offset below rootfd: every member is
- * reached with archive_open_parent (no symlink followed), an existing
- * non-directory at a member's place is replaced (a directory member keeps an
- * existing directory), files get exactly their recorded mode, directory
- * modes are set last. The log's bytes are appended to log (dropped when
- * NULL). With log_only, stops at the first member that is not the log and
- * writes nothing. Returns 0, or -1 after error(); a refused member stops the
- * extraction with what came before it already written. */
-int archive_extract(int fd, int rootfd, struct strbuf *log, bool log_only);
 
 #endif

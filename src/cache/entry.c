@@ -1,7 +1,6 @@
-/* entry.c - save, verify and restore one cache entry (archive + manifest). */
+/* entry.c - save and verify one cache entry (archive + manifest); restore.c puts it back. */
 #include "cache/entry.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -12,58 +11,12 @@
 
 
 #include "cache/filehash.h"
+#include "cache/fsafe.h"
 #include "util/io.h"
 #include "util/die.h"
 #include "util/path.h"
 
 /* ---- saving ---- */
-
-/* Appends the names in directory fd (not "." or ".."), fd left open.
- * Returns 0, or -1 after error() naming path. */
-static int dir_names(int fd, const char *path, struct strvec *out)
-{
-	int dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	DIR *d = dup < 0 ? NULL : fdopendir(dup);
-	if (!d) {
-		if (dup >= 0)
-			close(dup);
-		return error_errno("cache: open %s", path);
-	}
-	struct dirent *de;
-	while ((errno = 0, de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			strvec_push(out, de->d_name);
-	int ret = errno ? error_errno("cache: read %s", path) : 0;
-	closedir(d);
-	return ret;
-}
-
-/* Appends every path below dir (relative to rootfd), never entering a
- * symlink; a path that is not a directory adds nothing. */
-static int tree_collect(int rootfd, const char *dir, struct strvec *out)
-{
-	const char *leaf;
-	int pfd = archive_open_parent(rootfd, dir, false, &leaf);
-	if (pfd < 0)
-		return 0;
-	int fd = openat(pfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	close(pfd);
-	if (fd < 0)
-		return errno == ENOTDIR || errno == ELOOP || errno == ENOENT
-			   ? 0
-			   : error_errno("cache: open %s", dir);
-	struct strvec kids = STRVEC_INIT;
-	int ret = dir_names(fd, dir, &kids);
-	close(fd);
-	for (size_t i = 0; !ret && i < kids.n; i++) {
-		char *sub = xasprintf("%s/%s", dir, kids.v[i]);
-		strvec_push(out, sub);
-		ret = tree_collect(rootfd, sub, out);
-		free(sub);
-	}
-	strvec_clear(&kids);
-	return ret;
-}
 
 /* Turns the caller's matches into the sorted member list: each match, its
  * parent directories, and a directory's whole tree. */
@@ -82,7 +35,7 @@ static int outputs_collect(int rootfd, const char *const *outputs, size_t n, str
 			*s = '/';
 		}
 		strvec_push(out, p);
-		int ret = tree_collect(rootfd, p, out);
+		int ret = fsafe_tree(rootfd, p, out);
 		free(p);
 		if (ret < 0)
 			return -1;
@@ -358,113 +311,4 @@ void entry_close(struct entry *e)
 		close(e->archive_fd);
 	e->archive_fd = -1;
 	manifest_release(&e->m);
-}
-
-/* ---- restoring ---- */
-
-/* Removes leaf of dfd, a directory with all it holds; never follows a link. */
-static int tree_remove(int dfd, const char *leaf, const char *path)
-{
-	if (remove_tree_at(dfd, leaf) < 0)
-		return error_errno("restore: remove %s", path);
-	return 0;
-}
-
-/* Removes a current output. One reached through a symlink is outside the
- * project's own tree and is left alone. */
-static int output_remove(int rootfd, const char *path)
-{
-	const char *leaf;
-	int dfd = archive_open_parent(rootfd, path, false, &leaf);
-	if (dfd < 0)
-		return errno == ENOENT || errno == ELOOP || errno == ENOTDIR
-			   ? 0
-			   : error_errno("restore: %s", path);
-	int ret = tree_remove(dfd, leaf, path);
-	close(dfd);
-	return ret;
-}
-
-static bool output_matches(int rootfd, const struct manifest_file *f)
-{
-	const char *leaf;
-	int dfd = archive_open_parent(rootfd, f->path, false, &leaf);
-	if (dfd < 0)
-		return false;
-	struct stat st;
-	bool ok = false;
-	if (fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		goto out;
-	if (f->type == ARCHIVE_DIR) {
-		ok = S_ISDIR(st.st_mode) && (st.st_mode & 0777) == f->mode;
-	} else if (f->type == ARCHIVE_SYMLINK) {
-		char *buf = S_ISLNK(st.st_mode) ? xmalloc((size_t)st.st_size + 2) : NULL;
-		ssize_t n = buf ? readlinkat(dfd, leaf, buf, (size_t)st.st_size + 1) : -1;
-		ok = n >= 0 && (size_t)n == strlen(f->target) && !memcmp(buf, f->target, (size_t)n);
-		free(buf);
-	} else if (S_ISREG(st.st_mode) && (st.st_mode & 0777) == f->mode &&
-		   (uint64_t)st.st_size == f->size) {
-		char hash[ARCHIVE_HASH_HEX];
-		int fd = openat(dfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-		ok = fd >= 0 && !filehash_fd(fd, hash) && !strcmp(hash, f->hash);
-		if (fd >= 0)
-			close(fd);
-	}
-out:
-	close(dfd);
-	return ok;
-}
-
-static bool outputs_in_place(const struct entry *e, int rootfd, const struct strvec *current)
-{
-	for (size_t i = 0; i < current->n; i++) {
-		struct manifest_file key = {.path = current->v[i]};
-		if (!e->m.outputs.n ||
-		    !bsearch(&key, e->m.outputs.v, e->m.outputs.n, sizeof key, manifest_file_cmp))
-			return false;
-	}
-	for (size_t i = 0; i < e->m.outputs.n; i++)
-		if (!output_matches(rootfd, &e->m.outputs.v[i]))
-			return false;
-	return true;
-}
-
-int entry_restore(struct entry *e, const char *project_dir, const char *const *current,
-		  size_t n_current, struct strbuf *log)
-{
-	struct strvec cur = STRVEC_INIT;
-	int ret = -1;
-	int rootfd = open(project_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (rootfd < 0) {
-		error_errno("restore: open %s", project_dir);
-		goto out;
-	}
-	for (size_t i = 0; i < n_current; i++) {
-		char *p = path_normalize(current[i]);
-		if (!archive_path_ok(p)) {
-			error("restore: output '%s' is not inside the project", current[i]);
-			free(p);
-			goto out;
-		}
-		strvec_push_nodup(&cur, p);
-	}
-	if (lseek(e->archive_fd, 0, SEEK_SET) < 0) {
-		error_errno("restore: seek");
-		goto out;
-	}
-	if (outputs_in_place(e, rootfd, &cur)) {
-		if (archive_extract(e->archive_fd, rootfd, log, true) == 0)
-			ret = ENTRY_IN_PLACE;
-		goto out;
-	}
-	for (size_t i = 0; i < cur.n; i++)
-		if (output_remove(rootfd, cur.v[i]) < 0)
-			goto out;
-	if (archive_extract(e->archive_fd, rootfd, log, false) == 0)
-		ret = ENTRY_RESTORED;
-out:
-	if (rootfd >= 0)
-		close(rootfd);
-	strvec_clear(&cur);
-	return ret;
 }

@@ -69,21 +69,4 @@ struct entry {
 int entry_open(const struct store *st, const char *key, struct entry *e, struct strbuf *why);
 void entry_close(struct entry *e);
 
-enum entry_restore_result {
-	ENTRY_RESTORED = 0,
-	ENTRY_IN_PLACE = 1, /* every output already matched: nothing written */
-};
-
-/* Makes the project's outputs what the entry holds and appends the captured
- * log to log (when not NULL). current lists the output globs' matches now
- * on disk (project-relative). When every output of the manifest is on disk
- * with its type, mode and hash, and current names nothing else, writes
- * nothing and returns ENTRY_IN_PLACE. Otherwise deletes every current match
- * (recursively, never through a symlink) and extracts the archive, returning
- * ENTRY_RESTORED. Returns -1 after error(): an unsafe path, an I/O error or
- * a refused member, with the outputs possibly half restored (the caller
- * should run the task). */
-int entry_restore(struct entry *e, const char *project_dir, const char *const *current,
-		  size_t n_current, struct strbuf *log);
-
 #endif

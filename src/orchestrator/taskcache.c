@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cache/restore.h"
 #include "cache/entry.h"
 #include "cache/filehash.h"
 #include "cache/inplace.h"
@@ -447,7 +448,7 @@ int taskcache_before(struct job *job, void *ctx)
 	int rc = outputs_collect(p->dir, &t->cfg->outputs, &current);
 	if (!rc) {
 		strbuf_reset(&job->log);
-		rc = entry_restore(&e, p->dir, (const char *const *)current.v, current.n, &job->log);
+		rc = restore_entry(&e, p->dir, (const char *const *)current.v, current.n, &job->log);
 	}
 	entry_close(&e);
 	strvec_clear(&current);

@@ -5,6 +5,7 @@
 
 #include <zstd.h>
 
+#include "cache/restore.h"
 #include "cache/archive.h"
 #include "check.h"
 #include "fstest.h"
@@ -41,7 +42,7 @@ static int extract(const char *file, const char *dir, struct strbuf *log)
 	int rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || rootfd < 0)
 		die_errno("open");
-	int ret = archive_extract(fd, rootfd, log, false);
+	int ret = restore_archive(fd, rootfd, log, false);
 	close(fd);
 	close(rootfd);
 	return ret;

@@ -3,6 +3,7 @@
  * planted symlink, two writers of one key. */
 #include <sys/wait.h>
 
+#include "cache/restore.h"
 #include "cache/entry.h"
 #include "check.h"
 #include "fstest.h"
@@ -113,7 +114,7 @@ static void test_save_open_restore(void)
 	fs_mkdir(root, "fresh", 0755);
 	char *fresh = xasprintf("%s/fresh", root);
 	struct strbuf log = STRBUF_INIT;
-	CHECK_INT(entry_restore(&e, fresh, NULL, 0, &log), ENTRY_RESTORED);
+	CHECK_INT(restore_entry(&e, fresh, NULL, 0, &log), RESTORE_WRITTEN);
 	CHECK_STR(log.buf, "building\nwarning: x\ndone\n");
 	const char *files[] = {"dist/a.js", "dist/bin/run", "dist/key.pem",
 			       "dist/sp ace \xc3\xbc.txt", "dist/ro/r"};
@@ -136,7 +137,7 @@ static void test_save_open_restore(void)
 	char *fa = xasprintf("%s/dist/a.js", fresh);
 	CHECK_INT(stat(fa, &before), 0);
 	strbuf_reset(&log);
-	CHECK_INT(entry_restore(&e, fresh, current, ncur, &log), ENTRY_IN_PLACE);
+	CHECK_INT(restore_entry(&e, fresh, current, ncur, &log), RESTORE_IN_PLACE);
 	CHECK_STR(log.buf, "building\nwarning: x\ndone\n");
 	CHECK_INT(stat(fa, &after), 0);
 	CHECK_INT(after.st_ino, before.st_ino);
@@ -144,12 +145,12 @@ static void test_save_open_restore(void)
 	/* A changed mode, a changed byte, a stale extra output: restored
 	 * exactly, the extra gone. */
 	CHECK_INT(chmod(fa, 0600), 0);
-	CHECK_INT(entry_restore(&e, fresh, current, ncur, NULL), ENTRY_RESTORED);
+	CHECK_INT(restore_entry(&e, fresh, current, ncur, NULL), RESTORE_WRITTEN);
 	CHECK_INT(fs_mode(fresh, "dist/a.js"), 0644);
 	fs_write(fresh, "dist/a.js", "console.log(2)\n", 0644);
 	fs_write(fresh, "dist/stale.js", "old", 0644);
 	const char *current2[] = {"dist/a.js", "dist/stale.js", "dist/ro", "./dist/bin/"};
-	CHECK_INT(entry_restore(&e, fresh, current2, 4, NULL), ENTRY_RESTORED);
+	CHECK_INT(restore_entry(&e, fresh, current2, 4, NULL), RESTORE_WRITTEN);
 	same_file(proj, fresh, "dist/a.js");
 	CHECK_INT(fs_type(fresh, "dist/stale.js"), 0);
 	same_file(proj, fresh, "dist/ro/r");
@@ -158,7 +159,7 @@ static void test_save_open_restore(void)
 
 	/* A current match outside the project is refused. */
 	const char *bad[] = {"../proj/src.ts"};
-	CHECK_INT(entry_restore(&e, fresh, bad, 1, NULL), -1);
+	CHECK_INT(restore_entry(&e, fresh, bad, 1, NULL), -1);
 	CHECK_INT(fs_type(proj, "src.ts"), S_IFREG);
 	entry_close(&e);
 
@@ -168,7 +169,7 @@ static void test_save_open_restore(void)
 	char *planted = xasprintf("%s/planted", root), *elsewhere = xasprintf("%s/elsewhere", root);
 	fs_symlink(planted, "dist", elsewhere);
 	CHECK_INT(entry_open(&st, KEY, &e, &why), ENTRY_HIT);
-	CHECK_INT(entry_restore(&e, planted, NULL, 0, NULL), ENTRY_RESTORED);
+	CHECK_INT(restore_entry(&e, planted, NULL, 0, NULL), RESTORE_WRITTEN);
 	CHECK_INT(fs_type(planted, "dist"), S_IFDIR);
 	CHECK_INT(fs_type(elsewhere, "a.js"), 0);
 	same_file(proj, planted, "dist/a.js");
@@ -180,7 +181,7 @@ static void test_save_open_restore(void)
 	free(pdist);
 	fs_symlink(planted, "dist", elsewhere);
 	const char *cur3[] = {"dist", "dist/keep"};
-	CHECK_INT(entry_restore(&e, planted, cur3, 2, NULL), ENTRY_RESTORED);
+	CHECK_INT(restore_entry(&e, planted, cur3, 2, NULL), RESTORE_WRITTEN);
 	char *keep = fs_read(elsewhere, "keep");
 	CHECK_STR(keep, "mine");
 	free(keep);
@@ -302,7 +303,7 @@ static void test_two_writers(void)
 	CHECK_INT(entry_open(&st, key, &e, &why), ENTRY_HIT);
 	fs_mkdir(root, "tw", 0755);
 	char *tw = xasprintf("%s/tw", root);
-	CHECK_INT(entry_restore(&e, tw, NULL, 0, &log), ENTRY_RESTORED);
+	CHECK_INT(restore_entry(&e, tw, NULL, 0, &log), RESTORE_WRITTEN);
 	CHECK(!strcmp(log.buf, "writer 0\n") || !strcmp(log.buf, "writer 1\n"));
 	entry_close(&e);
 	/* No temporary is left behind. */
@@ -360,7 +361,7 @@ static void test_log_fd_and_manifest(void)
 	CHECK_INT(entry_open(&st, "77", &e, &why), ENTRY_HIT);
 	fs_mkdir(root, "lf", 0755);
 	char *lf = xasprintf("%s/lf", root);
-	CHECK_INT(entry_restore(&e, lf, NULL, 0, &log), ENTRY_RESTORED);
+	CHECK_INT(restore_entry(&e, lf, NULL, 0, &log), RESTORE_WRITTEN);
 	CHECK_STR(log.buf, "out 1\nerr 1\nout 2\n");
 	entry_close(&e);
 

@@ -1,0 +1,282 @@
+/* restore.c - an entry's archive extracted into a project, link-safe, and
+ * the outputs it replaces removed first (or nothing written when they are
+ * already in place). */
+#include "cache/restore.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cache/archive.h"
+#include "cache/filehash.h"
+#include "cache/fsafe.h"
+#include "util/die.h"
+#include "util/io.h"
+#include "util/path.h"
+#include "util/vec.h"
+
+
+struct dir_mode {
+	char *path;
+	unsigned mode;
+};
+
+/* Clears leaf's place for a new non-directory: a file or link is unlinked
+ * (a link is never followed), an empty directory removed; a non-empty
+ * directory is refused, since deleting what the output list did not name
+ * could lose a user's files. */
+static int place_clear(int dfd, const char *leaf, const char *path)
+{
+	if (!unlinkat(dfd, leaf, 0) || errno == ENOENT)
+		return 0;
+	if ((errno == EISDIR || errno == EPERM) && !unlinkat(dfd, leaf, AT_REMOVEDIR))
+		return 0;
+	return error_errno("restore: cannot replace %s", path);
+}
+
+static int extract_file(struct archive_reader *r, int dfd, const char *leaf,
+			const struct archive_member *m, unsigned char *buf)
+{
+	if (place_clear(dfd, leaf, m->path) < 0)
+		return -1;
+	int fd = openat(dfd, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return error_errno("restore: create %s", m->path);
+	int ret = 0;
+	for (;;) {
+		ssize_t k = archive_reader_read(r, buf, ARCHIVE_IOBUF);
+		if (k < 0) {
+			ret = -1;
+			break;
+		}
+		if (k == 0)
+			break;
+		if (write_all(fd, buf, (size_t)k) < 0) {
+			ret = error_errno("restore: write %s", m->path);
+			break;
+		}
+	}
+	/* fchmod, not the open mode: the umask must not change a restored mode. */
+	if (!ret && fchmod(fd, m->mode) < 0)
+		ret = error_errno("restore: chmod %s", m->path);
+	if (close(fd) < 0 && !ret)
+		ret = error_errno("restore: close %s", m->path);
+	return ret;
+}
+
+static int extract_dir(int dfd, const char *leaf, const char *path)
+{
+	if (!mkdirat(dfd, leaf, 0700))
+		return 0;
+	struct stat st;
+	if (errno != EEXIST || fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return error_errno("restore: mkdir %s", path);
+	if (S_ISDIR(st.st_mode))
+		return 0;
+	/* A symlink (or file) where the archive has a directory: replace the
+	 * link itself, so a planted `dist -> /elsewhere` redirects nothing. */
+	if (unlinkat(dfd, leaf, 0) < 0 || mkdirat(dfd, leaf, 0700) < 0)
+		return error_errno("restore: mkdir %s", path);
+	return 0;
+}
+
+static int cmp_dir_desc(const void *a, const void *b)
+{
+	return strcmp(((const struct dir_mode *)b)->path, ((const struct dir_mode *)a)->path);
+}
+
+/* Sets the directory modes deepest first, after their contents are
+ * written, so a 0555 directory can still be filled. */
+static int dirs_chmod(int rootfd, struct dir_mode *d, size_t n)
+{
+	if (n)
+		qsort(d, n, sizeof *d, cmp_dir_desc);
+	int ret = 0;
+	for (size_t i = 0; i < n && !ret; i++) {
+		const char *leaf;
+		int dfd = fsafe_open_parent(rootfd, d[i].path, false, &leaf);
+		int fd = dfd < 0
+			     ? -1
+			     : openat(dfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || fchmod(fd, d[i].mode) < 0)
+			ret = error_errno("restore: chmod %s", d[i].path);
+		if (fd >= 0)
+			close(fd);
+		if (dfd >= 0)
+			close(dfd);
+	}
+	return ret;
+}
+
+int restore_archive(int fd, int rootfd, struct strbuf *log, bool log_only)
+{
+	struct archive_reader *r = archive_reader_new(fd);
+	unsigned char *buf = xmalloc(ARCHIVE_IOBUF);
+	VEC(struct dir_mode) dirs = {0};
+	struct archive_member m;
+	int ret = 0, got;
+	while ((got = archive_reader_next(r, &m)) > 0) {
+		if (m.type == ARCHIVE_LOG) {
+			ssize_t k;
+			while ((k = archive_reader_read(r, buf, ARCHIVE_IOBUF)) > 0)
+				if (log)
+					strbuf_add(log, buf, (size_t)k);
+			archive_member_release(&m);
+			if (k < 0) {
+				ret = -1;
+				break;
+			}
+			continue;
+		}
+		if (log_only) {
+			archive_member_release(&m);
+			break;
+		}
+		const char *leaf;
+		int dfd = fsafe_open_parent(rootfd, m.path, true, &leaf);
+		if (dfd < 0) {
+			ret = errno == ELOOP || errno == ENOTDIR
+				  ? error("restore: refusing %s: a parent is a symlink or not a "
+					  "directory",
+					  m.path)
+				  : error_errno("restore: %s", m.path);
+		} else if (m.type == ARCHIVE_FILE) {
+			ret = extract_file(r, dfd, leaf, &m, buf);
+		} else if (m.type == ARCHIVE_SYMLINK) {
+			ret = place_clear(dfd, leaf, m.path);
+			if (!ret && symlinkat(m.target, dfd, leaf) < 0)
+				ret = error_errno("restore: symlink %s", m.path);
+		} else {
+			ret = extract_dir(dfd, leaf, m.path);
+			if (!ret)
+				vec_push(&dirs, ((struct dir_mode){xstrdup(m.path), m.mode}));
+		}
+		if (dfd >= 0)
+			close(dfd);
+		archive_member_release(&m);
+		if (ret)
+			break;
+	}
+	if (got < 0)
+		ret = -1;
+	if (!ret)
+		ret = dirs_chmod(rootfd, dirs.v, dirs.n);
+	for (size_t i = 0; i < dirs.n; i++)
+		free(dirs.v[i].path);
+	vec_free(&dirs);
+	free(buf);
+	archive_reader_free(r);
+	return ret;
+}
+
+
+
+/* Removes leaf of dfd, a directory with all it holds; never follows a link. */
+static int tree_remove(int dfd, const char *leaf, const char *path)
+{
+	if (remove_tree_at(dfd, leaf) < 0)
+		return error_errno("restore: remove %s", path);
+	return 0;
+}
+
+/* Removes a current output. One reached through a symlink is outside the
+ * project's own tree and is left alone. */
+static int output_remove(int rootfd, const char *path)
+{
+	const char *leaf;
+	int dfd = fsafe_open_parent(rootfd, path, false, &leaf);
+	if (dfd < 0)
+		return errno == ENOENT || errno == ELOOP || errno == ENOTDIR
+			   ? 0
+			   : error_errno("restore: %s", path);
+	int ret = tree_remove(dfd, leaf, path);
+	close(dfd);
+	return ret;
+}
+
+static bool output_matches(int rootfd, const struct manifest_file *f)
+{
+	const char *leaf;
+	int dfd = fsafe_open_parent(rootfd, f->path, false, &leaf);
+	if (dfd < 0)
+		return false;
+	struct stat st;
+	bool ok = false;
+	if (fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		goto out;
+	if (f->type == ARCHIVE_DIR) {
+		ok = S_ISDIR(st.st_mode) && (st.st_mode & 0777) == f->mode;
+	} else if (f->type == ARCHIVE_SYMLINK) {
+		char *buf = S_ISLNK(st.st_mode) ? xmalloc((size_t)st.st_size + 2) : NULL;
+		ssize_t n = buf ? readlinkat(dfd, leaf, buf, (size_t)st.st_size + 1) : -1;
+		ok = n >= 0 && (size_t)n == strlen(f->target) && !memcmp(buf, f->target, (size_t)n);
+		free(buf);
+	} else if (S_ISREG(st.st_mode) && (st.st_mode & 0777) == f->mode &&
+		   (uint64_t)st.st_size == f->size) {
+		char hash[ARCHIVE_HASH_HEX];
+		int fd = openat(dfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		ok = fd >= 0 && !filehash_fd(fd, hash) && !strcmp(hash, f->hash);
+		if (fd >= 0)
+			close(fd);
+	}
+out:
+	close(dfd);
+	return ok;
+}
+
+static bool outputs_in_place(const struct entry *e, int rootfd, const struct strvec *current)
+{
+	for (size_t i = 0; i < current->n; i++) {
+		struct manifest_file key = {.path = current->v[i]};
+		if (!e->m.outputs.n ||
+		    !bsearch(&key, e->m.outputs.v, e->m.outputs.n, sizeof key, manifest_file_cmp))
+			return false;
+	}
+	for (size_t i = 0; i < e->m.outputs.n; i++)
+		if (!output_matches(rootfd, &e->m.outputs.v[i]))
+			return false;
+	return true;
+}
+
+int restore_entry(struct entry *e, const char *project_dir, const char *const *current,
+		  size_t n_current, struct strbuf *log)
+{
+	struct strvec cur = STRVEC_INIT;
+	int ret = -1;
+	int rootfd = open(project_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0) {
+		error_errno("restore: open %s", project_dir);
+		goto out;
+	}
+	for (size_t i = 0; i < n_current; i++) {
+		char *p = path_normalize(current[i]);
+		if (!archive_path_ok(p)) {
+			error("restore: output '%s' is not inside the project", current[i]);
+			free(p);
+			goto out;
+		}
+		strvec_push_nodup(&cur, p);
+	}
+	if (lseek(e->archive_fd, 0, SEEK_SET) < 0) {
+		error_errno("restore: seek");
+		goto out;
+	}
+	if (outputs_in_place(e, rootfd, &cur)) {
+		if (restore_archive(e->archive_fd, rootfd, log, true) == 0)
+			ret = RESTORE_IN_PLACE;
+		goto out;
+	}
+	for (size_t i = 0; i < cur.n; i++)
+		if (output_remove(rootfd, cur.v[i]) < 0)
+			goto out;
+	if (restore_archive(e->archive_fd, rootfd, log, false) == 0)
+		ret = RESTORE_WRITTEN;
+out:
+	if (rootfd >= 0)
+		close(rootfd);
+	strvec_clear(&cur);
+	return ret;
+}
