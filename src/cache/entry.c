@@ -57,7 +57,7 @@ static bool below_any(const struct strvec *dirs, const char *path)
 /* Creates "<shard>/.tmp-<key>-XXXXXX". Returns the fd and *path, or -1. */
 static int tmp_create(const struct store *st, const char *key, char **path)
 {
-	*path = xasprintf("%s/%.2s/%s%s-XXXXXX", st->path, key, STORE_TMP_PREFIX, key);
+	*path = store_tmp_template(st, key);
 	int fd = mkostemp(*path, O_CLOEXEC);
 	if (fd < 0) {
 		error_errno("cache: create %s", *path);
@@ -126,7 +126,8 @@ static int archive_write(int fd, int rootfd, const struct entry_save_request *re
 
 static int fsync_dir(const struct store *st, const char *key)
 {
-	char shard[3] = {key[0], key[1], '\0'};
+	char shard[3];
+	store_shard_name(key, shard);
 	int fd = openat(st->dirfd, shard, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || fsync(fd) < 0) {
 		int ret = error_errno("cache: fsync %s/%s", st->path, shard);

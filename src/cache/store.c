@@ -82,19 +82,39 @@ bool store_key_valid(const char *key)
 	return n >= 2 && n <= 64 && is_hex(key, n);
 }
 
+void store_shard_name(const char *key, char shard[3])
+{
+	shard[0] = key[0];
+	shard[1] = key[0] ? key[1] : '\0';
+	shard[2] = '\0';
+}
+
 char *store_entry_name(const char *key, const char *suffix)
 {
-	return xasprintf("%.2s/%s%s", key, key, suffix);
+	char shard[3];
+	store_shard_name(key, shard);
+	return xasprintf("%s/%s%s", shard, key, suffix);
 }
 
 char *store_entry_path(const struct store *st, const char *key, const char *suffix)
 {
-	return xasprintf("%s/%.2s/%s%s", st->path, key, key, suffix);
+	char *name = store_entry_name(key, suffix);
+	char *path = xasprintf("%s/%s", st->path, name);
+	free(name);
+	return path;
+}
+
+char *store_tmp_template(const struct store *st, const char *key)
+{
+	char shard[3];
+	store_shard_name(key, shard);
+	return xasprintf("%s/%s/%s%s-XXXXXX", st->path, shard, STORE_TMP_PREFIX, key);
 }
 
 int store_shard_make(const struct store *st, const char *key)
 {
-	char shard[3] = {key[0], key[1], '\0'};
+	char shard[3];
+	store_shard_name(key, shard);
 	if (mkdirat(st->dirfd, shard, 0755) < 0 && errno != EEXIST)
 		return error_errno("cache: mkdir %s/%s", st->path, shard);
 	return 0;

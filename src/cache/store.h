@@ -27,10 +27,16 @@ void store_close(struct store *st);
 
 /* True when key can name an entry: 2 to 64 lowercase hex digits. */
 bool store_key_valid(const char *key);
+/* The shard directory of key, relative to the store: its first two digits.
+ * The one place an entry's shard is named. */
+void store_shard_name(const char *key, char shard[3]);
 /* Returns "<key[0:2]>/<key><suffix>", relative to the store; caller frees. */
 char *store_entry_name(const char *key, const char *suffix);
 /* Returns the absolute path of an entry file; caller frees. */
 char *store_entry_path(const struct store *st, const char *key, const char *suffix);
+/* Returns the mkostemp template of a temporary file of key's entry,
+ * "<store>/<shard>/.tmp-<key>-XXXXXX"; caller frees. */
+char *store_tmp_template(const struct store *st, const char *key);
 /* Makes the shard directory of key. Returns 0, or -1 after error(). */
 int store_shard_make(const struct store *st, const char *key);
 
