@@ -91,6 +91,7 @@ static long get_node(struct builder *b, size_t proj, const char *task)
 		}
 	}
 	size_t idx = b->g->nodes.n;
+	t->index = idx;
 	vec_push(&b->g->nodes, t);
 	vec_push(&b->by_project[proj], idx);
 	if (resolve(b, idx))
@@ -238,9 +239,11 @@ static void permute(struct graph *g, const size_t *order)
 		where[order[i]] = i;
 		nodes[i] = g->nodes.v[order[i]];
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		nodes[i]->index = i;
 		for (size_t k = 0; k < nodes[i]->deps.n; k++)
 			nodes[i]->deps.v[k].to = where[nodes[i]->deps.v[k].to];
+	}
 	if (n)
 		memcpy(g->nodes.v, nodes, n * sizeof *nodes);
 	free(nodes);

@@ -15,6 +15,7 @@ struct task_edge {
 };
 
 struct task_node {
+	size_t index;          /* its place in g->nodes (jobs, keys and statuses are parallel) */
 	size_t project;        /* index into ws->projects */
 	struct task_cfg *cfg;  /* the project's task merged over the workspace default; owned */
 	const char *task;      /* the task's name ("build"; "//#" stripped for the root) */

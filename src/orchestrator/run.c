@@ -327,13 +327,8 @@ static int run_before(struct job *job, void *ctx)
 	if (r == 0) {
 		size_t i = taskcache_node_of(rh->tc, job);
 		const struct task_node *t = job->data;
-		if (t->cfg->sandbox) {
-			const struct taskcache *tc = rh->tc;
-			bool cached =
-			    tc->inputs && (tc->read || tc->write) && taskcache_cacheable(t);
-			return sandbox_jobs_wrap(rh->sj, i, job,
-						 cached ? &tc->inputs[i].paths : NULL);
-		}
+		if (t->cfg->sandbox)
+			return sandbox_jobs_wrap(rh->sj, i, job, taskcache_keyed_files(rh->tc, i));
 		task_env(rh->ws, t, &rh->envs[i]);
 		job->envp = rh->envs[i].v;
 	}

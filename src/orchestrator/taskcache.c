@@ -378,13 +378,18 @@ static void explain_miss(struct taskcache *tc, size_t i)
 	strbuf_release(&why);
 }
 
+const struct strvec *taskcache_keyed_files(const struct taskcache *tc, size_t i)
+{
+	bool cached = tc->inputs && (tc->read || tc->write) && taskcache_cacheable(tc->g->nodes.v[i]);
+	return cached ? &tc->inputs[i].paths : NULL;
+}
+
 size_t taskcache_node_of(const struct taskcache *tc, const struct job *job)
 {
 	const struct task_node *t = job->data;
-	for (size_t i = 0; i < tc->g->nodes.n; i++)
-		if (tc->g->nodes.v[i] == t)
-			return i;
-	die("a job without its task node");
+	if (t->index >= tc->g->nodes.n || tc->g->nodes.v[t->index] != t)
+		die("a job without its task node");
+	return t->index;
 }
 
 enum cache_status taskcache_probe(struct taskcache *tc, size_t i)

@@ -81,6 +81,12 @@ int taskcache_after(struct job *job, void *ctx);
 /* Saves the stat cache and frees everything. */
 void taskcache_close(struct taskcache *tc);
 
+/* The workspace-relative files node i's key folds when the node is cached
+ * this run (it is cacheable, its key was computed, and the cache is read
+ * or written), else NULL: the one answer to "is this task cached", which
+ * the sandbox checks its reads against. */
+const struct strvec *taskcache_keyed_files(const struct taskcache *tc, size_t i);
+
 /* Returns the index of the node owning job (jobs and nodes are parallel). */
 size_t taskcache_node_of(const struct taskcache *tc, const struct job *job);
 
