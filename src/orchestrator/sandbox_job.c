@@ -144,6 +144,22 @@ static int spawn_actions(posix_spawn_file_actions_t *fa, void *data)
 	return sandbox_spawn_actions(&sjob->fds, sjob->signal_rd, fa);
 }
 
+/* What dependency d's output globs match, walked once per run: it has
+ * finished when a dependent starts, and every dependent reads the same list
+ * (a file made there later is not granted: a false violation at worst,
+ * never a read let through). NULL when the walk failed. */
+static const struct strvec *dep_outputs(struct sandbox_jobs *sj, size_t d)
+{
+	struct sandbox_job *dj = &sj->jobs[d];
+	if (!dj->outputs_walked) {
+		const struct task_node *dt = sj->g->nodes.v[d];
+		const struct project *dp = sj->ws->projects.v[dt->project];
+		dj->outputs_walked = true;
+		dj->outputs_ok = outputs_collect(dp->dir, &dt->cfg->outputs, &dj->outputs) == 0;
+	}
+	return dj->outputs_ok ? &dj->outputs : NULL;
+}
+
 int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_request *req,
 			 struct strbuf *err)
 {
@@ -174,11 +190,9 @@ int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_reque
 		const struct project *dp = ws->projects.v[dt->project];
 		if (strvec_find(&keyed, dp->dir) < 0)
 			strvec_push(&keyed, dp->dir);
-		struct strvec outs = STRVEC_INIT;
-		if (outputs_collect(dp->dir, &dt->cfg->outputs, &outs) == 0)
-			for (size_t o = 0; o < outs.n; o++)
-				strvec_push_nodup(&dep_outs, path_join(dp->dir, outs.v[o]));
-		strvec_clear(&outs);
+		const struct strvec *outs = dep_outputs(sj, d);
+		for (size_t o = 0; outs && o < outs->n; o++)
+			strvec_push_nodup(&dep_outs, path_join(dp->dir, outs->v[o]));
 	}
 	free(seen);
 	for (size_t k = 0; k < t->cfg->env_define.n; k++)
@@ -624,6 +638,7 @@ void sandbox_jobs_release(struct sandbox_jobs *sj)
 	for (size_t i = 0; sj->jobs && i < sj->g->nodes.n; i++) {
 		sandbox_jobs_done(sj, i);
 		strvec_clear(&sj->jobs[i].argv);
+		strvec_clear(&sj->jobs[i].outputs);
 		if (sj->jobs[i].judged)
 			verdict_release(&sj->jobs[i].verdict);
 		free(sj->jobs[i].project_dir);

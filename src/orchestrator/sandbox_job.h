@@ -42,6 +42,9 @@ struct sandbox_job {
 	bool judged;                 /* verdict holds the judge's word (sandbox_jobs_judge) */
 	struct verdict verdict;
 	char *project_dir;           /* canonical, as judged: report paths are made from it */
+	struct strvec outputs;       /* what its output globs matched once it finished, walked
+				      * for its first sandboxed dependent (dep_outputs) */
+	bool outputs_walked, outputs_ok;
 	const struct strvec *keyed;  /* set by wrap: the cached task's key files (the
 				      * taskcache's, borrowed for the run), or NULL */
 };
