@@ -6,6 +6,7 @@
  * walked. Either way a file belongs to the deepest project holding it, which
  * is how nested projects' files stay out of their parent's inputs. */
 #include "orchestrator/inputs.h"
+#include "orchestrator/listing.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -19,19 +20,6 @@
 static const char *const SKIP_NAMES[] = {".git", "node_modules", ".vx", NULL};
 static const char *const SKIP_EXPLICIT[] = {".git", ".vx", NULL};
 
-static char *ls_files[] = {"git",      "ls-files",	     "-z", "--cached",
-			   "--others", "--exclude-standard", NULL};
-
-struct spawned *inputs_list_start(const char *root)
-{
-	struct spawned *s = xmalloc(sizeof *s);
-	if (spawn_start(ls_files, root, s)) {
-		free(s);
-		return NULL;
-	}
-	return s;
-}
-
 int inputs_init(struct inputs *in, const struct workspace *ws)
 {
 	memset(in, 0, sizeof *in);
@@ -39,10 +27,7 @@ int inputs_init(struct inputs *in, const struct workspace *ws)
 	for (size_t i = 0; i < ws->projects.n; i++)
 		strmap_put(&in->projects, ws->projects.v[i]->rel, i);
 	struct strbuf out = STRBUF_INIT;
-	/* A listing started at load is collected once; a second inputs_init
-	 * (none today) asks git again. */
-	int rc = ws->listing && ws->listing->pid ? spawn_finish(ws->listing, &out)
-						 : spawn_capture(ls_files, ws->root, &out, NULL);
+	int rc = listing_finish(ws->listing, ws->root, &out);
 	if (rc == 0) {
 		in->in_git = true;
 		for (size_t i = 0; i < out.len;) {

@@ -18,14 +18,9 @@ struct inputs {
 	struct strmap projects;  /* project rel -> index, to find the project owning a path */
 };
 
-/* Starts `git ls-files` for the root in the background, for inputs_init to
- * collect from ws->listing. Returns NULL when it could not start (no error:
- * inputs_init then asks git itself). */
-struct spawned *inputs_list_start(const char *root);
-
 /* Asks git once for the files it tracks or would track under the root (so
- * what git ignores is left out), or collects the answer started by
- * workspace_load_listing; outside a work tree, or without git, the file
+ * what git ignores is left out), or collects the listing workspace_load_listing
+ * started (listing.h); outside a work tree, or without git, the file
  * system is walked instead, per task. Returns 0 (it cannot fail). */
 int inputs_init(struct inputs *in, const struct workspace *ws);
 void inputs_release(struct inputs *in);

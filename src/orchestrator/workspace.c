@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "orchestrator/inputs.h"
+#include "orchestrator/listing.h"
 #include "util/glob.h"
 #include "util/path.h"
 #include "util/strbuf.h"
@@ -452,7 +452,7 @@ static struct workspace *load(const char *start_dir, bool listing)
 		return NULL;
 	}
 	if (listing)
-		ws->listing = inputs_list_start(ws->root);
+		ws->listing = listing_start(ws->root);
 	lstr_vec pkg_pats = {0};
 	const lstr_vec *pats = &ws->cfg->projects;
 	struct strvec dirs = STRVEC_INIT;
