@@ -355,7 +355,7 @@ test_expect_success 'pnpm external packages and unread workspace links give no w
 test_expect_success 'a sandboxed script sees the environment vx gives the same script unsandboxed' '
 	setup &&
 	write_file js/dump.sh <<-\EOF &&
-	env | grep -E "^(VX_|npm_|PATH=)" | grep -v -e ^VX_TASK= -e ^VX_SOURCE_DIR= -e ^npm_lifecycle_event= | sort
+	env | grep -E "^(VX_PROJECT=|VX_WORKSPACE_ROOT=|npm_|PATH=)" | grep -v ^npm_lifecycle_event= | sort
 	EOF
 	write_file js/package.json <<-\EOF &&
 	{"name": "js", "scripts": {"plain": "sh dump.sh > plain.env", "boxed": "mkdir -p out && sh dump.sh > out/boxed.env"}}
