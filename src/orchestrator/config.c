@@ -725,7 +725,7 @@ struct config *config_load(const char *path)
 	return cfg;
 }
 
-static void lstr_vec_free(lstr_vec *v)
+void lstr_vec_free(lstr_vec *v)
 {
 	for (size_t i = 0; i < v->n; i++)
 		free(v->v[i].s);

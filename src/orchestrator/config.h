@@ -19,6 +19,8 @@ struct lstr {
 	struct loc loc;
 };
 typedef VEC(struct lstr) lstr_vec;
+/* Frees each string and the vector. */
+void lstr_vec_free(lstr_vec *v);
 
 /* A "list or true" value: `network: true` or `network: [hosts]`. */
 struct grant_list {

@@ -124,13 +124,6 @@ void schema_keys(const struct schema_row *t, const char *prefix, struct strvec *
 #define AT(base, r, type) ((type *)((char *)(base) + (r)->off))
 #define AT_CONST(base, r, type) ((const type *)((const char *)(base) + (r)->off))
 
-static void lstrs_free(lstr_vec *v)
-{
-	for (size_t i = 0; i < v->n; i++)
-		free(v->v[i].s);
-	vec_free(v);
-}
-
 static void lstrs_copy(lstr_vec *dst, const lstr_vec *src)
 {
 	for (size_t i = 0; i < src->n; i++) {
@@ -147,11 +140,11 @@ void schema_free(const struct schema_row *t, void *base)
 			free(AT(base, r, struct lstr)->s);
 			break;
 		case SCHEMA_LIST:
-			lstrs_free(AT(base, r, lstr_vec));
+			lstr_vec_free(AT(base, r, lstr_vec));
 			break;
 		case SCHEMA_GRANTS:
 		case SCHEMA_PORTS:
-			lstrs_free(&AT(base, r, struct grant_list)->list);
+			lstr_vec_free(&AT(base, r, struct grant_list)->list);
 			break;
 		case SCHEMA_ENV: {
 			kv_vec *v = AT(base, r, kv_vec);
