@@ -535,22 +535,37 @@ char *workspace_cache_dir(const struct workspace *ws)
 	return path_join(ws->root, ws->cfg->cache_dir);
 }
 
+/* The walk of workspace_linked_projects. The projects' canonical dirs are
+ * made only once a link is met: most tasks have none, and a sandboxed
+ * task's start should not cost a realpath per project. */
+struct linked_scan {
+	const struct workspace *ws;
+	const char *self;   /* the task's project, canonical */
+	struct strvec dirs; /* canonical, parallel to ws->projects; made on the first link */
+	struct strvec *out;
+};
+
 /* One node_modules entry that is a link: its target when that is a
- * project's directory (dirs: canonical, parallel to ws->projects). */
-static void linked_entry(const struct strvec *dirs, const char *self, const char *link,
-			 struct strvec *out)
+ * project's directory. */
+static void linked_entry(struct linked_scan *ls, const char *link)
 {
 	char *real = realpath(link, NULL);
 	if (!real)
 		return;
-	if (!path_is_within(real, self) && strvec_find(out, real) < 0 &&
-	    strvec_find(dirs, real) >= 0)
-		strvec_push(out, real);
+	if (!ls->dirs.n)
+		for (size_t i = 0; i < ls->ws->projects.n; i++) {
+			char *d = realpath(ls->ws->projects.v[i]->dir, NULL);
+			strvec_push(&ls->dirs, d ? d : ls->ws->projects.v[i]->dir);
+			free(d);
+		}
+	if (!path_is_within(real, ls->self) && strvec_find(ls->out, real) < 0 &&
+	    strvec_find(&ls->dirs, real) >= 0)
+		strvec_push(ls->out, real);
 	free(real);
 }
 
-static void scan_node_modules(const struct strvec *dirs, const char *self, const char *nm,
-			      struct strvec *out)
+/* scoped: nm is an @scope directory, which holds links and nothing to enter. */
+static void scan_node_modules(struct linked_scan *ls, const char *nm, bool scoped)
 {
 	struct strvec names = STRVEC_INIT;
 	DIR *d = opendir(nm);
@@ -563,24 +578,10 @@ static void scan_node_modules(const struct strvec *dirs, const char *self, const
 	for (size_t i = 0; i < names.n; i++) {
 		char *p = path_join(nm, names.v[i]);
 		struct stat st;
-		if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode)) {
-			linked_entry(dirs, self, p, out);
-		} else if (names.v[i][0] == '@' && lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
-			struct strvec scoped = STRVEC_INIT;
-			DIR *s = opendir(p);
-			while (s && (e = readdir(s)))
-				if (e->d_name[0] != '.')
-					strvec_push(&scoped, e->d_name);
-			if (s)
-				closedir(s);
-			for (size_t k = 0; k < scoped.n; k++) {
-				char *q = path_join(p, scoped.v[k]);
-				if (lstat(q, &st) == 0 && S_ISLNK(st.st_mode))
-					linked_entry(dirs, self, q, out);
-				free(q);
-			}
-			strvec_clear(&scoped);
-		}
+		if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode))
+			linked_entry(ls, p);
+		else if (!scoped && names.v[i][0] == '@' && lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			scan_node_modules(ls, p, true); /* @scope/name */
 		free(p);
 	}
 	strvec_clear(&names);
@@ -592,25 +593,20 @@ void workspace_linked_projects(const struct workspace *ws, const struct project 
 	char *self = realpath(p->dir, NULL);
 	if (!self)
 		return;
-	struct strvec dirs = STRVEC_INIT;
-	for (size_t i = 0; i < ws->projects.n; i++) {
-		char *d = realpath(ws->projects.v[i]->dir, NULL);
-		strvec_push(&dirs, d ? d : ws->projects.v[i]->dir);
-		free(d);
-	}
+	struct linked_scan ls = {ws, self, STRVEC_INIT, out};
 	size_t start = out->n;
 	const char *roots[] = {self, ws->root};
 	for (size_t i = 0; i < 2; i++) {
 		char *nm = path_join(roots[i], "node_modules");
-		scan_node_modules(&dirs, self, nm, out);
+		scan_node_modules(&ls, nm, false);
 		free(nm);
 	}
 	size_t first = out->n;
 	for (size_t i = start; i < first; i++) {
 		char *nm = path_join(out->v[i], "node_modules");
-		scan_node_modules(&dirs, self, nm, out);
+		scan_node_modules(&ls, nm, false);
 		free(nm);
 	}
-	strvec_clear(&dirs);
+	strvec_clear(&ls.dirs);
 	free(self);
 }
