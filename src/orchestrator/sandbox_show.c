@@ -18,9 +18,10 @@ static const char SHOW_USAGE[] =
     "\n"
     "Prints, for each project's TASK that declares sandbox:, the exact bwrap argv it\n"
     "would run under, one element per line: the plan a run makes, with glob grants\n"
-    "expanded against the tree as it is now. Nothing is created or changed; a run\n"
-    "first creates the missing directories and files of write grants, and passes\n"
-    "each bind source by fd (--bind-fd, --ro-bind-fd) where this shows its path.\n";
+    "expanded against the tree as it is now. Nothing is created or changed: the\n"
+    "directories and files a run would first create for write grants are listed\n"
+    "as \"# a run creates ...\" lines, and the fd numbers shown are the ones a run\n"
+    "passes each bind source as.\n";
 
 int sandbox_show_main(int argc, char **argv)
 {
