@@ -58,8 +58,7 @@ static int take_dir_options(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (spawn_seal_inherited()) {
-		fprintf(stderr, "vx: cannot mark inherited descriptors close-on-exec: %s\n",
-			strerror(errno));
+		error_errno("cannot mark inherited descriptors close-on-exec");
 		return 2;
 	}
 	argc = take_dir_options(argc, argv);

@@ -125,10 +125,10 @@ static int writer_compress(struct archive_writer *w, ZSTD_EndDirective mode)
 		ZSTD_outBuffer out = {w->out, w->out_cap, 0};
 		size_t left = ZSTD_compressStream2(w->cctx, &out, &in, mode);
 		if (ZSTD_isError(left))
-			return error("archive: zstd: %s", ZSTD_getErrorName(left));
+			return error("cannot compress the archive: zstd: %s", ZSTD_getErrorName(left));
 		if (out.pos) {
 			if (write_all(w->fd, w->out, out.pos) < 0)
-				return error_errno("archive: write");
+				return error_errno("cannot write the archive");
 			XXH3_128bits_update(w->hash, w->out, out.pos);
 			w->size += out.pos;
 		}
@@ -266,11 +266,11 @@ static int writer_stream_fd(struct archive_writer *w, int fd, uint64_t size, con
 			want = (size_t)left;
 		ssize_t k = read_some(fd, w->in + w->in_len, want);
 		if (k < 0) {
-			ret = error_errno("archive: read %s", what);
+			ret = error_errno("cannot read %s", what);
 			break;
 		}
 		if ((size_t)k < want) {
-			ret = error("archive: %s: shrank while being archived", what);
+			ret = error("cannot archive %s: it shrank while being archived", what);
 			break;
 		}
 		XXH3_128bits_update(st, w->in + w->in_len, (size_t)k);
@@ -281,9 +281,9 @@ static int writer_stream_fd(struct archive_writer *w, int fd, uint64_t size, con
 		char extra;
 		ssize_t k = read_some(fd, &extra, 1);
 		if (k < 0)
-			ret = error_errno("archive: read %s", what);
+			ret = error_errno("cannot read %s", what);
 		else if (k > 0)
-			ret = error("archive: %s: grew while being archived", what);
+			ret = error("cannot archive %s: it grew while being archived", what);
 	}
 	if (!ret)
 		ret = writer_pad(w, size);
@@ -311,7 +311,7 @@ int archive_writer_add_log_fd(struct archive_writer *w, int fd)
 	struct stat st;
 	off_t pos = lseek(fd, 0, SEEK_CUR);
 	if (pos < 0 || fstat(fd, &st) < 0)
-		return writer_fail(w), error_errno("archive: log");
+		return writer_fail(w), error_errno("cannot archive the task log");
 	uint64_t size = st.st_size > pos ? (uint64_t)(st.st_size - pos) : 0;
 	char hash[ARCHIVE_HASH_HEX];
 	if (writer_header(w, '0', ARCHIVE_LOG_PATH, NULL, 0644, size) < 0 ||
@@ -347,15 +347,15 @@ int archive_writer_add(struct archive_writer *w, int rootfd, const char *path,
 		m = &tmp;
 	memset(m, 0, sizeof *m);
 	if (!archive_path_ok(path) || !strcmp(path, ARCHIVE_LOG_PATH))
-		return writer_fail(w), error("archive: refusing to archive path '%s'", path);
+		return writer_fail(w), error("refusing to archive path '%s'", path);
 	const char *leaf;
 	int dfd = fsafe_open_parent(rootfd, path, false, &leaf);
 	if (dfd < 0)
-		return writer_fail(w), error_errno("archive: %s", path);
+		return writer_fail(w), error_errno("cannot archive %s", path);
 	struct stat st;
 	int ret = 0, fd = -1;
 	if (fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		ret = error_errno("archive: %s", path);
+		ret = error_errno("cannot archive %s", path);
 		goto out;
 	}
 	m->path = xstrdup(path);
@@ -364,7 +364,7 @@ int archive_writer_add(struct archive_writer *w, int rootfd, const char *path,
 		m->type = ARCHIVE_FILE;
 		fd = openat(dfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0 || fstat(fd, &st) < 0) {
-			ret = error_errno("archive: %s", path);
+			ret = error_errno("cannot archive %s", path);
 			goto out;
 		}
 		m->size = (uint64_t)st.st_size;
@@ -376,7 +376,7 @@ int archive_writer_add(struct archive_writer *w, int rootfd, const char *path,
 		m->mode = 0777;
 		m->target = link_read(dfd, leaf);
 		if (!m->target) {
-			ret = error_errno("archive: readlink %s", path);
+			ret = error_errno("cannot readlink %s", path);
 			goto out;
 		}
 		archive_hash_hex(XXH3_128bits(m->target, strlen(m->target)), m->hash);
@@ -385,7 +385,7 @@ int archive_writer_add(struct archive_writer *w, int rootfd, const char *path,
 		m->type = ARCHIVE_DIR;
 		ret = writer_header(w, '5', path, NULL, m->mode, 0);
 	} else {
-		ret = error("archive: %s: not a file, directory or symlink", path);
+		ret = error("cannot archive %s: not a file, directory or symlink", path);
 	}
 out:
 	if (fd >= 0)
@@ -400,7 +400,7 @@ int archive_writer_finish(struct archive_writer *w, uint64_t *size, char hash[AR
 {
 	static const char end[2 * BLOCK];
 	if (w->failed)
-		return error("archive: not finished: an earlier member failed");
+		return error("cannot finish the archive: an earlier member failed");
 	if (writer_put(w, end, sizeof end) < 0 || writer_compress(w, ZSTD_e_end) < 0)
 		return writer_fail(w);
 	*size = w->size;
@@ -456,19 +456,19 @@ static int reader_fill(struct archive_reader *r)
 		if (r->zin.pos == r->zin.size && !r->eof) {
 			ssize_t k = read_some(r->fd, r->in, ARCHIVE_IOBUF);
 			if (k < 0)
-				return error_errno("archive: read");
+				return error_errno("cannot read the archive");
 			r->zin = (ZSTD_inBuffer){r->in, (size_t)k, 0};
 			r->eof = k == 0;
 		}
 		if (r->zin.pos == r->zin.size && r->eof) {
 			if (!r->frame_done)
-				return error("archive: truncated (the zstd frame does not end)");
+				return error("truncated archive (the zstd frame does not end)");
 			return 0;
 		}
 		ZSTD_outBuffer out = {r->out, r->out_cap, 0};
 		size_t ret = ZSTD_decompressStream(r->dctx, &out, &r->zin);
 		if (ZSTD_isError(ret))
-			return error("archive: corrupt: zstd: %s", ZSTD_getErrorName(ret));
+			return error("corrupt archive: zstd: %s", ZSTD_getErrorName(ret));
 		r->frame_done = ret == 0;
 		r->out_pos = 0;
 		r->out_len = out.pos;
@@ -485,7 +485,7 @@ static int reader_take(struct archive_reader *r, void *buf, uint64_t n)
 		if (f < 0)
 			return -1;
 		if (f == 0)
-			return error("archive: truncated (the tar stream stops early)");
+			return error("truncated archive (the tar stream stops early)");
 		size_t k = r->out_len - r->out_pos;
 		if (k > n)
 			k = (size_t)n;
@@ -537,10 +537,10 @@ static int pax_parse(const char *p, size_t n, char **path, char **link, uint64_t
 		char *sp;
 		unsigned long len = strtoul(p, &sp, 10);
 		if (*sp != ' ' || len == 0 || len > (size_t)(end - p) || p[len - 1] != '\n')
-			return error("archive: corrupt pax header");
+			return error("corrupt archive pax header");
 		const char *key = sp + 1, *eq = memchr(key, '=', (size_t)(p + len - key));
 		if (!eq)
-			return error("archive: corrupt pax header");
+			return error("corrupt archive pax header");
 		size_t klen = (size_t)(eq - key);
 		char *value = xstrndup(eq + 1, (size_t)(p + len - 1 - (eq + 1)));
 		if (klen == 4 && !memcmp(key, "path", 4)) {
@@ -604,14 +604,14 @@ int archive_reader_next(struct archive_reader *r, struct archive_member *m)
 		}
 		const struct ustar *h = &u.h;
 		if (!header_sum_ok(h)) {
-			error("archive: corrupt (bad header checksum)");
+			error("corrupt archive (bad header checksum)");
 			goto fail;
 		}
 		uint64_t size = has_size ? pax_size : field_number(h->size, sizeof h->size);
 		uint64_t pad = (BLOCK - size % BLOCK) % BLOCK;
 		if (h->typeflag == 'x' || h->typeflag == 'g') {
 			if (size > 1 << 20) {
-				error("archive: corrupt (pax header of %" PRIu64 " bytes)", size);
+				error("corrupt archive (pax header of %" PRIu64 " bytes)", size);
 				goto fail;
 			}
 			char *buf = xmalloc((size_t)size + 1);
@@ -663,12 +663,12 @@ int archive_reader_next(struct archive_reader *r, struct archive_member *m)
 			pax_link = NULL;
 			break;
 		default:
-			error("archive: member '%s' has type '%c', which vx never writes", m->path,
+			error("corrupt archive: member '%s' has type '%c', which vx never writes", m->path,
 			      h->typeflag);
 			goto fail;
 		}
 		if (!archive_path_ok(m->path)) {
-			error("archive: refusing unsafe member path '%s'", m->path);
+			error("refusing unsafe member path '%s'", m->path);
 			goto fail;
 		}
 		free(pax_link);
@@ -695,7 +695,7 @@ ssize_t archive_reader_read(struct archive_reader *r, void *buf, size_t n)
 	if (f < 0)
 		return -1;
 	if (f == 0)
-		return error("archive: truncated (a member stops early)");
+		return error("truncated archive (a member stops early)");
 	size_t k = r->out_len - r->out_pos;
 	if (k > n)
 		k = n;

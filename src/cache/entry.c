@@ -25,7 +25,7 @@ static int outputs_collect(int rootfd, const char *const *outputs, size_t n, str
 	for (size_t i = 0; i < n; i++) {
 		char *p = path_normalize(outputs[i]);
 		if (!archive_path_ok(p)) {
-			error("cache: output '%s' is not inside the project", outputs[i]);
+			error("cannot save output '%s': it is not inside the project", outputs[i]);
 			free(p);
 			return -1;
 		}
@@ -60,14 +60,14 @@ static int tmp_create(const struct store *st, const char *key, char **path)
 	*path = store_tmp_template(st, key);
 	int fd = mkostemp(*path, O_CLOEXEC);
 	if (fd < 0) {
-		error_errno("cache: create %s", *path);
+		error_errno("cannot create %s", *path);
 		free(*path);
 		*path = NULL;
 		return -1;
 	}
 	/* mkostemp makes 0600; the cache is as readable as the project. */
 	if (fchmod(fd, 0644) < 0) {
-		error_errno("cache: chmod %s", *path);
+		error_errno("cannot chmod %s", *path);
 		close(fd);
 		unlink(*path);
 		free(*path);
@@ -88,7 +88,7 @@ static int archive_write(int fd, int rootfd, const struct entry_save_request *re
 	if (req->log_fd >= 0) {
 		off_t at = lseek(req->log_fd, 0, SEEK_CUR);
 		struct stat lst;
-		ret = at < 0 || fstat(req->log_fd, &lst) < 0 ? error_errno("cache: the log") : 0;
+		ret = at < 0 || fstat(req->log_fd, &lst) < 0 ? error_errno("cannot read the task log") : 0;
 		m->log_size = !ret && lst.st_size > at ? (uint64_t)(lst.st_size - at) : 0;
 		if (!ret)
 			ret = archive_writer_add_log_fd(w, req->log_fd);
@@ -130,7 +130,7 @@ static int fsync_dir(const struct store *st, const char *key)
 	store_shard_name(key, shard);
 	int fd = openat(st->dirfd, shard, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || fsync(fd) < 0) {
-		int ret = error_errno("cache: fsync %s/%s", st->path, shard);
+		int ret = error_errno("cannot fsync %s/%s", st->path, shard);
 		if (fd >= 0)
 			close(fd);
 		return ret;
@@ -143,7 +143,7 @@ int entry_save(const struct store *st, const struct entry_save_request *req,
 	       struct manifest *out)
 {
 	if (!store_key_valid(req->key))
-		return error("cache: invalid key '%s'", req->key);
+		return error("invalid cache key '%s'", req->key);
 	struct manifest m = {0};
 	m.key = xstrdup(req->key);
 	m.task = xstrdup(req->task ? req->task : "");
@@ -153,7 +153,7 @@ int entry_save(const struct store *st, const struct entry_save_request *req,
 	for (size_t i = 0; i < req->n_inputs; i++) {
 		if (strlen(req->inputs[i].hash) != ARCHIVE_HASH_HEX - 1) {
 			manifest_release(&m);
-			return error("cache: input %s: hash '%s' is not 128 bits in hex",
+			return error("cannot save input %s: its hash '%s' is not 128 bits in hex",
 				     req->inputs[i].path, req->inputs[i].hash);
 		}
 		struct manifest_file f = {.path = xstrdup(req->inputs[i].path)};
@@ -166,7 +166,7 @@ int entry_save(const struct store *st, const struct entry_save_request *req,
 	int afd = -1, mfd = -1, ret = -1, lock = -1;
 	int rootfd = open(req->project_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0) {
-		error_errno("cache: open %s", req->project_dir);
+		error_errno("cannot open %s", req->project_dir);
 		goto out;
 	}
 	if (store_shard_make(st, req->key) < 0 || (afd = tmp_create(st, req->key, &arc_tmp)) < 0)
@@ -174,14 +174,14 @@ int entry_save(const struct store *st, const struct entry_save_request *req,
 	if (archive_write(afd, rootfd, req, &m) < 0)
 		goto out;
 	if (req->durable && fsync(afd) < 0) {
-		error_errno("cache: fsync %s", arc_tmp);
+		error_errno("cannot fsync %s", arc_tmp);
 		goto out;
 	}
 	json = manifest_format(&m);
 	if ((mfd = tmp_create(st, req->key, &man_tmp)) < 0)
 		goto out;
 	if (write_all(mfd, json, strlen(json)) < 0 || (req->durable && fsync(mfd) < 0)) {
-		error_errno("cache: write %s", man_tmp);
+		error_errno("cannot write %s", man_tmp);
 		goto out;
 	}
 	/* The manifest is renamed last: its presence says the entry is whole.
@@ -191,13 +191,13 @@ int entry_save(const struct store *st, const struct entry_save_request *req,
 	if ((lock = store_lock(st, true)) < 0)
 		goto out;
 	if (renameat(AT_FDCWD, arc_tmp, st->dirfd, arc_name) < 0) {
-		error_errno("cache: rename %s", arc_tmp);
+		error_errno("cannot rename %s", arc_tmp);
 		goto out;
 	}
 	free(arc_tmp);
 	arc_tmp = NULL;
 	if (renameat(AT_FDCWD, man_tmp, st->dirfd, man_name) < 0) {
-		error_errno("cache: rename %s", man_tmp);
+		error_errno("cannot rename %s", man_tmp);
 		/* An archive with no manifest is a miss; prune removes it. */
 		goto out;
 	}
@@ -239,7 +239,7 @@ int entry_open(const struct store *st, const char *key, struct entry *e, struct 
 	memset(e, 0, sizeof *e);
 	e->archive_fd = -1;
 	if (!store_key_valid(key))
-		return error("cache: invalid key '%s'", key), ENTRY_ERROR;
+		return error("invalid cache key '%s'", key), ENTRY_ERROR;
 	char *man_name = store_entry_name(key, STORE_MANIFEST_SUFFIX);
 	char *arc_name = store_entry_name(key, STORE_ARCHIVE_SUFFIX);
 	struct strbuf json = STRBUF_INIT;
@@ -254,7 +254,7 @@ int entry_open(const struct store *st, const char *key, struct entry *e, struct 
 		if (errno == ENOENT)
 			status = ENTRY_MISS;
 		else
-			error_errno("cache: open %s/%s", st->path, man_name);
+			error_errno("cannot open %s/%s", st->path, man_name);
 		goto out;
 	}
 	e->archive_fd = openat(st->dirfd, arc_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -262,7 +262,7 @@ int entry_open(const struct store *st, const char *key, struct entry *e, struct 
 	store_unlock(lock);
 	lock = -1;
 	if (strbuf_read_fd(&json, mfd) < 0) {
-		error_errno("cache: read %s/%s", st->path, man_name);
+		error_errno("cannot read %s/%s", st->path, man_name);
 		goto out;
 	}
 	status = ENTRY_BAD;
@@ -279,7 +279,7 @@ int entry_open(const struct store *st, const char *key, struct entry *e, struct 
 	struct stat ast;
 	char hash[ARCHIVE_HASH_HEX];
 	if (fstat(e->archive_fd, &ast) < 0 || filehash_fd(e->archive_fd, hash) < 0) {
-		error_errno("cache: read %s/%s", st->path, arc_name);
+		error_errno("cannot read %s/%s", st->path, arc_name);
 		status = ENTRY_ERROR;
 		goto out;
 	}

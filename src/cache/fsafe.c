@@ -51,13 +51,13 @@ static int dir_names(int fd, const char *path, struct strvec *out)
 	if (!d) {
 		if (dup >= 0)
 			close(dup);
-		return error_errno("open %s", path);
+		return error_errno("cannot open %s", path);
 	}
 	struct dirent *de;
 	while ((errno = 0, de = readdir(d)))
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
 			strvec_push(out, de->d_name);
-	int ret = errno ? error_errno("read %s", path) : 0;
+	int ret = errno ? error_errno("cannot read %s", path) : 0;
 	closedir(d);
 	return ret;
 }
@@ -73,7 +73,7 @@ int fsafe_tree(int rootfd, const char *dir, struct strvec *out)
 	if (fd < 0)
 		return errno == ENOTDIR || errno == ELOOP || errno == ENOENT
 			   ? 0
-			   : error_errno("open %s", dir);
+			   : error_errno("cannot open %s", dir);
 	struct strvec kids = STRVEC_INIT;
 	int ret = dir_names(fd, dir, &kids);
 	close(fd);

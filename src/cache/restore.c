@@ -34,7 +34,7 @@ static int place_clear(int dfd, const char *leaf, const char *path)
 		return 0;
 	if ((errno == EISDIR || errno == EPERM) && !unlinkat(dfd, leaf, AT_REMOVEDIR))
 		return 0;
-	return error_errno("restore: cannot replace %s", path);
+	return error_errno("cannot replace %s", path);
 }
 
 static int extract_file(struct archive_reader *r, int dfd, const char *leaf,
@@ -44,7 +44,7 @@ static int extract_file(struct archive_reader *r, int dfd, const char *leaf,
 		return -1;
 	int fd = openat(dfd, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return error_errno("restore: create %s", m->path);
+		return error_errno("cannot create %s", m->path);
 	int ret = 0;
 	for (;;) {
 		ssize_t k = archive_reader_read(r, buf, ARCHIVE_IOBUF);
@@ -55,15 +55,15 @@ static int extract_file(struct archive_reader *r, int dfd, const char *leaf,
 		if (k == 0)
 			break;
 		if (write_all(fd, buf, (size_t)k) < 0) {
-			ret = error_errno("restore: write %s", m->path);
+			ret = error_errno("cannot write %s", m->path);
 			break;
 		}
 	}
 	/* fchmod, not the open mode: the umask must not change a restored mode. */
 	if (!ret && fchmod(fd, m->mode) < 0)
-		ret = error_errno("restore: chmod %s", m->path);
+		ret = error_errno("cannot chmod %s", m->path);
 	if (close(fd) < 0 && !ret)
-		ret = error_errno("restore: close %s", m->path);
+		ret = error_errno("cannot close %s", m->path);
 	return ret;
 }
 
@@ -73,13 +73,13 @@ static int extract_dir(int dfd, const char *leaf, const char *path)
 		return 0;
 	struct stat st;
 	if (errno != EEXIST || fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return error_errno("restore: mkdir %s", path);
+		return error_errno("cannot mkdir %s", path);
 	if (S_ISDIR(st.st_mode))
 		return 0;
 	/* A symlink (or file) where the archive has a directory: replace the
 	 * link itself, so a planted `dist -> /elsewhere` redirects nothing. */
 	if (unlinkat(dfd, leaf, 0) < 0 || mkdirat(dfd, leaf, 0700) < 0)
-		return error_errno("restore: mkdir %s", path);
+		return error_errno("cannot mkdir %s", path);
 	return 0;
 }
 
@@ -102,7 +102,7 @@ static int dirs_chmod(int rootfd, struct dir_mode *d, size_t n)
 			     ? -1
 			     : openat(dfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0 || fchmod(fd, d[i].mode) < 0)
-			ret = error_errno("restore: chmod %s", d[i].path);
+			ret = error_errno("cannot chmod %s", d[i].path);
 		if (fd >= 0)
 			close(fd);
 		if (dfd >= 0)
@@ -139,16 +139,16 @@ int restore_archive(int fd, int rootfd, struct strbuf *log, bool log_only)
 		int dfd = fsafe_open_parent(rootfd, m.path, true, &leaf);
 		if (dfd < 0) {
 			ret = errno == ELOOP || errno == ENOTDIR
-				  ? error("restore: refusing %s: a parent is a symlink or not a "
+				  ? error("refusing %s: a parent is a symlink or not a "
 					  "directory",
 					  m.path)
-				  : error_errno("restore: %s", m.path);
+				  : error_errno("cannot restore %s", m.path);
 		} else if (m.type == ARCHIVE_FILE) {
 			ret = extract_file(r, dfd, leaf, &m, buf);
 		} else if (m.type == ARCHIVE_SYMLINK) {
 			ret = place_clear(dfd, leaf, m.path);
 			if (!ret && symlinkat(m.target, dfd, leaf) < 0)
-				ret = error_errno("restore: symlink %s", m.path);
+				ret = error_errno("cannot symlink %s", m.path);
 		} else {
 			ret = extract_dir(dfd, leaf, m.path);
 			if (!ret)
@@ -178,7 +178,7 @@ int restore_archive(int fd, int rootfd, struct strbuf *log, bool log_only)
 static int tree_remove(int dfd, const char *leaf, const char *path)
 {
 	if (remove_tree_at(dfd, leaf) < 0)
-		return error_errno("restore: remove %s", path);
+		return error_errno("cannot remove %s", path);
 	return 0;
 }
 
@@ -191,7 +191,7 @@ static int output_remove(int rootfd, const char *path)
 	if (dfd < 0)
 		return errno == ENOENT || errno == ELOOP || errno == ENOTDIR
 			   ? 0
-			   : error_errno("restore: %s", path);
+			   : error_errno("cannot remove %s", path);
 	int ret = tree_remove(dfd, leaf, path);
 	close(dfd);
 	return ret;
@@ -248,20 +248,20 @@ int restore_entry(struct entry *e, const char *project_dir, const char *const *c
 	int ret = -1;
 	int rootfd = open(project_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0) {
-		error_errno("restore: open %s", project_dir);
+		error_errno("cannot open %s", project_dir);
 		goto out;
 	}
 	for (size_t i = 0; i < n_current; i++) {
 		char *p = path_normalize(current[i]);
 		if (!archive_path_ok(p)) {
-			error("restore: output '%s' is not inside the project", current[i]);
+			error("cannot restore output '%s': it is not inside the project", current[i]);
 			free(p);
 			goto out;
 		}
 		strvec_push_nodup(&cur, p);
 	}
 	if (lseek(e->archive_fd, 0, SEEK_SET) < 0) {
-		error_errno("restore: seek");
+		error_errno("cannot read the archive");
 		goto out;
 	}
 	if (outputs_in_place(e, rootfd, &cur)) {

@@ -30,7 +30,7 @@ static int mkdir_parents(const char *abs)
 		char c = *s;
 		*s = '\0';
 		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-			ret = error_errno("cache: mkdir %s", p);
+			ret = error_errno("cannot mkdir %s", p);
 			break;
 		}
 		*s = c;
@@ -49,7 +49,7 @@ int store_open(struct store *st, const char *dir)
 		goto fail;
 	st->dirfd = open(st->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (st->dirfd < 0) {
-		error_errno("cache: open %s", st->path);
+		error_errno("cannot open %s", st->path);
 		goto fail;
 	}
 	return 0;
@@ -116,7 +116,7 @@ int store_shard_make(const struct store *st, const char *key)
 	char shard[3];
 	store_shard_name(key, shard);
 	if (mkdirat(st->dirfd, shard, 0755) < 0 && errno != EEXIST)
-		return error_errno("cache: mkdir %s/%s", st->path, shard);
+		return error_errno("cannot mkdir %s/%s", st->path, shard);
 	return 0;
 }
 
@@ -124,11 +124,11 @@ int store_lock(const struct store *st, bool exclusive)
 {
 	int fd = openat(st->dirfd, LOCK_NAME, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
-		return error_errno("cache: open %s/%s", st->path, LOCK_NAME);
+		return error_errno("cannot open %s/%s", st->path, LOCK_NAME);
 	while (flock(fd, exclusive ? LOCK_EX : LOCK_SH) < 0) {
 		if (errno == EINTR)
 			continue;
-		error_errno("cache: lock %s/%s", st->path, LOCK_NAME);
+		error_errno("cannot lock %s/%s", st->path, LOCK_NAME);
 		close(fd);
 		return -1;
 	}
@@ -192,11 +192,11 @@ static int scan_shard(const struct store *st, const char *shard, scan_vec *out)
 	if (fd < 0)
 		return errno == ENOENT || errno == ELOOP || errno == ENOTDIR
 			   ? 0
-			   : error_errno("cache: open %s/%s", st->path, shard);
+			   : error_errno("cannot open %s/%s", st->path, shard);
 	DIR *d = fdopendir(fd);
 	if (!d) {
 		close(fd);
-		return error_errno("cache: open %s/%s", st->path, shard);
+		return error_errno("cannot open %s/%s", st->path, shard);
 	}
 	struct dirent *de;
 	while ((errno = 0, de = readdir(d))) {
@@ -219,7 +219,7 @@ static int scan_shard(const struct store *st, const char *shard, scan_vec *out)
 		sf.name = xasprintf("%s/%s", shard, f);
 		vec_push(out, sf);
 	}
-	int ret = errno ? error_errno("cache: read %s/%s", st->path, shard) : 0;
+	int ret = errno ? error_errno("cannot read %s/%s", st->path, shard) : 0;
 	closedir(d);
 	return ret;
 }
@@ -229,18 +229,18 @@ static int scan(const struct store *st, scan_vec *out, struct strvec *shards)
 {
 	int fd = openat(st->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return error_errno("cache: open %s", st->path);
+		return error_errno("cannot open %s", st->path);
 	DIR *d = fdopendir(fd);
 	if (!d) {
 		close(fd);
-		return error_errno("cache: open %s", st->path);
+		return error_errno("cannot open %s", st->path);
 	}
 	struct strvec names = STRVEC_INIT;
 	struct dirent *de;
 	while ((errno = 0, de = readdir(d)))
 		if (strlen(de->d_name) == 2 && is_hex(de->d_name, 2))
 			strvec_push(&names, de->d_name);
-	int ret = errno ? error_errno("cache: read %s", st->path) : 0;
+	int ret = errno ? error_errno("cannot read %s", st->path) : 0;
 	closedir(d);
 	strvec_sort_unique(&names);
 	for (size_t i = 0; !ret && i < names.n; i++)
@@ -311,7 +311,7 @@ int store_stats(const struct store *st, struct store_stats *out)
 static int unlink_store_file(const struct store *st, const char *name)
 {
 	if (unlinkat(st->dirfd, name, 0) < 0 && errno != ENOENT)
-		return error_errno("cache: remove %s/%s", st->path, name);
+		return error_errno("cannot remove %s/%s", st->path, name);
 	return 0;
 }
 
@@ -331,7 +331,7 @@ int store_clean(const struct store *st)
 	for (size_t i = 0; !ret && i < shards.n; i++)
 		if (unlinkat(st->dirfd, shards.v[i], AT_REMOVEDIR) < 0 && errno != ENOTEMPTY &&
 		    errno != EEXIST && errno != ENOENT && errno != ENOTDIR)
-			ret = error_errno("cache: remove %s/%s", st->path, shards.v[i]);
+			ret = error_errno("cannot remove %s/%s", st->path, shards.v[i]);
 	scan_free(&files);
 	strvec_clear(&shards);
 	store_unlock(lock);

@@ -51,7 +51,7 @@ static int perr(const struct parse *p, const yaml_node_t *n, const char *fmt, ..
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
 	struct loc l = node_loc(p, n);
-	fprintf(stderr, "vx: %s:%d:%d: %s\n", l.file, l.line, l.col, sb.buf);
+	config_error(&l, "%s", sb.buf);
 	strbuf_release(&sb);
 	return -1;
 }
@@ -675,9 +675,9 @@ struct config *config_parse(const char *path, const char *text, size_t len)
 		yaml_mark_t m = parser.problem_mark;
 		if (parser.error == YAML_MEMORY_ERROR)
 			die("out of memory parsing %s", path);
-		fprintf(stderr, "vx: %s:%d:%d: %s%s%s\n", path, (int)m.line + 1, (int)m.column + 1,
-			parser.problem ? parser.problem : "YAML syntax error", parser.context ? " " : "",
-			parser.context ? parser.context : "");
+		struct loc l = {path, (int)m.line + 1, (int)m.column + 1};
+		config_error(&l, "%s%s%s", parser.problem ? parser.problem : "YAML syntax error",
+			     parser.context ? " " : "", parser.context ? parser.context : "");
 		yaml_parser_delete(&parser);
 		config_free(cfg);
 		return NULL;
@@ -687,8 +687,8 @@ struct config *config_parse(const char *path, const char *text, size_t len)
 	if (yaml_parser_load(&parser, &extra)) {
 		yaml_node_t *r = yaml_document_get_root_node(&extra);
 		if (r) {
-			fprintf(stderr, "vx: %s:%d:%d: a vx.yaml holds one YAML document; this is a second\n", path,
-				(int)r->start_mark.line + 1, (int)r->start_mark.column + 1);
+			struct loc l = {path, (int)r->start_mark.line + 1, (int)r->start_mark.column + 1};
+			config_error(&l, "a vx.yaml holds one YAML document; this is a second");
 			yaml_document_delete(&extra);
 			yaml_document_delete(&p.doc);
 			yaml_parser_delete(&parser);

@@ -311,8 +311,7 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 			free(log);
 		}
 		if (fd < 0) {
-			fprintf(stderr, "vx: %s: cannot make its trace log in %s: %s\n", t->id,
-				tmpl, strerror(errno));
+			error_errno("%s: cannot make its trace log in %s", t->id, tmpl);
 			job->reason = "its trace log could not be made (see above)";
 			free(tmpl);
 			return -1;
@@ -338,7 +337,7 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 	}
 	if (rc) {
 		if (err.len)
-			fprintf(stderr, "vx: %s: sandbox refused: %s\n", t->id, err.buf);
+			error("%s: sandbox refused: %s", t->id, err.buf);
 		if (!job->reason)
 			job->reason = "its sandbox could not be built (see above)";
 	} else {
@@ -356,12 +355,11 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 				strbuf_add_json_string(&list, hidden.v[k]);
 			}
 			strbuf_addch(&list, ']');
-			fprintf(stderr,
-				"vx: %s: its key holds %s outside the project that its sandbox "
+			error("%s: its key holds %s outside the project that its sandbox "
 				"hides, so the key "
 				"would claim a dependency the task cannot read; add to %s "
 				"tasks.%s.sandbox.allow.read: "
-				"%s\n",
+				"%s",
 				t->id, hidden.n == 1 ? "a file" : "files", yaml, t->task, list.buf);
 			strbuf_release(&list);
 			free(yaml);
@@ -396,8 +394,7 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 	 * the stage only for a task about to run (its after hook moves them
 	 * back; run.c puts back whatever a failed spawn left). */
 	if (!rc && sjob->req.stage && stage_record(sjob) < 0) {
-		fprintf(stderr, "vx: %s: cannot stage its write grants in %s: %s\n", t->id,
-			sjob->stage_dir, strerror(errno));
+		error_errno("%s: cannot stage its write grants in %s", t->id, sjob->stage_dir);
 		job->reason = "its write grants could not be staged (see above)";
 		rc = -1;
 	}

@@ -66,8 +66,8 @@ static cJSON *pkg_parse(const char *path, struct strbuf *text)
 		int line, col;
 		size_t off = doc ? 0 : (end ? (size_t)(end - sb.buf) : 0);
 		offset_to_loc(sb.buf, off, &line, &col);
-		fprintf(stderr, "vx: %s:%d:%d: %s\n", path, line, col,
-			doc ? "package.json must hold a JSON object" : "invalid JSON");
+		struct loc l = {path, line, col};
+		config_error(&l, "%s", doc ? "package.json must hold a JSON object" : "invalid JSON");
 		cJSON_Delete(doc);
 		return NULL;
 	}
