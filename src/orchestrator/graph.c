@@ -352,6 +352,8 @@ void graph_print_json(const struct graph *g, FILE *out)
 		strbuf_addstr(&sb, i ? ",{\"id\":" : "{\"id\":");
 		strbuf_add_json_string(&sb, t->id);
 		strbuf_addstr(&sb, ",\"project\":");
+		strbuf_add_json_string(&sb, g->ws->projects.v[t->project]->rel);
+		strbuf_addstr(&sb, ",\"name\":");
 		strbuf_add_json_string(&sb, g->ws->projects.v[t->project]->name);
 		strbuf_addstr(&sb, ",\"task\":");
 		strbuf_add_json_string(&sb, t->task);

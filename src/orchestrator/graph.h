@@ -47,7 +47,7 @@ void graph_free(struct graph *g);
  * recorded, so it is the node's, once. */
 void graph_append_args(struct graph *g, char *const *args, size_t nargs);
 
-/* Writes the graph as JSON {"nodes":[{"id","project","task","command"}],
+/* Writes the graph as JSON {"nodes":[{"id","project","name","task","command"}],
  * "edges":[{"from","to"}]} or as Graphviz dot. */
 void graph_print_json(const struct graph *g, FILE *out);
 void graph_print_dot(const struct graph *g, FILE *out);

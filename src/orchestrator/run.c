@@ -285,6 +285,8 @@ static void print_dry_run(const struct graph *g, const struct job *jobs, struct 
 		strbuf_add_json_string(&sb, t->id);
 		strbuf_addstr(&sb, ",\"project\":");
 		strbuf_add_json_string(&sb, g->ws->projects.v[t->project]->rel);
+		strbuf_addstr(&sb, ",\"name\":");
+		strbuf_add_json_string(&sb, g->ws->projects.v[t->project]->name);
 		strbuf_addstr(&sb, ",\"task\":");
 		strbuf_add_json_string(&sb, t->task);
 		strbuf_addstr(&sb, ",\"command\":");
@@ -403,6 +405,7 @@ static void print_report(const char *mode, const struct graph *g, const struct j
 		tr[i] = (struct task_report){
 		    .id = t->id,
 		    .project = p->rel,
+		    .name = p->name,
 		    .task = t->task,
 		    .status = job_state_name(j->state),
 		    .cache = cache_status_name(tc->status[i]),

@@ -65,6 +65,7 @@ int summary_write(const char *path, const struct graph *g, const struct job *job
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "id", t->id);
 		cJSON_AddStringToObject(o, "project", g->ws->projects.v[t->project]->rel);
+		cJSON_AddStringToObject(o, "name", g->ws->projects.v[t->project]->name);
 		cJSON_AddStringToObject(o, "task", t->task);
 		cJSON_AddStringToObject(o, "key", tc->keys[i]);
 		if (j->command)

@@ -148,6 +148,7 @@ void report_json(const struct task_report *t, size_t n, struct strbuf *out)
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "id", r->id);
 		cJSON_AddStringToObject(o, "project", r->project);
+		cJSON_AddStringToObject(o, "name", r->name);
 		cJSON_AddStringToObject(o, "status", r->status);
 		if (r->ran) {
 			cJSON_AddNumberToObject(o, "exitCode", r->exit_code);

@@ -18,6 +18,7 @@ void report_text(const char *id, const char *yaml_rel, const char *task, const s
  * borrowed. */
 struct task_report {
 	const char *id, *project, *task; /* project: workspace-relative dir */
+	const char *name;                /* the project's name */
 	const char *status;              /* succeeded, cached, failed, skipped, noop */
 	const char *cache;               /* hit, miss, disabled */
 	const char *key;

@@ -49,6 +49,28 @@ test_expect_success '--format json: the nodes and edges, and nothing ran' '
 	test_path_is_missing ran-top && test_path_is_missing ran-left
 '
 
+test_expect_success 'every JSON report: "project" is the directory, "name" the project name' '
+	ws_root <<-EOF &&
+	tasks:
+	  build:
+	EOF
+	ws_project apps/web @acme/web <<-EOF &&
+	  build: { command: "true" }
+	EOF
+	run_vx 0 graph build --format json && mv "$OUT" graph.json &&
+	run_vx 0 run build --dry-run=json && mv "$OUT" dry.json &&
+	run_vx 0 run build --no-cache --report json --summarize && mv "$OUT" report.json &&
+	for f in graph.json dry.json report.json .vx/runs/*.json; do
+		python3 - "$f" <<-\EOF || exit 1
+		import json, sys
+		d = json.load(open(sys.argv[1]))
+		rows = d.get("nodes") or d.get("tasks")
+		assert [(r["id"], r["project"], r["name"]) for r in rows] == \
+		    [("@acme/web#build", "apps/web", "@acme/web")], (sys.argv[1], rows)
+		EOF
+	done
+'
+
 test_expect_success 'json is the default format' '
 	setup &&
 	run_vx 0 graph build &&

@@ -359,7 +359,7 @@ static void test_control_bytes(void)
 			      "(openat ENOENT)\n") != NULL);
 	CHECK(strstr(out.buf, "\n::error") == NULL);
 	CHECK(strchr(out.buf, 0x1b) == NULL);
-	struct task_report r = {.id = "app#build", .project = "app", .task = "build",
+	struct task_report r = {.id = "app#build", .project = "app", .name = "app", .task = "build",
 				.status = "failed", .yaml = "app/vx.yaml", .in = &in, .v = &v};
 	strbuf_reset(&out);
 	report_github(&r, 1, &out);
