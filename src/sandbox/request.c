@@ -395,13 +395,14 @@ static void home_reads(struct builder *b, const char *path_var)
 	}
 }
 
-static int fail(struct builder *b, const char *fmt, ...) VX_PRINTF(2, 3);
-static int fail(struct builder *b, const char *fmt, ...)
+/* Puts the one-line reason a task is refused in err and returns -1. */
+static int refuse(struct strbuf *err, const char *fmt, ...) VX_PRINTF(2, 3);
+static int refuse(struct strbuf *err, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	strbuf_reset(b->err);
-	strbuf_vaddf(b->err, fmt, ap);
+	strbuf_reset(err);
+	strbuf_vaddf(err, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -423,10 +424,11 @@ static int plan_bind(struct builder *b, const char *entry, const char *dir, bool
 			continue;
 		bool there = lstat(in->path, &st) == 0;
 		if (in->kind == WALL_NESTED && there)
-			return fail(b,
-				    "write grant '%s' would bind %s read-write, which holds %s (%s); "
-				    "grant a directory below it",
-				    entry, dir, in->path, walls_kind_name(in->kind));
+			return refuse(
+			    b->err,
+			    "write grant '%s' would bind %s read-write, which holds %s (%s); "
+			    "grant a directory below it",
+			    entry, dir, in->path, walls_kind_name(in->kind));
 		if (!there && in->kind == WALL_CACHE)
 			strvec_push(&b->req->mkdirs, in->path);
 		else if (!there)
@@ -478,14 +480,15 @@ static int plan_writes(struct builder *b)
 			continue;
 		const struct wall *w = walls_holding(&b->walls, g->path);
 		if (path_is_within(b->proj, g->lexical) && !path_is_within(b->proj, g->path))
-			return fail(b,
-				    "write grant '%s' leads through a link to %s, outside the "
-				    "project %s; grant "
-				    "the real path, or replace the link with a directory",
-				    g->entry, g->path, b->proj);
+			return refuse(b->err,
+				      "write grant '%s' leads through a link to %s, outside the "
+				      "project %s; grant "
+				      "the real path, or replace the link with a directory",
+				      g->entry, g->path, b->proj);
 		if (w && w->kind != WALL_NESTED)
-			return fail(
-			    b, "write grant '%s' lies in %s (%s); vx never grants writes there",
+			return refuse(
+			    b->err,
+			    "write grant '%s' lies in %s (%s); vx never grants writes there",
 			    g->entry, w->path, walls_kind_name(w->kind));
 		bool dir = g->exists ? g->is_dir : g->want_dir;
 		/* A FILE grant binds its directory: rename(2) onto a bind mount is
@@ -493,11 +496,12 @@ static int plan_writes(struct builder *b)
 		char *bind = dir ? xstrdup(g->path) : path_dirname(g->path);
 		if (!g->exists) {
 			if (!path_is_within(b->proj, g->path)) {
-				int rc = fail(b,
-					      "write grant '%s': %s does not exist, and vx creates "
-					      "missing grants "
-					      "only inside the project; create it first",
-					      g->entry, g->path);
+				int rc =
+				    refuse(b->err,
+					   "write grant '%s': %s does not exist, and vx creates "
+					   "missing grants "
+					   "only inside the project; create it first",
+					   g->entry, g->path);
 				free(bind);
 				return rc;
 			}
@@ -531,14 +535,17 @@ static int plan_writes(struct builder *b)
 		const struct grant *h = &b->glob_heads.v[i];
 		const struct wall *w = walls_holding(&b->walls, h->path);
 		if (w && w->kind != WALL_NESTED)
-			return fail(b, "write grant '%s' lies in %s (%s); vx never grants writes there",
-				    h->entry, w->path, walls_kind_name(w->kind));
+			return refuse(
+			    b->err,
+			    "write grant '%s' lies in %s (%s); vx never grants writes there",
+			    h->entry, w->path, walls_kind_name(w->kind));
 		if (!h->exists) {
 			if (!path_is_within(b->proj, h->path))
-				return fail(b,
-					    "write grant '%s': %s does not exist, and vx creates "
-					    "missing grants only inside the project; create it first",
-					    h->entry, h->path);
+				return refuse(
+				    b->err,
+				    "write grant '%s': %s does not exist, and vx creates "
+				    "missing grants only inside the project; create it first",
+				    h->entry, h->path);
 			strvec_push(&b->req->mkdirs, h->path);
 		}
 		if (b->staging && !strcmp(h->path, b->proj))
@@ -668,8 +675,8 @@ static int assemble(struct builder *b)
 		vec_push(&req->mounts, m);
 		struct strvec denied = STRVEC_INIT;
 		if (denies_walk(b->rw_dirs.v[i], &denied))
-			return fail(b, "cannot walk write grant %s: %s", b->rw_dirs.v[i],
-				    strerror(errno));
+			return refuse(b->err, "cannot walk write grant %s: %s", b->rw_dirs.v[i],
+				      strerror(errno));
 		for (size_t j = 0; j < denied.n; j++) {
 			bool hidden = false; /* .git/config in a masked .git stays hidden */
 			for (size_t k = 0; k < b->masked.n && !hidden; k++)
@@ -742,25 +749,26 @@ static int build(struct builder *b)
 {
 	const struct sandbox_input *in = b->in;
 	if (!in->bwrap)
-		return fail(
-		    b,
+		return refuse(
+		    b->err,
 		    "bwrap is not installed (apt-get install bubblewrap): a sandboxed task never "
 		    "runs unprotected");
 	if (!in->workspace_root || !in->project_dir)
-		return fail(b, "a sandbox request needs the workspace root and the project dir");
+		return refuse(b->err,
+			      "a sandbox request needs the workspace root and the project dir");
 	b->ws = grants_canonical(in->workspace_root);
 	b->proj = grants_canonical(in->project_dir);
 	b->home = in->home && *in->home ? grants_canonical(in->home) : NULL;
 	b->tmp = path_normalize(in->tmpdir ? in->tmpdir : "/tmp");
 	if (!sandbox_path_safe(b->tmp))
-		return fail(
-		    b,
+		return refuse(
+		    b->err,
 		    "TMPDIR %s (%zu bytes) holds a character outside [A-Za-z0-9._/+@-]; choose a "
 		    "plain path",
 		    b->tmp, strlen(b->tmp));
 	if (path_is_within(b->ws, b->tmp))
-		return fail(b, "TMPDIR %s lies in the workspace %s; choose one outside it", b->tmp,
-			    b->ws);
+		return refuse(b->err, "TMPDIR %s lies in the workspace %s; choose one outside it",
+			      b->tmp, b->ws);
 	char *cache = in->cache_dir ? grants_canonical(in->cache_dir) : NULL;
 	struct walls_input wi = {b->ws, b->proj, b->home, cache, in->nested_dirs, in->n_nested};
 	walls_collect(&wi, &b->walls);
@@ -788,8 +796,9 @@ static int build(struct builder *b)
 		const struct grant *g = &b->reads.v[i];
 		const struct wall *w = walls_holding(&b->walls, g->path);
 		if (w && w->kind == WALL_CREDENTIAL && !g->from_glob)
-			return fail(
-			    b, "read grant '%s' lies in %s, a credential store; vx never grants it",
+			return refuse(
+			    b->err,
+			    "read grant '%s' lies in %s, a credential store; vx never grants it",
 			    g->entry, w->path);
 	}
 	/* A glob hit in a wall is no grant: drop it before anything counts it. */
@@ -821,8 +830,9 @@ static int build(struct builder *b)
 		b->req->stage = grants_canonical(in->stage_dir);
 		struct stat st;
 		if (stat(b->req->stage, &st) || !S_ISDIR(st.st_mode))
-			return fail(b, "cannot stage the project in %s: it is not a directory",
-				    b->req->stage);
+			return refuse(b->err,
+				      "cannot stage the project in %s: it is not a directory",
+				      b->req->stage);
 	}
 	if (plan_writes(b))
 		return -1;
@@ -835,8 +845,9 @@ static int build(struct builder *b)
 		b->req->trace_dir = xstrdup(in->trace_dir);
 	}
 	if (!b->req->setsid)
-		return fail(b, "setsid is not installed (apt-get install util-linux): the task's "
-			       "signals need it");
+		return refuse(b->err,
+			      "setsid is not installed (apt-get install util-linux): the task's "
+			      "signals need it");
 	b->req->cwd = xstrdup(b->proj);
 	return assemble(b);
 }
@@ -860,17 +871,6 @@ int sandbox_request_plan(const struct sandbox_input *in, struct sandbox_request 
 	return rc;
 }
 
-static int prepare_fail(struct strbuf *err, const char *fmt, ...) VX_PRINTF(2, 3);
-static int prepare_fail(struct strbuf *err, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	strbuf_reset(err);
-	strbuf_vaddf(err, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 static int mkdir_p(const char *dir)
 {
 	struct stat st;
@@ -888,8 +888,8 @@ static int create_missing(struct sandbox_request *req, struct strbuf *err)
 {
 	for (size_t i = 0; i < req->mkdirs.n; i++)
 		if (mkdir_p(req->mkdirs.v[i]))
-			return prepare_fail(err, "cannot create %s for a write grant: %s",
-					    req->mkdirs.v[i], strerror(errno));
+			return refuse(err, "cannot create %s for a write grant: %s",
+				      req->mkdirs.v[i], strerror(errno));
 	for (size_t i = 0; i < req->files.n; i++) {
 		struct stat st;
 		/* lstat first: a dangling link must not be followed into a file elsewhere. */
@@ -898,12 +898,11 @@ static int create_missing(struct sandbox_request *req, struct strbuf *err)
 		int fd =
 		    open(req->files.v[i], O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd < 0)
-			return prepare_fail(err, "cannot create %s for a write grant: %s",
-					    req->files.v[i], strerror(errno));
+			return refuse(err, "cannot create %s for a write grant: %s",
+				      req->files.v[i], strerror(errno));
 		if (fstat(fd, &st)) {
 			close(fd);
-			return prepare_fail(err, "cannot stat %s: %s", req->files.v[i],
-					    strerror(errno));
+			return refuse(err, "cannot stat %s: %s", req->files.v[i], strerror(errno));
 		}
 		close(fd);
 		struct sandbox_placeholder p = {xstrdup(req->files.v[i]), st.st_dev, st.st_ino,
@@ -920,7 +919,7 @@ static int open_source(const char *path, bool dir, int *out, struct strbuf *err)
 {
 	int fd = open(path, O_PATH | O_NOFOLLOW | (dir ? O_DIRECTORY : 0) | O_CLOEXEC);
 	if (fd < 0)
-		return prepare_fail(err, "cannot open %s to bind it: %s", path, strerror(errno));
+		return refuse(err, "cannot open %s to bind it: %s", path, strerror(errno));
 	char proc[64];
 	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
 	char *real = realpath(proc, NULL);
@@ -928,8 +927,8 @@ static int open_source(const char *path, bool dir, int *out, struct strbuf *err)
 	free(real);
 	if (!same) {
 		close(fd);
-		return prepare_fail(err, "%s changed while vx checked it (a link appeared); run again",
-				    path);
+		return refuse(err, "%s changed while vx checked it (a link appeared); run again",
+			      path);
 	}
 	*out = fd; /* where it lands for bwrap is sandbox_fds_lift's business */
 	return 0;
@@ -977,8 +976,8 @@ int sandbox_request_prepare(struct sandbox_request *req, struct strbuf *err)
 	if (!rc) {
 		req->seccomp_fd = seccomp_program_fd();
 		if (req->seccomp_fd < 0)
-			rc = prepare_fail(err, "cannot make the sandbox's system call filter: %s",
-					  strerror(errno));
+			rc = refuse(err, "cannot make the sandbox's system call filter: %s",
+				    strerror(errno));
 	}
 	if (!rc)
 		rc = open_sources(req, err);

@@ -1,9 +1,12 @@
 /* strace.h - a streaming parser of `strace -f` logs into file access events.
  *
  * Knows nothing of the sandbox: it turns the lines of
- *   strace -f -q -DD --seccomp-bpf -e signal=none -e trace=... -o LOG CMD
- * into plain (op, absolute path, errno) records, following each process's
- * working directory and descriptor table so relative paths come out absolute.
+ *   strace -f -q -I3 --seccomp-bpf --decode-pids=pidns -e signal=none
+ *          -e trace=... -o LOG CMD
+ * (sandbox_trace_flags() in bwrap.c holds the exact list; strace runs
+ * inside the sandbox) into plain (op, absolute path, errno) records,
+ * following each process's working directory and descriptor table so
+ * relative paths come out absolute.
  * docs/violations.md ("The trace parser") says what it follows and what it
  * cannot see. */
 #ifndef VX_VIOLATIONS_STRACE_H
