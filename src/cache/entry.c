@@ -20,7 +20,7 @@
 
 /* Turns the caller's matches into the sorted member list: each match, its
  * parent directories, and a directory's whole tree. */
-static int outputs_collect(int rootfd, const char *const *outputs, size_t n, struct strvec *out)
+static int members_collect(int rootfd, const char *const *outputs, size_t n, struct strvec *out)
 {
 	for (size_t i = 0; i < n; i++) {
 		char *p = path_normalize(outputs[i]);
@@ -97,7 +97,7 @@ static int archive_write(int fd, int rootfd, const struct entry_save_request *re
 		ret = archive_writer_add_log(w, req->log ? req->log : "", req->log_len);
 	}
 	if (!ret)
-		ret = outputs_collect(rootfd, req->outputs, req->n_outputs, &paths);
+		ret = members_collect(rootfd, req->outputs, req->n_outputs, &paths);
 	for (size_t i = 0; !ret && i < paths.n; i++) {
 		if (below_any(&links, paths.v[i]))
 			continue;

@@ -35,7 +35,7 @@ struct stat_data {
 	uint32_t mode;
 };
 
-struct entry {
+struct stat_entry {
 	char *path;	     /* owned; the table's key */
 	struct stat_data sd; /* lstat of path taken before it was hashed */
 	char hex[KEY_HEX_SIZE];
@@ -45,7 +45,7 @@ struct entry {
 
 struct statcache {
 	char *file;
-	VEC(struct entry) entries;
+	VEC(struct stat_entry) entries;
 	size_t *slots; /* open addressing: entry index + 1, 0 for empty */
 	size_t nslots; /* a power of two, at least twice entries.n */
 	struct statcache_stats stats;
@@ -100,7 +100,7 @@ static size_t slot_of(const struct statcache *sc, const char *path)
 	return (size_t)XXH3_64bits(path, strlen(path)) & (sc->nslots - 1);
 }
 
-static struct entry *table_find(struct statcache *sc, const char *path)
+static struct stat_entry *table_find(struct statcache *sc, const char *path)
 {
 	if (!sc->nslots)
 		return NULL;
@@ -122,9 +122,9 @@ static void table_place(struct statcache *sc, size_t idx)
 }
 
 /* Returns path's entry, added empty (and racy, so never trusted) if new. */
-static struct entry *table_get(struct statcache *sc, const char *path)
+static struct stat_entry *table_get(struct statcache *sc, const char *path)
 {
-	struct entry *e = table_find(sc, path);
+	struct stat_entry *e = table_find(sc, path);
 	if (e)
 		return e;
 	if (2 * (sc->entries.n + 1) > sc->nslots) {
@@ -134,7 +134,7 @@ static struct entry *table_get(struct statcache *sc, const char *path)
 		for (size_t i = 0; i < sc->entries.n; i++)
 			table_place(sc, i);
 	}
-	vec_push(&sc->entries, ((struct entry){.path = xstrdup(path), .racy = true}));
+	vec_push(&sc->entries, ((struct stat_entry){.path = xstrdup(path), .racy = true}));
 	table_place(sc, sc->entries.n - 1);
 	return &sc->entries.v[sc->entries.n - 1];
 }
@@ -213,7 +213,7 @@ static const char *parse(struct statcache *sc, const unsigned char *p, size_t le
 			continue;
 		}
 		char *key = xstrndup(path, plen);
-		struct entry *e = table_get(sc, key);
+		struct stat_entry *e = table_get(sc, key);
 		free(key);
 		e->sd = sd;
 		key_hex(hash, e->hex);
@@ -266,7 +266,7 @@ struct statcache *statcache_load(const char *file)
 static void record(struct statcache *sc, const char *path, const struct stat_data *sd, int64_t t0,
 		   const char *hex)
 {
-	struct entry *e = table_get(sc, path);
+	struct stat_entry *e = table_get(sc, path);
 	e->sd = *sd;
 	memcpy(e->hex, hex, KEY_HEX_SIZE);
 	e->gone = false;
@@ -287,7 +287,7 @@ static int probe(struct statcache *sc, const char *path, struct stat_data *sd,
 {
 	sc->stats.lookups++;
 	struct stat st;
-	struct entry *e = table_find(sc, path);
+	struct stat_entry *e = table_find(sc, path);
 	if (lstat(path, &st) < 0) {
 		if (e)
 			e->gone = true;
@@ -374,7 +374,7 @@ static void serialize(const struct statcache *sc, int64_t save_sec, struct strbu
 
 	uint64_t count = 0;
 	for (size_t i = 0; i < sc->entries.n; i++) {
-		const struct entry *e = &sc->entries.v[i];
+		const struct stat_entry *e = &sc->entries.v[i];
 		unsigned char hash[16];
 		size_t plen = strlen(e->path);
 		if (e->racy || e->gone || plen > UINT32_MAX || hex_to_bytes(e->hex, hash))

@@ -128,7 +128,7 @@ struct fdtab {
 	size_t n;
 };
 
-struct proc {
+struct tracee {
 	pid_t pid;
 	bool dead;	       /* its "+++ exited" was seen; the pid may come back */
 	bool orphan;	       /* first seen while several forks were pending: held */
@@ -165,9 +165,9 @@ struct strace_parser {
 	bool seen_pid; /* a first pid was seen (and root_pid set when it was 0) */
 	struct strmap sysmap;
 
-	struct proc **procs; /* open addressing by pid; entries never removed */
+	struct tracee **procs; /* open addressing by pid; entries never removed */
 	size_t nprocs, procs_cap;
-	VEC(struct proc *) forking; /* processes inside an unfinished clone/fork */
+	VEC(struct tracee *) forking; /* processes inside an unfinished clone/fork */
 
 	VEC(struct access_event) events;
 	struct set_slot *set; /* open addressing over events */
@@ -312,15 +312,15 @@ static size_t pid_slot(const struct strace_parser *p, pid_t pid)
 	return i;
 }
 
-static struct proc *proc_find(const struct strace_parser *p, pid_t pid)
+static struct tracee *proc_find(const struct strace_parser *p, pid_t pid)
 {
 	return p->procs_cap ? p->procs[pid_slot(p, pid)] : NULL;
 }
 
-static struct proc *proc_add(struct strace_parser *p, pid_t pid)
+static struct tracee *proc_add(struct strace_parser *p, pid_t pid)
 {
 	if ((p->nprocs + 1) * 2 > p->procs_cap) {
-		struct proc **old = p->procs;
+		struct tracee **old = p->procs;
 		size_t oldcap = p->procs_cap;
 		p->procs_cap = oldcap ? oldcap * 2 : 64;
 		p->procs = xcalloc(p->procs_cap, sizeof *p->procs);
@@ -329,7 +329,7 @@ static struct proc *proc_add(struct strace_parser *p, pid_t pid)
 				p->procs[pid_slot(p, old[i]->pid)] = old[i];
 		free(old);
 	}
-	struct proc *pr = xcalloc(1, sizeof *pr);
+	struct tracee *pr = xcalloc(1, sizeof *pr);
 	pr->pid = pid;
 	strbuf_init(&pr->pending);
 	p->procs[pid_slot(p, pid)] = pr;
@@ -337,7 +337,7 @@ static struct proc *proc_add(struct strace_parser *p, pid_t pid)
 	return pr;
 }
 
-static void forking_remove(struct strace_parser *p, struct proc *pr)
+static void forking_remove(struct strace_parser *p, struct tracee *pr)
 {
 	for (size_t i = 0; i < p->forking.n; i++)
 		if (p->forking.v[i] == pr) {
@@ -346,7 +346,7 @@ static void forking_remove(struct strace_parser *p, struct proc *pr)
 		}
 }
 
-static void proc_clear_pending(struct strace_parser *p, struct proc *pr)
+static void proc_clear_pending(struct strace_parser *p, struct tracee *pr)
 {
 	if (pr->pending.len)
 		forking_remove(p, pr);
@@ -354,7 +354,7 @@ static void proc_clear_pending(struct strace_parser *p, struct proc *pr)
 }
 
 /* Makes pr a live process again with the given state, dropping the old. */
-static void proc_reset(struct strace_parser *p, struct proc *pr, struct fsinfo *fs,
+static void proc_reset(struct strace_parser *p, struct tracee *pr, struct fsinfo *fs,
 		       struct fdtab *fds)
 {
 	proc_clear_pending(p, pr);
@@ -394,7 +394,7 @@ static bool span_has(struct span sp, const char *word)
 /* The child of a clone/fork whose text (arguments) is call: with CLONE_FS it
  * shares the parent's working directory, with CLONE_FILES its descriptors;
  * otherwise it starts with copies. */
-static void proc_inherit(struct strace_parser *p, struct proc *child, const struct proc *parent,
+static void proc_inherit(struct strace_parser *p, struct tracee *child, const struct tracee *parent,
 			 struct span call)
 {
 	struct fsinfo *fs;
@@ -415,10 +415,10 @@ static void proc_inherit(struct strace_parser *p, struct proc *child, const stru
 	child->in_task = parent->in_task;
 }
 
-static void proc_handle(struct strace_parser *p, struct proc *pr, const char *s, const char *e);
-static struct proc *proc_appear(struct strace_parser *p, struct proc *pr, pid_t pid);
+static void proc_handle(struct strace_parser *p, struct tracee *pr, const char *s, const char *e);
+static struct tracee *proc_appear(struct strace_parser *p, struct tracee *pr, pid_t pid);
 
-static void proc_replay(struct strace_parser *p, struct proc *pr)
+static void proc_replay(struct strace_parser *p, struct tracee *pr)
 {
 	struct strvec held = pr->held;
 	memset(&pr->held, 0, sizeof pr->held);
@@ -435,12 +435,12 @@ static void proc_replay(struct strace_parser *p, struct proc *pr)
  * an unfinished clone: when only one process is, that is the parent (the
  * usual vfork order: the child runs while the parent waits). With several,
  * the child's lines are held until a clone returns its pid. */
-static struct proc *proc_appear(struct strace_parser *p, struct proc *pr, pid_t pid)
+static struct tracee *proc_appear(struct strace_parser *p, struct tracee *pr, pid_t pid)
 {
 	if (!pr)
 		pr = proc_add(p, pid);
 	if (p->forking.n == 1 && pid != p->sum.root_pid) {
-		const struct proc *parent = p->forking.v[0];
+		const struct tracee *parent = p->forking.v[0];
 		proc_inherit(p, pr, parent,
 			     (struct span){parent->pending.buf, parent->pending.len});
 	} else if (p->forking.n > 1 && pid != p->sum.root_pid) {
@@ -463,12 +463,12 @@ static struct proc *proc_appear(struct strace_parser *p, struct proc *pr, pid_t 
 }
 
 /* A clone/fork in parent returned child_pid. */
-static void proc_forked(struct strace_parser *p, const struct proc *parent, long child_pid,
+static void proc_forked(struct strace_parser *p, const struct tracee *parent, long child_pid,
 			struct span call)
 {
 	if (child_pid <= 0 || child_pid > INT32_MAX)
 		return;
-	struct proc *child = proc_find(p, (pid_t)child_pid);
+	struct tracee *child = proc_find(p, (pid_t)child_pid);
 	if (child && !child->dead && !child->orphan)
 		return; /* already adopted as the one pending clone's child */
 	if (!child)
@@ -502,7 +502,7 @@ static void set_grow(struct strace_parser *p)
 
 /* Records (op, path, err) unless seen; returns the stored path (which lives
  * as long as the parser). */
-static const char *event_add(struct strace_parser *p, const struct proc *pr, enum access_op op,
+static const char *event_add(struct strace_parser *p, const struct tracee *pr, enum access_op op,
 			     const struct strbuf *path, const char *sys, int err, bool truncated,
 			     bool unresolved)
 {
@@ -749,8 +749,8 @@ static void path_append(struct strbuf *out, const char *rel, size_t n)
 /* Resolves the decoded path rel against dirfd (a span: "AT_FDCWD", "3",
  * "3</p>"; NULL for the working directory) into out. Sets *unresolved and
  * copies rel as is when the base is unknown. */
-static void path_resolve(const struct proc *pr, const struct span *dirfd, const struct strbuf *rel,
-			 struct strbuf *out, bool *unresolved)
+static void path_resolve(const struct tracee *pr, const struct span *dirfd,
+			 const struct strbuf *rel, struct strbuf *out, bool *unresolved)
 {
 	*unresolved = false;
 	strbuf_reset(out);
@@ -798,7 +798,7 @@ static void path_resolve(const struct proc *pr, const struct span *dirfd, const 
 
 /* The descriptor's own path as an absolute path in out (for utimensat(fd,
  * NULL), fchdir, "" with AT_EMPTY_PATH). */
-static void path_of_fd(const struct proc *pr, struct span fdarg, struct strbuf *out,
+static void path_of_fd(const struct tracee *pr, struct span fdarg, struct strbuf *out,
 		       bool *unresolved)
 {
 	struct strbuf empty = STRBUF_INIT;
@@ -817,7 +817,7 @@ static void path_of_fd(const struct proc *pr, struct span fdarg, struct strbuf *
  * for anything else, or a base the trace does not know (the judge then
  * skips it as procfs). Issue 12: a hidden read through /proc/self/cwd
  * failed unreported. */
-static bool proc_path_rewrite(const struct strace_parser *p, const struct proc *pr,
+static bool proc_path_rewrite(const struct strace_parser *p, const struct tracee *pr,
 			      const struct strbuf *in, struct strbuf *out)
 {
 	const char *s = in->buf, *e = in->buf + in->len;
@@ -828,7 +828,7 @@ static bool proc_path_rewrite(const struct strace_parser *p, const struct proc *
 	while (s < e && *s != '/')
 		s++;
 	size_t wlen = (size_t)(s - who);
-	const struct proc *target = NULL;
+	const struct tracee *target = NULL;
 	if ((wlen == 4 && !memcmp(who, "self", 4)) || (wlen == 11 && !memcmp(who, "thread-self", 11))) {
 		target = pr;
 	} else {
@@ -884,7 +884,7 @@ struct call {
 /* Emits one access for path argument pi (dirfd argument di, -1: the working
  * directory) into path slot k; returns the stored path, or NULL when the
  * argument was not a readable string (c->bad is set). */
-static const char *call_access(struct strace_parser *p, struct proc *pr, struct call *c, int di,
+static const char *call_access(struct strace_parser *p, struct tracee *pr, struct call *c, int di,
 			       int pi, int k, enum access_op op)
 {
 	if ((size_t)pi >= c->nargs || (di >= 0 && (size_t)di >= c->nargs)) {
@@ -925,7 +925,7 @@ static bool open_writes(struct span flags)
 	return false;
 }
 
-static void chdir_to(struct proc *pr, const char *path)
+static void chdir_to(struct tracee *pr, const char *path)
 {
 	pr->fs->unknown = !path;
 	strbuf_reset(&pr->fs->cwd);
@@ -956,7 +956,7 @@ static struct span span_quoted(struct span sp)
 /* connect(fd, {sa_family=AF_INET, sin_port=htons(443), sin_addr=inet_addr("1.2.3.4")}, 16):
  * one ACCESS_CONNECT event, "1.2.3.4:443", "[::1]:80", or a UNIX socket's
  * path resolved like any other (an abstract socket, "@...", is no path). */
-static void connect_access(struct strace_parser *p, struct proc *pr, struct call *c)
+static void connect_access(struct strace_parser *p, struct tracee *pr, struct call *c)
 {
 	if (c->nargs < 2) {
 		c->bad = true;
@@ -995,7 +995,7 @@ static void connect_access(struct strace_parser *p, struct proc *pr, struct call
 	event_add(p, pr, ACCESS_CONNECT, &p->path[0], c->sys->name, c->err, false, false);
 }
 
-static void call_apply(struct strace_parser *p, struct proc *pr, struct call *c)
+static void call_apply(struct strace_parser *p, struct tracee *pr, struct call *c)
 {
 	const char *path;
 	long fd;
@@ -1083,7 +1083,7 @@ static void call_apply(struct strace_parser *p, struct proc *pr, struct call *c)
 }
 
 /* A whole call: "name(args) = ret [ERRNO (text)]". */
-static void call_handle(struct strace_parser *p, struct proc *pr, const char *s, const char *e)
+static void call_handle(struct strace_parser *p, struct tracee *pr, const char *s, const char *e)
 {
 	const char *paren = memchr(s, '(', (size_t)(e - s));
 	if (!paren || paren == s) {
@@ -1163,7 +1163,7 @@ static void call_handle(struct strace_parser *p, struct proc *pr, const char *s,
 static const char unfinished[] = " <unfinished ...>";
 
 /* The body of a line (after the pid) of a known, live process. */
-static void proc_handle(struct strace_parser *p, struct proc *pr, const char *s, const char *e)
+static void proc_handle(struct strace_parser *p, struct tracee *pr, const char *s, const char *e)
 {
 	size_t n = (size_t)(e - s);
 	if (pr->orphan) {
@@ -1268,7 +1268,7 @@ static void line_parse(struct strace_parser *p, const char *s, const char *e)
 		if (!p->sum.root_pid)
 			p->sum.root_pid = (pid_t)pid;
 	}
-	struct proc *pr = proc_find(p, (pid_t)pid);
+	struct tracee *pr = proc_find(p, (pid_t)pid);
 	if (!pr || pr->dead)
 		pr = proc_appear(p, pr, (pid_t)pid);
 	proc_handle(p, pr, d, e);
@@ -1345,7 +1345,7 @@ void strace_parser_finish(struct strace_parser *p)
 	 * is held any more; the held ones start from the first cwd. */
 	p->forking.n = 0;
 	for (size_t i = 0; i < p->procs_cap; i++) {
-		struct proc *pr = p->procs[i];
+		struct tracee *pr = p->procs[i];
 		if (pr && pr->orphan) {
 			proc_reset(p, pr, fs_new(p->initial_cwd, false), fdtab_copy(NULL));
 			proc_replay(p, pr);
@@ -1369,7 +1369,7 @@ void strace_parser_free(struct strace_parser *p)
 	if (!p)
 		return;
 	for (size_t i = 0; i < p->procs_cap; i++) {
-		struct proc *pr = p->procs[i];
+		struct tracee *pr = p->procs[i];
 		if (!pr)
 			continue;
 		fs_unref(pr->fs);
