@@ -166,7 +166,7 @@ int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_reque
 	/* `vx sandbox show` has no jobs: it shows a traced task's tracer with
 	 * the log's place spelled as a pattern, so what is shown is what runs. */
 	const char *trace_dir = sj->showing && sj->strace ? "$TMPDIR/vx-run-XXXXXX/trace-XXXXXX"
-				: sj->jobs		   ? sj->jobs[i].trace_dir
+				: sj->jobs		   ? sj->jobs[i].trace.dir
 							   : NULL;
 	const struct task_node *t = sj->g->nodes.v[i];
 	const struct sandbox_cfg *sb = t->cfg->sandbox;
@@ -302,22 +302,13 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 	if (sj->strace) {
 		/* The run is traced, so the task's key says traced: a task that
 		 * cannot be traced must not run (it would be saved unjudged). */
-		char *tmpl = path_join(sj->run_dir ? sj->run_dir : "/tmp", "trace-XXXXXX");
-		int fd = -1;
-		if (mkdtemp(tmpl)) {
-			sjob->trace_dir = xstrdup(tmpl);
-			char *log = path_join(tmpl, "log");
-			fd = open(log, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-			free(log);
-		}
-		if (fd < 0) {
-			error_errno("%s: cannot make its trace log in %s", t->id, tmpl);
+		trace_log_remove(&sjob->trace); /* a retry's log is a new one */
+		if (trace_log_make(&sjob->trace, sj->run_dir)) {
+			error_errno("%s: cannot make its trace log in %s", t->id,
+				    sj->run_dir ? sj->run_dir : "/tmp");
 			job->reason = "its trace log could not be made (see above)";
-			free(tmpl);
 			return -1;
 		}
-		free(tmpl);
-		close(fd);
 	}
 	if (sj->stage.path && !sjob->stage_dir) {
 		char *tmpl = path_join(sj->stage.path, "task-XXXXXX");
@@ -515,7 +506,7 @@ void sandbox_jobs_finish(struct sandbox_jobs *sj)
 int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 {
 	struct sandbox_job *sjob = &sj->jobs[i];
-	if (!sjob->built || !sjob->trace_dir)
+	if (!sjob->built || !sjob->trace.dir)
 		return 0;
 	const struct task_node *t = sj->g->nodes.v[i];
 	const struct sandbox_cfg *sb = t->cfg->sandbox;
@@ -550,10 +541,8 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	};
 	judge_input_from_request(&in, &sjob->req, &roots, &unwritten);
 	in.output = scheduler_job_log_end(job, &in.output_len);
-	char *log = path_join(sjob->trace_dir, "log");
 	struct verdict v;
-	judge_trace(&in, log, &v);
-	free(log);
+	judge_trace(&in, sjob->trace.path, &v);
 	sjob->project_dir = xstrdup(sjob->req.cwd);
 	bool succeeded = job->state == JOB_SUCCEEDED;
 	int rc = 0;
@@ -605,17 +594,7 @@ struct judge_input sandbox_jobs_report_input(const struct sandbox_jobs *sj, size
 void sandbox_jobs_done(struct sandbox_jobs *sj, size_t i)
 {
 	struct sandbox_job *sjob = &sj->jobs[i];
-	if (sjob->trace_dir) {
-		/* Only strace writes here (the tracer is outside the sandbox, and
-		 * the directory is never bound inside): its log is all there is. */
-		char *log = path_join(sjob->trace_dir, "log");
-		unlink(log);
-		free(log);
-		if (rmdir(sjob->trace_dir))
-			warning("cannot remove %s: %s", sjob->trace_dir, strerror(errno));
-		free(sjob->trace_dir);
-		sjob->trace_dir = NULL;
-	}
+	trace_log_remove(&sjob->trace);
 	sandbox_jobs_unstage(sj, i);
 	if (sjob->signal_rd >= 0) {
 		close(sjob->signal_rd);

@@ -11,6 +11,7 @@
 #include "util/rundir.h"
 #include "sandbox/bwrap.h"
 #include "sandbox/request.h"
+#include "sandbox/tracelog.h"
 #include "violations/judge.h"
 
 struct sandbox_jobs {
@@ -35,7 +36,7 @@ struct sandbox_job {
 	int signal_rd;               /* the read end of the signal pipe, given as fd 3; -1 */
 	sandbox_fd_vec fds;          /* the filter and bind sources bwrap inherits */
 	struct strvec argv;
-	char *trace_dir;             /* the host dir strace writes into; removed after judging */
+	struct trace_log trace;      /* strace's log (sandbox/tracelog.h); removed after judging */
 	char *stage_dir;             /* the stage of its project (request.h), or NULL;
 				      * emptied by sandbox_jobs_unstage, removed by done */
 	char reason[48];             /* job->reason of a task its violations failed */

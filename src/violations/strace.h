@@ -4,7 +4,7 @@
  *   strace -f -q -I3 --seccomp-bpf --decode-pids=pidns -e signal=none
  *          -e trace=... -o LOG CMD
  * (sandbox_trace_flags() in bwrap.c holds the exact list; strace runs
- * inside the sandbox) into plain (op, absolute path, errno) records,
+ * outside the sandbox, around bwrap) into plain (op, absolute path, errno) records,
  * following each process's working directory and descriptor table so
  * relative paths come out absolute.
  * docs/violations.md ("The trace parser") says what it follows and what it

@@ -4,9 +4,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <errno.h>
+#include <sys/stat.h>
+
 #include "check.h"
+#include "fstest.h"
 #include "sandbox/bwrap.h"
 #include "sandbox/denies.h"
+#include "sandbox/tracelog.h"
 #include "util/path.h"
 
 static void add(struct sandbox_request *r, enum sandbox_mount_kind k, const char *src,
@@ -104,9 +109,39 @@ static void test_walk(void)
 	free(cmd);
 }
 
+/* The trace log: a private empty file in a private dir of the run's
+ * directory, gone after remove; a failed make leaves nothing. */
+static void test_trace_log(void)
+{
+	char *run = fs_tmpdir();
+	struct trace_log tl;
+	CHECK_INT(trace_log_make(&tl, run), 0);
+	CHECK(tl.dir && !strncmp(tl.dir, run, strlen(run)) && tl.dir[strlen(run)] == '/');
+	struct stat st;
+	CHECK(stat(tl.dir, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700);
+	CHECK(lstat(tl.path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0600 &&
+	      st.st_size == 0);
+	char *dir = xstrdup(tl.dir);
+	trace_log_remove(&tl);
+	CHECK(tl.dir == NULL && tl.path == NULL);
+	CHECK(lstat(dir, &st) < 0 && errno == ENOENT);
+	trace_log_remove(&tl); /* twice is harmless */
+	free(dir);
+
+	char *missing = xasprintf("%s/none", run);
+	errno = 0;
+	CHECK_INT(trace_log_make(&tl, missing), -1);
+	CHECK_INT(errno, ENOENT);
+	CHECK(tl.dir == NULL);
+	free(missing);
+	CHECK_INT(rmdir(run), 0); /* nothing was left in it */
+	free(run);
+}
+
 int main(void)
 {
 	test_argv();
 	test_walk();
+	test_trace_log();
 	return check_finish("sandbox bwrap");
 }
