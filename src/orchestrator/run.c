@@ -21,6 +21,7 @@
 #include "orchestrator/taskenv.h"
 #include "orchestrator/taskcache.h"
 #include "orchestrator/workspace.h"
+#include "util/loop.h"
 #include "util/path.h"
 #include "util/rundir.h"
 #include "util/strbuf.h"
@@ -622,11 +623,16 @@ static int run_once(const struct run_opts *o, struct plan *p, long long t0)
 	    .color = tty && !getenv("NO_COLOR"),
 	    .spill_dir = rd.path,
 	};
+	struct loop *loop = loop_new();
+	so.loop = loop;
 	sandbox_jobs_start(&p->sj, rd.path);
+	taskcache_start(&p->tc, loop);
 	struct run_hooks rh = {&p->tc, &p->sj, p->ws, p->envs};
 	struct scheduler_hooks hooks = {run_before, run_after, &rh};
 	int status = scheduler_run(p->jobs, n, &so, &hooks);
+	taskcache_finish(&p->tc);
 	sandbox_jobs_finish(&p->sj);
+	loop_free(loop);
 	rundir_close(&rd);
 	long long total = now_ms() - t0;
 	output_summary(p->jobs, n, total);

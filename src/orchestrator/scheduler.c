@@ -71,6 +71,8 @@ struct sched {
 	size_t *live; /* the RUNNING jobs, `running` of them: a wake-up costs
 		       * O(running), not O(njobs) */
 	size_t running, ended;
+	size_t *held; /* the jobs ended but held (job->held), nheld of them */
+	size_t nheld;
 	unsigned long tick; /* the status line's redraw timer, or 0 */
 	long long t0;	  /* loop_now() at the start: job times count from it */
 	long long grace_ms;
@@ -532,6 +534,11 @@ static void job_reaped(struct sched *s, size_t i, int st)
 	}
 	output_job_end(&s->out, i);
 	bool persistent_exit = job->persistent && !p->stopped;
+	if (job->held && job->state == JOB_SUCCEEDED) {
+		s->held[s->nheld++] = i;
+		return;
+	}
+	job->held = false;
 	job_ended(s, i);
 	if (persistent_exit)
 		run_stop(s, SIGTERM, "run stopped: a persistent task exited");
@@ -593,7 +600,22 @@ static void run_start_ready(struct sched *s)
 
 static void run_status(struct sched *s)
 {
-	output_status(&s->out, s->ended, s->running, s->njobs - s->ended - s->running, now_ms(s));
+	size_t busy = s->running + s->nheld;
+	output_status(&s->out, s->ended, busy, s->njobs - s->ended - busy, now_ms(s));
+}
+
+/* The held jobs whose hook let go end now: their dependents may start. */
+static void run_release_held(struct sched *s)
+{
+	for (size_t k = 0; k < s->nheld;) {
+		size_t i = s->held[k];
+		if (s->jobs[i].held) {
+			k++;
+			continue;
+		}
+		s->held[k] = s->held[--s->nheld];
+		job_ended(s, i);
+	}
 }
 
 /* Start what may start, then let the loop sleep until output, a signal or
@@ -604,10 +626,11 @@ static void run_loop(struct sched *s)
 		on_tick(s->loop, s);
 	for (;;) {
 		run_start_ready(s);
-		if (!s->running)
+		if (!s->running && !s->nheld)
 			break;
 		run_status(s);
 		loop_once(s->loop, -1);
+		run_release_held(s);
 	}
 	loop_timer_cancel(s->loop, s->tick);
 	s->tick = 0;
@@ -664,6 +687,7 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 	s.ready.v = xcalloc(njobs ? njobs : 1, sizeof *s.ready.v);
 	s.todo = xcalloc(njobs ? njobs : 1, sizeof *s.todo);
 	s.live = xcalloc(njobs ? njobs : 1, sizeof *s.live);
+	s.held = xcalloc(njobs ? njobs : 1, sizeof *s.held);
 	sched_index(&s);
 	for (size_t i = 0; i < njobs; i++) {
 		struct job *job = &jobs[i];
@@ -673,6 +697,7 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 		job->timed_out = false;
 		job->start_ms = job->duration_ms = 0;
 		job->reason = NULL;
+		job->held = false;
 		if (!job->log.buf)
 			strbuf_init(&job->log);
 		job->log_fd = -1; /* a zeroed job holds fd 0 here, never its own */
@@ -711,6 +736,7 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 	free(s.ready.v);
 	free(s.todo);
 	free(s.live);
+	free(s.held);
 	free(s.rdep_off);
 	free(s.rdeps);
 	if (s.interrupted)

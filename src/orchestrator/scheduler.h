@@ -75,6 +75,11 @@ struct job {
 			      * trace), within what is left of its timeout; the
 			      * scheduler does it at most once and never while
 			      * stopping, and clears this before each after hook */
+	bool held;           /* set by the after hook of a job that succeeded:
+			      * it is done (printed, its slot free) but its
+			      * dependents wait until the hook's owner clears
+			      * this from a callback on the run's loop (a cache
+			      * save still reading its outputs) */
 };
 
 struct scheduler_hooks {
@@ -84,7 +89,7 @@ struct scheduler_hooks {
 	int (*before)(struct job *job, void *ctx);
 	/* After a run job is reaped, before its dependents are released:
 	 * returns 0 to keep the verdict, -1 to fail a job that exited 0 (a
-	 * sandbox violation). NULL: keep. */
+	 * sandbox violation); it may set job->held. NULL: keep. */
 	int (*after)(struct job *job, void *ctx);
 	void *ctx;
 };

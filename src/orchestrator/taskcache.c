@@ -20,9 +20,11 @@
 #include "cache/entry.h"
 #include "cache/filehash.h"
 #include "cache/inplace.h"
+#include "cache/saver.h"
 #include "orchestrator/output.h"
 #include "orchestrator/schema.h"
 #include "util/glob.h"
+#include "util/loop.h"
 #include "util/path.h"
 #include "util/strbuf.h"
 #include "util/strmap.h"
@@ -66,6 +68,7 @@ int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struc
 	tc->keys = xcalloc(n, sizeof *tc->keys);
 	tc->inputs = xcalloc(n, sizeof *tc->inputs);
 	tc->status = xcalloc(n, sizeof *tc->status);
+	tc->saving = xcalloc(n ? n : 1, sizeof *tc->saving);
 	tc->facts = xcalloc(n, sizeof *tc->facts);
 	struct stat st;
 	if (o->dry_run && stat(tc->dir, &st) != 0)
@@ -472,6 +475,8 @@ int taskcache_before(struct job *job, void *ctx)
 	return 1;
 }
 
+static void save_finished(struct taskcache *tc, struct job *job, int rc);
+
 int taskcache_after(struct job *job, void *ctx)
 {
 	struct taskcache *tc = ctx;
@@ -508,18 +513,74 @@ int taskcache_after(struct job *job, void *ctx)
 		.duration_ms = (uint64_t)(job->duration_ms > 0 ? job->duration_ms : 0),
 		.level = tc->level,
 	};
-	if (entry_save(&tc->store, &req, NULL))
+	if (tc->saver) {
+		/* Off the loop: the dependents wait for the save (job->held),
+		 * every other task goes on. */
+		saver_submit(tc->saver, &req, job);
+		free(ins);
+		tc->saving[i] = outs;
+		job->held = true;
+		return 0;
+	}
+	int rc = entry_save(&tc->store, &req, NULL);
+	free(ins);
+	tc->saving[i] = outs;
+	save_finished(tc, job, rc);
+	return 0;
+}
+
+/* A save of job's outputs ended with rc: on success the outputs it holds
+ * are recorded as in place (the fast hit of the next run). */
+static void save_finished(struct taskcache *tc, struct job *job, int rc)
+{
+	size_t i = taskcache_node_of(tc, job);
+	const struct task_node *t = tc->g->nodes.v[i];
+	const struct project *p = tc->ws->projects.v[t->project];
+	struct strvec *outs = &tc->saving[i];
+	if (rc)
 		warning("%s: not saved to the cache (see above); the run goes on", t->id);
 	else /* a log too long for the record (a spilled one is) leaves it without one */
-		inplace_put(tc->ip, t->id, tc->keys[i], p->dir, outs.v, outs.n, job->log.buf,
+		inplace_put(tc->ip, t->id, tc->keys[i], p->dir, outs->v, outs->n, job->log.buf,
 			    job->log_len > job->log.len ? job->log_len : job->log.len);
-	free(ins);
-	strvec_clear(&outs);
-	return 0;
+	strvec_clear(outs);
+	job->held = false;
+}
+
+static void on_saved(void *tag, int rc, const char *messages, void *ctx)
+{
+	fputs(messages, stderr);
+	save_finished(ctx, tag, rc);
+}
+
+static void on_save_ready(struct loop *l, int fd, unsigned events, void *data)
+{
+	struct taskcache *tc = data;
+	saver_reap(tc->saver, on_saved, tc);
+}
+
+void taskcache_start(struct taskcache *tc, struct loop *l)
+{
+	if (!tc->write || !tc->store_open || tc->dry_run)
+		return;
+	tc->saver = saver_new(&tc->store);
+	tc->loop = l;
+	loop_watch(l, saver_fd(tc->saver), LOOP_READ, on_save_ready, tc);
+}
+
+void taskcache_finish(struct taskcache *tc)
+{
+	if (!tc->saver)
+		return;
+	saver_drain(tc->saver, on_saved, tc);
+	loop_unwatch(tc->loop, saver_fd(tc->saver));
+	saver_free(tc->saver);
+	tc->saver = NULL;
+	tc->loop = NULL;
 }
 
 void taskcache_close(struct taskcache *tc)
 {
+	taskcache_finish(tc);
 	if (tc->sc) {
 		if (!tc->dry_run) {
 			statcache_save(tc->sc);
@@ -536,6 +597,9 @@ void taskcache_close(struct taskcache *tc)
 		strvec_clear(&tc->facts[i].paths);
 		free(tc->facts[i].hashes);
 	}
+	for (size_t i = 0; tc->saving && i < tc->g->nodes.n; i++)
+		strvec_clear(&tc->saving[i]);
+	free(tc->saving);
 	free(tc->facts);
 	free(tc->inputs);
 	free(tc->keys);

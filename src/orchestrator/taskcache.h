@@ -6,12 +6,14 @@
 #include <stdbool.h>
 
 #include "cache/inplace.h"
+#include "cache/saver.h"
 #include "cache/key.h"
 #include "cache/statcache.h"
 #include "cache/store.h"
 #include "orchestrator/graph.h"
 #include "orchestrator/inputs.h"
 #include "orchestrator/scheduler.h"
+#include "util/loop.h"
 
 enum cache_status {
 	CACHE_DISABLED, /* cache: false, persistent, no command, or --no-cache */
@@ -48,6 +50,10 @@ struct taskcache {
 				    * can say what changed since the last run */
 	enum cache_status *status; /* set by the before hook or taskcache_probe */
 	long long hash_ms;      /* time spent listing and hashing inputs */
+	struct saver *saver;    /* saves entries off the loop, between taskcache_start
+				 * and taskcache_finish; NULL: saves in the after hook */
+	struct loop *loop;      /* the run's, watching the saver */
+	struct strvec *saving;  /* per node: the outputs a save in flight archives */
 };
 
 struct taskcache_opts {
@@ -78,7 +84,14 @@ enum cache_status taskcache_probe(struct taskcache *tc, size_t i);
 int taskcache_before(struct job *job, void *ctx);
 int taskcache_after(struct job *job, void *ctx);
 
-/* Saves the stat cache and frees everything. */
+/* Around one run on loop l: from here the after hook hands each save to a
+ * worker thread and holds the job (job->held) until the save ends, so
+ * archiving a task's outputs never stops the loop; finish waits for the
+ * saves in flight. Without start, the after hook saves in place. */
+void taskcache_start(struct taskcache *tc, struct loop *l);
+void taskcache_finish(struct taskcache *tc);
+
+/* Saves the stat cache and frees everything (finishing first). */
 void taskcache_close(struct taskcache *tc);
 
 /* The workspace-relative files node i's key folds when the node is cached

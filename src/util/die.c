@@ -2,26 +2,40 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void report(const char *prefix, const char *fmt, va_list ap, int errnum)
+static _Thread_local void (*sink)(const char *line, void *ctx);
+static _Thread_local void *sink_ctx;
+
+void report_to(void (*fn)(const char *line, void *ctx), void *ctx)
+{
+	sink = fn;
+	sink_ctx = ctx;
+}
+
+static void report(const char *prefix, const char *fmt, va_list ap, int errnum, bool fatal)
 {
 	/* One fprintf per line so concurrent writers do not interleave mid-line. */
-	char msg[4096];
+	char msg[4096], line[4352];
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	if (errnum)
-		fprintf(stderr, "vx: %s%s: %s\n", prefix, msg, strerror(errnum));
+		snprintf(line, sizeof line, "vx: %s%s: %s\n", prefix, msg, strerror(errnum));
 	else
-		fprintf(stderr, "vx: %s%s\n", prefix, msg);
+		snprintf(line, sizeof line, "vx: %s%s\n", prefix, msg);
+	if (sink && !fatal)
+		sink(line, sink_ctx);
+	else
+		fputs(line, stderr);
 }
 
 void die(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	report("", fmt, ap, 0);
+	report("", fmt, ap, 0, true);
 	va_end(ap);
 	exit(2);
 }
@@ -31,7 +45,7 @@ void die_errno(const char *fmt, ...)
 	int errnum = errno;
 	va_list ap;
 	va_start(ap, fmt);
-	report("", fmt, ap, errnum);
+	report("", fmt, ap, errnum, true);
 	va_end(ap);
 	exit(2);
 }
@@ -40,7 +54,7 @@ int error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	report("", fmt, ap, 0);
+	report("", fmt, ap, 0, false);
 	va_end(ap);
 	return -1;
 }
@@ -50,7 +64,7 @@ int error_errno(const char *fmt, ...)
 	int errnum = errno;
 	va_list ap;
 	va_start(ap, fmt);
-	report("", fmt, ap, errnum);
+	report("", fmt, ap, errnum, false);
 	va_end(ap);
 	return -1;
 }
@@ -59,7 +73,7 @@ void warning(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	report("warning: ", fmt, ap, 0);
+	report("warning: ", fmt, ap, 0, false);
 	va_end(ap);
 }
 

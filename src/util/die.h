@@ -17,6 +17,12 @@ int error_errno(const char *fmt, ...) VX_PRINTF(1, 2);
 /* Prints "vx: warning: MESSAGE". */
 void warning(const char *fmt, ...) VX_PRINTF(1, 2);
 
+/* Sends this thread's error() and warning() lines ("vx: ...\n") to fn
+ * instead of stderr, until called again with NULL: a worker thread hands
+ * them to the loop's thread, which prints them where the display allows.
+ * die() always prints. */
+void report_to(void (*fn)(const char *line, void *ctx), void *ctx);
+
 /* Allocators that die on exhaustion; they never return NULL. */
 void *xmalloc(size_t size);
 void *xcalloc(size_t n, size_t size);

@@ -128,6 +128,39 @@ test_expect_success 'cache: false and --dry-run: never cached; a dry run runs an
 	test "$(runs lib)" = 3
 '
 
+# Entries are saved off the run's loop (cache/saver.c); a dependent still
+# starts only once its dependency's outputs are archived, so what it does
+# to them cannot leak into the dependency's entry.
+setup_rewriter() {
+	ws_root <<-'EOF'
+	tasks:
+	  build:
+	    dependsOn: ["^build"]
+	    outputs: ["dist/**"]
+	EOF
+	ws_project lib lib <<-'EOF'
+	  build:
+	    command: 'mkdir -p dist; head -c 40000000 /dev/urandom > dist/big; cksum < dist/big > ../lib-sum'
+	EOF
+	ws_project app app lib <<-'EOF'
+	  build:
+	    command: 'head -c 40000000 /dev/zero | tr "\\0" x 1<> ../lib/dist/big'
+	    cache: false
+	EOF
+}
+
+test_expect_success 'a dependent that rewrites its dependency'"'"'s output cannot change the saved entry' '
+	setup_rewriter &&
+	run_vx 0 run build -j2 &&
+	cksum < lib/dist/big > rewritten-sum &&
+	! cmp -s lib-sum rewritten-sum &&
+	rm -rf lib/dist &&
+	run_vx 0 run lib#build &&
+	test_grep "lib#build: cache hit" "$OUT" &&
+	cksum < lib/dist/big > restored-sum &&
+	test_cmp lib-sum restored-sum
+'
+
 test_expect_success 'a damaged entry is one warning, a rebuild and a replacement' '
 	setup &&
 	run_vx 0 run build -j1 &&

@@ -1,10 +1,13 @@
 /* Unit tests for cache/entry.c: save and restore on real directories, the
  * manifest, bad entries told apart from misses, "already in place", a
  * planted symlink, two writers of one key. */
+#include <poll.h>
+#include <stdint.h>
 #include <sys/wait.h>
 
 #include "cache/restore.h"
 #include "cache/entry.h"
+#include "cache/saver.h"
 #include "check.h"
 #include "fstest.h"
 
@@ -385,6 +388,104 @@ static void test_log_fd_and_manifest(void)
 	free(proj);
 }
 
+/* The save thread: results come back in order with the save's own error
+ * lines, nothing the request pointed to is needed after submit, and a
+ * spilled log is read whole from its start. */
+struct saved {
+	int n, tags[4], rcs[4];
+	struct strbuf messages;
+};
+
+static void on_saved(void *tag, int rc, const char *messages, void *ctx)
+{
+	struct saved *s = ctx;
+	s->tags[s->n] = (int)(intptr_t)tag;
+	s->rcs[s->n++] = rc;
+	strbuf_addstr(&s->messages, messages);
+}
+
+static void test_saver(void)
+{
+	char *proj = xasprintf("%s/proj", root);
+	struct saver *sv = saver_new(&st);
+	struct saved s = {.messages = STRBUF_INIT};
+
+	char key[] = "5aa5", out[] = "dist/a.js", path[] = "src.ts", hash[33];
+	snprintf(hash, sizeof hash, "%s", HASH);
+	const char *outputs[] = {out};
+	struct entry_input in[] = {{path, hash}};
+	char log[] = "the log\n";
+	struct entry_save_request req = {.key = key, .task = "t", .project_dir = proj,
+					 .outputs = outputs, .n_outputs = 1, .inputs = in,
+					 .n_inputs = 1, .log_fd = -1, .log = log,
+					 .log_len = strlen(log)};
+	saver_submit(sv, &req, (void *)1);
+	/* All of it is the caller's again: scribble over it. */
+	memset(key, 'x', 4);
+	memset(out, 'x', strlen(out));
+	memset(log, 'x', strlen(log));
+	memset(hash, '0', 32);
+
+	req.key = "not a key";
+	saver_submit(sv, &req, (void *)2);
+
+	fs_write(root, "spill", "0123456789whole log\n", 0644);
+	char *spill = xasprintf("%s/spill", root);
+	int fd = open(spill, O_RDONLY | O_CLOEXEC);
+	CHECK_INT(lseek(fd, 10, SEEK_SET), 10);
+	snprintf(out, sizeof out, "dist/a.js");
+	snprintf(hash, sizeof hash, "%s", HASH);
+	req.key = "5bb5";
+	req.log_fd = fd;
+	req.log = NULL;
+	req.log_len = 0;
+	saver_submit(sv, &req, (void *)3);
+	close(fd); /* the saver holds its own */
+
+	struct pollfd p = {.fd = saver_fd(sv), .events = POLLIN};
+	CHECK_INT(poll(&p, 1, 10000), 1);
+	saver_drain(sv, on_saved, &s);
+	CHECK_INT(s.n, 3);
+	CHECK_INT(s.tags[0], 1);
+	CHECK_INT(s.tags[1], 2);
+	CHECK_INT(s.tags[2], 3);
+	CHECK_INT(s.rcs[0], 0);
+	CHECK_INT(s.rcs[1], -1);
+	CHECK_INT(s.rcs[2], 0);
+	CHECK_STR(s.messages.buf, "vx: invalid cache key 'not a key'\n");
+	CHECK_INT(saver_reap(sv, on_saved, &s), 0);
+	saver_free(sv);
+
+	struct entry e;
+	struct strbuf why = STRBUF_INIT, got = STRBUF_INIT;
+	CHECK_INT(entry_open(&st, "5aa5", &e, &why), ENTRY_HIT);
+	CHECK_INT(e.m.inputs.n, 1);
+	CHECK_STR(e.m.inputs.v[0].path, "src.ts");
+	CHECK_STR(e.m.inputs.v[0].hash, HASH);
+	fs_mkdir(root, "sv1", 0755);
+	char *sv1 = xasprintf("%s/sv1", root);
+	CHECK_INT(restore_entry(&e, sv1, NULL, 0, &got), RESTORE_WRITTEN);
+	CHECK_STR(got.buf, "the log\n");
+	char *a = fs_read(sv1, "dist/a.js");
+	CHECK_STR(a, "console.log(1)\n");
+	free(a);
+	entry_close(&e);
+	strbuf_reset(&got);
+	CHECK_INT(entry_open(&st, "5bb5", &e, &why), ENTRY_HIT);
+	fs_mkdir(root, "sv2", 0755);
+	char *sv2 = xasprintf("%s/sv2", root);
+	CHECK_INT(restore_entry(&e, sv2, NULL, 0, &got), RESTORE_WRITTEN);
+	CHECK_STR(got.buf, "0123456789whole log\n");
+	entry_close(&e);
+	strbuf_release(&why);
+	strbuf_release(&got);
+	strbuf_release(&s.messages);
+	free(sv1);
+	free(sv2);
+	free(spill);
+	free(proj);
+}
+
 int main(void)
 {
 	root = fs_tmpdir();
@@ -395,6 +496,7 @@ int main(void)
 	test_bad_entries();
 	test_two_writers();
 	test_log_fd_and_manifest();
+	test_saver();
 	store_close(&st);
 	fs_rmtree(root);
 	free(cache);

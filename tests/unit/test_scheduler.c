@@ -14,6 +14,7 @@
 
 #include "check.h"
 #include "orchestrator/scheduler.h"
+#include "util/loop.h"
 #include "util/strbuf.h"
 
 static char dir[] = "/tmp/vxsched-XXXXXX";
@@ -570,6 +571,64 @@ static void test_sigchld_ignored(void)
 	strbuf_release(&out);
 }
 
+/* A held job (a cache save in flight): done and out of its slot, so an
+ * independent job starts, while its dependent waits for the loop callback
+ * that lets go. */
+struct hold_ctx {
+	struct loop *loop;
+	struct job *held;
+	long long released_at;
+};
+
+static void hold_release(struct loop *l, void *data)
+{
+	struct hold_ctx *h = data;
+	h->released_at = loop_now();
+	h->held->held = false;
+}
+
+static int hook_hold(struct job *job, void *ctx)
+{
+	struct hold_ctx *h = ctx;
+	if (job->data && !strcmp(job->data, "hold")) {
+		job->held = true;
+		h->held = job;
+		loop_timer(h->loop, loop_now() + 300, hold_release, h);
+	}
+	return 0;
+}
+
+static void test_held(void)
+{
+	struct job jobs[3];
+	struct strbuf out = STRBUF_INIT;
+	struct hold_ctx h = {.loop = loop_new()};
+	struct scheduler_hooks hooks = {.after = hook_hold, .ctx = &h};
+	struct scheduler_opts opts = {.concurrency = 1, .logs = LOGS_FULL, .loop = h.loop};
+	size_t dep0[] = {0};
+	job_sh(&jobs[0], "a#build", "echo a >> order");
+	jobs[0].data = "hold";
+	job_sh(&jobs[1], "b#build", "echo b >> order");
+	jobs[1].deps = dep0, jobs[1].ndeps = 1;
+	job_sh(&jobs[2], "c#build", "echo c >> order");
+	long long t0 = loop_now();
+	CHECK_INT(run(jobs, 3, &opts, &hooks, &out), 0);
+	char *order = file_read("order");
+	CHECK_STR(order, "a\nc\nb\n");
+	free(order);
+	for (int i = 0; i < 3; i++)
+		CHECK_INT(jobs[i].state, JOB_SUCCEEDED);
+	CHECK(!jobs[0].held);
+	CHECK(h.released_at > 0);
+	/* job times count from the run's start */
+	CHECK(t0 + jobs[1].start_ms >= h.released_at - 1);
+	CHECK(has(&out, "a#build: done in "));
+	loop_free(h.loop);
+	jobs_free(jobs, 3);
+	strbuf_release(&out);
+	file_remove("order");
+}
+
 int main(void)
 {
 	/* The child-environment test counts the fds a child gets: start from a
@@ -595,6 +654,7 @@ int main(void)
 	test_log_capture();
 	test_child_environment();
 	test_hooks();
+	test_held();
 	test_noop();
 	test_spawn_failure();
 	test_persistent();

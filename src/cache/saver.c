@@ -1,0 +1,245 @@
+/* saver.c - the cache's background save thread (saver.h). */
+#include "cache/saver.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/die.h"
+#include "util/strbuf.h"
+#include "util/vec.h"
+
+/* A request with everything it points to owned. */
+struct save {
+	struct save *next;
+	void *tag;
+	struct entry_save_request req;
+	struct strvec strings; /* key, task, project_dir, then outputs, then input pairs */
+	struct entry_input *inputs;
+	char *log;
+	int rc;
+	int dup_errno; /* the log's fd could not be duplicated */
+	struct strbuf messages;
+};
+
+struct saver {
+	const struct store *st;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t wake;	    /* the worker: work queued, or stop */
+	pthread_cond_t finished;    /* saver_drain: a save finished */
+	struct save *queue, **tail; /* submitted, not yet started */
+	struct save *done, **done_tail;
+	size_t pending; /* submitted and not reaped */
+	bool stop;
+	int rd, wr; /* a byte per finished save */
+};
+
+static void collect_line(const char *line, void *ctx)
+{
+	strbuf_addstr(ctx, line);
+}
+
+static void save_run(const struct store *st, struct save *s)
+{
+	report_to(collect_line, &s->messages);
+	if (s->dup_errno) {
+		errno = s->dup_errno;
+		s->rc = error_errno("cannot read the task log");
+	} else if (s->req.log_fd >= 0 && lseek(s->req.log_fd, 0, SEEK_SET) < 0) {
+		s->rc = error_errno("cannot read the task log");
+	} else {
+		s->rc = entry_save(st, &s->req, NULL);
+	}
+	report_to(NULL, NULL);
+	if (s->req.log_fd >= 0)
+		close(s->req.log_fd);
+	s->req.log_fd = -1;
+}
+
+static void *worker(void *arg)
+{
+	struct saver *sv = arg;
+	pthread_mutex_lock(&sv->mu);
+	for (;;) {
+		while (!sv->queue && !sv->stop)
+			pthread_cond_wait(&sv->wake, &sv->mu);
+		if (!sv->queue)
+			break;
+		struct save *s = sv->queue;
+		sv->queue = s->next;
+		if (!sv->queue)
+			sv->tail = &sv->queue;
+		pthread_mutex_unlock(&sv->mu);
+		save_run(sv->st, s);
+		pthread_mutex_lock(&sv->mu);
+		s->next = NULL;
+		*sv->done_tail = s;
+		sv->done_tail = &s->next;
+		pthread_cond_broadcast(&sv->finished);
+		char b = 1;
+		/* The pipe holds far more bytes than saves can be pending; a full
+		 * one would still leave the done list whole. */
+		while (write(sv->wr, &b, 1) < 0 && errno == EINTR)
+			;
+	}
+	pthread_mutex_unlock(&sv->mu);
+	return NULL;
+}
+
+static void fd_flags(int fd, int fdflags, int flflags)
+{
+	if (fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | fdflags) < 0 ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | flflags) < 0)
+		die_errno("cannot set up the cache's save pipe");
+}
+
+struct saver *saver_new(const struct store *st)
+{
+	struct saver *sv = xcalloc(1, sizeof *sv);
+	sv->st = st;
+	sv->tail = &sv->queue;
+	sv->done_tail = &sv->done;
+	int p[2];
+	if (pipe(p) < 0)
+		die_errno("cannot make the cache's save pipe");
+	sv->rd = p[0];
+	sv->wr = p[1];
+	fd_flags(sv->rd, FD_CLOEXEC, O_NONBLOCK);
+	fd_flags(sv->wr, FD_CLOEXEC, O_NONBLOCK);
+	pthread_mutex_init(&sv->mu, NULL);
+	pthread_cond_init(&sv->wake, NULL);
+	pthread_cond_init(&sv->finished, NULL);
+	/* A thread takes any process signal it does not block: SIGCHLD would
+	 * be lost to its default action, SIGINT would kill vx unannounced. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int e = pthread_create(&sv->thread, NULL, worker, sv);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e) {
+		errno = e;
+		die_errno("cannot start the cache's save thread");
+	}
+	return sv;
+}
+
+void saver_submit(struct saver *sv, const struct entry_save_request *req, void *tag)
+{
+	struct save *s = xcalloc(1, sizeof *s);
+	s->tag = tag;
+	strbuf_init(&s->messages);
+	s->req = *req;
+	strvec_push(&s->strings, req->key);
+	strvec_push(&s->strings, req->task ? req->task : "");
+	strvec_push(&s->strings, req->project_dir);
+	for (size_t i = 0; i < req->n_outputs; i++)
+		strvec_push(&s->strings, req->outputs[i]);
+	for (size_t i = 0; i < req->n_inputs; i++) {
+		strvec_push(&s->strings, req->inputs[i].path);
+		strvec_push(&s->strings, req->inputs[i].hash);
+	}
+	/* Pointers are taken once every push is done: the vector moves. */
+	s->req.key = s->strings.v[0];
+	s->req.task = s->strings.v[1];
+	s->req.project_dir = s->strings.v[2];
+	s->req.outputs = (const char *const *)s->strings.v + 3;
+	s->inputs = xcalloc(req->n_inputs + 1, sizeof *s->inputs);
+	for (size_t i = 0; i < req->n_inputs; i++) {
+		s->inputs[i].path = s->strings.v[3 + req->n_outputs + 2 * i];
+		s->inputs[i].hash = s->strings.v[3 + req->n_outputs + 2 * i + 1];
+	}
+	s->req.inputs = s->inputs;
+	if (req->log_len) {
+		s->log = xmalloc(req->log_len);
+		memcpy(s->log, req->log, req->log_len);
+		s->req.log = s->log;
+	}
+	if (req->log_fd >= 0) {
+		s->req.log_fd = fcntl(req->log_fd, F_DUPFD_CLOEXEC, 3);
+		if (s->req.log_fd < 0) /* the save then fails with the reason */
+			s->dup_errno = errno;
+	}
+	pthread_mutex_lock(&sv->mu);
+	*sv->tail = s;
+	sv->tail = &s->next;
+	sv->pending++;
+	pthread_cond_signal(&sv->wake);
+	pthread_mutex_unlock(&sv->mu);
+}
+
+int saver_fd(const struct saver *sv)
+{
+	return sv->rd;
+}
+
+static void save_free(struct save *s)
+{
+	strvec_clear(&s->strings);
+	free(s->inputs);
+	free(s->log);
+	strbuf_release(&s->messages);
+	free(s);
+}
+
+size_t saver_reap(struct saver *sv, saver_done_fn *done, void *ctx)
+{
+	char buf[256];
+	while (read(sv->rd, buf, sizeof buf) > 0)
+		;
+	pthread_mutex_lock(&sv->mu);
+	struct save *list = sv->done;
+	sv->done = NULL;
+	sv->done_tail = &sv->done;
+	pthread_mutex_unlock(&sv->mu);
+	size_t n = 0;
+	while (list) {
+		struct save *s = list;
+		list = s->next;
+		if (done)
+			done(s->tag, s->rc, s->messages.buf, ctx);
+		save_free(s);
+		n++;
+	}
+	pthread_mutex_lock(&sv->mu);
+	sv->pending -= n;
+	pthread_mutex_unlock(&sv->mu);
+	return n;
+}
+
+void saver_drain(struct saver *sv, saver_done_fn *done, void *ctx)
+{
+	for (;;) {
+		saver_reap(sv, done, ctx);
+		pthread_mutex_lock(&sv->mu);
+		bool left = sv->pending > 0;
+		while (left && !sv->done)
+			pthread_cond_wait(&sv->finished, &sv->mu);
+		pthread_mutex_unlock(&sv->mu);
+		if (!left)
+			return;
+	}
+}
+
+void saver_free(struct saver *sv)
+{
+	if (!sv)
+		return;
+	saver_drain(sv, NULL, NULL);
+	pthread_mutex_lock(&sv->mu);
+	sv->stop = true;
+	pthread_cond_signal(&sv->wake);
+	pthread_mutex_unlock(&sv->mu);
+	pthread_join(sv->thread, NULL);
+	pthread_mutex_destroy(&sv->mu);
+	pthread_cond_destroy(&sv->wake);
+	pthread_cond_destroy(&sv->finished);
+	close(sv->rd);
+	close(sv->wr);
+	free(sv);
+}
