@@ -1,7 +1,6 @@
 /* fsafe.c - link-safe walks below a directory fd (openat, O_NOFOLLOW). */
 #include "cache/fsafe.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 
 #include "util/die.h"
+#include "util/io.h"
 
 int fsafe_open_parent(int rootfd, const char *path, bool create, const char **leaf)
 {
@@ -46,20 +46,7 @@ fail:;
  * Returns 0, or -1 after error() naming path. */
 static int dir_names(int fd, const char *path, struct strvec *out)
 {
-	int dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	DIR *d = dup < 0 ? NULL : fdopendir(dup);
-	if (!d) {
-		if (dup >= 0)
-			close(dup);
-		return error_errno("cannot open %s", path);
-	}
-	struct dirent *de;
-	while ((errno = 0, de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			strvec_push(out, de->d_name);
-	int ret = errno ? error_errno("cannot read %s", path) : 0;
-	closedir(d);
-	return ret;
+	return dir_names_at(fd, out) < 0 ? error_errno("cannot read %s", path) : 0;
 }
 
 int fsafe_tree(int rootfd, const char *dir, struct strvec *out)

@@ -84,18 +84,13 @@ void key_add_int(struct key *k, const char *tag, int64_t v)
 	put_u64(k, (uint64_t)v);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 void key_add_strvec_sorted(struct key *k, const char *tag, const struct strvec *sv)
 {
 	/* Sort pointers, not strings: the caller's vector keeps its order. */
 	const char **sorted = xcalloc(sv->n ? sv->n : 1, sizeof *sorted);
 	for (size_t i = 0; i < sv->n; i++)
 		sorted[i] = sv->v[i];
-	qsort(sorted, sv->n, sizeof *sorted, cmp_str);
+	qsort(sorted, sv->n, sizeof *sorted, str_ptr_cmp);
 
 	put_header(k, FIELD_LIST, tag);
 	put_u64(k, (uint64_t)sv->n);

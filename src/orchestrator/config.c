@@ -30,29 +30,32 @@ static struct loc node_loc(const struct parse *p, const yaml_node_t *n)
 	return l;
 }
 
-int config_error(const struct loc *l, const char *fmt, ...)
+static int config_verror(const struct loc *l, const char *fmt, va_list ap)
 {
 	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
 	fprintf(stderr, "vx: %s:%d:%d: %s\n", l->file, l->line, l->col, sb.buf);
 	strbuf_release(&sb);
+	return -1;
+}
+
+int config_error(const struct loc *l, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	config_verror(l, fmt, ap);
+	va_end(ap);
 	return -1;
 }
 
 VX_PRINTF(3, 4)
 static int perr(const struct parse *p, const yaml_node_t *n, const char *fmt, ...)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct loc l = node_loc(p, n);
 	va_list ap;
 	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
+	config_verror(&l, fmt, ap);
 	va_end(ap);
-	struct loc l = node_loc(p, n);
-	config_error(&l, "%s", sb.buf);
-	strbuf_release(&sb);
 	return -1;
 }
 
@@ -723,6 +726,12 @@ struct config *config_load(const char *path)
 	struct config *cfg = config_parse(path, sb.buf, sb.len);
 	strbuf_release(&sb);
 	return cfg;
+}
+
+void lstr_vec_strings(const lstr_vec *v, struct strvec *out)
+{
+	for (size_t i = 0; i < v->n; i++)
+		strvec_push(out, v->v[i].s);
 }
 
 void lstr_vec_free(lstr_vec *v)

@@ -21,6 +21,8 @@ struct lstr {
 typedef VEC(struct lstr) lstr_vec;
 /* Frees each string and the vector. */
 void lstr_vec_free(lstr_vec *v);
+/* Appends each string of v (copied) to out. */
+void lstr_vec_strings(const lstr_vec *v, struct strvec *out);
 
 /* A "list or true" value: `network: true` or `network: [hosts]`. */
 struct grant_list {

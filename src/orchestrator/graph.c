@@ -341,6 +341,25 @@ void graph_free(struct graph *g)
 	vec_free(&g->nodes);
 }
 
+void graph_node_json(const struct graph *g, const struct task_node *t, const char *command,
+		     struct strbuf *sb)
+{
+	const struct project *p = g->ws->projects.v[t->project];
+	strbuf_addstr(sb, "\"id\":");
+	strbuf_add_json_string(sb, t->id);
+	strbuf_addstr(sb, ",\"project\":");
+	strbuf_add_json_string(sb, p->rel);
+	strbuf_addstr(sb, ",\"name\":");
+	strbuf_add_json_string(sb, p->name);
+	strbuf_addstr(sb, ",\"task\":");
+	strbuf_add_json_string(sb, t->task);
+	strbuf_addstr(sb, ",\"command\":");
+	if (command)
+		strbuf_add_json_string(sb, command);
+	else
+		strbuf_addstr(sb, "null");
+}
+
 void graph_print_json(const struct graph *g, FILE *out)
 {
 	/* Written directly rather than through a cJSON tree: for 1000 projects
@@ -349,19 +368,8 @@ void graph_print_json(const struct graph *g, FILE *out)
 	strbuf_addstr(&sb, "{\"nodes\":[");
 	for (size_t i = 0; i < g->nodes.n; i++) {
 		const struct task_node *t = g->nodes.v[i];
-		strbuf_addstr(&sb, i ? ",{\"id\":" : "{\"id\":");
-		strbuf_add_json_string(&sb, t->id);
-		strbuf_addstr(&sb, ",\"project\":");
-		strbuf_add_json_string(&sb, g->ws->projects.v[t->project]->rel);
-		strbuf_addstr(&sb, ",\"name\":");
-		strbuf_add_json_string(&sb, g->ws->projects.v[t->project]->name);
-		strbuf_addstr(&sb, ",\"task\":");
-		strbuf_add_json_string(&sb, t->task);
-		strbuf_addstr(&sb, ",\"command\":");
-		if (t->command)
-			strbuf_add_json_string(&sb, t->command);
-		else
-			strbuf_addstr(&sb, "null");
+		strbuf_addstr(&sb, i ? ",{" : "{");
+		graph_node_json(g, t, t->command, &sb);
 		strbuf_addch(&sb, '}');
 	}
 	strbuf_addstr(&sb, "],\"edges\":[");

@@ -50,6 +50,11 @@ void graph_append_args(struct graph *g, char *const *args, size_t nargs);
 /* Writes the graph as JSON {"nodes":[{"id","project","name","task","command"}],
  * "edges":[{"from","to"}]} or as Graphviz dot. */
 void graph_print_json(const struct graph *g, FILE *out);
+/* Appends t's fields "id","project" (its directory),"name","task","command"
+ * (command, or null) to sb, without braces: every JSON report names a
+ * task so. */
+void graph_node_json(const struct graph *g, const struct task_node *t, const char *command,
+		     struct strbuf *sb);
 void graph_print_dot(const struct graph *g, FILE *out);
 
 #endif

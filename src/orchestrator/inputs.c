@@ -108,12 +108,6 @@ static int collect_one(const char *rel, void *ctx)
 	return 0;
 }
 
-static void lstr_to_strvec(const lstr_vec *v, struct strvec *out)
-{
-	for (size_t i = 0; i < v->n; i++)
-		strvec_push(out, v->v[i].s);
-}
-
 /* Walks base for every including pattern of pats, keeping hits the whole
  * list matches (so "!" entries take back). */
 static int walk_globs(const char *base, const char *prefix, const struct strvec *pats,
@@ -186,10 +180,10 @@ int inputs_collect(struct inputs *in, const struct task_node *t, struct strvec *
 {
 	const struct project *p = in->ws->projects.v[t->project];
 	struct strvec pats = STRVEC_INIT, outputs = STRVEC_INIT;
-	lstr_to_strvec(&t->cfg->outputs, &outputs);
+	lstr_vec_strings(&t->cfg->outputs, &outputs);
 	int rc = 0;
 	if (t->cfg->set & TF_INPUT_FILES) {
-		lstr_to_strvec(&t->cfg->input_files, &pats);
+		lstr_vec_strings(&t->cfg->input_files, &pats);
 		/* A task's outputs are never its inputs, whatever the globs
 		 * say: `files: ["**", ".env*"]` keyed .next/BUILD_ID, and the
 		 * build never hit (issue 11). */
@@ -201,8 +195,8 @@ int inputs_collect(struct inputs *in, const struct task_node *t, struct strvec *
 	}
 	strvec_clear(&pats);
 	if (!rc) {
-		lstr_to_strvec(&t->cfg->input_ws_files, &pats);
-		lstr_to_strvec(&in->ws->cfg->ws_input_files, &pats);
+		lstr_vec_strings(&t->cfg->input_ws_files, &pats);
+		lstr_vec_strings(&in->ws->cfg->ws_input_files, &pats);
 		if (pats.n) {
 			struct collect c = {.out = out, .owner = -1};
 			rc = walk_globs(in->ws->root, "", &pats, SKIP_NAMES, &c);
@@ -249,7 +243,7 @@ static int output_one(const char *rel, void *ctx)
 int outputs_collect(const char *project_dir, const lstr_vec *globs, struct strvec *out)
 {
 	struct strvec g = STRVEC_INIT;
-	lstr_to_strvec(globs, &g);
+	lstr_vec_strings(globs, &g);
 	struct out_collect c = {out, g.v, g.n, project_dir};
 	int rc = 0;
 	struct strvec dirs = STRVEC_INIT;

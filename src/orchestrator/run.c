@@ -282,19 +282,8 @@ static void print_dry_run(const struct graph *g, const struct job *jobs, struct 
 				    st == CACHE_BAD ? " (damaged entry)" : "");
 			continue;
 		}
-		strbuf_addstr(&sb, i ? ",{\"id\":" : "{\"id\":");
-		strbuf_add_json_string(&sb, t->id);
-		strbuf_addstr(&sb, ",\"project\":");
-		strbuf_add_json_string(&sb, g->ws->projects.v[t->project]->rel);
-		strbuf_addstr(&sb, ",\"name\":");
-		strbuf_add_json_string(&sb, g->ws->projects.v[t->project]->name);
-		strbuf_addstr(&sb, ",\"task\":");
-		strbuf_add_json_string(&sb, t->task);
-		strbuf_addstr(&sb, ",\"command\":");
-		if (cmd)
-			strbuf_add_json_string(&sb, cmd);
-		else
-			strbuf_addstr(&sb, "null");
+		strbuf_addstr(&sb, i ? ",{" : "{");
+		graph_node_json(g, t, cmd, &sb);
 		strbuf_addf(&sb,
 			    ",\"key\":\"%s\",\"cache\":\"%s\",\"inputs\":%zu,\"dependencies\":[",
 			    tc->keys[i], cache_status_name(st), tc->inputs[i].paths.n);
@@ -440,13 +429,6 @@ static void print_report(const char *mode, const struct graph *g, const struct j
 	free(yamls);
 	free(ins);
 	free(tr);
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* A planned run: the workspace, the selected graph, the sandbox's checks,
@@ -634,7 +616,7 @@ static int run_once(const struct run_opts *o, struct plan *p, long long t0)
 	sandbox_jobs_finish(&p->sj);
 	loop_free(loop);
 	rundir_close(&rd);
-	long long total = now_ms() - t0;
+	long long total = loop_now() - t0;
 	output_summary(p->jobs, n, total);
 	status = run_record(o, p, status, total);
 	/* json and sarif had stdout set aside (report_fd); github writes its
@@ -656,7 +638,7 @@ int run_main(int argc, char **argv)
 		run_opts_free(&o);
 		return rc > 0 ? 0 : 2;
 	}
-	long long t0 = now_ms();
+	long long t0 = loop_now();
 	struct plan p;
 	int status = run_plan(&o, &p);
 	if (!status) {

@@ -29,12 +29,6 @@
 
 extern char **environ;
 
-static void lstr_list(const lstr_vec *v, struct strvec *out)
-{
-	for (size_t i = 0; i < v->n; i++)
-		strvec_push(out, v->v[i].s);
-}
-
 int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const struct graph *g,
 		      const char *cache_dir, unsigned flags)
 {
@@ -60,8 +54,8 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 		/* The sandbox's own rule, asked before anything runs so the
 		 * error can name the config line. */
 		struct strvec pass = STRVEC_INIT, secrets = STRVEC_INIT;
-		lstr_list(&t->cfg->env_pass, &pass);
-		lstr_list(&t->cfg->env_pass_secrets, &secrets);
+		lstr_vec_strings(&t->cfg->env_pass, &pass);
+		lstr_vec_strings(&t->cfg->env_pass_secrets, &secrets);
 		struct env_input ein = {
 		    .pass_through = (const char *const *)pass.v,
 		    .n_pass = pass.n,
@@ -179,8 +173,8 @@ int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_reque
 	workspace_linked_projects(ws, p, &linked);
 	for (size_t k = 0; k < ws->projects.n; k++)
 		strvec_push(&nested, ws->projects.v[k]->dir);
-	lstr_list(&sb->allow_read, &reads);
-	lstr_list(&sb->allow_write, &writes);
+	lstr_vec_strings(&sb->allow_read, &reads);
+	lstr_vec_strings(&sb->allow_write, &writes);
 	bool *seen = xcalloc(sj->g->nodes.n + 1, 1);
 	mark_deps(sj->g, i, seen);
 	for (size_t d = 0; d < sj->g->nodes.n; d++) {
@@ -198,8 +192,8 @@ int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_reque
 	for (size_t k = 0; k < t->cfg->env_define.n; k++)
 		strvec_pushf(&define, "%s=%s", t->cfg->env_define.v[k].key,
 			     t->cfg->env_define.v[k].value);
-	lstr_list(&t->cfg->env_pass, &pass);
-	lstr_list(&t->cfg->env_pass_secrets, &secrets);
+	lstr_vec_strings(&t->cfg->env_pass, &pass);
+	lstr_vec_strings(&t->cfg->env_pass_secrets, &secrets);
 	task_env_delta(ws, t, &vxenv);
 	struct sandbox_input in = {
 	    .workspace_root = ws->root,
@@ -273,7 +267,7 @@ static void keyed_hidden(const struct sandbox_jobs *sj, const struct task_node *
 			 struct strvec *out)
 {
 	struct strvec own = STRVEC_INIT;
-	lstr_list(&t->cfg->input_ws_files, &own);
+	lstr_vec_strings(&t->cfg->input_ws_files, &own);
 	for (size_t k = 0; keyed && own.n && k < keyed->n; k++) {
 		if (!globlist_match(own.v, own.n, keyed->v[k]))
 			continue;
@@ -419,7 +413,7 @@ void sandbox_jobs_unstage(struct sandbox_jobs *sj, size_t i)
 		return;
 	const struct task_node *t = sj->g->nodes.v[i];
 	struct strvec aw = STRVEC_INIT;
-	lstr_list(&t->cfg->sandbox->allow_write, &aw);
+	lstr_vec_strings(&t->cfg->sandbox->allow_write, &aw);
 	sandbox_request_unstage(&sjob->req, (const char *const *)aw.v, aw.n);
 	strvec_clear(&aw);
 	if (rmdir(sjob->stage_dir) == 0) {
@@ -511,12 +505,12 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	const struct task_node *t = sj->g->nodes.v[i];
 	const struct sandbox_cfg *sb = t->cfg->sandbox;
 	struct strvec ir = STRVEC_INIT, iw = STRVEC_INIT, inet = STRVEC_INIT, inputs = STRVEC_INIT;
-	lstr_list(&sb->ignore_read, &ir);
-	lstr_list(&sb->ignore_write, &iw);
-	lstr_list(&sb->ignore_network, &inet);
-	lstr_list(&t->cfg->input_files, &inputs);
+	lstr_vec_strings(&sb->ignore_read, &ir);
+	lstr_vec_strings(&sb->ignore_write, &iw);
+	lstr_vec_strings(&sb->ignore_network, &inet);
+	lstr_vec_strings(&t->cfg->input_files, &inputs);
 	struct strvec roots = STRVEC_INIT, unwritten = STRVEC_INIT, aw = STRVEC_INIT;
-	lstr_list(&sb->allow_write, &aw);
+	lstr_vec_strings(&sb->allow_write, &aw);
 	struct judge_input in = {
 	    .workspace_root = sj->ws->root,
 	    .home = getenv("HOME"),

@@ -29,13 +29,6 @@
 #include "util/strbuf.h"
 #include "util/strmap.h"
 
-static long long mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 const char *cache_status_name(enum cache_status s)
 {
 	switch (s) {
@@ -199,7 +192,7 @@ static void fold_key(struct taskcache *tc, size_t i, const char *command, const 
 
 int taskcache_keys(struct taskcache *tc)
 {
-	long long t0 = mono_ms();
+	long long t0 = loop_now();
 	const struct graph *g = tc->g;
 	struct inputs in;
 	inputs_init(&in, tc->ws);
@@ -271,7 +264,7 @@ int taskcache_keys(struct taskcache *tc)
 	strmap_clear(&index);
 	strvec_clear(&batch);
 	inputs_release(&in);
-	tc->hash_ms = mono_ms() - t0;
+	tc->hash_ms = loop_now() - t0;
 	return rc;
 }
 

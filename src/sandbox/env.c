@@ -57,11 +57,6 @@ static bool listed(const char *const *names, size_t n, const char *name)
 	return false;
 }
 
-static int cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 long env_refused(const struct env_input *in, struct strbuf *err)
 {
 	for (size_t i = 0; i < in->n_pass; i++)
@@ -114,7 +109,6 @@ int env_build(const struct env_input *in, struct strvec *out, struct strbuf *err
 			set(out, kv);
 			free(kv);
 		}
-	if (out->n)
-		qsort(out->v, out->n, sizeof *out->v, cmp);
+	strvec_sort(out);
 	return 0;
 }

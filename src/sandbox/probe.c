@@ -89,6 +89,17 @@ static void trial_wall(const char *bwrap, struct strvec *argv)
 		strvec_push(argv, *a);
 }
 
+/* Runs argv (then cleared), its stderr in err without trailing newlines;
+ * returns its exit status as spawn_capture does. */
+static int trial_run(struct strvec *argv, struct strbuf *err)
+{
+	int rc = spawn_capture(argv->v, NULL, NULL, err);
+	strvec_clear(argv);
+	while (err->len && err->buf[err->len - 1] == '\n')
+		strbuf_setlen(err, err->len - 1);
+	return rc;
+}
+
 void probe_bwrap(struct probe *p)
 {
 	start(p, "bwrap", "--version");
@@ -98,13 +109,10 @@ void probe_bwrap(struct probe *p)
 	trial_wall(p->path, &argv);
 	strvec_push(&argv, "/bin/true");
 	struct strbuf err = STRBUF_INIT;
-	int rc = spawn_capture(argv.v, NULL, NULL, &err);
-	strvec_clear(&argv);
+	int rc = trial_run(&argv, &err);
 	if (rc == 0) {
 		p->works = true;
 	} else {
-		while (err.len && err.buf[err.len - 1] == '\n')
-			strbuf_setlen(&err, err.len - 1);
 		char *userns = read_sysctl("/proc/sys/kernel/unprivileged_userns_clone");
 		char *maxns = read_sysctl("/proc/sys/user/max_user_namespaces");
 		if (geteuid() != 0 && userns && !strcmp(userns, "0"))
@@ -148,15 +156,12 @@ void probe_strace(struct probe *p, const char *bwrap)
 		trial_wall(bwrap, &argv);
 	strvec_push(&argv, "/bin/true");
 	struct strbuf err = STRBUF_INIT;
-	int rc = spawn_capture(argv.v, NULL, NULL, &err);
-	strvec_clear(&argv);
+	int rc = trial_run(&argv, &err);
 	/* strace's own warnings on a trace of `true` would land in every
 	 * task's output and make it retry: a probe that prints is a failure. */
 	if (rc == 0 && err.len == 0) {
 		p->works = true;
 	} else {
-		while (err.len && err.buf[err.len - 1] == '\n')
-			strbuf_setlen(&err, err.len - 1);
 		char *yama = read_sysctl("/proc/sys/kernel/yama/ptrace_scope");
 		if (yama && (!strcmp(yama, "2") || !strcmp(yama, "3")))
 			p->reason = xasprintf(

@@ -96,11 +96,6 @@ static bool visible_by_base(struct builder *b, const char *p)
 	return !w;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Binds dir's children one by one, leaving out each wall, so a grant that
  * holds a wall reaches all of it but the wall. mask: dir is visible from the
  * host and must first be hidden under a tmpfs. */
@@ -171,7 +166,7 @@ static void punch_children(struct builder *b, const char *dir, const struct strv
 	/* What prepare will create here is bound as if it were there. */
 	planned_children(req, dir, skip, &names, &planned, &planned_files);
 	if (names.n)
-		qsort(names.v, names.n, sizeof *names.v, cmp_str);
+		strvec_sort(&names);
 	for (size_t i = 0; i < names.n; i++) {
 		char *c = path_join(dir, names.v[i]);
 		struct stat st;

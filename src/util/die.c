@@ -114,13 +114,19 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
+char *xvasprintf(const char *fmt, va_list ap)
+{
+	char *p;
+	if (vasprintf(&p, fmt, ap) < 0)
+		die("out of memory formatting a string");
+	return p;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *p;
-	if (vasprintf(&p, fmt, ap) < 0)
-		die("out of memory formatting a string");
+	char *p = xvasprintf(fmt, ap);
 	va_end(ap);
 	return p;
 }

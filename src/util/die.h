@@ -2,6 +2,7 @@
 #ifndef VX_UTIL_DIE_H
 #define VX_UTIL_DIE_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #define VX_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -30,5 +31,6 @@ void *xrealloc(void *p, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) VX_PRINTF(1, 2);
+char *xvasprintf(const char *fmt, va_list ap) VX_PRINTF(1, 0);
 
 #endif

@@ -34,9 +34,7 @@ void strvec_pushf(struct strvec *sv, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *p;
-	if (vasprintf(&p, fmt, ap) < 0)
-		die("out of memory formatting a string");
+	char *p = xvasprintf(fmt, ap);
 	va_end(ap);
 	strvec_push_nodup(sv, p);
 }
@@ -64,16 +62,22 @@ long strvec_find(const struct strvec *sv, const char *s)
 	return -1;
 }
 
-static int cmp_str(const void *a, const void *b)
+int str_ptr_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void strvec_sort(struct strvec *sv)
+{
+	if (sv->n > 1)
+		qsort(sv->v, sv->n, sizeof *sv->v, str_ptr_cmp);
 }
 
 void strvec_sort_unique(struct strvec *sv)
 {
 	if (sv->n < 2)
 		return;
-	qsort(sv->v, sv->n, sizeof *sv->v, cmp_str);
+	qsort(sv->v, sv->n, sizeof *sv->v, str_ptr_cmp);
 	size_t out = 1;
 	for (size_t i = 1; i < sv->n; i++) {
 		if (!strcmp(sv->v[i], sv->v[out - 1]))

@@ -37,6 +37,10 @@ void strvec_extend(struct strvec *dst, const struct strvec *src);
 long strvec_find(const struct strvec *sv, const char *s);
 /* Sorts with strcmp and drops repeats. */
 void strvec_sort_unique(struct strvec *sv);
+/* Sorts in strcmp order, keeping duplicates. */
+void strvec_sort(struct strvec *sv);
+/* The qsort comparator of two char * in strcmp order. */
+int str_ptr_cmp(const void *a, const void *b);
 /* Returns sv->v, allocating an empty NULL-terminated array if none yet. */
 char **strvec_argv(struct strvec *sv);
 
