@@ -469,6 +469,7 @@ int taskcache_before(struct job *job, void *ctx)
 }
 
 static void save_finished(struct taskcache *tc, struct job *job, int rc);
+static void on_save_ready(struct loop *l, int fd, unsigned events, void *data);
 
 int taskcache_after(struct job *job, void *ctx)
 {
@@ -506,6 +507,10 @@ int taskcache_after(struct job *job, void *ctx)
 		.duration_ms = (uint64_t)(job->duration_ms > 0 ? job->duration_ms : 0),
 		.level = tc->level,
 	};
+	if (tc->loop && !tc->saver) { /* a fully cached run never starts it */
+		tc->saver = saver_new(&tc->store);
+		loop_watch(tc->loop, saver_fd(tc->saver), LOOP_READ, on_save_ready, tc);
+	}
 	if (tc->saver) {
 		/* Off the loop: the dependents wait for the save (job->held),
 		 * every other task goes on. */
@@ -555,19 +560,17 @@ void taskcache_start(struct taskcache *tc, struct loop *l)
 {
 	if (!tc->write || !tc->store_open || tc->dry_run)
 		return;
-	tc->saver = saver_new(&tc->store);
 	tc->loop = l;
-	loop_watch(l, saver_fd(tc->saver), LOOP_READ, on_save_ready, tc);
 }
 
 void taskcache_finish(struct taskcache *tc)
 {
-	if (!tc->saver)
-		return;
-	saver_drain(tc->saver, on_saved, tc);
-	loop_unwatch(tc->loop, saver_fd(tc->saver));
-	saver_free(tc->saver);
-	tc->saver = NULL;
+	if (tc->saver) {
+		saver_drain(tc->saver, on_saved, tc);
+		loop_unwatch(tc->loop, saver_fd(tc->saver));
+		saver_free(tc->saver);
+		tc->saver = NULL;
+	}
 	tc->loop = NULL;
 }
 

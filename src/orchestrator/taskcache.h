@@ -85,7 +85,7 @@ int taskcache_before(struct job *job, void *ctx);
 int taskcache_after(struct job *job, void *ctx);
 
 /* Around one run on loop l: from here the after hook hands each save to a
- * worker thread and holds the job (job->held) until the save ends, so
+ * worker thread (started at the first save) and holds the job (job->held) until the save ends, so
  * archiving a task's outputs never stops the loop; finish waits for the
  * saves in flight. Without start, the after hook saves in place. */
 void taskcache_start(struct taskcache *tc, struct loop *l);
