@@ -1,0 +1,58 @@
+#!/bin/bash
+# Network walls (issue 14, SPEC §4 Network), first slice: a sandboxed task
+# with no network grant reaches nothing of the host, not even a server on
+# its loopback or an abstract UNIX socket (both live in the host's network
+# namespace; the task has its own). The same command run without sandbox:
+# reaches both, so the test fails if the servers were not really up.
+. "$VX_SOURCE_DIR/tests/integration/lib.sh"
+
+require_sandbox strace
+command -v socat >/dev/null || { echo "socat is not installed (apt-get install socat)" >&2; exit 1; }
+
+port=$((20000 + $$ % 20000))
+abs=vx-net-test-$$
+socat -u TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr,fork OPEN:"$TEST_TMP/tcp-hit",creat,append &
+tcp_pid=$!
+socat -u ABSTRACT-LISTEN:$abs,fork OPEN:"$TEST_TMP/abs-hit",creat,append &
+abs_pid=$!
+trap 'kill $tcp_pid $abs_pid 2>/dev/null' EXIT
+
+REACH="echo hi | socat -u - TCP:127.0.0.1:$port && echo reached-tcp; echo hi | socat -u - ABSTRACT-CONNECT:$abs && echo reached-abstract; echo end"
+
+setup() {
+	ws_root <<-'EOF'
+	tasks:
+	  build:
+	EOF
+	ws_project app app <<-EOF
+	  build:
+	    command: '$REACH'
+	    cache: false
+	    $1
+	EOF
+}
+
+test_expect_success 'unsandboxed, the task reaches the host loopback and abstract socket' '
+	setup "" &&
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		run_vx 0 run app#build &&
+		grep -q reached-abstract "$OUT" && grep -q reached-tcp "$OUT" && break
+		sleep 0.2
+	done &&
+	test_grep "app#build: reached-tcp" "$OUT" &&
+	test_grep "app#build: reached-abstract" "$OUT" &&
+	test -s "$TEST_TMP/tcp-hit" && test -s "$TEST_TMP/abs-hit"
+'
+
+test_expect_success 'sandboxed with no network grant, it reaches neither' '
+	rm -f "$TEST_TMP/tcp-hit" "$TEST_TMP/abs-hit" &&
+	setup "sandbox: {allow: {read: [\".\"]}}" &&
+	{ "$VX" run app#build >"$OUT" 2>"$ERR" </dev/null || echo "exit $?"; } &&
+	test_grep "app#build: end" "$OUT" &&
+	test_grep ! "app#build: reached-tcp" "$OUT" &&
+	test_grep ! "app#build: reached-abstract" "$OUT" &&
+	test_path_is_missing "$TEST_TMP/tcp-hit" &&
+	test_path_is_missing "$TEST_TMP/abs-hit"
+'
+
+test_done
