@@ -92,13 +92,6 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-static void fd_flags(int fd, int fdflags, int flflags)
-{
-	if (fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | fdflags) < 0 ||
-	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | flflags) < 0)
-		die_errno("cannot set up the cache's save pipe");
-}
-
 struct saver *saver_new(const struct store *st)
 {
 	struct saver *sv = xcalloc(1, sizeof *sv);
@@ -106,12 +99,10 @@ struct saver *saver_new(const struct store *st)
 	sv->tail = &sv->queue;
 	sv->done_tail = &sv->done;
 	int p[2];
-	if (pipe(p) < 0)
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
 		die_errno("cannot make the cache's save pipe");
 	sv->rd = p[0];
 	sv->wr = p[1];
-	fd_flags(sv->rd, FD_CLOEXEC, O_NONBLOCK);
-	fd_flags(sv->wr, FD_CLOEXEC, O_NONBLOCK);
 	pthread_mutex_init(&sv->mu, NULL);
 	pthread_cond_init(&sv->wake, NULL);
 	pthread_cond_init(&sv->finished, NULL);

@@ -511,19 +511,16 @@ int taskcache_after(struct job *job, void *ctx)
 		tc->saver = saver_new(&tc->store);
 		loop_watch(tc->loop, saver_fd(tc->saver), LOOP_READ, on_save_ready, tc);
 	}
+	tc->saving[i] = outs;
 	if (tc->saver) {
 		/* Off the loop: the dependents wait for the save (job->held),
-		 * every other task goes on. */
+		 * every other task goes on. The request is copied at submit. */
 		saver_submit(tc->saver, &req, job);
-		free(ins);
-		tc->saving[i] = outs;
 		job->held = true;
-		return 0;
+	} else {
+		save_finished(tc, job, entry_save(&tc->store, &req, NULL));
 	}
-	int rc = entry_save(&tc->store, &req, NULL);
 	free(ins);
-	tc->saving[i] = outs;
-	save_finished(tc, job, rc);
 	return 0;
 }
 
