@@ -1,0 +1,58 @@
+/* proxy.h - one task's allowlisting proxy, outside its sandbox, on vx's
+ * event loop (docs/network.md). It listens on a UNIX socket in a 0700
+ * directory of vx's; the sandbox gets that socket bound in and a socat
+ * inside carrying 127.0.0.1:SANDBOX_PROXY_PORT to it. One proxy per task:
+ * the socket a connection came in on is what names the task, so nothing
+ * the task writes changes which list applies.
+ *
+ * On one listener it speaks HTTP CONNECT (TLS), absolute-URI HTTP
+ * forwarding (plain HTTP, rewritten to origin form with Connection: close)
+ * and SOCKS5 CONNECT (no authentication; the first byte 0x05 tells it). The
+ * decision is made before a byte is forwarded (netrule.h); a name is
+ * resolved once and the address judged is the one dialled. A refusal
+ * answers 403 (SOCKS: reply 2) and is recorded for the verdict. Each
+ * direction of a connection has a bounded buffer: a side that does not
+ * drain stops the other from being read, never vx's memory. */
+#ifndef VX_SANDBOX_PROXY_H
+#define VX_SANDBOX_PROXY_H
+
+#include <netdb.h>
+#include <stddef.h>
+
+#include "sandbox/netrule.h"
+#include "util/loop.h"
+#include "util/strbuf.h"
+
+/* The port the socat inside the namespace listens on (127.0.0.1). */
+#define SANDBOX_PROXY_PORT 3128
+
+struct proxy_refusal {
+	char *target; /* "HOST:PORT" as the client asked */
+	char *reason; /* "not in allow.network", "denied by deny.network", "resolves to …" */
+	char *fix;    /* the allow.network entry that would allow it, or NULL (denied) */
+};
+
+struct proxy;
+
+/* Listens on sock_path (created 0600; its directory must be vx's own, 0700)
+ * with a copy of rules, its events on l. Returns the proxy, or NULL with one
+ * line in err. */
+struct proxy *proxy_new(struct loop *l, const struct netrules *rules, const char *sock_path,
+			struct strbuf *err);
+
+/* What it refused so far, in order, each target and reason once. */
+const struct proxy_refusal *proxy_refusals(const struct proxy *p, size_t *n);
+/* Connections it carried to an upstream (for tests and -v). */
+size_t proxy_served(const struct proxy *p);
+
+/* Closes every connection and the listener, and removes the socket. */
+void proxy_free(struct proxy *p);
+
+/* Resolves host for port into *out (freeaddrinfo). Names under the .test
+ * top-level domain (RFC 6761: never a real host) are looked up first in
+ * VX_TEST_RESOLVE ("name=addr,name=addr"), so the tests can give a name an
+ * address without touching /etc/hosts; nothing else is ever mapped.
+ * Returns 0 or a getaddrinfo error. */
+int proxy_resolve(const char *host, int port, struct addrinfo **out);
+
+#endif
