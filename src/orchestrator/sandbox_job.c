@@ -29,6 +29,45 @@
 
 extern char **environ;
 
+/* Parses t's allow.network and deny.network into rules; an entry that is
+ * not a host (a URL, a path, "*", a dotless name) is a configuration error
+ * at its line. A loopback relay (localhost:PORT) is not built yet. */
+static int network_rules(const struct task_node *t, struct netrules *rules)
+{
+	const struct sandbox_cfg *sb = t->cfg->sandbox;
+	memset(rules, 0, sizeof *rules);
+	rules->any = sb->allow_network.any;
+	struct strbuf why = STRBUF_INIT;
+	for (int deny = 0; deny < 2; deny++) {
+		const lstr_vec *l = deny ? &sb->deny_network : &sb->allow_network.list;
+		for (size_t k = 0; k < l->n; k++) {
+			struct netrule r;
+			strbuf_reset(&why);
+			if (netrule_parse(l->v[k].s, &r, &why) < 0) {
+				config_error(&l->v[k].loc, "%s: %s", t->id, why.buf);
+				strbuf_release(&why);
+				return -1;
+			}
+			if (r.loopback && !deny) {
+				netrule_clear(&r);
+				strbuf_release(&why);
+				return config_error(
+				    &l->v[k].loc,
+				    "%s: '%s' relays a host loopback port into the sandbox, which "
+				    "needs vx's bridge (not built yet); refusing rather than run it "
+				    "with the grant silently dropped",
+				    t->id, l->v[k].s);
+			}
+			if (deny)
+				vec_push(&rules->deny, r);
+			else
+				vec_push(&rules->allow, r);
+		}
+	}
+	strbuf_release(&why);
+	return 0;
+}
+
 int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const struct graph *g,
 		      const char *cache_dir, unsigned flags)
 {
@@ -44,6 +83,7 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 	for (size_t i = 0; i < n; i++)
 		sj->jobs[i].signal_rd = -1;
 	const struct task_node *first = NULL;
+	bool any_net = false;
 	for (size_t i = 0; i < g->nodes.n; i++) {
 		const struct task_node *t = g->nodes.v[i];
 		const struct sandbox_cfg *sb = t->cfg->sandbox;
@@ -72,22 +112,26 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 			return -1;
 		}
 		strbuf_release(&why);
-		const struct loc *l = &sb->loc;
-		if (sb->allow_network.any || sb->allow_network.list.n)
-			l = sb->allow_network.list.n ? &sb->allow_network.list.v[0].loc : l;
-		else if (sb->local_binding.any || sb->local_binding.list.n)
-			l = sb->local_binding.list.n ? &sb->local_binding.list.v[0].loc : l;
+		if (network_rules(t, &sj->jobs[i].net) < 0)
+			return -1;
+		sj->jobs[i].has_net = sb->allow_network.any || sj->jobs[i].net.allow.n;
+		any_net = any_net || sj->jobs[i].has_net;
+		const struct loc *l;
+		if (sb->local_binding.any || sb->local_binding.list.n)
+			l = sb->local_binding.list.n ? &sb->local_binding.list.v[0].loc : &sb->loc;
 		else if (sb->unix_sockets.any || sb->unix_sockets.list.n)
-			l = sb->unix_sockets.list.n ? &sb->unix_sockets.list.v[0].loc : l;
+			l = sb->unix_sockets.list.n ? &sb->unix_sockets.list.v[0].loc : &sb->loc;
 		else
 			continue;
 		return config_error(
 		    l,
-		    "%s asks for network, port or socket grants, which need vx's network "
-		    "proxy and bridges (not built yet); refusing rather than run it with "
-		    "the grant silently dropped",
+		    "%s asks for port or socket grants, which need vx's bridges (not built yet); "
+		    "refusing rather than run it with the grant silently dropped",
 		    t->id);
 	}
+	if (any_net && !(sj->socat = probe_which("socat")))
+		return error("a sandboxed task has a network grant, and socat is not on PATH "
+			     "(apt-get install socat): the sandbox's bridge to its proxy needs it");
 	if (!first)
 		return 0;
 	struct probe p;
@@ -205,6 +249,10 @@ int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_reque
 	    .setsid = sj->setsid,
 	    .strace = trace_dir ? sj->strace : NULL,
 	    .trace_dir = trace_dir,
+	    .proxy_socket = !sj->jobs || !sj->jobs[i].has_net ? NULL
+			    : sj->showing ? "$TMPDIR/vx-run-XXXXXX/net-XXXXXX/proxy.sock"
+					  : sj->jobs[i].proxy_sock,
+	    .socat = sj->socat,
 	    /* a dev server's outputs must be in place while it runs: never staged */
 	    .stage_dir = sj->jobs && !sj->showing && !t->cfg->persistent ? sj->jobs[i].stage_dir
 									 : NULL,
@@ -284,6 +332,47 @@ static void keyed_hidden(const struct sandbox_jobs *sj, const struct task_node *
 
 static int stage_record(struct sandbox_job *sjob);
 
+static void proxy_stop(struct sandbox_job *sjob)
+{
+	proxy_free(sjob->proxy);
+	sjob->proxy = NULL;
+	free(sjob->proxy_sock);
+	sjob->proxy_sock = NULL;
+	if (sjob->net_dir)
+		rmdir(sjob->net_dir);
+	free(sjob->net_dir);
+	sjob->net_dir = NULL;
+}
+
+/* The task's own proxy, listening in a 0700 directory of the run's (a
+ * retry gets a fresh one; the refusals of the attempt before are gone with
+ * it, as its trace is). */
+static int proxy_start(struct sandbox_jobs *sj, struct sandbox_job *sjob,
+		       const struct task_node *t, struct job *job)
+{
+	proxy_stop(sjob);
+	struct strbuf err = STRBUF_INIT;
+	char *tmpl = path_join(sj->run_dir ? sj->run_dir : "/tmp", "net-XXXXXX");
+	if (!sj->loop || !mkdtemp(tmpl)) {
+		error_errno("%s: cannot make its proxy's directory %s", t->id, tmpl);
+		free(tmpl);
+		job->reason = "its network proxy could not be started (see above)";
+		return -1;
+	}
+	sjob->net_dir = tmpl;
+	sjob->proxy_sock = path_join(tmpl, "proxy.sock");
+	sjob->proxy = proxy_new(sj->loop, &sjob->net, sjob->proxy_sock, &err);
+	if (!sjob->proxy) {
+		error("%s: %s", t->id, err.buf);
+		strbuf_release(&err);
+		proxy_stop(sjob);
+		job->reason = "its network proxy could not be started (see above)";
+		return -1;
+	}
+	strbuf_release(&err);
+	return 0;
+}
+
 int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 		      const struct strvec *keyed)
 {
@@ -311,6 +400,8 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 		else
 			free(tmpl); /* no stage: the grants are bound as they are */
 	}
+	if (sjob->has_net && proxy_start(sj, sjob, t, job) < 0)
+		return -1;
 	struct strbuf err = STRBUF_INIT;
 	int rc = sandbox_jobs_request(sj, i, &sjob->req, &err);
 	if (!rc)
@@ -467,9 +558,10 @@ void sandbox_jobs_reap_stage(int dirfd)
 	strvec_clear(&entries);
 }
 
-void sandbox_jobs_start(struct sandbox_jobs *sj, const char *run_dir)
+void sandbox_jobs_start(struct sandbox_jobs *sj, const char *run_dir, struct loop *loop)
 {
 	sj->run_dir = run_dir;
+	sj->loop = loop;
 	if (!sj->bwrap)
 		return;
 	char *vx_dir = path_join(sj->ws->root, ".vx");
@@ -497,10 +589,41 @@ void sandbox_jobs_finish(struct sandbox_jobs *sj)
 	rundir_close(&sj->stage);
 }
 
+/* The proxy's refusals as network violations, each with its reason and
+ * the allow.network entry that would have allowed it; ignore.network (a
+ * glob on "HOST:PORT" or "HOST") silences one in the report, never in the
+ * proxy. */
+static void proxy_violations(const struct proxy *p, const struct judge_input *in,
+			     struct verdict *v)
+{
+	size_t n = 0;
+	const struct proxy_refusal *r = p ? proxy_refusals(p, &n) : NULL;
+	for (size_t k = 0; k < n; k++) {
+		const char *colon = strrchr(r[k].target, ':');
+		char *host = xstrndup(r[k].target, (size_t)(colon - r[k].target));
+		bool quiet = false;
+		for (size_t j = 0; j < in->n_ignore_network && !quiet; j++)
+			quiet = glob_match(in->ignore_network[j], r[k].target) ||
+				glob_match(in->ignore_network[j], host);
+		free(host);
+		if (quiet)
+			continue;
+		struct violation x = {false, true, xstrdup(r[k].target), "proxy", 0, false,
+				      xstrdup(r[k].reason)};
+		vec_push(&v->violations, x);
+		if (r[k].fix)
+			strvec_push(&v->fix_network, r[k].fix);
+	}
+	strvec_sort_unique(&v->fix_network);
+}
+
 int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 {
 	struct sandbox_job *sjob = &sj->jobs[i];
-	if (!sjob->built || !sjob->trace.dir)
+	size_t n_refused = 0;
+	if (sjob->proxy)
+		proxy_refusals(sjob->proxy, &n_refused);
+	if (!sjob->built || (!sjob->trace.dir && !n_refused))
 		return 0;
 	const struct task_node *t = sj->g->nodes.v[i];
 	const struct sandbox_cfg *sb = t->cfg->sandbox;
@@ -536,7 +659,11 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	judge_input_from_request(&in, &sjob->req, &roots, &unwritten);
 	in.output = scheduler_job_log_end(job, &in.output_len);
 	struct verdict v;
-	judge_trace(&in, sjob->trace.path, &v);
+	if (sjob->trace.dir)
+		judge_trace(&in, sjob->trace.path, &v);
+	else
+		memset(&v, 0, sizeof v); /* untraced: the proxy's word is all there is */
+	proxy_violations(sjob->proxy, &in, &v);
 	sjob->project_dir = xstrdup(sjob->req.cwd);
 	bool succeeded = job->state == JOB_SUCCEEDED;
 	int rc = 0;
@@ -589,6 +716,7 @@ void sandbox_jobs_done(struct sandbox_jobs *sj, size_t i)
 {
 	struct sandbox_job *sjob = &sj->jobs[i];
 	trace_log_remove(&sjob->trace);
+	proxy_stop(sjob);
 	sandbox_jobs_unstage(sj, i);
 	if (sjob->signal_rd >= 0) {
 		close(sjob->signal_rd);
@@ -612,8 +740,10 @@ void sandbox_jobs_release(struct sandbox_jobs *sj)
 		if (sj->jobs[i].judged)
 			verdict_release(&sj->jobs[i].verdict);
 		free(sj->jobs[i].project_dir);
+		netrules_clear(&sj->jobs[i].net);
 	}
 	free(sj->jobs);
+	free(sj->socat);
 	free(sj->bwrap);
 	free(sj->setsid);
 	free(sj->strace);

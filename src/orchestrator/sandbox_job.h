@@ -10,6 +10,8 @@
 #include "orchestrator/scheduler.h"
 #include "util/rundir.h"
 #include "sandbox/bwrap.h"
+#include "sandbox/netrule.h"
+#include "sandbox/proxy.h"
 #include "sandbox/request.h"
 #include "sandbox/tracelog.h"
 #include "violations/judge.h"
@@ -20,6 +22,8 @@ struct sandbox_jobs {
 	const char *cache_dir;       /* the store: a wall in every sandbox */
 	char *bwrap, *setsid;        /* found on vx's PATH once, before any task runs */
 	char *strace;                /* found and probed once; NULL: tasks run untraced */
+	char *socat;                 /* found once when a task has a network grant */
+	struct loop *loop;           /* the run's (sandbox_jobs_start): the proxies serve on it */
 	bool quiet_report;           /* --report json|sarif|github: no text report lines */
 	bool showing;                /* vx sandbox show: nothing runs, the tracer is shown */
 	const char *run_dir;         /* the run's own directory (util/rundir.h), from
@@ -46,6 +50,11 @@ struct sandbox_job {
 	struct strvec outputs;       /* what its output globs matched once it finished, walked
 				      * for its first sandboxed dependent (dep_outputs) */
 	bool outputs_walked, outputs_ok;
+	struct netrules net;         /* allow.network / deny.network, parsed by init */
+	bool has_net;                /* a network grant: the task gets its own proxy */
+	struct proxy *proxy;         /* while it runs (wrap to done), or NULL */
+	char *net_dir;               /* the proxy's 0700 directory in the run dir, or NULL */
+	char *proxy_sock;            /* its socket in net_dir */
 	const struct strvec *keyed;  /* set by wrap: the cached task's key files (the
 				      * taskcache's, borrowed for the run), or NULL */
 };
@@ -60,19 +69,21 @@ enum {
 
 /* Checks, before anything runs, that every sandboxed task of g can have its
  * sandbox: bwrap works here (the probe), and no task asks for what is not
- * built yet (network grants). cache_dir (borrowed) is walled off in every
- * sandbox; flags are SANDBOX_JOBS_*. Returns 0, or -1 after one error line
+ * built yet (port bridges, socket grants, loopback relays). cache_dir (borrowed) is walled off in every
+ * sandbox; flags are SANDBOX_JOBS_*. A network entry that is no host is a
+ * configuration error at its line. Returns 0, or -1 after one error line
  * (the caller exits 2: a sandbox the platform cannot provide is never
  * skipped). */
 int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const struct graph *g,
 		      const char *cache_dir, unsigned flags);
 
-/* Before the first task runs: trace logs go to run_dir (the run's own,
- * util/rundir.h, borrowed until sandbox_jobs_finish), and a run with a
+/* Before the first task runs: trace logs and the proxies' sockets go to
+ * run_dir (the run's own, util/rundir.h, borrowed until
+ * sandbox_jobs_finish), the proxies serve on loop, and a run with a
  * sandbox gets its stage under WS/.vx/stage (swept as the run dir is, a
  * dead run's staged entries put back first). A stage that cannot be made
  * leaves the grants bound as they are. */
-void sandbox_jobs_start(struct sandbox_jobs *sj, const char *run_dir);
+void sandbox_jobs_start(struct sandbox_jobs *sj, const char *run_dir, struct loop *loop);
 /* After the last task: puts back what a failed spawn left staged, and
  * removes the stage. */
 void sandbox_jobs_finish(struct sandbox_jobs *sj);

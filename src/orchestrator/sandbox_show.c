@@ -23,6 +23,40 @@ static const char SHOW_USAGE[] =
     "as \"# a run creates ...\" lines, and the fd numbers shown are the ones a run\n"
     "passes each bind source as.\n";
 
+/* "# network: allow registry.npmjs.org:80,443, *.example.com:8443" */
+static void show_rules(const char *what, const struct netrule *r, size_t n)
+{
+	printf("# network: %s", what);
+	for (size_t k = 0; k < n; k++) {
+		const char *sep = k ? ", " : " ";
+		const char *star = r[k].wildcard ? "*." : "";
+		bool v6 = strchr(r[k].host, ':') != NULL;
+		printf("%s%s%s%s%s", sep, star, v6 ? "[" : "", r[k].host, v6 ? "]" : "");
+		if (r[k].port)
+			printf(":%d", r[k].port);
+		else
+			printf(":%s", strcmp(what, "deny") ? "80,443" : "*");
+	}
+	printf("\n");
+}
+
+/* The proxy a run would start: its lists, and how the task reaches it. */
+static void show_network(const struct sandbox_job *sjob)
+{
+	if (!sjob->has_net) {
+		printf("# network: none (its own namespace, only its own loopback)\n");
+		return;
+	}
+	printf("# network: a proxy of its own on a UNIX socket in the run dir, reached at "
+	       "127.0.0.1:%d inside (socat); HTTP_PROXY, HTTPS_PROXY, ALL_PROXY (socks5h) name it\n",
+	       SANDBOX_PROXY_PORT);
+	if (sjob->net.any)
+		printf("# network: allow any public host (network: true)\n");
+	show_rules("allow", sjob->net.allow.v, sjob->net.allow.n);
+	if (sjob->net.deny.n)
+		show_rules("deny", sjob->net.deny.v, sjob->net.deny.n);
+}
+
 int sandbox_show_main(int argc, char **argv)
 {
 	const char *task = NULL, *platform = "linux";
@@ -89,6 +123,7 @@ int sandbox_show_main(int argc, char **argv)
 				printf("# a run creates the directory %s\n", req.mkdirs.v[k]);
 			for (size_t k = 0; k < req.files.n; k++)
 				printf("# a run creates the empty file %s\n", req.files.v[k]);
+			show_network(&sj.jobs[i]);
 			sandbox_request_release(&req);
 			shown++;
 		}

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sandbox/proxy.h"
 #include "util/path.h"
 
 /* Runs inside, as `sh -c SCRIPT vx-sandbox COMMAND`. A watcher forked first
@@ -55,8 +56,31 @@ const char *const *sandbox_trace_flags(void)
 	return flags;
 }
 
+/* With a proxy: socat carries 127.0.0.1:PORT to the proxy's socket (forked
+ * from a subshell, so it is pid 1's child, as the watcher is, and dies with
+ * the namespace), and the command starts only once the port listens, read
+ * off /proc/net/tcp by shell builtins (no process per try), for at most
+ * 5 s: a bridge that never listens fails the task with one line, never a
+ * run whose first dial meets a closed port. */
+static void bridge_script(const struct sandbox_request *req, struct strbuf *sb)
+{
+	strbuf_addf(sb,
+		    "( %s TCP-LISTEN:%d,bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:%s "
+		    "</dev/null >/dev/null 2>&1 & )\n",
+		    req->socat, SANDBOX_PROXY_PORT, req->proxy_inside);
+	strbuf_addf(sb,
+		    "n=0; until while read -r _ a _ st _; do [ \"$a $st\" = \"0100007F:%04X 0A\" ] "
+		    "&& break; done </proc/net/tcp; [ \"$a $st\" = \"0100007F:%04X 0A\" ]; do "
+		    "n=$((n+1)); if [ $n -gt 500 ]; then echo \"vx: the sandbox's network bridge "
+		    "(socat on 127.0.0.1:%d) did not listen within 5 s\" >&2; exit 125; fi; "
+		    "sleep 0.01; done\n",
+		    SANDBOX_PROXY_PORT, SANDBOX_PROXY_PORT, SANDBOX_PROXY_PORT);
+}
+
 static void script(const struct sandbox_request *req, struct strbuf *sb)
 {
+	if (req->proxy_inside)
+		bridge_script(req, sb);
 	strbuf_addstr(
 	    sb, "p=$$\n"
 		"( { trap '' TERM INT HUP QUIT USR1 USR2; while read -r s; do "

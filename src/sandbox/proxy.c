@@ -163,7 +163,7 @@ static void reply_and_close(struct conn *c, int http_status, const char *status_
 		int h = snprintf(head, sizeof head,
 				 "HTTP/1.1 %d %s\r\nX-Vx-Refused: %.*s\r\nContent-Type: "
 				 "text/plain\r\nContent-Length: %d\r\nConnection: close\r\n\r\n",
-				 http_status, status_text, n - 1, body + 4, n);
+				 http_status, status_text, n - 5, body + 4, n);
 		buf_add(&c->down, head, (size_t)h);
 		buf_add(&c->down, body, (size_t)n);
 	}

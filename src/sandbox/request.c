@@ -14,6 +14,7 @@
 #include "sandbox/denies.h"
 #include "sandbox/grants.h"
 #include "sandbox/probe.h"
+#include "sandbox/proxy.h"
 #include "sandbox/seccomp.h"
 #include "sandbox/walls.h"
 #include "util/glob.h"
@@ -720,7 +721,9 @@ static int assemble(struct builder *b)
 	for (size_t i = 0; i < req->mounts.n; i++) {
 		struct sandbox_mount *m = &req->mounts.v[i];
 		struct stat st;
-		m->by_path = m->kind == SANDBOX_RO && lstat(m->src, &st) == 0 && S_ISLNK(st.st_mode);
+		m->by_path = m->kind == SANDBOX_RO &&
+			     ((req->proxy_inside && !strcmp(m->dst, req->proxy_inside)) ||
+			      (lstat(m->src, &st) == 0 && S_ISLNK(st.st_mode)));
 	}
 	return 0;
 }
@@ -738,6 +741,55 @@ static void builder_release(struct builder *b)
 	grants_clear(&b->glob_heads);
 	strvec_clear(&b->punched);
 	strvec_clear(&b->masked);
+}
+
+/* The task's way out through its proxy: the socket bound into TMPDIR, and
+ * the variables every client reads (curl reads only the lowercase
+ * http_proxy; Node's fetch and http read none without NODE_USE_ENV_PROXY).
+ * ALL_PROXY is the SOCKS5 front, for tools that speak nothing else; the
+ * host's own proxy variables are replaced, never passed on. */
+static int proxy_env(struct builder *b)
+{
+	const struct sandbox_input *in = b->in;
+	if (!in->socat)
+		return refuse(b->err, "socat is not installed (apt-get install socat): a network "
+				      "grant needs it inside the sandbox");
+	if (!sandbox_path_safe(in->socat))
+		return refuse(b->err, "socat's path %s holds a character outside [A-Za-z0-9._/+@-]",
+			      in->socat);
+	b->req->socat = xstrdup(in->socat);
+	b->req->proxy_inside = path_join(b->tmp, ".vx-proxy.sock");
+	struct sandbox_mount m = {SANDBOX_RO, xstrdup(in->proxy_socket),
+				  xstrdup(b->req->proxy_inside), -1, true};
+	vec_push(&b->req->mounts, m);
+	static const char *const names[] = {"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
+					    "NO_PROXY",   "http_proxy",  "https_proxy",
+					    "all_proxy",  "no_proxy",    "NODE_USE_ENV_PROXY"};
+	size_t keep = 0;
+	for (size_t i = 0; i < b->req->env.n; i++) {
+		bool ours = false;
+		for (size_t k = 0; k < sizeof names / sizeof *names && !ours; k++) {
+			size_t n = strlen(names[k]);
+			ours = !strncmp(b->req->env.v[i], names[k], n) && b->req->env.v[i][n] == '=';
+		}
+		if (ours)
+			free(b->req->env.v[i]);
+		else
+			b->req->env.v[keep++] = b->req->env.v[i];
+	}
+	b->req->env.n = keep;
+	for (int lower = 0; lower < 2; lower++) {
+		strvec_pushf(&b->req->env, "%s=http://127.0.0.1:%d", lower ? "http_proxy" : "HTTP_PROXY",
+			     SANDBOX_PROXY_PORT);
+		strvec_pushf(&b->req->env, "%s=http://127.0.0.1:%d",
+			     lower ? "https_proxy" : "HTTPS_PROXY", SANDBOX_PROXY_PORT);
+		strvec_pushf(&b->req->env, "%s=socks5h://127.0.0.1:%d",
+			     lower ? "all_proxy" : "ALL_PROXY", SANDBOX_PROXY_PORT);
+		strvec_pushf(&b->req->env, "%s=localhost,127.0.0.1,::1",
+			     lower ? "no_proxy" : "NO_PROXY");
+	}
+	strvec_push(&b->req->env, "NODE_USE_ENV_PROXY=1");
+	return 0;
 }
 
 static int build(struct builder *b)
@@ -835,6 +887,8 @@ static int build(struct builder *b)
 	b->req->shell = xstrdup(in->shell ? in->shell : "/bin/sh");
 	b->req->setsid = in->setsid ? xstrdup(in->setsid) : probe_which("setsid");
 	b->req->hermetic = in->hermetic;
+	if (in->proxy_socket && proxy_env(b))
+		return -1;
 	if (in->strace && in->trace_dir) {
 		b->req->strace = xstrdup(in->strace);
 		b->req->trace_dir = xstrdup(in->trace_dir);
@@ -1089,6 +1143,8 @@ void sandbox_request_release(struct sandbox_request *req)
 	free(req->setsid);
 	free(req->strace);
 	free(req->trace_dir);
+	free(req->socat);
+	free(req->proxy_inside);
 	if (req->seccomp_fd >= 0)
 		close(req->seccomp_fd);
 	req->seccomp_fd = -1;

@@ -31,6 +31,11 @@ struct sandbox_input {
 	const char *trace_dir; /* with strace: a host dir of vx's (0700) where strace, run
 				* outside the sandbox around bwrap, writes its log; never
 				* bound inside */
+	const char *proxy_socket; /* the task's proxy (sandbox/proxy.h) listens here, on the
+				   * host, or NULL: no network grant. Bound into TMPDIR;
+				   * a socat inside carries 127.0.0.1:SANDBOX_PROXY_PORT
+				   * to it, and the proxy variables name that port */
+	const char *socat;        /* socat found on vx's PATH at startup (with proxy_socket) */
 	const char *stage_dir; /* an empty host dir on the project's file system, or NULL:
 				* where the project's top-level write grants live while
 				* the task runs (sandbox_request_stage), so it can
@@ -92,6 +97,9 @@ struct sandbox_request {
 	char *bwrap, *shell, *setsid; /* copied from the input (setsid looked up when not given) */
 	char *strace, *trace_dir;     /* copied: the command runs under strace when set */
 	bool hermetic;		      /* copied: the base is the OS roots, not "/" */
+	char *socat;		      /* copied, with the proxy */
+	char *proxy_inside;	      /* where the proxy's socket is bound inside, or NULL: the
+				       * wrapper starts socat on it and waits for its port */
 	VEC(struct sandbox_mount)
 	mounts;		   /* in bwrap order: parents before children, remounts last */
 	struct strvec env; /* "K=V", the whole environment */

@@ -698,7 +698,7 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 		if (e->op == ACCESS_CONNECT && !e->unresolved && e->path[0] != '/') {
 			if (network_refused(in, e)) {
 				struct violation v = {false, true, xstrdup(e->path), e->syscall,
-						      e->err, false};
+						      e->err, false, NULL};
 				vec_push(&out->violations, v);
 				out->needs_network = true;
 			}
@@ -709,7 +709,7 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 		if (!e->err) {
 			if (unkeyed_read(in, e, &seen)) {
 				struct violation v = {false, false, xstrdup(e->path), e->syscall, 0,
-						      true};
+						      true, NULL};
 				vec_push(&out->violations, v);
 				if (in->inputs_explicit)
 					strvec_push_nodup(&out->fix_inputs,
@@ -721,7 +721,7 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 			}
 			if (widened_write(in, e, &made, &gone, &seen)) {
 				struct violation v = {true, false, xstrdup(e->path), e->syscall, 0,
-						      false};
+						      false, NULL};
 				vec_push(&out->violations, v);
 				strvec_push_nodup(&out->fix_write, widened_fix(in, e, &made_dirs));
 			}
@@ -803,7 +803,8 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 		if (write ? ignored(in, in->ignore_write, in->n_ignore_write, e->path)
 			  : ignored(in, in->ignore_read, in->n_ignore_read, e->path))
 			continue;
-		struct violation v = {write, false, xstrdup(e->path), e->syscall, e->err, false};
+		struct violation v = {write, false, xstrdup(e->path), e->syscall, e->err, false,
+				      NULL};
 		vec_push(&out->violations, v);
 		if (withheld) {
 			note_withheld(in, out, e->path, real_path);
@@ -848,9 +849,12 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 
 void verdict_release(struct verdict *v)
 {
-	for (size_t i = 0; i < v->violations.n; i++)
+	for (size_t i = 0; i < v->violations.n; i++) {
 		free(v->violations.v[i].path);
+		free(v->violations.v[i].reason);
+	}
 	vec_free(&v->violations);
+	strvec_clear(&v->fix_network);
 	for (size_t i = 0; i < v->notes.n; i++) {
 		free(v->notes.v[i].path);
 		free(v->notes.v[i].text);

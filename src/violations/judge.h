@@ -64,6 +64,8 @@ struct violation {
 	int err;             /* 0: a write that succeeded only through a widened grant */
 	bool unkeyed;        /* a read that succeeded of a project file the task's key
 			      * does not hold (op "read-unkeyed"; err 0) */
+	char *reason;        /* the proxy's word on a network refusal it made ("not in
+			      * allow.network"; syscall "proxy", err 0), else NULL */
 };
 
 /* A note explains a failure without counting as a violation. kind is one of
@@ -90,7 +92,8 @@ struct verdict {
 	struct strvec fix_inputs;          /* inputs.files entries (cached tasks) */
 	struct strvec fix_workspace_inputs; /* inputs.workspaceFiles entries: a read the
 					     * default inputs leave out (gitignored) */
-	bool needs_network;                /* a network violation: no grant exists for it yet */
+	struct strvec fix_network;         /* allow.network entries (the proxy's refusals) */
+	bool needs_network;                /* a connection past the proxy: no grant reaches it */
 	bool incomplete;     /* the trace ends before the command did: never cache */
 	size_t lines;        /* trace lines read */
 };

@@ -46,13 +46,14 @@ struct fix_field {
 	const char *field;
 	const struct strvec *list;
 };
-#define FIX_FIELDS 4
+#define FIX_FIELDS 5
 static void fix_fields(const struct verdict *v, struct fix_field out[FIX_FIELDS])
 {
 	out[0] = (struct fix_field){"sandbox.allow.read", &v->fix_read};
 	out[1] = (struct fix_field){"sandbox.allow.write", &v->fix_write};
-	out[2] = (struct fix_field){"inputs.files", &v->fix_inputs};
-	out[3] = (struct fix_field){"inputs.workspaceFiles", &v->fix_workspace_inputs};
+	out[2] = (struct fix_field){"sandbox.allow.network", &v->fix_network};
+	out[3] = (struct fix_field){"inputs.files", &v->fix_inputs};
+	out[4] = (struct fix_field){"inputs.workspaceFiles", &v->fix_workspace_inputs};
 }
 
 /* "read app/notes.txt", "network 1.2.3.4:443": the op and what it reached. */
@@ -68,7 +69,9 @@ static void add_what(struct strbuf *out, const struct judge_input *in, const str
 /* "(openat ENOENT)", or how a write no grant names got through. */
 static void add_how(struct strbuf *out, const struct violation *x)
 {
-	if (x->unkeyed)
+	if (x->reason)
+		strbuf_addf(out, "(%s)", x->reason);
+	else if (x->unkeyed)
 		strbuf_addf(out, "(%s, %s)", x->syscall, UNKEYED);
 	else if (x->err)
 		strbuf_addf(out, "(%s %s)", x->syscall, errno_name(x->err));
@@ -82,13 +85,16 @@ static void add_message(struct strbuf *out, const char *id, const char *sep,
 {
 	strbuf_addf(out, "%s%s", id, sep);
 	add_what(out, in, x);
-	strbuf_addstr(out, x->err ? " refused " : x->unkeyed ? " not keyed " : " not granted ");
+	strbuf_addstr(out, x->err || x->reason ? " refused "
+			   : x->unkeyed	     ? " not keyed "
+					     : " not granted ");
 	add_how(out, x);
 }
 
 #define NO_NETWORK                                                                                 \
-	"the task reached for the network, which vx's sandbox cannot grant yet (allow.network "    \
-	"needs its proxy): make it work offline, or run it without sandbox:"
+	"the task connected past vx's proxy, which no grant allows: a sandboxed task reaches "     \
+	"the network only through the proxy its HTTP_PROXY, HTTPS_PROXY and ALL_PROXY name, "      \
+	"for the hosts in allow.network; make the tool use them, or make it work offline"
 
 void report_text(const char *id, const char *yaml_rel, const char *task,
 		 const struct judge_input *in, const struct verdict *v, struct strbuf *out)
@@ -174,11 +180,17 @@ void report_json(const struct task_report *t, size_t n, struct strbuf *out)
 						     : judge_display_path(r->in, x->path);
 				cJSON_AddStringToObject(e, "op", op_name(x));
 				cJSON_AddStringToObject(e, "path", p);
-				cJSON_AddStringToObject(e, "syscall", x->syscall);
-				if (x->err)
-					cJSON_AddStringToObject(e, "errno", errno_name(x->err));
-				else
-					cJSON_AddNullToObject(e, "errno");
+				if (x->reason) {
+					/* the proxy refused it: no system call failed */
+					cJSON_AddStringToObject(e, "reason", x->reason);
+				} else {
+					cJSON_AddStringToObject(e, "syscall", x->syscall);
+					if (x->err)
+						cJSON_AddStringToObject(e, "errno",
+									errno_name(x->err));
+					else
+						cJSON_AddNullToObject(e, "errno");
+				}
 				cJSON_AddItemToArray(viol, e);
 				free(p);
 			}
@@ -197,6 +209,9 @@ void report_json(const struct task_report *t, size_t n, struct strbuf *out)
 			if (r->v->fix_write.n)
 				cJSON_AddItemToObject(allow, "write",
 						      string_array(&r->v->fix_write));
+			if (r->v->fix_network.n)
+				cJSON_AddItemToObject(allow, "network",
+						      string_array(&r->v->fix_network));
 			if (r->v->fix_inputs.n)
 				cJSON_AddItemToObject(inputs, "files",
 						      string_array(&r->v->fix_inputs));
@@ -244,7 +259,7 @@ void report_sarif(const struct task_report *t, size_t n, struct strbuf *out)
 	static const char *const rule_text[] = {
 	    "A sandboxed task read a path in its project that no grant allows",
 	    "A sandboxed task wrote a path in its project that no grant allows",
-	    "A sandboxed task reached for the network, which its sandbox does not grant",
+	    "A sandboxed task reached a host its allow.network does not grant, or the network past its proxy",
 	    "A cached sandboxed task read a file its cache key does not hold"};
 	for (int i = 0; i < 4; i++) {
 		cJSON *r = cJSON_CreateObject();

@@ -217,6 +217,11 @@ static void client(void)
 		got = read_all(fd, &len);
 		close(fd);
 		EXPECT(strstr(got, "HTTP/1.1 403 Forbidden\r\nX-Vx-Refused: ") == got);
+		if (i == 0) /* the header is one line, the body the same sentence */
+			EXPECT(strstr(got, "X-Vx-Refused: other.test:443 refused: not in "
+					   "allow.network\r\nContent-Type: text/plain\r\n") &&
+			       strstr(got, "\r\n\r\nvx: other.test:443 refused: not in "
+					   "allow.network\n"));
 		free(got);
 	}
 	fd = dial_proxy();
