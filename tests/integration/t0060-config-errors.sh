@@ -215,16 +215,50 @@ test_expect_success 'depending on a persistent task' '
 	expect_error bad/vx.yaml:6:17 "bad#build depends on bad#dev, which is persistent.*"
 '
 
-test_expect_success 'a network grant the sandbox cannot give yet is refused before anything runs' '
+test_expect_success 'a network entry that is no host is an error at its column (exit 2, nothing ran)' '
 	setup &&
 	ws_project bad bad <<-EOF &&
 	  build:
 	    command: touch ../ran-bad
 	    sandbox:
 	      allow:
-	        network: ["registry.npmjs.org"]
+	        network: ["registry.npmjs.org", "https://evil.example.com"]
 	EOF
-	expect_error bad/vx.yaml:7:19 "bad#build asks for network, port or socket grants.*silently dropped"
+	expect_error bad/vx.yaml:7:41 "bad#build: network entry .https://evil.example.com. is a URL.*"
+'
+
+test_expect_success 'a bare *, a dotless name and a path are errors too' '
+	for e in "\"*\"" intranet "example.com/x" "localhost"; do
+		setup &&
+		ws_project bad bad <<-EOF &&
+		  build:
+		    command: touch ../ran-bad
+		    sandbox:
+		      deny:
+		        network: [$e]
+		EOF
+		expect_error bad/vx.yaml:7:19 "bad#build: network entry .*" || return 1
+	done
+'
+
+test_expect_success 'a loopback relay and a port bridge, not built yet, are refused before anything runs' '
+	setup &&
+	ws_project bad bad <<-EOF &&
+	  build:
+	    command: touch ../ran-bad
+	    sandbox:
+	      allow:
+	        network: ["localhost:4173"]
+	EOF
+	expect_error bad/vx.yaml:7:19 "bad#build: .localhost:4173. relays a host loopback port.*silently dropped" &&
+	ws_project bad bad <<-EOF &&
+	  build:
+	    command: touch ../ran-bad
+	    sandbox:
+	      allow:
+	        localBinding: [5173]
+	EOF
+	expect_error bad/vx.yaml:7:24 "bad#build asks for port or socket grants.*silently dropped"
 '
 
 test_expect_success 'an explicit project#task that does not exist (exit 2, nothing ran)' '

@@ -578,7 +578,7 @@ int main(void)
 		report_text("app#build", "app/vx.yaml", "build", &in, &v, &out);
 		CHECK(strstr(out.buf, "app#build: violation: network 93.184.216.34:443 (connect "
 				      "ENETUNREACH)\n") != NULL);
-		CHECK(strstr(out.buf, "app#build: fix: the task reached for the network") != NULL);
+		CHECK(strstr(out.buf, "app#build: fix: the task connected past vx's proxy") != NULL);
 		strbuf_release(&out);
 	}
 	verdict_release(&v);

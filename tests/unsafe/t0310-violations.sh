@@ -364,7 +364,7 @@ test_expect_success 'a connection out of the sandbox is a network violation even
 	run_vx 1 run app#build &&
 	test_grep "^app#build: violation: network 93.184.216.34:443 (connect ENETUNREACH)$" "$ERR" &&
 	test_grep ! "127.0.0.1" "$ERR" &&
-	test_grep "^app#build: fix: the task reached for the network, which vx.s sandbox cannot grant yet" "$ERR" &&
+	test_grep "^app#build: fix: the task connected past vx.s proxy" "$ERR" &&
 	run_vx 1 run app#build --report json &&
 	jq -e ".tasks[0].violations == [{\"op\": \"network\", \"path\": \"93.184.216.34:443\", \"syscall\": \"connect\", \"errno\": \"ENETUNREACH\"}]" "$OUT" >/dev/null &&
 	ws_project app app <<-EOF &&
