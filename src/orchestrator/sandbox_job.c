@@ -114,7 +114,7 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 		strbuf_release(&why);
 		if (network_rules(t, &sj->jobs[i].net) < 0)
 			return -1;
-		sj->jobs[i].has_net = sb->allow_network.any || sj->jobs[i].net.allow.n;
+		sj->jobs[i].has_net = sj->jobs[i].net.any || sj->jobs[i].net.allow.n;
 		any_net = any_net || sj->jobs[i].has_net;
 		const struct loc *l;
 		if (sb->local_binding.any || sb->local_binding.list.n)
@@ -599,14 +599,7 @@ static void proxy_violations(const struct proxy *p, const struct judge_input *in
 	size_t n = 0;
 	const struct proxy_refusal *r = p ? proxy_refusals(p, &n) : NULL;
 	for (size_t k = 0; k < n; k++) {
-		const char *colon = strrchr(r[k].target, ':');
-		char *host = xstrndup(r[k].target, (size_t)(colon - r[k].target));
-		bool quiet = false;
-		for (size_t j = 0; j < in->n_ignore_network && !quiet; j++)
-			quiet = glob_match(in->ignore_network[j], r[k].target) ||
-				glob_match(in->ignore_network[j], host);
-		free(host);
-		if (quiet)
+		if (judge_network_ignored(in, r[k].target))
 			continue;
 		struct violation x = {false, true, xstrdup(r[k].target), "proxy", 0, false,
 				      xstrdup(r[k].reason)};

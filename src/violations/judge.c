@@ -450,6 +450,18 @@ static void note_last_line(const struct judge_input *in, struct verdict *v)
 	free(copy);
 }
 
+bool judge_network_ignored(const struct judge_input *in, const char *target)
+{
+	const char *colon = strrchr(target, ':');
+	char *host = xstrndup(target, colon ? (size_t)(colon - target) : strlen(target));
+	bool quiet = false;
+	for (size_t i = 0; i < in->n_ignore_network && !quiet; i++)
+		quiet = glob_match(in->ignore_network[i], target) ||
+			glob_match(in->ignore_network[i], host);
+	free(host);
+	return quiet;
+}
+
 /* A connection the sandbox refused: its network namespace has no route out
  * (ENETUNREACH, EHOSTUNREACH), or a filter said no. Loopback is the task's
  * own (a test server it started), and a refused loopback port is its own
@@ -462,14 +474,7 @@ static bool network_refused(const struct judge_input *in, const struct access_ev
 	if (!strncmp(e->path, "127.", 4) || !strncmp(e->path, "[::1]:", 6) ||
 	    !strncmp(e->path, "[::ffff:127.", 12))
 		return false;
-	const char *colon = strrchr(e->path, ':');
-	char *host = xstrndup(e->path, colon ? (size_t)(colon - e->path) : strlen(e->path));
-	bool quiet = false;
-	for (size_t i = 0; i < in->n_ignore_network && !quiet; i++)
-		quiet = glob_match(in->ignore_network[i], e->path) ||
-			glob_match(in->ignore_network[i], host);
-	free(host);
-	return !quiet;
+	return !judge_network_ignored(in, e->path);
 }
 
 /* A write that succeeded in a widened dir, on a path no allow.write entry

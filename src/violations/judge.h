@@ -113,6 +113,10 @@ void judge_input_from_request(struct judge_input *in, const struct sandbox_reque
 int judge_trace(const struct judge_input *in, const char *log_path, struct verdict *out);
 void verdict_release(struct verdict *v);
 
+/* Does an ignore.network glob of in match target ("HOST:PORT", "ADDR:PORT",
+ * "[ADDR6]:PORT") or its host alone? */
+bool judge_network_ignored(const struct judge_input *in, const char *target);
+
 /* Returns path as reports show it: workspace-relative inside the
  * workspace, "~/..." under home, else absolute. Caller frees. */
 char *judge_display_path(const struct judge_input *in, const char *path);
