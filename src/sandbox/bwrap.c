@@ -59,7 +59,7 @@ const char *const *sandbox_trace_flags(void)
 /* With a proxy: socat carries 127.0.0.1:PORT to the proxy's socket (forked
  * from a subshell, so it is pid 1's child, as the watcher is, and dies with
  * the namespace), and the command starts only once the port listens, read
- * off /proc/net/tcp by shell builtins (no process per try), for at most
+ * off /proc/net/tcp by shell builtins (a sleep(1) between tries), for at most
  * 5 s: a bridge that never listens fails the task with one line, never a
  * run whose first dial meets a closed port. */
 static void bridge_script(const struct sandbox_request *req, struct strbuf *sb)

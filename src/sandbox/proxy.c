@@ -188,7 +188,7 @@ static void refuse(struct conn *c, const char *reason, char *fix)
 
 static void dial_next(struct conn *c);
 
-static void dial_timeout(struct loop *l, void *data)
+static void on_timeout(struct loop *l, void *data)
 {
 	struct conn *c = data;
 	c->timer = 0;
@@ -237,7 +237,7 @@ static void dial_next(struct conn *c)
 		if (errno == EINPROGRESS) {
 			c->ufd = fd;
 			c->state = S_DIAL;
-			c->timer = loop_timer(c->p->loop, loop_now() + DIAL_MS, dial_timeout, c);
+			c->timer = loop_timer(c->p->loop, loop_now() + DIAL_MS, on_timeout, c);
 			conn_update(c);
 			return;
 		}
@@ -603,11 +603,6 @@ static void conn_update(struct conn *c)
 	loop_watch(l, c->ufd, ue, on_upstream, c);
 }
 
-static void head_timeout(struct loop *l, void *data)
-{
-	dial_timeout(l, data);
-}
-
 static void on_accept(struct loop *l, int fd, unsigned ev, void *data)
 {
 	struct proxy *p = data;
@@ -630,7 +625,7 @@ static void on_accept(struct loop *l, int fd, unsigned ev, void *data)
 			p->conns->prev = c;
 		p->conns = c;
 		p->n_conns++;
-		c->timer = loop_timer(l, loop_now() + HEAD_MS, head_timeout, c);
+		c->timer = loop_timer(l, loop_now() + HEAD_MS, on_timeout, c);
 		conn_update(c);
 	}
 }

@@ -716,14 +716,14 @@ static int assemble(struct builder *b)
 				     b->proj);
 	}
 	mounts_tidy(req);
-	/* A link (a deny mask over one) is bound by its path; every other
-	 * source goes by fd, opened by prepare. */
+	/* A link (a deny mask over one) is bound by its path, as is a mount
+	 * planned by path (the proxy's socket, in vx's own 0700 dir); every
+	 * other source goes by fd, opened by prepare. */
 	for (size_t i = 0; i < req->mounts.n; i++) {
 		struct sandbox_mount *m = &req->mounts.v[i];
 		struct stat st;
 		m->by_path = m->kind == SANDBOX_RO &&
-			     ((req->proxy_inside && !strcmp(m->dst, req->proxy_inside)) ||
-			      (lstat(m->src, &st) == 0 && S_ISLNK(st.st_mode)));
+			     (m->by_path || (lstat(m->src, &st) == 0 && S_ISLNK(st.st_mode)));
 	}
 	return 0;
 }
