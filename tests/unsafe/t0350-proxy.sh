@@ -31,6 +31,8 @@ setup() {
 	        network: ["api.example.test:$port", "*.example.test:$port"]
 	      deny:
 	        network: ["evil.example.test"]
+	      ignore:
+	        network: [${2:-}]
 	EOF2
 }
 
@@ -64,6 +66,13 @@ test_expect_success 'an unlisted name is refused with the fix naming it' '
 	run_vx 1 run app#build &&
 	test_grep "violation: network unlisted.test:$port (not in allow.network)" "$ERR" &&
 	test_grep "allow.network: \[\"unlisted.test:$port\"\]" "$ERR"
+'
+
+test_expect_success 'ignore.network silences a refusal in the report, never in the proxy' '
+	setup unlisted.test "\"unlisted.*\"" &&
+	run_vx 0 run app#build &&
+	test_grep "app#build: vx: unlisted.test:$port refused: not in allow.network" "$OUT" &&
+	test_grep ! "violation" "$ERR"
 '
 
 test_done
