@@ -607,7 +607,7 @@ static int run_once(const struct run_opts *o, struct plan *p, long long t0)
 	};
 	struct loop *loop = loop_new();
 	so.loop = loop;
-	sandbox_jobs_start(&p->sj, rd.path, loop);
+	sandbox_jobs_start(&p->sj, &rd, loop);
 	taskcache_start(&p->tc, loop);
 	struct run_hooks rh = {&p->tc, &p->sj, p->ws, p->envs};
 	struct scheduler_hooks hooks = {run_before, run_after, &rh};

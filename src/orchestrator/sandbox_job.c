@@ -203,7 +203,7 @@ int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_reque
 {
 	/* `vx sandbox show` has no jobs: it shows a traced task's tracer with
 	 * the log's place spelled as a pattern, so what is shown is what runs. */
-	const char *trace_dir = sj->showing && sj->strace ? "$TMPDIR/vx-run-XXXXXX/trace-XXXXXX"
+	const char *trace_dir = sj->showing && sj->strace ? "$TMPDIR/vx-UID/vx-run-XXXXXX/trace-XXXXXX"
 				: sj->jobs		   ? sj->jobs[i].trace.dir
 							   : NULL;
 	const struct task_node *t = sj->g->nodes.v[i];
@@ -244,13 +244,14 @@ int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_reque
 	    .project_dir = p->dir,
 	    .home = getenv("HOME"),
 	    .cache_dir = sj->cache_dir,
+	    .run_base = sj->run_base,
 	    .bwrap = sj->bwrap,
 	    .shell = "/bin/sh",
 	    .setsid = sj->setsid,
 	    .strace = trace_dir ? sj->strace : NULL,
 	    .trace_dir = trace_dir,
 	    .proxy_socket = !sj->jobs || !sj->jobs[i].has_net ? NULL
-			    : sj->showing ? "$TMPDIR/vx-run-XXXXXX/net-XXXXXX/proxy.sock"
+			    : sj->showing ? "$TMPDIR/vx-UID/vx-run-XXXXXX/net-XXXXXX/proxy.sock"
 					  : sj->jobs[i].proxy_sock,
 	    .socat = sj->socat,
 	    /* a dev server's outputs must be in place while it runs: never staged */
@@ -558,9 +559,10 @@ void sandbox_jobs_reap_stage(int dirfd)
 	strvec_clear(&entries);
 }
 
-void sandbox_jobs_start(struct sandbox_jobs *sj, const char *run_dir, struct loop *loop)
+void sandbox_jobs_start(struct sandbox_jobs *sj, const struct rundir *run, struct loop *loop)
 {
-	sj->run_dir = run_dir;
+	sj->run_dir = run->path;
+	sj->run_base = run->base;
 	sj->loop = loop;
 	if (!sj->bwrap)
 		return;
@@ -569,14 +571,14 @@ void sandbox_jobs_start(struct sandbox_jobs *sj, const char *run_dir, struct loo
 	if ((mkdir(vx_dir, 0777) == 0 || errno == EEXIST) &&
 	    (mkdir(base, 0700) == 0 || errno == EEXIST) &&
 	    rundir_open_reaping(&sj->stage, base, sandbox_jobs_reap_stage) < 0)
-		sj->stage = (struct rundir){NULL, -1};
+		sj->stage = (struct rundir){NULL, NULL, -1};
 	free(base);
 	free(vx_dir);
 }
 
 void sandbox_jobs_finish(struct sandbox_jobs *sj)
 {
-	sj->run_dir = NULL;
+	sj->run_dir = sj->run_base = NULL;
 	if (!sj->stage.path)
 		return;
 	/* A staged grant a failed spawn never gave back goes home before

@@ -28,6 +28,7 @@ struct sandbox_jobs {
 	bool showing;                /* vx sandbox show: nothing runs, the tracer is shown */
 	const char *run_dir;         /* the run's own directory (util/rundir.h), from
 				      * sandbox_jobs_start: trace logs go there */
+	const char *run_base;        /* where every run dir of this user lives: a wall */
 	struct rundir stage;         /* the run's stage directory under WS/.vx/stage (on the
 				      * workspace's file system); path NULL: no staging */
 	struct sandbox_job *jobs;     /* per node */
@@ -78,12 +79,12 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 		      const char *cache_dir, unsigned flags);
 
 /* Before the first task runs: trace logs and the proxies' sockets go to
- * run_dir (the run's own, util/rundir.h, borrowed until
- * sandbox_jobs_finish), the proxies serve on loop, and a run with a
+ * the run's own directory (util/rundir.h, borrowed until
+ * sandbox_jobs_finish; its base is walled in every sandbox), the proxies serve on loop, and a run with a
  * sandbox gets its stage under WS/.vx/stage (swept as the run dir is, a
  * dead run's staged entries put back first). A stage that cannot be made
  * leaves the grants bound as they are. */
-void sandbox_jobs_start(struct sandbox_jobs *sj, const char *run_dir, struct loop *loop);
+void sandbox_jobs_start(struct sandbox_jobs *sj, const struct rundir *run, struct loop *loop);
 /* After the last task: puts back what a failed spawn left staged, and
  * removes the stage. */
 void sandbox_jobs_finish(struct sandbox_jobs *sj);

@@ -11,6 +11,7 @@
 #include "orchestrator/workspace.h"
 #include "sandbox/bwrap.h"
 #include "util/die.h"
+#include "util/rundir.h"
 #include "util/strbuf.h"
 
 static const char SHOW_USAGE[] =
@@ -104,6 +105,9 @@ int sandbox_show_main(int argc, char **argv)
 	char *cache_dir = workspace_cache_dir(ws);
 	if (!rc && sandbox_jobs_init(&sj, ws, &g, cache_dir, SANDBOX_JOBS_SHOW))
 		rc = 2;
+	/* a run walls its run base; shown when it exists, as a run would */
+	char *run_base = rundir_private_base();
+	sj.run_base = run_base;
 	size_t shown = 0;
 	for (size_t i = 0; !rc && i < g.nodes.n; i++) {
 		const struct task_node *t = g.nodes.v[i];
@@ -135,6 +139,7 @@ int sandbox_show_main(int argc, char **argv)
 		rc = 2;
 	}
 	free(cache_dir);
+	free(run_base);
 	if (sj.jobs)
 		sandbox_jobs_release(&sj);
 	graph_free(&g);

@@ -817,7 +817,13 @@ static int build(struct builder *b)
 		return refuse(b->err, "TMPDIR %s lies in the workspace %s; choose one outside it",
 			      b->tmp, b->ws);
 	char *cache = in->cache_dir ? grants_canonical(in->cache_dir) : NULL;
-	struct walls_input wi = {b->ws, b->proj, b->home, cache, in->nested_dirs, in->n_nested};
+	struct walls_input wi = {.workspace_root = b->ws,
+				 .project_dir = b->proj,
+				 .home = b->home,
+				 .cache_dir = cache,
+				 .run_base = in->run_base,
+				 .nested_dirs = in->nested_dirs,
+				 .n_nested = in->n_nested};
 	walls_collect(&wi, &b->walls);
 	free(cache);
 	for (size_t i = 0; i < b->walls.n; i++)

@@ -23,6 +23,8 @@ struct sandbox_input {
 	const char *project_dir;    /* the task's project: grants are relative to it; the cwd */
 	const char *home; /* the user's home: "~" in grants, the credential walls; may be NULL */
 	const char *cache_dir; /* vx's cache dir (a wall wherever it is); may be NULL */
+	const char *run_base;  /* where vx's run dirs live (rundir_private_base): a wall, since
+				* they hold every task's proxy socket and trace log; may be NULL */
 	const char *tmpdir;    /* TMPDIR inside (NULL: "/tmp"): a fresh tmpfs, mode 0700 */
 	const char *bwrap;  /* bwrap found on vx's PATH at startup (probe_which); NULL: missing */
 	const char *shell;  /* /bin/sh or the sh found at startup; NULL: "/bin/sh" */

@@ -96,6 +96,8 @@ void walls_collect(const struct walls_input *in, wall_vec *out)
 	add(out, path_join(in->workspace_root, ".vx/stage"), WALL_CACHE);
 	if (in->cache_dir)
 		add(out, grants_canonical(in->cache_dir), WALL_CACHE);
+	if (in->run_base)
+		add(out, grants_canonical(in->run_base), WALL_RUN);
 	add_gitfile(in->workspace_root, out);
 	if (in->home && *in->home)
 		for (const char *const *c = walls_credentials; *c; c++)
@@ -129,6 +131,8 @@ const char *walls_kind_name(enum wall_kind k)
 		return "the vx cache";
 	case WALL_CREDENTIAL:
 		return "a credential store";
+	case WALL_RUN:
+		return "vx's run directory";
 	}
 	return "a wall";
 }

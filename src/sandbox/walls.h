@@ -13,6 +13,7 @@ enum wall_kind {
 	WALL_GIT,	 /* .git, or the git dir / common dir of a worktree */
 	WALL_CACHE,	 /* the cache dir: a task must not forge or read other tasks' entries */
 	WALL_CREDENTIAL, /* a credential store under home: never granted at all */
+	WALL_RUN,	 /* vx's run dirs: other tasks' proxy sockets and trace logs */
 };
 
 struct wall {
@@ -25,14 +26,15 @@ typedef VEC(struct wall) wall_vec;
 struct walls_input {
 	const char *workspace_root, *project_dir, *home,
 	    *cache_dir; /* home, cache_dir may be NULL */
+	const char *run_base; /* where vx's run dirs live (util/rundir.h), or NULL */
 	const char *const *nested_dirs;
 	size_t n_nested;
 };
 
 /* Appends the walls for this task: every nested project but the task's own
  * (and those holding it), workspace/.git and project/.git, .vx/cache and the
- * cache dir, the git dir and common dir read from a .git file when they lie
- * outside the workspace, and each credential store under home (existing or
+ * cache dir, vx's run base, the git dir and common dir read from a .git
+ * file when they lie outside the workspace, and each credential store under home (existing or
  * not). Never fails; an unreadable .git file adds nothing. */
 void walls_collect(const struct walls_input *in, wall_vec *out);
 
@@ -40,7 +42,7 @@ void walls_collect(const struct walls_input *in, wall_vec *out);
 const struct wall *walls_inside(const wall_vec *w, const char *path);
 /* Returns the wall that path is, or lies in, or NULL. */
 const struct wall *walls_holding(const wall_vec *w, const char *path);
-/* Returns "a nested project", ".git", "the cache", "a credential store". */
+/* Returns what a wall of kind k is, in words ("the vx cache"). */
 const char *walls_kind_name(enum wall_kind k);
 /* The credential stores, relative to home, NULL-terminated. */
 extern const char *const walls_credentials[];

@@ -49,7 +49,8 @@ static void sweep(const char *base, void (*reap)(int dirfd))
 		    st.st_uid != geteuid() || !owner_dead(basefd, name, &st))
 			continue;
 		if (reap) {
-			int fd = openat(basefd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			int fd =
+			    openat(basefd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (fd >= 0) {
 				reap(fd);
 				close(fd);
@@ -61,6 +62,34 @@ static void sweep(const char *base, void (*reap)(int dirfd))
 	close(basefd);
 }
 
+char *rundir_private_base(void)
+{
+	const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	return xasprintf("%s/vx-%lu", tmp, (unsigned long)geteuid());
+}
+
+/* Makes base mode 0700 when missing. Returns 0, or -1 with errno: EPERM
+ * when it is not a directory of ours, which no run may then use. */
+static int make_private(const char *base)
+{
+	if (mkdir(base, 0700) < 0 && errno != EEXIST)
+		return -1;
+	/* /tmp is everyone's: what stands at that name may be another user's
+	 * or a link planted there, and is then never used. */
+	int fd = open(base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_uid != geteuid() ||
+	    ((st.st_mode & 077) && fchmod(fd, 0700) < 0)) {
+		int e = fd < 0 && errno != ENOTDIR && errno != ELOOP ? errno : EPERM;
+		if (fd >= 0)
+			close(fd);
+		errno = e;
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
 int rundir_open(struct rundir *rd, const char *base)
 {
 	return rundir_open_reaping(rd, base, NULL);
@@ -68,14 +97,23 @@ int rundir_open(struct rundir *rd, const char *base)
 
 int rundir_open_reaping(struct rundir *rd, const char *base, void (*reap)(int dirfd))
 {
+	rd->base = NULL;
 	rd->path = NULL;
 	rd->lock_fd = -1;
-	if (!base)
-		base = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	sweep(base, reap);
-	char *tmpl = path_join(base, PREFIX "XXXXXX");
+	char *own = base ? xstrdup(base) : rundir_private_base();
+	if (!base && make_private(own) < 0) {
+		int e = errno;
+		free(own);
+		errno = e;
+		return -1;
+	}
+	sweep(own, reap);
+	char *tmpl = path_join(own, PREFIX "XXXXXX");
 	if (!mkdtemp(tmpl)) {
+		int e = errno;
 		free(tmpl);
+		free(own);
+		errno = e;
 		return -1;
 	}
 	int fd = open(tmpl, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -85,9 +123,11 @@ int rundir_open_reaping(struct rundir *rd, const char *base, void (*reap)(int di
 			close(fd);
 		rmdir(tmpl);
 		free(tmpl);
+		free(own);
 		errno = e;
 		return -1;
 	}
+	rd->base = own;
 	rd->path = tmpl;
 	rd->lock_fd = fd;
 	return 0;
@@ -106,6 +146,7 @@ void rundir_close(struct rundir *rd)
 	free(parent);
 	close(rd->lock_fd);
 	free(rd->path);
-	rd->path = NULL;
+	free(rd->base);
+	rd->path = rd->base = NULL;
 	rd->lock_fd = -1;
 }

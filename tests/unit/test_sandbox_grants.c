@@ -95,10 +95,16 @@ static void test_walls(void)
 	wall_vec w = {0};
 	char *ws = at("real/ws"), *proj = at("real/ws/p"), *q = at("real/ws/q"), *home = at("home");
 	const char *nested[] = {proj, q};
-	struct walls_input in = {ws, proj, home, NULL, nested, 2};
+	char *run = at("vxtmp");
+	struct walls_input in = {ws, proj, home, NULL, run, nested, 2};
 	walls_collect(&in, &w);
 	char *qx = at("real/ws/q/x"), *ssh = at("home/.ssh/id_rsa"),
-	     *git = at("real/ws/.git/config");
+	     *git = at("real/ws/.git/config"), *sock = at("vxtmp/vx-run-ab12/net-cd34/proxy.sock");
+	/* another task's proxy socket lives in the run base (issue 14's hole) */
+	const struct wall *r = walls_holding(&w, sock);
+	CHECK(r && r->kind == WALL_RUN);
+	free(sock);
+	free(run);
 	const struct wall *h = walls_holding(&w, qx);
 	CHECK(h && h->kind == WALL_NESTED);
 	h = walls_holding(&w, ssh);

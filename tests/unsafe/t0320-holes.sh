@@ -162,7 +162,7 @@ test_expect_success 'kill -9 of vx mid-task leaves a run directory the next run 
 	{ TMPDIR=$TEST_DIR/tmp "$VX" run app#build >out 2>err & vx=$!; } &&
 	test_wait_staged app/dist/started &&
 	kill -9 $vx && { wait $vx || true; } &&
-	left=$(ls -d "$TEST_DIR"/tmp/vx-run-*) &&
+	left=$(ls -d "$TEST_DIR"/tmp/vx-$(id -u)/vx-run-*) &&
 	test -n "$left" && test -e "$left"/trace-*/log &&
 	touch -d "2 minutes ago" "$left" &&
 	test_path_is_missing app/dist/started &&
@@ -170,7 +170,7 @@ test_expect_success 'kill -9 of vx mid-task leaves a run directory the next run 
 	project "echo second" "sandbox: {allow: {write: [\"dist/\"]}}" &&
 	TMPDIR=$TEST_DIR/tmp run_vx 0 run app#build &&
 	test_path_is_missing "$left" &&
-	test -z "$(ls -A "$TEST_DIR/tmp")" &&
+	test -z "$(ls -A "$TEST_DIR/tmp/vx-$(id -u)")" &&
 	test "$(cat app/dist/started)" = started
 '
 

@@ -1,0 +1,62 @@
+#!/bin/bash
+# One task's network grant is that task's alone (issue 14): a task cannot
+# dial another task's proxy socket, even where vx's TMPDIR (and so the run
+# directory holding the sockets) lies outside the sandbox's own /tmp; two
+# concurrent tasks with different lists each reach only their own host; a
+# task with no grant reaches nothing while another task of the run has
+# `network: true`.
+. "$VX_SOURCE_DIR/tests/integration/lib.sh"
+
+require_sandbox strace
+command -v socat >/dev/null || { echo "socat is not installed (apt-get install socat)" >&2; exit 1; }
+command -v curl >/dev/null || { echo "curl is not installed (apt-get install curl)" >&2; exit 1; }
+
+port=$((20000 + ($$ + 11) % 20000))
+printf 'HTTP/1.0 200 OK\r\nContent-Length: 10\r\n\r\nserved-ok\n' >"$TEST_TMP/resp"
+socat TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr,fork SYSTEM:"cat $TEST_TMP/resp" &
+srv=$!
+trap 'kill $srv 2>/dev/null; rm -rf "$TEST_TMP"' EXIT
+export VX_TEST_RESOLVE="one.example.test=127.0.0.1,two.example.test=127.0.0.1"
+
+# vx's own TMPDIR, outside /tmp: the sandbox's tmpfs over /tmp does not
+# hide it, only the wall does.
+vxtmp=$(mktemp -d /var/tmp/vx-it-run.XXXXXX)
+trap 'kill $srv 2>/dev/null; rm -rf "$TEST_TMP" "$vxtmp"' EXIT
+
+test_expect_success 'a task cannot reach another task'"'"'s proxy socket in a run dir outside /tmp' '
+	ws_root <<-EOF &&
+	tasks:
+	  build:
+	EOF
+	ws_project holder holder <<-EOF &&
+	  build:
+	    command: "sleep 4"
+	    cache: false
+	    sandbox:
+	      allow:
+	        network: ["one.example.test:$port"]
+	EOF
+	ws_project thief thief <<-EOF &&
+	  build:
+	    command: |
+	      for i in \$(seq 30); do
+	        s=\$(find $vxtmp -name "*.sock" 2>/dev/null | head -n 1)
+	        [ -n "\$s" ] && break
+	        sleep 0.1
+	      done
+	      echo "found=[\$s]"
+	      if [ -n "\$s" ]; then
+	        socat TCP-LISTEN:3999,bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:\$s &
+	        sleep 0.5
+	        curl -sS -m 3 -x http://127.0.0.1:3999 http://one.example.test:$port/x
+	      fi
+	      exit 0
+	    cache: false
+	    sandbox: {}
+	EOF
+	TMPDIR=$vxtmp run_vx 0 run build -j2 &&
+	test_grep "thief#build: found=\[\]" "$OUT" &&
+	test_grep ! "served-ok" "$OUT"
+'
+
+test_done
