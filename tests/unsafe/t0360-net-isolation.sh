@@ -59,4 +59,62 @@ test_expect_success 'a task cannot reach another task'"'"'s proxy socket in a ru
 	test_grep ! "served-ok" "$OUT"
 '
 
+# Each of two tasks fetches its own host and the other's; both run at once
+# (-j2, each waits a moment so their proxies overlap).
+two_tasks() {
+	ws_root <<-EOF
+	tasks:
+	  build:
+	EOF
+	for me in one two; do
+		other=$([ $me = one ] && echo two || echo one)
+		ws_project $me $me <<-EOF
+		  build:
+		    command: "sleep 1; curl -fsS -m 5 http://$me.example.test:$port/ && echo $me-own-ok; curl -fsS -m 5 http://$other.example.test:$port/ && echo $me-other-ok; exit 0"
+		    cache: false
+		    sandbox:
+		      allow:
+		        network: ["$me.example.test:$port"]
+		EOF
+	done
+}
+
+test_expect_success 'two concurrent tasks with different lists each reach only their own host' '
+	two_tasks &&
+	grep -q "one.example.test:$port" one/vx.yaml && grep -q "two.example.test:$port" two/vx.yaml &&
+	run_vx 1 run build -j2 --continue &&
+	test_grep "one#build: one-own-ok" "$OUT" &&
+	test_grep "two#build: two-own-ok" "$OUT" &&
+	test_grep ! "one#build: one-other-ok" "$OUT" &&
+	test_grep ! "two#build: two-other-ok" "$OUT" &&
+	test_grep "one#build: violation: network two.example.test:$port (not in allow.network)" "$ERR" &&
+	test_grep "two#build: violation: network one.example.test:$port (not in allow.network)" "$ERR"
+'
+
+test_expect_success 'a task with no grant reaches nothing while another task of the run has network: true' '
+	ws_root <<-EOF &&
+	tasks:
+	  build:
+	EOF
+	ws_project open open <<-EOF &&
+	  build:
+	    command: "sleep 3"
+	    cache: false
+	    sandbox:
+	      allow:
+	        network: true
+	EOF
+	ws_project closed closed <<-EOF &&
+	  build:
+	    command: "sleep 1; curl -fsS -m 3 -x http://127.0.0.1:3128 http://one.example.test:$port/ && echo closed-reached; curl -sS -m 3 http://127.0.0.1:$port/ && echo closed-direct; exit 0"
+	    cache: false
+	    sandbox: {}
+	EOF
+	run_vx 0 run build -j2 &&
+	test_grep "closed#build: running" "$OUT" &&
+	test_grep ! "closed#build: served-ok" "$OUT" &&
+	test_grep ! "closed#build: closed-reached" "$OUT" &&
+	test_grep ! "closed#build: closed-direct" "$OUT"
+'
+
 test_done
