@@ -10,6 +10,7 @@
 require_sandbox strace
 command -v socat >/dev/null || { echo "socat is not installed (apt-get install socat)" >&2; exit 1; }
 command -v curl >/dev/null || { echo "curl is not installed (apt-get install curl)" >&2; exit 1; }
+command -v ss >/dev/null && command -v pgrep >/dev/null || { echo "ss or pgrep is not installed (apt-get install iproute2 procps)" >&2; exit 1; }
 
 port=$((20000 + ($$ + 11) % 20000))
 printf 'HTTP/1.0 200 OK\r\nContent-Length: 10\r\n\r\nserved-ok\n' >"$TEST_TMP/resp"
@@ -115,6 +116,46 @@ test_expect_success 'a task with no grant reaches nothing while another task of 
 	test_grep ! "closed#build: served-ok" "$OUT" &&
 	test_grep ! "closed#build: closed-reached" "$OUT" &&
 	test_grep ! "closed#build: closed-direct" "$OUT"
+'
+
+test_expect_success 'kill -9 of vx leaves no task, no socat inside, and (after the next run) no proxy socket' '
+	ws_root <<-EOF &&
+	tasks:
+	  build:
+	EOF
+	ws_project app app <<-EOF &&
+	  build:
+	    command: "exec sleep 4343"
+	    cache: false
+	    sandbox:
+	      allow:
+	        network: ["one.example.test:$port"]
+	EOF
+	mkdir -p "$TEST_DIR/tmp" &&
+	{ TMPDIR=$TEST_DIR/tmp "$VX" run app#build >out 2>err & vx=$!; } &&
+	for i in $(seq 100); do
+		sock=$(find "$TEST_DIR/tmp" -name proxy.sock | head -n 1)
+		[ -n "$sock" ] && pgrep -f "sleep 4343" >/dev/null && break
+		sleep 0.1
+	done &&
+	test -S "$sock" &&
+	pgrep -f "TCP-LISTEN:3128,bind=127.0.0.1.*UNIX-CONNECT" >/dev/null &&
+	kill -9 $vx && { wait $vx || true; } &&
+	for i in $(seq 50); do
+		pgrep -f "sleep 4343" >/dev/null || pgrep -f "TCP-LISTEN:3128,bind=127.0.0.1.*UNIX-CONNECT" >/dev/null || break
+		sleep 0.1
+	done &&
+	! pgrep -f "sleep 4343" &&
+	! pgrep -f "TCP-LISTEN:3128,bind=127.0.0.1.*UNIX-CONNECT" &&
+	! ss -xl | grep -F "$sock" &&
+	touch -d "2 minutes ago" "$(dirname "$(dirname "$sock")")" &&
+	ws_project app app <<-EOF &&
+	  build:
+	    command: "true"
+	    cache: false
+	EOF
+	TMPDIR=$TEST_DIR/tmp run_vx 0 run app#build &&
+	test_path_is_missing "$sock"
 '
 
 test_done
