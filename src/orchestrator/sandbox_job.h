@@ -80,8 +80,8 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 
 /* Before the first task runs: trace logs and the proxies' sockets go to
  * the run's own directory (util/rundir.h, borrowed until
- * sandbox_jobs_finish; its base is walled in every sandbox), the proxies serve on loop, and a run with a
- * sandbox gets its stage under WS/.vx/stage (swept as the run dir is, a
+ * sandbox_jobs_finish; its base is walled in every sandbox), the proxies
+ * serve on loop, and a run with a sandbox gets its stage under WS/.vx/stage (swept as the run dir is, a
  * dead run's staged entries put back first). A stage that cannot be made
  * leaves the grants bound as they are. */
 void sandbox_jobs_start(struct sandbox_jobs *sj, const struct rundir *run, struct loop *loop);

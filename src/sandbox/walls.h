@@ -34,8 +34,8 @@ struct walls_input {
 /* Appends the walls for this task: every nested project but the task's own
  * (and those holding it), workspace/.git and project/.git, .vx/cache and the
  * cache dir, vx's run base, the git dir and common dir read from a .git
- * file when they lie outside the workspace, and each credential store under home (existing or
- * not). Never fails; an unreadable .git file adds nothing. */
+ * file when they lie outside the workspace, and each credential store
+ * under home (existing or not). Never fails; an unreadable .git file adds nothing. */
 void walls_collect(const struct walls_input *in, wall_vec *out);
 
 /* Returns the first wall that is path or lies below it, or NULL. */
