@@ -94,8 +94,17 @@ static void conn_close(struct conn *c)
 	free(c);
 }
 
+/* A buffer is allocated at its first byte: a client held in its head (a
+ * slowloris) costs its head alone, not both directions' 64 KiB. */
+static void buf_alloc(struct buf *b)
+{
+	if (!b->b)
+		b->b = xmalloc(BUF_CAP);
+}
+
 static void buf_add(struct buf *b, const void *data, size_t n)
 {
+	buf_alloc(b);
 	if (b->off && b->off == b->len)
 		b->off = b->len = 0;
 	if (n > BUF_CAP - b->len) /* replies and heads are far below the cap */
@@ -112,6 +121,7 @@ static bool pending(const struct buf *b)
 /* Reads from fd into b; returns bytes read, 0 at EOF, -1 on EAGAIN, -2 on error. */
 static ssize_t buf_fill(struct buf *b, int fd)
 {
+	buf_alloc(b);
 	if (b->off) {
 		memmove(b->b, b->b + b->off, b->len - b->off);
 		b->len -= b->off;
@@ -618,8 +628,6 @@ static void on_accept(struct loop *l, int fd, unsigned ev, void *data)
 		c->p = p;
 		c->cfd = cfd;
 		c->ufd = -1;
-		c->up.b = xmalloc(BUF_CAP);
-		c->down.b = xmalloc(BUF_CAP);
 		c->next = p->conns;
 		if (p->conns)
 			p->conns->prev = c;
