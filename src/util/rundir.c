@@ -137,13 +137,11 @@ void rundir_close(struct rundir *rd)
 {
 	if (!rd->path)
 		return;
-	char *parent = path_dirname(rd->path);
-	int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int pfd = open(rd->base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (pfd >= 0) {
 		remove_tree_at(pfd, path_basename(rd->path));
 		close(pfd);
 	}
-	free(parent);
 	close(rd->lock_fd);
 	free(rd->path);
 	free(rd->base);
