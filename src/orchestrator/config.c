@@ -290,6 +290,7 @@ static int get_list(struct parse *p, yaml_node_t *n, const char *what, int expan
 /* `true`, `false` or a list. */
 static int get_grant_list(struct parse *p, yaml_node_t *n, const char *what, struct grant_list *out)
 {
+	out->loc = node_loc(p, n);
 	if (n->type == YAML_SCALAR_NODE && !is_null(n))
 		return get_bool(p, n, what, &out->any);
 	return get_list(p, n, what, EXPAND, &out->list);
@@ -369,6 +370,7 @@ int config_parse_size(const char *s, long long *bytes)
 
 static int parse_ports(struct parse *p, yaml_node_t *n, const char *what, struct grant_list *out)
 {
+	out->loc = node_loc(p, n);
 	if (n->type == YAML_SCALAR_NODE && !is_null(n))
 		return get_bool(p, n, what, &out->any);
 	if (is_null(n))

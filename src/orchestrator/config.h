@@ -27,6 +27,7 @@ void lstr_vec_strings(const lstr_vec *v, struct strvec *out);
 /* A "list or true" value: `network: true` or `network: [hosts]`. */
 struct grant_list {
 	bool any;      /* true was written */
+	struct loc loc; /* where the value stood (a `true` has no entry to point at) */
 	lstr_vec list;
 };
 

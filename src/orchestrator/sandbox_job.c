@@ -29,12 +29,15 @@
 
 extern char **environ;
 
-/* Parses t's allow.network and deny.network into rules; an entry that is
- * not a host (a URL, a path, "*", a dotless name) is a configuration error
- * at its line. A loopback relay (localhost:PORT) is not built yet. */
-static int network_rules(const struct task_node *t, struct netrules *rules)
+/* Parses t's allow.network and deny.network into rules, its loopback
+ * entries (localhost:PORT) into relays, and localBinding into binds; an
+ * entry that is not a host (a URL, a path, "*", a dotless name) is a
+ * configuration error at its line, as is a port granted both ways or
+ * vx's own proxy port. */
+static int network_rules(const struct task_node *t, struct sandbox_job *sjob)
 {
 	const struct sandbox_cfg *sb = t->cfg->sandbox;
+	struct netrules *rules = &sjob->net;
 	memset(rules, 0, sizeof *rules);
 	rules->any = sb->allow_network.any;
 	struct strbuf why = STRBUF_INIT;
@@ -49,14 +52,16 @@ static int network_rules(const struct task_node *t, struct netrules *rules)
 				return -1;
 			}
 			if (r.loopback && !deny) {
+				bool dup = false;
+				for (size_t j = 0; j < sjob->relays.n && !dup; j++)
+					dup = sjob->relays.v[j].port == r.port;
+				/* a port listed twice keeps its first entry's address */
+				struct bridge_relay b = {
+				    r.port, strcmp(r.host, "localhost") ? xstrdup(r.host) : NULL};
+				if (!dup)
+					vec_push(&sjob->relays, b);
 				netrule_clear(&r);
-				strbuf_release(&why);
-				return config_error(
-				    &l->v[k].loc,
-				    "%s: '%s' relays a host loopback port into the sandbox, which "
-				    "needs vx's bridge (not built yet); refusing rather than run it "
-				    "with the grant silently dropped",
-				    t->id, l->v[k].s);
+				continue;
 			}
 			if (deny)
 				vec_push(&rules->deny, r);
@@ -65,6 +70,40 @@ static int network_rules(const struct task_node *t, struct netrules *rules)
 		}
 	}
 	strbuf_release(&why);
+	bool proxy = rules->any || rules->allow.n;
+	for (size_t j = 0; j < sjob->relays.n; j++)
+		if (proxy && sjob->relays.v[j].port == SANDBOX_PROXY_PORT)
+			return config_error(&sb->allow_network.list.v[0].loc,
+					    "%s: port %d is where the task reaches its proxy inside "
+					    "the sandbox; relay the host's service on another port",
+					    t->id, SANDBOX_PROXY_PORT);
+	if (sb->local_binding.any)
+		return config_error(&sb->local_binding.loc,
+				    "%s: localBinding: true cannot be built on Linux: a network "
+				    "namespace has no bridge for every port; list the ports the task "
+				    "listens on (localBinding: [5173])",
+				    t->id);
+	for (size_t k = 0; k < sb->local_binding.list.n; k++) {
+		const struct lstr *e = &sb->local_binding.list.v[k];
+		int port = atoi(e->s);
+		bool dup = false;
+		for (size_t j = 0; j < sjob->binds.n && !dup; j++)
+			dup = sjob->binds.v[j] == port;
+		for (size_t j = 0; j < sjob->relays.n; j++)
+			if (sjob->relays.v[j].port == port)
+				return config_error(&e->loc,
+						    "%s: port %d is both relayed in from the host "
+						    "(allow.network) and bridged out (localBinding): "
+						    "one of them must go",
+						    t->id, port);
+		if (proxy && port == SANDBOX_PROXY_PORT)
+			return config_error(&e->loc,
+					    "%s: port %d is where the task reaches its proxy inside "
+					    "the sandbox; listen on another port",
+					    t->id, SANDBOX_PROXY_PORT);
+		if (!dup)
+			vec_push(&sjob->binds, port);
+	}
 	return 0;
 }
 
@@ -112,26 +151,22 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 			return -1;
 		}
 		strbuf_release(&why);
-		if (network_rules(t, &sj->jobs[i].net) < 0)
+		struct sandbox_job *sjob = &sj->jobs[i];
+		if (network_rules(t, sjob) < 0)
 			return -1;
-		sj->jobs[i].has_net = sj->jobs[i].net.any || sj->jobs[i].net.allow.n;
-		any_net = any_net || sj->jobs[i].has_net;
-		const struct loc *l;
-		if (sb->local_binding.any || sb->local_binding.list.n)
-			l = sb->local_binding.list.n ? &sb->local_binding.list.v[0].loc : &sb->loc;
-		else if (sb->unix_sockets.any || sb->unix_sockets.list.n)
-			l = sb->unix_sockets.list.n ? &sb->unix_sockets.list.v[0].loc : &sb->loc;
-		else
+		sjob->has_net = sjob->net.any || sjob->net.allow.n;
+		any_net = any_net || sjob->has_net || sjob->relays.n || sjob->binds.n;
+		if (!sb->unix_sockets.any && !sb->unix_sockets.list.n)
 			continue;
 		return config_error(
-		    l,
-		    "%s asks for port or socket grants, which need vx's bridges (not built yet); "
+		    sb->unix_sockets.list.n ? &sb->unix_sockets.list.v[0].loc : &sb->loc,
+		    "%s asks for socket grants (unixSockets), which are not built yet; "
 		    "refusing rather than run it with the grant silently dropped",
 		    t->id);
 	}
 	if (any_net && !(sj->socat = probe_which("socat")))
-		return error("a sandboxed task has a network grant, and socat is not on PATH "
-			     "(apt-get install socat): the sandbox's bridge to its proxy needs it");
+		return error("a sandboxed task has a network or port grant, and socat is not on "
+			     "PATH (apt-get install socat): the sandbox's bridges need it");
 	if (!first)
 		return 0;
 	struct probe p;
@@ -239,6 +274,17 @@ int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_reque
 	lstr_vec_strings(&t->cfg->env_pass, &pass);
 	lstr_vec_strings(&t->cfg->env_pass_secrets, &secrets);
 	task_env_delta(ws, t, &vxenv);
+	struct strvec relay_socks = STRVEC_INIT;
+	VEC(int) relay_ports = {0};
+	for (size_t k = 0; sj->jobs && k < sj->jobs[i].relays.n; k++) {
+		int port = sj->jobs[i].relays.v[k].port;
+		vec_push(&relay_ports, port);
+		if (sj->showing)
+			strvec_pushf(&relay_socks, "$TMPDIR/vx-UID/vx-run-XXXXXX/net-XXXXXX/relay-%d.sock",
+				     port);
+		else
+			strvec_push(&relay_socks, sj->jobs[i].relay_socks.v[k]);
+	}
 	struct sandbox_input in = {
 	    .workspace_root = ws->root,
 	    .project_dir = p->dir,
@@ -254,6 +300,14 @@ int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_reque
 			    : sj->showing ? "$TMPDIR/vx-UID/vx-run-XXXXXX/net-XXXXXX/proxy.sock"
 					  : sj->jobs[i].proxy_sock,
 	    .socat = sj->socat,
+	    .relay_sockets = (const char *const *)relay_socks.v,
+	    .relay_ports = relay_ports.v,
+	    .n_relays = relay_ports.n,
+	    .bind_dir = !sj->jobs ? NULL
+			: sj->showing ? "$TMPDIR/vx-UID/vx-run-XXXXXX/net-XXXXXX/bind"
+				      : sj->jobs[i].bind_dir,
+	    .bind_ports = sj->jobs ? sj->jobs[i].binds.v : NULL,
+	    .n_binds = sj->jobs ? sj->jobs[i].binds.n : 0,
 	    /* a dev server's outputs must be in place while it runs: never staged */
 	    .stage_dir = sj->jobs && !sj->showing && !t->cfg->persistent ? sj->jobs[i].stage_dir
 									 : NULL,
@@ -295,6 +349,8 @@ int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_reque
 	strvec_clear(&secrets);
 	strvec_clear(&vxenv);
 	strvec_clear(&linked);
+	strvec_clear(&relay_socks);
+	vec_free(&relay_ports);
 	return rc;
 }
 
@@ -333,45 +389,121 @@ static void keyed_hidden(const struct sandbox_jobs *sj, const struct task_node *
 
 static int stage_record(struct sandbox_job *sjob);
 
-static void proxy_stop(struct sandbox_job *sjob)
+static void net_stop(struct sandbox_job *sjob)
 {
 	proxy_free(sjob->proxy);
 	sjob->proxy = NULL;
+	for (size_t k = 0; k < sjob->bridges.n; k++)
+		proxy_free(sjob->bridges.v[k]);
+	sjob->bridges.n = 0;
 	free(sjob->proxy_sock);
 	sjob->proxy_sock = NULL;
-	if (sjob->net_dir)
-		rmdir(sjob->net_dir);
+	strvec_clear(&sjob->relay_socks);
+	free(sjob->bind_dir);
+	sjob->bind_dir = NULL;
+	/* the bind dir was the task's to write in: whatever it left goes */
+	if (sjob->net_dir && remove_tree_at(AT_FDCWD, sjob->net_dir) < 0)
+		warning("cannot remove %s: %s", sjob->net_dir, strerror(errno));
 	free(sjob->net_dir);
 	sjob->net_dir = NULL;
 }
 
-/* The task's own proxy, listening in a 0700 directory of the run's (a
- * retry gets a fresh one; the refusals of the attempt before are gone with
- * it, as its trace is). */
-static int proxy_start(struct sandbox_jobs *sj, struct sandbox_job *sjob,
-		       const struct task_node *t, struct job *job)
+/* The running task of the run, not me, whose port bridge holds port, or NULL. */
+static const struct task_node *port_holder_task(const struct sandbox_jobs *sj,
+						const struct sandbox_job *me, int port)
 {
-	proxy_stop(sjob);
+	for (size_t k = 0; k < sj->g->nodes.n; k++) {
+		const struct sandbox_job *o = &sj->jobs[k];
+		if (o == me || !o->bridges.n)
+			continue;
+		for (size_t j = 0; j < o->binds.n; j++)
+			if (o->binds.v[j] == port)
+				return sj->g->nodes.v[k];
+	}
+	return NULL;
+}
+
+/* The task's port bridges: the host's ports held for it, each carried to
+ * PORT.sock in its bind dir. A port held already refuses the task, naming
+ * the holder: another task of this run, or the process /proc names. */
+static int binds_start(struct sandbox_jobs *sj, struct sandbox_job *sjob,
+		       const struct task_node *t, struct strbuf *err)
+{
+	sjob->bind_dir = path_join(sjob->net_dir, "bind");
+	if (mkdir(sjob->bind_dir, 0700) < 0) {
+		strbuf_addf(err, "cannot make %s: %s", sjob->bind_dir, strerror(errno));
+		return -1;
+	}
+	int dirfd = open(sjob->bind_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dirfd < 0) {
+		strbuf_addf(err, "cannot open %s: %s", sjob->bind_dir, strerror(errno));
+		return -1;
+	}
+	int rc = 0;
+	for (size_t k = 0; k < sjob->binds.n && !rc; k++) {
+		int port = sjob->binds.v[k];
+		const struct task_node *other = port_holder_task(sj, sjob, port);
+		if (other) {
+			strbuf_addf(err,
+				    "localBinding port %d is held by %s, which runs now in this run; "
+				    "give one of them another port, or make one depend on the other",
+				    port, other->id);
+			rc = -1;
+			break;
+		}
+		struct proxy *got[2];
+		size_t n;
+		rc = bridge_bind_new(sj->loop, port, dirfd, got, &n, err);
+		for (size_t j = 0; j < n; j++)
+			vec_push(&sjob->bridges, got[j]);
+		if (rc)
+			strbuf_addstr(err, " (localBinding: the task's server could not be reached "
+					   "there; stop the holder or grant another port)");
+	}
+	close(dirfd);
+	return rc;
+}
+
+/* The task's network, before it starts: a 0700 directory of the run's (a
+ * retry gets a fresh one; the refusals of the attempt before are gone with
+ * it, as its trace is) holding its proxy's socket, a socket per relay, and
+ * the bind dir of its port bridges. */
+static int net_start(struct sandbox_jobs *sj, struct sandbox_job *sjob, const struct task_node *t,
+		     struct job *job)
+{
+	net_stop(sjob);
 	struct strbuf err = STRBUF_INIT;
 	char *tmpl = path_join(sj->run_dir ? sj->run_dir : "/tmp", "net-XXXXXX");
 	if (!sj->loop || !mkdtemp(tmpl)) {
-		error_errno("%s: cannot make its proxy's directory %s", t->id, tmpl);
+		error_errno("%s: cannot make its network's directory %s", t->id, tmpl);
 		free(tmpl);
-		job->reason = "its network proxy could not be started (see above)";
+		job->reason = "its network could not be started (see above)";
 		return -1;
 	}
 	sjob->net_dir = tmpl;
-	sjob->proxy_sock = path_join(tmpl, "proxy.sock");
-	sjob->proxy = proxy_new(sj->loop, &sjob->net, sjob->proxy_sock, &err);
-	if (!sjob->proxy) {
+	int rc = 0;
+	if (sjob->has_net) {
+		sjob->proxy_sock = path_join(tmpl, "proxy.sock");
+		sjob->proxy = proxy_new(sj->loop, &sjob->net, sjob->proxy_sock, &err);
+		rc = sjob->proxy ? 0 : -1;
+	}
+	for (size_t k = 0; !rc && k < sjob->relays.n; k++) {
+		char *sock = xasprintf("%s/relay-%d.sock", tmpl, sjob->relays.v[k].port);
+		strvec_push_nodup(&sjob->relay_socks, sock);
+		struct proxy *r = bridge_relay_new(sj->loop, &sjob->relays.v[k], sock, &err);
+		if (r)
+			vec_push(&sjob->bridges, r);
+		rc = r ? 0 : -1;
+	}
+	if (!rc && sjob->binds.n)
+		rc = binds_start(sj, sjob, t, &err);
+	if (rc) {
 		error("%s: %s", t->id, err.buf);
-		strbuf_release(&err);
-		proxy_stop(sjob);
-		job->reason = "its network proxy could not be started (see above)";
-		return -1;
+		net_stop(sjob);
+		job->reason = "its network could not be started (see above)";
 	}
 	strbuf_release(&err);
-	return 0;
+	return rc;
 }
 
 int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
@@ -401,7 +533,7 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 		else
 			free(tmpl); /* no stage: the grants are bound as they are */
 	}
-	if (sjob->has_net && proxy_start(sj, sjob, t, job) < 0)
+	if ((sjob->has_net || sjob->relays.n || sjob->binds.n) && net_start(sj, sjob, t, job) < 0)
 		return -1;
 	struct strbuf err = STRBUF_INIT;
 	int rc = sandbox_jobs_request(sj, i, &sjob->req, &err);
@@ -475,6 +607,8 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 		job->reason = "its write grants could not be staged (see above)";
 		rc = -1;
 	}
+	if (rc)
+		net_stop(sjob); /* a refused task holds no port while the run goes on */
 	strbuf_release(&err);
 	return rc;
 }
@@ -711,7 +845,7 @@ void sandbox_jobs_done(struct sandbox_jobs *sj, size_t i)
 {
 	struct sandbox_job *sjob = &sj->jobs[i];
 	trace_log_remove(&sjob->trace);
-	proxy_stop(sjob);
+	net_stop(sjob);
 	sandbox_jobs_unstage(sj, i);
 	if (sjob->signal_rd >= 0) {
 		close(sjob->signal_rd);
@@ -736,6 +870,11 @@ void sandbox_jobs_release(struct sandbox_jobs *sj)
 			verdict_release(&sj->jobs[i].verdict);
 		free(sj->jobs[i].project_dir);
 		netrules_clear(&sj->jobs[i].net);
+		for (size_t k = 0; k < sj->jobs[i].relays.n; k++)
+			free((char *)sj->jobs[i].relays.v[k].addr);
+		vec_free(&sj->jobs[i].relays);
+		vec_free(&sj->jobs[i].binds);
+		vec_free(&sj->jobs[i].bridges);
 	}
 	free(sj->jobs);
 	free(sj->socat);

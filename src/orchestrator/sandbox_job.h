@@ -9,6 +9,7 @@
 #include "orchestrator/graph.h"
 #include "orchestrator/scheduler.h"
 #include "util/rundir.h"
+#include "sandbox/bridge.h"
 #include "sandbox/bwrap.h"
 #include "sandbox/netrule.h"
 #include "sandbox/proxy.h"
@@ -52,10 +53,16 @@ struct sandbox_job {
 				      * for its first sandboxed dependent (dep_outputs) */
 	bool outputs_walked, outputs_ok;
 	struct netrules net;         /* allow.network / deny.network, parsed by init */
-	bool has_net;                /* a network grant: the task gets its own proxy */
+	bool has_net;                /* a host grant: the task gets its own proxy */
+	VEC(struct bridge_relay) relays; /* allow.network localhost:PORT (addr owned) */
+	VEC(int) binds;              /* localBinding ports */
 	struct proxy *proxy;         /* while it runs (wrap to done), or NULL */
-	char *net_dir;               /* the proxy's 0700 directory in the run dir, or NULL */
-	char *proxy_sock;            /* its socket in net_dir */
+	VEC(struct proxy *) bridges; /* its relays and port bridges, while it runs */
+	char *net_dir;               /* its 0700 directory in the run dir (the proxy's and
+				      * relays' sockets, bind/), or NULL */
+	char *proxy_sock;            /* the proxy's socket in net_dir */
+	struct strvec relay_socks;   /* per relay, its socket in net_dir */
+	char *bind_dir;              /* net_dir/bind: bound read-write inside, or NULL */
 	const struct strvec *keyed;  /* set by wrap: the cached task's key files (the
 				      * taskcache's, borrowed for the run), or NULL */
 };
@@ -69,8 +76,9 @@ enum {
 };
 
 /* Checks, before anything runs, that every sandboxed task of g can have its
- * sandbox: bwrap works here (the probe), and no task asks for what is not
- * built yet (port bridges, socket grants, loopback relays). cache_dir (borrowed) is walled off in every
+ * sandbox: bwrap works here (the probe), its network and port grants are
+ * well formed, and no task asks for what is not built yet (socket grants).
+ * cache_dir (borrowed) is walled off in every
  * sandbox; flags are SANDBOX_JOBS_*. A network entry that is no host is a
  * configuration error at its line. Returns 0, or -1 after one error line
  * (the caller exits 2: a sandbox the platform cannot provide is never

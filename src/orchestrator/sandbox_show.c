@@ -41,11 +41,27 @@ static void show_rules(const char *what, const struct netrule *r, size_t n)
 	printf("\n");
 }
 
-/* The proxy a run would start: its lists, and how the task reaches it. */
+/* The proxy a run would start (its lists, and how the task reaches it),
+ * and the relays and port bridges. */
 static void show_network(const struct sandbox_job *sjob)
 {
+	for (size_t k = 0; k < sjob->relays.n; k++) {
+		const struct bridge_relay *r = &sjob->relays.v[k];
+		printf("# network: relay in: 127.0.0.1:%d and [::1]:%d inside carried to the host's "
+		       "%s%s%s:%d%s\n",
+		       r->port, r->port, r->addr && strchr(r->addr, ':') ? "[" : "",
+		       r->addr ? r->addr : "127.0.0.1", r->addr && strchr(r->addr, ':') ? "]" : "",
+		       r->port, r->addr ? "" : " (else [::1])");
+	}
+	for (size_t k = 0; k < sjob->binds.n; k++)
+		printf("# network: bridge out: the host's 127.0.0.1:%d and [::1]:%d carried to the "
+		       "task's own port %d (localBinding); a port held on the host refuses the task\n",
+		       sjob->binds.v[k], sjob->binds.v[k], sjob->binds.v[k]);
 	if (!sjob->has_net) {
-		printf("# network: none (its own namespace, only its own loopback)\n");
+		if (sjob->relays.n || sjob->binds.n)
+			printf("# network: no host beyond these ports\n");
+		else
+			printf("# network: none (its own namespace, only its own loopback)\n");
 		return;
 	}
 	printf("# network: a proxy of its own on a UNIX socket in the run dir, reached at "

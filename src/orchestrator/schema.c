@@ -192,6 +192,7 @@ void schema_copy_row(const struct schema_row *r, void *dst, const void *src)
 		const struct grant_list *s = AT_CONST(src, r, struct grant_list);
 		struct grant_list *d = AT(dst, r, struct grant_list);
 		d->any = s->any;
+		d->loc = s->loc;
 		lstrs_copy(&d->list, &s->list);
 		break;
 	}

@@ -62,6 +62,8 @@ struct proxy {
 	int lfd;
 	char *sock_path;
 	struct netrules rules;
+	bool fixed;                /* a bridge's: every connection goes to the target */
+	struct proxy_target target; /* with fixed */
 	struct conn *conns;
 	size_t n_conns, served;
 	VEC(struct proxy_refusal) refusals;
@@ -232,9 +234,38 @@ static void connected(struct conn *c)
 static void on_upstream(struct loop *l, int fd, unsigned ev, void *data);
 static void on_client(struct loop *l, int fd, unsigned ev, void *data);
 
-/* Dials c->cur, then the addresses after it; none left: 502. */
+/* Connects to the socket name in dirfd, never through a link (the
+ * directory is the task's to write in): the socket is opened O_PATH and
+ * dialled by its /proc/self/fd name. Returns the connected fd, or -1. */
+static int dial_socket_in(int dirfd, const char *name)
+{
+	int pfd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd < 0)
+		return -1;
+	struct stat st;
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	snprintf(sa.sun_path, sizeof sa.sun_path, "/proc/self/fd/%d", pfd);
+	int fd = -1;
+	if (fstat(pfd, &st) == 0 && S_ISSOCK(st.st_mode))
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+		close(fd); /* EAGAIN too: its backlog is full */
+		fd = -1;
+	}
+	close(pfd);
+	return fd;
+}
+
+/* Dials c->cur, then the addresses after it; none left: 502 (a bridge's
+ * client, which sent no request, is closed). */
 static void dial_next(struct conn *c)
 {
+	if (c->p->fixed && !c->p->target.ai) {
+		c->ufd = dial_socket_in(c->p->target.dirfd, c->p->target.name);
+		if (c->ufd < 0)
+			return conn_close(c);
+		return connected(c);
+	}
 	for (; c->cur; c->cur = c->cur->ai_next) {
 		int fd = socket(c->cur->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (fd < 0)
@@ -253,6 +284,8 @@ static void dial_next(struct conn *c)
 		}
 		close(fd);
 	}
+	if (c->p->fixed)
+		return conn_close(c);
 	char *target = net_target(c->host, c->port);
 	char *why = xasprintf("%s: no address of it answered", target);
 	reply_and_close(c, 502, "Bad Gateway", 5, why);
@@ -633,6 +666,11 @@ static void on_accept(struct loop *l, int fd, unsigned ev, void *data)
 			p->conns->prev = c;
 		p->conns = c;
 		p->n_conns++;
+		if (p->fixed) {
+			c->cur = p->target.ai; /* the proxy's: c->ai stays NULL */
+			dial_next(c);
+			continue;
+		}
 		c->timer = loop_timer(l, loop_now() + HEAD_MS, on_timeout, c);
 		conn_update(c);
 	}
@@ -661,8 +699,24 @@ struct proxy *proxy_new(struct loop *l, const struct netrules *rules, const char
 	p->loop = l;
 	p->lfd = fd;
 	p->sock_path = xstrdup(sock_path);
+	p->target.dirfd = -1;
 	netrules_copy(&p->rules, rules);
 	loop_watch(l, fd, LOOP_READ, on_accept, p);
+	return p;
+}
+
+struct proxy *proxy_new_fixed(struct loop *l, int lfd, struct proxy_target *target,
+			      const char *unlink_path)
+{
+	struct proxy *p = xcalloc(1, sizeof *p);
+	p->loop = l;
+	p->lfd = lfd;
+	p->sock_path = unlink_path ? xstrdup(unlink_path) : NULL;
+	p->fixed = true;
+	p->target = *target;
+	p->target.name = target->name ? xstrdup(target->name) : NULL;
+	*target = (struct proxy_target){.dirfd = -1};
+	loop_watch(l, lfd, LOOP_READ, on_accept, p);
 	return p;
 }
 
@@ -685,8 +739,14 @@ void proxy_free(struct proxy *p)
 		conn_close(p->conns);
 	loop_unwatch(p->loop, p->lfd);
 	close(p->lfd);
-	unlink(p->sock_path);
+	if (p->sock_path)
+		unlink(p->sock_path);
 	free(p->sock_path);
+	if (p->target.ai)
+		freeaddrinfo(p->target.ai);
+	if (p->target.dirfd >= 0)
+		close(p->target.dirfd);
+	free((char *)p->target.name);
 	netrules_clear(&p->rules);
 	for (size_t i = 0; i < p->refusals.n; i++) {
 		free(p->refusals.v[i].target);

@@ -40,6 +40,22 @@ struct proxy;
 struct proxy *proxy_new(struct loop *l, const struct netrules *rules, const char *sock_path,
 			struct strbuf *err);
 
+/* A bridge's target (bridge.h): every connection accepted goes there, with
+ * no head read and nothing judged (the grant was the judgement). */
+struct proxy_target {
+	struct addrinfo *ai; /* addresses dialled in order, or NULL */
+	int dirfd;           /* with ai NULL: the UNIX socket `name` in this directory,
+			      * opened at each dial without following a link */
+	const char *name;
+};
+
+/* Serves each connection accepted on lfd (listening, non-blocking) by
+ * carrying it to target; a target that does not answer closes the client.
+ * Takes lfd, target->ai and target->dirfd (target is emptied); unlink_path,
+ * when not NULL, is removed at proxy_free. */
+struct proxy *proxy_new_fixed(struct loop *l, int lfd, struct proxy_target *target,
+			      const char *unlink_path);
+
 /* What it refused so far, in order, each target and reason once. */
 const struct proxy_refusal *proxy_refusals(const struct proxy *p, size_t *n);
 /* Connections it carried to an upstream (for tests and -v). */

@@ -751,13 +751,6 @@ static void builder_release(struct builder *b)
 static int proxy_env(struct builder *b)
 {
 	const struct sandbox_input *in = b->in;
-	if (!in->socat)
-		return refuse(b->err, "socat is not installed (apt-get install socat): a network "
-				      "grant needs it inside the sandbox");
-	if (!sandbox_path_safe(in->socat))
-		return refuse(b->err, "socat's path %s holds a character outside [A-Za-z0-9._/+@-]",
-			      in->socat);
-	b->req->socat = xstrdup(in->socat);
 	b->req->proxy_inside = path_join(b->tmp, ".vx-proxy.sock");
 	struct sandbox_mount m = {SANDBOX_RO, xstrdup(in->proxy_socket),
 				  xstrdup(b->req->proxy_inside), -1, true};
@@ -789,6 +782,49 @@ static int proxy_env(struct builder *b)
 			     lower ? "no_proxy" : "NO_PROXY");
 	}
 	strvec_push(&b->req->env, "NODE_USE_ENV_PROXY=1");
+	return 0;
+}
+
+/* The task's port grants (bridge.h): each relay's socket bound into
+ * TMPDIR, the bind dir bound read-write; the wrapper starts a socat inside
+ * for each and waits for it (bwrap.c). */
+static void bridges_plan(struct builder *b)
+{
+	const struct sandbox_input *in = b->in;
+	for (size_t i = 0; i < in->n_relays; i++) {
+		char *inside = xasprintf("%s/.vx-relay-%d.sock", b->tmp, in->relay_ports[i]);
+		struct sandbox_mount m = {SANDBOX_RO, xstrdup(in->relay_sockets[i]), xstrdup(inside),
+					  -1, true};
+		vec_push(&b->req->mounts, m);
+		strvec_push_nodup(&b->req->relay_inside, inside);
+		vec_push(&b->req->relay_ports, in->relay_ports[i]);
+	}
+	if (!in->n_binds)
+		return;
+	b->req->bind_inside = path_join(b->tmp, ".vx-bind");
+	struct sandbox_mount m = {SANDBOX_RW, xstrdup(in->bind_dir), xstrdup(b->req->bind_inside),
+				  -1, false};
+	vec_push(&b->req->mounts, m);
+	for (size_t i = 0; i < in->n_binds; i++)
+		vec_push(&b->req->bind_ports, in->bind_ports[i]);
+}
+
+/* The proxy, relays and port bridges: each needs socat inside. */
+static int network_plan(struct builder *b)
+{
+	const struct sandbox_input *in = b->in;
+	if (!in->proxy_socket && !in->n_relays && !in->n_binds)
+		return 0;
+	if (!in->socat)
+		return refuse(b->err, "socat is not installed (apt-get install socat): a network "
+				      "grant needs it inside the sandbox");
+	if (!sandbox_path_safe(in->socat))
+		return refuse(b->err, "socat's path %s holds a character outside [A-Za-z0-9._/+@-]",
+			      in->socat);
+	b->req->socat = xstrdup(in->socat);
+	if (in->proxy_socket && proxy_env(b))
+		return -1;
+	bridges_plan(b);
 	return 0;
 }
 
@@ -893,7 +929,7 @@ static int build(struct builder *b)
 	b->req->shell = xstrdup(in->shell ? in->shell : "/bin/sh");
 	b->req->setsid = in->setsid ? xstrdup(in->setsid) : probe_which("setsid");
 	b->req->hermetic = in->hermetic;
-	if (in->proxy_socket && proxy_env(b))
+	if (network_plan(b))
 		return -1;
 	if (in->strace && in->trace_dir) {
 		b->req->strace = xstrdup(in->strace);
@@ -1151,6 +1187,10 @@ void sandbox_request_release(struct sandbox_request *req)
 	free(req->trace_dir);
 	free(req->socat);
 	free(req->proxy_inside);
+	strvec_clear(&req->relay_inside);
+	vec_free(&req->relay_ports);
+	free(req->bind_inside);
+	vec_free(&req->bind_ports);
 	if (req->seccomp_fd >= 0)
 		close(req->seccomp_fd);
 	req->seccomp_fd = -1;

@@ -37,7 +37,18 @@ struct sandbox_input {
 				   * host, or NULL: no network grant. Bound into TMPDIR;
 				   * a socat inside carries 127.0.0.1:SANDBOX_PROXY_PORT
 				   * to it, and the proxy variables name that port */
-	const char *socat;        /* socat found on vx's PATH at startup (with proxy_socket) */
+	const char *socat;        /* socat found on vx's PATH at startup (with any of the
+				   * proxy, relays, binds) */
+	const char *const *relay_sockets; /* per relay: the host UNIX socket vx listens on
+					   * (bridge.h), bound into TMPDIR; a socat inside
+					   * listens on 127.0.0.1:PORT and [::1]:PORT */
+	const int *relay_ports;
+	size_t n_relays;
+	const char *bind_dir;   /* with bind_ports: a host dir of vx's, bound read-write at
+				 * TMPDIR/.vx-bind, where a socat inside listens on
+				 * PORT.sock for each port and dials the task's port */
+	const int *bind_ports;
+	size_t n_binds;
 	const char *stage_dir; /* an empty host dir on the project's file system, or NULL:
 				* where the project's top-level write grants live while
 				* the task runs (sandbox_request_stage), so it can
@@ -102,6 +113,10 @@ struct sandbox_request {
 	char *socat;		      /* copied, with the proxy */
 	char *proxy_inside;	      /* where the proxy's socket is bound inside, or NULL: the
 				       * wrapper starts socat on it and waits for its port */
+	struct strvec relay_inside;   /* per relay: where its socket is bound inside */
+	VEC(int) relay_ports;
+	char *bind_inside;	      /* where the bind dir is, inside, or NULL */
+	VEC(int) bind_ports;
 	VEC(struct sandbox_mount)
 	mounts;		   /* in bwrap order: parents before children, remounts last */
 	struct strvec env; /* "K=V", the whole environment */

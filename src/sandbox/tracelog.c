@@ -42,7 +42,7 @@ void trace_log_remove(struct trace_log *tl)
 		return;
 	if (unlink(tl->path) && errno != ENOENT)
 		warning("cannot remove %s: %s", tl->path, strerror(errno));
-	if (rmdir(tl->dir))
+	if (rmdir(tl->dir) && errno != ENOENT) /* the run dir's removal took it */
 		warning("cannot remove %s: %s", tl->dir, strerror(errno));
 	free(tl->path);
 	free(tl->dir);

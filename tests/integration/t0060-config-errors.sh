@@ -241,24 +241,42 @@ test_expect_success 'a bare *, a dotless name and a path are errors too' '
 	done
 '
 
-test_expect_success 'a loopback relay and a port bridge, not built yet, are refused before anything runs' '
+test_expect_success 'port grants that cannot be built as written are refused before anything runs' '
 	setup &&
 	ws_project bad bad <<-EOF &&
 	  build:
 	    command: touch ../ran-bad
 	    sandbox:
 	      allow:
-	        network: ["localhost:4173"]
+	        localBinding: true
 	EOF
-	expect_error bad/vx.yaml:7:19 "bad#build: .localhost:4173. relays a host loopback port.*silently dropped" &&
+	expect_error bad/vx.yaml:7:23 "bad#build: localBinding: true cannot be built on Linux.*list the ports the task listens on.*" &&
 	ws_project bad bad <<-EOF &&
 	  build:
 	    command: touch ../ran-bad
 	    sandbox:
 	      allow:
-	        localBinding: [5173]
+	        network: ["localhost:4173"]
+	        localBinding: [4173]
 	EOF
-	expect_error bad/vx.yaml:7:24 "bad#build asks for port or socket grants.*silently dropped"
+	expect_error bad/vx.yaml:8:24 "bad#build: port 4173 is both relayed in from the host.*" &&
+	ws_project bad bad <<-EOF &&
+	  build:
+	    command: touch ../ran-bad
+	    sandbox:
+	      allow:
+	        network: ["registry.npmjs.org"]
+	        localBinding: [3128]
+	EOF
+	expect_error bad/vx.yaml:8:24 "bad#build: port 3128 is where the task reaches its proxy.*" &&
+	ws_project bad bad <<-EOF &&
+	  build:
+	    command: touch ../ran-bad
+	    sandbox:
+	      allow:
+	        unixSockets: ["/run/docker.sock"]
+	EOF
+	expect_error bad/vx.yaml:7:23 "bad#build asks for socket grants .unixSockets.*silently dropped"
 '
 
 test_expect_success 'an explicit project#task that does not exist (exit 2, nothing ran)' '

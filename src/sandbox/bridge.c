@@ -1,0 +1,237 @@
+/* bridge.c - relays of host loopback ports in, bridges of a task's ports out. */
+#include "sandbox/bridge.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "util/die.h"
+
+/* Appends the addresses of addr:port (a numeric literal) to *tail. */
+static void add_address(struct addrinfo ***tail, const char *addr, int port)
+{
+	char service[8];
+	snprintf(service, sizeof service, "%d", port);
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICHOST};
+	struct addrinfo *ai = NULL;
+	if (getaddrinfo(addr, service, &hints, &ai) || !ai)
+		return;
+	**tail = ai;
+	while (ai->ai_next)
+		ai = ai->ai_next;
+	*tail = &ai->ai_next;
+}
+
+struct proxy *bridge_relay_new(struct loop *l, const struct bridge_relay *r, const char *sock_path,
+			       struct strbuf *err)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (strlen(sock_path) >= sizeof sa.sun_path) {
+		strbuf_addf(err, "the relay's socket path %s is over %zu bytes (set TMPDIR shorter)",
+			    sock_path, sizeof sa.sun_path - 1);
+		return NULL;
+	}
+	memcpy(sa.sun_path, sock_path, strlen(sock_path) + 1);
+	struct proxy_target t = {.dirfd = -1};
+	struct addrinfo **tail = &t.ai;
+	add_address(&tail, r->addr ? r->addr : "127.0.0.1", r->port);
+	if (!r->addr)
+		add_address(&tail, "::1", r->port);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (!t.ai || fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
+	    chmod(sock_path, 0600) < 0 || listen(fd, 128) < 0) {
+		strbuf_addf(err, "cannot listen on %s: %s", sock_path,
+			    t.ai ? strerror(errno) : "no loopback address");
+		if (fd >= 0)
+			close(fd);
+		unlink(sock_path);
+		if (t.ai)
+			freeaddrinfo(t.ai);
+		return NULL;
+	}
+	return proxy_new_fixed(l, fd, &t, sock_path);
+}
+
+/* A listening TCP socket on addr:port, or -1 with errno. */
+static int listen_tcp(const char *addr, int port)
+{
+	struct sockaddr_storage ss = {0};
+	socklen_t len;
+	int family;
+	if (strchr(addr, ':')) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+		s6->sin6_family = family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)port);
+		inet_pton(AF_INET6, addr, &s6->sin6_addr);
+		len = sizeof *s6;
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+		s4->sin_family = family = AF_INET;
+		s4->sin_port = htons((uint16_t)port);
+		inet_pton(AF_INET, addr, &s4->sin_addr);
+		len = sizeof *s4;
+	}
+	int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	int one = 1;
+	/* SO_REUSEADDR lets a port in TIME_WAIT be taken again; a listener
+	 * holding it still refuses the bind. */
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	if (family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 128) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+int bridge_bind_new(struct loop *l, int port, int dirfd, struct proxy *out[2], size_t *n,
+		    struct strbuf *err)
+{
+	static const char *const addrs[] = {"127.0.0.1", "::1"};
+	*n = 0;
+	char name[16];
+	snprintf(name, sizeof name, "%d.sock", port);
+	for (size_t k = 0; k < 2; k++) {
+		int fd = listen_tcp(addrs[k], port);
+		/* no IPv6 on the host: the IPv4 listener is the bridge */
+		if (fd < 0 && k && (errno == EAFNOSUPPORT || errno == EADDRNOTAVAIL))
+			break;
+		if (fd < 0) {
+			int e = errno;
+			strbuf_addf(err, "cannot listen on the host's %s%s%s:%d", k ? "[" : "", addrs[k],
+				    k ? "]" : "", port);
+			if (e == EADDRINUSE) {
+				struct strbuf who = STRBUF_INIT;
+				if (bridge_port_holder(port, &who))
+					strbuf_addf(err, ": the port is held by %s", who.buf);
+				else
+					strbuf_addstr(err, ": the port is in use, by no listener /proc "
+							   "shows (another user's, or a closing "
+							   "connection's for up to a minute)");
+				strbuf_release(&who);
+			} else {
+				strbuf_addf(err, ": %s", strerror(e));
+			}
+			while (*n)
+				proxy_free(out[--*n]);
+			return -1;
+		}
+		struct proxy_target t = {.dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3), .name = name};
+		out[(*n)++] = proxy_new_fixed(l, fd, &t, NULL);
+	}
+	return 0;
+}
+
+bool bridge_tcp_line_listens(const char *line, int port, unsigned long *inode)
+{
+	char local[64];
+	unsigned st;
+	unsigned long ino;
+	/* sl local rem st tx:rx tr:when retrnsmt uid timeout inode */
+	if (sscanf(line, " %*s %63s %*s %x %*s %*s %*s %*s %*s %lu", local, &st, &ino) != 3)
+		return false;
+	const char *colon = strrchr(local, ':');
+	if (!colon || st != 0x0A)
+		return false;
+	char *end;
+	unsigned long p = strtoul(colon + 1, &end, 16);
+	if (*end || end == colon + 1 || p != (unsigned long)port)
+		return false;
+	*inode = ino;
+	return true;
+}
+
+/* The inodes of the sockets listening on port, from one /proc/net file. */
+static void listeners(const char *file, int port, unsigned long *inodes, size_t *n, size_t cap)
+{
+	FILE *f = fopen(file, "re");
+	if (!f)
+		return;
+	char line[512];
+	unsigned long ino;
+	while (*n < cap && fgets(line, sizeof line, f))
+		if (bridge_tcp_line_listens(line, port, &ino) && ino)
+			inodes[(*n)++] = ino;
+	fclose(f);
+}
+
+/* Does pid hold one of the inodes? */
+static bool holds(const char *pid, const unsigned long *inodes, size_t n)
+{
+	char dir[300];
+	snprintf(dir, sizeof dir, "/proc/%s/fd", pid);
+	DIR *d = opendir(dir);
+	if (!d)
+		return false;
+	bool found = false;
+	for (struct dirent *de; !found && (de = readdir(d));) {
+		char link[600], target[64];
+		snprintf(link, sizeof link, "%s/%s", dir, de->d_name);
+		ssize_t len = readlink(link, target, sizeof target - 1);
+		if (len <= 0)
+			continue;
+		target[len] = 0;
+		unsigned long ino;
+		char tail;
+		if (sscanf(target, "socket:[%lu%c", &ino, &tail) != 2 || tail != ']')
+			continue;
+		for (size_t k = 0; k < n && !found; k++)
+			found = inodes[k] == ino;
+	}
+	closedir(d);
+	return found;
+}
+
+bool bridge_port_holder(int port, struct strbuf *who)
+{
+	unsigned long inodes[16];
+	size_t n = 0;
+	listeners("/proc/net/tcp", port, inodes, &n, 16);
+	listeners("/proc/net/tcp6", port, inodes, &n, 16);
+	if (!n)
+		return false;
+	DIR *d = opendir("/proc");
+	if (!d)
+		return false;
+	bool found = false;
+	for (struct dirent *de; !found && (de = readdir(d));) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' || !holds(de->d_name, inodes, n))
+			continue;
+		found = true;
+		char path[300];
+		snprintf(path, sizeof path, "/proc/%s/cmdline", de->d_name);
+		char cmd[256];
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t len = fd >= 0 ? read(fd, cmd, sizeof cmd - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (len < 0)
+			len = 0;
+		while (len && !cmd[len - 1])
+			len--;
+		cmd[len] = 0;
+		for (ssize_t k = 0; k < len; k++)
+			if (!cmd[k] || cmd[k] == '\n')
+				cmd[k] = ' ';
+		strbuf_addf(who, "pid %s", de->d_name);
+		if (len)
+			strbuf_addf(who, " (%s%s)", cmd, len == (ssize_t)sizeof cmd - 1 ? "..." : "");
+	}
+	closedir(d);
+	return found;
+}
