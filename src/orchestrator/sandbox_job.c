@@ -746,6 +746,22 @@ static void proxy_violations(const struct proxy *p, const struct judge_input *in
 	strvec_sort_unique(&v->fix_network);
 }
 
+/* Would the task's proxy let host through, on 443, 80 or a port an entry
+ * names? (The output that says a name did not resolve names no port.) */
+static bool net_allowed(const char *host, void *ctx)
+{
+	const struct netrules *rs = ctx;
+	bool exact;
+	if (netrules_decide(rs, host, 443, &exact) == NET_ALLOWED ||
+	    netrules_decide(rs, host, 80, &exact) == NET_ALLOWED)
+		return true;
+	for (size_t k = 0; k < rs->allow.n; k++)
+		if (rs->allow.v[k].port &&
+		    netrules_decide(rs, host, rs->allow.v[k].port, &exact) == NET_ALLOWED)
+			return true;
+	return false;
+}
+
 int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 {
 	struct sandbox_job *sjob = &sj->jobs[i];
@@ -787,6 +803,16 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	};
 	judge_input_from_request(&in, &sjob->req, &roots, &unwritten);
 	in.output = scheduler_job_log_end(job, &in.output_len);
+	VEC(int) ports = {0};
+	for (size_t k = 0; k < sjob->relays.n; k++)
+		vec_push(&ports, sjob->relays.v[k].port);
+	for (size_t k = 0; k < sjob->binds.n; k++)
+		vec_push(&ports, sjob->binds.v[k]);
+	in.net_allowed = sjob->has_net ? net_allowed : NULL;
+	in.net_ctx = &sjob->net;
+	in.host_listens = bridge_host_listens;
+	in.net_ports = ports.v;
+	in.n_net_ports = ports.n;
 	struct verdict v;
 	if (sjob->trace.dir)
 		judge_trace(&in, sjob->trace.path, &v);
@@ -820,6 +846,7 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	}
 	sjob->verdict = v; /* kept for --report json|sarif|github */
 	sjob->judged = true;
+	vec_free(&ports);
 	strvec_clear(&ir);
 	strvec_clear(&iw);
 	strvec_clear(&inet);

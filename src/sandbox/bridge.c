@@ -197,6 +197,15 @@ static bool holds(const char *pid, const unsigned long *inodes, size_t n)
 	return found;
 }
 
+bool bridge_host_listens(int port)
+{
+	unsigned long inodes[1];
+	size_t n = 0;
+	listeners("/proc/net/tcp", port, inodes, &n, 1);
+	listeners("/proc/net/tcp6", port, inodes, &n, 1);
+	return n > 0;
+}
+
 bool bridge_port_holder(int port, struct strbuf *who)
 {
 	unsigned long inodes[16];

@@ -52,6 +52,9 @@ int bridge_bind_new(struct loop *l, int port, int dirfd, struct proxy *out[2], s
  * process, or one gone since). */
 bool bridge_port_holder(int port, struct strbuf *who);
 
+/* Does any process of the host listen on TCP port (any address)? */
+bool bridge_host_listens(int port);
+
 /* Does this line of /proc/net/tcp or tcp6 show a listener on port? Sets
  * *inode to its socket's inode. Pure: the parser bridge_port_holder uses. */
 bool bridge_tcp_line_listens(const char *line, int port, unsigned long *inode);

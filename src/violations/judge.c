@@ -8,8 +8,10 @@
  * once. */
 #include "violations/judge.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -335,6 +337,176 @@ static void note_unwritten(const struct judge_input *in, struct verdict *v)
 			rel, rel, rel));
 		free(rel);
 	}
+}
+
+enum { NET_TAIL = 8192 }; /* the output's end the network notes read */
+
+/* The token after the last `marker` in the output's tail: a host, an
+ * address or a port ([A-Za-z0-9._:-], trailing dots and colons dropped),
+ * into out; false when there is none. *from, when not NULL, is where the
+ * search starts (the marker after it is taken, and *from is moved past). */
+static bool token_after(const char *out, size_t len, const char *marker, const char **from,
+			char *tok, size_t cap)
+{
+	const char *start = from && *from ? *from : out;
+	size_t mlen = strlen(marker);
+	const char *hit = memmem(start, len - (size_t)(start - out), marker, mlen);
+	if (!hit)
+		return false;
+	const char *s = hit + mlen, *end = out + len;
+	size_t n = 0;
+	while (s < end && n + 1 < cap &&
+	       (isalnum((unsigned char)*s) || strchr("._:-[]", *s)))
+		tok[n++] = *s++;
+	while (n && (tok[n - 1] == '.' || tok[n - 1] == ':'))
+		n--;
+	tok[n] = 0;
+	if (from)
+		*from = s;
+	return true;
+}
+
+static bool loopback_name(const char *h)
+{
+	return !strcmp(h, "localhost") || !strncmp(h, "127.", 4) || !strcmp(h, "::1") ||
+	       !strcmp(h, "[::1]");
+}
+
+/* A sandboxed task has no DNS: a client that resolves a name itself, not
+ * through its proxy, fails with ENOTFOUND / EAI_AGAIN / "Could not resolve
+ * host". The note names the host, the grant, and whether the client just
+ * did not use the proxy. */
+static void note_unresolved(const struct judge_input *in, const char *out, size_t len,
+			    struct verdict *v)
+{
+	static const char *const named[] = {"getaddrinfo ENOTFOUND ", "getaddrinfo EAI_AGAIN ",
+					    "Could not resolve host: ", "ENOTFOUND ", "EAI_AGAIN ",
+					    NULL};
+	static const char *const unnamed[] = {"Temporary failure in name resolution",
+					      "Name or service not known", "getaddrinfo", NULL};
+	char host[256];
+	bool any = false;
+	for (const char *const *m = named; *m && !any; m++) {
+		for (const char *from = NULL; token_after(out, len, *m, &from, host, sizeof host);) {
+			if (!*host || loopback_name(host) || !strchr(host, '.') ||
+			    has_note(v, "unresolved-name", host))
+				continue;
+			any = true;
+			bool allowed = in->net_allowed && in->net_allowed(host, in->net_ctx);
+			if (allowed)
+				add_note(v, "unresolved-name", host,
+					 xasprintf("the task's output says %s did not resolve, and "
+						   "allow.network allows it: this client resolves "
+						   "names itself and does not use the proxy (a "
+						   "sandboxed task has no DNS; HTTP_PROXY and "
+						   "HTTPS_PROXY name the proxy, and Node's fetch "
+						   "needs Node 22.21+ or 24 for NODE_USE_ENV_PROXY)",
+						   host));
+			else
+				add_note(v, "unresolved-name", host,
+					 xasprintf("the task's output says %s did not resolve: a "
+						   "sandboxed task has no DNS and reaches a host only "
+						   "through its proxy; grant it with allow.network: "
+						   "[\"%s\"]",
+						   host, host));
+		}
+	}
+	for (const char *const *m = unnamed; *m && !any; m++)
+		if (memmem(out, len, *m, strlen(*m)) && !has_note(v, "unresolved-name", "")) {
+			any = true;
+			add_note(v, "unresolved-name", "",
+				 xstrdup("the task's output says a name did not resolve: a sandboxed "
+					 "task has no DNS and reaches a host only through its proxy; "
+					 "name the host in allow.network, and use a client that reads "
+					 "HTTP_PROXY / HTTPS_PROXY"));
+		}
+}
+
+/* "127.0.0.1:5173", "[::1]:5173", "localhost:5173", "::1:5173": the
+ * loopback port, or 0. */
+static int loopback_port(const char *tok)
+{
+	const char *colon = strrchr(tok, ':');
+	if (!colon || colon == tok)
+		return 0;
+	char host[64];
+	size_t hn = (size_t)(colon - tok);
+	if (hn >= sizeof host)
+		return 0;
+	memcpy(host, tok, hn);
+	host[hn] = 0;
+	char *end;
+	long port = strtol(colon + 1, &end, 10);
+	if (*end || port < 1 || port > 65535 || !loopback_name(host))
+		return 0;
+	return (int)port;
+}
+
+/* A loopback port refused the task (`ECONNREFUSED 127.0.0.1:5173`, curl's
+ * `Failed to connect to localhost port 5173`, Chrome's
+ * `ERR_CONNECTION_REFUSED`) while the host listens there: the task has its
+ * own loopback, and the host's service needs a relay. */
+static void note_refused_port(const struct judge_input *in, const char *out, size_t len,
+			      struct verdict *v)
+{
+	if (!in->host_listens)
+		return;
+	VEC(int) ports = {0};
+	char tok[128];
+	for (const char *from = NULL; token_after(out, len, "ECONNREFUSED ", &from, tok, sizeof tok);)
+		vec_push(&ports, loopback_port(tok));
+	for (const char *from = NULL;
+	     token_after(out, len, "Failed to connect to ", &from, tok, sizeof tok);) {
+		char port[16];
+		const char *p = from;
+		if (loopback_name(tok) && token_after(out, len, " port ", &p, port, sizeof port) &&
+		    p - from < 24)
+			vec_push(&ports, atoi(port));
+	}
+	for (const char *from = NULL;
+	     token_after(out, len, "ERR_CONNECTION_REFUSED", &from, tok, sizeof tok);) {
+		/* the URL stands on the same line, before or after */
+		const char *ls = from, *le = from;
+		while (ls > out && ls[-1] != '\n')
+			ls--;
+		while (le < out + len && *le != '\n')
+			le++;
+		for (const char *const *h = (const char *const[]){"localhost:", "127.0.0.1:", "[::1]:",
+								   NULL};
+		     *h; h++) {
+			const char *f = ls;
+			char port[16];
+			if (token_after(ls, (size_t)(le - ls), *h, &f, port, sizeof port))
+				vec_push(&ports, atoi(port));
+		}
+	}
+	for (size_t i = 0; i < ports.n; i++) {
+		int port = ports.v[i];
+		bool granted = port <= 0;
+		for (size_t k = 0; k < in->n_net_ports && !granted; k++)
+			granted = in->net_ports[k] == port;
+		char where[32];
+		snprintf(where, sizeof where, "127.0.0.1:%d", port);
+		if (granted || has_note(v, "refused-loopback-port", where) || !in->host_listens(port))
+			continue;
+		add_note(v, "refused-loopback-port", where,
+			 xasprintf("the task's output says localhost port %d refused it; the host "
+				   "listens there, but a sandboxed task has a loopback of its own: "
+				   "relay the host's port in with allow.network: [\"localhost:%d\"]",
+				   port, port));
+	}
+	vec_free(&ports);
+}
+
+/* What a failed task's output says about the network. */
+static void note_network(const struct judge_input *in, struct verdict *v)
+{
+	if (!in->output || !in->output_len)
+		return;
+	size_t len = in->output_len < NET_TAIL ? in->output_len : NET_TAIL;
+	const char *out = in->output + in->output_len - len;
+	note_unresolved(in, out, len, v);
+	note_refused_port(in, out, len, v);
 }
 
 /* The last line of the output that holds anything but blanks. */
@@ -844,6 +1016,7 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 	note_unwritten(in, out);
 	note_git(in, out);
 	note_last_line(in, out);
+	note_network(in, out);
 	strvec_sort_unique(&out->fix_read);
 	strvec_sort_unique(&out->fix_write);
 	strvec_sort_unique(&out->fix_inputs);

@@ -54,6 +54,14 @@ struct judge_input {
 	size_t n_walls;
 	const char *output;             /* all the task printed */
 	size_t output_len;
+	/* The task's network, for the notes on what a failed task's output
+	 * says (a name that did not resolve, a loopback port that refused). */
+	bool (*net_allowed)(const char *host, void *ctx); /* allow.network lets host through
+							    * its proxy; NULL: no proxy */
+	void *net_ctx;
+	bool (*host_listens)(int port); /* the host listens on this TCP port; NULL: unknown */
+	const int *net_ports;           /* ports relayed in or bridged out */
+	size_t n_net_ports;
 };
 
 struct violation {
@@ -77,7 +85,11 @@ struct violation {
  *   hidden-path-in-output  the task's last line names a path the sandbox hides
  *   walled                 a refusal in a wall no grant opens (.git, the cache)
  *   withheld-package       the task reached for a linked workspace package its key
- *                          does not fold */
+ *                          does not fold
+ *   unresolved-name        the output says a host name did not resolve (path: the
+ *                          name, or "" when the output names none)
+ *   refused-loopback-port  the output says a loopback port refused, and the host
+ *                          listens there (path: "127.0.0.1:PORT") */
 struct judge_note {
 	const char *kind;
 	char *path;          /* absolute */

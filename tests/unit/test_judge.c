@@ -211,6 +211,85 @@ static void test_notes(void)
 	verdict_release(&v);
 }
 
+static bool allows_npm(const char *host, void *ctx)
+{
+	return !strcmp(host, "registry.npmjs.org");
+}
+
+static bool listens_5173(int port)
+{
+	return port == 5173 || port == 8080;
+}
+
+/* Issue 14: what a failed task's output says about the network gets a note
+ * naming the host or the port and the grant. */
+static void test_network_notes(void)
+{
+	struct judge_input in = input();
+	struct verdict v;
+	/* Node's fetch with no proxy of its own, an allowed host: it ignored the proxy */
+	const char *node = "TypeError: fetch failed\n  [cause]: Error: getaddrinfo ENOTFOUND "
+			   "registry.npmjs.org\n      at GetAddrInfoReqWrap.onlookup\n";
+	in.output = node;
+	in.output_len = strlen(node);
+	in.net_allowed = allows_npm;
+	judge(EXIT, &in, &v);
+	const struct judge_note *n = note_of(&v, "unresolved-name");
+	CHECK(n && !strcmp(n->path, "registry.npmjs.org") &&
+	      strstr(n->text, "registry.npmjs.org did not resolve, and allow.network allows it: "
+			      "this client resolves names itself and does not use the proxy"));
+	verdict_release(&v);
+	/* curl, a host not granted: the grant */
+	const char *curl = "curl: (6) Could not resolve host: fonts.googleapis.com\n";
+	in.output = curl;
+	in.output_len = strlen(curl);
+	judge(EXIT, &in, &v);
+	n = note_of(&v, "unresolved-name");
+	CHECK(n && strstr(n->text, "fonts.googleapis.com did not resolve: a sandboxed task has no "
+				   "DNS") &&
+	      strstr(n->text, "allow.network: [\"fonts.googleapis.com\"]"));
+	CHECK_INT(v.notes.n, 1);
+	verdict_release(&v);
+	/* python names no host */
+	const char *py = "socket.gaierror: [Errno -3] Temporary failure in name resolution\n";
+	in.output = py;
+	in.output_len = strlen(py);
+	judge(EXIT, &in, &v);
+	n = note_of(&v, "unresolved-name");
+	CHECK(n && !strcmp(n->path, "") && strstr(n->text, "a name did not resolve"));
+	verdict_release(&v);
+
+	/* a loopback port refused, which the host listens on: the relay grant */
+	const char *refused =
+	    "Error: connect ECONNREFUSED 127.0.0.1:5173\n"
+	    "curl: (7) Failed to connect to localhost port 8080 after 0 ms: Couldn't connect\n"
+	    "Error: connect ECONNREFUSED 127.0.0.1:9999\n"
+	    "Error: connect ECONNREFUSED 10.0.0.1:5173\n";
+	in.output = refused;
+	in.output_len = strlen(refused);
+	in.host_listens = listens_5173;
+	judge(EXIT, &in, &v);
+	CHECK_INT(v.notes.n, 2); /* 9999: the host does not listen; 10.0.0.1: not loopback */
+	n = note_of(&v, "refused-loopback-port");
+	CHECK(n && !strcmp(n->path, "127.0.0.1:5173") &&
+	      strstr(n->text, "localhost port 5173 refused it; the host listens there") &&
+	      strstr(n->text, "allow.network: [\"localhost:5173\"]"));
+	CHECK(v.notes.n == 2 && !strcmp(v.notes.v[1].path, "127.0.0.1:8080"));
+	verdict_release(&v);
+	/* Chrome's refusal with its URL on the line; a port the task relays: none */
+	const char *chrome = "page.goto: net::ERR_CONNECTION_REFUSED at http://localhost:5173/\n"
+			     "Error: connect ECONNREFUSED [::1]:8080\n";
+	in.output = chrome;
+	in.output_len = strlen(chrome);
+	const int relayed[] = {8080};
+	in.net_ports = relayed;
+	in.n_net_ports = 1;
+	judge(EXIT, &in, &v);
+	CHECK_INT(v.notes.n, 1);
+	CHECK(v.notes.n == 1 && !strcmp(v.notes.v[0].path, "127.0.0.1:5173"));
+	verdict_release(&v);
+}
+
 /* Issue 11: ENOENT of a path the sandbox shows (a write grant) is plain
  * absence at that moment, though the task made the file later: make's
  * readlink of build/add.o before gcc wrote it was a violation. */
@@ -419,6 +498,7 @@ int main(void)
 	test_stable_fix();
 	test_control_bytes();
 	test_from_request();
+	test_network_notes();
 	struct judge_input in = input();
 	struct verdict v;
 	char log[4096];

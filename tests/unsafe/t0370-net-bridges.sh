@@ -82,6 +82,21 @@ test_expect_success 'localhost:PORT reaches a host server that listens on [::1] 
 	test_grep ! "served-v6" "$OUT"
 '
 
+test_expect_success 'a failed task whose loopback port was refused, which the host serves, gets a note naming the relay grant' '
+	one_task "curl -sS -m 3 http://localhost:$port/" "      allow: {}" &&
+	run_vx 1 run build &&
+	test_grep "app#build: note: the task.s output says localhost port $port refused it; the host listens there.*allow.network: \[\"localhost:$port\"\]" "$ERR" &&
+	one_task "curl -sS -m 3 http://localhost:$((port + 100))/" "      allow: {}" &&
+	run_vx 1 run build &&
+	test_grep ! "note: the task.s output says localhost port" "$ERR"
+'
+
+test_expect_success 'a failed task whose client resolved an allowed name itself gets a note: it does not use the proxy' '
+	one_task "curl -sS -m 3 --noproxy \"*\" http://one.example.test:$port/" "      allow: {network: [\"one.example.test:$port\"]}" &&
+	VX_TEST_RESOLVE=one.example.test=127.0.0.1 run_vx 1 run build &&
+	test_grep "app#build: note: the task.s output says one.example.test did not resolve, and allow.network allows it: this client resolves names itself and does not use the proxy" "$ERR"
+'
+
 # The task's server answers one request and exits; the host dials it
 # through vx's bridge until it answers.
 serve_once="printf 'HTTP/1.0 200 OK\\r\\nContent-Length: 12\\r\\n\\r\\nfrom-inside\\n' | timeout 20 socat TCP-LISTEN:$bport,bind=127.0.0.1,reuseaddr STDIO >/dev/null; echo served-once"
