@@ -482,9 +482,13 @@ static int net_start(struct sandbox_jobs *sj, struct sandbox_job *sjob, const st
 	}
 	sjob->net_dir = tmpl;
 	int rc = 0;
-	if (sjob->has_net) {
+	if (sjob->has_net && !sj->resolver && !(sj->resolver = resolver_new(sj->loop))) {
+		strbuf_addf(&err, "cannot start the proxy's name lookups: %s", strerror(errno));
+		rc = -1;
+	}
+	if (!rc && sjob->has_net) {
 		sjob->proxy_sock = path_join(tmpl, "proxy.sock");
-		sjob->proxy = proxy_new(sj->loop, &sjob->net, sjob->proxy_sock, &err);
+		sjob->proxy = proxy_new(sj->loop, sj->resolver, &sjob->net, sjob->proxy_sock, &err);
 		rc = sjob->proxy ? 0 : -1;
 	}
 	for (size_t k = 0; !rc && k < sjob->relays.n; k++) {
@@ -712,6 +716,13 @@ void sandbox_jobs_start(struct sandbox_jobs *sj, const struct rundir *run, struc
 
 void sandbox_jobs_finish(struct sandbox_jobs *sj)
 {
+	/* Before the loop goes: whatever still listens on it (a task whose
+	 * wrap failed late) is released, and the lookups with it. */
+	for (size_t i = 0; sj->jobs && i < sj->g->nodes.n; i++)
+		net_stop(&sj->jobs[i]);
+	resolver_free(sj->resolver);
+	sj->resolver = NULL;
+	sj->loop = NULL;
 	sj->run_dir = sj->run_base = NULL;
 	if (!sj->stage.path)
 		return;

@@ -25,6 +25,7 @@ struct sandbox_jobs {
 	char *strace;                /* found and probed once; NULL: tasks run untraced */
 	char *socat;                 /* found once when a task has a network grant */
 	struct loop *loop;           /* the run's (sandbox_jobs_start): the proxies serve on it */
+	struct resolver *resolver;   /* the proxies' name lookups, made with the first proxy */
 	bool quiet_report;           /* --report json|sarif|github: no text report lines */
 	bool showing;                /* vx sandbox show: nothing runs, the tracer is shown */
 	const char *run_dir;         /* the run's own directory (util/rundir.h), from

@@ -32,7 +32,7 @@ enum {
 	MAX_CONNS = 256,      /* per task */
 };
 
-enum cstate { S_HEAD, S_DIAL, S_TUNNEL, S_FLUSH };
+enum cstate { S_HEAD, S_RESOLVE, S_DIAL, S_TUNNEL, S_FLUSH };
 
 struct buf {
 	char *b;
@@ -52,6 +52,7 @@ struct conn {
 	bool c_eof, u_eof, c_shut, u_shut;
 	unsigned long timer;
 	struct addrinfo *ai, *cur;
+	struct resolve_req *lookup; /* in S_RESOLVE: the name's lookup, on a resolver thread */
 	char *host;
 	int port;
 	bool exact;
@@ -59,6 +60,7 @@ struct conn {
 
 struct proxy {
 	struct loop *loop;
+	struct resolver *resolver;
 	int lfd;
 	char *sock_path;
 	struct netrules rules;
@@ -81,6 +83,8 @@ static void conn_close(struct conn *c)
 		close(c->ufd);
 	}
 	loop_timer_cancel(p->loop, c->timer);
+	if (c->lookup)
+		resolve_cancel(c->lookup);
 	if (c->ai)
 		freeaddrinfo(c->ai);
 	if (c->prev)
@@ -199,6 +203,7 @@ static void refuse(struct conn *c, const char *reason, char *fix)
 }
 
 static void dial_next(struct conn *c);
+static void resolved(int rc, struct addrinfo *ai, void *data);
 
 static void on_timeout(struct loop *l, void *data)
 {
@@ -309,8 +314,17 @@ static void decide(struct conn *c)
 	case NET_ALLOWED:
 		break;
 	}
-	struct addrinfo *ai = NULL;
-	int rc = proxy_resolve(c->host, c->port, &ai);
+	c->state = S_RESOLVE;
+	c->lookup = resolve_start(p->resolver, c->host, c->port, proxy_resolve, resolved, c);
+	conn_update(c);
+}
+
+/* The name's addresses, judged, then dialled. */
+static void resolved(int rc, struct addrinfo *ai, void *data)
+{
+	struct conn *c = data;
+	struct proxy *p = c->p;
+	c->lookup = NULL;
 	if (rc) {
 		char *target = net_target(c->host, c->port);
 		char *why = xasprintf("%s does not resolve: %s", target, gai_strerror(rc));
@@ -676,8 +690,8 @@ static void on_accept(struct loop *l, int fd, unsigned ev, void *data)
 	}
 }
 
-struct proxy *proxy_new(struct loop *l, const struct netrules *rules, const char *sock_path,
-			struct strbuf *err)
+struct proxy *proxy_new(struct loop *l, struct resolver *res, const struct netrules *rules,
+			const char *sock_path, struct strbuf *err)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	if (strlen(sock_path) >= sizeof sa.sun_path) {
@@ -697,6 +711,7 @@ struct proxy *proxy_new(struct loop *l, const struct netrules *rules, const char
 	}
 	struct proxy *p = xcalloc(1, sizeof *p);
 	p->loop = l;
+	p->resolver = res;
 	p->lfd = fd;
 	p->sock_path = xstrdup(sock_path);
 	p->target.dirfd = -1;

@@ -21,6 +21,7 @@
 
 #include "sandbox/netrule.h"
 #include "util/loop.h"
+#include "util/resolver.h"
 #include "util/strbuf.h"
 
 /* The port the socat inside the namespace listens on (127.0.0.1). */
@@ -35,10 +36,11 @@ struct proxy_refusal {
 struct proxy;
 
 /* Listens on sock_path (created 0600; its directory must be vx's own, 0700)
- * with a copy of rules, its events on l. Returns the proxy, or NULL with one
- * line in err. */
-struct proxy *proxy_new(struct loop *l, const struct netrules *rules, const char *sock_path,
-			struct strbuf *err);
+ * with a copy of rules, its events on l, its names looked up on res's
+ * threads (borrowed; freed after the proxy). Returns the proxy, or NULL
+ * with one line in err. */
+struct proxy *proxy_new(struct loop *l, struct resolver *res, const struct netrules *rules,
+			const char *sock_path, struct strbuf *err);
 
 /* A bridge's target (bridge.h): every connection accepted goes there, with
  * no head read and nothing judged (the grant was the judgement). */

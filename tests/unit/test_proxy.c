@@ -290,7 +290,8 @@ int main(void)
 	vec_push(&rs.deny, d);
 
 	struct loop *l = loop_new();
-	struct proxy *p = proxy_new(l, &rs, sock_path, &err);
+	struct resolver *res = resolver_new(l);
+	struct proxy *p = proxy_new(l, res, &rs, sock_path, &err);
 	CHECK(p != NULL);
 	netrules_clear(&rs); /* the proxy holds its own copy */
 	client_pid = fork();
@@ -323,6 +324,7 @@ int main(void)
 	}
 	proxy_free(p);
 	CHECK(access(sock_path, F_OK) != 0);
+	resolver_free(res);
 	loop_free(l);
 	kill(up, SIGKILL);
 	waitpid(up, NULL, 0);
