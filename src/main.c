@@ -9,6 +9,7 @@
 #include "orchestrator/info.h"
 #include "orchestrator/run.h"
 #include "orchestrator/sandbox_show.h"
+#include "sandbox/netd.h"
 #include "util/die.h"
 #include "util/spawn.h"
 
@@ -57,6 +58,10 @@ static int take_dir_options(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	/* Inside a sandbox, as a task's network helper: before anything
+	 * seals the descriptors the task's command must inherit (fd 3). */
+	if (argc > 1 && !strcmp(argv[1], "__netd"))
+		return netd_main(argc - 1, argv + 1);
 	if (spawn_seal_inherited()) {
 		error_errno("cannot mark inherited descriptors close-on-exec");
 		return 2;

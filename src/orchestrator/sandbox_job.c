@@ -164,9 +164,9 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 		    "refusing rather than run it with the grant silently dropped",
 		    t->id);
 	}
-	if (any_net && !(sj->socat = probe_which("socat")))
-		return error("a sandboxed task has a network or port grant, and socat is not on "
-			     "PATH (apt-get install socat): the sandbox's bridges need it");
+	if (any_net && !(sj->netd = realpath("/proc/self/exe", NULL)))
+		return error_errno("a sandboxed task has a network or port grant, and vx cannot "
+				   "find its own binary to run as its network helper");
 	if (!first)
 		return 0;
 	struct probe p;
@@ -274,17 +274,11 @@ int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_reque
 	lstr_vec_strings(&t->cfg->env_pass, &pass);
 	lstr_vec_strings(&t->cfg->env_pass_secrets, &secrets);
 	task_env_delta(ws, t, &vxenv);
-	struct strvec relay_socks = STRVEC_INIT;
 	VEC(int) relay_ports = {0};
-	for (size_t k = 0; sj->jobs && k < sj->jobs[i].relays.n; k++) {
-		int port = sj->jobs[i].relays.v[k].port;
-		vec_push(&relay_ports, port);
-		if (sj->showing)
-			strvec_pushf(&relay_socks, "$TMPDIR/vx-UID/vx-run-XXXXXX/net-XXXXXX/relay-%d.sock",
-				     port);
-		else
-			strvec_push(&relay_socks, sj->jobs[i].relay_socks.v[k]);
-	}
+	for (size_t k = 0; sj->jobs && k < sj->jobs[i].relays.n; k++)
+		vec_push(&relay_ports, sj->jobs[i].relays.v[k].port);
+	const struct sandbox_job *nj = sj->jobs ? &sj->jobs[i] : NULL;
+	bool net = nj && (nj->has_net || nj->relays.n || nj->binds.n);
 	struct sandbox_input in = {
 	    .workspace_root = ws->root,
 	    .project_dir = p->dir,
@@ -296,18 +290,13 @@ int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_reque
 	    .setsid = sj->setsid,
 	    .strace = trace_dir ? sj->strace : NULL,
 	    .trace_dir = trace_dir,
-	    .proxy_socket = !sj->jobs || !sj->jobs[i].has_net ? NULL
-			    : sj->showing ? "$TMPDIR/vx-UID/vx-run-XXXXXX/net-XXXXXX/proxy.sock"
-					  : sj->jobs[i].proxy_sock,
-	    .socat = sj->socat,
-	    .relay_sockets = (const char *const *)relay_socks.v,
+	    .netd = net ? sj->netd : NULL,
+	    .net_ctl = !net ? NULL
+		       : sj->showing ? "$TMPDIR/vx-UID/vx-run-XXXXXX/net-XXXXXX/ctl.sock"
+				     : nj->net_ctl,
+	    .proxy = nj && nj->has_net,
 	    .relay_ports = relay_ports.v,
 	    .n_relays = relay_ports.n,
-	    .bind_dir = !sj->jobs ? NULL
-			: sj->showing ? "$TMPDIR/vx-UID/vx-run-XXXXXX/net-XXXXXX/bind"
-				      : sj->jobs[i].bind_dir,
-	    .bind_ports = sj->jobs ? sj->jobs[i].binds.v : NULL,
-	    .n_binds = sj->jobs ? sj->jobs[i].binds.n : 0,
 	    /* a dev server's outputs must be in place while it runs: never staged */
 	    .stage_dir = sj->jobs && !sj->showing && !t->cfg->persistent ? sj->jobs[i].stage_dir
 									 : NULL,
@@ -349,7 +338,6 @@ int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_reque
 	strvec_clear(&secrets);
 	strvec_clear(&vxenv);
 	strvec_clear(&linked);
-	strvec_clear(&relay_socks);
 	vec_free(&relay_ports);
 	return rc;
 }
@@ -391,17 +379,17 @@ static int stage_record(struct sandbox_job *sjob);
 
 static void net_stop(struct sandbox_job *sjob)
 {
+	/* the proxies first: their connections cancel what they wait on
+	 * from the bridge (bridge.h) */
 	proxy_free(sjob->proxy);
 	sjob->proxy = NULL;
 	for (size_t k = 0; k < sjob->bridges.n; k++)
 		proxy_free(sjob->bridges.v[k]);
 	sjob->bridges.n = 0;
-	free(sjob->proxy_sock);
-	sjob->proxy_sock = NULL;
-	strvec_clear(&sjob->relay_socks);
-	free(sjob->bind_dir);
-	sjob->bind_dir = NULL;
-	/* the bind dir was the task's to write in: whatever it left goes */
+	bridge_free(sjob->bridge);
+	sjob->bridge = NULL;
+	free(sjob->net_ctl);
+	sjob->net_ctl = NULL;
 	if (sjob->net_dir && remove_tree_at(AT_FDCWD, sjob->net_dir) < 0)
 		warning("cannot remove %s: %s", sjob->net_dir, strerror(errno));
 	free(sjob->net_dir);
@@ -424,23 +412,11 @@ static const struct task_node *port_holder_task(const struct sandbox_jobs *sj,
 }
 
 /* The task's port bridges: the host's ports held for it, each carried to
- * PORT.sock in its bind dir. A port held already refuses the task, naming
- * the holder: another task of this run, or the process /proc names. */
-static int binds_start(struct sandbox_jobs *sj, struct sandbox_job *sjob,
-		       const struct task_node *t, struct strbuf *err)
+ * the task's port through its netd. A port held already refuses the task,
+ * naming the holder: another task of this run, or the process /proc names. */
+static int binds_start(struct sandbox_jobs *sj, struct sandbox_job *sjob, struct strbuf *err)
 {
-	sjob->bind_dir = path_join(sjob->net_dir, "bind");
-	if (mkdir(sjob->bind_dir, 0700) < 0) {
-		strbuf_addf(err, "cannot make %s: %s", sjob->bind_dir, strerror(errno));
-		return -1;
-	}
-	int dirfd = open(sjob->bind_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dirfd < 0) {
-		strbuf_addf(err, "cannot open %s: %s", sjob->bind_dir, strerror(errno));
-		return -1;
-	}
-	int rc = 0;
-	for (size_t k = 0; k < sjob->binds.n && !rc; k++) {
+	for (size_t k = 0; k < sjob->binds.n; k++) {
 		int port = sjob->binds.v[k];
 		const struct task_node *other = port_holder_task(sj, sjob, port);
 		if (other) {
@@ -448,26 +424,26 @@ static int binds_start(struct sandbox_jobs *sj, struct sandbox_job *sjob,
 				    "localBinding port %d is held by %s, which runs now in this run; "
 				    "give one of them another port, or make one depend on the other",
 				    port, other->id);
-			rc = -1;
-			break;
+			return -1;
 		}
 		struct proxy *got[2];
 		size_t n;
-		rc = bridge_bind_new(sj->loop, port, dirfd, got, &n, err);
+		int rc = bridge_bind_new(sj->loop, sjob->bridge, port, got, &n, err);
 		for (size_t j = 0; j < n; j++)
 			vec_push(&sjob->bridges, got[j]);
-		if (rc)
+		if (rc) {
 			strbuf_addstr(err, " (localBinding: the task's server could not be reached "
 					   "there; stop the holder or grant another port)");
+			return -1;
+		}
 	}
-	close(dirfd);
-	return rc;
+	return 0;
 }
 
 /* The task's network, before it starts: a 0700 directory of the run's (a
  * retry gets a fresh one; the refusals of the attempt before are gone with
- * it, as its trace is) holding its proxy's socket, a socket per relay, and
- * the bind dir of its port bridges. */
+ * it, as its trace is) holding netd's control socket; the proxy and a
+ * relay per loopback entry, routed from it; the port bridges. */
 static int net_start(struct sandbox_jobs *sj, struct sandbox_job *sjob, const struct task_node *t,
 		     struct job *job)
 {
@@ -481,26 +457,29 @@ static int net_start(struct sandbox_jobs *sj, struct sandbox_job *sjob, const st
 		return -1;
 	}
 	sjob->net_dir = tmpl;
-	int rc = 0;
-	if (sjob->has_net && !sj->resolver && !(sj->resolver = resolver_new(sj->loop))) {
+	sjob->net_ctl = path_join(tmpl, "ctl.sock");
+	sjob->bridge = bridge_new(sj->loop, sjob->net_ctl, &err);
+	int rc = sjob->bridge ? 0 : -1;
+	if (!rc && sjob->has_net && !sj->resolver && !(sj->resolver = resolver_new(sj->loop))) {
 		strbuf_addf(&err, "cannot start the proxy's name lookups: %s", strerror(errno));
 		rc = -1;
 	}
 	if (!rc && sjob->has_net) {
-		sjob->proxy_sock = path_join(tmpl, "proxy.sock");
-		sjob->proxy = proxy_new(sj->loop, sj->resolver, &sjob->net, sjob->proxy_sock, &err);
+		sjob->proxy = proxy_new(sj->loop, sj->resolver, &sjob->net, NULL, &err);
 		rc = sjob->proxy ? 0 : -1;
+		if (!rc)
+			bridge_route(sjob->bridge, SANDBOX_PROXY_PORT, sjob->proxy);
 	}
 	for (size_t k = 0; !rc && k < sjob->relays.n; k++) {
-		char *sock = xasprintf("%s/relay-%d.sock", tmpl, sjob->relays.v[k].port);
-		strvec_push_nodup(&sjob->relay_socks, sock);
-		struct proxy *r = bridge_relay_new(sj->loop, &sjob->relays.v[k], sock, &err);
-		if (r)
-			vec_push(&sjob->bridges, r);
+		struct proxy *r = bridge_relay_new(sj->loop, &sjob->relays.v[k], &err);
 		rc = r ? 0 : -1;
+		if (r) {
+			vec_push(&sjob->bridges, r);
+			bridge_route(sjob->bridge, sjob->relays.v[k].port, r);
+		}
 	}
 	if (!rc && sjob->binds.n)
-		rc = binds_start(sj, sjob, t, &err);
+		rc = binds_start(sj, sjob, &err);
 	if (rc) {
 		error("%s: %s", t->id, err.buf);
 		net_stop(sjob);
@@ -915,7 +894,7 @@ void sandbox_jobs_release(struct sandbox_jobs *sj)
 		vec_free(&sj->jobs[i].bridges);
 	}
 	free(sj->jobs);
-	free(sj->socat);
+	free(sj->netd);
 	free(sj->bwrap);
 	free(sj->setsid);
 	free(sj->strace);

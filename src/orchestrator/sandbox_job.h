@@ -23,7 +23,8 @@ struct sandbox_jobs {
 	const char *cache_dir;       /* the store: a wall in every sandbox */
 	char *bwrap, *setsid;        /* found on vx's PATH once, before any task runs */
 	char *strace;                /* found and probed once; NULL: tasks run untraced */
-	char *socat;                 /* found once when a task has a network grant */
+	char *netd;                  /* the vx binary (/proc/self/exe), run inside a task with
+				      * a network grant as its netd (sandbox/netd.h) */
 	struct loop *loop;           /* the run's (sandbox_jobs_start): the proxies serve on it */
 	struct resolver *resolver;   /* the proxies' name lookups, made with the first proxy */
 	bool quiet_report;           /* --report json|sarif|github: no text report lines */
@@ -57,13 +58,12 @@ struct sandbox_job {
 	bool has_net;                /* a host grant: the task gets its own proxy */
 	VEC(struct bridge_relay) relays; /* allow.network localhost:PORT (addr owned) */
 	VEC(int) binds;              /* localBinding ports */
+	struct bridge *bridge;       /* netd's control socket, while it runs, or NULL */
 	struct proxy *proxy;         /* while it runs (wrap to done), or NULL */
 	VEC(struct proxy *) bridges; /* its relays and port bridges, while it runs */
-	char *net_dir;               /* its 0700 directory in the run dir (the proxy's and
-				      * relays' sockets, bind/), or NULL */
-	char *proxy_sock;            /* the proxy's socket in net_dir */
-	struct strvec relay_socks;   /* per relay, its socket in net_dir */
-	char *bind_dir;              /* net_dir/bind: bound read-write inside, or NULL */
+	char *net_dir;               /* its 0700 directory in the run dir (the control
+				      * socket), or NULL */
+	char *net_ctl;               /* the control socket in net_dir */
 	const struct strvec *keyed;  /* set by wrap: the cached task's key files (the
 				      * taskcache's, borrowed for the run), or NULL */
 };

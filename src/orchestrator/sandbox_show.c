@@ -64,8 +64,8 @@ static void show_network(const struct sandbox_job *sjob)
 			printf("# network: none (its own namespace, only its own loopback)\n");
 		return;
 	}
-	printf("# network: a proxy of its own on a UNIX socket in the run dir, reached at "
-	       "127.0.0.1:%d inside (socat); HTTP_PROXY, HTTPS_PROXY, ALL_PROXY (socks5h) name it\n",
+	printf("# network: a proxy of its own, reached at 127.0.0.1:%d inside (vx's netd passes "
+	       "each connection out); HTTP_PROXY, HTTPS_PROXY, ALL_PROXY (socks5h) name it\n",
 	       SANDBOX_PROXY_PORT);
 	if (sjob->net.any)
 		printf("# network: allow any public host (network: true)\n");

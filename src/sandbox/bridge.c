@@ -1,4 +1,5 @@
-/* bridge.c - relays of host loopback ports in, bridges of a task's ports out. */
+/* bridge.c - a task's network on the host side: netd's control socket, the
+ * routes of what it passes, relays in and port bridges out (bridge.h). */
 #include "sandbox/bridge.h"
 
 #include <arpa/inet.h>
@@ -15,7 +16,212 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "sandbox/netd.h"
 #include "util/die.h"
+#include "util/vec.h"
+
+struct route {
+	int port;
+	struct proxy *p;
+};
+
+struct pending {
+	uint32_t id;
+	void *token; /* the proxy connection waiting (proxy_dialled) */
+};
+
+struct bridge {
+	struct loop *loop;
+	int lfd, cfd; /* the control socket's listener; netd's connection, or -1 */
+	char *path;
+	VEC(struct route) routes;
+	VEC(struct pending) pending;
+	uint32_t next_id;
+};
+
+static void ctl_close(struct bridge *b)
+{
+	if (b->cfd < 0)
+		return;
+	loop_unwatch(b->loop, b->cfd);
+	close(b->cfd);
+	b->cfd = -1;
+}
+
+/* Takes the pending dial id off the list; its token, or NULL. */
+static void *take_pending(struct bridge *b, uint32_t id)
+{
+	for (size_t k = 0; k < b->pending.n; k++) {
+		if (b->pending.v[k].id != id)
+			continue;
+		void *token = b->pending.v[k].token;
+		b->pending.v[k] = b->pending.v[--b->pending.n];
+		return token;
+	}
+	return NULL;
+}
+
+/* One message from netd, and the descriptor it carries (-1: none). */
+static void on_message(struct bridge *b, const struct netd_msg *m, int fd)
+{
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))) {
+		close(fd); /* only a socket is a connection */
+		fd = -1;
+	}
+	if (m->kind == 'A') {
+		for (size_t k = 0; fd >= 0 && k < b->routes.n; k++)
+			if (b->routes.v[k].port == m->port) {
+				proxy_adopt(b->routes.v[k].p, fd);
+				return;
+			}
+	} else if (m->kind == 'R') {
+		void *token = take_pending(b, m->id);
+		if (token) {
+			proxy_dialled(token, m->err ? -1 : fd);
+			if (!m->err)
+				return;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+static void on_ctl(struct loop *l, int fd, unsigned ev, void *data)
+{
+	struct bridge *b = data;
+	for (;;) {
+		struct netd_msg m;
+		struct iovec iov = {&m, sizeof m};
+		union {
+			char buf[CMSG_SPACE(sizeof(int) * 4)];
+			struct cmsghdr align;
+		} u;
+		struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+				    .msg_controllen = sizeof u.buf};
+		ssize_t r = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (r < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		/* every descriptor that came is closed or handed on, whatever
+		 * else is wrong with the message */
+		int got = -1;
+		for (struct cmsghdr *c = r >= 0 ? CMSG_FIRSTHDR(&mh) : NULL; c;
+		     c = CMSG_NXTHDR(&mh, c)) {
+			if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+				continue;
+			size_t nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			for (size_t k = 0; k < nfd; k++) {
+				int x;
+				memcpy(&x, CMSG_DATA(c) + k * sizeof(int), sizeof x);
+				if (got < 0 && !(mh.msg_flags & MSG_CTRUNC))
+					got = x;
+				else
+					close(x);
+			}
+		}
+		if (r <= 0) { /* netd is gone: every dial still owed fails */
+			if (got >= 0)
+				close(got);
+			ctl_close(b);
+			while (b->pending.n) {
+				void *token = b->pending.v[--b->pending.n].token;
+				proxy_dialled(token, -1);
+			}
+			return;
+		}
+		if (r != (ssize_t)sizeof m) {
+			if (got >= 0)
+				close(got);
+			continue;
+		}
+		on_message(b, &m, got);
+	}
+}
+
+static void on_ctl_accept(struct loop *l, int fd, unsigned ev, void *data)
+{
+	struct bridge *b = data;
+	int c = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (c < 0)
+		return;
+	if (b->cfd >= 0) { /* netd connected first, before the command ran */
+		close(c);
+		return;
+	}
+	b->cfd = c;
+	loop_watch(l, c, LOOP_READ, on_ctl, b);
+}
+
+struct bridge *bridge_new(struct loop *l, const char *ctl_path, struct strbuf *err)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (strlen(ctl_path) >= sizeof sa.sun_path) {
+		strbuf_addf(err, "the network's socket path %s is over %zu bytes (set TMPDIR shorter)",
+			    ctl_path, sizeof sa.sun_path - 1);
+		return NULL;
+	}
+	memcpy(sa.sun_path, ctl_path, strlen(ctl_path) + 1);
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
+	    chmod(ctl_path, 0600) < 0 || listen(fd, 4) < 0) {
+		strbuf_addf(err, "cannot listen on %s: %s", ctl_path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		unlink(ctl_path);
+		return NULL;
+	}
+	struct bridge *b = xcalloc(1, sizeof *b);
+	b->loop = l;
+	b->lfd = fd;
+	b->cfd = -1;
+	b->path = xstrdup(ctl_path);
+	loop_watch(l, fd, LOOP_READ, on_ctl_accept, b);
+	return b;
+}
+
+void bridge_route(struct bridge *b, int port, struct proxy *p)
+{
+	struct route r = {port, p};
+	vec_push(&b->routes, r);
+}
+
+void bridge_free(struct bridge *b)
+{
+	if (!b)
+		return;
+	ctl_close(b);
+	loop_unwatch(b->loop, b->lfd);
+	close(b->lfd);
+	unlink(b->path);
+	free(b->path);
+	vec_free(&b->routes);
+	vec_free(&b->pending);
+	free(b);
+}
+
+/* proxy_target.dial for a port bridge: asks netd for the task's port. */
+static int dial_via_netd(void *ctx, int port, void *token)
+{
+	struct bridge *b = ctx;
+	if (b->cfd < 0)
+		return -1;
+	struct netd_msg m = {.kind = 'D', .port = (uint16_t)port, .id = ++b->next_id};
+	if (send(b->cfd, &m, sizeof m, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)sizeof m)
+		return -1;
+	struct pending q = {m.id, token};
+	vec_push(&b->pending, q);
+	return 0;
+}
+
+static void cancel_dial(void *ctx, void *token)
+{
+	struct bridge *b = ctx;
+	for (size_t k = 0; k < b->pending.n; k++)
+		if (b->pending.v[k].token == token) {
+			b->pending.v[k] = b->pending.v[--b->pending.n];
+			return;
+		}
+}
 
 /* Appends the addresses of addr:port (a numeric literal) to *tail. */
 static void add_address(struct addrinfo ***tail, const char *addr, int port)
@@ -32,34 +238,18 @@ static void add_address(struct addrinfo ***tail, const char *addr, int port)
 	*tail = &ai->ai_next;
 }
 
-struct proxy *bridge_relay_new(struct loop *l, const struct bridge_relay *r, const char *sock_path,
-			       struct strbuf *err)
+struct proxy *bridge_relay_new(struct loop *l, const struct bridge_relay *r, struct strbuf *err)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	if (strlen(sock_path) >= sizeof sa.sun_path) {
-		strbuf_addf(err, "the relay's socket path %s is over %zu bytes (set TMPDIR shorter)",
-			    sock_path, sizeof sa.sun_path - 1);
-		return NULL;
-	}
-	memcpy(sa.sun_path, sock_path, strlen(sock_path) + 1);
-	struct proxy_target t = {.dirfd = -1};
+	struct proxy_target t = {0};
 	struct addrinfo **tail = &t.ai;
 	add_address(&tail, r->addr ? r->addr : "127.0.0.1", r->port);
 	if (!r->addr)
 		add_address(&tail, "::1", r->port);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (!t.ai || fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
-	    chmod(sock_path, 0600) < 0 || listen(fd, 128) < 0) {
-		strbuf_addf(err, "cannot listen on %s: %s", sock_path,
-			    t.ai ? strerror(errno) : "no loopback address");
-		if (fd >= 0)
-			close(fd);
-		unlink(sock_path);
-		if (t.ai)
-			freeaddrinfo(t.ai);
+	if (!t.ai) {
+		strbuf_addf(err, "the relay's address %s does not parse", r->addr);
 		return NULL;
 	}
-	return proxy_new_fixed(l, fd, &t, sock_path);
+	return proxy_new_fixed(l, -1, &t, NULL);
 }
 
 /* A listening TCP socket on addr:port, or -1 with errno. */
@@ -99,13 +289,11 @@ static int listen_tcp(const char *addr, int port)
 	return fd;
 }
 
-int bridge_bind_new(struct loop *l, int port, int dirfd, struct proxy *out[2], size_t *n,
+int bridge_bind_new(struct loop *l, struct bridge *b, int port, struct proxy *out[2], size_t *n,
 		    struct strbuf *err)
 {
 	static const char *const addrs[] = {"127.0.0.1", "::1"};
 	*n = 0;
-	char name[16];
-	snprintf(name, sizeof name, "%d.sock", port);
 	for (size_t k = 0; k < 2; k++) {
 		int fd = listen_tcp(addrs[k], port);
 		/* no IPv6 on the host: the IPv4 listener is the bridge */
@@ -131,7 +319,8 @@ int bridge_bind_new(struct loop *l, int port, int dirfd, struct proxy *out[2], s
 				proxy_free(out[--*n]);
 			return -1;
 		}
-		struct proxy_target t = {.dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3), .name = name};
+		struct proxy_target t = {.dial = dial_via_netd, .cancel = cancel_dial, .ctx = b,
+					 .port = port};
 		out[(*n)++] = proxy_new_fixed(l, fd, &t, NULL);
 	}
 	return 0;

@@ -1,18 +1,20 @@
-/* bridge.h - a task's port grants, on the host side (docs/network.md).
+/* bridge.h - a task's network, on the host side (docs/network.md).
  *
- * A relay carries one host loopback port INTO the task's network
- * namespace (allow.network: localhost:PORT): vx listens on a UNIX socket
- * bound into the sandbox, a socat inside listens on the port and connects
- * to it, and each connection vx accepts is dialled to the host's port.
+ * Inside the task's namespace, netd (netd.h) listens on the proxy's port
+ * and on each relayed port, and passes every connection it accepts to vx
+ * as a descriptor over one control socket; the bridge is vx's end of that
+ * socket. It hands each descriptor to the proxy routed for its port:
  *
- * A port bridge carries one of the task's own listeners OUT (localBinding:
- * [PORT]): vx listens on the host's 127.0.0.1:PORT (and [::1]:PORT where the
- * host has IPv6), a socat inside listens on PORT.sock in a directory bound
- * into the sandbox and connects to the port there, and each connection vx
- * accepts is dialled to that socket.
+ * - the task's allowlisting proxy (proxy.h), for SANDBOX_PROXY_PORT;
+ * - a relay, for allow.network `localhost:PORT`: a fixed-target proxy that
+ *   dials the host's loopback port (127.0.0.1, then ::1 for localhost);
  *
- * Both are fixed-target proxies (proxy.h) on vx's event loop: no thread,
- * bounded buffers, released with the task. */
+ * and for a port bridge (localBinding: [PORT]) it is the other way: vx
+ * listens on the host's 127.0.0.1:PORT (and [::1]:PORT), and each
+ * connection asks netd to dial the task's port and pass the socket back.
+ *
+ * All of it runs on vx's event loop: no thread, bounded buffers, released
+ * with the task. */
 #ifndef VX_SANDBOX_BRIDGE_H
 #define VX_SANDBOX_BRIDGE_H
 
@@ -23,6 +25,20 @@
 #include "util/loop.h"
 #include "util/strbuf.h"
 
+struct bridge;
+
+/* Listens on ctl_path (a SOCK_SEQPACKET UNIX socket, 0600, in a 0700
+ * directory of vx's), where the task's netd connects. Returns the bridge,
+ * or NULL with one line in err. */
+struct bridge *bridge_new(struct loop *l, const char *ctl_path, struct strbuf *err);
+/* Connections netd accepts on port go to p (proxy_adopt). p must outlive
+ * the bridge's routing: free the bridge first, or the proxy after. */
+void bridge_route(struct bridge *b, int port, struct proxy *p);
+/* Closes the control socket (netd ends), removes it, and drops every dial
+ * still owed without answering it: free the bridge only after every proxy
+ * that dials through it (their connections cancel their dials). */
+void bridge_free(struct bridge *b);
+
 /* One allow.network loopback entry: the port, and the address vx dials on
  * the host ("127.0.0.1", "::1", or NULL for localhost: 127.0.0.1, then ::1
  * for a server that listens only there, as Vite's may). */
@@ -31,19 +47,16 @@ struct bridge_relay {
 	const char *addr;
 };
 
-/* Listens on sock_path (UNIX, 0600, in a 0700 directory of vx's) and
- * carries each connection to the host's loopback port r. Returns the
- * proxy, or NULL with one line in err. */
-struct proxy *bridge_relay_new(struct loop *l, const struct bridge_relay *r, const char *sock_path,
-			       struct strbuf *err);
+/* A relay's proxy: each connection routed to it is carried to the host's
+ * loopback port r. Returns NULL with err when r's address does not parse. */
+struct proxy *bridge_relay_new(struct loop *l, const struct bridge_relay *r, struct strbuf *err);
 
 /* Listens on the host's 127.0.0.1:port, and on [::1]:port where the host
- * has IPv6, and carries each connection to the socket "PORT.sock" in the
- * directory dirfd (borrowed; each proxy holds a copy). Fills out[0..*n).
- * A port held already fails with a line naming it and, when /proc says,
- * its holder (bridge_port_holder). Returns 0, or -1 with err (nothing left
- * listening). */
-int bridge_bind_new(struct loop *l, int port, int dirfd, struct proxy *out[2], size_t *n,
+ * has IPv6, and carries each connection to the task's own port, which b's
+ * netd dials. Fills out[0..*n). A port held already fails with a line
+ * naming it and, when /proc says, its holder (bridge_port_holder). Returns
+ * 0, or -1 with err (nothing left listening). */
+int bridge_bind_new(struct loop *l, struct bridge *b, int port, struct proxy *out[2], size_t *n,
 		    struct strbuf *err);
 
 /* Appends "pid PID (COMMAND LINE)" for the process that listens on the

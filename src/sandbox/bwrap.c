@@ -56,67 +56,8 @@ const char *const *sandbox_trace_flags(void)
 	return flags;
 }
 
-/* The socats that carry the task's network (docs/network.md), each forked
- * from a subshell, so it is pid 1's child, as the watcher is, and dies with
- * the namespace:
- * - the proxy: 127.0.0.1:SANDBOX_PROXY_PORT to the proxy's socket;
- * - each relay: 127.0.0.1:PORT, and [::1]:PORT where the namespace has
- *   IPv6, to the relay's socket (vx dials the host's port);
- * - each port bridge: PORT.sock in the bind dir, where vx dials, to the
- *   task's own 127.0.0.1:PORT, or [::1]:PORT when only that answers (a
- *   shell's ||: socat 1.7 dials one address; socat's own parser splits
- *   SYSTEM's command at an unescaped ':', hence the backslashes).
- * The command starts only once every one listens, read off /proc/net/tcp
- * and tcp6 by shell builtins (a sleep between tries), for at most 5 s: a
- * bridge that never listens fails the task with one line, never a run
- * whose first dial meets a closed port. */
-static void bridge_script(const struct sandbox_request *req, struct strbuf *sb)
-{
-	const char *quiet = "</dev/null >/dev/null 2>&1 & )\n";
-	struct strbuf until = STRBUF_INIT;
-	strbuf_addstr(sb, "vx_listens() { while read -r _ a _ st _; do [ \"$a $st\" = \"$2 0A\" ] "
-			  "&& return 0; done <\"$1\"; return 1; }\n"
-			  "vx_v6() { read -r _ </proc/net/if_inet6; } 2>/dev/null\n");
-	if (req->proxy_inside) {
-		strbuf_addf(sb, "( %s TCP-LISTEN:%d,bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:%s %s",
-			    req->socat, SANDBOX_PROXY_PORT, req->proxy_inside, quiet);
-		strbuf_addf(&until, "vx_listens /proc/net/tcp 0100007F:%04X && ", SANDBOX_PROXY_PORT);
-	}
-	for (size_t i = 0; i < req->relay_ports.n; i++) {
-		int port = req->relay_ports.v[i];
-		const char *sock = req->relay_inside.v[i];
-		strbuf_addf(sb, "( %s TCP-LISTEN:%d,bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:%s %s",
-			    req->socat, port, sock, quiet);
-		strbuf_addf(sb,
-			    "if vx_v6; then ( %s TCP6-LISTEN:%d,bind=[::1],ipv6only=1,fork,reuseaddr "
-			    "UNIX-CONNECT:%s </dev/null >/dev/null 2>&1 & ) fi\n",
-			    req->socat, port, sock);
-		strbuf_addf(&until,
-			    "vx_listens /proc/net/tcp 0100007F:%04X && { ! vx_v6 || vx_listens "
-			    "/proc/net/tcp6 00000000000000000000000001000000:%04X; } && ",
-			    port, port);
-	}
-	for (size_t i = 0; i < req->bind_ports.n; i++) {
-		int port = req->bind_ports.v[i];
-		strbuf_addf(sb,
-			    "( %s UNIX-LISTEN:%s/%d.sock,fork,mode=600 SYSTEM:'%s - "
-			    "TCP4\\:127.0.0.1\\:%d 2>/dev/null || exec %s - TCP6\\:[\\:\\:1]\\:%d' %s",
-			    req->socat, req->bind_inside, port, req->socat, port, req->socat, port,
-			    quiet);
-		strbuf_addf(&until, "[ -S %s/%d.sock ] && ", req->bind_inside, port);
-	}
-	strbuf_addf(sb,
-		    "n=0; until %strue; do n=$((n+1)); if [ $n -gt 500 ]; then echo \"vx: the "
-		    "sandbox's network bridges (socat) did not listen within 5 s\" >&2; exit 125; "
-		    "fi; sleep 0.01; done\n",
-		    until.buf);
-	strbuf_release(&until);
-}
-
 static void script(const struct sandbox_request *req, struct strbuf *sb)
 {
-	if (req->socat)
-		bridge_script(req, sb);
 	strbuf_addstr(
 	    sb, "p=$$\n"
 		"( { trap '' TERM INT HUP QUIT USR1 USR2; while read -r s; do "
@@ -238,6 +179,22 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 	strvec_push(argv, "--chdir");
 	strvec_push(argv, req->cwd);
 	strvec_push(argv, "--");
+	if (req->netd) {
+		/* netd listens on every port before the command's first
+		 * instruction, then execs the shell (netd.h) */
+		strvec_push(argv, req->netd);
+		strvec_push(argv, "__netd");
+		strvec_push(argv, req->net_ctl);
+		if (req->proxy) {
+			strvec_push(argv, "-l");
+			strvec_pushf(argv, "%d", SANDBOX_PROXY_PORT);
+		}
+		for (size_t i = 0; i < req->relay_ports.n; i++) {
+			strvec_push(argv, "-L");
+			strvec_pushf(argv, "%d", req->relay_ports.v[i]);
+		}
+		strvec_push(argv, "--");
+	}
 	strvec_push(argv, req->shell);
 	strvec_push(argv, "-c");
 	struct strbuf sb = STRBUF_INIT;

@@ -53,6 +53,7 @@ struct conn {
 	unsigned long timer;
 	struct addrinfo *ai, *cur;
 	struct resolve_req *lookup; /* in S_RESOLVE: the name's lookup, on a resolver thread */
+	bool dialing;               /* in S_DIAL: the target's dial hook owes an answer */
 	char *host;
 	int port;
 	bool exact;
@@ -85,6 +86,8 @@ static void conn_close(struct conn *c)
 	loop_timer_cancel(p->loop, c->timer);
 	if (c->lookup)
 		resolve_cancel(c->lookup);
+	if (c->dialing)
+		p->target.cancel(p->target.ctx, c);
 	if (c->ai)
 		freeaddrinfo(c->ai);
 	if (c->prev)
@@ -239,37 +242,19 @@ static void connected(struct conn *c)
 static void on_upstream(struct loop *l, int fd, unsigned ev, void *data);
 static void on_client(struct loop *l, int fd, unsigned ev, void *data);
 
-/* Connects to the socket name in dirfd, never through a link (the
- * directory is the task's to write in): the socket is opened O_PATH and
- * dialled by its /proc/self/fd name. Returns the connected fd, or -1. */
-static int dial_socket_in(int dirfd, const char *name)
-{
-	int pfd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (pfd < 0)
-		return -1;
-	struct stat st;
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	snprintf(sa.sun_path, sizeof sa.sun_path, "/proc/self/fd/%d", pfd);
-	int fd = -1;
-	if (fstat(pfd, &st) == 0 && S_ISSOCK(st.st_mode))
-		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
-		close(fd); /* EAGAIN too: its backlog is full */
-		fd = -1;
-	}
-	close(pfd);
-	return fd;
-}
-
 /* Dials c->cur, then the addresses after it; none left: 502 (a bridge's
  * client, which sent no request, is closed). */
 static void dial_next(struct conn *c)
 {
-	if (c->p->fixed && !c->p->target.ai) {
-		c->ufd = dial_socket_in(c->p->target.dirfd, c->p->target.name);
-		if (c->ufd < 0)
+	if (c->p->fixed && c->p->target.dial) {
+		/* through netd (netd.h): the answer comes as proxy_dialled */
+		c->state = S_DIAL;
+		c->dialing = true;
+		if (c->p->target.dial(c->p->target.ctx, c->p->target.port, c) < 0) {
+			c->dialing = false;
 			return conn_close(c);
-		return connected(c);
+		}
+		return conn_update(c);
 	}
 	for (; c->cur; c->cur = c->cur->ai_next) {
 		int fd = socket(c->cur->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -660,6 +645,43 @@ static void conn_update(struct conn *c)
 	loop_watch(l, c->ufd, ue, on_upstream, c);
 }
 
+void proxy_adopt(struct proxy *p, int cfd)
+{
+	if (p->n_conns >= MAX_CONNS || fcntl(cfd, F_SETFL, O_NONBLOCK) < 0) {
+		close(cfd);
+		return;
+	}
+	struct conn *c = xcalloc(1, sizeof *c);
+	c->p = p;
+	c->cfd = cfd;
+	c->ufd = -1;
+	c->next = p->conns;
+	if (p->conns)
+		p->conns->prev = c;
+	p->conns = c;
+	p->n_conns++;
+	if (p->fixed) {
+		c->cur = p->target.ai; /* the proxy's: c->ai stays NULL */
+		dial_next(c);
+		return;
+	}
+	c->timer = loop_timer(p->loop, loop_now() + HEAD_MS, on_timeout, c);
+	conn_update(c);
+}
+
+void proxy_dialled(void *token, int fd)
+{
+	struct conn *c = token;
+	c->dialing = false;
+	if (fd < 0 || fcntl(fd, F_SETFL, O_NONBLOCK) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return conn_close(c);
+	}
+	c->ufd = fd;
+	connected(c);
+}
+
 static void on_accept(struct loop *l, int fd, unsigned ev, void *data)
 {
 	struct proxy *p = data;
@@ -667,26 +689,7 @@ static void on_accept(struct loop *l, int fd, unsigned ev, void *data)
 		int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (cfd < 0)
 			return;
-		if (p->n_conns >= MAX_CONNS) {
-			close(cfd);
-			continue;
-		}
-		struct conn *c = xcalloc(1, sizeof *c);
-		c->p = p;
-		c->cfd = cfd;
-		c->ufd = -1;
-		c->next = p->conns;
-		if (p->conns)
-			p->conns->prev = c;
-		p->conns = c;
-		p->n_conns++;
-		if (p->fixed) {
-			c->cur = p->target.ai; /* the proxy's: c->ai stays NULL */
-			dial_next(c);
-			continue;
-		}
-		c->timer = loop_timer(l, loop_now() + HEAD_MS, on_timeout, c);
-		conn_update(c);
+		proxy_adopt(p, cfd);
 	}
 }
 
@@ -694,6 +697,14 @@ struct proxy *proxy_new(struct loop *l, struct resolver *res, const struct netru
 			const char *sock_path, struct strbuf *err)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (!sock_path) {
+		struct proxy *p = xcalloc(1, sizeof *p);
+		p->loop = l;
+		p->resolver = res;
+		p->lfd = -1;
+		netrules_copy(&p->rules, rules);
+		return p;
+	}
 	if (strlen(sock_path) >= sizeof sa.sun_path) {
 		strbuf_addf(err, "the proxy's socket path %s is over %zu bytes (set TMPDIR shorter)",
 			    sock_path, sizeof sa.sun_path - 1);
@@ -714,7 +725,6 @@ struct proxy *proxy_new(struct loop *l, struct resolver *res, const struct netru
 	p->resolver = res;
 	p->lfd = fd;
 	p->sock_path = xstrdup(sock_path);
-	p->target.dirfd = -1;
 	netrules_copy(&p->rules, rules);
 	loop_watch(l, fd, LOOP_READ, on_accept, p);
 	return p;
@@ -729,9 +739,9 @@ struct proxy *proxy_new_fixed(struct loop *l, int lfd, struct proxy_target *targ
 	p->sock_path = unlink_path ? xstrdup(unlink_path) : NULL;
 	p->fixed = true;
 	p->target = *target;
-	p->target.name = target->name ? xstrdup(target->name) : NULL;
-	*target = (struct proxy_target){.dirfd = -1};
-	loop_watch(l, lfd, LOOP_READ, on_accept, p);
+	target->ai = NULL;
+	if (lfd >= 0)
+		loop_watch(l, lfd, LOOP_READ, on_accept, p);
 	return p;
 }
 
@@ -752,16 +762,15 @@ void proxy_free(struct proxy *p)
 		return;
 	while (p->conns)
 		conn_close(p->conns);
-	loop_unwatch(p->loop, p->lfd);
-	close(p->lfd);
+	if (p->lfd >= 0) {
+		loop_unwatch(p->loop, p->lfd);
+		close(p->lfd);
+	}
 	if (p->sock_path)
 		unlink(p->sock_path);
 	free(p->sock_path);
 	if (p->target.ai)
 		freeaddrinfo(p->target.ai);
-	if (p->target.dirfd >= 0)
-		close(p->target.dirfd);
-	free((char *)p->target.name);
 	netrules_clear(&p->rules);
 	for (size_t i = 0; i < p->refusals.n; i++) {
 		free(p->refusals.v[i].target);

@@ -35,26 +35,35 @@ struct proxy_refusal {
 
 struct proxy;
 
-/* Listens on sock_path (created 0600; its directory must be vx's own, 0700)
- * with a copy of rules, its events on l, its names looked up on res's
- * threads (borrowed; freed after the proxy). Returns the proxy, or NULL
- * with one line in err. */
+/* Listens on sock_path (created 0600; its directory must be vx's own, 0700;
+ * NULL: no listener, only what proxy_adopt hands it) with a copy of rules,
+ * its events on l, its names looked up on res's threads (borrowed; freed
+ * after the proxy). Returns the proxy, or NULL with one line in err. */
 struct proxy *proxy_new(struct loop *l, struct resolver *res, const struct netrules *rules,
 			const char *sock_path, struct strbuf *err);
 
-/* A bridge's target (bridge.h): every connection accepted goes there, with
- * no head read and nothing judged (the grant was the judgement). */
+/* Hands p a client connection accepted elsewhere (one netd passed: netd.h),
+ * as if its listener had accepted it. Takes cfd. */
+void proxy_adopt(struct proxy *p, int cfd);
+
+/* A bridge's target (bridge.h): every connection goes there, with no head
+ * read and nothing judged (the grant was the judgement). */
 struct proxy_target {
 	struct addrinfo *ai; /* addresses dialled in order, or NULL */
-	int dirfd;           /* with ai NULL: the UNIX socket `name` in this directory,
-			      * opened at each dial without following a link */
-	const char *name;
+	/* with ai NULL: dial(ctx, port, token) asks for a connection and
+	 * returns 0, then answers with proxy_dialled(token, fd) (-1 on error)
+	 * unless cancel(ctx, token) came first; or returns -1 at once */
+	int (*dial)(void *ctx, int port, void *token);
+	void (*cancel)(void *ctx, void *token);
+	void *ctx;
+	int port;
 };
+void proxy_dialled(void *token, int fd);
 
-/* Serves each connection accepted on lfd (listening, non-blocking) by
- * carrying it to target; a target that does not answer closes the client.
- * Takes lfd, target->ai and target->dirfd (target is emptied); unlink_path,
- * when not NULL, is removed at proxy_free. */
+/* Serves each connection accepted on lfd (listening, non-blocking; -1: only
+ * what proxy_adopt hands it) by carrying it to target; a target that does
+ * not answer closes the client. Takes lfd and target->ai; unlink_path, when
+ * not NULL, is removed at proxy_free. */
 struct proxy *proxy_new_fixed(struct loop *l, int lfd, struct proxy_target *target,
 			      const char *unlink_path);
 

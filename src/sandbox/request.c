@@ -743,18 +743,12 @@ static void builder_release(struct builder *b)
 	strvec_clear(&b->masked);
 }
 
-/* The task's way out through its proxy: the socket bound into TMPDIR, and
- * the variables every client reads (curl reads only the lowercase
+/* The proxy variables every client reads (curl reads only the lowercase
  * http_proxy; Node's fetch and http read none without NODE_USE_ENV_PROXY).
  * ALL_PROXY is the SOCKS5 front, for tools that speak nothing else; the
  * host's own proxy variables are replaced, never passed on. */
-static int proxy_env(struct builder *b)
+static void proxy_env(struct builder *b)
 {
-	const struct sandbox_input *in = b->in;
-	b->req->proxy_inside = path_join(b->tmp, ".vx-proxy.sock");
-	struct sandbox_mount m = {SANDBOX_RO, xstrdup(in->proxy_socket),
-				  xstrdup(b->req->proxy_inside), -1, true};
-	vec_push(&b->req->mounts, m);
 	static const char *const names[] = {"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
 					    "NO_PROXY",   "http_proxy",  "https_proxy",
 					    "all_proxy",  "no_proxy",    "NODE_USE_ENV_PROXY"};
@@ -782,49 +776,30 @@ static int proxy_env(struct builder *b)
 			     lower ? "no_proxy" : "NO_PROXY");
 	}
 	strvec_push(&b->req->env, "NODE_USE_ENV_PROXY=1");
-	return 0;
 }
 
-/* The task's port grants (bridge.h): each relay's socket bound into
- * TMPDIR, the bind dir bound read-write; the wrapper starts a socat inside
- * for each and waits for it (bwrap.c). */
-static void bridges_plan(struct builder *b)
-{
-	const struct sandbox_input *in = b->in;
-	for (size_t i = 0; i < in->n_relays; i++) {
-		char *inside = xasprintf("%s/.vx-relay-%d.sock", b->tmp, in->relay_ports[i]);
-		struct sandbox_mount m = {SANDBOX_RO, xstrdup(in->relay_sockets[i]), xstrdup(inside),
-					  -1, true};
-		vec_push(&b->req->mounts, m);
-		strvec_push_nodup(&b->req->relay_inside, inside);
-		vec_push(&b->req->relay_ports, in->relay_ports[i]);
-	}
-	if (!in->n_binds)
-		return;
-	b->req->bind_inside = path_join(b->tmp, ".vx-bind");
-	struct sandbox_mount m = {SANDBOX_RW, xstrdup(in->bind_dir), xstrdup(b->req->bind_inside),
-				  -1, false};
-	vec_push(&b->req->mounts, m);
-	for (size_t i = 0; i < in->n_binds; i++)
-		vec_push(&b->req->bind_ports, in->bind_ports[i]);
-}
-
-/* The proxy, relays and port bridges: each needs socat inside. */
+/* The task's network (netd.h): the vx binary and netd's control socket
+ * bound read-only into TMPDIR (a connect needs no write access to the
+ * mount), netd run before the command with the ports to listen on. */
 static int network_plan(struct builder *b)
 {
 	const struct sandbox_input *in = b->in;
-	if (!in->proxy_socket && !in->n_relays && !in->n_binds)
+	if (!in->netd)
 		return 0;
-	if (!in->socat)
-		return refuse(b->err, "socat is not installed (apt-get install socat): a network "
-				      "grant needs it inside the sandbox");
-	if (!sandbox_path_safe(in->socat))
-		return refuse(b->err, "socat's path %s holds a character outside [A-Za-z0-9._/+@-]",
-			      in->socat);
-	b->req->socat = xstrdup(in->socat);
-	if (in->proxy_socket && proxy_env(b))
-		return -1;
-	bridges_plan(b);
+	if (!in->net_ctl)
+		return refuse(b->err, "a network grant without its control socket");
+	b->req->netd = path_join(b->tmp, ".vx-netd");
+	b->req->net_ctl = path_join(b->tmp, ".vx-net.sock");
+	struct sandbox_mount bin = {SANDBOX_RO, xstrdup(in->netd), xstrdup(b->req->netd), -1, true};
+	vec_push(&b->req->mounts, bin);
+	struct sandbox_mount ctl = {SANDBOX_RO, xstrdup(in->net_ctl), xstrdup(b->req->net_ctl), -1,
+				    true};
+	vec_push(&b->req->mounts, ctl);
+	b->req->proxy = in->proxy;
+	if (in->proxy)
+		proxy_env(b);
+	for (size_t i = 0; i < in->n_relays; i++)
+		vec_push(&b->req->relay_ports, in->relay_ports[i]);
 	return 0;
 }
 
@@ -1185,12 +1160,9 @@ void sandbox_request_release(struct sandbox_request *req)
 	free(req->setsid);
 	free(req->strace);
 	free(req->trace_dir);
-	free(req->socat);
-	free(req->proxy_inside);
-	strvec_clear(&req->relay_inside);
+	free(req->netd);
+	free(req->net_ctl);
 	vec_free(&req->relay_ports);
-	free(req->bind_inside);
-	vec_free(&req->bind_ports);
 	if (req->seccomp_fd >= 0)
 		close(req->seccomp_fd);
 	req->seccomp_fd = -1;

@@ -33,22 +33,15 @@ struct sandbox_input {
 	const char *trace_dir; /* with strace: a host dir of vx's (0700) where strace, run
 				* outside the sandbox around bwrap, writes its log; never
 				* bound inside */
-	const char *proxy_socket; /* the task's proxy (sandbox/proxy.h) listens here, on the
-				   * host, or NULL: no network grant. Bound into TMPDIR;
-				   * a socat inside carries 127.0.0.1:SANDBOX_PROXY_PORT
-				   * to it, and the proxy variables name that port */
-	const char *socat;        /* socat found on vx's PATH at startup (with any of the
-				   * proxy, relays, binds) */
-	const char *const *relay_sockets; /* per relay: the host UNIX socket vx listens on
-					   * (bridge.h), bound into TMPDIR; a socat inside
-					   * listens on 127.0.0.1:PORT and [::1]:PORT */
-	const int *relay_ports;
+	const char *netd;    /* the vx binary (netd.h), bound into TMPDIR and run before the
+			      * command, when the task has any network grant; else NULL */
+	const char *net_ctl; /* with netd: the host socket its control connection reaches
+			      * (bridge.h), bound into TMPDIR */
+	bool proxy;          /* a host grant: netd listens on 127.0.0.1:SANDBOX_PROXY_PORT for
+			      * the task's proxy, and the proxy variables name it */
+	const int *relay_ports; /* allow.network localhost:PORT: netd listens on each, on
+				 * 127.0.0.1 and [::1] */
 	size_t n_relays;
-	const char *bind_dir;   /* with bind_ports: a host dir of vx's, bound read-write at
-				 * TMPDIR/.vx-bind, where a socat inside listens on
-				 * PORT.sock for each port and dials the task's port */
-	const int *bind_ports;
-	size_t n_binds;
 	const char *stage_dir; /* an empty host dir on the project's file system, or NULL:
 				* where the project's top-level write grants live while
 				* the task runs (sandbox_request_stage), so it can
@@ -110,13 +103,10 @@ struct sandbox_request {
 	char *bwrap, *shell, *setsid; /* copied from the input (setsid looked up when not given) */
 	char *strace, *trace_dir;     /* copied: the command runs under strace when set */
 	bool hermetic;		      /* copied: the base is the OS roots, not "/" */
-	char *socat;		      /* copied, with the proxy */
-	char *proxy_inside;	      /* where the proxy's socket is bound inside, or NULL: the
-				       * wrapper starts socat on it and waits for its port */
-	struct strvec relay_inside;   /* per relay: where its socket is bound inside */
-	VEC(int) relay_ports;
-	char *bind_inside;	      /* where the bind dir is, inside, or NULL */
-	VEC(int) bind_ports;
+	char *netd;		      /* where the vx binary is inside, or NULL: no netd */
+	char *net_ctl;		      /* where netd's control socket is inside */
+	bool proxy;		      /* netd listens on SANDBOX_PROXY_PORT */
+	VEC(int) relay_ports;	      /* and on these, on 127.0.0.1 and [::1] */
 	VEC(struct sandbox_mount)
 	mounts;		   /* in bwrap order: parents before children, remounts last */
 	struct strvec env; /* "K=V", the whole environment */

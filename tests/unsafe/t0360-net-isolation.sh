@@ -118,7 +118,7 @@ test_expect_success 'a task with no grant reaches nothing while another task of 
 	test_grep ! "closed#build: closed-direct" "$OUT"
 '
 
-test_expect_success 'kill -9 of vx leaves no task, no socat inside, and (after the next run) no proxy socket' '
+test_expect_success 'kill -9 of vx leaves no task, no netd inside, and (after the next run) no control socket' '
 	ws_root <<-EOF &&
 	tasks:
 	  build:
@@ -134,19 +134,20 @@ test_expect_success 'kill -9 of vx leaves no task, no socat inside, and (after t
 	mkdir -p "$TEST_DIR/tmp" &&
 	{ TMPDIR=$TEST_DIR/tmp "$VX" run app#build >out 2>err & vx=$!; } &&
 	for i in $(seq 100); do
-		sock=$(find "$TEST_DIR/tmp" -name proxy.sock | head -n 1)
-		[ -n "$sock" ] && pgrep -f "sleep 4343" >/dev/null && break
+		sock=$(find "$TEST_DIR/tmp" -name ctl.sock | head -n 1)
+		[ -n "$sock" ] && pgrep -f "^sleep 4343" >/dev/null && break
 		sleep 0.1
 	done &&
 	test -S "$sock" &&
-	pgrep -f "TCP-LISTEN:3128,bind=127.0.0.1.*UNIX-CONNECT" >/dev/null &&
+	pgrep -f "^[^ ]*/\.vx-netd __netd" >/dev/null &&
 	kill -9 $vx && { wait $vx || true; } &&
 	for i in $(seq 50); do
-		pgrep -f "sleep 4343" >/dev/null || pgrep -f "TCP-LISTEN:3128,bind=127.0.0.1.*UNIX-CONNECT" >/dev/null || break
+		pgrep -f "^sleep 4343" >/dev/null || pgrep -f "exec sleep 4343" >/dev/null || pgrep -f "^[^ ]*/\.vx-netd __netd" >/dev/null || break
 		sleep 0.1
 	done &&
-	! pgrep -f "sleep 4343" &&
-	! pgrep -f "TCP-LISTEN:3128,bind=127.0.0.1.*UNIX-CONNECT" &&
+	! pgrep -f "^sleep 4343" &&
+	! pgrep -fa "exec sleep 4343" &&
+	! pgrep -f "^[^ ]*/\.vx-netd __netd" &&
 	! ss -xl | grep -F "$sock" &&
 	touch -d "2 minutes ago" "$(dirname "$(dirname "$sock")")" &&
 	ws_project app app <<-EOF &&

@@ -5,7 +5,7 @@
 # `localBinding: [PORT]` bridges the task's own server out to the host's
 # 127.0.0.1:PORT, closed after the run; a port the host or another task of
 # the run holds refuses the task before it starts, naming the holder; kill
-# -9 of vx leaves no task, socat, listener or socket.
+# -9 of vx leaves no task, netd, listener or socket.
 . "$VX_SOURCE_DIR/tests/integration/lib.sh"
 
 require_sandbox strace
@@ -103,7 +103,8 @@ serve_once="printf 'HTTP/1.0 200 OK\\r\\nContent-Length: 12\\r\\n\\r\\nfrom-insi
 
 test_expect_success 'localBinding: the host reaches the task'"'"'s server, and the port is closed after the run' '
 	one_task "$serve_once" "      allow: {localBinding: [$bport]}" &&
-	{ "$VX" run build >out 2>err & vx=$!; } &&
+	mkdir -p "$TEST_DIR/tmp" &&
+	{ TMPDIR=$TEST_DIR/tmp "$VX" run build >out 2>err & vx=$!; } &&
 	got="" &&
 	for i in $(seq 100); do
 		got=$(curl -sS -m 2 http://127.0.0.1:$bport/ 2>/dev/null) && [ -n "$got" ] && break
@@ -114,7 +115,7 @@ test_expect_success 'localBinding: the host reaches the task'"'"'s server, and t
 	test "$got" = from-inside &&
 	test_grep "app#build: served-once" out &&
 	! ss -ltn | grep -E "[:.]$bport\b" &&
-	test -z "$(find "${TMPDIR:-/tmp}/vx-$(id -u)" -name "$bport.sock" 2>/dev/null)"
+	test -z "$(find "$TEST_DIR/tmp" -name "*.sock")"
 '
 
 test_expect_success 'localBinding: a port the host holds refuses the task before it starts, naming the holder' '
@@ -148,26 +149,26 @@ test_expect_success 'localBinding: a port another running task of the run holds 
 	! ss -ltn | grep -E "[:.]$held\b"
 '
 
-test_expect_success 'kill -9 of vx during a sandboxed server leaves no task, socat, listener or socket' '
+test_expect_success 'kill -9 of vx during a sandboxed server leaves no task, netd, listener or socket' '
 	one_task "exec sleep 4747" "      allow: {localBinding: [$bport], network: [\"localhost:$port\"]}" &&
 	mkdir -p "$TEST_DIR/tmp" &&
 	{ TMPDIR=$TEST_DIR/tmp "$VX" run build >out 2>err & vx=$!; } &&
 	for i in $(seq 100); do
-		sock=$(find "$TEST_DIR/tmp" -name "relay-$port.sock" | head -n 1)
-		[ -n "$sock" ] && pgrep -f "sleep 4747" >/dev/null && break
+		sock=$(find "$TEST_DIR/tmp" -name "ctl.sock" | head -n 1)
+		[ -n "$sock" ] && pgrep -f "^sleep 4747" >/dev/null && break
 		sleep 0.1
 	done &&
 	test -S "$sock" &&
 	ss -ltn | grep -E "127.0.0.1:$bport\b" &&
-	pgrep -f "UNIX-LISTEN:.*$bport.sock" >/dev/null &&
+	pgrep -f "^[^ ]*/\.vx-netd __netd .*-L $port" >/dev/null &&
 	kill -9 $vx && { wait $vx || true; } &&
 	for i in $(seq 50); do
-		pgrep -f "sleep 4747" >/dev/null || pgrep -f "UNIX-LISTEN:.*$bport.sock" >/dev/null || pgrep -f "UNIX-CONNECT:.*relay-$port" >/dev/null || break
+		pgrep -f "^sleep 4747" >/dev/null || pgrep -f "exec sleep 4747" >/dev/null || pgrep -f "^[^ ]*/\.vx-netd __netd .*-L $port" >/dev/null || break
 		sleep 0.1
 	done &&
-	! pgrep -f "sleep 4747" &&
-	! pgrep -f "UNIX-LISTEN:.*$bport.sock" &&
-	! pgrep -f "UNIX-CONNECT:.*relay-$port" &&
+	! pgrep -f "^sleep 4747" &&
+	! pgrep -fa "exec sleep 4747" &&
+	! pgrep -f "^[^ ]*/\.vx-netd __netd .*-L $port" &&
 	! ss -ltn | grep -E "[:.]$bport\b" &&
 	! ss -xl | grep -F "$sock" &&
 	touch -d "2 minutes ago" "$(dirname "$(dirname "$sock")")" &&
