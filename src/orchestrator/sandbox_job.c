@@ -156,13 +156,12 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 			return -1;
 		sjob->has_net = sjob->net.any || sjob->net.allow.n;
 		any_net = any_net || sjob->has_net || sjob->relays.n || sjob->binds.n;
-		if (!sb->unix_sockets.any && !sb->unix_sockets.list.n)
-			continue;
-		return config_error(
-		    sb->unix_sockets.list.n ? &sb->unix_sockets.list.v[0].loc : &sb->loc,
-		    "%s asks for socket grants (unixSockets), which are not built yet; "
-		    "refusing rather than run it with the grant silently dropped",
-		    t->id);
+		if (sb->unix_sockets.any)
+			return config_error(&sb->unix_sockets.loc,
+					    "%s: unixSockets: true cannot be built: the host's sockets "
+					    "are not enumerable, and the docker socket or an agent's "
+					    "must never ride in unnamed; list the socket paths",
+					    t->id);
 	}
 	if (any_net && !(sj->netd = realpath("/proc/self/exe", NULL)))
 		return error_errno("a sandboxed task has a network or port grant, and vx cannot "
@@ -254,6 +253,8 @@ int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_reque
 		strvec_push(&nested, ws->projects.v[k]->dir);
 	lstr_vec_strings(&sb->allow_read, &reads);
 	lstr_vec_strings(&sb->allow_write, &writes);
+	struct strvec sockets = STRVEC_INIT;
+	lstr_vec_strings(&sb->unix_sockets.list, &sockets);
 	bool *seen = xcalloc(sj->g->nodes.n + 1, 1);
 	mark_deps(sj->g, i, seen);
 	for (size_t d = 0; d < sj->g->nodes.n; d++) {
@@ -306,6 +307,8 @@ int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_reque
 	    .n_read = reads.n,
 	    .allow_write = (const char *const *)writes.v,
 	    .n_write = writes.n,
+	    .unix_sockets = (const char *const *)sockets.v,
+	    .n_sockets = sockets.n,
 	    .dep_outputs = (const char *const *)dep_outs.v,
 	    .n_dep_outputs = dep_outs.n,
 	    .keyed_projects = (const char *const *)keyed.v,
@@ -331,6 +334,7 @@ int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_reque
 	strvec_clear(&nested);
 	strvec_clear(&reads);
 	strvec_clear(&writes);
+	strvec_clear(&sockets);
 	strvec_clear(&dep_outs);
 	strvec_clear(&keyed);
 	strvec_clear(&define);

@@ -28,6 +28,7 @@ struct builder {
 	struct strbuf *err;
 	char *ws, *proj, *home, *tmp;
 	bool home_masked; /* home is an empty read-only tmpfs but for what is granted */
+	bool run_masked;  /* so is /run, where the host's sockets live */
 	wall_vec walls;
 	grant_vec reads, writes;
 	struct strvec rw_dirs;	  /* canonical dirs bound read-write */
@@ -83,7 +84,8 @@ static bool is_wall(const wall_vec *w, const char *p)
  * is punched around it). */
 static bool under_masked_home(const struct builder *b, const char *p)
 {
-	return b->home_masked && path_is_within(b->home, p);
+	return (b->home_masked && path_is_within(b->home, p)) ||
+	       (b->run_masked && path_is_within(SANDBOX_RUN_DIR, p));
 }
 
 /* Would the host's copy of p show inside without a bind? (the ro "/" holds it,
@@ -644,6 +646,10 @@ static int assemble(struct builder *b)
 		mount_add(req, SANDBOX_TMPFS, NULL, b->home);
 		mount_add(req, SANDBOX_REMOUNT_RO, NULL, b->home);
 	}
+	if (b->run_masked) {
+		mount_add(req, SANDBOX_TMPFS, NULL, SANDBOX_RUN_DIR);
+		mount_add(req, SANDBOX_REMOUNT_RO, NULL, SANDBOX_RUN_DIR);
+	}
 	mask_outside_walls(b);
 	if (b->staging) {
 		struct sandbox_mount m = {SANDBOX_RW, xstrdup(b->req->stage), xstrdup(b->proj), -1,
@@ -803,6 +809,70 @@ static int network_plan(struct builder *b)
 	return 0;
 }
 
+/* /run, where the host's UNIX sockets live (the docker socket, the D-Bus
+ * buses, the user's runtime dir with its agents): a network namespace does
+ * not hide a socket with a path, so /run is an empty read-only tmpfs, as
+ * home is, and unixSockets binds back each socket named (and nothing
+ * else). A PATH directory under /run (NixOS: /run/current-system/sw/bin)
+ * is bound back where it was. */
+static int socket_grants(struct builder *b, const char *path_var)
+{
+	const struct sandbox_input *in = b->in;
+	struct stat st;
+	b->run_masked = !in->hermetic && lstat(SANDBOX_RUN_DIR, &st) == 0 && S_ISDIR(st.st_mode) &&
+			!path_is_within(SANDBOX_RUN_DIR, b->ws) &&
+			!path_is_within(SANDBOX_RUN_DIR, b->proj) &&
+			!path_is_within(SANDBOX_RUN_DIR, b->tmp);
+	for (const char *s = path_var; b->run_masked && s && *s;) {
+		const char *e = strchr(s, ':');
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+		char *dir = xstrndup(s, n);
+		s = e ? e + 1 : s + n;
+		char *real = dir[0] == '/' ? grants_canonical(dir) : NULL;
+		if (real && path_is_within(SANDBOX_RUN_DIR, dir) && stat(real, &st) == 0 &&
+		    S_ISDIR(st.st_mode))
+			mount_add(b->req, SANDBOX_RO, real, dir);
+		free(real);
+		free(dir);
+	}
+	grant_vec socks = {0};
+	for (size_t i = 0; i < in->n_sockets; i++)
+		if (grants_resolve(in->unix_sockets[i], b->proj, b->home, &socks, NULL, b->err)) {
+			grants_clear(&socks);
+			return -1;
+		}
+	int rc = 0;
+	for (size_t i = 0; i < socks.n && !rc; i++) {
+		struct grant *g = &socks.v[i];
+		const struct wall *w = walls_holding(&b->walls, g->path);
+		if (w && w->kind == WALL_CREDENTIAL) {
+			rc = refuse(b->err,
+				    "unixSockets entry '%s' lies in %s, a credential store; vx never "
+				    "grants it",
+				    g->entry, w->path);
+		} else if (w) {
+			rc = refuse(b->err, "unixSockets entry '%s' lies in %s, %s", g->entry, w->path,
+				    walls_kind_name(w->kind));
+		} else if (lstat(g->path, &st) != 0) {
+			strvec_pushf(&b->req->notes,
+				     "unixSockets entry '%s' names nothing (no socket at %s): nothing "
+				     "is bound",
+				     g->entry, g->path);
+		} else if (!S_ISSOCK(st.st_mode)) {
+			rc = refuse(b->err,
+				    "unixSockets entry '%s' is not a socket (%s): grant a file or a "
+				    "directory with allow.read",
+				    g->entry, g->path);
+		} else {
+			/* bound by path, read-only: the RO bind of a socket still connects */
+			mount_add(b->req, SANDBOX_RO, g->path, g->path);
+			b->req->mounts.v[b->req->mounts.n - 1].by_path = true;
+		}
+	}
+	grants_clear(&socks);
+	return rc;
+}
+
 static int build(struct builder *b)
 {
 	const struct sandbox_input *in = b->in;
@@ -887,6 +957,8 @@ static int build(struct builder *b)
 		if (!strncmp(b->req->env.v[i], "PATH=", 5))
 			path_var = b->req->env.v[i] + 5;
 	home_reads(b, path_var);
+	if (socket_grants(b, path_var))
+		return -1;
 	for (size_t i = 0; i < in->n_dep_outputs; i++)
 		dep_output(b, in->dep_outputs[i]);
 	b->staging = wants_stage(b);

@@ -15,6 +15,10 @@
 #include "util/strbuf.h"
 #include "util/vec.h"
 
+/* Where the host's sockets live: an empty read-only tmpfs in every sandbox
+ * but a hermetic one (which has no /run), unixSockets bound back. */
+#define SANDBOX_RUN_DIR "/run"
+
 /* Filled by the orchestrator (run.c) from the workspace, the task's config
  * and its graph edges, just before the task starts. Paths are absolute; they
  * need not be canonical (the request resolves links). Lists are borrowed. */
@@ -53,6 +57,10 @@ struct sandbox_input {
 	size_t n_read;
 	const char *const *allow_write; /* sandbox.allow.write as written */
 	size_t n_write;
+	const char *const *unix_sockets; /* sandbox.allow.unixSockets as written: each a
+					  * socket bound read-only (a connect needs no
+					  * write access to the mount); /run is masked */
+	size_t n_sockets;
 	const char *const *dep_outputs; /* files the task's dependencies produced: readable */
 	size_t n_dep_outputs;
 	const char *const

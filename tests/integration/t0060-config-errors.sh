@@ -274,9 +274,9 @@ test_expect_success 'port grants that cannot be built as written are refused bef
 	    command: touch ../ran-bad
 	    sandbox:
 	      allow:
-	        unixSockets: ["/run/docker.sock"]
+	        unixSockets: true
 	EOF
-	expect_error bad/vx.yaml:7:23 "bad#build asks for socket grants .unixSockets.*silently dropped"
+	expect_error bad/vx.yaml:7:22 "bad#build: unixSockets: true cannot be built.*list the socket paths"
 '
 
 test_expect_success 'an explicit project#task that does not exist (exit 2, nothing ran)' '
