@@ -1,9 +1,10 @@
 /* proxy.h - one task's allowlisting proxy, outside its sandbox, on vx's
- * event loop (docs/network.md). It listens on a UNIX socket in a 0700
- * directory of vx's; the sandbox gets that socket bound in and a socat
- * inside carrying 127.0.0.1:SANDBOX_PROXY_PORT to it. One proxy per task:
- * the socket a connection came in on is what names the task, so nothing
- * the task writes changes which list applies.
+ * event loop (docs/network.md). Its clients are the task's connections to
+ * 127.0.0.1:SANDBOX_PROXY_PORT inside, which the task's netd (netd.h)
+ * passes to vx and the bridge (bridge.h) hands it (proxy_adopt); or, in
+ * the tests, those accepted on a UNIX socket of its own. One proxy per
+ * task: the control socket a connection came in on is what names the
+ * task, so nothing the task writes changes which list applies.
  *
  * On one listener it speaks HTTP CONNECT (TLS), absolute-URI HTTP
  * forwarding (plain HTTP, rewritten to origin form with Connection: close)
@@ -24,7 +25,7 @@
 #include "util/resolver.h"
 #include "util/strbuf.h"
 
-/* The port the socat inside the namespace listens on (127.0.0.1). */
+/* The port netd listens on inside the namespace (127.0.0.1) for the proxy. */
 #define SANDBOX_PROXY_PORT 3128
 
 struct proxy_refusal {
