@@ -1,4 +1,4 @@
-/* probe.c - availability of bwrap, strace and socat, each with its reason. */
+/* probe.c - availability of bwrap and strace, each with its reason. */
 #include "sandbox/probe.h"
 
 #include <stdio.h>
@@ -175,26 +175,6 @@ void probe_strace(struct probe *p, const char *bwrap)
 		free(yama);
 	}
 	strbuf_release(&err);
-}
-
-void probe_socat(struct probe *p)
-{
-	start(p, "socat", "-V");
-	if (!p->path)
-		return;
-	/* socat -V prints a banner line first; keep the one with the version. */
-	struct strbuf out = STRBUF_INIT;
-	char *argv[] = {p->path, "-V", NULL};
-	int rc = spawn_capture(argv, NULL, &out, NULL);
-	char *v = strstr(out.buf, "socat version");
-	if (rc == 0 && v) {
-		free(p->version);
-		p->version = xstrndup(v, strcspn(v, "\n"));
-		p->works = true;
-	} else {
-		p->reason = xasprintf("socat -V failed (exit %d)", rc);
-	}
-	strbuf_release(&out);
 }
 
 void probe_free(struct probe *p)

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 
 struct probe {
-	const char *tool;  /* "bwrap", "strace", "socat" */
+	const char *tool;  /* "bwrap", "strace" */
 	char *path;        /* absolute, found on PATH; NULL: not installed */
 	char *version;     /* its own first version line, or NULL */
 	bool works;        /* a real trial run succeeded */
@@ -20,10 +20,9 @@ char *probe_which(const char *tool);
 /* Fill p: probe_bwrap runs `true` in the namespaces a sandboxed task gets;
  * probe_strace traces `true` with a task's strace flags, inside those
  * namespaces with no capabilities when bwrap (a working one) is given, and
- * fails when strace prints anything; probe_socat asks for its version. */
+ * fails when strace prints anything. */
 void probe_bwrap(struct probe *p);
 void probe_strace(struct probe *p, const char *bwrap);
-void probe_socat(struct probe *p);
 void probe_free(struct probe *p);
 
 #endif

@@ -26,6 +26,7 @@
 
 enum {
 	BUF_CAP = 64 * 1024,  /* per direction */
+	PIPE_CAP = 64 * 1024, /* per direction: a pipe's default size */
 	HEAD_MAX = 16 * 1024, /* an HTTP head or a SOCKS request */
 	HEAD_MS = 10000,      /* a client that sends no whole head in this long is dropped */
 	DIAL_MS = 10000,      /* per address */
@@ -34,9 +35,16 @@ enum {
 
 enum cstate { S_HEAD, S_RESOLVE, S_DIAL, S_TUNNEL, S_FLUSH };
 
+/* One direction of a connection: a user-space buffer for what vx writes
+ * itself (replies, a rewritten head) and, once tunnelling, a pipe the
+ * bytes are spliced through (splice(2): the kernel moves them from socket
+ * to socket, vx never copies them). The buffer drains before the pipe is
+ * used, so the order holds. */
 struct buf {
 	char *b;
 	size_t off, len; /* b[off..len) is still to be written */
+	int pr, pw;      /* the pipe, or -1 (not tunnelling, or no descriptor left) */
+	size_t piped;    /* bytes in the pipe */
 };
 
 struct conn {
@@ -97,8 +105,13 @@ static void conn_close(struct conn *c)
 	if (c->next)
 		c->next->prev = c->prev;
 	p->n_conns--;
-	free(c->up.b);
-	free(c->down.b);
+	for (struct buf *b = &c->up; b; b = b == &c->up ? &c->down : NULL) {
+		if (b->pr >= 0) {
+			close(b->pr);
+			close(b->pw);
+		}
+		free(b->b);
+	}
 	free(c->host);
 	free(c);
 }
@@ -124,12 +137,30 @@ static void buf_add(struct buf *b, const void *data, size_t n)
 
 static bool pending(const struct buf *b)
 {
-	return b->off < b->len;
+	return b->off < b->len || b->piped;
 }
 
-/* Reads from fd into b; returns bytes read, 0 at EOF, -1 on EAGAIN, -2 on error. */
+/* Has b room for what fd has to give? */
+static bool has_room(const struct buf *b)
+{
+	if (b->pw >= 0 && b->off == b->len)
+		return b->piped < PIPE_CAP;
+	return b->len - b->off < BUF_CAP;
+}
+
+/* Reads from fd into b (its pipe once its buffer drained); returns bytes
+ * read, 0 at EOF, -1 on EAGAIN, -2 on error. */
 static ssize_t buf_fill(struct buf *b, int fd)
 {
+	if (b->pw >= 0 && b->off == b->len) {
+		if (b->piped >= PIPE_CAP)
+			return -1;
+		ssize_t r = splice(fd, NULL, b->pw, NULL, PIPE_CAP - b->piped,
+				   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+		if (r > 0)
+			b->piped += (size_t)r;
+		return r >= 0 ? r : errno == EAGAIN || errno == EINTR ? -1 : -2;
+	}
 	buf_alloc(b);
 	if (b->off) {
 		memmove(b->b, b->b + b->off, b->len - b->off);
@@ -144,17 +175,34 @@ static ssize_t buf_fill(struct buf *b, int fd)
 	return r >= 0 ? r : errno == EAGAIN || errno == EINTR ? -1 : -2;
 }
 
-/* Writes what b holds to fd; returns 0, or -1 on an error other than EAGAIN. */
+/* Writes what b holds to fd, its buffer first, then its pipe; returns 0,
+ * or -1 on an error other than EAGAIN. */
 static int buf_flush(struct buf *b, int fd)
 {
-	while (pending(b)) {
+	while (b->off < b->len) {
 		ssize_t w = send(fd, b->b + b->off, b->len - b->off, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (w < 0)
 			return errno == EAGAIN || errno == EINTR ? 0 : -1;
 		b->off += (size_t)w;
 	}
 	b->off = b->len = 0;
+	while (b->piped) {
+		ssize_t w = splice(b->pr, NULL, fd, NULL, b->piped, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+		if (w <= 0)
+			return w < 0 && (errno == EAGAIN || errno == EINTR) ? 0 : -1;
+		b->piped -= (size_t)w;
+	}
 	return 0;
+}
+
+/* Tunnelling: each direction gets its pipe (none left: its buffer does). */
+static void buf_pipe(struct buf *b)
+{
+	int p[2];
+	if (b->pr < 0 && pipe2(p, O_NONBLOCK | O_CLOEXEC) == 0) {
+		b->pr = p[0];
+		b->pw = p[1];
+	}
 }
 
 static void record(struct proxy *p, const char *target, const char *reason, char *fix)
@@ -229,6 +277,8 @@ static void connected(struct conn *c)
 	c->timer = 0;
 	c->state = S_TUNNEL;
 	c->p->served++;
+	buf_pipe(&c->up);
+	buf_pipe(&c->down);
 	if (c->socks) {
 		static const unsigned char ok[10] = {5, 0, 0, 1, 0, 0, 0, 0, 0, 0};
 		buf_add(&c->down, ok, sizeof ok);
@@ -631,7 +681,7 @@ static void conn_update(struct conn *c)
 	}
 	unsigned ce = pending(&c->down) ? LOOP_WRITE : 0;
 	if (c->state == S_HEAD || c->state == S_FLUSH ||
-	    (c->state == S_TUNNEL && !c->c_eof && c->up.len - c->up.off < BUF_CAP))
+	    (c->state == S_TUNNEL && !c->c_eof && has_room(&c->up)))
 		ce |= LOOP_READ;
 	loop_watch(l, c->cfd, ce, on_client, c);
 	if (c->ufd < 0)
@@ -641,7 +691,7 @@ static void conn_update(struct conn *c)
 		ue = LOOP_WRITE;
 	else if (c->state == S_TUNNEL)
 		ue = (pending(&c->up) ? LOOP_WRITE : 0) |
-		     (!c->u_eof && c->down.len - c->down.off < BUF_CAP ? LOOP_READ : 0);
+		     (!c->u_eof && has_room(&c->down) ? LOOP_READ : 0);
 	loop_watch(l, c->ufd, ue, on_upstream, c);
 }
 
@@ -655,6 +705,7 @@ void proxy_adopt(struct proxy *p, int cfd)
 	c->p = p;
 	c->cfd = cfd;
 	c->ufd = -1;
+	c->up.pr = c->up.pw = c->down.pr = c->down.pw = -1;
 	c->next = p->conns;
 	if (p->conns)
 		p->conns->prev = c;
