@@ -92,7 +92,8 @@ struct violation {
  *                          listens there (path: "127.0.0.1:PORT") */
 struct judge_note {
 	const char *kind;
-	char *path;          /* absolute */
+	char *path;          /* absolute; for the network kinds, a host name, "ADDR:PORT"
+			      * or "" (unresolved-name naming no host) */
 	char *text;          /* one sentence, paths as reports show them, with the grant
 			      * to add or the change to make */
 };

@@ -7,6 +7,7 @@
  * leak on either (the task writes both), and what it returns must obey the
  * header: violation paths absolute (a network peer is ADDR:PORT), every note with a kind and a
  * text, no empty fix entry; the text and JSON reports of it must build. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +72,21 @@ static bool odd_hidden(const char *path, void *ctx)
 	return strlen(path) % 2 == 0;
 }
 
+/* The network notes' seams, pure: a host is allowed when it holds an 'a';
+ * the host listens on every even port; 8080 is relayed. */
+static bool allows_some(const char *host, void *ctx)
+{
+	(void)ctx;
+	return strchr(host, 'a') != NULL;
+}
+
+static bool even_listens(int port)
+{
+	return port % 2 == 0;
+}
+
+static const int relayed[] = {8080};
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	setup();
@@ -111,6 +127,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    .n_unwritten = 1,
 	    .output = output,
 	    .output_len = out_len,
+	    .net_allowed = data[0] & 2 ? allows_some : NULL,
+	    .host_listens = even_listens,
+	    .net_ports = relayed,
+	    .n_net_ports = 1,
 	};
 	struct verdict v;
 	if (judge_trace(&in, log_path, &v))
@@ -119,10 +139,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if ((v.violations.v[i].path[0] != '/') != v.violations.v[i].network ||
 		    !v.violations.v[i].syscall)
 			abort();
-	for (size_t i = 0; i < v.notes.n; i++)
+	for (size_t i = 0; i < v.notes.n; i++) {
+		/* a network note names a host or an address, never a path */
+		bool net = v.notes.v[i].kind && (!strcmp(v.notes.v[i].kind, "unresolved-name") ||
+						 !strcmp(v.notes.v[i].kind, "refused-loopback-port"));
 		if (!v.notes.v[i].kind || !v.notes.v[i].text || !*v.notes.v[i].text ||
-		    v.notes.v[i].path[0] != '/')
+		    (!net && v.notes.v[i].path[0] != '/') || (net && v.notes.v[i].path[0] == '/'))
 			abort();
+	}
 	const struct strvec *fixes[] = {&v.fix_read, &v.fix_write, &v.fix_inputs};
 	for (size_t k = 0; k < 3; k++)
 		for (size_t i = 0; i < fixes[k]->n; i++)
