@@ -6,7 +6,7 @@
  *   net_bench serve PORT                  GET /small: 2 bytes; /big: 100 MiB
  *   net_bench small HOST:PORT URL N       N requests, each its own connection;
  *                                         prints the median and p90 in microseconds
- *   net_bench big HOST:PORT URL           one download; prints MiB/s
+ *   net_bench big HOST:PORT URL N         N downloads; prints the best MiB/s
  *
  * HOST:PORT is where the client connects (the server, or the proxy); URL is
  * what it asks for: "/small" (direct) or "http://NAME:PORT/small" (proxy). */
@@ -139,17 +139,22 @@ int main(int argc, char **argv)
 		qsort(t, (size_t)n, sizeof *t, cmp);
 		printf("median_us=%.0f p90_us=%.0f\n", t[n / 2], t[n * 9 / 10]);
 		free(t);
-	} else if (argc == 4 && !strcmp(argv[1], "big")) {
-		double t0 = now_us();
-		long long got = request(argv[2], argv[3]);
-		double s = (now_us() - t0) / 1e6;
-		if (got < BIG) {
-			fprintf(stderr, "net_bench: got %lld bytes of %d\n", got, BIG);
-			return 1;
+	} else if (argc == 5 && !strcmp(argv[1], "big")) {
+		double best = 0; /* the best of N: this machine's noise only slows */
+		for (int i = 0; i < atoi(argv[4]); i++) {
+			double t0 = now_us();
+			long long got = request(argv[2], argv[3]);
+			double s = (now_us() - t0) / 1e6;
+			if (got < BIG) {
+				fprintf(stderr, "net_bench: got %lld bytes of %d\n", got, BIG);
+				return 1;
+			}
+			if ((double)got / (1 << 20) / s > best)
+				best = (double)got / (1 << 20) / s;
 		}
-		printf("mib_per_s=%.0f\n", (double)got / (1 << 20) / s);
+		printf("mib_per_s=%.0f\n", best);
 	} else {
-		fprintf(stderr, "usage: net_bench serve PORT | small HOST:PORT URL N | big HOST:PORT URL\n");
+		fprintf(stderr, "usage: net_bench serve PORT | small HOST:PORT URL N | big HOST:PORT URL N\n");
 		return 2;
 	}
 	return 0;
