@@ -118,6 +118,39 @@ test_expect_success 'localBinding: the host reaches the task'"'"'s server, and t
 	test -z "$(find "$TEST_DIR/tmp" -name "*.sock")"
 '
 
+test_expect_success 'localBinding: a persistent sandboxed dev server answers the host until Ctrl-C, then nothing is left' '
+	ws_root <<-EOF &&
+	tasks:
+	  dev:
+	EOF
+	ws_project web web <<-EOF &&
+	  dev:
+	    command: "exec socat TCP-LISTEN:$bport,bind=127.0.0.1,fork,reuseaddr SYSTEM:\"echo dev-server-up\""
+	    persistent: true
+	    sandbox:
+	      allow: {localBinding: [$bport]}
+	EOF
+	mkdir -p "$TEST_DIR/tmp" &&
+	{ TMPDIR=$TEST_DIR/tmp "$VX" run dev >out 2>err & vx=$!; } &&
+	got="" &&
+	for i in $(seq 100); do
+		got=$(curl -sS -m 2 --http0.9 http://127.0.0.1:$bport/ 2>/dev/null) && [ -n "$got" ] && break
+		sleep 0.1
+	done &&
+	test "$got" = dev-server-up &&
+	got2=$(curl -sS -m 2 --http0.9 http://127.0.0.1:$bport/) &&
+	test "$got2" = dev-server-up &&
+	kill -INT $vx &&
+	{ wait $vx; echo "vx exit: $?"; } &&
+	for i in $(seq 50); do
+		pgrep -f "^socat TCP-LISTEN:$bport" >/dev/null || break
+		sleep 0.1
+	done &&
+	! pgrep -fa "^socat TCP-LISTEN:$bport" &&
+	! ss -ltn | grep -E "[:.]$bport\b" &&
+	test -z "$(find "$TEST_DIR/tmp" -name "*.sock")"
+'
+
 test_expect_success 'localBinding: a port the host holds refuses the task before it starts, naming the holder' '
 	socat TCP-LISTEN:$held,bind=127.0.0.1,reuseaddr,fork SYSTEM:true &
 	holder=$! &&
