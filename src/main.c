@@ -9,6 +9,7 @@
 #include "orchestrator/info.h"
 #include "orchestrator/run.h"
 #include "orchestrator/sandbox_show.h"
+#include "orchestrator/watch.h"
 #include "sandbox/netd.h"
 #include "util/die.h"
 #include "util/spawn.h"
@@ -17,13 +18,13 @@ static const char USAGE[] =
 	"usage: vx [-C DIR] VERB [options]\n"
 	"\n"
 	"  run TASK... [options] [-- ARGS]   run tasks and their dependencies\n"
+	"  watch TASK... [options]           run, then run again through the cache on each change\n"
 	"  graph TASK... [--format dot|json] the task graph, without running anything\n"
 	"  info                              platform, sandbox and tracer availability\n"
 	"  cache stats|clean|prune           the local cache: size and entries; remove all; evict to maxSize\n"
 	"  sandbox show TASK                 the exact bwrap argv a sandboxed task would run under\n"
 	"  version                           the version of vx\n"
 	"\n"
-	"Not built yet (it exits 2 and says so): watch.\n"
 	"`vx VERB --help` describes each verb.\n";
 
 /* Removes every "-C DIR" (and "-CDIR") from argv and enters each DIR in turn,
@@ -90,10 +91,8 @@ int main(int argc, char **argv)
 		return cache_main(argc - 1, argv + 1);
 	if (!strcmp(verb, "sandbox"))
 		return sandbox_show_main(argc - 1, argv + 1);
-	if (!strcmp(verb, "watch")) {
-		error("vx %s is not built yet in this version (%s)", verb, VX_VERSION);
-		return 2;
-	}
+	if (!strcmp(verb, "watch"))
+		return watch_main(argc - 1, argv + 1);
 	error("unknown verb \"%s\"", verb);
 	fputs(USAGE, stderr);
 	return 2;

@@ -21,6 +21,7 @@
 #include "orchestrator/taskenv.h"
 #include "orchestrator/taskcache.h"
 #include "orchestrator/workspace.h"
+#include "util/die.h"
 #include "util/loop.h"
 #include "util/path.h"
 #include "util/rundir.h"
@@ -647,6 +648,103 @@ int run_main(int argc, char **argv)
 	}
 	run_opts_free(&o);
 	return status;
+}
+
+struct run_session {
+	struct run_opts o;
+};
+
+struct run_session *run_session_new(int argc, char **argv, int *status)
+{
+	struct run_session *s = xcalloc(1, sizeof *s);
+	int rc = parse_opts(argc, argv, false, &s->o);
+	if (rc) {
+		run_opts_free(&s->o);
+		free(s);
+		*status = rc > 0 ? 0 : 2;
+		return NULL;
+	}
+	return s;
+}
+
+void run_watch_set_clear(struct run_watch_set *ws)
+{
+	free(ws->root);
+	ws->root = NULL;
+	strvec_clear(&ws->skip);
+	strvec_clear(&ws->outputs);
+	strvec_clear(&ws->persistent);
+}
+
+/* The literal head of glob g: what comes before its first wildcard, cut
+ * back to a whole directory ("dist/" + "**" is "dist", "a/b*.js" is "a"). */
+static char *glob_head(const char *g)
+{
+	size_t n = strcspn(g, "*?[{");
+	if (!g[n]) /* no wildcard: a file or a directory named whole */
+		return xstrdup(g);
+	while (n && g[n - 1] != '/')
+		n--;
+	return xstrndup(g, n ? n - 1 : 0);
+}
+
+static void watch_set(const struct plan *p, struct run_watch_set *ws)
+{
+	run_watch_set_clear(ws);
+	ws->root = xstrdup(p->ws->root);
+	if (p->cache_dir)
+		strvec_push(&ws->skip, p->cache_dir);
+	for (size_t i = 0; i < p->g.nodes.n; i++) {
+		const struct task_node *t = p->g.nodes.v[i];
+		const struct project *pr = p->ws->projects.v[t->project];
+		if (t->cfg->persistent)
+			strvec_push(&ws->persistent, t->id);
+		for (size_t k = 0; k < t->cfg->outputs.n; k++) {
+			const char *g = t->cfg->outputs.v[k].s;
+			if (g[0] == '!')
+				continue;
+			strvec_push_nodup(&ws->outputs, path_join(pr->dir, g));
+			/* skipped whether it exists yet or not (the first run
+			 * makes it); a head that is the project itself ("*.js")
+			 * is no place to skip */
+			char *head = glob_head(g);
+			char *dir = path_join(pr->dir, head);
+			if (*head && strcmp(dir, pr->dir))
+				strvec_push_nodup(&ws->skip, dir);
+			else
+				free(dir);
+			free(head);
+		}
+	}
+	strvec_sort_unique(&ws->skip);
+}
+
+int run_session_cycle(struct run_session *s, struct run_watch_set *ws,
+		      void (*planned)(const struct run_watch_set *ws, void *ctx), void *ctx)
+{
+	long long t0 = loop_now();
+	struct plan p;
+	int status = run_plan(&s->o, &p);
+	if (status)
+		return status; /* ws keeps the last good plan's */
+	watch_set(&p, ws);
+	if (planned)
+		planned(ws, ctx);
+	if (ws->persistent.n) {
+		plan_free(&p);
+		return 2;
+	}
+	status = run_once(&s->o, &p, t0);
+	plan_free(&p);
+	return status;
+}
+
+void run_session_free(struct run_session *s)
+{
+	if (!s)
+		return;
+	run_opts_free(&s->o);
+	free(s);
 }
 
 int graph_main(int argc, char **argv)
