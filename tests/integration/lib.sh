@@ -273,6 +273,22 @@ test_process_gone() {
 # "strace", strace) cannot run here, the script skips with the reason, or,
 # under VX_REQUIRE_SANDBOX=1 (CI), fails: a missing capability must never
 # pass silently where it is expected.
+# free_port VAR: sets VAR to a TCP port no process listens on now, on any
+# address, and not handed out before by this script (the network tests run
+# side by side: a port derived from $$ alone collided). A race with
+# another process remains possible; the listener that loses it fails loudly.
+free_port() {
+	local p
+	while :; do
+		p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+		case " ${_free_ports:-} " in *" $p "*) continue ;; esac
+		ss -Htln "sport = :$p" 2>/dev/null | grep -q . && continue
+		_free_ports="${_free_ports:-} $p"
+		printf -v "$1" '%s' "$p"
+		return 0
+	done
+}
+
 require_sandbox() {
 	local missing=""
 	bwrap --unshare-all --die-with-parent --ro-bind / / true 2>/dev/null || missing="bwrap"

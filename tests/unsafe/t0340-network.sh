@@ -9,7 +9,7 @@
 require_sandbox strace
 command -v socat >/dev/null || { echo "socat is not installed (apt-get install socat)" >&2; exit 1; }
 
-port=$((20000 + $$ % 20000))
+free_port port
 abs=vx-net-test-$$
 socat -u TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr,fork OPEN:"$TEST_TMP/tcp-hit",creat,append &
 tcp_pid=$!

@@ -10,7 +10,7 @@ require_sandbox strace
 command -v socat >/dev/null || { echo "socat is not installed (apt-get install socat)" >&2; exit 1; }
 command -v curl >/dev/null || { echo "curl is not installed (apt-get install curl)" >&2; exit 1; }
 
-port=$((20000 + ($$ + 7) % 20000))
+free_port port
 printf 'HTTP/1.0 200 OK\r\nContent-Length: 10\r\n\r\nserved-ok\n' >"$TEST_TMP/resp"
 socat TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr,fork SYSTEM:"cat $TEST_TMP/resp" &
 srv=$!

@@ -12,7 +12,7 @@ command -v socat >/dev/null || { echo "socat is not installed (apt-get install s
 command -v curl >/dev/null || { echo "curl is not installed (apt-get install curl)" >&2; exit 1; }
 command -v ss >/dev/null && command -v pgrep >/dev/null || { echo "ss or pgrep is not installed (apt-get install iproute2 procps)" >&2; exit 1; }
 
-port=$((20000 + ($$ + 11) % 20000))
+free_port port
 printf 'HTTP/1.0 200 OK\r\nContent-Length: 10\r\n\r\nserved-ok\n' >"$TEST_TMP/resp"
 socat TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr,fork SYSTEM:"cat $TEST_TMP/resp" &
 srv=$!

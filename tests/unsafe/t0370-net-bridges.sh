@@ -13,8 +13,7 @@ command -v socat >/dev/null || { echo "socat is not installed (apt-get install s
 command -v curl >/dev/null || { echo "curl is not installed (apt-get install curl)" >&2; exit 1; }
 command -v ss >/dev/null && command -v pgrep >/dev/null || { echo "ss or pgrep is not installed (apt-get install iproute2 procps)" >&2; exit 1; }
 
-base=$((20000 + ($$ * 7) % 20000))
-port=$base other=$((base + 1)) v6port=$((base + 2)) bport=$((base + 3)) held=$((base + 4))
+free_port port; free_port other; free_port v6port; free_port bport; free_port held
 printf 'HTTP/1.0 200 OK\r\nContent-Length: 10\r\n\r\nserved-ok\n' >"$TEST_TMP/resp"
 printf 'HTTP/1.0 200 OK\r\nContent-Length: 10\r\n\r\nserved-v6\n' >"$TEST_TMP/resp6"
 socat TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr,fork SYSTEM:"cat $TEST_TMP/resp" &
