@@ -1,6 +1,7 @@
 #!/bin/bash
 # vx watch (issue 15, first slice): each change runs the command line
-# again through the cache; what did not change is a hit, a reverted edit is
+# again through the cache; what did not change is a hit whose outputs,
+# already in place, are not written again (turborepo#10875), a reverted edit is
 # a hit, a burst of 2000 files is one cycle, a change during a cycle makes
 # one more and none is lost, the run's own outputs and node_modules start
 # nothing, a config error keeps watching, Ctrl-C ends it, a persistent task
@@ -60,10 +61,12 @@ test_expect_success 'an edit runs what it changes again; the rest are cache hits
 	setup &&
 	start_watch build &&
 	wait_lines "watching" 1 "$OUT" &&
+	before=$(stat -c "%y %i" lib/dist/out.txt) &&
 	echo other-2 >other/src/a.txt &&
 	wait_lines "watching" 2 "$OUT" &&
 	stop_watch &&
 	test_grep "vx watch: 1 file changed (other/src/a.txt)" "$OUT" &&
+	test "$(stat -c "%y %i" lib/dist/out.txt)" = "$before" &&
 	test $(grep -c "other#build: running" "$OUT") = 2 &&
 	test $(grep -c "lib#build: running" "$OUT") = 1 &&
 	test $(grep -c "app#build: running" "$OUT") = 1 &&
