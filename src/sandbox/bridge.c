@@ -18,6 +18,7 @@
 
 #include "sandbox/netd.h"
 #include "util/die.h"
+#include "util/sock.h"
 #include "util/vec.h"
 
 struct route {
@@ -252,50 +253,14 @@ struct proxy *bridge_relay_new(struct loop *l, const struct bridge_relay *r, str
 	return proxy_new_fixed(l, -1, &t, NULL);
 }
 
-/* A listening TCP socket on addr:port, or -1 with errno. */
-static int listen_tcp(const char *addr, int port)
-{
-	struct sockaddr_storage ss = {0};
-	socklen_t len;
-	int family;
-	if (strchr(addr, ':')) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-		s6->sin6_family = family = AF_INET6;
-		s6->sin6_port = htons((uint16_t)port);
-		inet_pton(AF_INET6, addr, &s6->sin6_addr);
-		len = sizeof *s6;
-	} else {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-		s4->sin_family = family = AF_INET;
-		s4->sin_port = htons((uint16_t)port);
-		inet_pton(AF_INET, addr, &s4->sin_addr);
-		len = sizeof *s4;
-	}
-	int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	int one = 1;
-	/* SO_REUSEADDR lets a port in TIME_WAIT be taken again; a listener
-	 * holding it still refuses the bind. */
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	if (family == AF_INET6)
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
-	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 128) < 0) {
-		int e = errno;
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	return fd;
-}
-
 int bridge_bind_new(struct loop *l, struct bridge *b, int port, struct proxy *out[2], size_t *n,
 		    struct strbuf *err)
 {
 	static const char *const addrs[] = {"127.0.0.1", "::1"};
+	static const int families[] = {AF_INET, AF_INET6};
 	*n = 0;
 	for (size_t k = 0; k < 2; k++) {
-		int fd = listen_tcp(addrs[k], port);
+		int fd = sock_listen_loopback(families[k], port, true);
 		/* no IPv6 on the host: the IPv4 listener is the bridge */
 		if (fd < 0 && k && (errno == EAFNOSUPPORT || errno == EADDRNOTAVAIL))
 			break;

@@ -14,6 +14,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "util/sock.h"
+
 enum { MAX_LISTEN = 64 };
 
 struct listener {
@@ -25,34 +27,6 @@ static int fail(const char *what, const char *detail)
 {
 	fprintf(stderr, "vx: the sandbox's network helper %s: %s\n", what, detail);
 	return 125;
-}
-
-/* A listener on addr:port; -1 with errno. */
-static int listen_on(int family, int port)
-{
-	int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	int one = 1;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	int rc;
-	if (family == AF_INET6) {
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
-		struct sockaddr_in6 sa = {.sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port),
-					  .sin6_addr = IN6ADDR_LOOPBACK_INIT};
-		rc = bind(fd, (struct sockaddr *)&sa, sizeof sa);
-	} else {
-		struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-					 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-		rc = bind(fd, (struct sockaddr *)&sa, sizeof sa);
-	}
-	if (rc < 0 || listen(fd, 128) < 0) {
-		int e = errno;
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	return fd;
 }
 
 /* Sends m, with fd when fd >= 0; a full socket blocks (vx reads on). */
@@ -164,7 +138,7 @@ int netd_main(int argc, char **argv)
 		int port = atoi(argv[i + 1]);
 		if (port < 1 || port > 65535)
 			return fail("was given a bad port", argv[i + 1]);
-		int fd = listen_on(AF_INET, port);
+		int fd = sock_listen_loopback(AF_INET, port, false);
 		if (fd < 0) {
 			char what[64];
 			snprintf(what, sizeof what, "cannot listen on 127.0.0.1:%d", port);
@@ -175,7 +149,7 @@ int netd_main(int argc, char **argv)
 			continue;
 		/* [::1] too, where the namespace has IPv6: a client's
 		 * `localhost` may resolve it first */
-		fd = listen_on(AF_INET6, port);
+		fd = sock_listen_loopback(AF_INET6, port, false);
 		if (fd >= 0)
 			ls[n++] = (struct listener){fd, (uint16_t)port};
 		else if (errno != EADDRNOTAVAIL && errno != EAFNOSUPPORT)
