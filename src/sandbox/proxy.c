@@ -744,55 +744,54 @@ static void on_accept(struct loop *l, int fd, unsigned ev, void *data)
 	}
 }
 
+/* A proxy holding lfd (-1: none), watching it for connections. */
+static struct proxy *proxy_alloc(struct loop *l, int lfd, const char *sock_path)
+{
+	struct proxy *p = xcalloc(1, sizeof *p);
+	p->loop = l;
+	p->lfd = lfd;
+	p->sock_path = sock_path ? xstrdup(sock_path) : NULL;
+	if (lfd >= 0)
+		loop_watch(l, lfd, LOOP_READ, on_accept, p);
+	return p;
+}
+
 struct proxy *proxy_new(struct loop *l, struct resolver *res, const struct netrules *rules,
 			const char *sock_path, struct strbuf *err)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	if (!sock_path) {
-		struct proxy *p = xcalloc(1, sizeof *p);
-		p->loop = l;
-		p->resolver = res;
-		p->lfd = -1;
-		netrules_copy(&p->rules, rules);
-		return p;
+	int fd = -1;
+	if (sock_path) {
+		struct sockaddr_un sa = {.sun_family = AF_UNIX};
+		if (strlen(sock_path) >= sizeof sa.sun_path) {
+			strbuf_addf(err,
+				    "the proxy's socket path %s is over %zu bytes (set TMPDIR shorter)",
+				    sock_path, sizeof sa.sun_path - 1);
+			return NULL;
+		}
+		memcpy(sa.sun_path, sock_path, strlen(sock_path) + 1);
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
+		    chmod(sock_path, 0600) < 0 || listen(fd, 128) < 0) {
+			strbuf_addf(err, "cannot listen on %s: %s", sock_path, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			unlink(sock_path);
+			return NULL;
+		}
 	}
-	if (strlen(sock_path) >= sizeof sa.sun_path) {
-		strbuf_addf(err, "the proxy's socket path %s is over %zu bytes (set TMPDIR shorter)",
-			    sock_path, sizeof sa.sun_path - 1);
-		return NULL;
-	}
-	memcpy(sa.sun_path, sock_path, strlen(sock_path) + 1);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
-	    chmod(sock_path, 0600) < 0 || listen(fd, 128) < 0) {
-		strbuf_addf(err, "cannot listen on %s: %s", sock_path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		unlink(sock_path);
-		return NULL;
-	}
-	struct proxy *p = xcalloc(1, sizeof *p);
-	p->loop = l;
+	struct proxy *p = proxy_alloc(l, fd, sock_path);
 	p->resolver = res;
-	p->lfd = fd;
-	p->sock_path = xstrdup(sock_path);
 	netrules_copy(&p->rules, rules);
-	loop_watch(l, fd, LOOP_READ, on_accept, p);
 	return p;
 }
 
 struct proxy *proxy_new_fixed(struct loop *l, int lfd, struct proxy_target *target,
 			      const char *unlink_path)
 {
-	struct proxy *p = xcalloc(1, sizeof *p);
-	p->loop = l;
-	p->lfd = lfd;
-	p->sock_path = unlink_path ? xstrdup(unlink_path) : NULL;
+	struct proxy *p = proxy_alloc(l, lfd, unlink_path);
 	p->fixed = true;
 	p->target = *target;
 	target->ai = NULL;
-	if (lfd >= 0)
-		loop_watch(l, lfd, LOOP_READ, on_accept, p);
 	return p;
 }
 
