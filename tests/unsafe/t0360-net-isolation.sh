@@ -118,6 +118,27 @@ test_expect_success 'a task with no grant reaches nothing while another task of 
 	test_grep ! "closed#build: closed-direct" "$OUT"
 '
 
+test_expect_success 'a task that dials its own netd control socket is turned away, and its grants still work' '
+	ws_root <<-EOF &&
+	tasks:
+	  build:
+	EOF
+	ws_project app app <<-EOF &&
+	  build:
+	    command: |
+	      ls -l /tmp/.vx-net.sock
+	      head -c 4096 /dev/urandom | socat -u - UNIX-CONNECT:/tmp/.vx-net.sock,type=5 && echo intruder-sent
+	      curl -fsS -m 5 http://one.example.test:$port/ && echo still-served
+	    cache: false
+	    sandbox:
+	      allow:
+	        network: ["one.example.test:$port"]
+	EOF
+	run_vx 0 run app#build &&
+	test_grep "app#build: still-served" "$OUT" &&
+	test_grep "app#build: served-ok" "$OUT"
+'
+
 test_expect_success 'kill -9 of vx leaves no task, no netd inside, and (after the next run) no control socket' '
 	ws_root <<-EOF &&
 	tasks:
