@@ -22,6 +22,7 @@
 #include "orchestrator/taskcache.h"
 #include "orchestrator/workspace.h"
 #include "util/die.h"
+#include "util/glob.h"
 #include "util/loop.h"
 #include "util/path.h"
 #include "util/rundir.h"
@@ -676,18 +677,6 @@ void run_watch_set_clear(struct run_watch_set *ws)
 	strvec_clear(&ws->persistent);
 }
 
-/* The literal head of glob g: what comes before its first wildcard, cut
- * back to a whole directory ("dist/" + "**" is "dist", "a/b*.js" is "a"). */
-static char *glob_head(const char *g)
-{
-	size_t n = strcspn(g, "*?[{");
-	if (!g[n]) /* no wildcard: a file or a directory named whole */
-		return xstrdup(g);
-	while (n && g[n - 1] != '/')
-		n--;
-	return xstrndup(g, n ? n - 1 : 0);
-}
-
 static void watch_set(const struct plan *p, struct run_watch_set *ws)
 {
 	run_watch_set_clear(ws);
@@ -707,7 +696,7 @@ static void watch_set(const struct plan *p, struct run_watch_set *ws)
 			/* skipped whether it exists yet or not (the first run
 			 * makes it); a head that is the project itself ("*.js")
 			 * is no place to skip */
-			char *head = glob_head(g);
+			char *head = xstrndup(g, glob_literal_prefix(g));
 			char *dir = path_join(pr->dir, head);
 			if (*head && strcmp(dir, pr->dir))
 				strvec_push_nodup(&ws->skip, dir);
