@@ -348,6 +348,21 @@ const char *const sandbox_home_caches[] = {
     "go/pkg/mod",	      ".m2/repository", ".gradle/caches",	      NULL,
 };
 
+/* The next absolute directory of a PATH value at *s (malloc'd), moving *s
+ * past it; NULL at its end. Relative and empty entries are skipped. */
+static char *path_var_next(const char **s)
+{
+	while (*s && **s) {
+		const char *e = strchr(*s, ':');
+		size_t n = e ? (size_t)(e - *s) : strlen(*s);
+		const char *entry = *s;
+		*s = e ? e + 1 : *s + n;
+		if (n && entry[0] == '/')
+			return xstrndup(entry, n);
+	}
+	return NULL;
+}
+
 /* Home is an empty read-only tmpfs (issue 12: a deny list can never be
  * complete, and ~/.claude/.credentials.json, ~/.yarnrc.yml, ~/.m2/settings.xml
  * and the shell history were readable with no grant). It shows what the
@@ -362,15 +377,8 @@ static void home_reads(struct builder *b, const char *path_var)
 			 stat(b->home, &st) == 0 && S_ISDIR(st.st_mode);
 	if (!b->home_masked)
 		return;
-	for (const char *s = path_var; s && *s;) {
-		const char *e = strchr(s, ':');
-		size_t n = e ? (size_t)(e - s) : strlen(s);
-		char *dir = xstrndup(s, n);
-		s = e ? e + 1 : s + n;
-		if (dir[0] != '/') {
-			free(dir);
-			continue;
-		}
+	const char *s = path_var;
+	for (char *dir; (dir = path_var_next(&s));) {
 		char *real = grants_canonical(dir);
 		free(dir);
 		if (strcmp(real, b->home) && path_is_within(b->home, real)) {
@@ -823,13 +831,10 @@ static int socket_grants(struct builder *b, const char *path_var)
 			!path_is_within(SANDBOX_RUN_DIR, b->ws) &&
 			!path_is_within(SANDBOX_RUN_DIR, b->proj) &&
 			!path_is_within(SANDBOX_RUN_DIR, b->tmp);
-	for (const char *s = path_var; b->run_masked && s && *s;) {
-		const char *e = strchr(s, ':');
-		size_t n = e ? (size_t)(e - s) : strlen(s);
-		char *dir = xstrndup(s, n);
-		s = e ? e + 1 : s + n;
-		char *real = dir[0] == '/' ? grants_canonical(dir) : NULL;
-		if (real && path_is_within(SANDBOX_RUN_DIR, dir) && stat(real, &st) == 0 &&
+	const char *s = b->run_masked ? path_var : NULL;
+	for (char *dir; (dir = path_var_next(&s));) {
+		char *real = grants_canonical(dir);
+		if (path_is_within(SANDBOX_RUN_DIR, dir) && stat(real, &st) == 0 &&
 		    S_ISDIR(st.st_mode))
 			mount_add(b->req, SANDBOX_RO, real, dir);
 		free(real);
