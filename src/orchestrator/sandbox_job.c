@@ -29,6 +29,13 @@
 
 extern char **environ;
 
+/* Does the task get a network of its own (netd, a control socket): a host
+ * grant (its proxy), a relay or a port bridge? */
+static bool wants_net(const struct sandbox_job *sjob)
+{
+	return sjob->has_net || sjob->relays.n || sjob->binds.n;
+}
+
 /* Parses t's allow.network and deny.network into rules, its loopback
  * entries (localhost:PORT) into relays, and localBinding into binds; an
  * entry that is not a host (a URL, a path, "*", a dotless name) is a
@@ -155,7 +162,7 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 		if (network_rules(t, sjob) < 0)
 			return -1;
 		sjob->has_net = sjob->net.any || sjob->net.allow.n;
-		any_net = any_net || sjob->has_net || sjob->relays.n || sjob->binds.n;
+		any_net = any_net || wants_net(sjob);
 		if (sb->unix_sockets.any)
 			return config_error(&sb->unix_sockets.loc,
 					    "%s: unixSockets: true cannot be built: the host's sockets "
@@ -279,7 +286,7 @@ int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_reque
 	for (size_t k = 0; sj->jobs && k < sj->jobs[i].relays.n; k++)
 		vec_push(&relay_ports, sj->jobs[i].relays.v[k].port);
 	const struct sandbox_job *nj = sj->jobs ? &sj->jobs[i] : NULL;
-	bool net = nj && (nj->has_net || nj->relays.n || nj->binds.n);
+	bool net = nj && wants_net(nj);
 	struct sandbox_input in = {
 	    .workspace_root = ws->root,
 	    .project_dir = p->dir,
@@ -520,7 +527,7 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 		else
 			free(tmpl); /* no stage: the grants are bound as they are */
 	}
-	if ((sjob->has_net || sjob->relays.n || sjob->binds.n) && net_start(sj, sjob, t, job) < 0)
+	if (wants_net(sjob) && net_start(sj, sjob, t, job) < 0)
 		return -1;
 	struct strbuf err = STRBUF_INIT;
 	int rc = sandbox_jobs_request(sj, i, &sjob->req, &err);
