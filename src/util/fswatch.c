@@ -83,13 +83,14 @@ static int add_tree(struct fswatch *w, const char *dir, struct strvec *found, st
 			return 0; /* gone since, or not ours to read: nothing to watch */
 		if (errno == ENOSPC) {
 			long limit = w->limit >= 0 ? w->limit : kernel_limit();
+			size_t past = count_tree(w, dir); /* a walk: once */
 			strbuf_addf(err,
 				    "cannot watch %s: inotify's limit is reached "
 				    "(fs.inotify.max_user_watches is %ld, and the inputs need %zu "
 				    "directories watched, %zu of them past it); raise it: sysctl -w "
 				    "fs.inotify.max_user_watches=%zu",
-				    dir, limit, w->count + count_tree(w, dir), count_tree(w, dir),
-				    (size_t)(limit > 0 ? limit : 0) + count_tree(w, dir) + 1024);
+				    dir, limit, w->count + past, past,
+				    (size_t)(limit > 0 ? limit : 0) + past + 1024);
 		} else {
 			strbuf_addf(err, "cannot watch %s: %s", dir, strerror(errno));
 		}
