@@ -79,6 +79,9 @@ struct sched {
 	bool stop_starting;
 	bool any_failed;	 /* a job failed on its own terms */
 	int interrupted;	 /* the SIGINT or SIGTERM that stopped the run, or 0 */
+	bool cancelled;		 /* opts->cancel stopped it */
+	int persistent_status;	 /* the exit status of a persistent job that failed
+				  * on its own: the run's */
 	const char *stop_reason; /* why jobs still pending at the end are skipped */
 };
 
@@ -411,6 +414,13 @@ static void job_start(struct sched *s, size_t i)
 	}
 	if (s->hooks && s->hooks->before) {
 		int r = s->hooks->before(job, s->hooks->ctx);
+		if (r == SCHEDULER_HANDED_OFF) {
+			job->state = JOB_NOOP;
+			job->duration_ms = now_ms(s) - job->start_ms;
+			output_job_note(&s->out, i, "%s", job->reason ? job->reason : "handed off");
+			job_ended(s, i);
+			return;
+		}
 		if (r > 0) {
 			job->state = JOB_CACHED;
 			job->duration_ms = now_ms(s) - job->start_ms;
@@ -512,7 +522,9 @@ static void job_reaped(struct sched *s, size_t i, int st)
 		job->state = JOB_FAILED;
 	} else if (p->stopped) {
 		job->state = JOB_FAILED;
-		job->reason = s->interrupted ? "interrupted" : "stopped: a persistent task exited";
+		job->reason = s->interrupted ? "interrupted"
+			      : s->cancelled ? "cancelled: files changed"
+					     : "stopped: a persistent task exited";
 	}
 	p->pid = 0;
 	job->retry = NULL;
@@ -540,8 +552,11 @@ static void job_reaped(struct sched *s, size_t i, int st)
 	}
 	job->held = false;
 	job_ended(s, i);
-	if (persistent_exit)
+	if (persistent_exit) {
+		if (!s->persistent_status && job->state == JOB_FAILED)
+			s->persistent_status = job->exit_code > 0 && job->exit_code < 256 ? job->exit_code : 1;
 		run_stop(s, SIGTERM, "run stopped: a persistent task exited");
+	}
 }
 
 /* Reaps, by pid, every running job whose leader has exited; other children
@@ -631,6 +646,10 @@ static void run_loop(struct sched *s)
 		run_status(s);
 		loop_once(s->loop, -1);
 		run_release_held(s);
+		if (s->opts->cancel && *s->opts->cancel && !s->cancelled && !s->interrupted) {
+			s->cancelled = true;
+			run_stop(s, SIGTERM, "run cancelled: files changed");
+		}
 	}
 	loop_timer_cancel(s->loop, s->tick);
 	s->tick = 0;
@@ -741,5 +760,7 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 	free(s.rdeps);
 	if (s.interrupted)
 		return 130;
+	if (s.persistent_status)
+		return s.persistent_status;
 	return s.any_failed ? 1 : 0;
 }

@@ -82,10 +82,14 @@ struct job {
 			      * save still reading its outputs) */
 };
 
+#define SCHEDULER_HANDED_OFF 2
+
 struct scheduler_hooks {
 	/* When a job is ready, before it is spawned: returns 0 to run it, 1
 	 * when the hook satisfied it (a cache hit; job->log holds what to
-	 * show), -1 to fail it. NULL: always run. */
+	 * show), SCHEDULER_HANDED_OFF when someone else runs it (vx watch's
+	 * servers: it counts as a no-op, and job->reason is printed as its
+	 * line), -1 to fail it. NULL: always run. */
 	int (*before)(struct job *job, void *ctx);
 	/* After a run job is reaped, before its dependents are released:
 	 * returns 0 to keep the verdict, -1 to fail a job that exited 0 (a
@@ -104,6 +108,10 @@ struct scheduler_opts {
 	long long grace_ms;     /* SIGTERM to SIGKILL, on timeout and interrupt; 0: 5000 */
 	const char *spill_dir;  /* where a log past SCHEDULER_LOG_MEM goes (the run's
 				 * directory); NULL: logs stay in memory whole */
+	const bool *cancel;     /* set true by a callback on the loop (vx watch --interrupt):
+				 * the running jobs are stopped as after a persistent
+				 * task's exit (SIGTERM, the grace, SIGKILL) and the
+				 * pending ones skipped. NULL: never */
 	struct loop *loop;      /* the event loop the jobs run on, shared with whoever
 				 * else serves the run (util/loop.h); NULL: a loop of
 				 * the run's own, freed when it ends */
@@ -125,8 +133,9 @@ void scheduler_job_release(struct job *job);
  * or was a no-op; 1 when any failed or was skipped; 130 when SIGINT or
  * SIGTERM stopped the run (every task group was signalled and reaped first).
  * When a persistent job exits, the other running jobs are stopped (SIGTERM,
- * then SIGKILL after the grace) and the run returns 1 if that job or any
- * earlier one failed, else 0.
+ * then SIGKILL after the grace) and the run returns that job's exit status
+ * when it failed (a sandbox violation: 1), else 1 if an earlier one
+ * failed, else 0.
  * The dependency graph must be acyclic (graph.c checks it). Prints the
  * task lines (output.h) but no summary; leaves SIGPIPE ignored, so that a
  * closed stdout cannot kill vx. Dies only when vx itself cannot go on

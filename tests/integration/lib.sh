@@ -24,6 +24,12 @@
 #                            writes in a top-level grant, in its stage
 #                            (.vx/stage/*/task-*/GRANT/FILE) or back in place
 #   test_process_gone PID    the process is gone (or a zombie left to init)
+#   test_wait_lines PATTERN N FILE   polls until FILE has N lines matching
+#                            PATTERN (20 s at most)
+#   watch_start ARGS...      vx watch ARGS in the background, stdout to $OUT,
+#                            stderr to $ERR, stdin /dev/null; its pid in
+#                            $watch_pid
+#   watch_stop               Ctrl-C to it; waits and says its exit status
 
 set -u
 
@@ -277,6 +283,29 @@ test_process_gone() {
 # address, and not handed out before by this script (the network tests run
 # side by side: a port derived from $$ alone collided). A race with
 # another process remains possible; the listener that loses it fails loudly.
+test_wait_lines() {
+	local pattern=$1 n=$2 file=$3 i
+	for i in $(seq 200); do
+		[ "$(grep -c -- "$pattern" "$file" 2>/dev/null)" -ge "$n" ] && return 0
+		sleep 0.1
+	done
+	echo "test_wait_lines: fewer than $n lines of '$pattern' in $file:"
+	sed 's/^/    | /' "$file"
+	return 1
+}
+
+watch_start() {
+	{ "$VX" watch "$@" >"$OUT" 2>"$ERR" </dev/null & watch_pid=$!; }
+}
+
+watch_stop() {
+	kill -INT $watch_pid 2>/dev/null
+	local rc=0
+	wait $watch_pid || rc=$?
+	echo "vx watch exit: $rc"
+	return 0
+}
+
 free_port() {
 	local p
 	while :; do

@@ -3,12 +3,12 @@
 # exit ends the run with its verdict.
 . "$(dirname "$0")/lib.sh"
 
-test_expect_success 'a persistent task that exits 3: vx exits 1, its output shown' '
+test_expect_success 'a persistent task that exits 3: vx exits 3 (its status), its output shown' '
 	ws_root </dev/null &&
 	ws_project srv srv <<-EOF &&
 	  dev: { persistent: true, command: "echo up; exit 3" }
 	EOF
-	run_vx 1 run dev -j2 &&
+	run_vx 3 run dev -j2 &&
 	up=$(grep -n -x "srv#dev: up" "$OUT" | cut -d: -f1) &&
 	end=$(grep -n -x "srv#dev: failed (exit 3) in [0-9.]*s" "$OUT" | cut -d: -f1) &&
 	test -n "$up" && test -n "$end" && test "$up" -lt "$end" &&
@@ -33,7 +33,7 @@ test_expect_success 'its lines are streamed while it runs, even with -j2 and no 
 		echo "$line" >>"$OUT"
 		if [ "$line" = "srv#dev: up" ]; then touch seen; fi
 	done &&
-	echo "exit 1" >expect &&
+	echo "exit 3" >expect &&
 	test_cmp expect vx-status &&
 	test_grep -x "srv#dev: saw-the-reader" "$OUT"
 '
@@ -46,7 +46,7 @@ test_expect_success 'when a persistent task exits, the other running tasks are s
 	ws_project b b <<-EOF &&
 	  dev: { persistent: true, command: "echo \$\$ > ../pid-b; sleep 60; touch ../finished-b" }
 	EOF
-	run_vx 1 run dev -j2 &&
+	run_vx 3 run dev -j2 &&
 	test_grep -x "a#dev: failed (exit 3) in .*" "$OUT" &&
 	test_grep -x "b#dev: failed (stopped: a persistent task exited) in .*" "$OUT" &&
 	test_path_is_missing finished-b &&
