@@ -432,9 +432,13 @@ static int parse_row(struct parse *p, const struct schema_row *r, yaml_node_t *k
 	case SCHEMA_MAP:
 		rc = parse_rows(p, v, t, r->name, what, label, base, set);
 		break;
-	case SCHEMA_STR:
-		rc = get_lstr(p, v, what, expand, at);
+	case SCHEMA_STR: {
+		struct lstr *l = at;
+		rc = get_lstr(p, v, what, expand, l);
+		if (!rc && r->refuses && r->refuses(l->s))
+			rc = config_error(&l->loc, r->refusal, l->s);
 		break;
+	}
 	case SCHEMA_LIST: {
 		lstr_vec *l = at;
 		rc = get_list(p, v, what, expand, l);

@@ -66,6 +66,7 @@ enum task_field {
 	TF_ENV_PASS = 1u << 10,
 	TF_ENV_PASS_SECRETS = 1u << 11,
 	TF_SANDBOX = 1u << 12,
+	TF_RESTART = 1u << 13,
 };
 
 struct task_cfg {
@@ -79,6 +80,8 @@ struct task_cfg {
 	lstr_vec outputs;     /* "!" prefixed entries take matches back */
 	bool cache;
 	bool persistent;
+	struct lstr restart;  /* "on-input-change" or "never" (vx watch, a persistent
+			       * task); s NULL: not written, on-input-change */
 	long long timeout_ms; /* 0: none */
 	kv_vec env_define;
 	lstr_vec env_pass, env_pass_secrets;

@@ -38,6 +38,11 @@ static bool leaves_project(const char *pat)
 	return out;
 }
 
+static bool bad_restart(const char *r)
+{
+	return strcmp(r, "on-input-change") && strcmp(r, "never");
+}
+
 #define TASK(f) offsetof(struct task_cfg, f)
 const struct schema_row schema_task[] = {
     /* Not expanded: the command is shell text, and /bin/sh expands its
@@ -55,6 +60,8 @@ const struct schema_row schema_task[] = {
      "output \"%s\" leaves the project; a task's outputs lie in its own directory"},
     {"cache", SCHEMA_BOOL, TASK(cache), 0, TF_CACHE, NULL, NULL, NULL},
     {"persistent", SCHEMA_BOOL, TASK(persistent), 0, TF_PERSISTENT, NULL, NULL, NULL},
+    {"restart", SCHEMA_STR, TASK(restart), 0, TF_RESTART, NULL, bad_restart,
+     "restart is \"%s\": write on-input-change or never"},
     {"timeout", SCHEMA_DURATION, TASK(timeout_ms), SCHEMA_EXPAND, TF_TIMEOUT, NULL, NULL, NULL},
     {"env", SCHEMA_MAP, 0, 0, 0, NULL, NULL, NULL},
     {"env.define", SCHEMA_ENV, TASK(env_define), SCHEMA_EXPAND, TF_ENV_DEFINE, NULL, NULL, NULL},

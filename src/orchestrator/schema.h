@@ -38,8 +38,9 @@ struct schema_row {
 	unsigned flags;        /* SCHEMA_EXPAND */
 	unsigned field;        /* enum task_field bit, set when the key is written (tasks) */
 	const char *fold;      /* a bool's name in the folded key text (sandbox); NULL: none */
-	/* A list entry the row refuses: refuses(entry) true gets refusal, a
-	 * printf format of one %s (the entry). NULL: every string is taken. */
+	/* A string, or a list entry, the row refuses: refuses(entry) true gets
+	 * refusal, a printf format of one %s (the entry). NULL: every string
+	 * is taken. */
 	bool (*refuses)(const char *entry);
 	const char *refusal;
 };
