@@ -5,12 +5,15 @@
 
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cache/filehash.h"
 #include "orchestrator/filter.h"
 #include "orchestrator/graph.h"
 #include "orchestrator/output.h"
@@ -27,6 +30,7 @@
 #include "util/path.h"
 #include "util/rundir.h"
 #include "util/strbuf.h"
+#include "util/strmap.h"
 #include "violations/report.h"
 
 extern char **environ;
@@ -46,6 +50,8 @@ struct run_opts {
 	const char *report; /* text, json, sarif, github */
 	struct strvec args; /* after "--" */
 	const char *format; /* graph: dot or json */
+	bool only;          /* --only: the named tasks, not what they depend on */
+	pid_t served_by;    /* --served-by PID (vx watch's server runs): 0 no */
 };
 
 static void run_opts_free(struct run_opts *o)
@@ -71,6 +77,8 @@ static const char RUN_USAGE[] =
     "      --force            ignore cache hits\n"
     "      --no-cache         neither read nor write the cache\n"
     "      --continue         keep running independent tasks after a failure\n"
+    "      --only             run only the named tasks, not what they depend on (their\n"
+    "                         outputs are taken as they are on disk; not saved to the cache)\n"
     "      --dry-run[=json]   print what would run and hit, with keys; run nothing\n"
     "      --summarize[=FILE] write the run summary JSON (default .vx/runs/<id>.json)\n"
     "      --output-logs MODE full|errors-only|hash-only|none\n"
@@ -95,6 +103,8 @@ enum {
 	OPT_FORMAT,
 	OPT_SUMMARIZE,
 	OPT_REPORT,
+	OPT_ONLY,
+	OPT_SERVED_BY,
 	OPT_HELP
 };
 
@@ -113,6 +123,8 @@ static int parse_opts(int argc, char **argv, bool graph, struct run_opts *o)
 	    {"report", required_argument, NULL, OPT_REPORT},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"format", required_argument, NULL, OPT_FORMAT},
+	    {"only", no_argument, NULL, OPT_ONLY},
+	    {"served-by", required_argument, NULL, OPT_SERVED_BY},
 	    {"help", no_argument, NULL, OPT_HELP},
 	    {0},
 	};
@@ -205,6 +217,19 @@ static int parse_opts(int argc, char **argv, bool graph, struct run_opts *o)
 				return error("--format takes dot or json (vx graph only)");
 			o->format = optarg;
 			break;
+		case OPT_ONLY:
+			o->only = true;
+			break;
+		case OPT_SERVED_BY: {
+			/* vx watch's own: it runs each server as `vx run ID --only
+			 * --served-by=ITS_PID` (orchestrator/servers.c) */
+			char *e;
+			long pid = strtol(optarg, &e, 10);
+			if (graph || !*optarg || *e || pid < 1)
+				return error("--served-by is vx watch's own option");
+			o->served_by = (pid_t)pid;
+			break;
+		}
 		case OPT_HELP:
 			fputs(usage, stdout);
 			return 1;
@@ -312,21 +337,97 @@ struct run_hooks {
 	struct sandbox_jobs *sj;
 	const struct workspace *ws;
 	struct strvec *envs; /* per job, parallel to the graph's nodes */
+	bool only;	     /* --only: a task whose dependencies did not run is not saved */
+	const struct run_watch_hooks *wh; /* vx watch's, or NULL */
 };
+
+/* A server's fingerprint: what it would see if it started now. Its own key
+ * but for its dependencies' keys, and, in their place, the content of every
+ * upstream task's outputs: a rebuild upstream that hits, or that writes
+ * byte-identical outputs, leaves it unchanged (docs/watch.md). */
+static void server_fingerprint(const struct run_hooks *rh, size_t i, char out[KEY_HEX_SIZE])
+{
+	const struct graph *g = rh->tc->g;
+	struct key k;
+	key_init(&k);
+	const struct task_inputs *facts = &rh->tc->facts[i];
+	for (size_t f = 0; f < facts->paths.n; f++) {
+		if (!strncmp(facts->paths.v[f], "//dep/", 6))
+			continue;
+		key_add_str(&k, "fact", facts->paths.v[f]);
+		key_add_str(&k, "hash", facts->hashes[f]);
+	}
+	/* Upstream, in the graph's (topological) order: deterministic. */
+	bool *up = xcalloc(g->nodes.n + 1, 1);
+	up[i] = true;
+	for (size_t j = i + 1; j-- > 0;) {
+		if (!up[j])
+			continue;
+		const struct task_node *t = g->nodes.v[j];
+		for (size_t d = 0; d < t->deps.n; d++)
+			up[t->deps.v[d].to] = true;
+	}
+	for (size_t j = 0; j < i; j++) {
+		if (!up[j])
+			continue;
+		const struct task_node *t = g->nodes.v[j];
+		const struct project *pr = rh->ws->projects.v[t->project];
+		struct strvec rel = STRVEC_INIT, abs = STRVEC_INIT;
+		if (t->cfg->outputs.n && outputs_collect(pr->dir, &t->cfg->outputs, &rel))
+			key_add_str(&k, "unlistable", t->id); /* an error line said why */
+		for (size_t f = 0; f < rel.n; f++)
+			strvec_push_nodup(&abs, path_join(pr->dir, rel.v[f]));
+		char(*hashes)[KEY_HEX_SIZE] = xcalloc(abs.n + 1, sizeof *hashes);
+		int *errs = xcalloc(abs.n + 1, sizeof *errs);
+		if (abs.n && rh->tc->sc)
+			statcache_lookup_many(rh->tc->sc, (const char *const *)abs.v, abs.n, hashes, errs, 0);
+		else if (abs.n)
+			filehash_many((const char *const *)abs.v, abs.n, hashes, errs, 0);
+		key_add_str(&k, "upstream", t->id);
+		for (size_t f = 0; f < rel.n; f++) {
+			key_add_str(&k, "file", rel.v[f]);
+			key_add_str(&k, "hash", hashes[f][0] ? hashes[f] : NULL);
+		}
+		free(hashes);
+		free(errs);
+		strvec_clear(&rel);
+		strvec_clear(&abs);
+	}
+	free(up);
+	key_finish(&k, out);
+}
 
 static int run_before(struct job *job, void *ctx)
 {
 	struct run_hooks *rh = ctx;
+	const struct task_node *t = job->data;
+	size_t i = taskcache_node_of(rh->tc, job);
+	if (t->cfg->persistent && rh->wh && rh->wh->serve) {
+		/* Its dependencies ran and succeeded (turborepo#8673): vx watch
+		 * runs it from here, across cycles. */
+		char fp[KEY_HEX_SIZE];
+		server_fingerprint(rh, i, fp);
+		bool never = t->cfg->restart.s && !strcmp(t->cfg->restart.s, "never");
+		job->reason = rh->wh->serve(t->id, fp, never, rh->wh->ctx);
+		return SCHEDULER_HANDED_OFF;
+	}
 	int r = taskcache_before(job, rh->tc);
 	if (r == 0) {
-		size_t i = taskcache_node_of(rh->tc, job);
-		const struct task_node *t = job->data;
 		if (t->cfg->sandbox)
 			return sandbox_jobs_wrap(rh->sj, i, job, taskcache_keyed_files(rh->tc, i));
 		task_env(rh->ws, t, &rh->envs[i]);
 		job->envp = rh->envs[i].v;
 	}
 	return r;
+}
+
+/* --only: did a task upstream of t stay unrun (its outputs taken as found)? */
+static bool upstream_unrun(const struct task_node *t, const struct graph *g)
+{
+	for (size_t d = 0; d < t->deps.n; d++)
+		if (!g->nodes.v[t->deps.v[d].to]->requested)
+			return true;
+	return false;
 }
 
 static int run_after(struct job *job, void *ctx)
@@ -359,6 +460,10 @@ static int run_after(struct job *job, void *ctx)
 	sandbox_jobs_done(rh->sj, i);
 	if (verdict < 0)
 		return -1;
+	/* Its key says what its dependencies were built from; under --only
+	 * they were not built, so what it made is not that key's to keep. */
+	if (rh->only && upstream_unrun(t, rh->tc->g))
+		return 0;
 	return taskcache_after(job, rh->tc);
 }
 
@@ -473,8 +578,9 @@ static void plan_free(struct plan *p)
 	memset(p, 0, sizeof *p);
 }
 
-/* One job per node: its command under /bin/sh -c, its place and its edges. */
-static void plan_jobs(struct plan *p)
+/* One job per node: its command under /bin/sh -c, its place and its edges.
+ * only: a node not named on the command line runs nothing. */
+static void plan_jobs(struct plan *p, bool only)
 {
 	size_t n = p->g.nodes.n;
 	p->jobs = xcalloc(n + 1, sizeof *p->jobs);
@@ -494,7 +600,7 @@ static void plan_jobs(struct plan *p)
 			p->deps[i][k] = t->deps.v[k].to;
 		j->deps = p->deps[i];
 		j->ndeps = t->deps.n;
-		if (!t->command)
+		if (!t->command || (only && !t->requested))
 			continue;
 		strvec_push(&p->argvs[i], "/bin/sh");
 		strvec_push(&p->argvs[i], "-c");
@@ -520,7 +626,7 @@ static int run_plan(const struct run_opts *o, struct plan *p)
 		plan_free(p);
 		return 2;
 	}
-	plan_jobs(p);
+	plan_jobs(p, o->only);
 	struct taskcache_opts to = {
 	    .dir = p->cache_dir,
 	    .read = !o->force && !o->no_cache,
@@ -581,8 +687,10 @@ static int run_record(const struct run_opts *o, struct plan *p, int status, long
 
 /* Runs a plan once: every job on the scheduler, then the summary line, the
  * records and the report. t0: when the run began (the total it reports).
+ * wh: vx watch's (its loop, its cancel flag, its servers), or NULL.
  * Returns the exit status. */
-static int run_once(const struct run_opts *o, struct plan *p, long long t0)
+static int run_once(const struct run_opts *o, struct plan *p, long long t0,
+		    const struct run_watch_hooks *wh)
 {
 	size_t n = p->g.nodes.n;
 	int report_fd = report_stdout_begin(o->report);
@@ -603,23 +711,27 @@ static int run_once(const struct run_opts *o, struct plan *p, long long t0)
 	    .keep_going = o->keep_going,
 	    .logs = o->logs,
 	    .group_output = !tty && o->concurrency > 1,
-	    .status_line = tty && term && strcmp(term, "dumb"),
+	    /* a server's run shares the watch's terminal: one status line */
+	    .status_line = tty && term && strcmp(term, "dumb") && !o->served_by,
 	    .color = tty && !getenv("NO_COLOR"),
 	    .spill_dir = rd.path,
+	    .cancel = wh ? wh->cancel : NULL,
 	};
-	struct loop *loop = loop_new();
+	struct loop *loop = wh && wh->loop ? wh->loop : loop_new();
 	so.loop = loop;
 	sandbox_jobs_start(&p->sj, &rd, loop);
 	taskcache_start(&p->tc, loop);
-	struct run_hooks rh = {&p->tc, &p->sj, p->ws, p->envs};
+	struct run_hooks rh = {&p->tc, &p->sj, p->ws, p->envs, o->only, wh};
 	struct scheduler_hooks hooks = {run_before, run_after, &rh};
 	int status = scheduler_run(p->jobs, n, &so, &hooks);
 	taskcache_finish(&p->tc);
 	sandbox_jobs_finish(&p->sj);
-	loop_free(loop);
+	if (loop != (wh ? wh->loop : NULL))
+		loop_free(loop);
 	rundir_close(&rd);
 	long long total = loop_now() - t0;
-	output_summary(p->jobs, n, total);
+	if (!o->served_by) /* the watch says how its server ended */
+		output_summary(p->jobs, n, total);
 	status = run_record(o, p, status, total);
 	/* json and sarif had stdout set aside (report_fd); github writes its
 	 * annotations among the run's lines. */
@@ -632,6 +744,16 @@ static int run_once(const struct run_opts *o, struct plan *p, long long t0)
 	return status;
 }
 
+/* --served-by PID: this run is a server of vx watch's, and ends (as after
+ * a SIGTERM: the task's trap, the grace) when the watch does, even by
+ * kill -9. Returns false when the watch is gone already. */
+static bool serve_watch(pid_t watch)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0)
+		die_errno("prctl(PR_SET_PDEATHSIG)");
+	return getppid() == watch;
+}
+
 int run_main(int argc, char **argv)
 {
 	struct run_opts o = {0};
@@ -640,11 +762,15 @@ int run_main(int argc, char **argv)
 		run_opts_free(&o);
 		return rc > 0 ? 0 : 2;
 	}
+	if (o.served_by && !serve_watch(o.served_by)) {
+		run_opts_free(&o);
+		return 130;
+	}
 	long long t0 = loop_now();
 	struct plan p;
 	int status = run_plan(&o, &p);
 	if (!status) {
-		status = run_once(&o, &p, t0);
+		status = run_once(&o, &p, t0, NULL);
 		plan_free(&p);
 	}
 	run_opts_free(&o);
@@ -653,12 +779,19 @@ int run_main(int argc, char **argv)
 
 struct run_session {
 	struct run_opts o;
+	struct strvec ids;  /* the last good plan's tasks, */
+	char (*keys)[KEY_HEX_SIZE]; /* their keys (what a cycle compares), */
+	struct strmap index; /* and id -> index, borrowing ids */
 };
 
 struct run_session *run_session_new(int argc, char **argv, int *status)
 {
 	struct run_session *s = xcalloc(1, sizeof *s);
 	int rc = parse_opts(argc, argv, false, &s->o);
+	if (!rc && (s->o.dry_run || s->o.only || s->o.served_by ||
+		    (s->o.report && strcmp(s->o.report, "text"))))
+		rc = error("vx watch runs again and again: --dry-run, --only and a --report "
+			   "document are for vx run");
 	if (rc) {
 		run_opts_free(&s->o);
 		free(s);
@@ -675,6 +808,7 @@ void run_watch_set_clear(struct run_watch_set *ws)
 	strvec_clear(&ws->skip);
 	strvec_clear(&ws->outputs);
 	strvec_clear(&ws->persistent);
+	ws->affected = 0;
 }
 
 static void watch_set(const struct plan *p, struct run_watch_set *ws)
@@ -708,8 +842,36 @@ static void watch_set(const struct plan *p, struct run_watch_set *ws)
 	strvec_sort_unique(&ws->skip);
 }
 
+/* The one answer to "what did the change affect": the tasks whose key
+ * differs from the last good plan's (a task new to the plan counts). A
+ * server's restart asks the same of its fingerprint (server_fingerprint),
+ * which is its key with its upstream outputs for its upstream keys.
+ * Remembers this plan's keys for the next cycle. */
+static size_t affected(struct run_session *s, const struct plan *p)
+{
+	size_t n = p->g.nodes.n, count = 0;
+	struct strvec ids = STRVEC_INIT;
+	char(*keys)[KEY_HEX_SIZE] = xcalloc(n + 1, sizeof *keys);
+	for (size_t i = 0; i < n; i++) {
+		const struct task_node *t = p->g.nodes.v[i];
+		strvec_push(&ids, t->id);
+		memcpy(keys[i], p->tc.keys[i], KEY_HEX_SIZE);
+		size_t at;
+		bool same = strmap_get(&s->index, t->id, &at) && !strcmp(s->keys[at], keys[i]);
+		count += !same && !t->cfg->persistent;
+	}
+	strmap_clear(&s->index);
+	strvec_clear(&s->ids);
+	free(s->keys);
+	s->ids = ids;
+	s->keys = keys;
+	for (size_t i = 0; i < n; i++)
+		strmap_put(&s->index, s->ids.v[i], i);
+	return count;
+}
+
 int run_session_cycle(struct run_session *s, struct run_watch_set *ws,
-		      void (*planned)(const struct run_watch_set *ws, void *ctx), void *ctx)
+		      const struct run_watch_hooks *wh)
 {
 	long long t0 = loop_now();
 	struct plan p;
@@ -717,15 +879,30 @@ int run_session_cycle(struct run_session *s, struct run_watch_set *ws,
 	if (status)
 		return status; /* ws keeps the last good plan's */
 	watch_set(&p, ws);
-	if (planned)
-		planned(ws, ctx);
-	if (ws->persistent.n) {
-		plan_free(&p);
-		return 2;
-	}
-	status = run_once(&s->o, &p, t0);
+	ws->affected = affected(s, &p);
+	if (wh->planned)
+		wh->planned(ws, wh->ctx);
+	status = run_once(&s->o, &p, t0, wh);
 	plan_free(&p);
 	return status;
+}
+
+void run_session_server_argv(const struct run_session *s, const char *id, struct strvec *out)
+{
+	strvec_push(out, "/proc/self/exe");
+	strvec_push(out, "run");
+	strvec_push(out, id);
+	strvec_push(out, "--only");
+	strvec_pushf(out, "--served-by=%d", (int)getpid());
+	static const char *const logs[] = {"full", "errors-only", "hash-only", "none"};
+	strvec_pushf(out, "--output-logs=%s", logs[s->o.logs]);
+	for (int v = 0; v < s->o.verbose; v++)
+		strvec_push(out, "-v");
+	if (s->o.args.n) {
+		strvec_push(out, "--");
+		for (size_t i = 0; i < s->o.args.n; i++)
+			strvec_push(out, s->o.args.v[i]);
+	}
 }
 
 void run_session_free(struct run_session *s)
@@ -733,6 +910,9 @@ void run_session_free(struct run_session *s)
 	if (!s)
 		return;
 	run_opts_free(&s->o);
+	strmap_clear(&s->index);
+	strvec_clear(&s->ids);
+	free(s->keys);
 	free(s);
 }
 

@@ -2,6 +2,9 @@
 #ifndef VX_ORCHESTRATOR_RUN_H
 #define VX_ORCHESTRATOR_RUN_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "util/vec.h"
 
 /* Each returns the process exit status (SPEC §3): 0, 1, 2 or 130. argv[0]
@@ -12,29 +15,51 @@ int graph_main(int argc, char **argv);
 /* A parsed `vx run` command line that runs again and again: `vx watch`
  * (watch.c). */
 struct run_session;
+struct loop;
 
 /* What a watch of the last plan covers: the workspace root; the
  * directories it leaves unwatched (the cache; each output glob's literal
  * head directory); the output globs, absolute ("/ws/app/dist/" and "**"), whose
  * changes are the run's own and never a cause to run again; the
- * persistent tasks (not watched yet: vx watch refuses them). */
+ * persistent tasks (vx watch's servers); how many other tasks the change
+ * affected (their key differs from the last plan's: what the cycle re-runs,
+ * through the cache). */
 struct run_watch_set {
 	char *root;
 	struct strvec skip, outputs, persistent;
+	size_t affected;
 };
 void run_watch_set_clear(struct run_watch_set *ws);
+
+/* vx watch's hands on a cycle. */
+struct run_watch_hooks {
+	/* After the plan, before the run, with ws filled: a watch set up now
+	 * sees every change made while the run goes on. */
+	void (*planned)(const struct run_watch_set *ws, void *ctx);
+	/* A persistent task's turn (its dependencies ran and succeeded,
+	 * turborepo#8673): the watch runs it, not the cycle. fingerprint:
+	 * the task's key with its upstream tasks' output content in place of
+	 * their keys; never: `restart: never`. Returns the task's line in the
+	 * cycle (static text). */
+	const char *(*serve)(const char *id, const char *fingerprint, bool never, void *ctx);
+	const bool *cancel; /* set on the loop: the cycle stops (--interrupt) */
+	struct loop *loop;  /* the cycle runs on it */
+	void *ctx;
+};
 
 /* Parses argv (argv[0] the verb) as `vx run` does. Returns the session, or
  * NULL with *status: 0 after --help, 2 on bad options. */
 struct run_session *run_session_new(int argc, char **argv, int *status);
 /* Plans (the workspace is read afresh: a config change is picked up),
- * fills ws from the plan and calls planned(ws, ctx) (a watch set up then
- * sees every change made while the run goes on), and, when ws has no
- * persistent task, runs once. Returns the exit status (2: the plan
- * failed, ws left empty, planned not called; or a persistent task, named
- * in ws). */
+ * fills ws from the plan, calls wh->planned and runs once on wh->loop.
+ * Returns the exit status (2: the plan failed, ws left as it was,
+ * planned not called). */
 int run_session_cycle(struct run_session *s, struct run_watch_set *ws,
-		      void (*planned)(const struct run_watch_set *ws, void *ctx), void *ctx);
+		      const struct run_watch_hooks *wh);
+/* Appends the argv of the `vx run` that serves persistent task id for
+ * this process (--only, --served-by, the session's output options and
+ * -- ARGS). */
+void run_session_server_argv(const struct run_session *s, const char *id, struct strvec *out);
 void run_session_free(struct run_session *s);
 
 #endif

@@ -11,12 +11,16 @@
  * outputs is the run's own and never starts a cycle. */
 #include "orchestrator/watch.h"
 
+#include <errno.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "orchestrator/run.h"
+#include "orchestrator/servers.h"
 #include "util/die.h"
 #include "util/fswatch.h"
 #include "util/glob.h"
@@ -27,8 +31,9 @@ static const char *const never_watched[] = {"node_modules", ".git", ".vx", NULL}
 
 struct watcher {
 	struct run_watch_set set;
-	struct strvec changed; /* this wait's changes, not the run's own */
-	bool overflow, stop;
+	struct strvec changed; /* changes since the cycle began, not the run's own */
+	bool overflow;
+	bool *cancel;          /* --interrupt: set on a change */
 };
 
 static bool skip(const char *dir, void *ctx)
@@ -61,26 +66,31 @@ static void on_batch(const struct strvec *paths, bool overflow, void *ctx)
 	for (size_t i = 0; i < paths->n; i++)
 		if (!own_change(w, paths->v[i]))
 			strvec_push(&w->changed, paths->v[i]);
-}
-
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int signo)
-{
-	(void)signo;
-	interrupted = 1;
+	strvec_sort_unique(&w->changed); /* batches of one wait: a path once */
+	if (w->cancel && (w->changed.n || w->overflow))
+		*w->cancel = true;
 }
 
 struct session_watch {
 	struct watcher *w;
+	struct run_session *s;
 	struct loop *loop;
 	struct fswatch *fw;
+	struct servers *servers;
 	struct strbuf err;
+	struct strvec cause;   /* the changes that started this cycle */
+	bool cause_overflow;
+	bool first;            /* the first cycle: no header */
+	bool interrupt;        /* --interrupt: a change cancels the running cycle */
+	bool cancel;           /* the cycle's cancel flag */
+	int stop;              /* 0; SIGINT or SIGTERM; or 'q' */
+	bool stdin_open;
 };
 
 /* After each plan, before its run: watch the tree it names (a directory
  * watched already keeps its watch; a new one gets one), so what changes
- * while the run goes on waits in the kernel's queue for the next cycle. */
+ * while the run goes on waits for the next cycle; then the cycle's
+ * header. */
 static void planned(const struct run_watch_set *set, void *ctx)
 {
 	struct session_watch *sw = ctx;
@@ -90,35 +100,86 @@ static void planned(const struct run_watch_set *set, void *ctx)
 		sw->fw = fswatch_new(sw->loop, on_batch, skip, sw->w, &sw->err);
 	if (sw->fw)
 		fswatch_add_tree(sw->fw, set->root, &sw->err);
-}
-
-/* "3 files changed (apps/web/src/App.tsx, lib/a.ts, …)" */
-static void print_header(const struct watcher *w)
-{
-	printf("vx watch: ");
-	if (w->overflow && !w->changed.n) {
-		printf("the kernel dropped file events: running everything again\n");
+	if (sw->first)
 		return;
+	/* "3 files changed (apps/web/src/App.tsx, lib/a.ts, …) → 4 tasks" */
+	printf("vx watch: ");
+	if (sw->cause_overflow && !sw->cause.n) {
+		printf("the kernel dropped file events: everything is checked again");
+	} else {
+		printf("%zu file%s changed (", sw->cause.n, sw->cause.n == 1 ? "" : "s");
+		for (size_t i = 0; i < sw->cause.n && i < 3; i++) {
+			char *rel = path_relative(set->root, sw->cause.v[i]);
+			printf("%s%s", i ? ", " : "", rel);
+			free(rel);
+		}
+		printf("%s)", sw->cause.n > 3 ? ", …" : "");
 	}
-	printf("%zu file%s changed (", w->changed.n, w->changed.n == 1 ? "" : "s");
-	for (size_t i = 0; i < w->changed.n && i < 3; i++) {
-		char *rel = path_relative(w->set.root, w->changed.v[i]);
-		printf("%s%s", i ? ", " : "", rel);
-		free(rel);
-	}
-	printf("%s)\n", w->changed.n > 3 ? ", …" : "");
+	printf(" → %zu task%s\n", set->affected, set->affected == 1 ? "" : "s");
 	fflush(stdout);
 }
 
+static const char *serve(const char *id, const char *fp, bool never, void *ctx)
+{
+	struct session_watch *sw = ctx;
+	struct strvec argv = STRVEC_INIT;
+	run_session_server_argv(sw->s, id, &argv);
+	const char *line = servers_serve(sw->servers, id, &argv, fp, never);
+	strvec_clear(&argv);
+	return line;
+}
+
+static void on_stop_signal(struct loop *l, int signo, void *data)
+{
+	(void)l;
+	struct session_watch *sw = data;
+	if (sw->stop && sw->servers)
+		servers_hurry(sw->servers); /* a second Ctrl-C */
+	sw->stop = signo;
+}
+
+/* "q" and Enter stop the watch (the terminal stays in its line mode: a
+ * kill -9 of vx cannot leave it raw). */
+static void on_stdin(struct loop *l, int fd, unsigned events, void *data)
+{
+	(void)events;
+	struct session_watch *sw = data;
+	char buf[256];
+	ssize_t n = read(fd, buf, sizeof buf);
+	if (n <= 0) {
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			return;
+		loop_unwatch(l, fd); /* /dev/null or a closed pipe: Ctrl-C stops */
+		sw->stdin_open = false;
+		return;
+	}
+	for (ssize_t i = 0; i < n; i++)
+		if (buf[i] == 'q' && (i + 1 == n || buf[i + 1] == '\n' || buf[i + 1] == '\r') &&
+		    (i == 0 || buf[i - 1] == '\n')) {
+			sw->stop = 'q';
+			sw->cancel = true;
+		}
+}
+
+/* The watch's own signals: the scheduler takes SIGINT and SIGTERM while a
+ * cycle runs, and gives them back (still blocked, none lost) after. */
+static void own_signals(struct session_watch *sw)
+{
+	loop_signal(sw->loop, SIGINT, on_stop_signal, sw);
+	loop_signal(sw->loop, SIGTERM, on_stop_signal, sw);
+}
+
 static const char WATCH_USAGE[] =
-    "usage: vx watch TASK... [run options]\n"
+    "usage: vx watch TASK... [--interrupt] [run options]\n"
     "\n"
     "Runs the tasks as `vx run` does, then watches the workspace (each project's\n"
     "files and configs; not node_modules, .git, .vx, the cache or any task's\n"
     "outputs) and runs them again, through the cache, after each change. Changes\n"
     "are batched until the tree is quiet for 50 ms (at most 1 s); a change during\n"
-    "a run makes one more run when it ends. Ctrl-C stops. Persistent tasks are\n"
-    "not watched yet (exit 2).\n";
+    "a run makes one more run when it ends (--interrupt: stops the run at once\n"
+    "and starts again). Persistent tasks start when what they depend on has run,\n"
+    "keep running across runs, and restart only when what they see changed\n"
+    "(restart: never keeps them). q and Enter, or Ctrl-C, stop.\n";
 
 int watch_main(int argc, char **argv)
 {
@@ -126,58 +187,87 @@ int watch_main(int argc, char **argv)
 		fputs(WATCH_USAGE, stdout);
 		return 0;
 	}
-	int status;
-	struct run_session *s = run_session_new(argc, argv, &status);
-	if (!s)
-		return status;
 	struct watcher w = {0};
-	/* The watch's own loop holds no signal: Ctrl-C while waiting is a
-	 * handler's flag (poll returns EINTR), and while a cycle runs it is
-	 * the scheduler's, as in `vx run`. */
-	struct session_watch sw = {&w, loop_new(), NULL, STRBUF_INIT};
+	struct session_watch sw = {.w = &w, .err = STRBUF_INIT, .first = true};
+	/* --interrupt is the watch's; the rest is vx run's */
+	char **rest = xcalloc((size_t)argc + 1, sizeof *rest);
+	int nrest = 0;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			for (; i < argc; i++)
+				rest[nrest++] = argv[i];
+		else if (i && !strcmp(argv[i], "--interrupt"))
+			sw.interrupt = true;
+		else
+			rest[nrest++] = argv[i];
+	}
+	int status;
+	sw.s = run_session_new(nrest, rest, &status);
+	free(rest);
+	if (!sw.s)
+		return status;
+	w.cancel = sw.interrupt ? &sw.cancel : NULL;
+	sw.loop = loop_new();
+	sw.servers = servers_new(sw.loop);
+	own_signals(&sw);
+	/* a terminal or a pipe: /dev/null (CI, a test) says nothing */
+	struct stat st;
+	sw.stdin_open = isatty(STDIN_FILENO) ||
+			(fstat(STDIN_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)));
+	if (sw.stdin_open)
+		loop_watch(sw.loop, STDIN_FILENO, LOOP_READ, on_stdin, &sw);
+	struct run_watch_hooks hooks = {planned, serve, &sw.cancel, sw.loop, &sw};
 	bool loaded = false;
 	for (;;) {
-		status = run_session_cycle(s, &w.set, planned, &sw);
-		if (w.set.persistent.n) {
-			error("vx watch does not run persistent tasks yet (%s%s): run them with "
-			      "`vx run` beside it",
-			      w.set.persistent.v[0], w.set.persistent.n > 1 ? ", ..." : "");
-			status = 2;
-			break;
-		}
+		strvec_clear(&sw.cause);
+		sw.cause = w.changed;
+		sw.cause_overflow = w.overflow;
+		w.changed = (struct strvec)STRVEC_INIT;
+		w.overflow = false;
+		sw.cancel = false;
+		status = run_session_cycle(sw.s, &w.set, &hooks);
+		own_signals(&sw);
+		sw.first = false;
 		if (sw.err.len) {
 			error("%s", sw.err.buf);
 			status = 2;
 			break;
 		}
-		if (status == 130 || (!loaded && !w.set.root))
-			break; /* interrupted, or a first plan that failed: nothing to watch */
+		if (status == 130 || sw.stop || (!loaded && !w.set.root))
+			break; /* stopped, or a first plan that failed: nothing to watch */
 		if (loaded && status == 2) /* a config error: the last good plan's watch stays */
 			fprintf(stderr, "vx watch: the workspace does not load; fix it and save\n");
+		else
+			servers_retain(sw.servers, &w.set.persistent);
 		loaded = true;
-		printf("vx watch: watching %zu directories; Ctrl-C stops\n", fswatch_count(sw.fw));
-		fflush(stdout);
-		struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGINT, &sa, &old_int);
-		sigaction(SIGTERM, &sa, &old_term);
-		strvec_clear(&w.changed);
-		w.overflow = false;
-		while (!interrupted && !w.changed.n && !w.overflow)
-			loop_once(sw.loop, -1);
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-		if (interrupted) {
-			status = 130;
-			break;
+		if (!w.changed.n && !w.overflow) {
+			printf("vx watch: watching %zu directories; %sCtrl-C stops\n",
+			       fswatch_count(sw.fw), sw.stdin_open ? "q and Enter or " : "");
+			fflush(stdout);
 		}
-		print_header(&w);
+		while (!sw.stop && !w.changed.n && !w.overflow)
+			loop_once(sw.loop, -1);
+		if (sw.stop)
+			break;
 	}
+	if (sw.stop)
+		status = sw.stop == 'q' ? 0 : 130;
+	if (servers_running(sw.servers)) {
+		printf("vx watch: stopping %zu server%s\n", servers_running(sw.servers),
+		       servers_running(sw.servers) == 1 ? "" : "s");
+		fflush(stdout);
+		sw.stop = sw.stop ? sw.stop : SIGTERM; /* a Ctrl-C now hurries them */
+		servers_stop_all(sw.servers);
+	}
+	if (sw.stdin_open)
+		loop_unwatch(sw.loop, STDIN_FILENO);
+	servers_free(sw.servers);
 	fswatch_free(sw.fw);
 	loop_free(sw.loop);
 	strbuf_release(&sw.err);
+	strvec_clear(&sw.cause);
 	run_watch_set_clear(&w.set);
 	strvec_clear(&w.changed);
-	run_session_free(s);
+	run_session_free(sw.s);
 	return status;
 }

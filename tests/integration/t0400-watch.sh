@@ -4,33 +4,9 @@
 # already in place, are not written again (turborepo#10875), a reverted edit is
 # a hit, a burst of 2000 files is one cycle, a change during a cycle makes
 # one more and none is lost, the run's own outputs and node_modules start
-# nothing, a config error keeps watching, Ctrl-C ends it, a persistent task
-# and an inotify limit too low are refused with exit 2.
+# nothing, a config error keeps watching, Ctrl-C ends it, an inotify limit
+# too low is refused with exit 2. Servers: t0410.
 . "$VX_SOURCE_DIR/tests/integration/lib.sh"
-
-# Waits until FILE holds at least N lines matching PATTERN (20 s at most).
-wait_lines() {
-	local pattern=$1 n=$2 file=$3 i
-	for i in $(seq 200); do
-		[ "$(grep -c -- "$pattern" "$file" 2>/dev/null)" -ge "$n" ] && return 0
-		sleep 0.1
-	done
-	echo "wait_lines: fewer than $n lines of '$pattern' in $file:"
-	sed 's/^/    | /' "$file"
-	return 1
-}
-
-start_watch() {
-	{ "$VX" watch "$@" >"$OUT" 2>"$ERR" </dev/null & watch_pid=$!; }
-}
-
-stop_watch() {
-	kill -INT $watch_pid 2>/dev/null
-	local rc=0
-	wait $watch_pid || rc=$?
-	echo "vx watch exit: $rc"
-	return 0
-}
 
 setup() {
 	ws_root <<-EOF
@@ -59,12 +35,12 @@ setup() {
 
 test_expect_success 'an edit runs what it changes again; the rest are cache hits' '
 	setup &&
-	start_watch build &&
-	wait_lines "watching" 1 "$OUT" &&
+	watch_start build &&
+	test_wait_lines "watching" 1 "$OUT" &&
 	before=$(stat -c "%y %i" lib/dist/out.txt) &&
 	echo other-2 >other/src/a.txt &&
-	wait_lines "watching" 2 "$OUT" &&
-	stop_watch &&
+	test_wait_lines "watching" 2 "$OUT" &&
+	watch_stop &&
 	test_grep "vx watch: 1 file changed (other/src/a.txt)" "$OUT" &&
 	test "$(stat -c "%y %i" lib/dist/out.txt)" = "$before" &&
 	test $(grep -c "other#build: running" "$OUT") = 2 &&
@@ -75,13 +51,13 @@ test_expect_success 'an edit runs what it changes again; the rest are cache hits
 
 test_expect_success 'a reverted edit is a cache hit, and a dependency change reaches its dependents' '
 	setup &&
-	start_watch build &&
-	wait_lines "watching" 1 "$OUT" &&
+	watch_start build &&
+	test_wait_lines "watching" 1 "$OUT" &&
 	echo lib-2 >lib/src/a.txt &&
-	wait_lines "watching" 2 "$OUT" &&
+	test_wait_lines "watching" 2 "$OUT" &&
 	echo lib-1 >lib/src/a.txt &&
-	wait_lines "watching" 3 "$OUT" &&
-	stop_watch &&
+	test_wait_lines "watching" 3 "$OUT" &&
+	watch_stop &&
 	test $(grep -c "lib#build: running" "$OUT") = 2 &&
 	test $(grep -c "app#build: running" "$OUT") = 2 &&
 	test_grep "Tasks: 0 succeeded, 3 cached" "$OUT" &&
@@ -90,17 +66,17 @@ test_expect_success 'a reverted edit is a cache hit, and a dependency change rea
 
 test_expect_success '2000 files written at once are one cycle' '
 	setup &&
-	start_watch build &&
-	wait_lines "watching" 1 "$OUT" &&
+	watch_start build &&
+	test_wait_lines "watching" 1 "$OUT" &&
 	mkdir -p "$TEST_DIR/burst" &&
 	for i in $(seq 2000); do echo $i >"$TEST_DIR/burst/f$i.txt"; done &&
 	# one process writes them, as git checkout does (a shell loop on a
 	# loaded machine pauses past the 50 ms quiet period between files)
 	nice -n -10 cp "$TEST_DIR"/burst/*.txt other/src/ 2>/dev/null ||
 		cp "$TEST_DIR"/burst/*.txt other/src/ &&
-	wait_lines "watching" 2 "$OUT" &&
+	test_wait_lines "watching" 2 "$OUT" &&
 	sleep 1.5 &&
-	stop_watch &&
+	watch_stop &&
 	test $(grep -c "files\? changed" "$OUT") = 1 &&
 	test_grep "vx watch: 2000 files changed" "$OUT"
 '
@@ -108,12 +84,12 @@ test_expect_success '2000 files written at once are one cycle' '
 test_expect_success 'the run'"'"'s own outputs and node_modules start no cycle' '
 	setup &&
 	mkdir -p other/node_modules/x &&
-	start_watch build &&
-	wait_lines "watching" 1 "$OUT" &&
+	watch_start build &&
+	test_wait_lines "watching" 1 "$OUT" &&
 	echo x >other/dist/extra.txt &&
 	echo x >other/node_modules/x/index.js &&
 	sleep 1.5 &&
-	stop_watch &&
+	watch_stop &&
 	test_grep ! "changed" "$OUT"
 '
 
@@ -123,52 +99,46 @@ test_expect_success 'a change during a cycle makes one more, and the last value 
 	  build:
 	    command: "sleep 1; mkdir -p dist && cat src/*.txt > dist/out.txt && echo built-other"
 	EOF
-	start_watch other#build &&
-	wait_lines "watching" 1 "$OUT" &&
+	watch_start other#build &&
+	test_wait_lines "watching" 1 "$OUT" &&
 	echo v1 >other/src/a.txt &&
-	wait_lines "running: sleep 1" 2 "$OUT" &&
+	test_wait_lines "running: sleep 1" 2 "$OUT" &&
 	for v in 2 3 4 5; do echo v$v >other/src/a.txt; sleep 0.1; done &&
-	wait_lines "watching" 3 "$OUT" &&
+	test_wait_lines "^Tasks:" 3 "$OUT" &&
 	sleep 1.5 &&
-	stop_watch &&
+	watch_stop &&
 	test "$(cat other/dist/out.txt)" = v5 &&
-	test $(grep -c "watching" "$OUT") = 3
+	test $(grep -c "^Tasks:" "$OUT") = 3 &&
+	test_grep "vx watch: 1 file changed (other/src/a.txt) → 1 task" "$OUT" &&
+	test $(grep -c "watching" "$OUT") = 2
 '
 
 test_expect_success 'a config error keeps watching; fixing it runs again' '
 	setup &&
-	start_watch build &&
-	wait_lines "watching" 1 "$OUT" &&
+	watch_start build &&
+	test_wait_lines "watching" 1 "$OUT" &&
 	printf "tasks:\n  build: [\n" >other/vx.yaml &&
-	wait_lines "does not load" 1 "$ERR" &&
+	test_wait_lines "does not load" 1 "$ERR" &&
 	ws_project other other <<-EOF &&
 	  build:
 	    command: "mkdir -p dist && cat src/*.txt > dist/out.txt && echo built-other-fixed"
 	EOF
-	wait_lines "built-other-fixed" 1 "$OUT" &&
-	stop_watch &&
+	test_wait_lines "built-other-fixed" 1 "$OUT" &&
+	watch_stop &&
 	test_grep "other/vx.yaml:" "$ERR"
 '
 
 test_expect_success 'Ctrl-C while watching exits 130' '
 	setup &&
-	start_watch build &&
-	wait_lines "watching" 1 "$OUT" &&
+	watch_start build &&
+	test_wait_lines "watching" 1 "$OUT" &&
 	kill -INT $watch_pid &&
 	rc=0 &&
 	{ wait $watch_pid || rc=$?; } &&
 	test "$rc" = 130
 '
 
-test_expect_success 'a persistent task is refused (exit 2), and so is an inotify limit too low' '
-	setup &&
-	ws_project other other <<-EOF &&
-	  dev:
-	    command: "sleep 100"
-	    persistent: true
-	EOF
-	run_vx 2 watch other#dev &&
-	test_grep "vx watch does not run persistent tasks yet (other#dev)" "$ERR" &&
+test_expect_success 'an inotify limit too low is refused with the sysctl to raise (exit 2)' '
 	setup &&
 	VX_TEST_MAX_WATCHES=2 run_vx 2 watch build &&
 	test_grep "inotify.s limit is reached (fs.inotify.max_user_watches is 2.*sysctl -w fs.inotify.max_user_watches=" "$ERR"
