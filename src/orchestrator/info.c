@@ -49,6 +49,9 @@ int info_main(int argc, char **argv)
 		       "no violation can be reported): %s\n",
 		       probes[1].reason);
 	if (bwrap_works)
+		printf("persistent sandboxed tasks: run untraced (never cached; a server's trace "
+		       "would grow without end): the walls hold, and a failure prints them\n");
+	if (bwrap_works)
 		printf("network grants: available (vx's own netd carries them across the "
 		       "namespace wall; nothing else is needed)\n");
 	for (int i = 0; i < 2; i++)

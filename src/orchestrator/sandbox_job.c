@@ -244,10 +244,11 @@ int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_reque
 {
 	/* `vx sandbox show` has no jobs: it shows a traced task's tracer with
 	 * the log's place spelled as a pattern, so what is shown is what runs. */
-	const char *trace_dir = sj->showing && sj->strace ? "$TMPDIR/vx-UID/vx-run-XXXXXX/trace-XXXXXX"
-				: sj->jobs		   ? sj->jobs[i].trace.dir
-							   : NULL;
 	const struct task_node *t = sj->g->nodes.v[i];
+	const char *trace_dir = sj->showing && sj->strace && !t->cfg->persistent
+				    ? "$TMPDIR/vx-UID/vx-run-XXXXXX/trace-XXXXXX"
+				: sj->jobs ? sj->jobs[i].trace.dir
+					   : NULL;
 	const struct sandbox_cfg *sb = t->cfg->sandbox;
 	const struct workspace *ws = sj->ws;
 	const struct project *p = ws->projects.v[t->project];
@@ -509,9 +510,11 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 	struct sandbox_job *sjob = &sj->jobs[i];
 	sjob->keyed = t->cfg->sandbox->no_verify_key ? NULL : keyed;
 	strvec_clear(&sjob->argv); /* a retry builds everything afresh */
-	if (sj->strace) {
+	if (sj->strace && !t->cfg->persistent) {
 		/* The run is traced, so the task's key says traced: a task that
-		 * cannot be traced must not run (it would be saved unjudged). */
+		 * cannot be traced must not run (it would be saved unjudged). A
+		 * server is never cached and its trace would grow for as long
+		 * as it serves, to be read only after it exits: untraced. */
 		trace_log_remove(&sjob->trace); /* a retry's log is a new one */
 		if (trace_log_make(&sjob->trace, sj->run_dir)) {
 			error_errno("%s: cannot make its trace log in %s", t->id,
@@ -763,9 +766,90 @@ static bool net_allowed(const char *host, void *ctx)
 	return false;
 }
 
+/* "read: the project, its dependencies' outputs, ../shared; write: dist;
+ * network: none" */
+static void walls_line(const struct sandbox_job *sjob, const struct sandbox_cfg *sb,
+		       struct strbuf *sb_out)
+{
+	strbuf_addstr(sb_out, "read: the project, what it depends on");
+	for (size_t k = 0; k < sb->allow_read.n; k++)
+		strbuf_addf(sb_out, ", %s", sb->allow_read.v[k].s);
+	strbuf_addstr(sb_out, "; write:");
+	for (size_t k = 0; k < sb->allow_write.n; k++)
+		strbuf_addf(sb_out, "%s %s", k ? "," : "", sb->allow_write.v[k].s);
+	if (!sb->allow_write.n)
+		strbuf_addstr(sb_out, " its TMPDIR only");
+	strbuf_addstr(sb_out, "; network:");
+	if (sjob->has_net)
+		strbuf_addstr(sb_out, sjob->net.any ? " any public host" : " the hosts allow.network lists");
+	else if (!sjob->relays.n && !sjob->binds.n)
+		strbuf_addstr(sb_out, " none");
+	for (size_t k = 0; k < sjob->relays.n; k++)
+		strbuf_addf(sb_out, "%s the host's port %d", sjob->has_net || k ? "," : "",
+			    sjob->relays.v[k].port);
+	for (size_t k = 0; k < sjob->binds.n; k++)
+		strbuf_addf(sb_out, "%s serving port %d", sjob->has_net || sjob->relays.n || k ? "," : "",
+			    sjob->binds.v[k]);
+}
+
+/* A persistent task ran untraced: when it failed on its own (not stopped
+ * by vx), beside its output go the walls it ran under and what its output
+ * alone tells (a hidden path its last line names, a name that did not
+ * resolve), each with the grant that would have let it through. */
+static int judge_untraced(struct sandbox_jobs *sj, size_t i, struct job *job)
+{
+	struct sandbox_job *sjob = &sj->jobs[i];
+	const struct task_node *t = sj->g->nodes.v[i];
+	if (!sjob->built || job->state != JOB_FAILED || job->reason || sj->quiet_report)
+		return 0;
+	struct strvec roots = STRVEC_INIT, unwritten = STRVEC_INIT;
+	struct judge_input in = {
+	    .workspace_root = sj->ws->root,
+	    .home = getenv("HOME"),
+	    .tmpdir = "/tmp",
+	    .wrapped = true,
+	};
+	judge_input_from_request(&in, &sjob->req, &roots, &unwritten);
+	in.output = scheduler_job_log_end(job, &in.output_len);
+	VEC(int) ports = {0};
+	for (size_t k = 0; k < sjob->relays.n; k++)
+		vec_push(&ports, sjob->relays.v[k].port);
+	for (size_t k = 0; k < sjob->binds.n; k++)
+		vec_push(&ports, sjob->binds.v[k]);
+	in.net_allowed = sjob->has_net ? net_allowed : NULL;
+	in.net_ctx = &sjob->net;
+	in.host_listens = bridge_host_listens;
+	in.net_ports = ports.v;
+	in.n_net_ports = ports.n;
+	struct verdict v;
+	judge_output(&in, &v);
+	proxy_violations(sjob->proxy, &in, &v);
+	struct strbuf out = STRBUF_INIT;
+	strbuf_addf(&out, "%s: it ran untraced in its sandbox (a persistent task), where it could ",
+		    t->id);
+	walls_line(sjob, t->cfg->sandbox, &out);
+	strbuf_addch(&out, '\n');
+	if (v.notes.n || v.violations.n) {
+		char *yaml = project_yaml(sj, t);
+		report_text(t->id, yaml, t->task, &in, &v, &out);
+		free(yaml);
+	}
+	fputs(out.buf, stderr);
+	strbuf_release(&out);
+	sjob->project_dir = xstrdup(sjob->req.cwd);
+	sjob->verdict = v;
+	sjob->judged = true;
+	vec_free(&ports);
+	strvec_clear(&roots);
+	strvec_clear(&unwritten);
+	return 0;
+}
+
 int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 {
 	struct sandbox_job *sjob = &sj->jobs[i];
+	if (sj->g->nodes.v[i]->cfg->persistent)
+		return judge_untraced(sj, i, job);
 	size_t n_refused = 0;
 	if (sjob->proxy)
 		proxy_refusals(sjob->proxy, &n_refused);

@@ -144,6 +144,11 @@ int sandbox_show_main(int argc, char **argv)
 			for (size_t k = 0; k < req.files.n; k++)
 				printf("# a run creates the empty file %s\n", req.files.v[k]);
 			show_network(&sj.jobs[i]);
+			if (t->cfg->persistent)
+				printf("# untraced: a persistent task (a server) runs under these walls "
+				       "without strace: it is never cached, and its trace would grow for "
+				       "as long as it serves; when it fails, vx prints these walls and "
+				       "what its output names\n");
 			sandbox_request_release(&req);
 			shown++;
 		}

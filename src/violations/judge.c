@@ -1025,6 +1025,14 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 	return 0;
 }
 
+void judge_output(const struct judge_input *in, struct verdict *out)
+{
+	memset(out, 0, sizeof *out);
+	note_git(in, out);
+	note_last_line(in, out);
+	note_network(in, out);
+}
+
 void verdict_release(struct verdict *v)
 {
 	for (size_t i = 0; i < v->violations.n; i++) {

@@ -124,6 +124,10 @@ void judge_input_from_request(struct judge_input *in, const struct sandbox_reque
  * errno when the log cannot be read (a task whose trace is missing is as
  * incomplete as one whose tracer died: the caller fails it). */
 int judge_trace(const struct judge_input *in, const char *log_path, struct verdict *out);
+/* The notes a failed task's output alone gives (no trace: a persistent
+ * task runs untraced): a git repository missing, a hidden path its last
+ * line names, a host name or loopback port its output says failed. */
+void judge_output(const struct judge_input *in, struct verdict *out);
 void verdict_release(struct verdict *v);
 
 /* Does an ignore.network glob of in match target ("HOST:PORT", "ADDR:PORT",
