@@ -95,4 +95,31 @@ test_expect_success 'package.json dependencies make the same edges as dependsOn'
 	test_cmp expect log
 '
 
+test_expect_success '--only runs the named tasks and not what they depend on, and saves nothing they made' '
+	ws_root <<-EOF &&
+	tasks:
+	  build:
+	    dependsOn: ["^build"]
+	    outputs: ["out.txt"]
+	EOF
+	ws_project a a b <<-EOF &&
+	  build: { command: "echo \$VX_PROJECT >> ../log; echo a > out.txt" }
+	EOF
+	ws_project b b <<-EOF &&
+	  build: { command: "echo \$VX_PROJECT >> ../log; echo b > out.txt" }
+	EOF
+	run_vx 0 run a#build --only &&
+	echo a >expect &&
+	test_cmp expect log &&
+	run_vx 0 run a#build --only &&
+	printf "a\na\n" >expect &&
+	test_cmp expect log &&
+	run_vx 0 run a#build &&
+	printf "a\na\nb\na\n" >expect &&
+	test_cmp expect log &&
+	run_vx 0 run a#build --only &&
+	test_cmp expect log &&
+	test_grep "a#build: cache hit" "$OUT"
+'
+
 test_done
