@@ -449,8 +449,16 @@ void output_status(struct output *out, size_t done, size_t running, size_t queue
 
 void output_summary(const struct job *jobs, size_t n, long long total_ms)
 {
-	size_t ok = 0, cached = 0, failed = 0, skipped = 0, noop = 0;
+	size_t ok = 0, cached = 0, failed = 0, skipped = 0, noop = 0, settled = 0, served = 0;
 	for (size_t i = 0; i < n; i++) {
+		if (jobs[i].settled) {
+			settled++;
+			continue;
+		}
+		if (jobs[i].handed_off) {
+			served++;
+			continue;
+		}
 		switch (jobs[i].state) {
 		case JOB_SUCCEEDED:
 			ok++;
@@ -476,9 +484,13 @@ void output_summary(const struct job *jobs, size_t n, long long total_ms)
 	/* A task with no command neither succeeded nor was cached: an all-hit
 	 * run said "3 succeeded, 14 cached" (issue 11). It is counted apart. */
 	strbuf_addf(&out.batch, "Tasks: %zu succeeded, %zu cached, %zu failed, %zu skipped (of %zu",
-		    ok, cached, failed, skipped, n - noop);
+		    ok, cached, failed, skipped, n - noop - settled - served);
 	if (noop)
 		strbuf_addf(&out.batch, "; %zu with no command", noop);
+	if (served)
+		strbuf_addf(&out.batch, "; %zu server%s vx watch keeps", served, served == 1 ? "" : "s");
+	if (settled)
+		strbuf_addf(&out.batch, "; %zu unchanged since the last run", settled);
 	strbuf_addstr(&out.batch, ") in ");
 	output_add_duration(&out.batch, total_ms);
 	strbuf_addch(&out.batch, '\n');

@@ -538,28 +538,31 @@ static void print_report(const char *mode, const struct graph *g, const struct j
 	free(tr);
 }
 
-/* A planned run: the workspace, the selected graph, the sandbox's checks,
- * every task's key and a job per task, each filled once, in that order.
- * run_once runs it; `vx watch` plans again when the configuration changes. */
+/* A planned run: the workspace, the selected graph and every task's key,
+ * then its run part (the sandbox's per-task state, a job per task), each
+ * filled once, in that order. run_once runs it; `vx watch` runs one plan
+ * again and again, with its run part made afresh and the keys of what
+ * changed folded again, until a config changes. */
 struct plan {
 	struct workspace *ws;
 	struct graph g;
 	char *cache_dir;
-	struct sandbox_jobs sj;
 	struct taskcache tc;
-	bool sj_init, tc_open;
+	bool tc_open;
+	/* the run part */
+	struct sandbox_jobs sj;
+	bool sj_init;
 	struct job *jobs;
 	struct strvec *envs, *argvs; /* per job: its environment (made when it runs), its argv */
 	size_t **deps;
 };
 
-static void plan_free(struct plan *p)
+static void plan_run_part_free(struct plan *p)
 {
 	size_t n = p->jobs ? p->g.nodes.n : 0;
-	if (p->tc_open)
-		taskcache_close(&p->tc);
 	if (p->sj_init)
 		sandbox_jobs_release(&p->sj);
+	p->sj_init = false;
 	for (size_t i = 0; i < n; i++) {
 		scheduler_job_release(&p->jobs[i]);
 		strvec_clear(&p->envs[i]);
@@ -570,6 +573,16 @@ static void plan_free(struct plan *p)
 	free(p->envs);
 	free(p->argvs);
 	free(p->jobs);
+	p->deps = NULL;
+	p->envs = p->argvs = NULL;
+	p->jobs = NULL;
+}
+
+static void plan_free(struct plan *p)
+{
+	if (p->tc_open)
+		taskcache_close(&p->tc);
+	plan_run_part_free(p);
 	free(p->cache_dir);
 	if (p->ws) {
 		graph_free(&p->g);
@@ -610,23 +623,31 @@ static void plan_jobs(struct plan *p, bool only)
 	}
 }
 
-/* Loads, selects, builds the graph, settles the sandbox (a task that asked
- * for one never runs without it, SPEC §4: whether this machine can give it
- * is known before anything runs) and computes every key. Returns 0, or 2
- * after an error line (p is then freed). */
+/* Settles the sandbox (a task that asked for one never runs without it,
+ * SPEC §4: whether this machine can give it is known before anything runs)
+ * and makes the jobs. Returns 0, or 2 after an error line. */
+static int plan_run_part(const struct run_opts *o, struct plan *p)
+{
+	unsigned flags = o->report && strcmp(o->report, "text") ? SANDBOX_JOBS_QUIET : 0;
+	p->sj_init = true;
+	if (sandbox_jobs_init(&p->sj, p->ws, &p->g, p->cache_dir, flags))
+		return 2;
+	plan_jobs(p, o->only);
+	return 0;
+}
+
+/* Loads, selects, builds the graph, makes the run part and computes every
+ * key. Returns 0, or 2 after an error line (p is then freed). */
 static int run_plan(const struct run_opts *o, struct plan *p)
 {
 	memset(p, 0, sizeof *p);
 	if (plan(o, &p->ws, &p->g, true))
 		return 2;
 	p->cache_dir = workspace_cache_dir(p->ws);
-	unsigned flags = o->report && strcmp(o->report, "text") ? SANDBOX_JOBS_QUIET : 0;
-	p->sj_init = true;
-	if (sandbox_jobs_init(&p->sj, p->ws, &p->g, p->cache_dir, flags)) {
+	if (plan_run_part(o, p)) {
 		plan_free(p);
 		return 2;
 	}
-	plan_jobs(p, o->only);
 	struct taskcache_opts to = {
 	    .dir = p->cache_dir,
 	    .read = !o->force && !o->no_cache,
@@ -779,6 +800,10 @@ int run_main(int argc, char **argv)
 
 struct run_session {
 	struct run_opts o;
+	struct plan *p;	    /* the last good plan, run again by each cycle; NULL: none yet
+			     * (on the heap: its parts point at its graph) */
+	bool replan;	    /* the next cycle plans from scratch (the last plan failed) */
+	enum job_state *last; /* per node of p: how its last run ended; JOB_PENDING: never ran */
 	struct strvec ids;  /* the last good plan's tasks, */
 	char (*keys)[KEY_HEX_SIZE]; /* their keys (what a cycle compares), */
 	struct strmap index; /* and id -> index, borrowing ids */
@@ -870,20 +895,186 @@ static size_t affected(struct run_session *s, const struct plan *p)
 	return count;
 }
 
+/* The files that shape the plan, not only the keys: a change to one, to
+ * the root or to a directory holding a project (a project made, moved or
+ * removed) plans again from scratch. */
+static const char *const plan_files[] = {"vx.yaml", "package.json", "pnpm-workspace.yaml",
+					 ".gitignore", NULL};
+
+static bool needs_plan(const struct plan *p, const struct strvec *changes)
+{
+	for (size_t c = 0; c < changes->n; c++) {
+		const char *path = changes->v[c];
+		const char *base = path_basename(path);
+		for (const char *const *f = plan_files; *f; f++)
+			if (!strcmp(base, *f))
+				return true;
+		if (path_is_within(path, p->ws->root))
+			return true;
+		for (size_t k = 0; k < p->ws->projects.n; k++)
+			if (path_is_within(path, p->ws->projects.v[k]->dir))
+				return true;
+	}
+	return false;
+}
+
+/* Does a glob (relative to base) of v match a change? */
+static bool globs_match(const char *base, const lstr_vec *v, const struct strvec *changes)
+{
+	for (size_t g = 0; g < v->n; g++) {
+		if (v->v[g].s[0] == '!')
+			continue;
+		char *abs = path_join(base, v->v[g].s);
+		for (size_t c = 0; c < changes->n; c++)
+			if (glob_match(abs, changes->v[c])) {
+				free(abs);
+				return true;
+			}
+		free(abs);
+	}
+	return false;
+}
+
+static bool climbs(const lstr_vec *v)
+{
+	for (size_t g = 0; g < v->n; g++)
+		if (v->v[g].s[0] == '/' || strstr(v->v[g].s, ".."))
+			return true;
+	return false;
+}
+
+/* The nodes whose input listing a change can reach, a superset: each
+ * change marks the tasks of the project that holds it (the nearest:
+ * nested projects are their own), and the globs that reach beyond a
+ * project (inputs.files with "..", inputs.workspaceFiles of a task or of
+ * the workspace) are matched against every change. */
+static void touched_by(const struct plan *p, const struct strvec *changes, bool *touched)
+{
+	const struct workspace *ws = p->ws;
+	size_t np = ws->projects.n, n = p->g.nodes.n;
+	struct strmap dirs = STRMAP_INIT;
+	bool *held = xcalloc(np + 1, 1);
+	for (size_t k = 0; k < np; k++)
+		strmap_put(&dirs, ws->projects.v[k]->dir, k);
+	for (size_t c = 0; c < changes->n; c++) {
+		char *dir = xstrdup(changes->v[c]);
+		for (;;) {
+			size_t k;
+			if (strmap_get(&dirs, dir, &k)) {
+				held[k] = true;
+				break;
+			}
+			char *slash = strrchr(dir, '/');
+			if (!slash || slash == dir)
+				break;
+			*slash = 0;
+		}
+		free(dir);
+	}
+	bool all = globs_match(ws->root, &ws->cfg->ws_input_files, changes);
+	for (size_t i = 0; i < n; i++) {
+		const struct task_node *t = p->g.nodes.v[i];
+		const struct project *pr = ws->projects.v[t->project];
+		touched[i] = all || held[t->project] ||
+			     (climbs(&t->cfg->input_files) &&
+			      globs_match(pr->dir, &t->cfg->input_files, changes)) ||
+			     globs_match(ws->root, &t->cfg->input_ws_files, changes);
+	}
+	free(held);
+	strmap_clear(&dirs);
+}
+
+static bool ended_well(enum job_state st)
+{
+	return st == JOB_SUCCEEDED || st == JOB_CACHED || st == JOB_NOOP;
+}
+
+/* Plans from scratch; *run (allocated) marks every node. Returns 0, or 2
+ * (the last good plan stays). */
+static int cycle_plan(struct run_session *s, struct run_watch_set *ws, bool **run)
+{
+	struct plan *p = xmalloc(sizeof *p);
+	if (run_plan(&s->o, p)) {
+		free(p);
+		s->replan = true;
+		return 2;
+	}
+	if (s->p)
+		plan_free(s->p);
+	free(s->p);
+	s->p = p;
+	s->replan = false;
+	size_t n = p->g.nodes.n;
+	free(s->last);
+	s->last = xcalloc(n + 1, sizeof *s->last);
+	watch_set(p, ws);
+	ws->fresh = true;
+	ws->affected = affected(s, p);
+	*run = xcalloc(n + 1, 1);
+	for (size_t i = 0; i < n; i++)
+		(*run)[i] = true;
+	return 0;
+}
+
+/* Keeps the plan: folds again the keys of what the changes touched, and
+ * runs what they changed, what did not end well last time, and everything
+ * downstream of either. Returns 0, or 2 (the next cycle plans afresh). */
+static int cycle_again(struct run_session *s, const struct strvec *changes,
+		       struct run_watch_set *ws, bool **runp)
+{
+	struct plan *p = s->p;
+	size_t n = p->g.nodes.n;
+	bool *touched = xcalloc(n + 1, 1), *changed = xcalloc(n + 1, 1);
+	bool *run = *runp = xcalloc(n + 1, 1);
+	touched_by(p, changes, touched);
+	plan_run_part_free(p);
+	int rc = taskcache_rekey(&p->tc, touched, changed) ? 2 : plan_run_part(&s->o, p);
+	size_t count = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		const struct task_node *t = p->g.nodes.v[i];
+		run[i] = changed[i] || !ended_well(s->last[i]);
+		for (size_t d = 0; d < t->deps.n && !run[i]; d++)
+			run[i] = run[t->deps.v[d].to];
+		count += run[i] && !t->cfg->persistent;
+		memcpy(s->keys[i], p->tc.keys[i], KEY_HEX_SIZE); /* ids are in node order */
+	}
+	free(touched);
+	free(changed);
+	if (rc) {
+		s->replan = true;
+		return 2;
+	}
+	ws->affected = count;
+	ws->fresh = false;
+	return 0;
+}
+
 int run_session_cycle(struct run_session *s, struct run_watch_set *ws,
-		      const struct run_watch_hooks *wh)
+		      const struct strvec *changes, bool overflow, const struct run_watch_hooks *wh)
 {
 	long long t0 = loop_now();
-	struct plan p;
-	int status = run_plan(&s->o, &p);
-	if (status)
-		return status; /* ws keeps the last good plan's */
-	watch_set(&p, ws);
-	ws->affected = affected(s, &p);
+	bool full = !s->p || s->replan || overflow || s->o.affected || needs_plan(s->p, changes);
+	bool *run = NULL;
+	int status = full ? cycle_plan(s, ws, &run) : cycle_again(s, changes, ws, &run);
+	if (status) {
+		free(run);
+		return status;
+	}
+	struct plan *p = s->p;
+	size_t n = p->g.nodes.n;
+	for (size_t i = 0; i < n; i++) {
+		p->jobs[i].settled = !run[i];
+		if (!run[i])
+			p->tc.status[i] = CACHE_DISABLED; /* counted by the run that ran it */
+	}
 	if (wh->planned)
 		wh->planned(ws, wh->ctx);
-	status = run_once(&s->o, &p, t0, wh);
-	plan_free(&p);
+	status = run_once(&s->o, p, t0, wh);
+	for (size_t i = 0; i < n; i++)
+		if (run[i])
+			s->last[i] = p->jobs[i].state;
+	taskcache_checkpoint(&p->tc);
+	free(run);
 	return status;
 }
 
@@ -910,6 +1101,10 @@ void run_session_free(struct run_session *s)
 	if (!s)
 		return;
 	run_opts_free(&s->o);
+	if (s->p)
+		plan_free(s->p);
+	free(s->p);
+	free(s->last);
 	strmap_clear(&s->index);
 	strvec_clear(&s->ids);
 	free(s->keys);

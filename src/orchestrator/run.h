@@ -28,6 +28,7 @@ struct run_watch_set {
 	char *root;
 	struct strvec skip, outputs, persistent;
 	size_t affected;
+	bool fresh; /* filled anew by this cycle's plan (else as the last cycle left it) */
 };
 void run_watch_set_clear(struct run_watch_set *ws);
 
@@ -50,12 +51,19 @@ struct run_watch_hooks {
 /* Parses argv (argv[0] the verb) as `vx run` does. Returns the session, or
  * NULL with *status: 0 after --help, 2 on bad options. */
 struct run_session *run_session_new(int argc, char **argv, int *status);
-/* Plans (the workspace is read afresh: a config change is picked up),
- * fills ws from the plan, calls wh->planned and runs once on wh->loop.
- * Returns the exit status (2: the plan failed, ws left as it was,
- * planned not called). */
+/* One cycle of the watch, after changes (absolute paths; overflow: any
+ * path may have changed). The first cycle, an overflow, --affected, a
+ * plan that failed last time, or a change to a config file or to a
+ * directory holding a project plans from scratch (the workspace read
+ * afresh, ws filled anew) and runs every task through the cache.
+ * Otherwise the plan is kept: the keys of the tasks the changes can reach
+ * are folded again, and what they changed, what did not end well last
+ * time and what lies downstream of either runs, through the cache; the
+ * rest is settled (ws keeps its sets). Then wh->planned, and the run on
+ * wh->loop. Returns the exit status (2: the plan failed, ws left as it
+ * was, planned not called: the next cycle plans from scratch). */
 int run_session_cycle(struct run_session *s, struct run_watch_set *ws,
-		      const struct run_watch_hooks *wh);
+		      const struct strvec *changes, bool overflow, const struct run_watch_hooks *wh);
 /* Appends the argv of the `vx run` that serves persistent task id for
  * this process (--only, --served-by, the session's output options and
  * -- ARGS). */

@@ -416,6 +416,7 @@ static void job_start(struct sched *s, size_t i)
 		int r = s->hooks->before(job, s->hooks->ctx);
 		if (r == SCHEDULER_HANDED_OFF) {
 			job->state = JOB_NOOP;
+			job->handed_off = true;
 			job->duration_ms = now_ms(s) - job->start_ms;
 			output_job_note(&s->out, i, "%s", job->reason ? job->reason : "handed off");
 			job_ended(s, i);
@@ -717,6 +718,7 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 		job->start_ms = job->duration_ms = 0;
 		job->reason = NULL;
 		job->held = false;
+		job->handed_off = false;
 		if (!job->log.buf)
 			strbuf_init(&job->log);
 		job->log_fd = -1; /* a zeroed job holds fd 0 here, never its own */
@@ -725,9 +727,19 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 		s.procs[i].i = i;
 		s.procs[i].fd = -1;
 		s.procs[i].waiting = job->ndeps;
-		if (!job->ndeps)
-			ready_push(&s.ready, i);
 	}
+	/* Settled jobs end at once, silently: what waits only on them is
+	 * ready (job_ended queues it). A settled job's dependencies must be
+	 * settled too: the caller's promise. */
+	for (size_t i = 0; i < njobs; i++)
+		if (jobs[i].settled)
+			jobs[i].state = JOB_NOOP;
+	for (size_t i = 0; i < njobs; i++)
+		if (jobs[i].settled)
+			job_ended(&s, i);
+	for (size_t i = 0; i < njobs; i++)
+		if (!jobs[i].settled && !jobs[i].ndeps)
+			ready_push(&s.ready, i);
 
 	run_loop(&s);
 

@@ -48,6 +48,9 @@ struct job {
 	bool relay_signals;
 	int signal_fd;
 	size_t ndeps;
+	bool settled;        /* it succeeded in an earlier run of these jobs and
+			      * nothing it depends on changed (vx watch's cycles):
+			      * not run, printed or counted; its dependents may start */
 	void *data;          /* the caller's, for the hooks */
 
 	/* Set by scheduler_run(). */
@@ -75,6 +78,7 @@ struct job {
 			      * trace), within what is left of its timeout; the
 			      * scheduler does it at most once and never while
 			      * stopping, and clears this before each after hook */
+	bool handed_off;     /* the before hook handed it off (SCHEDULER_HANDED_OFF) */
 	bool held;           /* set by the after hook of a job that succeeded:
 			      * it is done (printed, its slot free) but its
 			      * dependents wait until the hook's owner clears

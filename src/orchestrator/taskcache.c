@@ -190,18 +190,21 @@ static void fold_key(struct taskcache *tc, size_t i, const char *command, const 
 	key_finish(&k, tc->keys[i]);
 }
 
-int taskcache_keys(struct taskcache *tc)
+/* Lists and hashes the inputs of the nodes which marks (every node when
+ * NULL) into tc->inputs, in one parallel batch of distinct paths. Returns
+ * 0, or -1 after an error line. */
+static int collect_inputs(struct taskcache *tc, const bool *which)
 {
-	long long t0 = loop_now();
 	const struct graph *g = tc->g;
 	struct inputs in;
 	inputs_init(&in, tc->ws);
-	/* Every node's input list, then one batch of distinct absolute paths. */
 	struct strvec batch = STRVEC_INIT;
 	struct strmap index = STRMAP_INIT;
 	size_t **where = xcalloc(g->nodes.n + 1, sizeof *where);
 	int rc = 0;
 	for (size_t i = 0; i < g->nodes.n && !rc; i++) {
+		if (which && !which[i])
+			continue;
 		rc = inputs_collect(&in, g->nodes.v[i], &tc->inputs[i].paths);
 		size_t np = tc->inputs[i].paths.n;
 		where[i] = xmalloc((np + 1) * sizeof **where);
@@ -231,11 +234,9 @@ int taskcache_keys(struct taskcache *tc)
 			filehash_many((const char *const *)batch.v, batch.n, hashes, errs, 0);
 		}
 	}
-	struct utsname u;
-	char platform[160] = "unknown";
-	if (uname(&u) == 0)
-		snprintf(platform, sizeof platform, "%s/%s", u.sysname, u.machine);
 	for (size_t i = 0; i < g->nodes.n && !rc; i++) {
+		if (which && !which[i])
+			continue;
 		struct task_inputs *ti = &tc->inputs[i];
 		ti->hashes = xcalloc(ti->paths.n + 1, sizeof *ti->hashes);
 		size_t out = 0;
@@ -254,7 +255,6 @@ int taskcache_keys(struct taskcache *tc)
 		ti->paths.n = out;
 		if (ti->paths.v)
 			ti->paths.v[out] = NULL;
-		fold_key(tc, i, tc->g->nodes.v[i]->command, platform);
 	}
 	for (size_t i = 0; i < g->nodes.n; i++)
 		free(where[i]);
@@ -264,8 +264,70 @@ int taskcache_keys(struct taskcache *tc)
 	strmap_clear(&index);
 	strvec_clear(&batch);
 	inputs_release(&in);
+	return rc;
+}
+
+static void platform_name(char *buf, size_t n)
+{
+	struct utsname u;
+	snprintf(buf, n, "unknown");
+	if (uname(&u) == 0)
+		snprintf(buf, n, "%s/%s", u.sysname, u.machine);
+}
+
+int taskcache_keys(struct taskcache *tc)
+{
+	long long t0 = loop_now();
+	int rc = collect_inputs(tc, NULL);
+	char platform[160];
+	platform_name(platform, sizeof platform);
+	for (size_t i = 0; i < tc->g->nodes.n && !rc; i++)
+		fold_key(tc, i, tc->g->nodes.v[i]->command, platform);
 	tc->hash_ms = loop_now() - t0;
 	return rc;
+}
+
+int taskcache_rekey(struct taskcache *tc, const bool *touched, bool *changed)
+{
+	long long t0 = loop_now();
+	const struct graph *g = tc->g;
+	for (size_t i = 0; i < g->nodes.n; i++) {
+		if (!touched[i])
+			continue;
+		strvec_clear(&tc->inputs[i].paths);
+		free(tc->inputs[i].hashes);
+		tc->inputs[i].hashes = NULL;
+	}
+	int rc = collect_inputs(tc, touched);
+	char platform[160];
+	platform_name(platform, sizeof platform);
+	/* In the graph's order: a node's dependencies are folded first. */
+	for (size_t i = 0; i < g->nodes.n && !rc; i++) {
+		const struct task_node *t = g->nodes.v[i];
+		bool again = touched[i];
+		for (size_t d = 0; d < t->deps.n && !again; d++)
+			again = changed[t->deps.v[d].to];
+		changed[i] = false;
+		if (!again)
+			continue;
+		char old[KEY_HEX_SIZE];
+		memcpy(old, tc->keys[i], KEY_HEX_SIZE);
+		strvec_clear(&tc->facts[i].paths);
+		free(tc->facts[i].hashes);
+		tc->facts[i].hashes = NULL;
+		fold_key(tc, i, t->command, platform);
+		changed[i] = strcmp(old, tc->keys[i]) != 0;
+	}
+	tc->hash_ms = loop_now() - t0;
+	return rc;
+}
+
+void taskcache_checkpoint(struct taskcache *tc)
+{
+	if (tc->sc && !tc->dry_run) {
+		statcache_save(tc->sc);
+		inplace_save(tc->ip);
+	}
 }
 
 /* Appends a fact's name as a reader says it: "env CI", "dependency

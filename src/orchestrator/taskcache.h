@@ -74,6 +74,17 @@ int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struc
  * after an error line. */
 int taskcache_keys(struct taskcache *tc);
 
+/* vx watch, after a change: the inputs of the nodes touched marks are
+ * listed and hashed again, and the keys of those nodes and of every node
+ * downstream of one whose key changed are folded again. Sets changed[i]
+ * to whether node i's key differs now. Returns 0, or -1 after an error
+ * line. */
+int taskcache_rekey(struct taskcache *tc, const bool *touched, bool *changed);
+
+/* Saves the stat cache and the in-place record now (a watch between
+ * cycles: a kill -9 later loses nothing they learnt). */
+void taskcache_checkpoint(struct taskcache *tc);
+
 /* Returns whether node i would hit without restoring anything (dry runs). */
 enum cache_status taskcache_probe(struct taskcache *tc, size_t i);
 

@@ -85,12 +85,13 @@ struct session_watch {
 	bool cancel;           /* the cycle's cancel flag */
 	int stop;              /* 0; SIGINT or SIGTERM; or 'q' */
 	bool stdin_open;
+	long long setup_ms;    /* the last fswatch_add_tree's time, said once */
 };
 
-/* After each plan, before its run: watch the tree it names (a directory
- * watched already keeps its watch; a new one gets one), so what changes
- * while the run goes on waits for the next cycle; then the cycle's
- * header. */
+/* After each plan from scratch, before its run: watch the tree it names
+ * (a directory watched already keeps its watch; a new one gets one), so
+ * what changes while the run goes on is seen; between plans, fswatch
+ * follows directories made and removed itself. Then the cycle's header. */
 static void planned(const struct run_watch_set *set, void *ctx)
 {
 	struct session_watch *sw = ctx;
@@ -98,8 +99,11 @@ static void planned(const struct run_watch_set *set, void *ctx)
 		return;
 	if (!sw->fw)
 		sw->fw = fswatch_new(sw->loop, on_batch, skip, sw->w, &sw->err);
-	if (sw->fw)
+	if (sw->fw && set->fresh) {
+		long long t0 = loop_now();
 		fswatch_add_tree(sw->fw, set->root, &sw->err);
+		sw->setup_ms = loop_now() - t0;
+	}
 	if (sw->first)
 		return;
 	/* "3 files changed (apps/web/src/App.tsx, lib/a.ts, …) → 4 tasks" */
@@ -188,7 +192,7 @@ int watch_main(int argc, char **argv)
 		return 0;
 	}
 	struct watcher w = {0};
-	struct session_watch sw = {.w = &w, .err = STRBUF_INIT, .first = true};
+	struct session_watch sw = {.w = &w, .err = STRBUF_INIT, .first = true, .setup_ms = -1};
 	/* --interrupt is the watch's; the rest is vx run's */
 	char **rest = xcalloc((size_t)argc + 1, sizeof *rest);
 	int nrest = 0;
@@ -225,7 +229,7 @@ int watch_main(int argc, char **argv)
 		w.changed = (struct strvec)STRVEC_INIT;
 		w.overflow = false;
 		sw.cancel = false;
-		status = run_session_cycle(sw.s, &w.set, &hooks);
+		status = run_session_cycle(sw.s, &w.set, &sw.cause, sw.cause_overflow, &hooks);
 		own_signals(&sw);
 		sw.first = false;
 		if (sw.err.len) {
@@ -241,8 +245,11 @@ int watch_main(int argc, char **argv)
 			servers_retain(sw.servers, &w.set.persistent);
 		loaded = true;
 		if (!w.changed.n && !w.overflow) {
-			printf("vx watch: watching %zu directories; %sCtrl-C stops\n",
-			       fswatch_count(sw.fw), sw.stdin_open ? "q and Enter or " : "");
+			printf("vx watch: watching %zu directories", fswatch_count(sw.fw));
+			if (sw.setup_ms >= 0)
+				printf(" (set up in %lld ms)", sw.setup_ms);
+			sw.setup_ms = -1;
+			printf("; %sCtrl-C stops\n", sw.stdin_open ? "q and Enter or " : "");
 			fflush(stdout);
 		}
 		while (!sw.stop && !w.changed.n && !w.overflow)

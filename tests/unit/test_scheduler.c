@@ -634,6 +634,63 @@ static void test_held(void)
 	file_remove("order");
 }
 
+/* vx watch's settled jobs: not run, not printed; what waits only on them
+ * starts; a chain of settled jobs releases its end. */
+static void test_settled(void)
+{
+	struct job jobs[4];
+	struct strbuf out = STRBUF_INIT;
+	size_t dep0[] = {0}, dep1[] = {1}, dep01[] = {0, 1};
+	job_sh(&jobs[0], "a#build", "echo ran-a");
+	jobs[0].settled = true;
+	job_sh(&jobs[1], "b#build", "echo ran-b");
+	jobs[1].deps = dep0, jobs[1].ndeps = 1;
+	jobs[1].settled = true;
+	job_sh(&jobs[2], "c#build", "echo ran-c");
+	jobs[2].deps = dep1, jobs[2].ndeps = 1;
+	job_sh(&jobs[3], "d#build", "echo ran-d");
+	jobs[3].deps = dep01, jobs[3].ndeps = 2;
+	CHECK_INT(run(jobs, 4, &opts2, NULL, &out), 0);
+	CHECK(!has(&out, "a#build"));
+	CHECK(!has(&out, "b#build"));
+	CHECK(has(&out, "c#build: ran-c\n"));
+	CHECK(has(&out, "d#build: ran-d\n"));
+	CHECK_INT(jobs[2].state, JOB_SUCCEEDED);
+	CHECK_INT(jobs[3].state, JOB_SUCCEEDED);
+	jobs_free(jobs, 4);
+	strbuf_release(&out);
+}
+
+/* A before hook that hands a job off: it counts as done, its reason is
+ * its line, its dependents start. */
+static int hand_off(struct job *job, void *ctx)
+{
+	(void)ctx;
+	if (strcmp(job->id, "web#dev"))
+		return 0;
+	job->reason = "started elsewhere";
+	return SCHEDULER_HANDED_OFF;
+}
+
+static void test_handed_off(void)
+{
+	struct job jobs[2];
+	struct strbuf out = STRBUF_INIT;
+	size_t dep0[] = {0};
+	job_sh(&jobs[0], "web#dev", "echo never; sleep 30");
+	job_sh(&jobs[1], "x#t", "echo after");
+	jobs[1].deps = dep0, jobs[1].ndeps = 1;
+	struct scheduler_hooks hooks = {hand_off, NULL, NULL};
+	CHECK_INT(run(jobs, 2, &opts2, &hooks, &out), 0);
+	CHECK_INT(jobs[0].state, JOB_NOOP);
+	CHECK(jobs[0].handed_off);
+	CHECK(has(&out, "web#dev: started elsewhere\n"));
+	CHECK(!has(&out, "never"));
+	CHECK(has(&out, "x#t: after\n"));
+	jobs_free(jobs, 2);
+	strbuf_release(&out);
+}
+
 int main(void)
 {
 	/* The child-environment test counts the fds a child gets: start from a
@@ -661,6 +718,8 @@ int main(void)
 	test_hooks();
 	test_held();
 	test_noop();
+	test_settled();
+	test_handed_off();
 	test_spawn_failure();
 	test_persistent();
 	test_sigchld_ignored();
