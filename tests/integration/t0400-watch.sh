@@ -138,6 +138,30 @@ test_expect_success 'Ctrl-C while watching exits 130' '
 	test "$rc" = 130
 '
 
+test_expect_success 'a new file reruns its project'"'"'s task, a file of no project reruns nothing, a new project plans afresh' '
+	setup &&
+	watch_start build &&
+	test_wait_lines "watching" 1 "$OUT" &&
+	echo more >other/src/b.txt &&
+	test_wait_lines "watching" 2 "$OUT" &&
+	test_grep "vx watch: 1 file changed (other/src/b.txt) → 1 task" "$OUT" &&
+	test "$(cat other/dist/out.txt)" = "$(printf "other-1\nmore")" &&
+	echo notes >README.md &&
+	test_wait_lines "watching" 3 "$OUT" &&
+	test_grep "vx watch: 1 file changed (README.md) → 0 tasks" "$OUT" &&
+	mkdir -p extra/src && echo extra-1 >extra/src/a.txt &&
+	ws_project extra extra lib <<-EOF &&
+	  build:
+	    command: "mkdir -p dist && cat src/*.txt ../lib/dist/out.txt > dist/out.txt"
+	EOF
+	test_wait_for extra/dist/out.txt &&
+	test_wait_lines "watching" 4 "$OUT" &&
+	watch_stop &&
+	test "$(cat extra/dist/out.txt)" = "$(printf "extra-1\nlib-1")" &&
+	test $(grep -c "other#build: running" "$OUT") = 2 &&
+	test $(grep -c "lib#build: running" "$OUT") = 1
+'
+
 test_expect_success 'an inotify limit too low is refused with the sysctl to raise (exit 2)' '
 	setup &&
 	VX_TEST_MAX_WATCHES=2 run_vx 2 watch build &&
