@@ -830,21 +830,65 @@ void run_watch_set_clear(struct run_watch_set *ws)
 {
 	free(ws->root);
 	ws->root = NULL;
+	strvec_clear(&ws->heads);
 	strvec_clear(&ws->skip);
 	strvec_clear(&ws->outputs);
 	strvec_clear(&ws->persistent);
 	ws->affected = 0;
 }
 
+/* base joined with glob's literal head directory. */
+static char *glob_head(const char *base, const char *glob)
+{
+	char *head = xstrndup(glob, glob_literal_prefix(glob));
+	char *dir = path_join(base, head);
+	free(head);
+	return dir;
+}
+
+/* The heads of the globs of v (relative to base) that leave base: "../x" and below. */
+static void heads_outside(const char *base, const lstr_vec *v, struct strvec *out)
+{
+	for (size_t g = 0; g < v->n; g++) {
+		const char *s = v->v[g].s;
+		if (s[0] == '!')
+			continue;
+		char *dir = glob_head(base, s);
+		if (path_is_within(base, dir))
+			free(dir);
+		else
+			strvec_push_nodup(out, dir);
+	}
+}
+
+/* The files that shape the plan, not only the keys: a change to one, to
+ * the root or to a directory holding a project (a project made, moved or
+ * removed) plans again from scratch. */
+static const char *const plan_files[] = {"vx.yaml", "package.json", "pnpm-workspace.yaml",
+					 ".gitignore", NULL};
+
 static void watch_set(const struct plan *p, struct run_watch_set *ws)
 {
 	run_watch_set_clear(ws);
-	ws->root = xstrdup(p->ws->root);
+	const struct workspace *w = p->ws;
+	ws->root = xstrdup(w->root);
 	if (p->cache_dir)
 		strvec_push(&ws->skip, p->cache_dir);
+	for (size_t k = 0; k < w->projects.n; k++)
+		strvec_push(&ws->heads, w->projects.v[k]->dir);
+	for (size_t k = 0; k < w->project_globs.n; k++)
+		if (w->project_globs.v[k][0] != '!')
+			strvec_push_nodup(&ws->heads, glob_head(w->root, w->project_globs.v[k]));
+	for (const char *const *f = plan_files; *f; f++)
+		strvec_push_nodup(&ws->heads, path_join(w->root, *f));
+	for (size_t g = 0; g < w->cfg->ws_input_files.n; g++)
+		if (w->cfg->ws_input_files.v[g].s[0] != '!')
+			strvec_push_nodup(&ws->heads, glob_head(w->root, w->cfg->ws_input_files.v[g].s));
 	for (size_t i = 0; i < p->g.nodes.n; i++) {
 		const struct task_node *t = p->g.nodes.v[i];
 		const struct project *pr = p->ws->projects.v[t->project];
+		heads_outside(pr->dir, &t->cfg->input_files, &ws->heads);
+		heads_outside(w->root, &t->cfg->input_ws_files, &ws->heads);
 		if (t->cfg->persistent)
 			strvec_push(&ws->persistent, t->id);
 		for (size_t k = 0; k < t->cfg->outputs.n; k++) {
@@ -855,15 +899,14 @@ static void watch_set(const struct plan *p, struct run_watch_set *ws)
 			/* skipped whether it exists yet or not (the first run
 			 * makes it); a head that is the project itself ("*.js")
 			 * is no place to skip */
-			char *head = xstrndup(g, glob_literal_prefix(g));
-			char *dir = path_join(pr->dir, head);
-			if (*head && strcmp(dir, pr->dir))
+			char *dir = glob_head(pr->dir, g);
+			if (strcmp(dir, pr->dir))
 				strvec_push_nodup(&ws->skip, dir);
 			else
 				free(dir);
-			free(head);
 		}
 	}
+	strvec_sort_unique(&ws->heads);
 	strvec_sort_unique(&ws->skip);
 }
 
@@ -895,11 +938,6 @@ static size_t affected(struct run_session *s, const struct plan *p)
 	return count;
 }
 
-/* The files that shape the plan, not only the keys: a change to one, to
- * the root or to a directory holding a project (a project made, moved or
- * removed) plans again from scratch. */
-static const char *const plan_files[] = {"vx.yaml", "package.json", "pnpm-workspace.yaml",
-					 ".gitignore", NULL};
 
 static bool needs_plan(const struct plan *p, const struct strvec *changes)
 {

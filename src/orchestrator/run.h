@@ -17,16 +17,19 @@ int graph_main(int argc, char **argv);
 struct run_session;
 struct loop;
 
-/* What a watch of the last plan covers: the workspace root; the
- * directories it leaves unwatched (the cache; each output glob's literal
- * head directory); the output globs, absolute ("/ws/app/dist/" and "**"), whose
- * changes are the run's own and never a cause to run again; the
- * persistent tasks (vx watch's servers); how many other tasks the change
- * affected (their key differs from the last plan's: what the cycle re-runs,
- * through the cache). */
+/* What a watch of the last plan covers: the workspace root; the places
+ * inputs can lie in, absolute (each project directory, each project glob's
+ * literal head, each input glob's head that leaves its project, the root's
+ * config files): a directory is watched when it is one, lies in one or
+ * leads to one; the directories left unwatched even so (the cache; each
+ * output glob's literal head directory); the output globs, absolute
+ * ("/ws/app/dist/" and "**"), whose changes are the run's own and never a
+ * cause to run again; the persistent tasks (vx watch's servers); how many
+ * other tasks the change affected (their key differs from the last plan's:
+ * what the cycle re-runs, through the cache). */
 struct run_watch_set {
 	char *root;
-	struct strvec skip, outputs, persistent;
+	struct strvec heads, skip, outputs, persistent;
 	size_t affected;
 	bool fresh; /* filled anew by this cycle's plan (else as the last cycle left it) */
 };

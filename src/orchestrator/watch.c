@@ -26,15 +26,64 @@
 #include "util/glob.h"
 #include "util/loop.h"
 #include "util/path.h"
+#include "util/strmap.h"
 
 static const char *const never_watched[] = {"node_modules", ".git", ".vx", NULL};
 
 struct watcher {
 	struct run_watch_set set;
+	/* set's heads and skip, and every directory above a head, as maps
+	 * (rebuilt with the set): a lookup costs the path's depth */
+	struct strmap heads, skips, above;
+	struct strvec above_dirs; /* above's keys */
 	struct strvec changed; /* changes since the cycle began, not the run's own */
 	bool overflow;
 	bool *cancel;          /* --interrupt: set on a change */
 };
+
+static void maps_clear(struct watcher *w)
+{
+	strmap_clear(&w->heads);
+	strmap_clear(&w->skips);
+	strmap_clear(&w->above);
+	strvec_clear(&w->above_dirs);
+}
+
+static void maps_build(struct watcher *w)
+{
+	maps_clear(w);
+	size_t seen;
+	for (size_t i = 0; i < w->set.heads.n; i++) {
+		const char *h = w->set.heads.v[i];
+		strmap_put(&w->heads, h, i);
+		for (char *dir = path_dirname(h);; dir = path_dirname(dir)) {
+			if (!path_is_within(w->set.root, dir) || strmap_get(&w->above, dir, &seen)) {
+				free(dir);
+				break;
+			}
+			/* the map borrows: the strvec's strings never move */
+			strvec_push_nodup(&w->above_dirs, dir);
+			strmap_put(&w->above, dir, 0);
+		}
+	}
+	for (size_t i = 0; i < w->set.skip.n; i++)
+		strmap_put(&w->skips, w->set.skip.v[i], i);
+}
+
+/* Does m hold path or a directory above it? */
+static bool under_any(const struct strmap *m, const char *path)
+{
+	size_t n = strlen(path), at;
+	while (n > 1) {
+		if (strmap_getn(m, path, n, &at))
+			return true;
+		while (n > 1 && path[n - 1] != '/')
+			n--;
+		if (n > 1)
+			n--; /* drop the slash */
+	}
+	return false;
+}
 
 static bool skip(const char *dir, void *ctx)
 {
@@ -43,10 +92,11 @@ static bool skip(const char *dir, void *ctx)
 	for (const char *const *n = never_watched; *n; n++)
 		if (!strcmp(base, *n))
 			return true;
-	for (size_t i = 0; i < w->set.skip.n; i++)
-		if (path_is_within(w->set.skip.v[i], dir))
-			return true;
-	return false;
+	if (under_any(&w->skips, dir))
+		return true;
+	/* inputs can lie here, or below */
+	size_t at;
+	return !under_any(&w->heads, dir) && !strmap_get(&w->above, dir, &at);
 }
 
 /* A change the run made itself: under an output, or a directory skipped. */
@@ -99,6 +149,8 @@ static void planned(const struct run_watch_set *set, void *ctx)
 		return;
 	if (!sw->fw)
 		sw->fw = fswatch_new(sw->loop, on_batch, skip, sw->w, &sw->err);
+	if (set->fresh)
+		maps_build(sw->w);
 	if (sw->fw && set->fresh) {
 		long long t0 = loop_now();
 		fswatch_add_tree(sw->fw, set->root, &sw->err);
@@ -274,6 +326,7 @@ int watch_main(int argc, char **argv)
 	strbuf_release(&sw.err);
 	strvec_clear(&sw.cause);
 	run_watch_set_clear(&w.set);
+	maps_clear(&w);
 	strvec_clear(&w.changed);
 	run_session_free(sw.s);
 	return status;

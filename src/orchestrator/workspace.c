@@ -325,6 +325,7 @@ void workspace_free(struct workspace *ws)
 		project_free(ws->projects.v[i], ws);
 	vec_free(&ws->projects);
 	strmap_clear(&ws->by_name);
+	strvec_clear(&ws->project_globs);
 	config_free(ws->cfg);
 	free(ws->root);
 	if (ws->listing)
@@ -467,6 +468,8 @@ static struct workspace *load(const char *start_dir, bool listing)
 			goto fail;
 		pats = &pkg_pats;
 	}
+	for (size_t i = 0; i < pats->n; i++)
+		strvec_push(&ws->project_globs, pats->v[i].s);
 	if (expand_projects(ws->root, pats, &dirs))
 		goto fail;
 	if (root_is_project(ws->cfg))

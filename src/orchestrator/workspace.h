@@ -30,6 +30,8 @@ struct workspace {
 	struct config *cfg;    /* the root vx.yaml (holds workspace:) */
 	VEC(struct project *) projects; /* sorted by rel */
 	struct strmap by_name; /* project name -> index; keys borrowed from the projects */
+	struct strvec project_globs; /* the project patterns in effect (workspace.projects,
+				      * else package.json "workspaces"), root-relative */
 	struct spawned *listing; /* `git ls-files` started as soon as the root was known,
 				  * collected by inputs_init; NULL when not started */
 };

@@ -162,6 +162,38 @@ test_expect_success 'a new file reruns its project'"'"'s task, a file of no proj
 	test $(grep -c "lib#build: running" "$OUT") = 1
 '
 
+test_expect_success 'the watch follows the inputs, not the tree: a directory no input can lie in is not watched' '
+	printf "workspace:\n  projects: [\"packages/*\"]\ntasks:\n  build:\n    outputs: [\"dist/**\"]\n" >vx.yaml &&
+	mkdir -p packages/a/src shared docs/guide/deep/deeper &&
+	echo a-1 >packages/a/src/a.txt && echo s-1 >shared/s.txt &&
+	ws_project packages/a a <<-EOF &&
+	  build:
+	    command: "mkdir -p dist && cat src/*.txt ../../shared/*.txt > dist/out.txt"
+	    inputs:
+	      files: ["src/**", "../../shared/**"]
+	EOF
+	watch_start build &&
+	test_wait_lines "watching" 1 "$OUT" &&
+	test_grep "watching 5 directories" "$OUT" &&
+	echo more >docs/guide/deep/x.md &&
+	echo notes >README.md &&
+	sleep 1 &&
+	test_grep ! "changed" "$OUT" &&
+	echo s-2 >shared/s.txt &&
+	test_wait_lines "watching" 2 "$OUT" &&
+	test_grep "vx watch: 1 file changed (shared/s.txt) → 1 task" "$OUT" &&
+	mkdir -p packages/b/src && echo b-1 >packages/b/src/b.txt &&
+	ws_project packages/b b <<-EOF &&
+	  build:
+	    command: "mkdir -p dist && cat src/*.txt > dist/out.txt"
+	EOF
+	test_wait_for packages/b/dist/out.txt &&
+	test_wait_lines "watching" 3 "$OUT" &&
+	watch_stop &&
+	test "$(cat packages/a/dist/out.txt)" = "$(printf "a-1\ns-2")" &&
+	test "$(cat packages/b/dist/out.txt)" = b-1
+'
+
 test_expect_success 'an inotify limit too low is refused with the sysctl to raise (exit 2)' '
 	setup &&
 	VX_TEST_MAX_WATCHES=2 run_vx 2 watch build &&
