@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -830,6 +831,8 @@ void run_watch_set_clear(struct run_watch_set *ws)
 {
 	free(ws->root);
 	ws->root = NULL;
+	free(ws->git_dir);
+	ws->git_dir = NULL;
 	strvec_clear(&ws->heads);
 	strvec_clear(&ws->skip);
 	strvec_clear(&ws->outputs);
@@ -867,11 +870,41 @@ static void heads_outside(const char *base, const lstr_vec *v, struct strvec *ou
 static const char *const plan_files[] = {"vx.yaml", "package.json", "pnpm-workspace.yaml",
 					 ".gitignore", NULL};
 
-static void watch_set(const struct plan *p, struct run_watch_set *ws)
+/* The .git directory of the work tree holding root, or NULL (none, or a
+ * linked worktree's .git file: not watched). */
+static char *find_git_dir(const char *root)
+{
+	char *dir = xstrdup(root);
+	for (;;) {
+		char *git = path_join(dir, ".git");
+		struct stat st;
+		if (lstat(git, &st) == 0) {
+			free(dir);
+			if (S_ISDIR(st.st_mode))
+				return git;
+			free(git);
+			return NULL;
+		}
+		free(git);
+		if (!strcmp(dir, "/")) {
+			free(dir);
+			return NULL;
+		}
+		char *up = path_dirname(dir);
+		free(dir);
+		dir = up;
+	}
+}
+
+static void watch_set(const struct plan *p, bool affected, struct run_watch_set *ws)
 {
 	run_watch_set_clear(ws);
 	const struct workspace *w = p->ws;
 	ws->root = xstrdup(w->root);
+	if (affected && (ws->git_dir = find_git_dir(w->root))) {
+		strvec_push_nodup(&ws->heads, path_join(ws->git_dir, "HEAD"));
+		strvec_push_nodup(&ws->heads, path_join(ws->git_dir, "index"));
+	}
 	if (p->cache_dir)
 		strvec_push(&ws->skip, p->cache_dir);
 	for (size_t k = 0; k < w->projects.n; k++)
@@ -1045,7 +1078,7 @@ static int cycle_plan(struct run_session *s, struct run_watch_set *ws, bool **ru
 	size_t n = p->g.nodes.n;
 	free(s->last);
 	s->last = xcalloc(n + 1, sizeof *s->last);
-	watch_set(p, ws);
+	watch_set(p, s->o.affected, ws);
 	ws->fresh = true;
 	ws->affected = affected(s, p);
 	*run = xcalloc(n + 1, 1);

@@ -30,6 +30,9 @@ struct loop;
 struct run_watch_set {
 	char *root;
 	struct strvec heads, skip, outputs, persistent;
+	char *git_dir; /* --affected: the git directory, whose HEAD and index are
+			* heads too (a commit or a checkout changes what is
+			* affected); NULL: not watched */
 	size_t affected;
 	bool fresh; /* filled anew by this cycle's plan (else as the last cycle left it) */
 };

@@ -39,6 +39,8 @@ struct watcher {
 	struct strvec changed; /* changes since the cycle began, not the run's own */
 	bool overflow;
 	bool *cancel;          /* --interrupt: set on a change */
+	struct stat out, err;  /* vx's own stdout and stderr: a log file in the
+				* workspace (vx watch >watch.log) is no change */
 };
 
 static void maps_clear(struct watcher *w)
@@ -88,6 +90,8 @@ static bool under_any(const struct strmap *m, const char *path)
 static bool skip(const char *dir, void *ctx)
 {
 	const struct watcher *w = ctx;
+	if (w->set.git_dir && path_is_within(w->set.git_dir, dir))
+		return strcmp(dir, w->set.git_dir) != 0; /* for its HEAD and index alone */
 	const char *base = path_basename(dir);
 	for (const char *const *n = never_watched; *n; n++)
 		if (!strcmp(base, *n))
@@ -102,6 +106,14 @@ static bool skip(const char *dir, void *ctx)
 /* A change the run made itself: under an output, or a directory skipped. */
 static bool own_change(const struct watcher *w, const char *path)
 {
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    ((st.st_dev == w->out.st_dev && st.st_ino == w->out.st_ino) ||
+	     (st.st_dev == w->err.st_dev && st.st_ino == w->err.st_ino)))
+		return true;
+	size_t at;
+	if (w->set.git_dir && strmap_get(&w->heads, path, &at))
+		return false; /* .git/HEAD, .git/index: a commit, a checkout */
 	for (size_t i = 0; i < w->set.outputs.n; i++)
 		if (glob_match(w->set.outputs.v[i], path) ||
 		    glob_match_below(w->set.outputs.v[i], path))
@@ -154,6 +166,8 @@ static void planned(const struct run_watch_set *set, void *ctx)
 	if (sw->fw && set->fresh) {
 		long long t0 = loop_now();
 		fswatch_add_tree(sw->fw, set->root, &sw->err);
+		if (set->git_dir && !sw->err.len)
+			fswatch_add_tree(sw->fw, set->git_dir, &sw->err);
 		sw->setup_ms = loop_now() - t0;
 	}
 	if (sw->first)
@@ -263,6 +277,10 @@ int watch_main(int argc, char **argv)
 	if (!sw.s)
 		return status;
 	w.cancel = sw.interrupt ? &sw.cancel : NULL;
+	if (fstat(STDOUT_FILENO, &w.out) < 0)
+		memset(&w.out, 0, sizeof w.out);
+	if (fstat(STDERR_FILENO, &w.err) < 0)
+		memset(&w.err, 0, sizeof w.err);
 	sw.loop = loop_new();
 	sw.servers = servers_new(sw.loop);
 	own_signals(&sw);
@@ -273,7 +291,7 @@ int watch_main(int argc, char **argv)
 	if (sw.stdin_open)
 		loop_watch(sw.loop, STDIN_FILENO, LOOP_READ, on_stdin, &sw);
 	struct run_watch_hooks hooks = {planned, serve, &sw.cancel, sw.loop, &sw};
-	bool loaded = false;
+	bool loaded = false, setup_said = false;
 	for (;;) {
 		strvec_clear(&sw.cause);
 		sw.cause = w.changed;
@@ -298,9 +316,9 @@ int watch_main(int argc, char **argv)
 		loaded = true;
 		if (!w.changed.n && !w.overflow) {
 			printf("vx watch: watching %zu directories", fswatch_count(sw.fw));
-			if (sw.setup_ms >= 0)
+			if (sw.setup_ms >= 0 && !setup_said)
 				printf(" (set up in %lld ms)", sw.setup_ms);
-			sw.setup_ms = -1;
+			setup_said = true;
 			printf("; %sCtrl-C stops\n", sw.stdin_open ? "q and Enter or " : "");
 			fflush(stdout);
 		}

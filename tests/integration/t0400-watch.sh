@@ -194,6 +194,25 @@ test_expect_success 'the watch follows the inputs, not the tree: a directory no 
 	test "$(cat packages/b/dist/out.txt)" = b-1
 '
 
+test_expect_success 'with --affected, a commit or a checkout is a change (.git/HEAD and the index); a log in the workspace is not' '
+	setup &&
+	printf "dist\n.vx\n*.log\n" >.gitignore &&
+	git init -q -b main && git add -A && git commit -qm base &&
+	{ "$VX" watch build --affected=HEAD >watch.log 2>&1 </dev/null & watch_pid=$!; } &&
+	test_wait_lines "watching" 1 watch.log &&
+	echo other-2 >other/src/a.txt &&
+	test_wait_lines "other#build: done" 1 watch.log &&
+	test_wait_lines "watching" 2 watch.log &&
+	git commit -qam "other 2" &&
+	test_wait_lines "watching" 3 watch.log &&
+	sleep 1 &&
+	watch_stop &&
+	test_grep "vx watch: 1 file changed (other/src/a.txt) → 1 task" watch.log &&
+	test_grep "vx watch: [0-9] files\? changed (.git/" watch.log &&
+	test $(grep -c "watching" watch.log) = 3 &&
+	test_grep -x "Tasks: 0 succeeded, 0 cached, 0 failed, 0 skipped (of 0) in .*" watch.log
+'
+
 test_expect_success 'an inotify limit too low is refused with the sysctl to raise (exit 2)' '
 	setup &&
 	VX_TEST_MAX_WATCHES=2 run_vx 2 watch build &&
