@@ -54,8 +54,7 @@ static bool below_any(const struct strvec *dirs, const char *path)
 	return false;
 }
 
-/* Creates "<shard>/.tmp-<key>-XXXXXX". Returns the fd and *path, or -1. */
-static int tmp_create(const struct store *st, const char *key, char **path)
+int entry_tmp_create(const struct store *st, const char *key, char **path)
 {
 	*path = store_tmp_template(st, key);
 	int fd = mkostemp(*path, O_CLOEXEC);
@@ -169,7 +168,7 @@ int entry_save(const struct store *st, const struct entry_save_request *req,
 		error_errno("cannot open %s", req->project_dir);
 		goto out;
 	}
-	if (store_shard_make(st, req->key) < 0 || (afd = tmp_create(st, req->key, &arc_tmp)) < 0)
+	if (store_shard_make(st, req->key) < 0 || (afd = entry_tmp_create(st, req->key, &arc_tmp)) < 0)
 		goto out;
 	if (archive_write(afd, rootfd, req, &m) < 0)
 		goto out;
@@ -178,7 +177,7 @@ int entry_save(const struct store *st, const struct entry_save_request *req,
 		goto out;
 	}
 	json = manifest_format(&m);
-	if ((mfd = tmp_create(st, req->key, &man_tmp)) < 0)
+	if ((mfd = entry_tmp_create(st, req->key, &man_tmp)) < 0)
 		goto out;
 	if (write_all(mfd, json, strlen(json)) < 0 || (req->durable && fsync(mfd) < 0)) {
 		error_errno("cannot write %s", man_tmp);

@@ -65,6 +65,10 @@ struct entry {
 			   entry is replaced or pruned meanwhile */
 };
 
+/* Creates "<shard>/.tmp-<key>-XXXXXX" (mode 0644; the shard must exist).
+ * Returns the fd and *path, or -1 after error(). */
+int entry_tmp_create(const struct store *st, const char *key, char **path);
+
 /* Looks key up and verifies it. Returns an enum entry_status. */
 int entry_open(const struct store *st, const char *key, struct entry *e, struct strbuf *why);
 void entry_close(struct entry *e);

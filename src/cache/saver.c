@@ -6,10 +6,13 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cache/remote.h"
+#include "cache/transfer.h"
 #include "util/die.h"
 #include "util/strbuf.h"
 #include "util/vec.h"
@@ -29,6 +32,8 @@ struct save {
 
 struct saver {
 	const struct store *st;
+	struct remote *remote;	    /* each entry saved is uploaded after, or NULL */
+	struct strbuf late;	    /* the uploads' warnings, for the loop's thread */
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t wake;	    /* the worker: work queued, or stop */
@@ -62,6 +67,32 @@ static void save_run(const struct store *st, struct save *s)
 	s->req.log_fd = -1;
 }
 
+/* After key's entry is saved (and reported: the task's dependents do not
+ * wait for the network): PUT it to the remote cache. Its warnings go to
+ * sv->late, which the loop's thread prints at its next reap. */
+static void upload(struct saver *sv, const char *key, uint64_t duration_ms)
+{
+	struct strbuf lines = STRBUF_INIT;
+	report_to(collect_line, &lines);
+	char *head = NULL;
+	size_t head_len = 0;
+	int afd = -1;
+	uint64_t size = 0;
+	if (remote_writable(sv->remote) &&
+	    transfer_export(sv->st, key, &head, &head_len, &afd, &size) == 0) {
+		remote_put(sv->remote, key, head, head_len, afd, size, duration_ms);
+		close(afd);
+	}
+	free(head);
+	report_to(NULL, NULL);
+	if (lines.len) {
+		pthread_mutex_lock(&sv->mu);
+		strbuf_addstr(&sv->late, lines.buf);
+		pthread_mutex_unlock(&sv->mu);
+	}
+	strbuf_release(&lines);
+}
+
 static void *worker(void *arg)
 {
 	struct saver *sv = arg;
@@ -77,6 +108,10 @@ static void *worker(void *arg)
 			sv->tail = &sv->queue;
 		pthread_mutex_unlock(&sv->mu);
 		save_run(sv->st, s);
+		/* s is the loop's once it is on the done list: keep what the
+		 * upload needs */
+		char *key = sv->remote && s->rc == 0 ? xstrdup(s->req.key) : NULL;
+		uint64_t duration = s->req.duration_ms;
 		pthread_mutex_lock(&sv->mu);
 		s->next = NULL;
 		*sv->done_tail = s;
@@ -87,15 +122,23 @@ static void *worker(void *arg)
 		 * one would still leave the done list whole. */
 		while (write(sv->wr, &b, 1) < 0 && errno == EINTR)
 			;
+		if (key) {
+			pthread_mutex_unlock(&sv->mu);
+			upload(sv, key, duration);
+			free(key);
+			pthread_mutex_lock(&sv->mu);
+		}
 	}
 	pthread_mutex_unlock(&sv->mu);
 	return NULL;
 }
 
-struct saver *saver_new(const struct store *st)
+struct saver *saver_new(const struct store *st, struct remote *remote)
 {
 	struct saver *sv = xcalloc(1, sizeof *sv);
 	sv->st = st;
+	sv->remote = remote;
+	strbuf_init(&sv->late);
 	sv->tail = &sv->queue;
 	sv->done_tail = &sv->done;
 	int p[2];
@@ -178,11 +221,23 @@ static void save_free(struct save *s)
 	free(s);
 }
 
+/* The uploads' warnings, printed on the loop's thread. */
+static void print_late(struct saver *sv)
+{
+	pthread_mutex_lock(&sv->mu);
+	if (sv->late.len) {
+		fputs(sv->late.buf, stderr);
+		strbuf_reset(&sv->late);
+	}
+	pthread_mutex_unlock(&sv->mu);
+}
+
 size_t saver_reap(struct saver *sv, saver_done_fn *done, void *ctx)
 {
 	char buf[256];
 	while (read(sv->rd, buf, sizeof buf) > 0)
 		;
+	print_late(sv);
 	pthread_mutex_lock(&sv->mu);
 	struct save *list = sv->done;
 	sv->done = NULL;
@@ -226,7 +281,9 @@ void saver_free(struct saver *sv)
 	sv->stop = true;
 	pthread_cond_signal(&sv->wake);
 	pthread_mutex_unlock(&sv->mu);
-	pthread_join(sv->thread, NULL);
+	pthread_join(sv->thread, NULL); /* an upload in flight ends first (its timeout bounds it) */
+	print_late(sv);
+	strbuf_release(&sv->late);
 	pthread_mutex_destroy(&sv->mu);
 	pthread_cond_destroy(&sv->wake);
 	pthread_cond_destroy(&sv->finished);

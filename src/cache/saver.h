@@ -25,9 +25,14 @@ struct saver;
 /* rc: entry_save's result; messages: its error lines ("" when none). */
 typedef void saver_done_fn(void *tag, int rc, const char *messages, void *ctx);
 
+struct remote;
 /* Starts the thread (with every signal blocked: they belong to the loop's
- * signalfd). st must outlive the saver. Dies when no thread can start. */
-struct saver *saver_new(const struct store *st);
+ * signalfd). st (and remote) must outlive the saver. With a remote, each
+ * entry saved is uploaded after its save is reported (its task's
+ * dependents never wait for the network), and before the next save;
+ * saver_free waits for an upload in flight. Dies when no thread can
+ * start. */
+struct saver *saver_new(const struct store *st, struct remote *remote);
 
 /* Queues a save of req. Everything req points to is copied (the log bytes
  * too), so the caller may free or reuse its own at once; req->log_fd is

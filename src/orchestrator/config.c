@@ -543,7 +543,7 @@ static int parse_tasks(struct parse *p, yaml_node_t *n, bool root_only, task_vec
 
 static const char *const WORKSPACE_KEYS[] = {"projects", "cache", "inputs", NULL};
 static const char *const CACHE_KEYS[] = {"dir", "maxSize", "compression", "remote", NULL};
-static const char *const REMOTE_KEYS[] = {"url", "token", "team", NULL};
+static const char *const REMOTE_KEYS[] = {"url", "token", "team", "read", "write", "timeout", NULL};
 static const char *const WS_INPUT_KEYS[] = {"workspaceFiles", "env", NULL};
 
 static int parse_cache(struct parse *p, yaml_node_t *n, struct config *cfg)
@@ -583,9 +583,27 @@ static int parse_cache(struct parse *p, yaml_node_t *n, struct config *cfg)
 				return perr(p, v, "duplicate cache.remote");
 			cfg->remote = xcalloc(1, sizeof *cfg->remote);
 			cfg->remote->loc = node_loc(p, v);
+			cfg->remote->read = cfg->remote->write = true;
 			if (mapping_begin(p, v, "cache.remote", &it2))
 				return -1;
 			while ((r = mapping_next(p, &it2, "cache.remote", REMOTE_KEYS, &k2, &v2)) > 0) {
+				if (!strcmp(k2, "read") || !strcmp(k2, "write")) {
+					if (get_bool(p, v2, k2, !strcmp(k2, "read") ? &cfg->remote->read
+										  : &cfg->remote->write))
+						return -1;
+					continue;
+				}
+				if (!strcmp(k2, "timeout")) {
+					char *text = NULL;
+					int rc = get_str(p, v2, "cache.remote.timeout", EXPAND, &text);
+					if (!rc && (config_parse_duration(text, &cfg->remote->timeout_ms) ||
+						    cfg->remote->timeout_ms <= 0))
+						rc = perr(p, v2, "\"%s\" is not a duration: write e.g. \"30s\"", text);
+					free(text);
+					if (rc)
+						return -1;
+					continue;
+				}
 				char **dst = !strcmp(k2, "url")	   ? &cfg->remote->url
 					     : !strcmp(k2, "token") ? &cfg->remote->token
 								    : &cfg->remote->team;

@@ -91,6 +91,8 @@ typedef VEC(struct task_cfg *) task_vec;
 
 struct remote_cfg {
 	char *url, *token, *team;
+	bool read, write;     /* default true */
+	long long timeout_ms; /* per request; 0: the client's default */
 	struct loc loc;
 };
 

@@ -407,12 +407,13 @@ void output_job_cached(struct output *out, size_t i)
 	struct output_job *oj = &out->per_job[i];
 	const struct job *job = &out->jobs[i];
 	add_prefix(out, i);
+	const char *from = job->remote ? "remote " : "";
 	if (out->logs == LOGS_FULL) {
-		strbuf_addstr(&out->batch, "cache hit, replaying output\n");
+		strbuf_addf(&out->batch, "%scache hit, replaying output\n", from);
 		split_lines(&out->batch, oj, job->log.buf, job->log.len);
 		flush_partial(&out->batch, oj);
 	} else {
-		strbuf_addstr(&out->batch, "cache hit\n");
+		strbuf_addf(&out->batch, "%scache hit\n", from);
 	}
 	output_emit(out);
 }

@@ -52,6 +52,7 @@ struct run_opts {
 	struct strvec args; /* after "--" */
 	const char *format; /* graph: dot or json */
 	bool only;          /* --only: the named tasks, not what they depend on */
+	enum remote_mode remote; /* --no-remote, --remote-only */
 	pid_t served_by;    /* --served-by PID (vx watch's server runs): 0 no */
 };
 
@@ -78,6 +79,8 @@ static const char RUN_USAGE[] =
     "      --force            ignore cache hits\n"
     "      --no-cache         neither read nor write the cache\n"
     "      --continue         keep running independent tasks after a failure\n"
+    "      --no-remote        neither read nor write the remote cache\n"
+    "      --remote-only      hits come from the remote cache alone, not the local one\n"
     "      --only             run only the named tasks, not what they depend on (their\n"
     "                         outputs are taken as they are on disk; not saved to the cache)\n"
     "      --dry-run[=json]   print what would run and hit, with keys; run nothing\n"
@@ -106,6 +109,8 @@ enum {
 	OPT_REPORT,
 	OPT_ONLY,
 	OPT_SERVED_BY,
+	OPT_NO_REMOTE,
+	OPT_REMOTE_ONLY,
 	OPT_HELP
 };
 
@@ -125,6 +130,8 @@ static int parse_opts(int argc, char **argv, bool graph, struct run_opts *o)
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"format", required_argument, NULL, OPT_FORMAT},
 	    {"only", no_argument, NULL, OPT_ONLY},
+	    {"no-remote", no_argument, NULL, OPT_NO_REMOTE},
+	    {"remote-only", no_argument, NULL, OPT_REMOTE_ONLY},
 	    {"served-by", required_argument, NULL, OPT_SERVED_BY},
 	    {"help", no_argument, NULL, OPT_HELP},
 	    {0},
@@ -220,6 +227,12 @@ static int parse_opts(int argc, char **argv, bool graph, struct run_opts *o)
 			break;
 		case OPT_ONLY:
 			o->only = true;
+			break;
+		case OPT_NO_REMOTE:
+			o->remote = REMOTE_OFF;
+			break;
+		case OPT_REMOTE_ONLY:
+			o->remote = REMOTE_ONLY;
 			break;
 		case OPT_SERVED_BY: {
 			/* vx watch's own: it runs each server as `vx run ID --only
@@ -654,6 +667,7 @@ static int run_plan(const struct run_opts *o, struct plan *p)
 	    .read = !o->force && !o->no_cache,
 	    .write = !o->no_cache,
 	    .dry_run = o->dry_run != 0,
+	    .remote = o->served_by ? REMOTE_OFF : o->remote,
 	    .traced = p->sj.strace != NULL,
 	    .verbose = o->verbose,
 	};

@@ -719,6 +719,7 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 		job->reason = NULL;
 		job->held = false;
 		job->handed_off = false;
+		job->remote = false;
 		if (!job->log.buf)
 			strbuf_init(&job->log);
 		job->log_fd = -1; /* a zeroed job holds fd 0 here, never its own */

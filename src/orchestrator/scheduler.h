@@ -79,6 +79,7 @@ struct job {
 			      * scheduler does it at most once and never while
 			      * stopping, and clears this before each after hook */
 	bool handed_off;     /* the before hook handed it off (SCHEDULER_HANDED_OFF) */
+	bool remote;         /* its hit came from the remote cache (the before hook's word) */
 	bool held;           /* set by the after hook of a job that succeeded:
 			      * it is done (printed, its slot free) but its
 			      * dependents wait until the hook's owner clears

@@ -20,7 +20,9 @@
 #include "cache/entry.h"
 #include "cache/filehash.h"
 #include "cache/inplace.h"
+#include "cache/remote.h"
 #include "cache/saver.h"
+#include "cache/transfer.h"
 #include "orchestrator/output.h"
 #include "orchestrator/schema.h"
 #include "util/glob.h"
@@ -44,6 +46,36 @@ bool taskcache_cacheable(const struct task_node *t)
 	return t->command && t->cfg->cache && !t->cfg->persistent;
 }
 
+/* The remote cache a run uses: cache.remote, each field overridden by
+ * VX_REMOTE_CACHE_URL, _TOKEN, _TEAM, and, where vx's own are unset, by
+ * Turborepo's TURBO_API, TURBO_TOKEN, TURBO_TEAM (a token alone means
+ * Vercel's API, as in Turborepo). Returns NULL when none is set. */
+static struct remote *remote_from(const struct workspace *ws, const struct taskcache_opts *o)
+{
+	const struct remote_cfg *rc = ws->cfg->remote;
+	const char *url = getenv("VX_REMOTE_CACHE_URL"), *token = getenv("VX_REMOTE_CACHE_TOKEN"),
+		   *team = getenv("VX_REMOTE_CACHE_TEAM");
+	if (!url || !*url)
+		url = rc && rc->url ? rc->url : getenv("TURBO_API");
+	if (!token || !*token)
+		token = rc && rc->token ? rc->token : getenv("TURBO_TOKEN");
+	if (!team || !*team)
+		team = rc && rc->team ? rc->team : getenv("TURBO_TEAM");
+	if ((!url || !*url) && token && *token && !rc)
+		url = "https://vercel.com/api";
+	if (!url || !*url)
+		return NULL;
+	struct remote_opts ro = {
+	    .url = url,
+	    .token = token,
+	    .team = team,
+	    .read = (rc ? rc->read : true) && o->read,
+	    .write = (rc ? rc->write : true) && o->write && !o->dry_run,
+	    .timeout_ms = rc ? (long)rc->timeout_ms : 0,
+	};
+	return remote_new(&ro);
+}
+
 int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struct graph *g,
 		   const struct taskcache_opts *o)
 {
@@ -63,6 +95,10 @@ int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struc
 	tc->status = xcalloc(n, sizeof *tc->status);
 	tc->saving = xcalloc(n ? n : 1, sizeof *tc->saving);
 	tc->facts = xcalloc(n, sizeof *tc->facts);
+	tc->from_remote = xcalloc(n, sizeof *tc->from_remote);
+	if (o->remote != REMOTE_OFF && (o->read || o->write))
+		tc->remote = remote_from(ws, o);
+	tc->remote_only = tc->remote && o->remote == REMOTE_ONLY;
 	struct stat st;
 	if (o->dry_run && stat(tc->dir, &st) != 0)
 		return 0; /* a dry run writes nothing, not even an empty store */
@@ -470,6 +506,36 @@ enum cache_status taskcache_probe(struct taskcache *tc, size_t i)
 	return tc->status[i] = (r == ENTRY_BAD ? CACHE_BAD : CACHE_MISS);
 }
 
+/* Node i's entry from the remote cache into the local store, checked
+ * whole before it enters (transfer.h). Returns 0 when it is there now, 1
+ * for a miss, -1 after a warning. */
+static int remote_fetch(struct taskcache *tc, size_t i)
+{
+	if (!remote_readable(tc->remote))
+		return 1;
+	const char *key = tc->keys[i];
+	char *path = NULL;
+	int fd = transfer_tmp(&tc->store, key, &path);
+	if (fd < 0)
+		return -1;
+	int rc = remote_get(tc->remote, key, fd);
+	if (rc == 1) {
+		struct strbuf why = STRBUF_INIT;
+		rc = transfer_import(&tc->store, key, fd, &why);
+		if (rc == 1)
+			warning("%s: the remote cache's artifact %s is refused (%s); running the task",
+				tc->g->nodes.v[i]->id, key, why.buf);
+		strbuf_release(&why);
+		rc = rc == 0 ? 0 : -1;
+	} else {
+		rc = rc == 0 ? 1 : -1;
+	}
+	close(fd);
+	unlink(path);
+	free(path);
+	return rc;
+}
+
 int taskcache_before(struct job *job, void *ctx)
 {
 	struct taskcache *tc = ctx;
@@ -483,9 +549,10 @@ int taskcache_before(struct job *job, void *ctx)
 	if (!tc->read)
 		return 0;
 	const struct project *p = tc->ws->projects.v[t->project];
+	tc->from_remote[i] = false;
 	/* The fast hit: outputs still in place from the last time this key
 	 * was built or restored, so no entry is opened. */
-	const struct inplace_record *rec = inplace_get(tc->ip, t->id);
+	const struct inplace_record *rec = tc->remote_only ? NULL : inplace_get(tc->ip, t->id);
 	if (rec && !strcmp(rec->key, tc->keys[i]) && rec->has_log && inplace_check(rec, p->dir)) {
 		strbuf_reset(&job->log);
 		strbuf_add(&job->log, rec->log, rec->log_len);
@@ -495,13 +562,19 @@ int taskcache_before(struct job *job, void *ctx)
 	}
 	struct entry e;
 	struct strbuf why = STRBUF_INIT;
-	int r = entry_open(&tc->store, tc->keys[i], &e, &why);
+	int r = tc->remote_only ? ENTRY_MISS : entry_open(&tc->store, tc->keys[i], &e, &why);
 	if (r == ENTRY_BAD) {
 		warning("%s: cache entry %s is damaged (%s); running the task and replacing it", t->id, tc->keys[i],
 			why.buf);
 		tc->status[i] = CACHE_BAD;
 	}
 	strbuf_release(&why);
+	if (r != ENTRY_HIT && r != ENTRY_ERROR && remote_fetch(tc, i) == 0) {
+		r = entry_open(&tc->store, tc->keys[i], &e, &why);
+		strbuf_release(&why);
+		tc->from_remote[i] = r == ENTRY_HIT;
+		job->remote = tc->from_remote[i];
+	}
 	if (r != ENTRY_HIT) {
 		if (tc->verbose)
 			explain_miss(tc, i);
@@ -570,7 +643,7 @@ int taskcache_after(struct job *job, void *ctx)
 		.level = tc->level,
 	};
 	if (tc->loop && !tc->saver) { /* a fully cached run never starts it */
-		tc->saver = saver_new(&tc->store);
+		tc->saver = saver_new(&tc->store, remote_writable(tc->remote) ? tc->remote : NULL);
 		loop_watch(tc->loop, saver_fd(tc->saver), LOOP_READ, on_save_ready, tc);
 	}
 	tc->saving[i] = outs;
@@ -659,5 +732,7 @@ void taskcache_close(struct taskcache *tc)
 	free(tc->inputs);
 	free(tc->keys);
 	free(tc->status);
+	free(tc->from_remote);
+	remote_free(tc->remote);
 	free(tc->dir);
 }

@@ -53,12 +53,19 @@ struct taskcache {
 	struct saver *saver;    /* saves entries off the loop, between taskcache_start
 				 * and taskcache_finish; NULL: saves in the after hook */
 	struct loop *loop;      /* the run's, watching the saver */
+	struct remote *remote;  /* the remote cache (cache.remote, VX_REMOTE_CACHE_*,
+				 * TURBO_*), or NULL: none, or --no-remote */
+	bool remote_only;       /* --remote-only: the local store is only the remote's staging */
+	bool *from_remote;      /* per node: its hit came from the remote cache */
 	struct strvec *saving;  /* per node: the outputs a save in flight archives */
 };
+
+enum remote_mode { REMOTE_DEFAULT, REMOTE_OFF, REMOTE_ONLY };
 
 struct taskcache_opts {
 	const char *dir; /* the store (workspace_cache_dir), copied */
 	bool read, write, dry_run;
+	enum remote_mode remote; /* --no-remote, --remote-only */
 	bool traced;     /* sandboxed tasks run under strace (the tracer probed) */
 	int verbose;
 };

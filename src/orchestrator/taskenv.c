@@ -53,10 +53,25 @@ static void env_put(struct strvec *env, const char *entry)
 	strvec_push(env, entry);
 }
 
+/* The remote cache's credentials are vx's, never a task's (docs/remote-cache.md). */
+static const char *const vx_secrets[] = {
+    "VX_REMOTE_CACHE_TOKEN=", "TURBO_TOKEN=", "VX_REMOTE_CACHE_SIGNATURE_KEY=",
+    "TURBO_REMOTE_CACHE_SIGNATURE_KEY=", NULL,
+};
+
+static bool vx_secret(const char *entry)
+{
+	for (const char *const *s = vx_secrets; *s; s++)
+		if (!strncmp(entry, *s, strlen(*s)))
+			return true;
+	return false;
+}
+
 void task_env(const struct workspace *ws, const struct task_node *t, struct strvec *env)
 {
 	for (char **e = environ; *e; e++)
-		strvec_push(env, *e);
+		if (!vx_secret(*e))
+			strvec_push(env, *e);
 	for (size_t i = 0; i < t->cfg->env_define.n; i++) {
 		char *kv = xasprintf("%s=%s", t->cfg->env_define.v[i].key,
 				     t->cfg->env_define.v[i].value);

@@ -17,8 +17,10 @@
  * environment (env_build's vx entries) apply. */
 void task_env_delta(const struct workspace *ws, const struct task_node *t, struct strvec *delta);
 
-/* Fills env with an unsandboxed task's whole environment: vx's own, then
- * env.define, then task_env_delta, later entries replacing earlier ones. */
+/* Fills env with an unsandboxed task's whole environment: vx's own (less
+ * the remote cache's token and signature key: VX_REMOTE_CACHE_TOKEN,
+ * TURBO_TOKEN, ..._SIGNATURE_KEY), then env.define, then task_env_delta,
+ * later entries replacing earlier ones. */
 void task_env(const struct workspace *ws, const struct task_node *t, struct strvec *env);
 
 #endif

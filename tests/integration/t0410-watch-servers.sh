@@ -265,7 +265,7 @@ test_expect_success '--interrupt cancels a running cycle at a change and runs ag
 	    command: "cat src/a.txt >>$TEST_DIR/starts; sleep 4; mkdir -p dist && cat src/*.txt > dist/out.txt"
 	EOF
 	watch_start other#build --interrupt &&
-	test_wait_for "$TEST_DIR/starts" &&
+	test_wait_lines "^other-1$" 1 "$TEST_DIR/starts" &&
 	echo other-2 >other/src/a.txt &&
 	test_wait_lines "other#build: failed (cancelled: files changed)" 1 "$OUT" &&
 	test_wait_lines "watching" 1 "$OUT" &&

@@ -1,0 +1,60 @@
+/* remote.h - the remote cache client: Turborepo's HTTP API
+ * (/v8/artifacts/:hash), so turborepo-remote-cache and Vercel's endpoint
+ * serve vx as they serve Turborepo (docs/remote-cache.md). */
+#ifndef VX_CACHE_REMOTE_H
+#define VX_CACHE_REMOTE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct remote_opts {
+	const char *url;   /* the API's base, "http://127.0.0.1:3000" */
+	const char *token; /* Bearer; never printed */
+	const char *team;  /* "team_…" goes as teamId=, anything else as slug=; NULL: none */
+	bool read, write;
+	long timeout_ms;   /* per request; 0: 30 s (connect: 2 s) */
+};
+
+/* A remote cache for one run. GETs are made on one thread and PUTs on
+ * another (the saver's): each has its own connection; the failure count
+ * they share is locked. */
+struct remote;
+
+/* Copies o. Returns NULL with one line in err when curl cannot start. */
+struct remote *remote_new(const struct remote_opts *o);
+void remote_free(struct remote *r);
+
+/* False once the remote is off for the rest of the run (three failures in
+ * a row, or a refused token), or when o->read (o->write) was false. */
+bool remote_readable(const struct remote *r);
+bool remote_writable(const struct remote *r);
+
+/* GET /v8/artifacts/KEY into fd (from its current offset). Returns 1
+ * when the body is in fd, 0 for a miss (404), -1 for a failure (a warning
+ * was printed, or will be by the state machine: once per kind). */
+int remote_get(struct remote *r, const char *key, int fd);
+/* PUT /v8/artifacts/KEY with a body of head (head_len bytes, in memory)
+ * then the size bytes of fd from offset 0, streamed; duration_ms goes as
+ * x-artifact-duration. Returns 0, or -1 (warned). */
+int remote_put(struct remote *r, const char *key, const void *head, size_t head_len, int fd,
+	       uint64_t size, uint64_t duration_ms);
+
+/* "BASE/v8/artifacts/KEY?teamId=T" (or slug=T, or no query); caller frees. */
+char *remote_artifact_url(const char *base, const char *key, const char *team);
+/* url with any user:password@ replaced by "***@": what a message may show. */
+char *remote_redact(const char *url);
+
+/* The state machine alone, for its unit test: the outcome of one request
+ * (0 ok or a miss, else an HTTP status, or -1 for a transport failure)
+ * updates the consecutive failures and returns what to say (static text,
+ * or NULL to stay quiet), setting *off when the remote goes off. */
+struct remote_state {
+	int failures;   /* in a row */
+	bool off;
+	bool said_auth; /* 401/403 said once */
+	bool said_off;
+};
+const char *remote_state_after(struct remote_state *s, int outcome);
+
+#endif

@@ -1,0 +1,33 @@
+/* transfer.h - a cache entry as one body, for the remote cache: out of the
+ * store for an upload, into the store from a download (docs/remote-cache.md).
+ *
+ * The body is "vx-entry 1 N\n", the N bytes of the manifest, then the
+ * archive as the store keeps it. A downloaded body enters the store only
+ * once it is whole and checked, by the temp+rename path a save takes: a
+ * torn or hostile body is never restored and never lands in the store. */
+#ifndef VX_CACHE_TRANSFER_H
+#define VX_CACHE_TRANSFER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache/store.h"
+#include "util/strbuf.h"
+
+/* The body of key's entry: *head (caller frees, *head_len bytes) then
+ * *archive_size bytes of *archive_fd (opened here, O_CLOEXEC; caller
+ * closes). Returns 0, or -1 after error() (1 when there is no entry). */
+int transfer_export(const struct store *st, const char *key, char **head, size_t *head_len,
+		    int *archive_fd, uint64_t *archive_size);
+
+/* A temporary file for a download of key, in its shard (made). Returns the
+ * fd and *path (caller unlinks and frees), or -1 after error(). */
+int transfer_tmp(const struct store *st, const char *key, char **path);
+
+/* Checks the body in fd (from offset 0): its head, a manifest that parses
+ * and names key, an archive of the manifest's size and checksum; then
+ * enters it into the store as key's entry. Returns 0; 1 when the body is
+ * refused (why says why; nothing entered the store); -1 after error(). */
+int transfer_import(const struct store *st, const char *key, int fd, struct strbuf *why);
+
+#endif

@@ -1,0 +1,184 @@
+/* Unit tests for cache/remote.c's pure parts (the artifact URL, the
+ * redaction, the failure state machine) and cache/transfer.c (an entry out
+ * of one store and into another; every torn or forged body refused with
+ * nothing entering the store). */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "cache/entry.h"
+#include "cache/remote.h"
+#include "cache/store.h"
+#include "cache/transfer.h"
+#include "check.h"
+#include "fstest.h"
+#include "util/die.h"
+#include "util/io.h"
+
+static void test_url(void)
+{
+	char *u = remote_artifact_url("http://h:3000", "ab12", NULL);
+	CHECK_STR(u, "http://h:3000/v8/artifacts/ab12");
+	free(u);
+	u = remote_artifact_url("http://h:3000/api", "ab12", "team_Xy9");
+	CHECK_STR(u, "http://h:3000/api/v8/artifacts/ab12?teamId=team_Xy9");
+	free(u);
+	u = remote_artifact_url("https://h", "ab12", "my team&co");
+	CHECK_STR(u, "https://h/v8/artifacts/ab12?slug=my%20team%26co");
+	free(u);
+}
+
+static void test_redact(void)
+{
+	char *r = remote_redact("https://user:pa55@cache.example.com:8443/v8/artifacts/x");
+	CHECK_STR(r, "https://***@cache.example.com:8443/v8/artifacts/x");
+	free(r);
+	r = remote_redact("http://cache.example.com/v8/artifacts/x?slug=a@b");
+	CHECK_STR(r, "http://cache.example.com/v8/artifacts/x?slug=a@b");
+	free(r);
+	r = remote_redact("http://tok@h/x");
+	CHECK_STR(r, "http://***@h/x");
+	free(r);
+}
+
+static void test_state(void)
+{
+	struct remote_state s = {0};
+	/* a failure, a success: the count starts over */
+	CHECK_STR(remote_state_after(&s, -1), "");
+	CHECK(remote_state_after(&s, 0) == NULL);
+	CHECK_INT(s.failures, 0);
+	/* three in a row: off, said once */
+	CHECK_STR(remote_state_after(&s, 500), "");
+	CHECK_STR(remote_state_after(&s, -1), "");
+	const char *off = remote_state_after(&s, 502);
+	CHECK(off && strstr(off, "off for the rest of this run"));
+	CHECK(s.off);
+	CHECK(remote_state_after(&s, -1) == NULL);
+	/* a refused token: off at once, said once */
+	struct remote_state t = {0};
+	const char *auth = remote_state_after(&t, 401);
+	CHECK(auth && strstr(auth, "refused the token"));
+	CHECK(t.off);
+	CHECK(remote_state_after(&t, 403) == NULL);
+}
+
+static char *root;
+static struct store a, b;
+static const char KEY[] = "0123456789abcdef0123456789abcdef";
+
+/* An entry of KEY in store a, and its body in a file; returns the fd. */
+static int body_of(const char *name)
+{
+	char *proj = xasprintf("%s/proj", root);
+	static bool made;
+	if (!made) {
+		fs_mkdir(root, "proj", 0755);
+		fs_mkdir(proj, "dist", 0755);
+		made = true;
+	}
+	fs_write(proj, "dist/out.txt", "built\n", 0644);
+	const char *outputs[] = {"dist/out.txt"};
+	struct entry_save_request req = {.key = KEY, .task = "p#build", .project_dir = proj,
+					 .outputs = outputs, .n_outputs = 1, .log_fd = -1,
+					 .log = "log\n", .log_len = 4};
+	CHECK_INT(entry_save(&a, &req, NULL), 0);
+	char *head;
+	size_t head_len;
+	int afd;
+	uint64_t size;
+	CHECK_INT(transfer_export(&a, KEY, &head, &head_len, &afd, &size), 0);
+	char *path = xasprintf("%s/%s", root, name);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	CHECK(write_all(fd, head, head_len) == 0);
+	char buf[65536];
+	ssize_t n;
+	while ((n = read(afd, buf, sizeof buf)) > 0)
+		CHECK(write_all(fd, buf, (size_t)n) == 0);
+	close(afd);
+	free(head);
+	free(path);
+	free(proj);
+	return fd;
+}
+
+static bool in_b(void)
+{
+	char *m = store_entry_path(&b, KEY, STORE_MANIFEST_SUFFIX);
+	bool there = access(m, F_OK) == 0;
+	free(m);
+	return there;
+}
+
+/* Refused, with why naming it, and nothing in store b. */
+static void refused(int fd, const char *key, const char *why_has)
+{
+	struct strbuf why = STRBUF_INIT;
+	CHECK_INT(transfer_import(&b, key, fd, &why), 1);
+	CHECK(strstr(why.buf, why_has) != NULL);
+	if (!strstr(why.buf, why_has))
+		fprintf(stderr, "  why: %s\n", why.buf);
+	CHECK(!in_b());
+	strbuf_release(&why);
+}
+
+static void test_transfer(void)
+{
+	int fd = body_of("body");
+	struct stat st;
+	fstat(fd, &st);
+	/* whole: it enters, and opens as a verified entry */
+	struct strbuf why = STRBUF_INIT;
+	CHECK_INT(transfer_import(&b, KEY, fd, &why), 0);
+	struct entry e;
+	CHECK_INT(entry_open(&b, KEY, &e, &why), ENTRY_HIT);
+	entry_close(&e);
+	strbuf_release(&why);
+	store_clean(&b);
+	CHECK(!in_b());
+
+	/* asked for another key: its manifest names KEY */
+	refused(fd, "ffffffffffffffffffffffffffffffff", "manifest is for key");
+	/* torn: the archive cut short */
+	CHECK(ftruncate(fd, st.st_size - 3) == 0);
+	refused(fd, KEY, "its archive is");
+	close(fd);
+	/* a byte of the archive changed */
+	fd = body_of("body2");
+	char c;
+	CHECK(pread(fd, &c, 1, st.st_size - 5) == 1);
+	c ^= 0x40;
+	CHECK(pwrite(fd, &c, 1, st.st_size - 5) == 1);
+	refused(fd, KEY, "checksum");
+	close(fd);
+	/* no head, a head with a length past the body, an empty body */
+	char *junk = xasprintf("%s/junk", root);
+	fd = open(junk, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	free(junk);
+	CHECK(write_all(fd, "<html>502</html>\n", 17) == 0);
+	refused(fd, KEY, "not a vx cache entry");
+	CHECK(ftruncate(fd, 0) == 0);
+	CHECK(pwrite(fd, "vx-entry 1 999999\n{}", 20, 0) == 20);
+	refused(fd, KEY, "ends inside its manifest");
+	CHECK(ftruncate(fd, 0) == 0);
+	refused(fd, KEY, "not a vx cache entry");
+	close(fd);
+}
+
+int main(void)
+{
+	test_url();
+	test_redact();
+	test_state();
+	root = fs_tmpdir();
+	char *sa = xasprintf("%s/a", root), *sb = xasprintf("%s/b", root);
+	if (store_open(&a, sa) || store_open(&b, sb))
+		return 1;
+	test_transfer();
+	store_close(&a);
+	store_close(&b);
+	fs_rmtree(root);
+	free(sa);
+	free(sb);
+	return check_finish("remote");
+}
