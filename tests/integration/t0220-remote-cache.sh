@@ -6,10 +6,11 @@
 # the run; the token is in no output, summary or task environment.
 . "$(dirname "$0")/lib.sh"
 
-# The server: installed once per build directory (CI pays once), started on
-# loopback with local storage. Outside CI a machine without npm or the
-# registry skips, saying why; in CI that is a failure.
-npm_dir=$(dirname "$VX")/npm/turborepo-remote-cache
+# The server: installed once per machine (the normal and the sanitizer
+# builds share it: CI pays once), started on loopback with local storage.
+# Outside CI a machine without npm or the registry skips, saying why; in CI
+# that is a failure.
+npm_dir=/var/tmp/vx-test-npm-$(id -u)/turborepo-remote-cache-2.12
 server=$npm_dir/node_modules/.bin/turborepo-remote-cache
 if [ ! -x "$server" ]; then
 	mkdir -p "$npm_dir"
