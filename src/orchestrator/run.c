@@ -520,6 +520,9 @@ static void print_report(const char *mode, const struct graph *g, const struct j
 		    .task = t->task,
 		    .status = job_state_name(j->state),
 		    .cache = cache_status_name(tc->status[i]),
+		    .cache_source = tc->status[i] != CACHE_HIT ? NULL
+				    : tc->from_remote[i]       ? "remote"
+							       : "local",
 		    .key = tc->keys[i],
 		    .yaml = yamls[i],
 		    .line = l->line,

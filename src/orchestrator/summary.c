@@ -74,6 +74,10 @@ int summary_write(const char *path, const struct graph *g, const struct job *job
 			cJSON_AddNullToObject(o, "command");
 		cJSON_AddStringToObject(o, "status", state_name(j->state));
 		cJSON_AddStringToObject(o, "cache", cache_status_name(tc->status[i]));
+		if (tc->status[i] == CACHE_HIT)
+			cJSON_AddStringToObject(o, "cacheSource", tc->from_remote[i] ? "remote" : "local");
+		else
+			cJSON_AddNullToObject(o, "cacheSource");
 		if (j->state == JOB_SUCCEEDED || j->state == JOB_FAILED)
 			cJSON_AddNumberToObject(o, "exitCode", j->exit_code);
 		else

@@ -164,6 +164,10 @@ void report_json(const struct task_report *t, size_t n, struct strbuf *out)
 			cJSON_AddNullToObject(o, "commandExitCode");
 		}
 		cJSON_AddStringToObject(o, "cache", r->cache);
+		if (r->cache_source)
+			cJSON_AddStringToObject(o, "cacheSource", r->cache_source);
+		else
+			cJSON_AddNullToObject(o, "cacheSource");
 		cJSON_AddStringToObject(o, "key", r->key);
 		cJSON_AddNumberToObject(o, "durationMs", (double)r->duration_ms);
 		cJSON *viol = cJSON_AddArrayToObject(o, "violations");

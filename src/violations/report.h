@@ -21,6 +21,7 @@ struct task_report {
 	const char *name;                /* the project's name */
 	const char *status;              /* succeeded, cached, failed, skipped, noop */
 	const char *cache;               /* hit, miss, disabled */
+	const char *cache_source;        /* a hit's: "local" or "remote"; NULL otherwise */
 	const char *key;
 	const char *yaml;                /* the task's vx.yaml, workspace-relative */
 	int line, col;                   /* its sandbox: key there; 0 when none */

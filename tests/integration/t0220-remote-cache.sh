@@ -79,6 +79,8 @@ test_expect_success 'a second clone is all remote hits: outputs identical, logs 
 	test_grep "b#build: remote cache hit, replaying output" "$OUT" &&
 	test_grep "a#build: built-a tokens=0" "$OUT" &&
 	test_grep "Tasks: 0 succeeded, 2 cached" "$OUT" &&
+	test $(grep -c "\"cacheSource\":[[:space:]]*\"remote\"" ../s2.json) = 2 &&
+	test $(grep -c "\"cacheSource\":[[:space:]]*null" ../s1.json) = 2 &&
 	cmp a/dist/out.txt "$TEST_DIR/ws/a/dist/out.txt" &&
 	cmp b/dist/out.txt "$TEST_DIR/ws/b/dist/out.txt" &&
 	! grep -r -- "$token" "$OUT" "$ERR" ../s1.json ../s2.json .vx
