@@ -14,7 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cache/filehash.h"
 #include "orchestrator/filter.h"
 #include "orchestrator/graph.h"
 #include "orchestrator/output.h"
@@ -393,10 +392,7 @@ static void server_fingerprint(const struct run_hooks *rh, size_t i, char out[KE
 			strvec_push_nodup(&abs, path_join(pr->dir, rel.v[f]));
 		char(*hashes)[KEY_HEX_SIZE] = xcalloc(abs.n + 1, sizeof *hashes);
 		int *errs = xcalloc(abs.n + 1, sizeof *errs);
-		if (abs.n && rh->tc->sc)
-			statcache_lookup_many(rh->tc->sc, (const char *const *)abs.v, abs.n, hashes, errs, 0);
-		else if (abs.n)
-			filehash_many((const char *const *)abs.v, abs.n, hashes, errs, 0);
+		taskcache_hash(rh->tc, (const char *const *)abs.v, abs.n, hashes, errs);
 		key_add_str(&k, "upstream", t->id);
 		for (size_t f = 0; f < rel.n; f++) {
 			key_add_str(&k, "file", rel.v[f]);

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,12 +71,16 @@ static struct server *find(struct servers *sv, const char *id)
 	return NULL;
 }
 
-static void say(const char *fmt, const char *id, const char *more)
+static void say(const char *fmt, ...) VX_PRINTF(1, 2);
+static void say(const char *fmt, ...)
 {
+	va_list ap;
+	va_start(ap, fmt);
 	printf("vx watch: ");
-	printf(fmt, id, more);
+	vprintf(fmt, ap);
 	putchar('\n');
 	fflush(stdout);
+	va_end(ap);
 }
 
 static int start(struct server *srv, const struct strvec *argv, const char *fp);
@@ -134,16 +139,14 @@ static void on_exit_fd(struct loop *l, int fd, unsigned events, void *data)
 		struct strvec argv = srv->next_argv;
 		srv->next_argv = (struct strvec)STRVEC_INIT;
 		if (start(srv, &argv, srv->next_fp) == 0)
-			say("%s restarted%s", srv->id, "");
+			say("%s restarted", srv->id);
 		strvec_clear(&argv);
 		return;
 	}
 	if (stopped)
 		return;
-	int code = r < 0 ? -1 : spawn_exit_code(st, NULL);
-	char more[96];
-	snprintf(more, sizeof more, " with status %d; it starts again when its inputs change", code);
-	say("%s exited%s", srv->id, more);
+	say("%s exited with status %d; it starts again when its inputs change", srv->id,
+	    r < 0 ? -1 : spawn_exit_code(st, NULL));
 }
 
 static int pidfd_open(pid_t pid)
@@ -248,7 +251,7 @@ void servers_retain(struct servers *sv, const struct strvec *keep)
 		if (kept || !srv->pid)
 			continue;
 		srv->pending = false;
-		say("%s is no longer in the plan: stopping it%s", srv->id, "");
+		say("%s is no longer in the plan: stopping it", srv->id);
 		stop(srv);
 	}
 }

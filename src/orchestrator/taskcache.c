@@ -226,6 +226,17 @@ static void fold_key(struct taskcache *tc, size_t i, const char *command, const 
 	key_finish(&k, tc->keys[i]);
 }
 
+void taskcache_hash(struct taskcache *tc, const char *const *paths, size_t n,
+		    char (*hashes)[KEY_HEX_SIZE], int *errs)
+{
+	if (!n)
+		return;
+	if (tc->sc)
+		statcache_lookup_many(tc->sc, paths, n, hashes, errs, 0);
+	else
+		filehash_many(paths, n, hashes, errs, 0);
+}
+
 /* Lists and hashes the inputs of the nodes which marks (every node when
  * NULL) into tc->inputs, in one parallel batch of distinct paths. Returns
  * 0, or -1 after an error line. */
@@ -263,13 +274,8 @@ static int collect_inputs(struct taskcache *tc, const bool *which)
 	 * borrowed keys are still valid. */
 	char(*hashes)[KEY_HEX_SIZE] = xcalloc(batch.n + 1, sizeof *hashes);
 	int *errs = xcalloc(batch.n + 1, sizeof *errs);
-	if (!rc && batch.n) {
-		if (tc->sc) {
-			statcache_lookup_many(tc->sc, (const char *const *)batch.v, batch.n, hashes, errs, 0);
-		} else {
-			filehash_many((const char *const *)batch.v, batch.n, hashes, errs, 0);
-		}
-	}
+	if (!rc)
+		taskcache_hash(tc, (const char *const *)batch.v, batch.n, hashes, errs);
 	for (size_t i = 0; i < g->nodes.n && !rc; i++) {
 		if (which && !which[i])
 			continue;

@@ -88,6 +88,11 @@ int taskcache_keys(struct taskcache *tc);
  * line. */
 int taskcache_rekey(struct taskcache *tc, const bool *touched, bool *changed);
 
+/* Hashes n absolute paths, through the stat cache when the run has one:
+ * hashes[i] as filehash_many gives it, errs[i] its errno or 0. */
+void taskcache_hash(struct taskcache *tc, const char *const *paths, size_t n,
+		    char (*hashes)[KEY_HEX_SIZE], int *errs);
+
 /* Saves the stat cache and the in-place record now (a watch between
  * cycles: a kill -9 later loses nothing they learnt). */
 void taskcache_checkpoint(struct taskcache *tc);
