@@ -47,6 +47,8 @@ struct proc {
 	size_t slot;	   /* its place in sched.live while RUNNING */
 	bool retried;	   /* already run a second time: its timeout counts from the first start */
 	long long first_start; /* the first attempt's start, for the timeout of a retry */
+	unsigned long later_timer; /* while its before hook said SCHEDULER_LATER: the
+				    * loop timer that queues it again, else 0 */
 };
 
 /* A binary min-heap of job indices: the ready queue hands out jobs in the
@@ -71,6 +73,7 @@ struct sched {
 	size_t *live; /* the RUNNING jobs, `running` of them: a wake-up costs
 		       * O(running), not O(njobs) */
 	size_t running, ended;
+	size_t later; /* jobs waiting on a later_timer */
 	size_t *held; /* the jobs ended but held (job->held), nheld of them */
 	size_t nheld;
 	unsigned long tick; /* the status line's redraw timer, or 0 */
@@ -150,6 +153,18 @@ static bool job_ok(const struct job *job)
 	return job->state == JOB_SUCCEEDED || job->state == JOB_CACHED || job->state == JOB_NOOP;
 }
 
+/* The run starts nothing more: what waits to be asked again (the before
+ * hook's SCHEDULER_LATER) never will, and ends skipped. */
+static void later_cancel_all(struct sched *s)
+{
+	for (size_t i = 0; i < s->njobs && s->later; i++)
+		if (s->procs[i].later_timer) {
+			loop_timer_cancel(s->loop, s->procs[i].later_timer);
+			s->procs[i].later_timer = 0;
+			s->later--;
+		}
+}
+
 /* Job i reached a final state: release or skip its dependents. A failure
  * skips its whole downstream at once, breadth-first, so deep chains cost
  * no stack. */
@@ -167,6 +182,7 @@ static void job_ended(struct sched *s, size_t i)
 			if (!s->opts->keep_going && !s->stop_starting) {
 				s->stop_starting = true;
 				s->stop_reason = "run stopped after a failure";
+				later_cancel_all(s);
 			}
 		}
 		for (size_t k = s->rdep_off[j]; k < s->rdep_off[j + 1]; k++) {
@@ -400,6 +416,16 @@ static void timers_cancel(struct sched *s, struct proc *p)
 	p->term_timer = p->kill_timer = 0;
 }
 
+/* A job whose before hook said "later": back on the ready queue. */
+static void on_later(struct loop *l, void *data)
+{
+	(void)l;
+	struct proc *p = data;
+	p->later_timer = 0;
+	p->s->later--;
+	ready_push(&p->s->ready, p->i);
+}
+
 /* Takes job i off the ready queue: a no-op, a cache hit, a hook failure, a
  * spawn failure or a running job. */
 static void job_start(struct sched *s, size_t i)
@@ -414,6 +440,12 @@ static void job_start(struct sched *s, size_t i)
 	}
 	if (s->hooks && s->hooks->before) {
 		int r = s->hooks->before(job, s->hooks->ctx);
+		if (r == SCHEDULER_LATER) {
+			long long at = now_ms(s) + (job->later_ms > 0 ? job->later_ms : 1);
+			p->later_timer = loop_timer(s->loop, s->t0 + at, on_later, p);
+			s->later++;
+			return;
+		}
 		if (r == SCHEDULER_HANDED_OFF) {
 			job->state = JOB_NOOP;
 			job->handed_off = true;
@@ -469,6 +501,7 @@ static void run_stop(struct sched *s, int sig, const char *reason)
 	long long now = now_ms(s);
 	s->stop_starting = true;
 	s->stop_reason = reason;
+	later_cancel_all(s);
 	for (size_t k = 0; k < s->running; k++) {
 		size_t i = s->live[k];
 		struct proc *p = &s->procs[i];
@@ -642,7 +675,7 @@ static void run_loop(struct sched *s)
 		on_tick(s->loop, s);
 	for (;;) {
 		run_start_ready(s);
-		if (!s->running && !s->nheld)
+		if (!s->running && !s->nheld && !s->later)
 			break;
 		run_status(s);
 		loop_once(s->loop, -1);
@@ -720,6 +753,7 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 		job->held = false;
 		job->handed_off = false;
 		job->remote = false;
+		job->later_ms = 0;
 		if (!job->log.buf)
 			strbuf_init(&job->log);
 		job->log_fd = -1; /* a zeroed job holds fd 0 here, never its own */

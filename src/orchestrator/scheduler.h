@@ -80,6 +80,8 @@ struct job {
 			      * stopping, and clears this before each after hook */
 	bool handed_off;     /* the before hook handed it off (SCHEDULER_HANDED_OFF) */
 	bool remote;         /* its hit came from the remote cache (the before hook's word) */
+	long long later_ms;  /* set by a before hook returning SCHEDULER_LATER: ask
+			      * it again in this many ms (at least 1) */
 	bool held;           /* set by the after hook of a job that succeeded:
 			      * it is done (printed, its slot free) but its
 			      * dependents wait until the hook's owner clears
@@ -88,13 +90,16 @@ struct job {
 };
 
 #define SCHEDULER_HANDED_OFF 2
+#define SCHEDULER_LATER 3
 
 struct scheduler_hooks {
 	/* When a job is ready, before it is spawned: returns 0 to run it, 1
 	 * when the hook satisfied it (a cache hit; job->log holds what to
 	 * show), SCHEDULER_HANDED_OFF when someone else runs it (vx watch's
 	 * servers: it counts as a no-op, and job->reason is printed as its
-	 * line), -1 to fail it. NULL: always run. */
+	 * line), SCHEDULER_LATER to be asked again after job->later_ms
+	 * (--shard: another machine is building it; the job holds no slot
+	 * meanwhile, and a stop skips it), -1 to fail it. NULL: always run. */
 	int (*before)(struct job *job, void *ctx);
 	/* After a run job is reaped, before its dependents are released:
 	 * returns 0 to keep the verdict, -1 to fail a job that exited 0 (a
