@@ -328,15 +328,42 @@ void graph_append_args(struct graph *g, char *const *args, size_t nargs)
 	}
 }
 
+static void node_free(struct task_node *t)
+{
+	task_cfg_free(t->cfg);
+	free(t->id);
+	free(t->command);
+	vec_free(&t->deps);
+	free(t);
+}
+
+void graph_keep(struct graph *g, const bool *keep)
+{
+	size_t n = g->nodes.n, kept = 0;
+	size_t *to = xcalloc(n + 1, sizeof *to);
+	for (size_t i = 0; i < n; i++) {
+		struct task_node *t = g->nodes.v[i];
+		if (!keep[i]) {
+			node_free(t);
+			continue;
+		}
+		for (size_t d = 0; d < t->deps.n; d++) {
+			if (!keep[t->deps.v[d].to])
+				die("graph_keep: %s keeps a node whose dependency goes", t->id);
+			t->deps.v[d].to = to[t->deps.v[d].to];
+		}
+		to[i] = kept;
+		t->index = kept;
+		g->nodes.v[kept++] = t;
+	}
+	g->nodes.n = kept;
+	free(to);
+}
+
 void graph_free(struct graph *g)
 {
 	for (size_t i = 0; i < g->nodes.n; i++) {
-		struct task_node *t = g->nodes.v[i];
-		task_cfg_free(t->cfg);
-		free(t->id);
-		free(t->command);
-		vec_free(&t->deps);
-		free(t);
+		node_free(g->nodes.v[i]);
 	}
 	vec_free(&g->nodes);
 }

@@ -42,6 +42,11 @@ int graph_build(struct graph *g, struct workspace *ws, char *const *tasks, size_
 		const bool *selected);
 void graph_free(struct graph *g);
 
+/* Drops every node i with !keep[i] (keep indexed like g->nodes), keeping
+ * the order and renumbering the edges. What is kept must hold its
+ * dependencies (dies otherwise: the caller's bug). */
+void graph_keep(struct graph *g, const bool *keep);
+
 /* Appends args, each shell-quoted, to the command of every requested task
  * (`vx run build -- --watch`): the command is what runs, is keyed and is
  * recorded, so it is the node's, once. */

@@ -19,6 +19,7 @@
 #include "orchestrator/output.h"
 #include "orchestrator/runlog.h"
 #include "orchestrator/sandbox_job.h"
+#include "orchestrator/shard.h"
 #include "orchestrator/scheduler.h"
 #include "orchestrator/summary.h"
 #include "orchestrator/taskenv.h"
@@ -52,6 +53,9 @@ struct run_opts {
 	const char *format; /* graph: dot or json */
 	bool only;          /* --only: the named tasks, not what they depend on */
 	enum remote_mode remote; /* --no-remote, --remote-only */
+	const char *shard;  /* --shard I/N, as written; NULL: none */
+	struct strvec shard_timings; /* --shard-timings PATH... */
+	long long shard_wait_ms; /* --shard-wait SECONDS, in ms */
 	pid_t served_by;    /* --served-by PID (vx watch's server runs): 0 no */
 };
 
@@ -60,6 +64,7 @@ static void run_opts_free(struct run_opts *o)
 	strvec_clear(&o->tasks);
 	strvec_clear(&o->filters);
 	strvec_clear(&o->args);
+	strvec_clear(&o->shard_timings);
 	free(o->affected_ref);
 	free(o->summary_path);
 }
@@ -80,6 +85,12 @@ static const char RUN_USAGE[] =
     "      --continue         keep running independent tasks after a failure\n"
     "      --no-remote        neither read nor write the remote cache\n"
     "      --remote-only      hits come from the remote cache alone, not the local one\n"
+    "      --shard I/N        run the part I of N of the tasks (a CI matrix job), and what\n"
+    "                         it needs that the remote cache does not hold yet\n"
+    "      --shard-timings PATH  run summaries (a file or a directory of them) whose\n"
+    "                         durations balance the split; every shard must get the same\n"
+    "      --shard-wait SECONDS  how long to wait for another shard's upload of a task\n"
+    "                         this one needs before building it here (default 600)\n"
     "      --only             run only the named tasks, not what they depend on (their\n"
     "                         outputs are taken as they are on disk; not saved to the cache)\n"
     "      --dry-run[=json]   print what would run and hit, with keys; run nothing\n"
@@ -110,6 +121,9 @@ enum {
 	OPT_SERVED_BY,
 	OPT_NO_REMOTE,
 	OPT_REMOTE_ONLY,
+	OPT_SHARD,
+	OPT_SHARD_TIMINGS,
+	OPT_SHARD_WAIT,
 	OPT_HELP
 };
 
@@ -132,6 +146,9 @@ static int parse_opts(int argc, char **argv, bool graph, struct run_opts *o)
 	    {"no-remote", no_argument, NULL, OPT_NO_REMOTE},
 	    {"remote-only", no_argument, NULL, OPT_REMOTE_ONLY},
 	    {"served-by", required_argument, NULL, OPT_SERVED_BY},
+	    {"shard", required_argument, NULL, OPT_SHARD},
+	    {"shard-timings", required_argument, NULL, OPT_SHARD_TIMINGS},
+	    {"shard-wait", required_argument, NULL, OPT_SHARD_WAIT},
 	    {"help", no_argument, NULL, OPT_HELP},
 	    {0},
 	};
@@ -139,6 +156,7 @@ static int parse_opts(int argc, char **argv, bool graph, struct run_opts *o)
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	o->concurrency = ncpu > 0 ? (int)ncpu : 1;
 	o->format = "json";
+	o->shard_wait_ms = 600 * 1000LL;
 	/* Everything after "--" is ARGS for the tasks, not options for vx. */
 	int end = argc;
 	for (int i = 1; i < argc; i++)
@@ -233,6 +251,27 @@ static int parse_opts(int argc, char **argv, bool graph, struct run_opts *o)
 		case OPT_REMOTE_ONLY:
 			o->remote = REMOTE_ONLY;
 			break;
+		case OPT_SHARD: {
+			unsigned i, n;
+			if (graph)
+				return error("--shard is for vx run");
+			if (shard_parse(optarg, &i, &n))
+				return -1;
+			o->shard = optarg;
+			break;
+		}
+		case OPT_SHARD_TIMINGS:
+			strvec_push(&o->shard_timings, optarg);
+			break;
+		case OPT_SHARD_WAIT: {
+			char *e;
+			long sec = strtol(optarg, &e, 10);
+			if (!*optarg || *e || sec < 0 || sec > 86400)
+				return error("--shard-wait wants seconds from 0 to 86400, not \"%s\"",
+					     optarg);
+			o->shard_wait_ms = sec * 1000LL;
+			break;
+		}
 		case OPT_SERVED_BY: {
 			/* vx watch's own: it runs each server as `vx run ID --only
 			 * --served-by=ITS_PID` (orchestrator/servers.c) */
@@ -303,30 +342,42 @@ static int plan(const struct run_opts *o, struct workspace **wsp, struct graph *
 	return 0;
 }
 
+/* owner: --shard's owner per node, with this run's part and the count, or NULL. */
 static void print_dry_run(const struct graph *g, const struct job *jobs, struct taskcache *tc,
-			  int mode)
+			  int mode, const unsigned *owner, unsigned part, unsigned count)
 {
 	struct strbuf sb = STRBUF_INIT;
-	if (mode == 2)
-		strbuf_addstr(&sb, "{\"version\":1,\"tasks\":[");
+	if (mode == 2) {
+		strbuf_addstr(&sb, "{\"version\":1,");
+		if (owner)
+			strbuf_addf(&sb, "\"shard\":{\"index\":%u,\"count\":%u},", part + 1, count);
+		strbuf_addstr(&sb, "\"tasks\":[");
+	}
 	for (size_t i = 0; i < g->nodes.n; i++) {
 		const struct task_node *t = g->nodes.v[i];
 		enum cache_status st = taskcache_probe(tc, i);
 		const char *cmd = jobs[i].command;
 		if (mode != 2) {
-			strbuf_addf(&sb, "%s: %s  key %s  cache %s%s\n", t->id,
+			strbuf_addf(&sb, "%s: %s  key %s  cache %s%s", t->id,
 				    !cmd	      ? "nothing to run"
 				    : st == CACHE_HIT ? "would replay"
 						      : "would run",
 				    tc->keys[i], cache_status_name(st),
 				    st == CACHE_BAD ? " (damaged entry)" : "");
+			if (owner && owner[i] != part)
+				strbuf_addf(&sb, "  (shard %u/%u's: needed here)", owner[i] + 1, count);
+			strbuf_addch(&sb, '\n');
 			continue;
 		}
 		strbuf_addstr(&sb, i ? ",{" : "{");
 		graph_node_json(g, t, cmd, &sb);
 		strbuf_addf(&sb,
-			    ",\"key\":\"%s\",\"cache\":\"%s\",\"inputs\":%zu,\"dependencies\":[",
+			    ",\"key\":\"%s\",\"cache\":\"%s\",\"inputs\":%zu,",
 			    tc->keys[i], cache_status_name(st), tc->inputs[i].paths.n);
+		if (owner)
+			strbuf_addf(&sb, "\"shard\":%u,\"owned\":%s,", owner[i] + 1,
+				    owner[i] == part ? "true" : "false");
+		strbuf_addstr(&sb, "\"dependencies\":[");
 		for (size_t k = 0; k < t->deps.n; k++) {
 			if (k)
 				strbuf_addch(&sb, ',');
@@ -352,7 +403,42 @@ struct run_hooks {
 	struct strvec *envs; /* per job, parallel to the graph's nodes */
 	bool only;	     /* --only: a task whose dependencies did not run is not saved */
 	const struct run_watch_hooks *wh; /* vx watch's, or NULL */
+	/* --shard: whose each node is (NULL: not sharded), this run's part,
+	 * the count, how long to wait for another part's upload, and per node
+	 * when that wait began (0: not yet) and the next poll's delay */
+	const unsigned *owner;
+	unsigned shard_index, shard_count;
+	long long shard_wait_ms;
+	long long *wait_since, *poll_ms;
 };
+
+/* --shard: node i is another shard's and missed both caches. While that
+ * shard may still upload it (the remote readable, the task cacheable,
+ * within --shard-wait), the job is asked again later, polling the remote
+ * from 250 ms up to every 2 s; then it is built here: never a failed shard
+ * because another was slower (docs/ci.md). */
+static bool shard_wait(struct run_hooks *rh, size_t i, struct job *job)
+{
+	if (!rh->owner || rh->owner[i] == rh->shard_index)
+		return false;
+	const struct task_node *t = job->data;
+	if (!taskcache_cacheable(t) || !taskcache_remote_readable(rh->tc))
+		return false;
+	long long now = loop_now();
+	if (!rh->wait_since[i]) {
+		rh->wait_since[i] = now;
+		rh->poll_ms[i] = 250;
+		fprintf(stderr, "vx: %s: shard %u/%u builds it; waiting for its upload\n", t->id,
+			rh->owner[i] + 1, rh->shard_count);
+	} else if (now - rh->wait_since[i] >= rh->shard_wait_ms) {
+		warning("%s: shard %u/%u did not upload it within %llds; building it here", t->id,
+			rh->owner[i] + 1, rh->shard_count, rh->shard_wait_ms / 1000);
+		return false;
+	}
+	job->later_ms = rh->poll_ms[i];
+	rh->poll_ms[i] = rh->poll_ms[i] * 3 / 2 > 2000 ? 2000 : rh->poll_ms[i] * 3 / 2;
+	return true;
+}
 
 /* A server's fingerprint: what it would see if it started now. Its own key
  * but for its dependencies' keys, and, in their place, the content of every
@@ -422,6 +508,8 @@ static int run_before(struct job *job, void *ctx)
 		return SCHEDULER_HANDED_OFF;
 	}
 	int r = taskcache_before(job, rh->tc);
+	if (r == 0 && shard_wait(rh, i, job))
+		return SCHEDULER_LATER;
 	if (r == 0) {
 		if (t->cfg->sandbox)
 			return sandbox_jobs_wrap(rh->sj, i, job, taskcache_keyed_files(rh->tc, i));
@@ -562,6 +650,10 @@ struct plan {
 	char *cache_dir;
 	struct taskcache tc;
 	bool tc_open;
+	/* --shard: the split's owner of each node (indexed like g.nodes), this
+	 * run's part and the count; owner NULL: not sharded */
+	unsigned *owner;
+	unsigned shard_index, shard_count;
 	/* the run part */
 	struct sandbox_jobs sj;
 	bool sj_init;
@@ -597,6 +689,7 @@ static void plan_free(struct plan *p)
 		taskcache_close(&p->tc);
 	plan_run_part_free(p);
 	free(p->cache_dir);
+	free(p->owner);
 	if (p->ws) {
 		graph_free(&p->g);
 		workspace_free(p->ws);
@@ -649,6 +742,48 @@ static int plan_run_part(const struct run_opts *o, struct plan *p)
 	return 0;
 }
 
+/* --shard I/N: splits the graph (shard.h) and keeps what part I owns and
+ * what that needs; p->owner says whose each kept node is. Returns 0, or -1
+ * after an error line. */
+static int plan_shard(const struct run_opts *o, struct plan *p)
+{
+	size_t n = p->g.nodes.n;
+	if (shard_parse(o->shard, &p->shard_index, &p->shard_count))
+		return -1;
+	struct shard_task *st = xcalloc(n + 1, sizeof *st);
+	for (size_t i = 0; i < n; i++)
+		st[i] = (struct shard_task){.id = p->g.nodes.v[i]->id,
+					    .noop = !p->g.nodes.v[i]->command,
+					    .weight_ms = -1};
+	for (size_t k = 0; k < o->shard_timings.n; k++)
+		if (shard_timings_load(o->shard_timings.v[k], st, n)) {
+			free(st);
+			return -1;
+		}
+	unsigned *owner = xcalloc(n + 1, sizeof *owner);
+	shard_split(st, n, p->shard_count, owner);
+	free(st);
+	/* Dependents come after their dependencies: one sweep from the end
+	 * keeps what an owned node needs. */
+	bool *keep = xcalloc(n + 1, 1);
+	for (size_t i = n; i-- > 0;) {
+		keep[i] |= owner[i] == p->shard_index;
+		if (!keep[i])
+			continue;
+		const struct task_node *t = p->g.nodes.v[i];
+		for (size_t d = 0; d < t->deps.n; d++)
+			keep[t->deps.v[d].to] = true;
+	}
+	size_t kept = 0;
+	for (size_t i = 0; i < n; i++)
+		if (keep[i])
+			owner[kept++] = owner[i];
+	graph_keep(&p->g, keep);
+	free(keep);
+	p->owner = owner;
+	return 0;
+}
+
 /* Loads, selects, builds the graph, makes the run part and computes every
  * key. Returns 0, or 2 after an error line (p is then freed). */
 static int run_plan(const struct run_opts *o, struct plan *p)
@@ -656,6 +791,10 @@ static int run_plan(const struct run_opts *o, struct plan *p)
 	memset(p, 0, sizeof *p);
 	if (plan(o, &p->ws, &p->g, true))
 		return 2;
+	if (o->shard && plan_shard(o, p)) {
+		plan_free(p);
+		return 2;
+	}
 	p->cache_dir = workspace_cache_dir(p->ws);
 	if (plan_run_part(o, p)) {
 		plan_free(p);
@@ -675,6 +814,10 @@ static int run_plan(const struct run_opts *o, struct plan *p)
 		plan_free(p);
 		return 2;
 	}
+	if (p->owner && !o->dry_run && !taskcache_remote_readable(&p->tc))
+		warning("--shard %s without a remote cache to read: this shard builds every task "
+			"its part needs, other shards' too (docs/ci.md)",
+			o->shard);
 	return 0;
 }
 
@@ -730,7 +873,8 @@ static int run_once(const struct run_opts *o, struct plan *p, long long t0,
 	size_t n = p->g.nodes.n;
 	int report_fd = report_stdout_begin(o->report);
 	if (o->dry_run) {
-		print_dry_run(&p->g, p->jobs, &p->tc, o->dry_run);
+		print_dry_run(&p->g, p->jobs, &p->tc, o->dry_run, p->owner, p->shard_index,
+			      p->shard_count);
 		report_stdout_end(report_fd);
 		return 0;
 	}
@@ -756,9 +900,20 @@ static int run_once(const struct run_opts *o, struct plan *p, long long t0,
 	so.loop = loop;
 	sandbox_jobs_start(&p->sj, &rd, loop);
 	taskcache_start(&p->tc, loop);
-	struct run_hooks rh = {&p->tc, &p->sj, p->ws, p->envs, o->only, wh};
+	struct run_hooks rh = {
+	    .tc = &p->tc, .sj = &p->sj, .ws = p->ws, .envs = p->envs, .only = o->only, .wh = wh};
+	if (p->owner) {
+		rh.owner = p->owner;
+		rh.shard_index = p->shard_index;
+		rh.shard_count = p->shard_count;
+		rh.shard_wait_ms = o->shard_wait_ms;
+		rh.wait_since = xcalloc(n + 1, sizeof *rh.wait_since);
+		rh.poll_ms = xcalloc(n + 1, sizeof *rh.poll_ms);
+	}
 	struct scheduler_hooks hooks = {run_before, run_after, &rh};
 	int status = scheduler_run(p->jobs, n, &so, &hooks);
+	free(rh.wait_since);
+	free(rh.poll_ms);
 	taskcache_finish(&p->tc);
 	sandbox_jobs_finish(&p->sj);
 	if (loop != (wh ? wh->loop : NULL))
@@ -827,10 +982,10 @@ struct run_session *run_session_new(int argc, char **argv, int *status)
 {
 	struct run_session *s = xcalloc(1, sizeof *s);
 	int rc = parse_opts(argc, argv, false, &s->o);
-	if (!rc && (s->o.dry_run || s->o.only || s->o.served_by ||
+	if (!rc && (s->o.dry_run || s->o.only || s->o.served_by || s->o.shard ||
 		    (s->o.report && strcmp(s->o.report, "text"))))
-		rc = error("vx watch runs again and again: --dry-run, --only and a --report "
-			   "document are for vx run");
+		rc = error("vx watch runs again and again: --dry-run, --only, --shard and a "
+			   "--report document are for vx run");
 	if (rc) {
 		run_opts_free(&s->o);
 		free(s);

@@ -512,6 +512,11 @@ enum cache_status taskcache_probe(struct taskcache *tc, size_t i)
 	return tc->status[i] = (r == ENTRY_BAD ? CACHE_BAD : CACHE_MISS);
 }
 
+bool taskcache_remote_readable(const struct taskcache *tc)
+{
+	return tc->remote && remote_readable(tc->remote);
+}
+
 /* Node i's entry from the remote cache into the local store, checked
  * whole before it enters (transfer.h). Returns 0 when it is there now, 1
  * for a miss, -1 after a warning. */

@@ -130,4 +130,8 @@ const char *cache_status_name(enum cache_status s);
 /* True when t is ever cached: it has a command, cache is on, not persistent. */
 bool taskcache_cacheable(const struct task_node *t);
 
+/* Whether a miss may still be looked up in the remote cache (one is
+ * configured for reading and it has not gone off). */
+bool taskcache_remote_readable(const struct taskcache *tc);
+
 #endif

@@ -30,6 +30,8 @@
 #                            stderr to $ERR, stdin /dev/null; its pid in
 #                            $watch_pid
 #   watch_stop               Ctrl-C to it; waits and says its exit status
+#   remote_cache_start [VAR=VALUE...]   the real turborepo-remote-cache on
+#                            loopback (see below); the VX_REMOTE_CACHE_* set
 
 set -u
 
@@ -333,4 +335,45 @@ require_sandbox() {
 	echo "# SKIP: $missing cannot run on this machine (set VX_REQUIRE_SANDBOX=1 to fail instead)"
 	echo "0 passed, 0 failed"
 	exit 0
+}
+
+# remote_cache_start: the real turborepo-remote-cache server from npm
+# (v2.12), installed once per machine (the normal and the sanitizer builds
+# share it: CI pays once) and started on a free loopback port with local
+# storage under $TEST_TMP/server. Sets remote_port, remote_token,
+# remote_pid, remote_store (team1's artifact files) and exports
+# VX_REMOTE_CACHE_URL/TOKEN/TEAM; stopped when the script ends. Outside CI
+# a machine without npm or the registry skips the script, saying why; in
+# CI that is a failure. Extra VAR=VALUE arguments go to the server's
+# environment (BODY_LIMIT=...).
+remote_cache_start() {
+	local npm_dir=/var/tmp/vx-test-npm-$(id -u)/turborepo-remote-cache-2.12
+	local server=$npm_dir/node_modules/.bin/turborepo-remote-cache
+	if [ ! -x "$server" ]; then
+		mkdir -p "$npm_dir"
+		if ! command -v npm >/dev/null ||
+			! (cd "$npm_dir" && timeout 600 npm install --no-audit --no-fund --silent turborepo-remote-cache@2.12 >/dev/null 2>&1); then
+			echo "# cannot install turborepo-remote-cache@2.12 from npm (no npm, or no registry)"
+			if [ -n "${CI:-}" ]; then exit 1; fi
+			echo "# skipped"
+			test_done
+			exit 0
+		fi
+	fi
+	remote_token="tok-$RANDOM-s3cr3t-$RANDOM"
+	free_port remote_port
+	mkdir -p "$TEST_TMP/server"
+	env PORT=$remote_port TURBO_TOKEN=$remote_token STORAGE_PROVIDER=local STORAGE_PATH=store \
+		TMPDIR="$TEST_TMP/server" LOG_LEVEL=warn "$@" "$server" >"$TEST_TMP/server.log" 2>&1 &
+	remote_pid=$!
+	trap 'kill $remote_pid 2>/dev/null; rm -rf "$TEST_TMP"' EXIT
+	local i
+	for i in $(seq 100); do
+		[ "$(curl -s -o /dev/null -w "%{http_code}" -H "Authorization: Bearer $remote_token" \
+			http://127.0.0.1:$remote_port/v8/artifacts/status)" = 200 ] && break
+		sleep 0.1
+	done
+	remote_store=$TEST_TMP/server/store/team1
+	export VX_REMOTE_CACHE_URL=http://127.0.0.1:$remote_port VX_REMOTE_CACHE_TOKEN=$remote_token \
+		VX_REMOTE_CACHE_TEAM=team1
 }

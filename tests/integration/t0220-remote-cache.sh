@@ -6,40 +6,10 @@
 # the run; the token is in no output, summary or task environment.
 . "$(dirname "$0")/lib.sh"
 
-# The server: installed once per machine (the normal and the sanitizer
-# builds share it: CI pays once), started on loopback with local storage.
-# Outside CI a machine without npm or the registry skips, saying why; in CI
-# that is a failure.
-npm_dir=/var/tmp/vx-test-npm-$(id -u)/turborepo-remote-cache-2.12
-server=$npm_dir/node_modules/.bin/turborepo-remote-cache
-if [ ! -x "$server" ]; then
-	mkdir -p "$npm_dir"
-	if ! command -v npm >/dev/null ||
-		! (cd "$npm_dir" && timeout 600 npm install --no-audit --no-fund --silent turborepo-remote-cache@2.12 >/dev/null 2>&1); then
-		echo "# cannot install turborepo-remote-cache@2.12 from npm (no npm, or no registry)"
-		if [ -n "${CI:-}" ]; then exit 1; fi
-		echo "# skipped"
-		test_done
-		exit 0
-	fi
-fi
-
-token="tok-$RANDOM-s3cr3t-$RANDOM"
-free_port port
+remote_cache_start
+token=$remote_token
+store=$remote_store
 free_port dead
-mkdir -p "$TEST_TMP/server"
-PORT=$port TURBO_TOKEN=$token STORAGE_PROVIDER=local STORAGE_PATH=store TMPDIR=$TEST_TMP/server \
-	LOG_LEVEL=warn "$server" >"$TEST_TMP/server.log" 2>&1 &
-server_pid=$!
-trap 'kill $server_pid 2>/dev/null; rm -rf "$TEST_TMP"' EXIT
-for i in $(seq 100); do
-	[ "$(curl -s -o /dev/null -w "%{http_code}" -H "Authorization: Bearer $token" \
-		http://127.0.0.1:$port/v8/artifacts/status)" = 200 ] && break
-	sleep 0.1
-done
-store=$TEST_TMP/server/store/team1
-
-export VX_REMOTE_CACHE_URL=http://127.0.0.1:$port VX_REMOTE_CACHE_TOKEN=$token VX_REMOTE_CACHE_TEAM=team1
 
 # Two projects, b depending on a; each build prints whether it sees a token.
 setup() {

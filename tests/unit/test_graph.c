@@ -128,6 +128,20 @@ static void test_graph(void)
 	CHECK(strstr(capture_end(), "project \"@x/tool\" has no task \"nope\"") != NULL);
 	graph_free(&g);
 
+	/* graph_keep (--shard): ui and what it needs stay, app goes, the edges
+	 * point at the renumbered nodes */
+	CHECK(graph_build(&g, ws, tasks, 1, NULL) == 0);
+	bool keep[16] = {0};
+	keep[node(&g, "@x/ui#build")] = keep[node(&g, "@x/lib#build")] = true;
+	keep[node(&g, "@x/tool#build")] = true;
+	graph_keep(&g, keep);
+	CHECK_INT(g.nodes.n, 3);
+	CHECK(node(&g, "@x/app#build") < 0);
+	CHECK(has_edge(&g, "@x/ui#build", "@x/lib#build"));
+	for (size_t i = 0; i < g.nodes.n; i++)
+		CHECK_INT(g.nodes.v[i]->index, i);
+	graph_free(&g);
+
 	/* selection: only ui selected still pulls lib#build as a dependency */
 	bool sel[16] = {0};
 	sel[workspace_find(ws, "@x/ui")] = true;

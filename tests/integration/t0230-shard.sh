@@ -1,0 +1,151 @@
+#!/bin/bash
+# vx run --shard I/N (issue 16): a CI matrix splits one graph and shares
+# every result through the remote cache (the real turborepo-remote-cache
+# server from npm). Four shards at once build each of 40 tasks exactly once
+# and a fifth machine then hits them all, with a one-machine run's outputs;
+# the split is the same whatever the order of discovery; a shard whose
+# upstream never arrives builds it itself.
+. "$(dirname "$0")/lib.sh"
+
+remote_cache_start
+
+# 40 projects: 10 libs, 20 mids on two libs each, 10 apps on two mids
+# each. A build concatenates its source and its dependencies' outputs, so
+# an output holds the whole upstream: a wrong or missing one shows.
+setup() {
+	ws_root <<-EOF
+	tasks:
+	  build:
+	    dependsOn: ["^build"]
+	    outputs: ["dist/**"]
+	    command: "sleep 0.2; mkdir -p dist && { cat src/x.txt; for d in \$DEPS; do cat ../\$d/dist/out.txt; done; } > dist/out.txt && echo built-\$(basename \$PWD)"
+	EOF
+	local i
+	for i in $(seq -w 0 9); do
+		mk l$i
+		mk a$i m$((10#$i * 2 % 20 / 10))$((10#$i * 2 % 10)) m$(((10#$i * 2 + 1) % 20 / 10))$(((10#$i * 2 + 1) % 10))
+	done
+	for i in $(seq -w 0 19); do
+		mk m$i l$((10#$i % 10)) l$(((10#$i + 3) % 10))
+	done
+}
+
+# mk NAME [DEPS...]: a project whose build sees its dependencies in $DEPS.
+mk() {
+	local name=$1
+	shift
+	mkdir -p "$name/src"
+	echo "src of $name" >"$name/src/x.txt"
+	{
+		printf 'name: "%s"\n' "$name"
+		[ $# -gt 0 ] && printf 'dependsOn: [%s]\n' "$(printf '"%s", ' "$@" | sed 's/, $//')"
+		printf 'tasks:\n  build:\n    env:\n      define: {DEPS: "%s"}\n' "$*"
+	} >"$name/vx.yaml"
+}
+
+# clone DIR: the workspace's sources, no cache, no outputs.
+clone() {
+	rm -rf "$1" && mkdir -p "$1" && (cd "$TEST_DIR/ws" && tar cf - --exclude=.vx --exclude=dist .) |
+		(cd "$1" && tar xf -)
+}
+
+# ids FILE STATUS: the ids of the summary's tasks with that status, sorted.
+ids() {
+	node -e 'const s = JSON.parse(require("fs").readFileSync(process.argv[1]));
+		for (const t of s.tasks) if (t.status === process.argv[2]) console.log(t.id)' "$1" "$2" | sort
+}
+
+test_expect_success 'the workspace has 40 build tasks' '
+	setup &&
+	run_vx 0 run build --dry-run --no-remote &&
+	test_grep "^40 tasks" "$OUT"
+'
+
+test_expect_success '4 shards at once build each task exactly once; a fifth clone hits all 40 with a one-machine run'"'"'s outputs' '
+	setup &&
+	clone "$TEST_DIR/ref" && (cd "$TEST_DIR/ref" && "$VX" run build --no-remote >/dev/null) &&
+	for i in 1 2 3 4; do
+		clone "$TEST_DIR/c$i" || exit 1
+		(cd "$TEST_DIR/c$i" && "$VX" run build --shard $i/4 -j2 --summarize=../s$i.json \
+			>../out$i 2>../err$i; echo $? >../rc$i) &
+	done &&
+	wait &&
+	for i in 1 2 3 4; do
+		cat ../err$i
+		test "$(cat ../rc$i)" = 0 || exit 1
+	done &&
+	cat ../s1.json ../s2.json ../s3.json ../s4.json >/dev/null &&
+	for i in 1 2 3 4; do ids ../s$i.json succeeded; done | sort >../ran &&
+	test $(wc -l <../ran) = 40 &&
+	test -z "$(uniq -d ../ran)" &&
+	for i in 1 2 3 4; do ids ../s$i.json failed; ids ../s$i.json skipped; done >../bad &&
+	test ! -s ../bad &&
+	grep -h "waiting for its upload" ../err? | head -3 &&
+	clone "$TEST_DIR/c5" && cd "$TEST_DIR/c5" &&
+	run_vx 0 run build &&
+	test_grep "Tasks: 0 succeeded, 40 cached" "$OUT" &&
+	for p in "$TEST_DIR"/ref/*/; do
+		p=$(basename "$p")
+		cmp "$TEST_DIR/ref/$p/dist/out.txt" "$p/dist/out.txt" || exit 1
+	done
+'
+
+test_expect_success 'the split is the same whatever the order of discovery, and covers every task once' '
+	setup &&
+	for i in 1 2 3 4; do
+		run_vx 0 run build --shard $i/4 --dry-run=json &&
+		node -e "const d = JSON.parse(require(\"fs\").readFileSync(process.argv[1]));
+			for (const t of d.tasks) if (t.owned) console.log(t.id, d.shard.index)" "$OUT" >>../owned-a || exit 1
+	done &&
+	mkdir ../rev && for p in $(ls -r); do cp -a "$p" ../rev/; done && cd ../rev &&
+	for i in 1 2 3 4; do
+		run_vx 0 run build --shard $i/4 --dry-run=json &&
+		node -e "const d = JSON.parse(require(\"fs\").readFileSync(process.argv[1]));
+			for (const t of d.tasks) if (t.owned) console.log(t.id, d.shard.index)" "$OUT" >>../owned-b || exit 1
+	done &&
+	sort ../owned-a >../a && sort ../owned-b >../b &&
+	test_cmp ../a ../b &&
+	test $(wc -l <../a) = 40 &&
+	test -z "$(cut -d" " -f1 ../a | uniq -d)" &&
+	for i in 1 2 3 4; do test $(grep -c " $i\$" ../a) = 10 || exit 1; done
+'
+
+test_expect_success 'timings from a run summary balance the split; every shard reads the same file' '
+	setup &&
+	run_vx 0 run build --no-remote --summarize=../timings.json &&
+	run_vx 0 run build --shard 1/4 --shard-timings=../timings.json --dry-run=json &&
+	test_grep "\"owned\":true" "$OUT" &&
+	run_vx 2 run build --shard 1/4 --shard-timings=../nope.json --dry-run &&
+	test_grep "cannot read" "$ERR"
+'
+
+test_expect_success 'an upstream its owner never uploads is built here after --shard-wait' '
+	setup &&
+	for p in l*; do echo "new $p" >$p/src/x.txt; done &&
+	run_vx 0 run build --shard 4/4 --shard-wait 1 -j2 --summarize=../s.json &&
+	test_grep "waiting for its upload" "$ERR" &&
+	test_grep "did not upload it within 1s; building it here" "$ERR" &&
+	test -z "$(ids ../s.json cached)" &&
+	test_grep "^new l" */dist/out.txt
+'
+
+test_expect_success 'without a remote cache a shard warns and builds what it needs' '
+	setup &&
+	unset VX_REMOTE_CACHE_URL VX_REMOTE_CACHE_TOKEN VX_REMOTE_CACHE_TEAM &&
+	run_vx 0 run build --shard 2/4 &&
+	test_grep "without a remote cache to read" "$ERR" &&
+	! test_grep "waiting for its upload" "$ERR"
+'
+
+test_expect_success 'a bad --shard is an error before anything runs' '
+	setup &&
+	run_vx 2 run build --shard 5/4 &&
+	test_grep "I must be between 1 and 4" "$ERR" &&
+	run_vx 2 run build --shard 2 &&
+	test_grep "expected I/N" "$ERR" &&
+	run_vx 2 watch build --shard 1/2 &&
+	test_grep "are for vx run" "$ERR" &&
+	test ! -e .vx
+'
+
+test_done
