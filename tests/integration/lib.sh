@@ -366,6 +366,7 @@ remote_cache_start() {
 	env PORT=$remote_port TURBO_TOKEN=$remote_token STORAGE_PROVIDER=local STORAGE_PATH=store \
 		TMPDIR="$TEST_TMP/server" LOG_LEVEL=warn "$@" "$server" >"$TEST_TMP/server.log" 2>&1 &
 	remote_pid=$!
+	disown $remote_pid # a kill -9 of it is a test's, not news for this shell
 	trap 'kill $remote_pid 2>/dev/null; rm -rf "$TEST_TMP"' EXIT
 	local i
 	for i in $(seq 100); do

@@ -1,0 +1,123 @@
+#!/bin/bash
+# The remote cache's transfers (issue 16): a 200 MiB artifact goes up and
+# comes down streamed (vx's RSS stays under 64 MiB both ways, against the
+# real turborepo-remote-cache); a body cut off mid-transfer, either way, is
+# a warning and the task runs, with nothing of it in the store; the real
+# server killed with kill -9 in the middle of a run costs warnings only.
+. "$(dirname "$0")/lib.sh"
+
+remote_cache_start BODY_LIMIT=1073741824
+
+setup() {
+	ws_root <<-EOF
+	tasks:
+	  build:
+	    outputs: ["dist/**"]
+	EOF
+	mkdir -p big/src
+	echo "seed $RANDOM$RANDOM" >big/src/seed
+	ws_project big big <<-EOF
+	  build:
+	    command: "mkdir -p dist && head -c 209715200 /dev/urandom > dist/blob && cp src/seed dist/seed && echo made"
+	EOF
+}
+
+clone() {
+	rm -rf "$1" && mkdir -p "$1" && (cd "$TEST_DIR/ws" && tar cf - --exclude=.vx --exclude=dist .) |
+		(cd "$1" && tar xf -)
+}
+
+# Peak RSS in KiB of "$VX" ARGS..., stdout/stderr to $OUT/$ERR.
+rss_vx() {
+	/usr/bin/time -f "%M" -o "$TEST_DIR/rss" "$VX" "$@" >"$OUT" 2>"$ERR" </dev/null || return 1
+	cat "$TEST_DIR/rss"
+}
+
+# The sanitizers' shadow memory is not vx's: the bound holds for the normal build.
+asan=false
+ldd "$VX" | grep -q libasan && asan=true
+
+test_expect_success 'a 200 MiB output goes up and comes down under 64 MiB of RSS' '
+	setup &&
+	up=$(rss_vx run build) &&
+	test_grep "big#build: made" "$OUT" &&
+	! test_grep "warning" "$ERR" &&
+	echo "upload run: $up KiB" &&
+	test $(find "$remote_store" -type f -size +190M | wc -l) = 1 &&
+	clone "$TEST_DIR/c2" && cd "$TEST_DIR/c2" &&
+	down=$(rss_vx run build) &&
+	echo "download run: $down KiB" &&
+	test_grep "big#build: remote cache hit" "$OUT" &&
+	cmp big/dist/blob "$TEST_DIR/ws/big/dist/blob" &&
+	if ! $asan; then test "$up" -lt 65536 && test "$down" -lt 65536; fi
+'
+
+# A server that answers every GET with a 200 and a length, sends half the
+# body and drops the connection, and drops every PUT after 64 KiB: the
+# transfer a dying server leaves.
+cat >"$TEST_TMP/torn.js" <<'EOF'
+const http = require("http");
+http.createServer((req, res) => {
+	if (req.url.startsWith("/v8/artifacts/status")) {
+		res.writeHead(200, {"content-type": "application/json"});
+		return res.end("{\"status\":\"enabled\"}");
+	}
+	if (req.method === "GET") {
+		res.writeHead(200, {"content-length": "1048576", "content-type": "application/octet-stream"});
+		res.write(Buffer.alloc(524288, 7));
+		return setTimeout(() => req.socket.destroy(), 50);
+	}
+	let got = 0;
+	req.on("data", (c) => { got += c.length; if (got > 65536) req.socket.destroy(); });
+	req.on("end", () => { res.writeHead(200); res.end("{}"); });
+}).listen(Number(process.argv[2]), "127.0.0.1");
+EOF
+
+test_expect_success 'a body cut off mid-transfer either way is a warning: the task runs, the store holds only its own save' '
+	free_port torn &&
+	{ node "$TEST_TMP/torn.js" $torn & } &&
+	torn_pid=$! &&
+	for i in $(seq 50); do curl -s -o /dev/null http://127.0.0.1:$torn/v8/artifacts/status && break; sleep 0.1; done &&
+	ws_root <<-EOF &&
+	tasks:
+	  build:
+	    outputs: ["dist/**"]
+	EOF
+	mkdir -p a && ws_project a a <<-EOF &&
+	  build:
+	    command: "mkdir -p dist && head -c 1048576 /dev/urandom > dist/out && echo built-a"
+	EOF
+	VX_REMOTE_CACHE_URL=http://127.0.0.1:$torn run_vx 0 run build &&
+	kill $torn_pid &&
+	test_grep "a#build: built-a" "$OUT" &&
+	test_grep "warning: remote cache: GET" "$ERR" &&
+	test_grep "warning: remote cache: PUT" "$ERR" &&
+	test $(ls .vx/cache/*/*.manifest 2>/dev/null | wc -l) -le 1 &&
+	rm -rf a/dist && run_vx 0 run build --no-remote &&
+	test_grep "a#build: cache hit" "$OUT" &&
+	! test_grep "warning" "$ERR"
+'
+
+test_expect_success 'the real server killed with kill -9 during a run costs warnings, never the run' '
+	ws_root <<-EOF &&
+	tasks:
+	  build:
+	    outputs: ["dist/**"]
+	EOF
+	for p in p1 p2 p3 p4 p5 p6; do
+		mkdir -p $p && ws_project $p $p <<-EOF || exit 1
+		  build:
+		    command: "sleep 0.3; mkdir -p dist && echo $p-$RANDOM > dist/out && echo built-$p"
+		EOF
+	done &&
+	{ ("$VX" run build -j1 >"$OUT" 2>"$ERR"; echo $? >rc) & } &&
+	test_wait_lines "built-p" 1 "$OUT" &&
+	kill -9 $remote_pid 2>/dev/null &&
+	for i in $(seq 600); do [ -s rc ] && break; sleep 0.1; done &&
+	test "$(cat rc)" = 0 &&
+	test_grep "Tasks: 6 succeeded" "$OUT" &&
+	test_grep "warning: remote cache" "$ERR" &&
+	test $(grep -c "remote cache" "$ERR") -le 4
+'
+
+test_done
