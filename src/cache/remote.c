@@ -31,6 +31,8 @@ struct remote {
 	CURL *get, *put; /* one per thread: the loop's GETs, the saver's PUTs */
 	pthread_mutex_t lock;
 	struct remote_state st;
+	pthread_mutex_t status_lock; /* held while the status is asked (check_status) */
+	bool status_checked;
 };
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
@@ -61,6 +63,7 @@ struct remote *remote_new(const struct remote_opts *o)
 	r->get = curl_easy_init();
 	r->put = curl_easy_init();
 	pthread_mutex_init(&r->lock, NULL);
+	pthread_mutex_init(&r->status_lock, NULL);
 	if (!r->get || !r->put) {
 		error("remote cache: libcurl cannot make a handle");
 		remote_free(r);
@@ -78,6 +81,7 @@ void remote_free(struct remote *r)
 	if (r->put)
 		curl_easy_cleanup(r->put);
 	pthread_mutex_destroy(&r->lock);
+	pthread_mutex_destroy(&r->status_lock);
 	if (r->token) /* it was a secret: do not leave it in freed memory */
 		memset(r->token, 0, strlen(r->token));
 	free(r->token);
@@ -255,53 +259,178 @@ static long retry_after(CURL *h)
 	return s > RETRY_AFTER_MAX_S ? RETRY_AFTER_MAX_S : (long)s;
 }
 
-int remote_get(struct remote *r, const char *key, int fd)
+/* One request's body, whichever way it goes. */
+struct body {
+	struct sink sink;     /* a GET's: into sink.fd from start; fd -1: kept in text */
+	off_t start;
+	struct strbuf *text;  /* a small response read whole (the status), or NULL */
+	struct source src;    /* a PUT's: head then the file */
+	uint64_t size;        /* a PUT's whole length */
+};
+
+static size_t on_text(char *data, size_t size, size_t n, void *ctx)
 {
-	if (!remote_readable(r))
-		return -1;
-	char *url = remote_artifact_url(r->url, key, r->team);
-	off_t start = lseek(fd, 0, SEEK_CUR);
-	int rc = -1;
+	struct strbuf *sb = ctx;
+	if (sb->len + size * n > 4096)
+		return 0; /* a status is a few bytes: anything longer is not one */
+	strbuf_add(sb, data, size * n);
+	return size * n;
+}
+
+/* Makes the request method on url (extra: more header lines, NULL-ended),
+ * once more after a 429 (after its Retry-After, capped), and counts the
+ * outcome: a 2xx, and a 404 when miss_ok, are fine; anything else is a
+ * failure, said with the method and the redacted URL. Returns the HTTP
+ * status, or -1 for a failure of the transfer itself. */
+static long perform(struct remote *r, CURL *h, const char *method, const char *url,
+		    const char *const *extra, struct body *b, bool miss_ok)
+{
+	long status = -1;
 	for (int attempt = 0; attempt < 2; attempt++) {
 		struct curl_slist *hdrs = NULL;
-		struct sink sink = {fd, false};
-		common(r, r->get, url, &hdrs);
-		curl_easy_setopt(r->get, CURLOPT_HTTPHEADER, hdrs);
-		curl_easy_setopt(r->get, CURLOPT_WRITEFUNCTION, on_body);
-		curl_easy_setopt(r->get, CURLOPT_WRITEDATA, &sink);
-		CURLcode c = curl_easy_perform(r->get);
-		long status = 0;
-		curl_easy_getinfo(r->get, CURLINFO_RESPONSE_CODE, &status);
-		long wait = status == 429 ? retry_after(r->get) : 0;
+		common(r, h, url, &hdrs);
+		for (size_t k = 0; extra && extra[k]; k++)
+			hdrs = curl_slist_append(hdrs, extra[k]);
+		curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
+		if (!strcmp(method, "HEAD")) {
+			curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+		} else if (!strcmp(method, "PUT")) {
+			b->src.head_at = 0;
+			b->src.at = 0;
+			hdrs = curl_slist_append(hdrs, "Expect:"); /* no 100-continue round trip */
+			curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
+			curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
+			curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
+			curl_easy_setopt(h, CURLOPT_READDATA, &b->src);
+			curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)b->size);
+			curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, discard);
+		} else if (b && b->text) {
+			strbuf_reset(b->text);
+			curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_text);
+			curl_easy_setopt(h, CURLOPT_WRITEDATA, b->text);
+		} else if (b) {
+			b->sink.failed = false;
+			if (ftruncate(b->sink.fd, b->start) < 0 || lseek(b->sink.fd, b->start, SEEK_SET) < 0)
+				b->sink.failed = true;
+			curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+			curl_easy_setopt(h, CURLOPT_WRITEDATA, &b->sink);
+		}
+		CURLcode c = b && b->sink.failed ? CURLE_WRITE_ERROR : curl_easy_perform(h);
+		long code = 0;
+		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+		long wait = code == 429 ? retry_after(h) : 0;
 		curl_slist_free_all(hdrs);
-		char *shown = remote_redact(url);
-		if (c != CURLE_OK) {
-			char *what = xasprintf("GET %s: %s", shown, sink.failed ? "cannot write the download"
-									 : curl_easy_strerror(c));
-			outcome(r, -1, what);
-			free(what);
-		} else if (status == 200) {
-			outcome(r, 0, NULL);
-			rc = 1;
-		} else if (status == 404) {
-			outcome(r, 0, NULL);
-			rc = 0;
-		} else if (status == 429 && !attempt) {
-			free(shown);
-			if (ftruncate(fd, start) < 0 || lseek(fd, start, SEEK_SET) < 0)
-				break;
+		if (c == CURLE_OK && code == 429 && !attempt) {
 			sleep((unsigned)(wait ? wait : 1));
 			continue;
-		} else {
-			char *what = xasprintf("GET %s: HTTP %ld", shown, status);
-			outcome(r, (int)status, what);
+		}
+		char *shown = remote_redact(url);
+		if (c != CURLE_OK) {
+			char *what = xasprintf("%s %s: %s", method, shown,
+					       b && b->sink.failed ? "cannot write the download"
+								   : curl_easy_strerror(c));
+			outcome(r, -1, what);
 			free(what);
+		} else if ((code >= 200 && code < 300) || (code == 404 && miss_ok)) {
+			outcome(r, 0, NULL);
+			status = code;
+		} else {
+			char *what = xasprintf("%s %s: HTTP %ld", method, shown, code);
+			outcome(r, (int)code, what);
+			free(what);
+			status = code;
 		}
 		free(shown);
 		break;
 	}
+	return status;
+}
+
+/* GET /v8/artifacts/status, once per run, before the first request that
+ * needs the remote: a team whose cache is disabled, paused or over its
+ * limit turns it off, said once. A server without the route (404) is
+ * taken as enabled. */
+static void check_status(struct remote *r, CURL *h)
+{
+	pthread_mutex_lock(&r->status_lock);
+	if (r->status_checked) {
+		pthread_mutex_unlock(&r->status_lock);
+		return;
+	}
+	r->status_checked = true;
+	struct strbuf text = STRBUF_INIT;
+	struct body b = {.sink = {.fd = -1}, .text = &text};
+	char *url = remote_status_url(r->url, r->team);
+	long code = perform(r, h, "GET", url, NULL, &b, true);
+	if (code == 200) {
+		char *st = remote_status_parse(text.buf);
+		if (st && strcmp(st, "enabled")) {
+			pthread_mutex_lock(&r->lock);
+			r->st.off = r->st.said_off = true;
+			pthread_mutex_unlock(&r->lock);
+			warning("remote cache: the server says its cache is %s for this team: it is off "
+				"for this run",
+				!strcmp(st, "over_limit") ? "over its usage limit" : st);
+		}
+		free(st);
+	}
+	strbuf_release(&text);
 	free(url);
-	return rc;
+	pthread_mutex_unlock(&r->status_lock);
+}
+
+char *remote_status_url(const char *base, const char *team)
+{
+	char *u = remote_artifact_url(base, "status", team);
+	return u;
+}
+
+char *remote_status_parse(const char *text)
+{
+	/* {"status":"enabled"}: the one field; anything else is no answer. */
+	const char *k = strstr(text, "\"status\"");
+	if (!k)
+		return NULL;
+	k += 8;
+	while (*k == ' ' || *k == '\t' || *k == '\n' || *k == '\r')
+		k++;
+	if (*k++ != ':')
+		return NULL;
+	while (*k == ' ' || *k == '\t' || *k == '\n' || *k == '\r')
+		k++;
+	if (*k++ != '"')
+		return NULL;
+	size_t n = strspn(k, "abcdefghijklmnopqrstuvwxyz_");
+	if (k[n] != '"' || !n)
+		return NULL;
+	return xstrndup(k, n);
+}
+
+int remote_get(struct remote *r, const char *key, int fd)
+{
+	if (!remote_readable(r))
+		return -1;
+	check_status(r, r->get);
+	if (!remote_readable(r))
+		return -1;
+	char *url = remote_artifact_url(r->url, key, r->team);
+	struct body b = {.sink = {fd, false}, .start = lseek(fd, 0, SEEK_CUR)};
+	long code = perform(r, r->get, "GET", url, NULL, &b, true);
+	free(url);
+	return code == 200 ? 1 : code == 404 ? 0 : -1;
+}
+
+int remote_head(struct remote *r, const char *key)
+{
+	if (!remote_readable(r))
+		return -1;
+	check_status(r, r->get);
+	if (!remote_readable(r))
+		return -1;
+	char *url = remote_artifact_url(r->url, key, r->team);
+	long code = perform(r, r->get, "HEAD", url, NULL, NULL, true);
+	free(url);
+	return code >= 200 && code < 300 ? 1 : code == 404 ? 0 : -1;
 }
 
 int remote_put(struct remote *r, const char *key, const void *head, size_t head_len, int fd,
@@ -309,48 +438,15 @@ int remote_put(struct remote *r, const char *key, const void *head, size_t head_
 {
 	if (!remote_writable(r))
 		return -1;
+	check_status(r, r->put);
+	if (!remote_writable(r))
+		return -1;
 	char *url = remote_artifact_url(r->url, key, r->team);
-	int rc = -1;
-	for (int attempt = 0; attempt < 2; attempt++) {
-		struct curl_slist *hdrs = NULL;
-		struct source src = {head, head_len, 0, fd, 0};
-		common(r, r->put, url, &hdrs);
-		hdrs = curl_slist_append(hdrs, "Content-Type: application/octet-stream");
-		char *dur = xasprintf("x-artifact-duration: %llu", (unsigned long long)duration_ms);
-		hdrs = curl_slist_append(hdrs, dur);
-		free(dur);
-		hdrs = curl_slist_append(hdrs, "Expect:"); /* no 100-continue round trip */
-		curl_easy_setopt(r->put, CURLOPT_HTTPHEADER, hdrs);
-		curl_easy_setopt(r->put, CURLOPT_UPLOAD, 1L);
-		curl_easy_setopt(r->put, CURLOPT_READFUNCTION, on_read);
-		curl_easy_setopt(r->put, CURLOPT_READDATA, &src);
-		curl_easy_setopt(r->put, CURLOPT_INFILESIZE_LARGE, (curl_off_t)(head_len + size));
-		curl_easy_setopt(r->put, CURLOPT_WRITEFUNCTION, discard);
-		CURLcode c = curl_easy_perform(r->put);
-		long status = 0;
-		curl_easy_getinfo(r->put, CURLINFO_RESPONSE_CODE, &status);
-		long wait = status == 429 ? retry_after(r->put) : 0;
-		curl_slist_free_all(hdrs);
-		char *shown = remote_redact(url);
-		if (c != CURLE_OK) {
-			char *what = xasprintf("PUT %s: %s", shown, curl_easy_strerror(c));
-			outcome(r, -1, what);
-			free(what);
-		} else if (status >= 200 && status < 300) {
-			outcome(r, 0, NULL);
-			rc = 0;
-		} else if (status == 429 && !attempt) {
-			free(shown);
-			sleep((unsigned)(wait ? wait : 1));
-			continue;
-		} else {
-			char *what = xasprintf("PUT %s: HTTP %ld", shown, status);
-			outcome(r, (int)status, what);
-			free(what);
-		}
-		free(shown);
-		break;
-	}
+	char *dur = xasprintf("x-artifact-duration: %llu", (unsigned long long)duration_ms);
+	const char *extra[] = {"Content-Type: application/octet-stream", dur, NULL};
+	struct body b = {.src = {head, head_len, 0, fd, 0}, .size = head_len + size};
+	long code = perform(r, r->put, "PUT", url, extra, &b, false);
+	free(dur);
 	free(url);
-	return rc;
+	return code >= 200 && code < 300 ? 0 : -1;
 }

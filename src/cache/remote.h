@@ -16,7 +16,9 @@ struct remote_opts {
 	long timeout_ms;   /* per request; 0: 30 s (connect: 2 s) */
 };
 
-/* A remote cache for one run. GETs are made on one thread and PUTs on
+/* A remote cache for one run. Before its first request it asks
+ * /v8/artifacts/status once (a disabled or over-limit team turns it off,
+ * said once). GETs are made on one thread and PUTs on
  * another (the saver's): each has its own connection; the failure count
  * they share is locked. */
 struct remote;
@@ -34,6 +36,9 @@ bool remote_writable(const struct remote *r);
  * when the body is in fd, 0 for a miss (404), -1 for a failure (a warning
  * was printed, or will be by the state machine: once per kind). */
 int remote_get(struct remote *r, const char *key, int fd);
+/* HEAD /v8/artifacts/KEY: 1 when the remote holds it, 0 when not, -1 for
+ * a failure (warned). */
+int remote_head(struct remote *r, const char *key);
 /* PUT /v8/artifacts/KEY with a body of head (head_len bytes, in memory)
  * then the size bytes of fd from offset 0, streamed; duration_ms goes as
  * x-artifact-duration. Returns 0, or -1 (warned). */
@@ -42,6 +47,11 @@ int remote_put(struct remote *r, const char *key, const void *head, size_t head_
 
 /* "BASE/v8/artifacts/KEY?teamId=T" (or slug=T, or no query); caller frees. */
 char *remote_artifact_url(const char *base, const char *key, const char *team);
+/* "BASE/v8/artifacts/status" with the team's query; caller frees. */
+char *remote_status_url(const char *base, const char *team);
+/* The "status" of a /v8/artifacts/status answer ("enabled", "disabled",
+ * "over_limit", "paused"), or NULL when text is not one; caller frees. */
+char *remote_status_parse(const char *text);
 /* url with any user:password@ replaced by "***@": what a message may show. */
 char *remote_redact(const char *url);
 

@@ -357,12 +357,16 @@ static void print_dry_run(const struct graph *g, const struct job *jobs, struct 
 		const struct task_node *t = g->nodes.v[i];
 		enum cache_status st = taskcache_probe(tc, i);
 		const char *cmd = jobs[i].command;
+		/* A local miss the remote holds would be a remote hit. */
+		bool remote = cmd && st != CACHE_HIT && st != CACHE_DISABLED && taskcache_remote_has(tc, i);
+		if (remote)
+			st = CACHE_HIT;
 		if (mode != 2) {
-			strbuf_addf(&sb, "%s: %s  key %s  cache %s%s", t->id,
+			strbuf_addf(&sb, "%s: %s  key %s  cache %s%s%s", t->id,
 				    !cmd	      ? "nothing to run"
 				    : st == CACHE_HIT ? "would replay"
 						      : "would run",
-				    tc->keys[i], cache_status_name(st),
+				    tc->keys[i], cache_status_name(st), remote ? " (remote)" : "",
 				    st == CACHE_BAD ? " (damaged entry)" : "");
 			if (owner && owner[i] != part)
 				strbuf_addf(&sb, "  (shard %u/%u's: needed here)", owner[i] + 1, count);
@@ -374,6 +378,8 @@ static void print_dry_run(const struct graph *g, const struct job *jobs, struct 
 		strbuf_addf(&sb,
 			    ",\"key\":\"%s\",\"cache\":\"%s\",\"inputs\":%zu,",
 			    tc->keys[i], cache_status_name(st), tc->inputs[i].paths.n);
+		if (st == CACHE_HIT)
+			strbuf_addf(&sb, "\"cacheSource\":\"%s\",", remote ? "remote" : "local");
 		if (owner)
 			strbuf_addf(&sb, "\"shard\":%u,\"owned\":%s,", owner[i] + 1,
 				    owner[i] == part ? "true" : "false");

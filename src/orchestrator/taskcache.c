@@ -517,6 +517,12 @@ bool taskcache_remote_readable(const struct taskcache *tc)
 	return tc->remote && remote_readable(tc->remote);
 }
 
+bool taskcache_remote_has(struct taskcache *tc, size_t i)
+{
+	return tc->read && taskcache_cacheable(tc->g->nodes.v[i]) && taskcache_remote_readable(tc) &&
+	       remote_head(tc->remote, tc->keys[i]) == 1;
+}
+
 /* Node i's entry from the remote cache into the local store, checked
  * whole before it enters (transfer.h). Returns 0 when it is there now, 1
  * for a miss, -1 after a warning. */

@@ -134,4 +134,8 @@ bool taskcache_cacheable(const struct task_node *t);
  * configured for reading and it has not gone off). */
 bool taskcache_remote_readable(const struct taskcache *tc);
 
+/* The dry run's question: does the remote cache hold node i's key (a HEAD;
+ * false when there is no remote to read, or the task is not cacheable)? */
+bool taskcache_remote_has(struct taskcache *tc, size_t i);
+
 #endif

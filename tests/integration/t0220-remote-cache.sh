@@ -44,6 +44,10 @@ test_expect_success 'a second clone is all remote hits: outputs identical, logs 
 	run_vx 0 run build --summarize=../s1.json &&
 	test_grep "a#build: built-a tokens=0" "$OUT" &&
 	clone && cd "$TEST_DIR/clone" &&
+	run_vx 0 run build --dry-run=json &&
+	test $(grep -o "\"cacheSource\":\"remote\"" "$OUT" | wc -l) = 2 &&
+	run_vx 0 run build --dry-run &&
+	test_grep "a#build: would replay .* cache hit (remote)" "$OUT" &&
 	run_vx 0 run build --summarize=../s2.json &&
 	test_grep "a#build: remote cache hit, replaying output" "$OUT" &&
 	test_grep "b#build: remote cache hit, replaying output" "$OUT" &&

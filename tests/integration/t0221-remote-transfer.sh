@@ -98,6 +98,49 @@ test_expect_success 'a body cut off mid-transfer either way is a warning: the ta
 	! test_grep "warning" "$ERR"
 '
 
+# A server whose team cache is disabled: it answers the status and counts
+# every other request in a file.
+cat >"$TEST_TMP/disabled.js" <<'EOF'
+const http = require("http"), fs = require("fs");
+http.createServer((req, res) => {
+	if (req.url.startsWith("/v8/artifacts/status")) {
+		res.writeHead(200, {"content-type": "application/json"});
+		return res.end(JSON.stringify({status: process.argv[3]}));
+	}
+	fs.appendFileSync(process.argv[4], req.method + " " + req.url + "\n");
+	res.writeHead(404);
+	res.end();
+}).listen(Number(process.argv[2]), "127.0.0.1");
+EOF
+
+test_expect_success 'a team cache the server calls disabled or over its limit is said once and never asked' '
+	ws_root <<-EOF &&
+	tasks:
+	  build:
+	    outputs: ["dist/**"]
+	EOF
+	for p in p1 p2 p3; do
+		mkdir -p $p && ws_project $p $p <<-EOF || exit 1
+		  build:
+		    command: "mkdir -p dist && echo $p > dist/out"
+		EOF
+	done &&
+	for st in disabled over_limit; do
+		free_port dport &&
+		{ node "$TEST_TMP/disabled.js" $dport $st "$TEST_DIR/asked-$st" & } &&
+		dpid=$! &&
+		for i in $(seq 50); do curl -s -o /dev/null http://127.0.0.1:$dport/v8/artifacts/status && break; sleep 0.1; done &&
+		rm -rf .vx */dist &&
+		VX_REMOTE_CACHE_URL=http://127.0.0.1:$dport run_vx 0 run build &&
+		kill $dpid &&
+		test_grep "Tasks: 3 succeeded" "$OUT" &&
+		test $(grep -c "remote cache" "$ERR") = 1 &&
+		test_grep "for this team: it is off" "$ERR" &&
+		test ! -s "$TEST_DIR/asked-$st" || exit 1
+	done &&
+	test_grep "over its usage limit" "$ERR"
+'
+
 test_expect_success 'the real server killed with kill -9 during a run costs warnings, never the run' '
 	ws_root <<-EOF &&
 	tasks:

@@ -28,6 +28,28 @@ static void test_url(void)
 	free(u);
 }
 
+static void test_status(void)
+{
+	char *u = remote_status_url("http://h:3000", "team_1");
+	CHECK_STR(u, "http://h:3000/v8/artifacts/status?teamId=team_1");
+	free(u);
+	const char *cases[][2] = {
+	    {"{\"status\":\"enabled\"}", "enabled"},
+	    {"{ \"status\" : \"over_limit\" }", "over_limit"},
+	    {"{\"x\":1,\"status\":\n\"disabled\"}", "disabled"},
+	    {"{\"status\":\"paused\"}", "paused"},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		char *st = remote_status_parse(cases[k][0]);
+		CHECK_STR(st, cases[k][1]);
+		free(st);
+	}
+	const char *bad[] = {"", "{}", "{\"status\":1}", "{\"status\":\"\"}", "{\"status\":\"en abled\"}",
+			     "{\"status\":\"enabled", "{\"status\"}", "<html>"};
+	for (size_t k = 0; k < sizeof bad / sizeof *bad; k++)
+		CHECK(remote_status_parse(bad[k]) == NULL);
+}
+
 static void test_redact(void)
 {
 	char *r = remote_redact("https://user:pa55@cache.example.com:8443/v8/artifacts/x");
@@ -169,6 +191,7 @@ int main(void)
 {
 	test_url();
 	test_redact();
+	test_status();
 	test_state();
 	root = fs_tmpdir();
 	char *sa = xasprintf("%s/a", root), *sb = xasprintf("%s/b", root);
