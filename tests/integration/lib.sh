@@ -337,29 +337,37 @@ require_sandbox() {
 	exit 0
 }
 
-# remote_cache_start: the real turborepo-remote-cache server from npm
-# (v2.12), installed once per machine (the normal and the sanitizer builds
-# share it: CI pays once) and started on a free loopback port with local
-# storage under $TEST_TMP/server. Sets remote_port, remote_token,
-# remote_pid, remote_store (team1's artifact files) and exports
-# VX_REMOTE_CACHE_URL/TOKEN/TEAM; stopped when the script ends. Outside CI
-# a machine without npm or the registry skips the script, saying why; in
-# CI that is a failure. Extra VAR=VALUE arguments go to the server's
-# environment (BODY_LIMIT=...).
-remote_cache_start() {
-	local npm_dir=/var/tmp/vx-test-npm-$(id -u)/turborepo-remote-cache-2.12
-	local server=$npm_dir/node_modules/.bin/turborepo-remote-cache
-	if [ ! -x "$server" ]; then
-		mkdir -p "$npm_dir"
-		if ! command -v npm >/dev/null ||
-			! (cd "$npm_dir" && timeout 600 npm install --no-audit --no-fund --silent turborepo-remote-cache@2.12 >/dev/null 2>&1); then
-			echo "# cannot install turborepo-remote-cache@2.12 from npm (no npm, or no registry)"
-			if [ -n "${CI:-}" ]; then exit 1; fi
-			echo "# skipped"
-			test_done
-			exit 0
-		fi
+# npm_tool DIR PACKAGE@VERSION...: the packages installed from npm into
+# /var/tmp/vx-test-npm-UID/DIR once per machine (the normal and the
+# sanitizer builds share it: CI pays once); sets npm_tool_dir. Outside CI a
+# machine without npm or the registry skips the script, saying why; in CI
+# that is a failure.
+npm_tool() {
+	npm_tool_dir=/var/tmp/vx-test-npm-$(id -u)/$1
+	shift
+	[ -f "$npm_tool_dir/.installed" ] && return 0
+	mkdir -p "$npm_tool_dir"
+	if command -v npm >/dev/null &&
+		(cd "$npm_tool_dir" && timeout 600 npm install --no-audit --no-fund --silent "$@" >npm.log 2>&1); then
+		touch "$npm_tool_dir/.installed"
+		return 0
 	fi
+	echo "# cannot install $* from npm (no npm, or no registry)"
+	if [ -n "${CI:-}" ]; then exit 1; fi
+	echo "# skipped"
+	test_done
+	exit 0
+}
+
+# remote_cache_start: the real turborepo-remote-cache server from npm
+# (v2.12, npm_tool) started on a free loopback port with local storage
+# under $TEST_TMP/server. Sets remote_port, remote_token, remote_pid,
+# remote_store (team1's artifact files) and exports
+# VX_REMOTE_CACHE_URL/TOKEN/TEAM; stopped when the script ends. Extra
+# VAR=VALUE arguments go to the server's environment (BODY_LIMIT=...).
+remote_cache_start() {
+	npm_tool turborepo-remote-cache-2.12 turborepo-remote-cache@2.12
+	local server=$npm_tool_dir/node_modules/.bin/turborepo-remote-cache
 	remote_token="tok-$RANDOM-s3cr3t-$RANDOM"
 	free_port remote_port
 	mkdir -p "$TEST_TMP/server"
