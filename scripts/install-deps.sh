@@ -8,7 +8,7 @@ set -euo pipefail
 packages=(
 	build-essential cmake ninja-build pkg-config git ca-certificates
 	libyaml-dev libcjson-dev libxxhash-dev xxhash libzstd-dev zstd
-	libcurl4-openssl-dev
+	libcurl4-openssl-dev libssl-dev
 	bubblewrap strace socat util-linux iproute2 procps curl
 	jq python3 python3-yaml time
 	clang libclang-rt-14-dev
