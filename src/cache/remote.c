@@ -14,8 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
+#include "cache/signature.h"
 #include "util/die.h"
 #include "util/strbuf.h"
 
@@ -25,7 +27,7 @@
 #define RETRY_AFTER_MAX_S 5
 
 struct remote {
-	char *url, *token, *team;
+	char *url, *token, *team, *team_id, *sig_key;
 	bool read, write;
 	long timeout_ms;
 	CURL *get, *put; /* one per thread: the loop's GETs, the saver's PUTs */
@@ -57,6 +59,8 @@ struct remote *remote_new(const struct remote_opts *o)
 		r->url[--n] = 0;
 	r->token = o->token ? xstrdup(o->token) : NULL;
 	r->team = o->team && *o->team ? xstrdup(o->team) : NULL;
+	r->team_id = o->team_id && *o->team_id ? xstrdup(o->team_id) : NULL;
+	r->sig_key = o->signature_key && *o->signature_key ? xstrdup(o->signature_key) : NULL;
 	r->read = o->read;
 	r->write = o->write;
 	r->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : DEFAULT_TIMEOUT_MS;
@@ -82,9 +86,14 @@ void remote_free(struct remote *r)
 		curl_easy_cleanup(r->put);
 	pthread_mutex_destroy(&r->lock);
 	pthread_mutex_destroy(&r->status_lock);
-	if (r->token) /* it was a secret: do not leave it in freed memory */
+	/* secrets: do not leave them in freed memory */
+	if (r->token)
 		memset(r->token, 0, strlen(r->token));
+	if (r->sig_key)
+		memset(r->sig_key, 0, strlen(r->sig_key));
 	free(r->token);
+	free(r->sig_key);
+	free(r->team_id);
 	free(r->url);
 	free(r->team);
 	free(r);
@@ -108,17 +117,24 @@ bool remote_writable(const struct remote *r)
 	return r && r->write && is_on(r);
 }
 
-char *remote_artifact_url(const char *base, const char *key, const char *team)
+static void add_query(struct strbuf *sb, const char *name, const char *value)
+{
+	if (!value || !*value)
+		return;
+	strbuf_addch(sb, strchr(sb->buf, '?') ? '&' : '?');
+	strbuf_addf(sb, "%s=", name);
+	char *esc = curl_easy_escape(NULL, value, 0);
+	strbuf_addstr(sb, esc ? esc : "");
+	curl_free(esc);
+}
+
+char *remote_artifact_url(const char *base, const char *key, const char *team_id,
+			  const char *slug)
 {
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb, "%s/v8/artifacts/%s", base, key);
-	if (team && *team) {
-		bool id = !strncmp(team, "team_", 5);
-		strbuf_addstr(&sb, id ? "?teamId=" : "?slug=");
-		char *esc = curl_easy_escape(NULL, team, 0);
-		strbuf_addstr(&sb, esc ? esc : "");
-		curl_free(esc);
-	}
+	add_query(&sb, "teamId", team_id);
+	add_query(&sb, "slug", slug);
 	return strbuf_detach(&sb, NULL);
 }
 
@@ -261,12 +277,33 @@ static long retry_after(CURL *h)
 
 /* One request's body, whichever way it goes. */
 struct body {
+	char tag[SIGNATURE_TAG_SIZE + 8]; /* a GET's x-artifact-tag ("" when none) */
 	struct sink sink;     /* a GET's: into sink.fd from start; fd -1: kept in text */
 	off_t start;
 	struct strbuf *text;  /* a small response read whole (the status), or NULL */
 	struct source src;    /* a PUT's: head then the file */
 	uint64_t size;        /* a PUT's whole length */
 };
+
+static size_t on_header(char *data, size_t size, size_t n, void *ctx)
+{
+	struct body *b = ctx;
+	size_t len = size * n;
+	static const char name[] = "x-artifact-tag:";
+	if (len > sizeof name - 1 && !strncasecmp(data, name, sizeof name - 1)) {
+		const char *v = data + sizeof name - 1;
+		size_t vl = len - (sizeof name - 1);
+		while (vl && (*v == ' ' || *v == '\t'))
+			v++, vl--;
+		while (vl && (v[vl - 1] == '\r' || v[vl - 1] == '\n' || v[vl - 1] == ' '))
+			vl--;
+		/* longer than a tag: kept cut, and so never verifies */
+		size_t k = vl < sizeof b->tag - 1 ? vl : sizeof b->tag - 1;
+		memcpy(b->tag, v, k);
+		b->tag[k] = 0;
+	}
+	return len;
+}
 
 static size_t on_text(char *data, size_t size, size_t n, void *ctx)
 {
@@ -310,6 +347,9 @@ static long perform(struct remote *r, CURL *h, const char *method, const char *u
 			curl_easy_setopt(h, CURLOPT_WRITEDATA, b->text);
 		} else if (b) {
 			b->sink.failed = false;
+			b->tag[0] = 0;
+			curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+			curl_easy_setopt(h, CURLOPT_HEADERDATA, b);
 			if (ftruncate(b->sink.fd, b->start) < 0 || lseek(b->sink.fd, b->start, SEEK_SET) < 0)
 				b->sink.failed = true;
 			curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
@@ -360,7 +400,7 @@ static void check_status(struct remote *r, CURL *h)
 	r->status_checked = true;
 	struct strbuf text = STRBUF_INIT;
 	struct body b = {.sink = {.fd = -1}, .text = &text};
-	char *url = remote_status_url(r->url, r->team);
+	char *url = remote_status_url(r->url, r->team_id, r->team);
 	long code = perform(r, h, "GET", url, NULL, &b, true);
 	if (code == 200) {
 		char *st = remote_status_parse(text.buf);
@@ -379,10 +419,9 @@ static void check_status(struct remote *r, CURL *h)
 	pthread_mutex_unlock(&r->status_lock);
 }
 
-char *remote_status_url(const char *base, const char *team)
+char *remote_status_url(const char *base, const char *team_id, const char *slug)
 {
-	char *u = remote_artifact_url(base, "status", team);
-	return u;
+	return remote_artifact_url(base, "status", team_id, slug);
 }
 
 char *remote_status_parse(const char *text)
@@ -406,6 +445,25 @@ char *remote_status_parse(const char *text)
 	return xstrndup(k, n);
 }
 
+/* A signed remote's download: its tag must be there and be the body's,
+ * or it is a miss, said once for the artifact. Returns 1 or 0. */
+static int verify(struct remote *r, const char *key, const struct body *b)
+{
+	off_t end = lseek(b->sink.fd, 0, SEEK_END);
+	int ok = 0;
+	if (!b->tag[0])
+		warning("remote cache: artifact %s has no x-artifact-tag, and this remote is signed: "
+			"taken as a miss",
+			key);
+	else if (end < b->start ||
+		 (ok = signature_verify(r->sig_key, key, r->team_id, b->sink.fd, b->start,
+					(uint64_t)(end - b->start), b->tag)) != 1)
+		warning("remote cache: the x-artifact-tag of artifact %s does not verify%s: taken as a "
+			"miss",
+			key, ok < 0 ? " (the download cannot be read)" : "");
+	return ok == 1;
+}
+
 int remote_get(struct remote *r, const char *key, int fd)
 {
 	if (!remote_readable(r))
@@ -413,11 +471,13 @@ int remote_get(struct remote *r, const char *key, int fd)
 	check_status(r, r->get);
 	if (!remote_readable(r))
 		return -1;
-	char *url = remote_artifact_url(r->url, key, r->team);
+	char *url = remote_artifact_url(r->url, key, r->team_id, r->team);
 	struct body b = {.sink = {fd, false}, .start = lseek(fd, 0, SEEK_CUR)};
 	long code = perform(r, r->get, "GET", url, NULL, &b, true);
 	free(url);
-	return code == 200 ? 1 : code == 404 ? 0 : -1;
+	if (code != 200)
+		return code == 404 ? 0 : -1;
+	return r->sig_key ? verify(r, key, &b) : 1;
 }
 
 int remote_head(struct remote *r, const char *key)
@@ -427,7 +487,7 @@ int remote_head(struct remote *r, const char *key)
 	check_status(r, r->get);
 	if (!remote_readable(r))
 		return -1;
-	char *url = remote_artifact_url(r->url, key, r->team);
+	char *url = remote_artifact_url(r->url, key, r->team_id, r->team);
 	long code = perform(r, r->get, "HEAD", url, NULL, NULL, true);
 	free(url);
 	return code >= 200 && code < 300 ? 1 : code == 404 ? 0 : -1;
@@ -441,12 +501,23 @@ int remote_put(struct remote *r, const char *key, const void *head, size_t head_
 	check_status(r, r->put);
 	if (!remote_writable(r))
 		return -1;
-	char *url = remote_artifact_url(r->url, key, r->team);
+	char *tag = NULL;
+	if (r->sig_key) {
+		char t[SIGNATURE_TAG_SIZE];
+		if (signature_tag(r->sig_key, key, r->team_id, head, head_len, fd, 0, size, t)) {
+			warning("remote cache: cannot sign artifact %s: %s; not uploaded", key,
+				strerror(errno));
+			return -1;
+		}
+		tag = xasprintf("x-artifact-tag: %s", t);
+	}
+	char *url = remote_artifact_url(r->url, key, r->team_id, r->team);
 	char *dur = xasprintf("x-artifact-duration: %llu", (unsigned long long)duration_ms);
-	const char *extra[] = {"Content-Type: application/octet-stream", dur, NULL};
+	const char *extra[] = {"Content-Type: application/octet-stream", dur, tag, NULL};
 	struct body b = {.src = {head, head_len, 0, fd, 0}, .size = head_len + size};
 	long code = perform(r, r->put, "PUT", url, extra, &b, false);
 	free(dur);
+	free(tag);
 	free(url);
 	return code >= 200 && code < 300 ? 0 : -1;
 }

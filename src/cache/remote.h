@@ -11,7 +11,10 @@
 struct remote_opts {
 	const char *url;   /* the API's base, "http://127.0.0.1:3000" */
 	const char *token; /* Bearer; never printed */
-	const char *team;  /* "team_…" goes as teamId=, anything else as slug=; NULL: none */
+	const char *team;  /* the team's slug (slug=), as Turborepo's --team; NULL: none */
+	const char *team_id; /* its id (teamId=, and signed), as TURBO_TEAMID; NULL: none */
+	const char *signature_key; /* sign every upload, verify every download
+				    * (x-artifact-tag, signature.h); NULL: neither */
 	bool read, write;
 	long timeout_ms;   /* per request; 0: 30 s (connect: 2 s) */
 };
@@ -33,8 +36,10 @@ bool remote_readable(const struct remote *r);
 bool remote_writable(const struct remote *r);
 
 /* GET /v8/artifacts/KEY into fd (from its current offset). Returns 1
- * when the body is in fd, 0 for a miss (404), -1 for a failure (a warning
- * was printed, or will be by the state machine: once per kind). */
+ * when the body is in fd, 0 for a miss (404; or, with a signature key, a
+ * body whose x-artifact-tag is missing or does not verify: one warning),
+ * -1 for a failure (a warning was printed, or will be by the state
+ * machine: once per kind). */
 int remote_get(struct remote *r, const char *key, int fd);
 /* HEAD /v8/artifacts/KEY: 1 when the remote holds it, 0 when not, -1 for
  * a failure (warned). */
@@ -45,10 +50,12 @@ int remote_head(struct remote *r, const char *key);
 int remote_put(struct remote *r, const char *key, const void *head, size_t head_len, int fd,
 	       uint64_t size, uint64_t duration_ms);
 
-/* "BASE/v8/artifacts/KEY?teamId=T" (or slug=T, or no query); caller frees. */
-char *remote_artifact_url(const char *base, const char *key, const char *team);
+/* "BASE/v8/artifacts/KEY?teamId=ID&slug=SLUG" (each when set, as Turborepo
+ * sends them); caller frees. */
+char *remote_artifact_url(const char *base, const char *key, const char *team_id,
+			  const char *slug);
 /* "BASE/v8/artifacts/status" with the team's query; caller frees. */
-char *remote_status_url(const char *base, const char *team);
+char *remote_status_url(const char *base, const char *team_id, const char *slug);
 /* The "status" of a /v8/artifacts/status answer ("enabled", "disabled",
  * "over_limit", "paused"), or NULL when text is not one; caller frees. */
 char *remote_status_parse(const char *text);

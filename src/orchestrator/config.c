@@ -543,7 +543,8 @@ static int parse_tasks(struct parse *p, yaml_node_t *n, bool root_only, task_vec
 
 static const char *const WORKSPACE_KEYS[] = {"projects", "cache", "inputs", NULL};
 static const char *const CACHE_KEYS[] = {"dir", "maxSize", "compression", "remote", NULL};
-static const char *const REMOTE_KEYS[] = {"url", "token", "team", "read", "write", "timeout", NULL};
+static const char *const REMOTE_KEYS[] = {"url",   "token",   "team",      "teamId",
+					   "read",  "write",   "signature", "timeout", NULL};
 static const char *const WS_INPUT_KEYS[] = {"workspaceFiles", "env", NULL};
 
 static int parse_cache(struct parse *p, yaml_node_t *n, struct config *cfg)
@@ -587,9 +588,11 @@ static int parse_cache(struct parse *p, yaml_node_t *n, struct config *cfg)
 			if (mapping_begin(p, v, "cache.remote", &it2))
 				return -1;
 			while ((r = mapping_next(p, &it2, "cache.remote", REMOTE_KEYS, &k2, &v2)) > 0) {
-				if (!strcmp(k2, "read") || !strcmp(k2, "write")) {
-					if (get_bool(p, v2, k2, !strcmp(k2, "read") ? &cfg->remote->read
-										  : &cfg->remote->write))
+				if (!strcmp(k2, "read") || !strcmp(k2, "write") || !strcmp(k2, "signature")) {
+					if (get_bool(p, v2, k2,
+						     !strcmp(k2, "read")    ? &cfg->remote->read
+						     : !strcmp(k2, "write") ? &cfg->remote->write
+									    : &cfg->remote->signature))
 						return -1;
 					continue;
 				}
@@ -604,9 +607,10 @@ static int parse_cache(struct parse *p, yaml_node_t *n, struct config *cfg)
 						return -1;
 					continue;
 				}
-				char **dst = !strcmp(k2, "url")	   ? &cfg->remote->url
-					     : !strcmp(k2, "token") ? &cfg->remote->token
-								    : &cfg->remote->team;
+				char **dst = !strcmp(k2, "url")	    ? &cfg->remote->url
+					     : !strcmp(k2, "token")  ? &cfg->remote->token
+					     : !strcmp(k2, "teamId") ? &cfg->remote->team_id
+								     : &cfg->remote->team;
 				if (get_str(p, v2, k2, EXPAND, dst))
 					return -1;
 			}
@@ -785,6 +789,7 @@ void config_free(struct config *cfg)
 		free(cfg->remote->url);
 		free(cfg->remote->token);
 		free(cfg->remote->team);
+		free(cfg->remote->team_id);
 		free(cfg->remote);
 	}
 	lstr_vec_free(&cfg->ws_input_files);

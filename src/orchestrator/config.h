@@ -90,8 +90,9 @@ struct task_cfg {
 typedef VEC(struct task_cfg *) task_vec;
 
 struct remote_cfg {
-	char *url, *token, *team;
+	char *url, *token, *team, *team_id; /* team: the slug (slug=); team_id: teamId= */
 	bool read, write;     /* default true */
+	bool signature;       /* sign uploads, verify downloads (x-artifact-tag) */
 	long long timeout_ms; /* per request; 0: the client's default */
 	struct loc loc;
 };

@@ -47,20 +47,38 @@ bool taskcache_cacheable(const struct task_node *t)
 }
 
 /* The remote cache a run uses: cache.remote, each field overridden by
- * VX_REMOTE_CACHE_URL, _TOKEN, _TEAM, and, where vx's own are unset, by
- * Turborepo's TURBO_API, TURBO_TOKEN, TURBO_TEAM (a token alone means
- * Vercel's API, as in Turborepo). Returns NULL when none is set. */
+ * VX_REMOTE_CACHE_URL, _TOKEN, _TEAM, _TEAM_ID, and, where vx's own are
+ * unset, by Turborepo's TURBO_API, TURBO_TOKEN, TURBO_TEAM, TURBO_TEAMID (a
+ * token alone means Vercel's API, as in Turborepo); the signing key from
+ * VX_REMOTE_CACHE_SIGNATURE_KEY, else TURBO_REMOTE_CACHE_SIGNATURE_KEY.
+ * Returns NULL when none is set, or when signatures are asked for and
+ * there is no key (said: never an unsigned upload in their place). */
 static struct remote *remote_from(const struct workspace *ws, const struct taskcache_opts *o)
 {
 	const struct remote_cfg *rc = ws->cfg->remote;
 	const char *url = getenv("VX_REMOTE_CACHE_URL"), *token = getenv("VX_REMOTE_CACHE_TOKEN"),
-		   *team = getenv("VX_REMOTE_CACHE_TEAM");
+		   *team = getenv("VX_REMOTE_CACHE_TEAM"), *team_id = getenv("VX_REMOTE_CACHE_TEAM_ID");
 	if (!url || !*url)
 		url = rc && rc->url ? rc->url : getenv("TURBO_API");
 	if (!token || !*token)
 		token = rc && rc->token ? rc->token : getenv("TURBO_TOKEN");
 	if (!team || !*team)
 		team = rc && rc->team ? rc->team : getenv("TURBO_TEAM");
+	if (!team_id || !*team_id)
+		team_id = rc && rc->team_id ? rc->team_id : getenv("TURBO_TEAMID");
+	const char *key = NULL;
+	if (rc && rc->signature) {
+		key = getenv("VX_REMOTE_CACHE_SIGNATURE_KEY");
+		if (!key || !*key)
+			key = getenv("TURBO_REMOTE_CACHE_SIGNATURE_KEY");
+		if (!key || !*key) {
+			warning("%s:%d:%d: cache.remote.signature is on, but neither "
+				"VX_REMOTE_CACHE_SIGNATURE_KEY nor TURBO_REMOTE_CACHE_SIGNATURE_KEY is set: "
+				"the remote cache is off for this run",
+				rc->loc.file, rc->loc.line, rc->loc.col);
+			return NULL;
+		}
+	}
 	if ((!url || !*url) && token && *token && !rc)
 		url = "https://vercel.com/api";
 	if (!url || !*url)
@@ -69,6 +87,8 @@ static struct remote *remote_from(const struct workspace *ws, const struct taskc
 	    .url = url,
 	    .token = token,
 	    .team = team,
+	    .team_id = team_id,
+	    .signature_key = key,
 	    .read = (rc ? rc->read : true) && o->read,
 	    .write = (rc ? rc->write : true) && o->write && !o->dry_run,
 	    .timeout_ms = rc ? (long)rc->timeout_ms : 0,

@@ -17,20 +17,28 @@
 
 static void test_url(void)
 {
-	char *u = remote_artifact_url("http://h:3000", "ab12", NULL);
+	char *u = remote_artifact_url("http://h:3000", "ab12", NULL, NULL);
 	CHECK_STR(u, "http://h:3000/v8/artifacts/ab12");
 	free(u);
-	u = remote_artifact_url("http://h:3000/api", "ab12", "team_Xy9");
+	/* as turbo 2.11.13 sends them: --team is a slug whatever it looks
+	 * like, TURBO_TEAMID the id, both when both are set, id first */
+	u = remote_artifact_url("http://h:3000/api", "ab12", NULL, "team_Xy9");
+	CHECK_STR(u, "http://h:3000/api/v8/artifacts/ab12?slug=team_Xy9");
+	free(u);
+	u = remote_artifact_url("http://h:3000/api", "ab12", "team_Xy9", NULL);
 	CHECK_STR(u, "http://h:3000/api/v8/artifacts/ab12?teamId=team_Xy9");
 	free(u);
-	u = remote_artifact_url("https://h", "ab12", "my team&co");
+	u = remote_artifact_url("http://h", "ab12", "team_xyz", "myslug");
+	CHECK_STR(u, "http://h/v8/artifacts/ab12?teamId=team_xyz&slug=myslug");
+	free(u);
+	u = remote_artifact_url("https://h", "ab12", "", "my team&co");
 	CHECK_STR(u, "https://h/v8/artifacts/ab12?slug=my%20team%26co");
 	free(u);
 }
 
 static void test_status(void)
 {
-	char *u = remote_status_url("http://h:3000", "team_1");
+	char *u = remote_status_url("http://h:3000", "team_1", NULL);
 	CHECK_STR(u, "http://h:3000/v8/artifacts/status?teamId=team_1");
 	free(u);
 	const char *cases[][2] = {
