@@ -314,47 +314,80 @@ static size_t on_text(char *data, size_t size, size_t n, void *ctx)
 	return size * n;
 }
 
-/* Makes the request method on url (extra: more header lines, NULL-ended),
- * once more after a 429 (after its Retry-After, capped), and counts the
- * outcome: a 2xx, and a 404 when miss_ok, are fine; anything else is a
- * failure, said with the method and the redacted URL. Returns the HTTP
- * status, or -1 for a failure of the transfer itself. */
+/* Sets h up for the request method on url (extra: more header lines,
+ * NULL-ended; b: its body, NULL for a HEAD). Returns the header list, for
+ * the caller to free once the request is over. */
+static struct curl_slist *prepare(struct remote *r, CURL *h, const char *method, const char *url,
+				  const char *const *extra, struct body *b)
+{
+	struct curl_slist *hdrs = NULL;
+	common(r, h, url, &hdrs);
+	for (size_t k = 0; extra && extra[k]; k++)
+		hdrs = curl_slist_append(hdrs, extra[k]);
+	if (!strcmp(method, "HEAD")) {
+		curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+	} else if (!strcmp(method, "PUT")) {
+		b->src.head_at = 0;
+		b->src.at = 0;
+		hdrs = curl_slist_append(hdrs, "Expect:"); /* no 100-continue round trip */
+		curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
+		curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
+		curl_easy_setopt(h, CURLOPT_READDATA, &b->src);
+		curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)b->size);
+		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, discard);
+	} else if (b->text) {
+		strbuf_reset(b->text);
+		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_text);
+		curl_easy_setopt(h, CURLOPT_WRITEDATA, b->text);
+	} else {
+		b->sink.failed = false;
+		b->tag[0] = 0;
+		curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+		curl_easy_setopt(h, CURLOPT_HEADERDATA, b);
+		if (ftruncate(b->sink.fd, b->start) < 0 || lseek(b->sink.fd, b->start, SEEK_SET) < 0)
+			b->sink.failed = true;
+		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+		curl_easy_setopt(h, CURLOPT_WRITEDATA, &b->sink);
+	}
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
+	return hdrs;
+}
+
+/* Counts a finished request's outcome: a 2xx, and a 404 when miss_ok, are
+ * fine; anything else is a failure, said with the method and the redacted
+ * URL. Returns the HTTP status, or -1 for a failure of the transfer. */
+static long judge(struct remote *r, CURL *h, CURLcode c, const char *method, const char *url,
+		  const struct body *b, bool miss_ok)
+{
+	long code = 0, status = -1;
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+	char *shown = remote_redact(url);
+	if (c != CURLE_OK) {
+		char *what = xasprintf("%s %s: %s", method, shown,
+				       b && b->sink.failed ? "cannot write the download"
+							   : curl_easy_strerror(c));
+		outcome(r, -1, what);
+		free(what);
+	} else if ((code >= 200 && code < 300) || (code == 404 && miss_ok)) {
+		outcome(r, 0, NULL);
+		status = code;
+	} else {
+		char *what = xasprintf("%s %s: HTTP %ld", method, shown, code);
+		outcome(r, (int)code, what);
+		free(what);
+		status = code;
+	}
+	free(shown);
+	return status;
+}
+
+/* Makes the request, once more after a 429 (after its Retry-After,
+ * capped), and judges it. Returns what judge() returns. */
 static long perform(struct remote *r, CURL *h, const char *method, const char *url,
 		    const char *const *extra, struct body *b, bool miss_ok)
 {
-	long status = -1;
-	for (int attempt = 0; attempt < 2; attempt++) {
-		struct curl_slist *hdrs = NULL;
-		common(r, h, url, &hdrs);
-		for (size_t k = 0; extra && extra[k]; k++)
-			hdrs = curl_slist_append(hdrs, extra[k]);
-		curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
-		if (!strcmp(method, "HEAD")) {
-			curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
-		} else if (!strcmp(method, "PUT")) {
-			b->src.head_at = 0;
-			b->src.at = 0;
-			hdrs = curl_slist_append(hdrs, "Expect:"); /* no 100-continue round trip */
-			curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
-			curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
-			curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
-			curl_easy_setopt(h, CURLOPT_READDATA, &b->src);
-			curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)b->size);
-			curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, discard);
-		} else if (b && b->text) {
-			strbuf_reset(b->text);
-			curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_text);
-			curl_easy_setopt(h, CURLOPT_WRITEDATA, b->text);
-		} else if (b) {
-			b->sink.failed = false;
-			b->tag[0] = 0;
-			curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-			curl_easy_setopt(h, CURLOPT_HEADERDATA, b);
-			if (ftruncate(b->sink.fd, b->start) < 0 || lseek(b->sink.fd, b->start, SEEK_SET) < 0)
-				b->sink.failed = true;
-			curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-			curl_easy_setopt(h, CURLOPT_WRITEDATA, &b->sink);
-		}
+	for (int attempt = 0;; attempt++) {
+		struct curl_slist *hdrs = prepare(r, h, method, url, extra, b);
 		CURLcode c = b && b->sink.failed ? CURLE_WRITE_ERROR : curl_easy_perform(h);
 		long code = 0;
 		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
@@ -364,26 +397,8 @@ static long perform(struct remote *r, CURL *h, const char *method, const char *u
 			sleep((unsigned)(wait ? wait : 1));
 			continue;
 		}
-		char *shown = remote_redact(url);
-		if (c != CURLE_OK) {
-			char *what = xasprintf("%s %s: %s", method, shown,
-					       b && b->sink.failed ? "cannot write the download"
-								   : curl_easy_strerror(c));
-			outcome(r, -1, what);
-			free(what);
-		} else if ((code >= 200 && code < 300) || (code == 404 && miss_ok)) {
-			outcome(r, 0, NULL);
-			status = code;
-		} else {
-			char *what = xasprintf("%s %s: HTTP %ld", method, shown, code);
-			outcome(r, (int)code, what);
-			free(what);
-			status = code;
-		}
-		free(shown);
-		break;
+		return judge(r, h, c, method, url, b, miss_ok);
 	}
-	return status;
 }
 
 /* GET /v8/artifacts/status, once per run, before the first request that
@@ -520,4 +535,101 @@ int remote_put(struct remote *r, const char *key, const void *head, size_t head_
 	free(tag);
 	free(url);
 	return code >= 200 && code < 300 ? 0 : -1;
+}
+
+/* One transfer of remote_get_many: its handle, its body, its item. */
+struct slot {
+	CURL *h;
+	struct body b;
+	struct curl_slist *hdrs;
+	char *url;
+	size_t item; /* index into items; SIZE_MAX: free */
+};
+
+void remote_get_many(struct remote *r, struct remote_item *items, size_t n, remote_open_fn *open_body,
+		     remote_done_fn *done, const volatile bool *stop, void *ctx)
+{
+	for (size_t k = 0; k < n; k++)
+		items[k].result = REMOTE_ASK;
+	if (!n || !remote_readable(r))
+		return;
+	CURLM *m = curl_multi_init();
+	struct slot slots[REMOTE_PARALLEL];
+	size_t nslots = n < REMOTE_PARALLEL ? n : REMOTE_PARALLEL;
+	for (size_t k = 0; k < nslots; k++)
+		slots[k] = (struct slot){.h = curl_easy_init(), .item = SIZE_MAX};
+	for (size_t k = 0; k < nslots; k++)
+		if (!m || !slots[k].h)
+			goto out;
+	curl_multi_setopt(m, CURLMOPT_MAX_HOST_CONNECTIONS, (long)REMOTE_PARALLEL);
+	check_status(r, slots[0].h);
+	size_t next = 0, active = 0;
+	while ((next < n && !*stop) || active) {
+		for (size_t k = 0; k < nslots && next < n && !*stop && remote_readable(r); k++) {
+			struct slot *sl = &slots[k];
+			if (sl->item != SIZE_MAX)
+				continue;
+			size_t it = next++;
+			int fd = open_body(&items[it], ctx);
+			if (fd < 0)
+				continue; /* stays REMOTE_ASK */
+			sl->item = it;
+			sl->b = (struct body){.sink = {fd, false}, .start = lseek(fd, 0, SEEK_CUR)};
+			sl->url = remote_artifact_url(r->url, items[it].key, r->team_id, r->team);
+			sl->hdrs = prepare(r, sl->h, "GET", sl->url, NULL, &sl->b);
+			curl_easy_setopt(sl->h, CURLOPT_PRIVATE, sl);
+			curl_easy_setopt(sl->h, CURLOPT_PIPEWAIT, 1L);
+			curl_multi_add_handle(m, sl->h);
+			active++;
+		}
+		if (!active)
+			break; /* the remote went off, or nothing could be opened */
+		int running = 0;
+		curl_multi_perform(m, &running);
+		CURLMsg *msg;
+		int left;
+		while ((msg = curl_multi_info_read(m, &left))) {
+			if (msg->msg != CURLMSG_DONE)
+				continue;
+			struct slot *sl = NULL;
+			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&sl);
+			CURLcode c = msg->data.result;
+			curl_multi_remove_handle(m, sl->h);
+			struct remote_item *item = &items[sl->item];
+			long code = 0;
+			curl_easy_getinfo(sl->h, CURLINFO_RESPONSE_CODE, &code);
+			if (c == CURLE_OK && code == 429) {
+				item->result = REMOTE_ASK; /* asked again alone, after its Retry-After */
+			} else {
+				code = judge(r, sl->h, sl->b.sink.failed ? CURLE_WRITE_ERROR : c, "GET",
+					     sl->url, &sl->b, true);
+				item->result = code == 200 ? (r->sig_key ? verify(r, item->key, &sl->b) : 1)
+					       : code == 404 ? 0
+							     : -1;
+			}
+			curl_slist_free_all(sl->hdrs);
+			free(sl->url);
+			sl->hdrs = NULL;
+			sl->url = NULL;
+			sl->item = SIZE_MAX;
+			active--;
+			done(item, sl->b.sink.fd, ctx);
+		}
+		if (active)
+			curl_multi_poll(m, NULL, 0, 100, NULL);
+	}
+out:
+	for (size_t k = 0; k < nslots; k++) {
+		if (slots[k].h) {
+			if (slots[k].item != SIZE_MAX) {
+				curl_multi_remove_handle(m, slots[k].h);
+				curl_slist_free_all(slots[k].hdrs);
+				free(slots[k].url);
+				done(&items[slots[k].item], slots[k].b.sink.fd, ctx);
+			}
+			curl_easy_cleanup(slots[k].h);
+		}
+	}
+	if (m)
+		curl_multi_cleanup(m);
 }

@@ -41,6 +41,28 @@ bool remote_writable(const struct remote *r);
  * -1 for a failure (a warning was printed, or will be by the state
  * machine: once per kind). */
 int remote_get(struct remote *r, const char *key, int fd);
+/* Many GETs at once: at most REMOTE_PARALLEL transfers in flight on one
+ * curl multi handle (its connections kept alive and reused; HTTP/2
+ * multiplexed where the server speaks it), items taken in their order.
+ * open_body(item) gives the fd an item's body goes to (-1: skip it); done(item,
+ * fd) is called as each ends, with item->result set: 1 the body is in fd
+ * (its tag verified when the remote signs), 0 a miss (404, or a bad or
+ * missing tag: warned), -1 a failure (counted and warned as any), or
+ * REMOTE_ASK: not answered here (a 429; the remote went off; *stop was set
+ * before it started): ask for it alone if at all. Blocks until every item
+ * is settled; runs on its caller's thread with handles of its own. */
+#define REMOTE_PARALLEL 16
+#define REMOTE_ASK 2
+struct remote_item {
+	const char *key; /* the caller's */
+	size_t index;    /* the caller's */
+	int result;      /* set as above */
+};
+typedef int remote_open_fn(struct remote_item *item, void *ctx);
+typedef void remote_done_fn(struct remote_item *item, int fd, void *ctx);
+void remote_get_many(struct remote *r, struct remote_item *items, size_t n, remote_open_fn *open_body,
+		     remote_done_fn *done, const volatile bool *stop, void *ctx);
+
 /* HEAD /v8/artifacts/KEY: 1 when the remote holds it, 0 when not, -1 for
  * a failure (warned). */
 int remote_head(struct remote *r, const char *key);

@@ -514,6 +514,10 @@ static int run_before(struct job *job, void *ctx)
 		return SCHEDULER_HANDED_OFF;
 	}
 	int r = taskcache_before(job, rh->tc);
+	if (r == TASKCACHE_WAIT) {
+		job->later_ms = 2; /* the remote lookup of its key is in flight */
+		return SCHEDULER_LATER;
+	}
 	if (r == 0 && shard_wait(rh, i, job))
 		return SCHEDULER_LATER;
 	if (r == 0) {

@@ -20,6 +20,7 @@
 #include "cache/entry.h"
 #include "cache/filehash.h"
 #include "cache/inplace.h"
+#include "cache/prefetch.h"
 #include "cache/remote.h"
 #include "cache/saver.h"
 #include "cache/transfer.h"
@@ -116,6 +117,7 @@ int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struc
 	tc->saving = xcalloc(n ? n : 1, sizeof *tc->saving);
 	tc->facts = xcalloc(n, sizeof *tc->facts);
 	tc->from_remote = xcalloc(n, sizeof *tc->from_remote);
+	tc->prefetch_of = xcalloc(n, sizeof *tc->prefetch_of);
 	if (o->remote != REMOTE_OFF && (o->read || o->write))
 		tc->remote = remote_from(ws, o);
 	tc->remote_only = tc->remote && o->remote == REMOTE_ONLY;
@@ -597,16 +599,29 @@ int taskcache_before(struct job *job, void *ctx)
 		job->exit_code = 0;
 		return 1;
 	}
+	/* The prefetch's answer, taken once: a later ask (a --shard wait)
+	 * goes to the remote itself. */
+	enum prefetch_state pf = PREFETCH_ASK;
+	if (tc->prefetch && tc->prefetch_of[i]) {
+		prefetch_say(tc->prefetch);
+		pf = prefetch_state(tc->prefetch, tc->prefetch_of[i] - 1);
+		if (pf == PREFETCH_PENDING)
+			return TASKCACHE_WAIT;
+		tc->prefetch_of[i] = 0;
+	}
 	struct entry e;
 	struct strbuf why = STRBUF_INIT;
-	int r = tc->remote_only ? ENTRY_MISS : entry_open(&tc->store, tc->keys[i], &e, &why);
+	int r = tc->remote_only && pf != PREFETCH_HIT ? ENTRY_MISS
+						      : entry_open(&tc->store, tc->keys[i], &e, &why);
+	if (r == ENTRY_HIT && pf == PREFETCH_HIT)
+		job->remote = tc->from_remote[i] = true;
 	if (r == ENTRY_BAD) {
 		warning("%s: cache entry %s is damaged (%s); running the task and replacing it", t->id, tc->keys[i],
 			why.buf);
 		tc->status[i] = CACHE_BAD;
 	}
 	strbuf_release(&why);
-	if (r != ENTRY_HIT && r != ENTRY_ERROR && remote_fetch(tc, i) == 0) {
+	if (r != ENTRY_HIT && r != ENTRY_ERROR && pf == PREFETCH_ASK && remote_fetch(tc, i) == 0) {
 		r = entry_open(&tc->store, tc->keys[i], &e, &why);
 		strbuf_release(&why);
 		tc->from_remote[i] = r == ENTRY_HIT;
@@ -725,15 +740,46 @@ static void on_save_ready(struct loop *l, int fd, unsigned events, void *data)
 	saver_reap(tc->saver, on_saved, tc);
 }
 
+/* Every key the run may need that the local store lacks goes to the
+ * prefetch, in the graph's order (the order the tasks come up). */
+static void prefetch_begin(struct taskcache *tc)
+{
+	size_t n = tc->g->nodes.n, k = 0;
+	const char **keys = xcalloc(n + 1, sizeof *keys);
+	for (size_t i = 0; i < n; i++) {
+		tc->prefetch_of[i] = 0;
+		if (!taskcache_cacheable(tc->g->nodes.v[i]))
+			continue;
+		if (!tc->remote_only) {
+			char *man = store_entry_path(&tc->store, tc->keys[i], STORE_MANIFEST_SUFFIX);
+			bool here = access(man, F_OK) == 0;
+			free(man);
+			if (here)
+				continue;
+		}
+		keys[k] = tc->keys[i];
+		tc->prefetch_of[i] = ++k;
+	}
+	tc->prefetch = prefetch_start(&tc->store, tc->remote, keys, k);
+	if (!tc->prefetch)
+		memset(tc->prefetch_of, 0, n * sizeof *tc->prefetch_of);
+	free(keys);
+}
+
 void taskcache_start(struct taskcache *tc, struct loop *l)
 {
-	if (!tc->write || !tc->store_open || tc->dry_run)
+	if (!tc->store_open || tc->dry_run)
 		return;
-	tc->loop = l;
+	if (tc->read && taskcache_remote_readable(tc))
+		prefetch_begin(tc);
+	if (tc->write)
+		tc->loop = l;
 }
 
 void taskcache_finish(struct taskcache *tc)
 {
+	prefetch_free(tc->prefetch);
+	tc->prefetch = NULL;
 	if (tc->saver) {
 		saver_drain(tc->saver, on_saved, tc);
 		loop_unwatch(tc->loop, saver_fd(tc->saver));
@@ -770,6 +816,7 @@ void taskcache_close(struct taskcache *tc)
 	free(tc->keys);
 	free(tc->status);
 	free(tc->from_remote);
+	free(tc->prefetch_of);
 	remote_free(tc->remote);
 	free(tc->dir);
 }

@@ -57,6 +57,9 @@ struct taskcache {
 				 * TURBO_*), or NULL: none, or --no-remote */
 	bool remote_only;       /* --remote-only: the local store is only the remote's staging */
 	bool *from_remote;      /* per node: its hit came from the remote cache */
+	struct prefetch *prefetch; /* the run's remote lookups ahead of need, between
+				    * taskcache_start and _finish, or NULL */
+	size_t *prefetch_of;    /* per node: 1 + its index in the prefetch, 0: not in it */
 	struct strvec *saving;  /* per node: the outputs a save in flight archives */
 };
 
@@ -102,8 +105,10 @@ enum cache_status taskcache_probe(struct taskcache *tc, size_t i);
 
 /* Scheduler hooks; ctx is the taskcache, job->data the task_node. before:
  * a verified hit restores the outputs and puts the captured log in job->log
- * (returns 1); anything else runs the task (0). after: a task that succeeded
+ * (returns 1); TASKCACHE_WAIT while the remote lookup of its key is still
+ * in flight (ask again shortly); anything else runs the task (0). after: a task that succeeded
  * is saved; a failed save costs a warning, never the task. */
+#define TASKCACHE_WAIT 2
 int taskcache_before(struct job *job, void *ctx);
 int taskcache_after(struct job *job, void *ctx);
 

@@ -141,6 +141,49 @@ test_expect_success 'a team cache the server calls disabled or over its limit is
 	test_grep "over its usage limit" "$ERR"
 '
 
+# A server slow to answer: every artifact GET waits 3 s, then 404.
+cat >"$TEST_TMP/slow.js" <<'EOF'
+const http = require("http");
+http.createServer((req, res) => {
+	if (req.url.startsWith("/v8/artifacts/status")) {
+		res.writeHead(200, {"content-type": "application/json"});
+		return res.end("{\"status\":\"enabled\"}");
+	}
+	setTimeout(() => { res.writeHead(404); res.end(); }, req.method === "GET" ? 3000 : 0);
+}).listen(Number(process.argv[2]), "127.0.0.1");
+EOF
+
+# The bug: the lookups' thread took the SIGCHLD of a task that ended while
+# it waited on the network, and the run waited for that task forever (seen
+# when a task closes its output before it exits: the end of its pipe is no
+# sign that it is gone).
+test_expect_success 'tasks that end while the remote lookups are in flight are seen to end' '
+	free_port sport &&
+	{ node "$TEST_TMP/slow.js" $sport & } &&
+	spid=$! &&
+	for i in $(seq 50); do curl -s -o /dev/null http://127.0.0.1:$sport/v8/artifacts/status && break; sleep 0.1; done &&
+	ws_root <<-EOF &&
+	tasks:
+	  build:
+	    outputs: ["dist/**"]
+	EOF
+	for p in q1 q2 q3; do
+		mkdir -p $p && ws_project $p $p <<-EOF || exit 1
+		  build:
+		    cache: false
+		    command: "echo quick-$p; exec >/dev/null 2>&1; sleep 0.5"
+		EOF
+	done &&
+	mkdir -p slow && ws_project slow slow <<-EOF &&
+	  build:
+	    command: "mkdir -p dist && echo s > dist/out"
+	EOF
+	rc=0 && VX_REMOTE_CACHE_URL=http://127.0.0.1:$sport timeout -k 5 30 "$VX" run build >"$OUT" 2>"$ERR" || rc=$? &&
+	kill $spid &&
+	test $rc = 0 &&
+	test_grep "Tasks: 4 succeeded" "$OUT"
+'
+
 test_expect_success 'the real server killed with kill -9 during a run costs warnings, never the run' '
 	ws_root <<-EOF &&
 	tasks:

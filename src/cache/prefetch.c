@@ -1,0 +1,145 @@
+/* prefetch.c - a run's remote lookups on a thread of their own
+ * (prefetch.h). */
+#include "cache/prefetch.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "cache/transfer.h"
+#include "util/die.h"
+#include "util/strbuf.h"
+
+struct prefetch {
+	const struct store *st;
+	struct remote *r;
+	struct remote_item *items;
+	char **paths;             /* per item: its temporary file while in flight */
+	_Atomic int *state;       /* per item: enum prefetch_state */
+	size_t n;
+	volatile bool stop;
+	pthread_t thread;
+	pthread_mutex_t lock;     /* guards said */
+	struct strbuf said;       /* the thread's warnings, for the caller's thread */
+};
+
+static void collect(const char *line, void *ctx)
+{
+	struct prefetch *p = ctx;
+	pthread_mutex_lock(&p->lock);
+	strbuf_addstr(&p->said, line);
+	pthread_mutex_unlock(&p->lock);
+}
+
+static int open_body(struct remote_item *it, void *ctx)
+{
+	struct prefetch *p = ctx;
+	return transfer_tmp(p->st, it->key, &p->paths[it->index]);
+}
+
+static void body_done(struct remote_item *it, int fd, void *ctx)
+{
+	struct prefetch *p = ctx;
+	enum prefetch_state s = it->result == REMOTE_ASK ? PREFETCH_ASK : PREFETCH_MISS;
+	if (it->result == 1) {
+		struct strbuf why = STRBUF_INIT;
+		int rc = transfer_import(p->st, it->key, fd, &why);
+		if (rc == 1)
+			warning("the remote cache's artifact %s is refused (%s); its task runs", it->key,
+				why.buf);
+		strbuf_release(&why);
+		s = rc == 0 ? PREFETCH_HIT : PREFETCH_MISS;
+	}
+	close(fd);
+	unlink(p->paths[it->index]);
+	free(p->paths[it->index]);
+	p->paths[it->index] = NULL;
+	atomic_store(&p->state[it->index], s);
+}
+
+static void *run(void *arg)
+{
+	struct prefetch *p = arg;
+	report_to(collect, p);
+	remote_get_many(p->r, p->items, p->n, open_body, body_done, &p->stop, p);
+	/* What was never opened stays to be asked alone. */
+	for (size_t i = 0; i < p->n; i++)
+		if (atomic_load(&p->state[i]) == PREFETCH_PENDING)
+			atomic_store(&p->state[i], PREFETCH_ASK);
+	report_to(NULL, NULL);
+	return NULL;
+}
+
+struct prefetch *prefetch_start(const struct store *st, struct remote *r,
+				const char *const *keys, size_t n)
+{
+	if (!n || !remote_readable(r))
+		return NULL;
+	struct prefetch *p = xcalloc(1, sizeof *p);
+	p->st = st;
+	p->r = r;
+	p->n = n;
+	p->items = xcalloc(n, sizeof *p->items);
+	p->paths = xcalloc(n, sizeof *p->paths);
+	p->state = xcalloc(n, sizeof *p->state);
+	for (size_t i = 0; i < n; i++) {
+		p->items[i] = (struct remote_item){.key = keys[i], .index = i};
+		atomic_init(&p->state[i], PREFETCH_PENDING);
+	}
+	strbuf_init(&p->said);
+	pthread_mutex_init(&p->lock, NULL);
+	/* No signal is the thread's: a SIGCHLD taken here would never reach
+	 * the loop's signalfd (the loop blocks its signals only as a run
+	 * starts, after this), and a job's exit would go unseen. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int err = pthread_create(&p->thread, NULL, run, p);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		pthread_mutex_destroy(&p->lock);
+		strbuf_release(&p->said);
+		free(p->items);
+		free(p->paths);
+		free(p->state);
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+enum prefetch_state prefetch_state(struct prefetch *p, size_t i)
+{
+	return (enum prefetch_state)atomic_load(&p->state[i]);
+}
+
+void prefetch_say(struct prefetch *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	if (p->said.len) {
+		fputs(p->said.buf, stderr);
+		strbuf_reset(&p->said);
+	}
+	pthread_mutex_unlock(&p->lock);
+}
+
+void prefetch_free(struct prefetch *p)
+{
+	if (!p)
+		return;
+	p->stop = true;
+	pthread_join(p->thread, NULL);
+	prefetch_say(p);
+	pthread_mutex_destroy(&p->lock);
+	strbuf_release(&p->said);
+	free(p->items);
+	free(p->paths);
+	free(p->state);
+	free(p);
+}
