@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cache/remote.h"
@@ -30,6 +31,13 @@ struct save {
 	struct strbuf messages;
 };
 
+/* An entry saved, to be uploaded. */
+struct upload {
+	struct upload *next;
+	char *key;
+	uint64_t duration_ms;
+};
+
 struct saver {
 	const struct store *st;
 	struct remote *remote;	    /* each entry saved is uploaded after, or NULL */
@@ -43,7 +51,26 @@ struct saver {
 	size_t pending; /* submitted and not reaped */
 	bool stop;
 	int rd, wr; /* a byte per finished save */
+	/* Uploads run on a thread of their own, so a slow remote never holds
+	 * a save (nor so the dependents of its task). */
+	pthread_t up_thread;
+	pthread_cond_t up_wake;	    /* the uploader: an upload queued, or stop */
+	struct upload *uploads, **up_tail;
+	long long upload_until; /* set as the run ends: no upload starts after it (ms) */
+	size_t skipped;		/* uploads not made for that */
+	long long grace_ms;	/* how long the end waited */
 };
+
+/* The run's end waits this long for the uploads still to make, then says
+ * how many it leaves (VX_TEST_UPLOAD_GRACE_MS: the tests' shorter one). */
+#define UPLOAD_GRACE_MS 30000LL
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static void collect_line(const char *line, void *ctx)
 {
@@ -72,6 +99,12 @@ static void save_run(const struct store *st, struct save *s)
  * sv->late, which the loop's thread prints at its next reap. */
 static void upload(struct saver *sv, const char *key, uint64_t duration_ms)
 {
+	pthread_mutex_lock(&sv->mu);
+	bool late = sv->upload_until && now_ms() > sv->upload_until;
+	sv->skipped += late;
+	pthread_mutex_unlock(&sv->mu);
+	if (late)
+		return;
 	struct strbuf lines = STRBUF_INIT;
 	report_to(collect_line, &lines);
 	char *head = NULL;
@@ -123,11 +156,36 @@ static void *worker(void *arg)
 		while (write(sv->wr, &b, 1) < 0 && errno == EINTR)
 			;
 		if (key) {
-			pthread_mutex_unlock(&sv->mu);
-			upload(sv, key, duration);
-			free(key);
-			pthread_mutex_lock(&sv->mu);
+			struct upload *u = xcalloc(1, sizeof *u);
+			u->key = key;
+			u->duration_ms = duration;
+			*sv->up_tail = u;
+			sv->up_tail = &u->next;
+			pthread_cond_signal(&sv->up_wake);
 		}
+	}
+	pthread_mutex_unlock(&sv->mu);
+	return NULL;
+}
+
+static void *uploader(void *arg)
+{
+	struct saver *sv = arg;
+	pthread_mutex_lock(&sv->mu);
+	for (;;) {
+		while (!sv->uploads && !sv->stop)
+			pthread_cond_wait(&sv->up_wake, &sv->mu);
+		struct upload *u = sv->uploads;
+		if (!u)
+			break; /* stopped, and nothing left */
+		sv->uploads = u->next;
+		if (!sv->uploads)
+			sv->up_tail = &sv->uploads;
+		pthread_mutex_unlock(&sv->mu);
+		upload(sv, u->key, u->duration_ms);
+		free(u->key);
+		free(u);
+		pthread_mutex_lock(&sv->mu);
 	}
 	pthread_mutex_unlock(&sv->mu);
 	return NULL;
@@ -141,6 +199,7 @@ struct saver *saver_new(const struct store *st, struct remote *remote)
 	strbuf_init(&sv->late);
 	sv->tail = &sv->queue;
 	sv->done_tail = &sv->done;
+	sv->up_tail = &sv->uploads;
 	int p[2];
 	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
 		die_errno("cannot make the cache's save pipe");
@@ -149,12 +208,15 @@ struct saver *saver_new(const struct store *st, struct remote *remote)
 	pthread_mutex_init(&sv->mu, NULL);
 	pthread_cond_init(&sv->wake, NULL);
 	pthread_cond_init(&sv->finished, NULL);
+	pthread_cond_init(&sv->up_wake, NULL);
 	/* A thread takes any process signal it does not block: SIGCHLD would
 	 * be lost to its default action, SIGINT would kill vx unannounced. */
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	int e = pthread_create(&sv->thread, NULL, worker, sv);
+	if (!e && remote)
+		e = pthread_create(&sv->up_thread, NULL, uploader, sv);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (e) {
 		errno = e;
@@ -260,6 +322,16 @@ size_t saver_reap(struct saver *sv, saver_done_fn *done, void *ctx)
 
 void saver_drain(struct saver *sv, saver_done_fn *done, void *ctx)
 {
+	if (sv->remote) {
+		const char *t = getenv("VX_TEST_UPLOAD_GRACE_MS");
+		long long grace = t && *t ? atoll(t) : UPLOAD_GRACE_MS;
+		pthread_mutex_lock(&sv->mu);
+		if (!sv->upload_until) {
+			sv->grace_ms = grace;
+			sv->upload_until = now_ms() + grace;
+		}
+		pthread_mutex_unlock(&sv->mu);
+	}
 	for (;;) {
 		saver_reap(sv, done, ctx);
 		pthread_mutex_lock(&sv->mu);
@@ -280,13 +352,24 @@ void saver_free(struct saver *sv)
 	pthread_mutex_lock(&sv->mu);
 	sv->stop = true;
 	pthread_cond_signal(&sv->wake);
+	pthread_cond_signal(&sv->up_wake);
 	pthread_mutex_unlock(&sv->mu);
-	pthread_join(sv->thread, NULL); /* an upload in flight ends first (its timeout bounds it) */
+	pthread_join(sv->thread, NULL);
+	/* The uploads left: those that start before the grace is over; an
+	 * upload in flight ends first (its request timeout bounds it). */
+	if (sv->remote)
+		pthread_join(sv->up_thread, NULL);
 	print_late(sv);
+	if (sv->skipped)
+		warning("remote cache: %zu upload%s not made: the run's end waited %llds for them "
+			"(the tasks ran and are in the local cache)",
+			sv->skipped, sv->skipped == 1 ? "" : "s",
+			sv->grace_ms / 1000);
 	strbuf_release(&sv->late);
 	pthread_mutex_destroy(&sv->mu);
 	pthread_cond_destroy(&sv->wake);
 	pthread_cond_destroy(&sv->finished);
+	pthread_cond_destroy(&sv->up_wake);
 	close(sv->rd);
 	close(sv->wr);
 	free(sv);

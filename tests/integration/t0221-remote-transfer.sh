@@ -149,7 +149,11 @@ http.createServer((req, res) => {
 		res.writeHead(200, {"content-type": "application/json"});
 		return res.end("{\"status\":\"enabled\"}");
 	}
-	setTimeout(() => { res.writeHead(404); res.end(); }, req.method === "GET" ? 3000 : 0);
+	/* argv[3] "put": PUTs are the slow ones (each 2 s), GETs answer at once */
+	const put = process.argv[3] === "put";
+	req.resume();
+	setTimeout(() => { res.writeHead(put && req.method === "PUT" ? 200 : 404); res.end(); },
+		req.method === (put ? "PUT" : "GET") ? (put ? 2000 : 3000) : 0);
 }).listen(Number(process.argv[2]), "127.0.0.1");
 EOF
 
@@ -182,6 +186,30 @@ test_expect_success 'tasks that end while the remote lookups are in flight are s
 	kill $spid &&
 	test $rc = 0 &&
 	test_grep "Tasks: 4 succeeded" "$OUT"
+'
+
+test_expect_success 'the run waits a bounded time for its uploads at its end, and says how many it left' '
+	free_port sport &&
+	{ node "$TEST_TMP/slow.js" $sport put & } &&
+	spid=$! &&
+	for i in $(seq 50); do curl -s -o /dev/null http://127.0.0.1:$sport/v8/artifacts/status && break; sleep 0.1; done &&
+	ws_root <<-EOF &&
+	tasks:
+	  build:
+	    outputs: ["dist/**"]
+	EOF
+	for p in u1 u2 u3 u4; do
+		mkdir -p $p && ws_project $p $p <<-EOF || exit 1
+		  build:
+		    command: "mkdir -p dist && echo $p > dist/out"
+		EOF
+	done &&
+	VX_TEST_UPLOAD_GRACE_MS=1000 VX_REMOTE_CACHE_URL=http://127.0.0.1:$sport run_vx 0 run build -j4 &&
+	kill $spid &&
+	test_grep "Tasks: 4 succeeded" "$OUT" &&
+	test_grep "uploads\? not made: the run.s end waited 1s for them" "$ERR" &&
+	rm -rf */dist && run_vx 0 run build --no-remote &&
+	test_grep "Tasks: 0 succeeded, 4 cached" "$OUT"
 '
 
 test_expect_success 'the real server killed with kill -9 during a run costs warnings, never the run' '
