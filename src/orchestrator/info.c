@@ -5,7 +5,32 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "orchestrator/workspace.h"
 #include "sandbox/probe.h"
+#include "util/die.h"
+
+static void drop_line(const char *line, void *ctx)
+{
+	(void)line, (void)ctx;
+}
+
+/* The workspace here, if any: where its projects come from, and the
+ * package manager its scripts are run as. */
+static void print_workspace(void)
+{
+	report_to(drop_line, NULL); /* "no workspace found" is no error here */
+	struct workspace *ws = workspace_load_here();
+	report_to(NULL, NULL);
+	if (!ws) {
+		printf("workspace: none here (or its configuration does not load: vx run says why)\n");
+		return;
+	}
+	printf("workspace: %s (%zu projects, from %s)\n", ws->root, ws->projects.n,
+	       ws->projects_from);
+	printf("package manager: %s%s%s (%s)\n", ws->pm.name, *ws->pm.version ? " " : "",
+	       ws->pm.version, ws->pm.source);
+	workspace_free(ws);
+}
 
 int info_main(int argc, char **argv)
 {
@@ -56,5 +81,6 @@ int info_main(int argc, char **argv)
 		       "namespace wall; nothing else is needed)\n");
 	for (int i = 0; i < 2; i++)
 		probe_free(&probes[i]);
+	print_workspace();
 	return 0;
 }

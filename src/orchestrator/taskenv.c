@@ -33,10 +33,21 @@ void task_env_delta(const struct workspace *ws, const struct task_node *t, struc
 		free(path);
 	}
 	if (t->from_script) {
+		/* What a script of the workspace's package manager sees when that
+		 * manager runs it in the package's directory; vx spawns no
+		 * manager (docs/config.md). */
 		strvec_pushf(delta, "npm_package_name=%s", p->name);
+		if (p->pkg_version)
+			strvec_pushf(delta, "npm_package_version=%s", p->pkg_version);
 		strvec_pushf(delta, "npm_lifecycle_event=%s", t->task);
+		const char *script = project_script(p, t->task);
+		if (script)
+			strvec_pushf(delta, "npm_lifecycle_script=%s", script);
 		if (p->pkg_path)
 			strvec_pushf(delta, "npm_package_json=%s", p->pkg_path);
+		strvec_pushf(delta, "INIT_CWD=%s", p->dir);
+		strvec_pushf(delta, "npm_config_user_agent=%s/%s vx/%s", ws->pm.name,
+			     *ws->pm.version ? ws->pm.version : "0.0.0", VX_VERSION);
 	}
 }
 

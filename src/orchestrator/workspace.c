@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "orchestrator/listing.h"
+#include "orchestrator/pnpm.h"
 #include "util/glob.h"
 #include "util/path.h"
 #include "util/strbuf.h"
@@ -90,6 +91,9 @@ static int pkg_read(struct project *p, const char *path, struct strbuf *text)
 		p->name = xstrdup(name->valuestring);
 		p->name_loc = loc;
 	}
+	cJSON *version = cJSON_GetObjectItemCaseSensitive(doc, "version");
+	if (cJSON_IsString(version))
+		p->pkg_version = xstrdup(version->valuestring);
 	static const char *const kinds[] = {"dependencies", "devDependencies",
 					    "optionalDependencies", "peerDependencies"};
 	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
@@ -309,6 +313,7 @@ static void project_free(struct project *p, const struct workspace *ws)
 	if (p->cfg != ws->cfg)
 		config_free(p->cfg);
 	free(p->pkg_path);
+	free(p->pkg_version);
 	strvec_clear(&p->script_names);
 	strvec_clear(&p->scripts);
 	strvec_clear(&p->pkg_deps);
@@ -326,6 +331,7 @@ void workspace_free(struct workspace *ws)
 	vec_free(&ws->projects);
 	strmap_clear(&ws->by_name);
 	strvec_clear(&ws->project_globs);
+	free(ws->pnpm_path);
 	config_free(ws->cfg);
 	free(ws->root);
 	if (ws->listing)
@@ -457,17 +463,29 @@ static struct workspace *load(const char *start_dir, bool listing)
 	lstr_vec pkg_pats = {0};
 	const lstr_vec *pats = &ws->cfg->projects;
 	struct strvec dirs = STRVEC_INIT;
+	ws->projects_from = "vx.yaml workspace.projects";
 	if (!ws->cfg->projects_set) {
-		char *pkg = path_join(ws->root, "package.json");
-		int rc = pkg_workspaces(pkg, &pkg_pats, pkg);
-		/* the loc's file must outlive this function: point at the vx.yaml */
-		for (size_t i = 0; i < pkg_pats.n; i++)
-			pkg_pats.v[i].loc = (struct loc){ws->cfg->path, 1, 1};
-		free(pkg);
-		if (rc)
+		/* pnpm keeps its list in pnpm-workspace.yaml and ignores
+		 * package.json's; npm, Yarn and Bun keep it in package.json */
+		ws->pnpm_path = path_join(ws->root, "pnpm-workspace.yaml");
+		int rc = pnpm_workspace_packages(ws->pnpm_path, &pkg_pats);
+		if (rc < 0)
 			goto fail;
+		ws->projects_from = "pnpm-workspace.yaml packages";
+		if (rc == 0) {
+			char *pkg = path_join(ws->root, "package.json");
+			rc = pkg_workspaces(pkg, &pkg_pats, pkg);
+			/* the loc's file must outlive this function: point at the vx.yaml */
+			for (size_t i = 0; i < pkg_pats.n; i++)
+				pkg_pats.v[i].loc = (struct loc){ws->cfg->path, 1, 1};
+			free(pkg);
+			if (rc)
+				goto fail;
+			ws->projects_from = "package.json workspaces";
+		}
 		pats = &pkg_pats;
 	}
+	workspace_package_manager(ws->root, &ws->pm);
 	for (size_t i = 0; i < pats->n; i++)
 		strvec_push(&ws->project_globs, pats->v[i].s);
 	if (expand_projects(ws->root, pats, &dirs))
@@ -510,6 +528,62 @@ fail:
 	strvec_clear(&dirs);
 	workspace_free(ws);
 	return NULL;
+}
+
+static bool known_pm(const char *name, size_t n)
+{
+	static const char *const names[] = {"npm", "pnpm", "yarn", "bun", NULL};
+	for (const char *const *k = names; *k; k++)
+		if (strlen(*k) == n && !strncmp(*k, name, n))
+			return true;
+	return false;
+}
+
+void workspace_package_manager(const char *root, struct package_manager *pm)
+{
+	memset(pm, 0, sizeof *pm);
+	char *pkg = path_join(root, "package.json");
+	struct strbuf text = STRBUF_INIT;
+	cJSON *doc = read_optional(pkg, &text) > 0
+			 ? cJSON_ParseWithLength(text.buf, text.len) /* errors: said by discovery */
+			 : NULL;
+	const cJSON *field = cJSON_GetObjectItemCaseSensitive(doc, "packageManager");
+	if (cJSON_IsString(field)) {
+		/* "pnpm@9.1.0", "yarn@4.1.0+sha256.abc…" (corepack's form) */
+		const char *v = field->valuestring, *at = strchr(v, '@');
+		size_t n = at ? (size_t)(at - v) : strlen(v);
+		if (known_pm(v, n) && n < sizeof pm->name) {
+			memcpy(pm->name, v, n);
+			if (at) {
+				size_t vl = strcspn(at + 1, "+");
+				if (vl < sizeof pm->version)
+					memcpy(pm->version, at + 1, vl);
+			}
+			pm->source = "packageManager in package.json";
+		}
+	}
+	cJSON_Delete(doc);
+	strbuf_release(&text);
+	free(pkg);
+	if (pm->source)
+		return;
+	static const struct {
+		const char *file, *name;
+	} locks[] = {{"pnpm-lock.yaml", "pnpm"}, {"package-lock.json", "npm"},
+		     {"npm-shrinkwrap.json", "npm"}, {"yarn.lock", "yarn"},
+		     {"bun.lock", "bun"},	   {"bun.lockb", "bun"}};
+	for (size_t k = 0; k < sizeof locks / sizeof *locks; k++) {
+		char *f = path_join(root, locks[k].file);
+		bool here = file_exists(f);
+		free(f);
+		if (here) {
+			strcpy(pm->name, locks[k].name);
+			pm->source = locks[k].file;
+			return;
+		}
+	}
+	strcpy(pm->name, "npm");
+	pm->source = "none found (npm assumed)";
 }
 
 struct workspace *workspace_load(const char *start_dir)

@@ -19,10 +19,20 @@ struct project {
 	bool is_root;          /* the workspace root itself */
 	struct config *cfg;    /* its vx.yaml, or NULL; the root project shares ws->cfg */
 	char *pkg_path;        /* its package.json, or NULL */
+	char *pkg_version;     /* its package.json "version", or NULL */
 	struct strvec script_names, scripts; /* package.json "scripts", parallel arrays */
 	struct strvec pkg_deps; /* package.json dependency names of all four kinds */
 	VEC(size_t) deps;      /* indices of the projects this one depends on (workspace_load) */
 	VEC(size_t) nested;    /* indices of the projects whose directories lie inside this one's */
+};
+
+/* The package manager a workspace is run with: from packageManager in the
+ * root package.json ("pnpm@9.1.0"), else from its lockfile. */
+struct package_manager {
+	char name[8];        /* "npm", "pnpm", "yarn", "bun" */
+	char version[32];    /* "9.1.0", or "" when not written */
+	const char *source;  /* static: "packageManager in package.json", "pnpm-lock.yaml",
+			      * …, or "none found (npm assumed)" */
 };
 
 struct workspace {
@@ -31,7 +41,11 @@ struct workspace {
 	VEC(struct project *) projects; /* sorted by rel */
 	struct strmap by_name; /* project name -> index; keys borrowed from the projects */
 	struct strvec project_globs; /* the project patterns in effect (workspace.projects,
-				      * else package.json "workspaces"), root-relative */
+				      * else pnpm-workspace.yaml packages:, else package.json
+				      * "workspaces"), root-relative */
+	const char *projects_from; /* which of those three (static text) */
+	char *pnpm_path;       /* the pnpm-workspace.yaml read, when it was (locs point here) */
+	struct package_manager pm; /* the root's (workspace_load) */
 	struct spawned *listing; /* `git ls-files` started as soon as the root was known,
 				  * collected by inputs_init; NULL when not started */
 };
@@ -45,6 +59,9 @@ struct workspace *workspace_load(const char *start_dir);
  * the root is known, so git walks the tree while vx reads the configs. */
 struct workspace *workspace_load_listing(const char *start_dir);
 void workspace_free(struct workspace *ws);
+
+/* The package manager of the workspace at root (struct package_manager). */
+void workspace_package_manager(const char *root, struct package_manager *pm);
 
 /* workspace_load from the current directory (after any -C). */
 struct workspace *workspace_load_here(void);

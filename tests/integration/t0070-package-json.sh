@@ -108,4 +108,31 @@ test_expect_success 'an explicit project#task neither has is exit 2' '
 	test_path_is_missing p/calls
 '
 
+test_expect_success 'a script sees what its package manager would give it: version, script, INIT_CWD, the user agent' '
+	cat >vx.yaml <<-EOF &&
+	workspace: {}
+	EOF
+	write_file package.json <<-EOF &&
+	{"name": "root", "private": true, "packageManager": "pnpm@9.12.1"}
+	EOF
+	write_file pnpm-workspace.yaml <<-EOF &&
+	packages: ["apps/*"]
+	EOF
+	write_file apps/web/package.json <<-EOF &&
+	{"name": "web", "version": "2.3.4",
+	 "scripts": {"build": "env | grep -E \"^(npm_|INIT_CWD)\" | sort > env.txt"}}
+	EOF
+	run_vx 0 run build &&
+	test_grep "^npm_package_name=web\$" apps/web/env.txt &&
+	test_grep "^npm_package_version=2.3.4\$" apps/web/env.txt &&
+	test_grep "^npm_lifecycle_event=build\$" apps/web/env.txt &&
+	test_grep "^npm_lifecycle_script=env | grep" apps/web/env.txt &&
+	test_grep "^npm_package_json=$PWD/apps/web/package.json\$" apps/web/env.txt &&
+	test_grep "^INIT_CWD=$PWD/apps/web\$" apps/web/env.txt &&
+	test_grep "^npm_config_user_agent=pnpm/9.12.1 " apps/web/env.txt &&
+	run_vx 0 info &&
+	test_grep "^workspace: $PWD (1 projects, from pnpm-workspace.yaml packages)" "$OUT" &&
+	test_grep "^package manager: pnpm 9.12.1 (packageManager in package.json)" "$OUT"
+'
+
 test_done

@@ -266,8 +266,103 @@ static void test_filters(void)
 	workspace_free(ws);
 }
 
+static bool has_project(const struct workspace *ws, const char *rel)
+{
+	for (size_t i = 0; i < ws->projects.n; i++)
+		if (!strcmp(ws->projects.v[i]->rel, rel))
+			return true;
+	return false;
+}
+
+/* pnpm-workspace.yaml: its packages: are the projects (not package.json's
+ * workspaces, which pnpm ignores); "!" takes away wherever it is written;
+ * "./" is allowed; other keys are pnpm's. Then the package manager. */
+static void test_pnpm(void)
+{
+	const char *r = fixture_dir();
+	fixture_write(r, "vx.yaml", "workspace: {}\n");
+	fixture_write(r, "package.json",
+		      "{\"name\": \"root\", \"workspaces\": [\"nope/*\"], \"packageManager\": \"pnpm@9.12.1+sha512.abc\"}");
+	fixture_write(r, "pnpm-workspace.yaml",
+		      "# pnpm's own\npackages:\n  - '!apps/legacy'\n  - ./apps/*\n  - \"packages/**\"\n"
+		      "  - '!**/test/**'\ncatalog:\n  react: ^18\nonlyBuiltDependencies: [esbuild]\n");
+	fixture_write(r, "apps/web/package.json", "{\"name\": \"web\", \"version\": \"1.2.3\"}");
+	fixture_write(r, "apps/legacy/package.json", "{\"name\": \"legacy\"}");
+	fixture_write(r, "packages/ui/package.json", "{\"name\": \"ui\"}");
+	fixture_write(r, "packages/ui/test/fixture/package.json", "{\"name\": \"fx\"}");
+	fixture_write(r, "nope/x/package.json", "{\"name\": \"x\"}");
+	struct workspace *ws = workspace_load(r);
+	CHECK(ws != NULL);
+	if (ws) {
+		CHECK_INT(ws->projects.n, 2);
+		CHECK(has_project(ws, "apps/web"));
+		CHECK(has_project(ws, "packages/ui"));
+		CHECK(!has_project(ws, "apps/legacy"));
+		CHECK(!has_project(ws, "nope/x"));
+		CHECK_STR(ws->projects_from, "pnpm-workspace.yaml packages");
+		CHECK_STR(ws->pm.name, "pnpm");
+		CHECK_STR(ws->pm.version, "9.12.1");
+		CHECK_STR(ws->pm.source, "packageManager in package.json");
+		long web = workspace_find(ws, "web");
+		CHECK(web >= 0 && ws->projects.v[web]->pkg_version &&
+		      !strcmp(ws->projects.v[web]->pkg_version, "1.2.3"));
+		workspace_free(ws);
+	}
+	/* a vx.yaml projects: list wins over both */
+	fixture_write(r, "vx.yaml", "workspace:\n  projects: [\"nope/*\"]\n");
+	ws = workspace_load(r);
+	CHECK(ws && ws->projects.n == 1 && has_project(ws, "nope/x"));
+	workspace_free(ws);
+	/* a bad pnpm-workspace.yaml is an error at its place */
+	fixture_write(r, "vx.yaml", "workspace: {}\n");
+	fixture_write(r, "pnpm-workspace.yaml", "packages: apps/*\n");
+	capture_begin();
+	CHECK(workspace_load(r) == NULL);
+	CHECK(strstr(capture_end(), "pnpm-workspace.yaml:1:11: pnpm-workspace.yaml packages: must be a list") != NULL);
+	fixture_write(r, "pnpm-workspace.yaml", "packages:\n  - [x]\n");
+	capture_begin();
+	CHECK(workspace_load(r) == NULL);
+	CHECK(strstr(capture_end(), "pnpm-workspace.yaml:2:5: pnpm-workspace.yaml packages: entries must be globs") != NULL);
+	fixture_write(r, "pnpm-workspace.yaml", "packages: [\n");
+	capture_begin();
+	CHECK(workspace_load(r) == NULL);
+	CHECK(strstr(capture_end(), "pnpm-workspace.yaml:2:1: ") != NULL);
+	/* no packages: key: package.json's workspaces, as before */
+	fixture_write(r, "pnpm-workspace.yaml", "catalog: {}\n");
+	ws = workspace_load(r);
+	CHECK(ws && ws->projects.n == 1 && has_project(ws, "nope/x"));
+	if (ws)
+		CHECK_STR(ws->projects_from, "package.json workspaces");
+	workspace_free(ws);
+
+	/* the package manager: packageManager, else the lockfile, else npm */
+	struct package_manager pm;
+	fixture_write(r, "package.json", "{\"packageManager\": \"yarn@4.1.0\"}");
+	workspace_package_manager(r, &pm);
+	CHECK_STR(pm.name, "yarn");
+	CHECK_STR(pm.version, "4.1.0");
+	fixture_write(r, "package.json", "{\"packageManager\": \"cargo@1\"}");
+	fixture_write(r, "yarn.lock", "# yarn lockfile v1\n");
+	workspace_package_manager(r, &pm);
+	CHECK_STR(pm.name, "yarn");
+	CHECK_STR(pm.version, "");
+	CHECK_STR(pm.source, "yarn.lock");
+	fixture_write(r, "package.json", "{}");
+	fixture_write(r, "pnpm-lock.yaml", "lockfileVersion: '9.0'\n");
+	workspace_package_manager(r, &pm);
+	CHECK_STR(pm.name, "pnpm");
+	CHECK_STR(pm.source, "pnpm-lock.yaml");
+	fixture_remove(r);
+	const char *r2 = fixture_dir();
+	workspace_package_manager(r2, &pm);
+	CHECK_STR(pm.name, "npm");
+	CHECK_STR(pm.source, "none found (npm assumed)");
+	fixture_remove(r2);
+}
+
 int main(void)
 {
+	test_pnpm();
 	make_workspace();
 	test_workspace();
 	test_graph();

@@ -1,0 +1,93 @@
+/* pnpm.c - reads pnpm-workspace.yaml's packages: (pnpm.h). */
+#include "orchestrator/pnpm.h"
+
+#include <errno.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "util/die.h"
+#include "util/strbuf.h"
+
+static struct loc mark(const char *path, yaml_mark_t m)
+{
+	return (struct loc){path, (int)m.line + 1, (int)m.column + 1};
+}
+
+int pnpm_workspace_packages(const char *path, lstr_vec *out)
+{
+	struct strbuf text = STRBUF_INIT;
+	if (strbuf_read_file(&text, path)) {
+		strbuf_release(&text);
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		return error_errno("cannot read %s", path);
+	}
+	int rc = pnpm_workspace_parse(path, text.buf, text.len, out);
+	strbuf_release(&text);
+	return rc;
+}
+
+int pnpm_workspace_parse(const char *path, const char *text, size_t len, lstr_vec *out)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	if (!yaml_parser_initialize(&parser))
+		die("cannot initialize the YAML parser");
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	int rc = 0;
+	if (!yaml_parser_load(&parser, &doc)) {
+		struct loc l = mark(path, parser.problem_mark);
+		rc = config_error(&l, "%s", parser.problem ? parser.problem : "YAML syntax error");
+		yaml_parser_delete(&parser);
+		return rc;
+	}
+	yaml_node_t *root = yaml_document_get_root_node(&doc);
+	yaml_node_t *seq = NULL;
+	if (root && root->type == YAML_MAPPING_NODE) {
+		for (yaml_node_pair_t *pr = root->data.mapping.pairs.start;
+		     pr < root->data.mapping.pairs.top; pr++) {
+			yaml_node_t *k = yaml_document_get_node(&doc, pr->key);
+			if (k && k->type == YAML_SCALAR_NODE &&
+			    !strcmp((const char *)k->data.scalar.value, "packages"))
+				seq = yaml_document_get_node(&doc, pr->value);
+		}
+	} else if (root && !(root->type == YAML_SCALAR_NODE && !root->data.scalar.length)) {
+		struct loc l = mark(path, root->start_mark);
+		rc = config_error(&l, "pnpm-workspace.yaml must be a mapping (packages: [...])");
+	}
+	if (!rc && seq) {
+		if (seq->type != YAML_SEQUENCE_NODE) {
+			struct loc l = mark(path, seq->start_mark);
+			rc = config_error(&l, "pnpm-workspace.yaml packages: must be a list of globs");
+		}
+		for (int pass = 0; !rc && pass < 2; pass++) {
+			for (yaml_node_item_t *it = seq->data.sequence.items.start;
+			     !rc && it < seq->data.sequence.items.top; it++) {
+				yaml_node_t *e = yaml_document_get_node(&doc, *it);
+				struct loc l = mark(path, e->start_mark);
+				if (e->type != YAML_SCALAR_NODE || !e->data.scalar.length) {
+					rc = config_error(&l, "pnpm-workspace.yaml packages: entries must "
+							      "be globs (strings)");
+					break;
+				}
+				const char *s = (const char *)e->data.scalar.value;
+				if ((s[0] == '!') != (pass == 1))
+					continue;
+				/* a leading "./" is pnpm's spelling too */
+				while (s[0] == '.' && s[1] == '/')
+					s += 2;
+				if (s[0] == '!' && s[1] == '.' && s[2] == '/') {
+					char *t = xasprintf("!%s", s + 3);
+					vec_push(out, ((struct lstr){t, l}));
+					continue;
+				}
+				vec_push(out, ((struct lstr){xstrdup(s), l}));
+			}
+		}
+		if (!rc)
+			rc = 1;
+	}
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	return rc;
+}
