@@ -67,6 +67,49 @@ static int resolve(struct builder *b, size_t node);
 
 /* Returns the node index for proj#task, creating and resolving it when new;
  * -2 when the project lacks the task; -1 on an error (printed). */
+/* One "pre"/"post" script as its manager runs it: in a subshell of its
+ * own, with its own npm_lifecycle_event and npm_lifecycle_script. */
+static void lifecycle_part(struct strbuf *sb, const char *event, const char *script)
+{
+	strbuf_addstr(sb, "(export npm_lifecycle_event=");
+	strbuf_add_shell_quoted(sb, event);
+	strbuf_addstr(sb, " npm_lifecycle_script=");
+	strbuf_add_shell_quoted(sb, script);
+	strbuf_addf(sb, "; %s\n)", script);
+}
+
+/* A script's command. npm and Yarn classic run "preNAME" before and
+ * "postNAME" after it, each only when the one before succeeded; pnpm,
+ * Yarn berry and Bun do not (docs/config.md). Sets t->args_at. */
+static char *lifecycle(const struct workspace *ws, const struct project *p, struct task_node *t,
+		       const char *script)
+{
+	char *pre_name = xasprintf("pre%s", t->task), *post_name = xasprintf("post%s", t->task);
+	const char *pre = ws->pm.pre_post ? project_script(p, pre_name) : NULL;
+	const char *post = ws->pm.pre_post ? project_script(p, post_name) : NULL;
+	char *cmd;
+	if (!pre && !post) {
+		cmd = xstrdup(script);
+	} else {
+		struct strbuf sb = STRBUF_INIT;
+		if (pre) {
+			lifecycle_part(&sb, pre_name, pre);
+			strbuf_addstr(&sb, " && ");
+		}
+		strbuf_addf(&sb, "(%s", script);
+		t->args_at = sb.len;
+		strbuf_addstr(&sb, "\n)");
+		if (post) {
+			strbuf_addstr(&sb, " && ");
+			lifecycle_part(&sb, post_name, post);
+		}
+		cmd = strbuf_detach(&sb, NULL);
+	}
+	free(pre_name);
+	free(post_name);
+	return cmd;
+}
+
 static long get_node(struct builder *b, size_t proj, const char *task)
 {
 	long n = find_node(b, proj, task);
@@ -86,7 +129,7 @@ static long get_node(struct builder *b, size_t proj, const char *task)
 	} else {
 		const char *script = project_script(p, t->task);
 		if (script) {
-			t->command = xstrdup(script);
+			t->command = lifecycle(b->ws, p, t, script);
 			t->from_script = true;
 		}
 	}
@@ -317,12 +360,15 @@ void graph_append_args(struct graph *g, char *const *args, size_t nargs)
 		struct task_node *t = g->nodes.v[i];
 		if (!t->requested || !t->command)
 			continue;
+		/* npm appends them to the script itself, not to its "post" */
+		size_t at = t->args_at ? t->args_at : strlen(t->command);
 		struct strbuf cmd = STRBUF_INIT;
-		strbuf_addstr(&cmd, t->command);
+		strbuf_add(&cmd, t->command, at);
 		for (size_t k = 0; k < nargs; k++) {
 			strbuf_addch(&cmd, ' ');
 			strbuf_add_shell_quoted(&cmd, args[k]);
 		}
+		strbuf_addstr(&cmd, t->command + at);
 		free(t->command);
 		t->command = strbuf_detach(&cmd, NULL);
 	}

@@ -22,6 +22,8 @@ struct task_node {
 	char *id;              /* "project#task" */
 	char *command;         /* what /bin/sh -c runs; NULL: nothing to run (a no-op) */
 	bool from_script;      /* command came from package.json "scripts" */
+	size_t args_at;        /* where -- ARGS go in command: the end of the script
+				* itself, before a "post" script (0: the end) */
 	bool requested;        /* named on the command line (gets the -- ARGS) */
 	VEC(struct task_edge) deps;
 };

@@ -539,6 +539,9 @@ static bool known_pm(const char *name, size_t n)
 	return false;
 }
 
+static bool yarn_lock_v1(const char *root);
+static void pm_from_lockfile(const char *root, struct package_manager *pm);
+
 void workspace_package_manager(const char *root, struct package_manager *pm)
 {
 	memset(pm, 0, sizeof *pm);
@@ -565,8 +568,33 @@ void workspace_package_manager(const char *root, struct package_manager *pm)
 	cJSON_Delete(doc);
 	strbuf_release(&text);
 	free(pkg);
-	if (pm->source)
-		return;
+	if (!pm->source)
+		pm_from_lockfile(root, pm);
+	if (!strcmp(pm->name, "npm"))
+		pm->pre_post = true;
+	else if (!strcmp(pm->name, "yarn"))
+		pm->pre_post = *pm->version ? !strncmp(pm->version, "1.", 2) : yarn_lock_v1(root);
+}
+
+/* Yarn classic's lockfile says so on its first lines; berry's is YAML
+ * with __metadata:. */
+static bool yarn_lock_v1(const char *root)
+{
+	char *f = path_join(root, "yarn.lock");
+	FILE *fp = fopen(f, "re");
+	free(f);
+	if (!fp)
+		return false;
+	char line[256];
+	bool v1 = false;
+	for (int k = 0; k < 3 && fgets(line, sizeof line, fp); k++)
+		v1 |= strstr(line, "yarn lockfile v1") != NULL;
+	fclose(fp);
+	return v1;
+}
+
+static void pm_from_lockfile(const char *root, struct package_manager *pm)
+{
 	static const struct {
 		const char *file, *name;
 	} locks[] = {{"pnpm-lock.yaml", "pnpm"}, {"package-lock.json", "npm"},

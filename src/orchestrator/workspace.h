@@ -33,6 +33,8 @@ struct package_manager {
 	char version[32];    /* "9.1.0", or "" when not written */
 	const char *source;  /* static: "packageManager in package.json", "pnpm-lock.yaml",
 			      * …, or "none found (npm assumed)" */
+	bool pre_post;       /* it runs a script's "pre" and "post" scripts around it:
+			      * npm, and Yarn classic (1.x); not pnpm, Yarn berry or Bun */
 };
 
 struct workspace {

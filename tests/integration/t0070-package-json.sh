@@ -135,4 +135,49 @@ test_expect_success 'a script sees what its package manager would give it: versi
 	test_grep "^package manager: pnpm 9.12.1 (packageManager in package.json)" "$OUT"
 '
 
+# lifecycle PM: a workspace run as PM ("npm", "pnpm@9.1.0", "yarn@1.22.22",
+# "yarn@4.1.0") whose build has pre and post scripts logging their event.
+lifecycle() {
+	cat >vx.yaml <<-EOF
+	workspace: {}
+	EOF
+	printf '{"name": "root", "workspaces": ["p"]%s}\n' \
+		"$([ "$1" = npm ] || printf ', "packageManager": "%s"' "$1")" >package.json
+	write_file p/package.json <<-EOF
+	{"name": "p", "scripts": {
+	  "prebuild": "echo \"pre \$npm_lifecycle_event\" >> log",
+	  "build": "echo \"main \$npm_lifecycle_event \$*\" >> log; echo main-args",
+	  "postbuild": "echo \"post \$npm_lifecycle_event\" >> log"}}
+	EOF
+}
+
+test_expect_success 'npm and Yarn classic run pre and post scripts around a script, with their own event; -- ARGS go to the script' '
+	for pm in npm yarn@1.22.22; do
+		rm -f p/log && lifecycle $pm &&
+		run_vx 0 run build --no-cache -- --flag &&
+		printf "pre prebuild\nmain build\npost postbuild\n" >want &&
+		sed "s/ *\$//" p/log >got && test_cmp want got &&
+		test_grep "main-args --flag" "$OUT" || exit 1
+	done
+'
+
+test_expect_success 'a failing pre script stops the script and its post' '
+	lifecycle npm &&
+	sed -i "s/\"prebuild\": \"/\"prebuild\": \"exit 3; /" p/package.json &&
+	run_vx 1 run build &&
+	test_path_is_missing p/log
+'
+
+test_expect_success 'pnpm and Yarn berry run neither (as they do), and a lockfile says which manager it is' '
+	for pm in pnpm@9.1.0 yarn@4.1.0; do
+		rm -f p/log && lifecycle $pm &&
+		run_vx 0 run build --no-cache &&
+		echo "main build" >want && sed "s/ *\$//" p/log >got && test_cmp want got || exit 1
+	done &&
+	lifecycle npm && rm -f p/log && printf "# yarn lockfile v1\n" >yarn.lock &&
+	run_vx 0 run build --no-cache && test $(wc -l <p/log) = 3 &&
+	rm -f p/log yarn.lock && echo "lockfileVersion: 9.0" >pnpm-lock.yaml &&
+	run_vx 0 run build --no-cache && test $(wc -l <p/log) = 1
+'
+
 test_done
