@@ -355,7 +355,7 @@ test_expect_success 'pnpm external packages and unread workspace links give no w
 test_expect_success 'a sandboxed script sees the environment vx gives the same script unsandboxed' '
 	setup &&
 	write_file js/dump.sh <<-\EOF &&
-	env | grep -E "^(VX_PROJECT=|VX_WORKSPACE_ROOT=|npm_|PATH=)" | grep -v ^npm_lifecycle_event= | sort
+	env | grep -E "^(VX_PROJECT=|VX_WORKSPACE_ROOT=|npm_|INIT_CWD=|PATH=)" | grep -v "^npm_lifecycle_\(event\|script\)=" | sort
 	EOF
 	write_file js/package.json <<-\EOF &&
 	{"name": "js", "scripts": {"plain": "sh dump.sh > plain.env", "boxed": "mkdir -p out && sh dump.sh > out/boxed.env"}}
@@ -368,6 +368,8 @@ test_expect_success 'a sandboxed script sees the environment vx gives the same s
 	run_vx 0 run js#plain js#boxed &&
 	test_grep "^npm_package_json=$PWD/js/package.json" js/plain.env &&
 	test_grep "^PATH=$PWD/js/node_modules/.bin:$PWD/node_modules/.bin:" js/plain.env &&
+	test_grep "^INIT_CWD=$PWD/js\$" js/out/boxed.env &&
+	test_grep "^npm_config_user_agent=npm/" js/out/boxed.env &&
 	test_cmp js/plain.env js/out/boxed.env
 '
 
