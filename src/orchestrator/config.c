@@ -782,6 +782,7 @@ void config_free(struct config *cfg)
 {
 	if (!cfg)
 		return;
+	free(cfg->turbo_path);
 	free(cfg->path);
 	lstr_vec_free(&cfg->projects);
 	free(cfg->cache_dir);

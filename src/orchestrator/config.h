@@ -100,6 +100,8 @@ struct remote_cfg {
 /* One vx.yaml: a project's, or the workspace root's (which may also be a project). */
 struct config {
 	char *path;              /* absolute path of the vx.yaml; every loc.file points here */
+	char *turbo_path;        /* the root's turbo.json, when one was read (turbo.c): the
+				  * locs of what came from it point here */
 	bool is_workspace;       /* has a workspace: key */
 
 	/* workspace: (is_workspace only) */

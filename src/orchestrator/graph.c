@@ -26,9 +26,22 @@ static struct task_cfg *project_task(struct workspace *ws, struct project *p, co
 		return own ? config_task_merge(own, NULL) : NULL;
 	}
 	struct task_cfg *own = p->cfg ? config_find_task(p->cfg, name) : NULL;
-	struct task_cfg *def = config_find_task(ws->cfg, name);
-	if (own || def)
-		return config_task_merge(own, def);
+	/* turbo.json's "pkg#task" replaces "task" for that package, as in
+	 * Turborepo (it does not merge with it) */
+	char *pkg_key = xasprintf("%s#%s", p->name, name);
+	struct task_cfg *def = config_find_task(ws->cfg, pkg_key);
+	free(pkg_key);
+	bool pkg = def != NULL;
+	if (!def)
+		def = config_find_task(ws->cfg, name);
+	if (own || def) {
+		struct task_cfg *t = config_task_merge(own, def);
+		if (pkg && !own) { /* named for the task, not for "pkg#task" */
+			free(t->name);
+			t->name = xstrdup(name);
+		}
+		return t;
+	}
 	if (project_script(p, name)) {
 		struct task_cfg *t = xcalloc(1, sizeof *t);
 		t->name = xstrdup(name);

@@ -25,8 +25,9 @@ static void print_workspace(void)
 		printf("workspace: none here (or its configuration does not load: vx run says why)\n");
 		return;
 	}
-	printf("workspace: %s (%zu projects, from %s)\n", ws->root, ws->projects.n,
-	       ws->projects_from);
+	printf("workspace: %s (its root by %s%s; %zu projects, from %s)\n", ws->root,
+	       ws->root_from, ws->cfg->turbo_path ? ", configured by turbo.json" : "",
+	       ws->projects.n, ws->projects_from);
 	printf("package manager: %s%s%s (%s)\n", ws->pm.name, *ws->pm.version ? " " : "",
 	       ws->pm.version, ws->pm.source);
 	workspace_free(ws);

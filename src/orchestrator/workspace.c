@@ -18,6 +18,7 @@
 
 #include "orchestrator/listing.h"
 #include "orchestrator/pnpm.h"
+#include "orchestrator/turbo.h"
 #include "util/glob.h"
 #include "util/path.h"
 #include "util/strbuf.h"
@@ -163,32 +164,72 @@ static int pkg_workspaces(const char *path, lstr_vec *out, const char *file_for_
 	return 0;
 }
 
-/* Finds the nearest ancestor of dir whose vx.yaml has workspace:. Returns
- * its loaded config and sets *root, or NULL (error printed). */
-static struct config *find_root(const char *start, char **root)
+/* Whether dir is the root of a JavaScript workspace by its own files: a
+ * root turbo.json, a pnpm-workspace.yaml, a package.json with
+ * "workspaces". Sets *why to which. */
+static bool js_root(const char *dir, const char **why)
+{
+	if (turbo_is_root(dir))
+		return *why = "turbo.json", true;
+	char *f = path_join(dir, "pnpm-workspace.yaml");
+	bool pnpm = file_exists(f);
+	free(f);
+	if (pnpm)
+		return *why = "pnpm-workspace.yaml", true;
+	f = path_join(dir, "package.json");
+	struct strbuf sb = STRBUF_INIT;
+	bool ws = read_optional(f, &sb) > 0 && strstr(sb.buf, "\"workspaces\"");
+	if (ws) {
+		cJSON *doc = cJSON_ParseWithLength(sb.buf, sb.len);
+		ws = cJSON_GetObjectItemCaseSensitive(doc, "workspaces") != NULL;
+		cJSON_Delete(doc);
+	}
+	strbuf_release(&sb);
+	free(f);
+	return ws ? (*why = "package.json workspaces", true) : false;
+}
+
+/* Finds the workspace root: the nearest ancestor of dir whose vx.yaml has
+ * workspace:, or that is a JavaScript workspace's root (js_root), whose
+ * vx.yaml, if any, is then the root's configuration. Returns its loaded
+ * config and sets *root and *why, or NULL (error printed). */
+static struct config *find_root(const char *start, char **root, const char **why)
 {
 	char *dir = xstrdup(start);
 	for (;;) {
 		char *yaml = path_join(dir, "vx.yaml");
+		struct config *cfg = NULL;
 		if (file_exists(yaml)) {
-			struct config *cfg = config_load(yaml);
-			free(yaml);
+			cfg = config_load(yaml);
 			if (!cfg) {
+				free(yaml);
 				free(dir);
 				return NULL;
 			}
 			if (cfg->is_workspace) {
+				free(yaml);
 				*root = dir;
+				*why = "vx.yaml workspace:";
 				return cfg;
 			}
-			config_free(cfg);
-		} else {
-			free(yaml);
 		}
+		if (js_root(dir, why)) {
+			if (!cfg) {
+				static const char empty[] = "workspace: {}\n";
+				cfg = config_parse(yaml, empty, sizeof empty - 1);
+			}
+			cfg->is_workspace = true;
+			free(yaml);
+			*root = dir;
+			return cfg;
+		}
+		config_free(cfg);
+		free(yaml);
 		if (!strcmp(dir, "/")) {
 			free(dir);
-			error("no workspace found: no vx.yaml with a \"workspace:\" key in %s or "
-			      "any parent",
+			error("no workspace found: no vx.yaml with a \"workspace:\" key, root "
+			      "turbo.json, pnpm-workspace.yaml or package.json with \"workspaces\" "
+			      "in %s or any parent",
 			      start);
 			return NULL;
 		}
@@ -452,9 +493,15 @@ static struct workspace *load(const char *start_dir, bool listing)
 		return NULL;
 	}
 	struct workspace *ws = xcalloc(1, sizeof *ws);
-	ws->cfg = find_root(start, &ws->root);
+	ws->cfg = find_root(start, &ws->root, &ws->root_from);
 	free(start);
 	if (!ws->cfg) {
+		free(ws);
+		return NULL;
+	}
+	if (turbo_load(ws->root, ws->cfg) < 0) {
+		config_free(ws->cfg);
+		free(ws->root);
 		free(ws);
 		return NULL;
 	}
@@ -516,6 +563,17 @@ static struct workspace *load(const char *start_dir, bool listing)
 	}
 	if (resolve_edges(ws))
 		goto fail;
+	/* A package's own turbo.json ("extends": ["//"]) is not read yet: said,
+	 * never silently dropped (docs/turborepo.md). */
+	for (size_t i = 0; ws->cfg->turbo_path && i < ws->projects.n; i++) {
+		const struct project *p = ws->projects.v[i];
+		char *f = p->is_root ? NULL : path_join(p->dir, "turbo.json");
+		if (f && access(f, F_OK) == 0)
+			warning("%s: a package's turbo.json is not read yet; %s runs as the root "
+				"turbo.json and its own vx.yaml say",
+				f, p->name);
+		free(f);
+	}
 	for (size_t i = 0; i < pkg_pats.n; i++)
 		free(pkg_pats.v[i].s);
 	vec_free(&pkg_pats);

@@ -46,6 +46,9 @@ struct workspace {
 				      * else pnpm-workspace.yaml packages:, else package.json
 				      * "workspaces"), root-relative */
 	const char *projects_from; /* which of those three (static text) */
+	const char *root_from;     /* what made the root one: "vx.yaml workspace:",
+				    * "turbo.json", "pnpm-workspace.yaml", "package.json
+				    * workspaces" (static text) */
 	char *pnpm_path;       /* the pnpm-workspace.yaml read, when it was (locs point here) */
 	struct package_manager pm; /* the root's (workspace_load) */
 	struct spawned *listing; /* `git ls-files` started as soon as the root was known,

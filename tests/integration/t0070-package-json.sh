@@ -131,7 +131,7 @@ test_expect_success 'a script sees what its package manager would give it: versi
 	test_grep "^INIT_CWD=$PWD/apps/web\$" apps/web/env.txt &&
 	test_grep "^npm_config_user_agent=pnpm/9.12.1 " apps/web/env.txt &&
 	run_vx 0 info &&
-	test_grep "^workspace: $PWD (1 projects, from pnpm-workspace.yaml packages)" "$OUT" &&
+	test_grep "^workspace: $PWD (its root by vx.yaml workspace:; 1 projects, from pnpm-workspace.yaml packages)" "$OUT" &&
 	test_grep "^package manager: pnpm 9.12.1 (packageManager in package.json)" "$OUT"
 '
 

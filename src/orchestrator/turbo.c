@@ -1,0 +1,415 @@
+/* turbo.c - turbo.json read into a vx configuration (turbo.h).
+ *
+ * turbo.json is JSON with comments and trailing commas. Those are blanked
+ * to spaces in place (every other byte keeps its line and column), and the
+ * rest is read by libyaml, of which JSON is a subset: every node keeps its
+ * place, so each warning and error points at FILE:LINE:COL. */
+#include "orchestrator/turbo.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#include "util/die.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+
+extern char **environ;
+
+struct turbo {
+	const char *path;
+	yaml_document_t doc;
+	struct config *cfg;
+};
+
+/* Comments to spaces (newlines kept), then commas that close nothing. */
+static void jsonc_blank(char *s, size_t n)
+{
+	bool str = false;
+	for (size_t i = 0; i < n; i++) {
+		if (str) {
+			if (s[i] == '\\' && i + 1 < n)
+				i++;
+			else if (s[i] == '"')
+				str = false;
+			continue;
+		}
+		if (s[i] == '"') {
+			str = true;
+		} else if (s[i] == '/' && i + 1 < n && s[i + 1] == '/') {
+			while (i < n && s[i] != '\n')
+				s[i++] = ' ';
+		} else if (s[i] == '/' && i + 1 < n && s[i + 1] == '*') {
+			s[i] = s[i + 1] = ' ';
+			for (i += 2; i < n && !(s[i] == '*' && i + 1 < n && s[i + 1] == '/'); i++)
+				if (s[i] != '\n')
+					s[i] = ' ';
+			if (i < n)
+				s[i] = s[i + 1] = ' ', i++;
+		}
+	}
+	str = false;
+	for (size_t i = 0; i < n; i++) {
+		if (str) {
+			if (s[i] == '\\' && i + 1 < n)
+				i++;
+			else if (s[i] == '"')
+				str = false;
+			continue;
+		}
+		if (s[i] == '"') {
+			str = true;
+		} else if (s[i] == ',') {
+			size_t j = i + 1;
+			while (j < n && strchr(" \t\r\n", s[j]))
+				j++;
+			if (j < n && (s[j] == '}' || s[j] == ']'))
+				s[i] = ' ';
+		}
+	}
+}
+
+static struct loc at(const struct turbo *t, const yaml_node_t *n)
+{
+	return (struct loc){t->path, (int)n->start_mark.line + 1, (int)n->start_mark.column + 1};
+}
+
+static void warn_at(const struct turbo *t, const yaml_node_t *n, const char *fmt, const char *a)
+{
+	struct loc l = at(t, n);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, fmt, a);
+	warning("%s:%d:%d: %s", l.file, l.line, l.col, sb.buf);
+	strbuf_release(&sb);
+}
+
+static const char *scalar(const yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+/* A JSON string: a quoted scalar (true, 1 and null are not strings). */
+static const char *string(const yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE && n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE
+		   ? (const char *)n->data.scalar.value
+		   : NULL;
+}
+
+static int get_bool(const struct turbo *t, const yaml_node_t *n, const char *key, bool *out)
+{
+	const char *s = scalar(n);
+	if (s && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	    (!strcmp(s, "true") || !strcmp(s, "false"))) {
+		*out = !strcmp(s, "true");
+		return 0;
+	}
+	struct loc l = at(t, n);
+	return config_error(&l, "turbo.json \"%s\" must be true or false", key);
+}
+
+/* A list of strings, each with its place. */
+static int get_list(struct turbo *t, const yaml_node_t *n, const char *key, lstr_vec *out)
+{
+	struct loc l = at(t, n);
+	if (n->type != YAML_SEQUENCE_NODE)
+		return config_error(&l, "turbo.json \"%s\" must be a list of strings", key);
+	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+	     it++) {
+		yaml_node_t *e = yaml_document_get_node(&t->doc, *it);
+		const char *s = string(e);
+		if (!s) {
+			struct loc el = at(t, e);
+			return config_error(&el, "turbo.json \"%s\" entries must be strings", key);
+		}
+		vec_push(out, ((struct lstr){xstrdup(s), at(t, e)}));
+	}
+	return 0;
+}
+
+/* Environment names as Turborepo matches them: NAME, a NAME_* wildcard
+ * (every variable of vx's environment it matches, now: the key holds the
+ * values Turborepo's would), and !NAME taking away. */
+static void env_names(const lstr_vec *pats, lstr_vec *out)
+{
+	struct strvec names = STRVEC_INIT;
+	for (size_t i = 0; i < pats->n; i++) {
+		const char *p = pats->v[i].s;
+		if (p[0] == '!')
+			continue;
+		if (!strpbrk(p, "*?[")) {
+			strvec_push(&names, p);
+			continue;
+		}
+		for (char **e = environ; *e; e++) {
+			char *name = xstrndup(*e, strcspn(*e, "="));
+			if (!fnmatch(p, name, 0))
+				strvec_push(&names, name);
+			free(name);
+		}
+	}
+	strvec_sort_unique(&names);
+	for (size_t k = 0; k < names.n; k++) {
+		bool drop = false;
+		for (size_t i = 0; i < pats->n && !drop; i++)
+			drop = pats->v[i].s[0] == '!' && !fnmatch(pats->v[i].s + 1, names.v[k], 0);
+		if (!drop)
+			vec_push(out, ((struct lstr){xstrdup(names.v[k]), pats->n ? pats->v[0].loc
+										   : (struct loc){0}}));
+	}
+	strvec_clear(&names);
+}
+
+static const char *const IGNORED_TASK_KEYS[] = {"outputLogs", "with", "description", NULL};
+
+static bool in(const char *const *list, const char *s)
+{
+	for (; *list; list++)
+		if (!strcmp(*list, s))
+			return true;
+	return false;
+}
+
+/* One task of "tasks". Returns it, or NULL after an error line. */
+static struct task_cfg *read_task(struct turbo *t, const yaml_node_t *key, const yaml_node_t *v)
+{
+	if (!scalar(key)) {
+		struct loc kl = at(t, key);
+		config_error(&kl, "turbo.json keys must be strings");
+		return NULL;
+	}
+	struct task_cfg *tc = xcalloc(1, sizeof *tc);
+	tc->name = xstrdup(scalar(key));
+	tc->loc = at(t, key);
+	tc->cache = true;
+	struct loc l = at(t, v);
+	if (v->type != YAML_MAPPING_NODE) {
+		config_error(&l, "turbo.json task \"%s\" must be an object", tc->name);
+		goto fail;
+	}
+	for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top;
+	     pr++) {
+		yaml_node_t *k = yaml_document_get_node(&t->doc, pr->key);
+		yaml_node_t *val = yaml_document_get_node(&t->doc, pr->value);
+		const char *name = scalar(k);
+		int rc = 0;
+		if (!name) {
+			struct loc kl = at(t, k);
+			config_error(&kl, "turbo.json keys must be strings");
+			goto fail;
+		}
+		if (!strcmp(name, "dependsOn")) {
+			rc = get_list(t, val, name, &tc->depends_on);
+			tc->set |= TF_DEPENDS_ON;
+		} else if (!strcmp(name, "outputs")) {
+			rc = get_list(t, val, name, &tc->outputs);
+			tc->set |= TF_OUTPUTS;
+		} else if (!strcmp(name, "inputs")) {
+			lstr_vec in = {0};
+			rc = get_list(t, val, name, &in);
+			bool dflt = false;
+			for (size_t i = 0; !rc && i < in.n; i++) {
+				const char *s = in.v[i].s;
+				if (!strcmp(s, "$TURBO_DEFAULT$"))
+					dflt = true;
+				else if (!strncmp(s, "$TURBO_ROOT$/", 13))
+					vec_push(&tc->input_ws_files,
+						 ((struct lstr){xstrdup(s + 13), in.v[i].loc}));
+			}
+			if (!rc && dflt) {
+				/* the default inputs (every file of the package) already
+				 * hold what is added beside them; a "!" taken from them
+				 * is keyed anyway: more in a key is never a stale hit */
+				warn_at(t, val, "%s: $TURBO_DEFAULT$ keys every file of the package "
+						"(beside it, \"!\" entries are not taken away)",
+					"inputs");
+			} else if (!rc) {
+				for (size_t i = 0; i < in.n; i++)
+					if (strncmp(in.v[i].s, "$TURBO_ROOT$/", 13))
+						vec_push(&tc->input_files,
+							 ((struct lstr){xstrdup(in.v[i].s), in.v[i].loc}));
+				tc->set |= TF_INPUT_FILES;
+			}
+			if (tc->input_ws_files.n)
+				tc->set |= TF_INPUT_WS_FILES;
+			lstr_vec_free(&in);
+		} else if (!strcmp(name, "env")) {
+			lstr_vec pats = {0};
+			rc = get_list(t, val, name, &pats);
+			if (!rc)
+				env_names(&pats, &tc->input_env);
+			lstr_vec_free(&pats);
+			tc->set |= TF_INPUT_ENV;
+		} else if (!strcmp(name, "passThroughEnv")) {
+			rc = get_list(t, val, name, &tc->env_pass);
+			tc->set |= TF_ENV_PASS;
+		} else if (!strcmp(name, "cache")) {
+			rc = get_bool(t, val, name, &tc->cache);
+			tc->set |= TF_CACHE;
+		} else if (!strcmp(name, "persistent")) {
+			rc = get_bool(t, val, name, &tc->persistent);
+			tc->set |= TF_PERSISTENT;
+		} else if (!strcmp(name, "interruptible")) {
+			bool b = false;
+			rc = get_bool(t, val, name, &b);
+			tc->restart = (struct lstr){xstrdup(b ? "on-input-change" : "never"), at(t, val)};
+			tc->set |= TF_RESTART;
+		} else if (in(IGNORED_TASK_KEYS, name)) {
+			warn_at(t, k, "\"%s\" is not read by vx (ignored)", name);
+		} else {
+			warn_at(t, k, "unknown task key \"%s\" (ignored)", name);
+		}
+		if (rc)
+			goto fail;
+	}
+	if (!(tc->set & TF_CACHE))
+		tc->cache = !tc->persistent;
+	/* A cached task whose outputs nobody named keeps its log alone, as in
+	 * Turborepo: a hit then restores no files. */
+	return tc;
+fail:
+	task_cfg_free(tc);
+	return NULL;
+}
+
+/* Puts a turbo.json task under cfg's own task of the same name. */
+static void add_task(struct config *cfg, struct task_cfg *tc)
+{
+	for (size_t i = 0; i < cfg->tasks.n; i++) {
+		if (strcmp(cfg->tasks.v[i]->name, tc->name))
+			continue;
+		struct task_cfg *m = config_task_merge(cfg->tasks.v[i], tc);
+		task_cfg_free(cfg->tasks.v[i]);
+		task_cfg_free(tc);
+		cfg->tasks.v[i] = m;
+		return;
+	}
+	vec_push(&cfg->tasks, tc);
+}
+
+static const char *const IGNORED_KEYS[] = {
+    "$schema",	   "ui",	  "daemon",	    "cacheDir",
+    "concurrency", "envMode",	  "remoteCache",    "globalPassThroughEnv",
+    "boundaries",  "futureFlags", "noUpdateNotifier", "dangerouslyDisablePackageManagerCheck",
+    "tags",	   NULL};
+
+int turbo_parse(const char *path, char *text, size_t len, struct config *cfg)
+{
+	struct turbo t = {.path = path, .cfg = cfg};
+	jsonc_blank(text, len);
+	yaml_parser_t parser;
+	if (!yaml_parser_initialize(&parser))
+		die("cannot initialize the YAML parser");
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, &t.doc)) {
+		struct loc l = {path, (int)parser.problem_mark.line + 1,
+				(int)parser.problem_mark.column + 1};
+		int rc = config_error(&l, "turbo.json is not JSON: %s",
+				      parser.problem ? parser.problem : "syntax error");
+		yaml_parser_delete(&parser);
+		return rc;
+	}
+	yaml_parser_delete(&parser);
+	int rc = 1;
+	yaml_node_t *root = yaml_document_get_root_node(&t.doc);
+	if (!root || root->type != YAML_MAPPING_NODE) {
+		struct loc l = {path, 1, 1};
+		rc = config_error(&l, "turbo.json must hold one object");
+		goto out;
+	}
+	for (yaml_node_pair_t *pr = root->data.mapping.pairs.start;
+	     rc > 0 && pr < root->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = yaml_document_get_node(&t.doc, pr->key);
+		yaml_node_t *v = yaml_document_get_node(&t.doc, pr->value);
+		const char *name = scalar(k);
+		if (!name) {
+			struct loc l = at(&t, k);
+			rc = config_error(&l, "turbo.json keys must be strings");
+			break;
+		}
+		if (!strcmp(name, "tasks") || !strcmp(name, "pipeline")) {
+			if (!strcmp(name, "pipeline"))
+				warn_at(&t, k, "\"%s\" is turbo.json's schema 1: read as \"tasks\"", name);
+			if (v->type != YAML_MAPPING_NODE) {
+				struct loc l = at(&t, v);
+				rc = config_error(&l, "turbo.json \"%s\" must be an object", name);
+				break;
+			}
+			for (yaml_node_pair_t *tp = v->data.mapping.pairs.start;
+			     rc > 0 && tp < v->data.mapping.pairs.top; tp++) {
+				yaml_node_t *tk = yaml_document_get_node(&t.doc, tp->key);
+				struct task_cfg *tc =
+				    read_task(&t, tk, yaml_document_get_node(&t.doc, tp->value));
+				if (!tc)
+					rc = -1;
+				else
+					add_task(cfg, tc);
+			}
+		} else if (!strcmp(name, "globalDependencies")) {
+			rc = get_list(&t, v, name, &cfg->ws_input_files) ? -1 : 1;
+		} else if (!strcmp(name, "globalEnv")) {
+			lstr_vec pats = {0};
+			rc = get_list(&t, v, name, &pats) ? -1 : 1;
+			if (rc > 0)
+				env_names(&pats, &cfg->ws_input_env);
+			lstr_vec_free(&pats);
+		} else if (!strcmp(name, "extends")) {
+			struct loc l = at(&t, k);
+			rc = config_error(&l, "the root turbo.json cannot extend another");
+		} else if (in(IGNORED_KEYS, name)) {
+			if (strcmp(name, "$schema"))
+				warn_at(&t, k, "\"%s\" is not read by vx (ignored)", name);
+		} else {
+			warn_at(&t, k, "unknown key \"%s\" (ignored)", name);
+		}
+	}
+out:
+	yaml_document_delete(&t.doc);
+	return rc;
+}
+
+static char *turbo_file(const char *dir)
+{
+	static const char *const names[] = {"turbo.json", "turbo.jsonc"};
+	for (size_t k = 0; k < 2; k++) {
+		char *p = path_join(dir, names[k]);
+		if (access(p, F_OK) == 0)
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+bool turbo_is_root(const char *dir)
+{
+	char *p = turbo_file(dir);
+	if (!p)
+		return false;
+	struct strbuf sb = STRBUF_INIT;
+	bool root = strbuf_read_file(&sb, p) == 0 && !strstr(sb.buf, "\"extends\"");
+	strbuf_release(&sb);
+	free(p);
+	return root;
+}
+
+int turbo_load(const char *root, struct config *cfg)
+{
+	char *p = turbo_file(root);
+	if (!p)
+		return 0;
+	struct strbuf sb = STRBUF_INIT;
+	int rc;
+	if (strbuf_read_file(&sb, p)) {
+		rc = error_errno("cannot read %s", p);
+		free(p);
+	} else {
+		/* the locs of what it read point here: the config keeps it */
+		cfg->turbo_path = p;
+		rc = turbo_parse(p, sb.buf, sb.len, cfg);
+	}
+	strbuf_release(&sb);
+	return rc;
+}

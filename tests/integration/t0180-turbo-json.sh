@@ -1,0 +1,81 @@
+#!/bin/bash
+# turbo.json as configuration (issue 17): a Turborepo repository with no
+# vx.yaml runs under vx as Turborepo runs it (dependsOn, outputs, cache,
+# pkg#task), a vx.yaml beside it overlays it per task and field, and a key
+# vx does not read is one warning at its place.
+. "$(dirname "$0")/lib.sh"
+
+# A Turborepo repository: gen-monorepo's, without its vx.yaml files, each
+# build concatenating its dependencies' outputs (so the order shows).
+setup() {
+	bash "$VX_SOURCE_DIR/bench/gen-monorepo" --command 'mkdir -p dist && cat src/* > dist/out.txt && echo built-$npm_package_name' 4 . >/dev/null &&
+	rm -f vx.yaml packages/*/vx.yaml &&
+	cat >turbo.json <<-\EOF
+	{
+	  // Turborepo accepts comments and trailing commas
+	  "$schema": "https://turbo.build/schema.json",
+	  "ui": "stream",
+	  "tasks": {
+	    "build": {
+	      "dependsOn": ["^build"],
+	      "outputs": ["dist/**"],
+	    },
+	    "p3#build": {"dependsOn": ["^build"], "cache": false},
+	  },
+	}
+	EOF
+}
+
+test_expect_success 'a repository with turbo.json and no vx.yaml runs in dependency order, caches, restores' '
+	setup &&
+	run_vx 0 run build &&
+	test_grep "Tasks: 4 succeeded" "$OUT" &&
+	test_before "$OUT" "p0#build: built-p0" "p1#build: built-p1" &&
+	test_before "$OUT" "p1#build: built-p1" "p2#build: built-p2" &&
+	rm -rf packages/*/dist &&
+	run_vx 0 run build &&
+	test_grep "Tasks: 1 succeeded, 3 cached" "$OUT" &&
+	test_grep "p3#build: running" "$OUT" &&
+	test_path_is_file packages/p0/dist/out.txt &&
+	run_vx 0 info &&
+	test_grep "its root by turbo.json, configured by turbo.json" "$OUT"
+'
+
+test_expect_success 'a key vx does not read is one warning at its FILE:LINE:COL' '
+	setup &&
+	run_vx 0 run build --dry-run &&
+	test $(grep -c "turbo.json:4:3: \"ui\" is not read by vx (ignored)" "$ERR") = 1
+'
+
+test_expect_success 'a vx.yaml beside turbo.json overlays it per task and field' '
+	setup &&
+	cat >vx.yaml <<-\EOF &&
+	tasks:
+	  build:
+	    command: "mkdir -p dist && echo from-vx > dist/out.txt && echo vx-$VX_PROJECT"
+	EOF
+	run_vx 0 run build &&
+	test_before "$OUT" "p0#build: vx-p0" "p2#build: vx-p2" &&
+	test "$(cat packages/p1/dist/out.txt)" = from-vx &&
+	rm -rf packages/*/dist && run_vx 0 run build &&
+	test_grep "Tasks: 1 succeeded, 3 cached" "$OUT"
+'
+
+test_expect_success 'a turbo.json that is not JSON is exit 2 at its place, and nothing runs' '
+	setup &&
+	printf "{\n  \"tasks\": {\"build\": {\"outputs\" [\"x\"]}}\n}\n" >turbo.json &&
+	run_vx 2 run build &&
+	test_grep "turbo.json:2:" "$ERR" &&
+	test ! -e packages/p0/dist
+'
+
+test_expect_success 'a package turbo.json with extends is no root, and is said to be unread' '
+	setup &&
+	printf "{\"extends\": [\"//\"], \"tasks\": {\"build\": {\"outputs\": [\"lib/**\"]}}}\n" >packages/p1/turbo.json &&
+	cd packages/p1 &&
+	run_vx 0 run build &&
+	test_grep "p1/turbo.json: a package.s turbo.json is not read yet" "$ERR" &&
+	test_grep "Tasks: 4 succeeded" "$OUT"
+'
+
+test_done

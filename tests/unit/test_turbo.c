@@ -1,0 +1,149 @@
+/* Unit tests for orchestrator/turbo.c: turbo.json's comments and trailing
+ * commas; each mapped field; pipeline (schema 1) read as tasks; keys vx
+ * does not read warned at their place; errors at their place; env
+ * wildcards matched against the environment; vx.yaml's task over
+ * turbo.json's, field by field. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+#include "check.h"
+#include "orchestrator/config.h"
+#include "orchestrator/turbo.h"
+#include "util/die.h"
+
+static struct config *empty(void)
+{
+	static const char t[] = "workspace: {}\n";
+	return config_parse("/r/vx.yaml", t, sizeof t - 1);
+}
+
+static bool has(const lstr_vec *v, const char *s)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->v[i].s, s))
+			return true;
+	return false;
+}
+
+static int parse(const char *text, struct config *cfg)
+{
+	char *copy = xstrdup(text);
+	int rc = turbo_parse("/r/turbo.json", copy, strlen(copy), cfg);
+	free(copy);
+	return rc;
+}
+
+static void test_fields(void)
+{
+	setenv("NEXT_PUBLIC_A", "1", 1);
+	setenv("NEXT_PUBLIC_B", "2", 1);
+	setenv("NEXT_PUBLIC_SECRET", "3", 1);
+	struct config *cfg = empty();
+	capture_begin();
+	int rc = parse("{\n"
+		       "  // a comment, \"quoted\" inside\n"
+		       "  \"$schema\": \"https://turbo.build/schema.json\", /* and another */\n"
+		       "  \"globalDependencies\": [\".env\", \"tsconfig.json\",],\n"
+		       "  \"globalEnv\": [\"CI\"],\n"
+		       "  \"ui\": \"tui\",\n"
+		       "  \"tasks\": {\n"
+		       "    \"build\": {\n"
+		       "      \"dependsOn\": [\"^build\", \"codegen\", \"//#gen\"],\n"
+		       "      \"inputs\": [\"src/**\", \"!src/**/*.test.ts\", \"$TURBO_ROOT$/shared/x.json\"],\n"
+		       "      \"outputs\": [\"dist/**\", \"!dist/cache/**\"],\n"
+		       "      \"env\": [\"API_URL\", \"NEXT_PUBLIC_*\", \"!NEXT_PUBLIC_SECRET\"],\n"
+		       "      \"passThroughEnv\": [\"AWS_*\"],\n"
+		       "      \"outputLogs\": \"new-only\",\n"
+		       "      \"fancy\": 1,\n"
+		       "    },\n"
+		       "    \"dev\": {\"cache\": false, \"persistent\": true, \"interruptible\": true},\n"
+		       "    \"web#build\": {\"outputs\": [\".next/**\"]},\n"
+		       "    \"//#gen\": {\"cache\": false}\n"
+		       "  },\n"
+		       "  \"mystery\": true\n"
+		       "}\n",
+		       cfg);
+	const char *err = capture_end();
+	CHECK_INT(rc, 1);
+	CHECK(strstr(err, "/r/turbo.json:6:3: \"ui\" is not read by vx (ignored)") != NULL);
+	CHECK(strstr(err, "/r/turbo.json:14:7: \"outputLogs\" is not read by vx (ignored)") != NULL);
+	CHECK(strstr(err, "/r/turbo.json:15:7: unknown task key \"fancy\" (ignored)") != NULL);
+	CHECK(strstr(err, "/r/turbo.json:21:3: unknown key \"mystery\" (ignored)") != NULL);
+	CHECK(strstr(err, "$schema") == NULL);
+	CHECK(has(&cfg->ws_input_files, ".env") && has(&cfg->ws_input_files, "tsconfig.json"));
+	CHECK(has(&cfg->ws_input_env, "CI"));
+	struct task_cfg *b = config_find_task(cfg, "build");
+	CHECK(b != NULL);
+	if (b) {
+		CHECK_INT(b->depends_on.n, 3);
+		CHECK(has(&b->depends_on, "//#gen"));
+		CHECK(has(&b->input_files, "src/**") && has(&b->input_files, "!src/**/*.test.ts"));
+		CHECK(!has(&b->input_files, "$TURBO_ROOT$/shared/x.json"));
+		CHECK(has(&b->input_ws_files, "shared/x.json"));
+		CHECK(has(&b->outputs, "!dist/cache/**"));
+		CHECK(has(&b->input_env, "API_URL"));
+		CHECK(has(&b->input_env, "NEXT_PUBLIC_A") && has(&b->input_env, "NEXT_PUBLIC_B"));
+		CHECK(!has(&b->input_env, "NEXT_PUBLIC_SECRET"));
+		CHECK(has(&b->env_pass, "AWS_*"));
+		CHECK(b->cache);
+		CHECK_INT(b->depends_on.v[0].loc.line, 9);
+		CHECK_STR(b->depends_on.v[0].loc.file, "/r/turbo.json");
+	}
+	struct task_cfg *d = config_find_task(cfg, "dev");
+	CHECK(d && !d->cache && d->persistent && d->restart.s &&
+	      !strcmp(d->restart.s, "on-input-change"));
+	CHECK(config_find_task(cfg, "web#build") != NULL);
+	CHECK(config_find_task(cfg, "//#gen") != NULL);
+	config_free(cfg);
+}
+
+static void test_overlay_and_schema1(void)
+{
+	/* vx.yaml's build over turbo.json's: its own sandbox and outputs,
+	 * turbo.json's dependsOn */
+	static const char y[] = "workspace: {}\ntasks:\n  build:\n    outputs: [\"out/**\"]\n"
+				"    sandbox: {allow: {write: [\"out/\"]}}\n";
+	struct config *cfg = config_parse("/r/vx.yaml", y, sizeof y - 1);
+	capture_begin();
+	CHECK_INT(parse("{\"pipeline\": {\"build\": {\"dependsOn\": [\"^build\"], \"outputs\": [\"dist/**\"]}}}", cfg), 1);
+	CHECK(strstr(capture_end(), "/r/turbo.json:1:2: \"pipeline\" is turbo.json's schema 1") != NULL);
+	struct task_cfg *b = config_find_task(cfg, "build");
+	CHECK(b && b->sandbox && b->depends_on.n == 1 && has(&b->outputs, "out/**") &&
+	      !has(&b->outputs, "dist/**"));
+	config_free(cfg);
+}
+
+static void test_errors(void)
+{
+	const char *bad[][2] = {
+	    {"{\"tasks\": {\"build\": {\"cache\": \"yes\"}}}", "/r/turbo.json:1:31: turbo.json \"cache\" must be true or false"},
+	    {"{\"tasks\": {\"build\": {\"outputs\": \"dist\"}}}", "/r/turbo.json:1:33: turbo.json \"outputs\" must be a list of strings"},
+	    {"{\"tasks\": {\"build\": {\"dependsOn\": [1]}}}", "/r/turbo.json:1:36: turbo.json \"dependsOn\" entries must be strings"},
+	    {"{\"tasks\": {\"build\": []}}", "/r/turbo.json:1:21: turbo.json task \"build\" must be an object"},
+	    {"{\"extends\": [\"//\"]}", "/r/turbo.json:1:2: the root turbo.json cannot extend another"},
+	    {"[1, 2]", "/r/turbo.json:1:1: turbo.json must hold one object"},
+	    {"{[1]: 2}", "/r/turbo.json:1:2: turbo.json keys must be strings"},
+	    {"{\"tasks\": {[1]: {}}}", "/r/turbo.json:1:12: turbo.json keys must be strings"},
+	    {"{\"tasks\": {\"b\": {[1]: 2}}}", "/r/turbo.json:1:18: turbo.json keys must be strings"},
+	    {"{\"tasks\": {\n  \"build\": {\"a\" \"b\"}}}", "/r/turbo.json:2:"},
+	};
+	for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+		struct config *cfg = empty();
+		capture_begin();
+		CHECK_INT(parse(bad[k][0], cfg), -1);
+		const char *err = capture_end();
+		if (!strstr(err, bad[k][1]))
+			fprintf(stderr, "case %zu: got %s\n", k, err);
+		CHECK(strstr(err, bad[k][1]) != NULL);
+		config_free(cfg);
+	}
+}
+
+int main(void)
+{
+	test_fields();
+	test_overlay_and_schema1();
+	test_errors();
+	return check_finish("turbo");
+}
