@@ -80,7 +80,9 @@ static struct remote *remote_from(const struct workspace *ws, const struct taskc
 			return NULL;
 		}
 	}
-	if ((!url || !*url) && token && *token && !rc)
+	/* a token alone means Vercel's API, as in Turborepo; so does a config
+	 * that names no url (turbo.json's remoteCache) */
+	if ((!url || !*url) && token && *token && !(rc && rc->url))
 		url = "https://vercel.com/api";
 	if (!url || !*url)
 		return NULL;

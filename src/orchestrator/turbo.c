@@ -290,9 +290,57 @@ static void add_task(struct config *cfg, struct task_cfg *tc)
 	vec_push(&cfg->tasks, tc);
 }
 
+/* "remoteCache" as cache.remote, unless the root vx.yaml has one (it
+ * overlays turbo.json): enabled, signature, apiUrl, teamId. The token and
+ * the rest come from the environment, as for Turborepo. */
+static int read_remote(struct turbo *t, const yaml_node_t *v)
+{
+	struct loc l = at(t, v);
+	if (v->type != YAML_MAPPING_NODE)
+		return config_error(&l, "turbo.json \"remoteCache\" must be an object");
+	struct remote_cfg rc = {.read = true, .write = true, .loc = l};
+	bool enabled = true;
+	int err = 0;
+	for (yaml_node_pair_t *pr = v->data.mapping.pairs.start;
+	     !err && pr < v->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = yaml_document_get_node(&t->doc, pr->key);
+		yaml_node_t *val = yaml_document_get_node(&t->doc, pr->value);
+		const char *name = scalar(k);
+		if (!name) {
+			struct loc kl = at(t, k);
+			err = config_error(&kl, "turbo.json keys must be strings");
+		} else if (!strcmp(name, "enabled")) {
+			err = get_bool(t, val, name, &enabled);
+		} else if (!strcmp(name, "signature")) {
+			err = get_bool(t, val, name, &rc.signature);
+		} else if (!strcmp(name, "apiUrl") || !strcmp(name, "teamId")) {
+			const char *s = string(val);
+			if (!s) {
+				struct loc vl = at(t, val);
+				err = config_error(&vl, "turbo.json \"%s\" must be a string", name);
+			} else {
+				char **dst = !strcmp(name, "apiUrl") ? &rc.url : &rc.team_id;
+				free(*dst);
+				*dst = xstrdup(s);
+			}
+		} else {
+			warn_at(t, k, "remoteCache \"%s\" is not read by vx (ignored)", name);
+		}
+	}
+	if (!err && !t->cfg->remote) {
+		rc.read = rc.write = enabled;
+		t->cfg->remote = xmalloc(sizeof rc);
+		*t->cfg->remote = rc;
+		return 0;
+	}
+	free(rc.url);
+	free(rc.team_id);
+	return err;
+}
+
 static const char *const IGNORED_KEYS[] = {
     "$schema",	   "ui",	  "daemon",	    "cacheDir",
-    "concurrency", "envMode",	  "remoteCache",    "globalPassThroughEnv",
+    "concurrency", "envMode",	  "globalPassThroughEnv",
     "boundaries",  "futureFlags", "noUpdateNotifier", "dangerouslyDisablePackageManagerCheck",
     "tags",	   NULL};
 
@@ -356,6 +404,8 @@ int turbo_parse(const char *path, char *text, size_t len, struct config *cfg)
 			if (rc > 0)
 				env_names(&pats, &cfg->ws_input_env);
 			lstr_vec_free(&pats);
+		} else if (!strcmp(name, "remoteCache")) {
+			rc = read_remote(&t, v) ? -1 : 1;
 		} else if (!strcmp(name, "extends")) {
 			struct loc l = at(&t, k);
 			rc = config_error(&l, "the root turbo.json cannot extend another");

@@ -114,6 +114,31 @@ static void test_overlay_and_schema1(void)
 	config_free(cfg);
 }
 
+/* remoteCache as cache.remote, unless vx.yaml has one */
+static void test_remote(void)
+{
+	struct config *cfg = empty();
+	capture_begin();
+	CHECK_INT(parse("{\"remoteCache\": {\"signature\": true, \"teamId\": \"team_x\", "
+			"\"apiUrl\": \"https://cache.example\", \"preflight\": true}}", cfg), 1);
+	CHECK(strstr(capture_end(), "turbo.json:1:92: remoteCache \"preflight\" is not read") != NULL);
+	CHECK(cfg->remote && cfg->remote->signature && cfg->remote->read && cfg->remote->write);
+	if (cfg->remote) {
+		CHECK_STR(cfg->remote->team_id, "team_x");
+		CHECK_STR(cfg->remote->url, "https://cache.example");
+	}
+	config_free(cfg);
+	cfg = empty();
+	CHECK_INT(parse("{\"remoteCache\": {\"enabled\": false}}", cfg), 1);
+	CHECK(cfg->remote && !cfg->remote->read && !cfg->remote->write && !cfg->remote->url);
+	config_free(cfg);
+	static const char y[] = "workspace:\n  cache:\n    remote: {url: \"http://h\"}\n";
+	cfg = config_parse("/r/vx.yaml", y, sizeof y - 1);
+	CHECK_INT(parse("{\"remoteCache\": {\"signature\": true}}", cfg), 1);
+	CHECK(cfg->remote && !cfg->remote->signature && !strcmp(cfg->remote->url, "http://h"));
+	config_free(cfg);
+}
+
 static void test_errors(void)
 {
 	const char *bad[][2] = {
@@ -144,6 +169,7 @@ int main(void)
 {
 	test_fields();
 	test_overlay_and_schema1();
+	test_remote();
 	test_errors();
 	return check_finish("turbo");
 }
