@@ -433,13 +433,39 @@ static char *turbo_file(const char *dir)
 	return NULL;
 }
 
+/* Whether text (a turbo.json) has "key" at its top level. A file that
+ * does not parse says nothing here: turbo_load reports it. */
+static bool top_level_key(char *text, size_t len, const char *key)
+{
+	jsonc_blank(text, len);
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	if (!yaml_parser_initialize(&parser))
+		die("cannot initialize the YAML parser");
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	bool found = false;
+	if (yaml_parser_load(&parser, &doc)) {
+		yaml_node_t *root = yaml_document_get_root_node(&doc);
+		for (yaml_node_pair_t *pr = root && root->type == YAML_MAPPING_NODE
+						? root->data.mapping.pairs.start
+						: NULL;
+		     pr && pr < root->data.mapping.pairs.top && !found; pr++) {
+			const char *k = scalar(yaml_document_get_node(&doc, pr->key));
+			found = k && !strcmp(k, key);
+		}
+		yaml_document_delete(&doc);
+	}
+	yaml_parser_delete(&parser);
+	return found;
+}
+
 bool turbo_is_root(const char *dir)
 {
 	char *p = turbo_file(dir);
 	if (!p)
 		return false;
 	struct strbuf sb = STRBUF_INIT;
-	bool root = strbuf_read_file(&sb, p) == 0 && !strstr(sb.buf, "\"extends\"");
+	bool root = strbuf_read_file(&sb, p) == 0 && !top_level_key(sb.buf, sb.len, "extends");
 	strbuf_release(&sb);
 	free(p);
 	return root;

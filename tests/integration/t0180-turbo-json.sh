@@ -78,4 +78,13 @@ test_expect_success 'a package turbo.json with extends is no root, and is said t
 	test_grep "Tasks: 4 succeeded" "$OUT"
 '
 
+test_expect_success 'only a top-level "extends" makes a turbo.json a package'"'"'s: a task named extends does not' '
+	setup &&
+	printf "{\"tasks\": {\"build\": {\"dependsOn\": [\"^build\", \"extends\"], \"outputs\": [\"dist/**\"]}, \"extends\": {}}}\n" >turbo.json &&
+	run_vx 0 run build &&
+	test_grep "Tasks: 4 succeeded" "$OUT" &&
+	run_vx 0 info &&
+	test_grep "its root by turbo.json" "$OUT"
+'
+
 test_done
