@@ -753,6 +753,11 @@ static void prefetch_begin(struct taskcache *tc)
 		if (!taskcache_cacheable(tc->g->nodes.v[i]))
 			continue;
 		if (!tc->remote_only) {
+			/* built or restored with this key last time: its entry is
+			 * here (a hash lookup, where the store costs a stat) */
+			const struct inplace_record *rec = inplace_get(tc->ip, tc->g->nodes.v[i]->id);
+			if (rec && !strcmp(rec->key, tc->keys[i]))
+				continue;
 			char *man = store_entry_path(&tc->store, tc->keys[i], STORE_MANIFEST_SUFFIX);
 			bool here = access(man, F_OK) == 0;
 			free(man);
