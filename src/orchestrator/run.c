@@ -342,6 +342,18 @@ static int plan(const struct run_opts *o, struct workspace **wsp, struct graph *
 	return 0;
 }
 
+/* Appends "name":[...strings...], */
+static void json_list(struct strbuf *sb, const char *name, const char *const *v, size_t n)
+{
+	strbuf_addf(sb, "\"%s\":[", name);
+	for (size_t k = 0; k < n; k++) {
+		if (k)
+			strbuf_addch(sb, ',');
+		strbuf_add_json_string(sb, v[k]);
+	}
+	strbuf_addstr(sb, "],");
+}
+
 /* owner: --shard's owner per node, with this run's part and the count, or NULL. */
 static void print_dry_run(const struct graph *g, const struct job *jobs, struct taskcache *tc,
 			  int mode, const unsigned *owner, unsigned part, unsigned count)
@@ -383,6 +395,22 @@ static void print_dry_run(const struct graph *g, const struct job *jobs, struct 
 		if (owner)
 			strbuf_addf(&sb, "\"shard\":%u,\"owned\":%s,", owner[i] + 1,
 				    owner[i] == part ? "true" : "false");
+		/* what `turbo run --dry=json` says of a task, to compare with it
+		 * (docs/turborepo.md) */
+		strbuf_addf(&sb, "\"cacheEnabled\":%s,\"persistent\":%s,",
+			    taskcache_cacheable(t) ? "true" : "false",
+			    t->cfg->persistent ? "true" : "false");
+		json_list(&sb, "inputFiles", (const char *const *)tc->inputs[i].paths.v,
+			  tc->inputs[i].paths.n);
+		struct strvec v = STRVEC_INIT;
+		lstr_vec_strings(&t->cfg->outputs, &v);
+		json_list(&sb, "outputs", (const char *const *)v.v, v.n);
+		strvec_clear(&v);
+		lstr_vec_strings(&t->cfg->input_env, &v);
+		lstr_vec_strings(&g->ws->cfg->ws_input_env, &v);
+		strvec_sort_unique(&v);
+		json_list(&sb, "env", (const char *const *)v.v, v.n);
+		strvec_clear(&v);
 		strbuf_addstr(&sb, "\"dependencies\":[");
 		for (size_t k = 0; k < t->deps.n; k++) {
 			if (k)

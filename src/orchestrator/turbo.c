@@ -231,6 +231,11 @@ static struct task_cfg *read_task(struct turbo *t, const yaml_node_t *key, const
 					if (strncmp(in.v[i].s, "$TURBO_ROOT$/", 13))
 						vec_push(&tc->input_files,
 							 ((struct lstr){xstrdup(in.v[i].s), in.v[i].loc}));
+				/* Turborepo always keys the package's package.json and
+				 * turbo.json, whatever inputs says (the oracle, t0181) */
+				static const char *const always[] = {"package.json", "turbo.json"};
+				for (size_t i = 0; i < 2; i++)
+					vec_push(&tc->input_files, ((struct lstr){xstrdup(always[i]), at(t, val)}));
 				tc->set |= TF_INPUT_FILES;
 			}
 			if (tc->input_ws_files.n)

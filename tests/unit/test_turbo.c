@@ -80,6 +80,8 @@ static void test_fields(void)
 		CHECK(has(&b->depends_on, "//#gen"));
 		CHECK(has(&b->input_files, "src/**") && has(&b->input_files, "!src/**/*.test.ts"));
 		CHECK(!has(&b->input_files, "$TURBO_ROOT$/shared/x.json"));
+		/* as Turborepo: a package's package.json and turbo.json, always */
+		CHECK(has(&b->input_files, "package.json") && has(&b->input_files, "turbo.json"));
 		CHECK(has(&b->input_ws_files, "shared/x.json"));
 		CHECK(has(&b->outputs, "!dist/cache/**"));
 		CHECK(has(&b->input_env, "API_URL"));
