@@ -306,7 +306,6 @@ static int job_spawn(struct sched *s, size_t i)
 	struct proc *p = &s->procs[i];
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
-	sigset_t dfl;
 	int pfd[2], err;
 
 	if (pipe2(pfd, O_CLOEXEC) < 0)
@@ -324,8 +323,7 @@ static int job_spawn(struct sched *s, size_t i)
 	}
 	/* dup2 clears O_CLOEXEC on 1 and 2 only; pfd themselves close at exec,
 	 * as does every other fd of vx. */
-	if (!err)
-		err = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	err = spawn_child_setup(&fa, &attr, loop_child_sigmask(s->loop));
 	if (!err)
 		err = posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
 	if (!err)
@@ -334,22 +332,6 @@ static int job_spawn(struct sched *s, size_t i)
 		err = posix_spawn_file_actions_addchdir_np(&fa, job->cwd);
 	if (!err && job->spawn_actions)
 		err = job->spawn_actions(&fa, job->spawn_data);
-	/* Dispositions vx changed go back to default: an ignored SIGPIPE would
-	 * otherwise survive exec and break `producer | head` in the task. */
-	sigemptyset(&dfl);
-	sigaddset(&dfl, SIGPIPE);
-	sigaddset(&dfl, SIGINT);
-	sigaddset(&dfl, SIGTERM);
-	sigaddset(&dfl, SIGCHLD);
-	if (!err)
-		err = posix_spawnattr_setflags(
-		    &attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	if (!err)
-		err = posix_spawnattr_setpgroup(&attr, 0);
-	if (!err)
-		err = posix_spawnattr_setsigmask(&attr, loop_child_sigmask(s->loop));
-	if (!err)
-		err = posix_spawnattr_setsigdefault(&attr, &dfl);
 	/* glibc's posix_spawn returns only once the child has exec'd (or
 	 * failed to), so its setpgid is done before vx can signal the group. */
 	if (!err)

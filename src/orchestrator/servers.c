@@ -159,26 +159,11 @@ static int start(struct server *srv, const struct strvec *argv, const char *fp)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
-	sigset_t dfl;
-	sigemptyset(&dfl);
-	sigaddset(&dfl, SIGPIPE);
-	sigaddset(&dfl, SIGINT);
-	sigaddset(&dfl, SIGTERM);
-	sigaddset(&dfl, SIGCHLD);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawnattr_init(&attr);
 	/* stdin stays the watch's (q); a group of its own, so a Ctrl-C at the
 	 * terminal reaches it once, relayed by the watch, not twice. */
-	int err = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (!err)
-		err = posix_spawnattr_setflags(
-		    &attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	if (!err)
-		err = posix_spawnattr_setpgroup(&attr, 0);
-	if (!err)
-		err = posix_spawnattr_setsigmask(&attr, loop_child_sigmask(srv->sv->loop));
-	if (!err)
-		err = posix_spawnattr_setsigdefault(&attr, &dfl);
+	int err = spawn_child_setup(&fa, &attr, loop_child_sigmask(srv->sv->loop));
 	pid_t pid = 0;
 	if (!err)
 		err = posix_spawn(&pid, argv->v[0], &fa, &attr, argv->v, environ);

@@ -28,6 +28,28 @@ static int drain(int fd, struct strbuf *sb, bool *open_)
 	return 0;
 }
 
+int spawn_child_setup(posix_spawn_file_actions_t *fa, posix_spawnattr_t *attr,
+		      const sigset_t *mask)
+{
+	sigset_t dfl;
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGPIPE);
+	sigaddset(&dfl, SIGINT);
+	sigaddset(&dfl, SIGTERM);
+	sigaddset(&dfl, SIGCHLD);
+	int err = posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0);
+	if (!err)
+		err = posix_spawnattr_setflags(
+		    attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	if (!err)
+		err = posix_spawnattr_setpgroup(attr, 0);
+	if (!err)
+		err = posix_spawnattr_setsigmask(attr, mask);
+	if (!err)
+		err = posix_spawnattr_setsigdefault(attr, &dfl);
+	return err;
+}
+
 int spawn_exit_code(int st, int *signo)
 {
 	int sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;

@@ -2,6 +2,8 @@
 #ifndef VX_UTIL_SPAWN_H
 #define VX_UTIL_SPAWN_H
 
+#include <signal.h>
+#include <spawn.h>
 #include <sys/types.h>
 
 #include "util/strbuf.h"
@@ -23,6 +25,15 @@ int spawn_capture(char *const argv[], const char *cwd, struct strbuf *out, struc
  * /proc/self/fd. Returns 0, or -1 with errno when neither works (the caller
  * must not run tasks then). Call first thing, before vx opens anything. */
 int spawn_seal_inherited(void);
+
+/* Sets up a child of vx's event loop (a task, a server's run): stdin from
+ * /dev/null (in fa), a process group of its own, the signal mask mask (the
+ * loop's children get theirs: loop_child_sigmask), and SIGPIPE, SIGINT,
+ * SIGTERM and SIGCHLD back to their defaults (an ignored SIGPIPE would
+ * survive exec and break `producer | head` in the child). fa and attr are
+ * initialized by the caller, who may add to them. Returns 0 or an errno. */
+int spawn_child_setup(posix_spawn_file_actions_t *fa, posix_spawnattr_t *attr,
+		      const sigset_t *mask);
 
 /* A helper started now and collected later, its stdout going to a memory
  * file (no pipe to fill, so it never waits on vx). */
