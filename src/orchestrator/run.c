@@ -54,6 +54,7 @@ struct run_opts {
 	bool only;          /* --only: the named tasks, not what they depend on */
 	enum remote_mode remote; /* --no-remote, --remote-only */
 	const char *shard;  /* --shard I/N, as written; NULL: none */
+	unsigned shard_index, shard_count; /* its part (0-based) and count, parsed */
 	struct strvec shard_timings; /* --shard-timings PATH... */
 	long long shard_wait_ms; /* --shard-wait SECONDS, in ms */
 	pid_t served_by;    /* --served-by PID (vx watch's server runs): 0 no */
@@ -251,15 +252,13 @@ static int parse_opts(int argc, char **argv, bool graph, struct run_opts *o)
 		case OPT_REMOTE_ONLY:
 			o->remote = REMOTE_ONLY;
 			break;
-		case OPT_SHARD: {
-			unsigned i, n;
+		case OPT_SHARD:
 			if (graph)
 				return error("--shard is for vx run");
-			if (shard_parse(optarg, &i, &n))
+			if (shard_parse(optarg, &o->shard_index, &o->shard_count))
 				return -1;
 			o->shard = optarg;
 			break;
-		}
 		case OPT_SHARD_TIMINGS:
 			strvec_push(&o->shard_timings, optarg);
 			break;
@@ -786,8 +785,8 @@ static int plan_run_part(const struct run_opts *o, struct plan *p)
 static int plan_shard(const struct run_opts *o, struct plan *p)
 {
 	size_t n = p->g.nodes.n;
-	if (shard_parse(o->shard, &p->shard_index, &p->shard_count))
-		return -1;
+	p->shard_index = o->shard_index;
+	p->shard_count = o->shard_count;
 	struct shard_task *st = xcalloc(n + 1, sizeof *st);
 	for (size_t i = 0; i < n; i++)
 		st[i] = (struct shard_task){.id = p->g.nodes.v[i]->id,
