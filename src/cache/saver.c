@@ -9,12 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cache/remote.h"
 #include "cache/transfer.h"
 #include "util/die.h"
+#include "util/loop.h"
 #include "util/strbuf.h"
 #include "util/vec.h"
 
@@ -65,13 +65,6 @@ struct saver {
  * how many it leaves (VX_TEST_UPLOAD_GRACE_MS: the tests' shorter one). */
 #define UPLOAD_GRACE_MS 30000LL
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void collect_line(const char *line, void *ctx)
 {
 	strbuf_addstr(ctx, line);
@@ -100,7 +93,7 @@ static void save_run(const struct store *st, struct save *s)
 static void upload(struct saver *sv, const char *key, uint64_t duration_ms)
 {
 	pthread_mutex_lock(&sv->mu);
-	bool late = sv->upload_until && now_ms() > sv->upload_until;
+	bool late = sv->upload_until && loop_now() > sv->upload_until;
 	sv->skipped += late;
 	pthread_mutex_unlock(&sv->mu);
 	if (late)
@@ -328,7 +321,7 @@ void saver_drain(struct saver *sv, saver_done_fn *done, void *ctx)
 		pthread_mutex_lock(&sv->mu);
 		if (!sv->upload_until) {
 			sv->grace_ms = grace;
-			sv->upload_until = now_ms() + grace;
+			sv->upload_until = loop_now() + grace;
 		}
 		pthread_mutex_unlock(&sv->mu);
 	}
