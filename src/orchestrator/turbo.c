@@ -91,6 +91,25 @@ static const char *scalar(const yaml_node_t *n)
 	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
 
+/* A key given twice in one object is an error at the second: which one a
+ * JSON reader keeps differs from reader to reader, and a task's config must
+ * not depend on it. */
+static int dup_key(const struct turbo *t, const yaml_node_t *map, const yaml_node_pair_t *pr)
+{
+	const char *name = scalar(yaml_document_get_node((yaml_document_t *)&t->doc, pr->key));
+	for (const yaml_node_pair_t *q = map->data.mapping.pairs.start; name && q < pr; q++) {
+		yaml_node_t *prev = yaml_document_get_node((yaml_document_t *)&t->doc, q->key);
+		const char *pn = scalar(prev);
+		if (pn && !strcmp(pn, name)) {
+			yaml_node_t *k = yaml_document_get_node((yaml_document_t *)&t->doc, pr->key);
+			struct loc l = at(t, k);
+			return config_error(&l, "duplicate key \"%s\" (first at line %d)", name,
+					    (int)prev->start_mark.line + 1);
+		}
+	}
+	return 0;
+}
+
 /* A JSON string: a quoted scalar (true, 1 and null are not strings). */
 static const char *string(const yaml_node_t *n)
 {
@@ -196,6 +215,8 @@ static struct task_cfg *read_task(struct turbo *t, const yaml_node_t *key, const
 		yaml_node_t *val = yaml_document_get_node(&t->doc, pr->value);
 		const char *name = scalar(k);
 		int rc = 0;
+		if (dup_key(t, v, pr))
+			goto fail;
 		if (!name) {
 			struct loc kl = at(t, k);
 			config_error(&kl, "turbo.json keys must be strings");
@@ -314,6 +335,8 @@ static int read_remote(struct turbo *t, const yaml_node_t *v)
 		if (!name) {
 			struct loc kl = at(t, k);
 			err = config_error(&kl, "turbo.json keys must be strings");
+		} else if (dup_key(t, v, pr)) {
+			err = -1;
 		} else if (!strcmp(name, "enabled")) {
 			err = get_bool(t, val, name, &enabled);
 		} else if (!strcmp(name, "signature")) {
@@ -383,6 +406,10 @@ int turbo_parse(const char *path, char *text, size_t len, struct config *cfg)
 			rc = config_error(&l, "turbo.json keys must be strings");
 			break;
 		}
+		if (dup_key(&t, root, pr)) {
+			rc = -1;
+			break;
+		}
 		if (!strcmp(name, "tasks") || !strcmp(name, "pipeline")) {
 			if (!strcmp(name, "pipeline"))
 				warn_at(&t, k, "\"%s\" is turbo.json's schema 1: read as \"tasks\"", name);
@@ -394,6 +421,10 @@ int turbo_parse(const char *path, char *text, size_t len, struct config *cfg)
 			for (yaml_node_pair_t *tp = v->data.mapping.pairs.start;
 			     rc > 0 && tp < v->data.mapping.pairs.top; tp++) {
 				yaml_node_t *tk = yaml_document_get_node(&t.doc, tp->key);
+				if (dup_key(&t, v, tp)) {
+					rc = -1;
+					break;
+				}
 				struct task_cfg *tc =
 				    read_task(&t, tk, yaml_document_get_node(&t.doc, tp->value));
 				if (!tc)

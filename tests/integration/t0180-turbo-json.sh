@@ -69,6 +69,17 @@ test_expect_success 'a turbo.json that is not JSON is exit 2 at its place, and n
 	test ! -e packages/p0/dist
 '
 
+test_expect_success 'a key given twice in one object is exit 2 at the second (a fuzz finding leaked the first)' '
+	setup &&
+	printf "{\n  \"tasks\": {\n    \"build\": {\"interruptible\": true, \"interruptible\": false},\n  }\n}\n" >turbo.json &&
+	run_vx 2 run build &&
+	test_grep "turbo.json:3:38: duplicate key \"interruptible\" (first at line 3)" "$ERR" &&
+	printf "{\"tasks\": {\"build\": {}},\n \"tasks\": {}}\n" >turbo.json &&
+	run_vx 2 run build &&
+	test_grep "turbo.json:2:2: duplicate key \"tasks\"" "$ERR" &&
+	test ! -e packages/p0/dist
+'
+
 test_expect_success 'a package turbo.json with extends is no root, and is said to be unread' '
 	setup &&
 	printf "{\"extends\": [\"//\"], \"tasks\": {\"build\": {\"outputs\": [\"lib/**\"]}}}\n" >packages/p1/turbo.json &&
