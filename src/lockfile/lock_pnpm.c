@@ -239,7 +239,8 @@ int lock_parse_pnpm(struct lockset *ls, const char *text, size_t len, struct str
 	struct pnpm p = {.ls = ls};
 	int rc = -1;
 	/* pnpm 10 may put an environment document first: the lockfile proper
-	 * is the one with importers or packages */
+	 * is the last document with a lockfileVersion */
+	VEC(yaml_document_t) docs = {0};
 	for (;;) {
 		yaml_document_t doc;
 		if (!yaml_parser_load(&parser, &doc)) {
@@ -247,26 +248,29 @@ int lock_parse_pnpm(struct lockset *ls, const char *text, size_t len, struct str
 				    parser.problem ? parser.problem : "not YAML");
 			break;
 		}
-		yaml_node_t *root = yaml_document_get_root_node(&doc);
-		if (!root) {
+		if (!yaml_document_get_root_node(&doc)) {
 			yaml_document_delete(&doc);
-			if (!err->len)
-				strbuf_addstr(err, "no lockfile document");
+			rc = 0;
 			break;
 		}
-		p.doc = &doc;
-		if (root->type == YAML_MAPPING_NODE &&
-		    (yget(&doc, root, "importers") || yget(&doc, root, "packages") ||
-		     yget(&doc, root, "snapshots") || yget(&doc, root, "dependencies") ||
-		     yget(&doc, root, "devDependencies"))) {
-			rc = parse_doc(&p, root, err);
-			yaml_document_delete(&doc);
-			break;
-		}
-		yaml_document_delete(&doc);
-		strbuf_reset(err);
-		strbuf_addstr(err, "no lockfile document");
+		vec_push(&docs, doc);
 	}
+	yaml_node_t *root = NULL;
+	for (size_t d = docs.n; !rc && d-- > 0 && !root;) {
+		root = yaml_document_get_root_node(&docs.v[d]);
+		p.doc = &docs.v[d];
+		if (!yget(p.doc, root, "lockfileVersion"))
+			root = NULL;
+	}
+	if (!rc && !root) {
+		strbuf_addstr(err, "no lockfileVersion");
+		rc = -1;
+	} else if (!rc) {
+		rc = parse_doc(&p, root, err);
+	}
+	for (size_t d = 0; d < docs.n; d++)
+		yaml_document_delete(&docs.v[d]);
+	vec_free(&docs);
 	yaml_parser_delete(&parser);
 	return rc;
 }

@@ -110,7 +110,7 @@ int lock_parse_yarn(struct lockset *ls, const char *text, size_t len, struct str
 			indent++;
 		const char *q = p + indent;
 		if (q == eol || *q == '#' || (*q == '\r' && q + 1 == eol)) {
-			if (*q == '#' && strstr(q, "yarn lockfile v1") && (size_t)(eol - q) < 64)
+			if (*q == '#' && memmem(q, (size_t)(eol - q), "yarn lockfile v1", 16))
 				saw_v1 = true;
 			p = eol + (eol < y.end);
 			continue;

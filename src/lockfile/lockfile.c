@@ -232,7 +232,8 @@ struct lockset *lockset_read(enum lock_format fmt, const char *path, const char 
 		break;
 	case LOCK_YARN:
 		/* berry's file is YAML and opens with __metadata (after comments) */
-		rc = strstr(text, "\n__metadata:") || !strncmp(text, "__metadata:", 11)
+		rc = memmem(text, len, "\n__metadata:", 12) ||
+			     (len >= 11 && !memcmp(text, "__metadata:", 11))
 			 ? lock_parse_berry(ls, text, len, err)
 			 : lock_parse_yarn(ls, text, len, err);
 		break;

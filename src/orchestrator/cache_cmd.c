@@ -10,6 +10,7 @@
 #include "cache/store.h"
 #include "orchestrator/runlog.h"
 #include "orchestrator/workspace.h"
+#include "util/io.h"
 #include "util/path.h"
 
 static const char USAGE[] =
@@ -106,14 +107,19 @@ int cache_main(int argc, char **argv)
 		rc = store_clean(&st) ? 2 : 0;
 		/* "remove all" includes what vx remembers of outputs in place, so
 		 * the next run rebuilds rather than trusting them */
-		static const char *const records[] = {"inplace", "statcache", "runs.log"};
-		for (size_t i = 0; !rc && i < 3; i++) {
+		static const char *const records[] = {"inplace", "statcache", "runs.log",
+						      "lockfile-closures"};
+		for (size_t i = 0; !rc && i < sizeof records / sizeof *records; i++) {
 			char *f = path_join(dir, records[i]);
 			if (unlink(f) && errno != ENOENT) {
 				error_errno("cannot remove %s", f);
 				rc = 2;
 			}
 			free(f);
+		}
+		if (!rc && remove_tree_at(st.dirfd, "lockfiles")) {
+			error_errno("cannot remove %s/lockfiles", dir);
+			rc = 2;
 		}
 		if (!rc)
 			printf("cache: %s emptied\n", dir);

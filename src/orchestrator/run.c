@@ -401,6 +401,12 @@ static void print_dry_run(const struct graph *g, const struct job *jobs, struct 
 			    t->cfg->persistent ? "true" : "false");
 		json_list(&sb, "inputFiles", (const char *const *)tc->inputs[i].paths.v,
 			  tc->inputs[i].paths.n);
+		/* its closure in the lockfile (turbo's hashOfExternalDependencies,
+		 * computed vx's way), or null without a lockfile */
+		if (tc->ext.path)
+			strbuf_addf(&sb, "\"externals\":\"%s\",", tc->ext.hash[t->project]);
+		else
+			strbuf_addstr(&sb, "\"externals\":null,");
 		struct strvec v = STRVEC_INIT;
 		lstr_vec_strings(&t->cfg->outputs, &v);
 		json_list(&sb, "outputs", (const char *const *)v.v, v.n);
@@ -484,7 +490,7 @@ static void server_fingerprint(const struct run_hooks *rh, size_t i, char out[KE
 	key_init(&k);
 	const struct task_inputs *facts = &rh->tc->facts[i];
 	for (size_t f = 0; f < facts->paths.n; f++) {
-		if (!strncmp(facts->paths.v[f], "//dep/", 6))
+		if (!strncmp(facts->paths.v[f], "//dep/", 6) || !strcmp(facts->paths.v[f], "//lockfile"))
 			continue;
 		key_add_str(&k, "fact", facts->paths.v[f]);
 		key_add_str(&k, "hash", facts->hashes[f]);

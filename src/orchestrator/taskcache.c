@@ -151,6 +151,14 @@ static void add_fact(struct task_inputs *facts, const char *name, const char *te
 	key_finish(&k, facts->hashes[facts->paths.n - 1]);
 }
 
+/* Records one key ingredient under name with its hash as it is. */
+static void push_fact(struct task_inputs *facts, const char *name, const char *hash)
+{
+	strvec_push(&facts->paths, name);
+	facts->hashes = xrealloc(facts->hashes, (facts->paths.n + 1) * sizeof *facts->hashes);
+	snprintf(facts->hashes[facts->paths.n - 1], KEY_HEX_SIZE, "%s", hash);
+}
+
 static int cmp_kv(const void *a, const void *b)
 {
 	return strcmp(((const struct kv *)a)->key, ((const struct kv *)b)->key);
@@ -204,6 +212,13 @@ static void fold_key(struct taskcache *tc, size_t i, const char *command, const 
 		free(fact);
 	}
 	free(defs);
+	if (tc->ext.path) {
+		/* the project's external dependencies, and (not in the key: for
+		 * -v to find the closure it was) the lockfile they came from */
+		key_add_str(&k, "externals", tc->ext.hash[t->project]);
+		push_fact(facts, "//externals", tc->ext.hash[t->project]);
+		push_fact(facts, "//lockfile", tc->ext.content);
+	}
 	if (t->cfg->sandbox) {
 		struct strbuf sb = STRBUF_INIT;
 		schema_sandbox_fold(t->cfg->sandbox, &sb);
@@ -344,6 +359,7 @@ static void platform_name(char *buf, size_t n)
 int taskcache_keys(struct taskcache *tc)
 {
 	long long t0 = loop_now();
+	externals_load(&tc->ext, tc->ws, tc->dir, tc->write && tc->store_open && !tc->dry_run);
 	int rc = collect_inputs(tc, NULL);
 	char platform[160];
 	platform_name(platform, sizeof platform);
@@ -405,7 +421,7 @@ static void add_fact_name(struct strbuf *out, const char *name)
 	} names[] = {
 		{"//env/", "env "},   {"//define/", "env.define "}, {"//dep/", "dependency "},
 		{"//command", "the command"}, {"//platform", "the platform"}, {"//sandbox", "the sandbox block"},
-		{"//outputs", "the outputs"},
+		{"//outputs", "the outputs"}, {"//externals", "the external dependencies (lockfile)"},
 	};
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
 		size_t n = strlen(names[i].prefix);
@@ -473,6 +489,18 @@ static void explain_miss(struct taskcache *tc, size_t i)
 			what = "added";
 		else if (strcmp(e.m.inputs.v[b].hash, now->hashes[a]))
 			what = "changed";
+		if (!strcmp(now->paths.v[a], "//lockfile"))
+			continue; /* not in the key: where "//externals" came from */
+		if (what && !strcmp(now->paths.v[a], "//externals") && b < e.m.inputs.n &&
+		    total++ < 8) {
+			const char *old = NULL;
+			for (size_t c = 0; c < e.m.inputs.n; c++)
+				if (!strcmp(e.m.inputs.v[c].path, "//lockfile"))
+					old = e.m.inputs.v[c].hash;
+			strbuf_addstr(&out, shown++ ? ", " : "");
+			externals_explain(&tc->ext, t->project, old, &out);
+			continue;
+		}
 		if (what && total++ < 8) {
 			strbuf_addstr(&out, shown++ ? ", " : "");
 			add_fact_name(&out, now->paths.v[a]);
@@ -483,7 +511,8 @@ static void explain_miss(struct taskcache *tc, size_t i)
 		}
 	}
 	for (size_t b = 0; b < e.m.inputs.n; b++) {
-		if (strvec_find(&now->paths, e.m.inputs.v[b].path) >= 0)
+		if (strvec_find(&now->paths, e.m.inputs.v[b].path) >= 0 ||
+		    !strcmp(e.m.inputs.v[b].path, "//lockfile"))
 			continue;
 		if (total++ < 8) {
 			strbuf_addstr(&out, shown++ ? ", " : "");
@@ -819,6 +848,7 @@ void taskcache_close(struct taskcache *tc)
 		strvec_clear(&tc->saving[i]);
 	free(tc->saving);
 	free(tc->facts);
+	externals_release(&tc->ext);
 	free(tc->inputs);
 	free(tc->keys);
 	free(tc->status);

@@ -10,6 +10,7 @@
 #include "cache/key.h"
 #include "cache/statcache.h"
 #include "cache/store.h"
+#include "orchestrator/externals.h"
 #include "orchestrator/graph.h"
 #include "orchestrator/inputs.h"
 #include "orchestrator/scheduler.h"
@@ -61,6 +62,7 @@ struct taskcache {
 				    * taskcache_start and _finish, or NULL */
 	size_t *prefetch_of;    /* per node: 1 + its index in the prefetch, 0: not in it */
 	struct strvec *saving;  /* per node: the outputs a save in flight archives */
+	struct externals ext;   /* each project's external dependencies (the lockfile) */
 };
 
 enum remote_mode { REMOTE_DEFAULT, REMOTE_OFF, REMOTE_ONLY };

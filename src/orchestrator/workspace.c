@@ -107,7 +107,11 @@ static int pkg_read(struct project *p, const char *path, struct strbuf *text)
 			return config_error(&loc, "package.json \"%s\" must be an object",
 					    kinds[k]);
 		}
-		cJSON_ArrayForEach(d, deps) strvec_push(&p->pkg_deps, d->string);
+		cJSON_ArrayForEach(d, deps)
+		{
+			strvec_push(&p->pkg_deps, d->string);
+			strvec_push(&p->pkg_dep_specs, cJSON_IsString(d) ? d->valuestring : "");
+		}
 	}
 	cJSON *scripts = cJSON_GetObjectItemCaseSensitive(doc, "scripts");
 	cJSON *s;
@@ -358,6 +362,7 @@ static void project_free(struct project *p, const struct workspace *ws)
 	strvec_clear(&p->script_names);
 	strvec_clear(&p->scripts);
 	strvec_clear(&p->pkg_deps);
+	strvec_clear(&p->pkg_dep_specs);
 	vec_free(&p->deps);
 	vec_free(&p->nested);
 	free(p);

@@ -22,6 +22,7 @@ struct project {
 	char *pkg_version;     /* its package.json "version", or NULL */
 	struct strvec script_names, scripts; /* package.json "scripts", parallel arrays */
 	struct strvec pkg_deps; /* package.json dependency names of all four kinds */
+	struct strvec pkg_dep_specs; /* and their specifiers ("^18.2.0", "workspace:*"), parallel */
 	VEC(size_t) deps;      /* indices of the projects this one depends on (workspace_load) */
 	VEC(size_t) nested;    /* indices of the projects whose directories lie inside this one's */
 };

@@ -3,8 +3,10 @@
 # alone, `turbo run --dry=json` (turbo 2.11.13 from npm) and `vx run
 # --dry-run=json` must agree, per task: the same tasks, the same
 # dependencies, the same input files, the same outputs, the same env names
-# in the key, cache on or off, persistent or not. A difference fails the
-# test, unless docs/turborepo.md lists it as a deliberate divergence.
+# in the key, cache on or off, persistent or not; and on the lockfile: a
+# dependency bump changes the external-dependency hash of the same tasks.
+# A difference fails the test, unless docs/turborepo.md lists it as a
+# deliberate divergence.
 . "$(dirname "$0")/lib.sh"
 
 npm_tool turbo-2.11.13 turbo@2.11.13
@@ -96,6 +98,66 @@ test_expect_success 'and on a persistent task' '
 	run_vx 0 run dev --dry-run=json &&
 	cp "$OUT" vx.json.out &&
 	node "$TEST_TMP/compare.js" turbo.json.out vx.json.out
+'
+
+# The lockfile fixture workspace (tests/unit/fixtures/lockfiles: a -> ui,
+# b, c; pnpm 9's lockfile), configured by turbo.json, in git.
+lock_setup() {
+	mkdir -p apps/a apps/b apps/c packages/ui &&
+	printf '{"name": "fixture-root", "private": true, "packageManager": "pnpm@9.15.9", "devDependencies": {"kleur": "4.1.5"}}\n' >package.json &&
+	printf '{"name": "a", "version": "1.0.0", "scripts": {"build": "echo a"}, "dependencies": {"is-odd": "3.0.1", "ui": "workspace:*"}}\n' >apps/a/package.json &&
+	printf '{"name": "b", "version": "1.0.0", "scripts": {"build": "echo b"}, "dependencies": {"left-pad": "1.3.0"}}\n' >apps/b/package.json &&
+	printf '{"name": "c", "version": "1.0.0", "scripts": {"build": "echo c"}, "dependencies": {"ms": "2.1.3"}, "devDependencies": {"is-number": "6.0.0"}}\n' >apps/c/package.json &&
+	printf '{"name": "ui", "version": "0.1.0", "scripts": {"build": "echo ui"}, "dependencies": {"is-number": "7.0.0"}}\n' >packages/ui/package.json &&
+	printf 'packages:\n  - "apps/*"\n  - "packages/*"\n' >pnpm-workspace.yaml &&
+	printf '{"tasks": {"build": {"dependsOn": ["^build"]}}}\n' >turbo.json &&
+	printf ".vx/\n*.out\n" >.gitignore &&
+	cp "$VX_SOURCE_DIR/tests/unit/fixtures/lockfiles/pnpm9/pnpm-lock.yaml" . &&
+	git init -q && git add -A && git commit -qm init
+}
+
+# Each tool's external-dependency hash per task, one "ID HASH" line each;
+# turbo's root closure (its global hash) is folded into every task's, as
+# vx folds the root's closure into every project's.
+externals() {
+	"$turbo" run build --dry=json 2>/dev/null >t.out &&
+	node -e 'const j = JSON.parse(require("fs").readFileSync("t.out"));
+		for (const t of j.tasks) console.log(t.taskId, t.hashOfExternalDependencies + "+" + j.globalCacheInputs.hashOfExternalDependencies)' | sort >"$1.turbo" &&
+	"$VX" run build --dry-run=json >v.out &&
+	node -e 'const j = JSON.parse(require("fs").readFileSync("v.out"));
+		for (const t of j.tasks) console.log(t.id, t.externals)' | sort >"$1.vx"
+}
+
+# changed BEFORE AFTER TOOL: the tasks whose hash differs, on one line.
+changed() {
+	join "$1.$3" "$2.$3" | awk '$2 != $3 {print $1}' | tr '\n' ' '
+}
+
+test_expect_success 'a version bump in the lockfile changes the same tasks'"'"' external hash in turbo and vx' '
+	lock_setup &&
+	externals before &&
+	test $(wc -l <before.vx) = 4 && ! grep -q " null$" before.vx &&
+	sed -i -e "s/left-pad@1.3.0/left-pad@1.3.1/" -e "s/version: 1.3.0/version: 1.3.1/" pnpm-lock.yaml &&
+	externals left-pad &&
+	echo "left-pad: turbo $(changed before left-pad turbo)/ vx $(changed before left-pad vx)" &&
+	test "$(changed before left-pad turbo)" = "b#build " &&
+	test "$(changed before left-pad vx)" = "b#build " &&
+	git checkout -q pnpm-lock.yaml &&
+	sed -i -e "s/kleur@4.1.5/kleur@4.1.6/" -e "s/version: 4.1.5/version: 4.1.6/" pnpm-lock.yaml &&
+	externals kleur &&
+	test "$(changed before kleur turbo)" = "a#build b#build c#build ui#build " &&
+	test "$(changed before kleur vx)" = "a#build b#build c#build ui#build "
+'
+
+test_expect_success 'a bump in a linked workspace package: vx also changes its dependents (a divergence docs/turborepo.md lists)' '
+	lock_setup &&
+	externals before &&
+	sed -i -e "s/is-number@7.0.0/is-number@7.0.1/" -e "s/version: 7.0.0/version: 7.0.1/" pnpm-lock.yaml &&
+	externals bumped &&
+	echo "is-number 7: turbo $(changed before bumped turbo)/ vx $(changed before bumped vx)" &&
+	test "$(changed before bumped turbo)" = "ui#build " &&
+	test "$(changed before bumped vx)" = "a#build ui#build " &&
+	grep -q "through workspace links" "$VX_SOURCE_DIR/docs/turborepo.md"
 '
 
 test_done
