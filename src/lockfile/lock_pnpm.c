@@ -139,6 +139,14 @@ static void add_edges(struct pnpm *p, size_t from, const yaml_node_t *m, const c
 static void define(struct pnpm *p, const yaml_node_t *map, const yaml_node_t *pkgs)
 {
 	struct strbuf name = STRBUF_INIT, version = STRBUF_INIT, pid = STRBUF_INIT;
+	/* the packages by key: a lookup per snapshot must not scan them all */
+	struct strmap by_key = STRMAP_INIT;
+	for (yaml_node_pair_t *e = pkgs ? pkgs->data.mapping.pairs.start : NULL;
+	     e && e < pkgs->data.mapping.pairs.top; e++) {
+		const char *k = yscalar(yaml_document_get_node(p->doc, e->key));
+		if (k)
+			strmap_put(&by_key, k, (size_t)e->value);
+	}
 	for (yaml_node_pair_t *e = map->data.mapping.pairs.start; e < map->data.mapping.pairs.top;
 	     e++) {
 		const char *id = yscalar(yaml_document_get_node(p->doc, e->key));
@@ -151,7 +159,10 @@ static void define(struct pnpm *p, const yaml_node_t *map, const yaml_node_t *pk
 		if (pkgs) {
 			strbuf_reset(&pid);
 			strbuf_add(&pid, id, plen);
-			pkg = yget(p->doc, pkgs, pid.buf);
+			size_t v;
+			pkg = strmap_get(&by_key, pid.buf, &v)
+				  ? yaml_document_get_node(p->doc, (int)v)
+				  : NULL;
 		}
 		const char *skip = id[0] == '/' ? id + 1 : id;
 		split_id(skip, plen - (size_t)(skip - id), &name, &version);
@@ -161,6 +172,7 @@ static void define(struct pnpm *p, const yaml_node_t *map, const yaml_node_t *pk
 		lg_resolve(p->ls, i, n ? n : name.buf, v ? v : version.buf,
 			   ident_of(p, yget(p->doc, pkg, "resolution")));
 	}
+	strmap_clear(&by_key);
 	strbuf_release(&name);
 	strbuf_release(&version);
 	strbuf_release(&pid);
