@@ -34,12 +34,19 @@ static struct task_cfg *project_task(struct workspace *ws, struct project *p, co
 	bool pkg = def != NULL;
 	if (!def)
 		def = config_find_task(ws->cfg, name);
+	/* the package's own turbo.json extends the root's, its vx.yaml both */
+	struct task_cfg *pt = p->turbo_cfg ? config_find_task(p->turbo_cfg, name) : NULL;
+	struct task_cfg *mid = pt ? config_task_merge(pt, def) : NULL;
+	if (mid)
+		def = mid;
 	if (own || def) {
 		struct task_cfg *t = config_task_merge(own, def);
-		if (pkg && !own) { /* named for the task, not for "pkg#task" */
+		if ((pkg || mid) && !own) { /* named for the task, not for "pkg#task" */
 			free(t->name);
 			t->name = xstrdup(name);
 		}
+		if (mid)
+			task_cfg_free(mid);
 		return t;
 	}
 	if (project_script(p, name)) {
@@ -61,7 +68,8 @@ static bool any_project_has(struct workspace *ws, const char *name)
 	free(root_key);
 	for (size_t i = 0; i < ws->projects.n && !has; i++) {
 		const struct project *p = ws->projects.v[i];
-		has = (p->cfg && p->cfg != ws->cfg && config_find_task(p->cfg, name)) || project_script(p, name);
+		has = (p->cfg && p->cfg != ws->cfg && config_find_task(p->cfg, name)) ||
+		      (p->turbo_cfg && config_find_task(p->turbo_cfg, name)) || project_script(p, name);
 	}
 	return has;
 }

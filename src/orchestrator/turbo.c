@@ -24,6 +24,10 @@ struct turbo {
 	const char *path;
 	yaml_document_t doc;
 	struct config *cfg;
+	/* a package's turbo.json ("extends": ["//"]): the root's config, whose
+	 * tasks its own extend, and the package's name */
+	const struct config *root;
+	const char *package;
 };
 
 static struct loc at(const struct turbo *t, const yaml_node_t *n)
@@ -326,9 +330,77 @@ static const char *const IGNORED_KEYS[] = {
     "boundaries",  "futureFlags", "noUpdateNotifier", "dangerouslyDisablePackageManagerCheck",
     "tags",	   NULL};
 
+/* "$TURBO_EXTENDS$" in a package task's list: the root task's list first,
+ * then the package's own. Returns true when it was there. */
+static bool extend_list(lstr_vec *own, const lstr_vec *base)
+{
+	size_t at = own->n;
+	for (size_t i = 0; i < own->n; i++)
+		if (!strcmp(own->v[i].s, "$TURBO_EXTENDS$"))
+			at = i;
+	if (at == own->n)
+		return false;
+	free(own->v[at].s);
+	memmove(own->v + at, own->v + at + 1, (own->n - at - 1) * sizeof *own->v);
+	own->n--;
+	lstr_vec all = {0};
+	for (size_t i = 0; base && i < base->n; i++)
+		vec_push(&all, ((struct lstr){xstrdup(base->v[i].s), base->v[i].loc}));
+	for (size_t i = 0; i < own->n; i++)
+		vec_push(&all, own->v[i]);
+	vec_free(own);
+	*own = all;
+	return true;
+}
+
+/* A package's task: "$TURBO_EXTENDS$" resolved against the root's task it
+ * extends ("pkg#task", else "task"). */
+static void extend_task(const struct turbo *t, struct task_cfg *tc)
+{
+	char *key = xasprintf("%s#%s", t->package, tc->name);
+	const struct task_cfg *b = config_find_task(t->root, key);
+	free(key);
+	if (!b)
+		b = config_find_task(t->root, tc->name);
+	extend_list(&tc->depends_on, b ? &b->depends_on : NULL);
+	extend_list(&tc->outputs, b ? &b->outputs : NULL);
+	extend_list(&tc->input_files, b ? &b->input_files : NULL);
+	extend_list(&tc->input_env, b ? &b->input_env : NULL);
+	extend_list(&tc->env_pass, b ? &b->env_pass : NULL);
+}
+
+/* A package turbo.json's "extends": exactly ["//"] (Turborepo's one form). */
+static int read_extends(struct turbo *t, const yaml_node_t *k, const yaml_node_t *v)
+{
+	lstr_vec l = {0};
+	int rc = get_list(t, v, "extends", &l);
+	if (!rc && (l.n != 1 || strcmp(l.v[0].s, "//"))) {
+		struct loc vl = at(t, v);
+		rc = config_error(&vl, "a package's turbo.json extends the root's alone: "
+				       "\"extends\": [\"//\"]");
+	}
+	if (!rc && !t->package) {
+		struct loc kl = at(t, k);
+		rc = config_error(&kl, "the root turbo.json cannot extend another");
+	}
+	lstr_vec_free(&l);
+	return rc;
+}
+
+static int parse(struct turbo *t, char *text, size_t len);
+
 int turbo_parse(const char *path, char *text, size_t len, struct config *cfg)
 {
 	struct turbo t = {.path = path, .cfg = cfg};
+	return parse(&t, text, len);
+}
+
+static int parse(struct turbo *tp, char *text, size_t len)
+{
+	struct turbo t = *tp;
+	const char *path = t.path;
+	struct config *cfg = t.cfg;
+	bool extends = false;
 	jsonc_blank(text, len);
 	yaml_parser_t parser;
 	if (!yaml_parser_initialize(&parser))
@@ -379,13 +451,31 @@ int turbo_parse(const char *path, char *text, size_t len, struct config *cfg)
 					rc = -1;
 					break;
 				}
+				const char *tn = scalar(tk);
+				if (t.package && tn && strchr(tn, '#')) {
+					struct loc l = at(&t, tk);
+					rc = config_error(&l, "a package's turbo.json names its own "
+							      "tasks: \"%s\", not \"%s\"",
+							  strchr(tn, '#') + 1, tn);
+					break;
+				}
 				struct task_cfg *tc =
 				    read_task(&t, tk, yaml_document_get_node(&t.doc, tp->value));
+				if (tc && t.package)
+					extend_task(&t, tc);
 				if (!tc)
 					rc = -1;
 				else
 					add_task(cfg, tc);
 			}
+		} else if (!strcmp(name, "extends")) {
+			rc = read_extends(&t, k, v) ? -1 : 1;
+			extends = rc > 0;
+		} else if (t.package && strcmp(name, "$schema") && strcmp(name, "tags") &&
+			   strcmp(name, "boundaries")) {
+			struct loc l = at(&t, k);
+			rc = config_error(&l, "\"%s\" belongs in the root turbo.json, not a "
+					      "package's", name);
 		} else if (!strcmp(name, "globalDependencies")) {
 			rc = get_list(&t, v, name, &cfg->ws_input_files) ? -1 : 1;
 		} else if (!strcmp(name, "globalEnv")) {
@@ -396,15 +486,17 @@ int turbo_parse(const char *path, char *text, size_t len, struct config *cfg)
 			lstr_vec_free(&pats);
 		} else if (!strcmp(name, "remoteCache")) {
 			rc = read_remote(&t, v) ? -1 : 1;
-		} else if (!strcmp(name, "extends")) {
-			struct loc l = at(&t, k);
-			rc = config_error(&l, "the root turbo.json cannot extend another");
 		} else if (in(IGNORED_KEYS, name)) {
 			if (strcmp(name, "$schema"))
 				warn_at(&t, k, "\"%s\" is not read by vx (ignored)", name);
 		} else {
 			warn_at(&t, k, "unknown key \"%s\" (ignored)", name);
 		}
+	}
+	if (rc > 0 && t.package && !extends) {
+		struct loc l = {path, 1, 1};
+		rc = config_error(&l, "a package's turbo.json must extend the root's: "
+				      "\"extends\": [\"//\"]");
 	}
 out:
 	yaml_document_delete(&t.doc);
@@ -459,6 +551,26 @@ bool turbo_is_root(const char *dir)
 	strbuf_release(&sb);
 	free(p);
 	return root;
+}
+
+int turbo_load_package(const char *dir, const char *package, const struct config *root,
+		       struct config *cfg)
+{
+	char *p = turbo_file(dir);
+	if (!p)
+		return 0;
+	struct strbuf sb = STRBUF_INIT;
+	int rc;
+	if (strbuf_read_file(&sb, p)) {
+		rc = error_errno("cannot read %s", p);
+		free(p);
+	} else {
+		cfg->turbo_path = p;
+		struct turbo t = {.path = p, .cfg = cfg, .root = root, .package = package};
+		rc = parse(&t, sb.buf, sb.len);
+	}
+	strbuf_release(&sb);
+	return rc;
 }
 
 int turbo_load(const char *root, struct config *cfg)

@@ -18,6 +18,16 @@
  * read, 0 when there is none, -1 after an error line. */
 int turbo_load(const char *root, struct config *cfg);
 
+/* Reads a package's turbo.json in dir ("extends": ["//"]) into cfg: its
+ * tasks, each extending the root's "package#task" (else "task") field by
+ * field as the package's vx.yaml would, "$TURBO_EXTENDS$" in a list
+ * putting the root's list before its own. Turborepo's rules: extends is
+ * ["//"] and is required, a task is named without a package, global keys
+ * belong in the root. Returns 1 when one was read, 0 when there is none,
+ * -1 after an error line. */
+int turbo_load_package(const char *dir, const char *package, const struct config *root,
+		       struct config *cfg);
+
 /* The same for text (len bytes) as read from path, for the tests and the
  * fuzzer. */
 int turbo_parse(const char *path, char *text, size_t len, struct config *cfg);

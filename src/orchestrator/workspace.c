@@ -357,6 +357,7 @@ static void project_free(struct project *p, const struct workspace *ws)
 	free(p->rel);
 	if (p->cfg != ws->cfg)
 		config_free(p->cfg);
+	config_free(p->turbo_cfg);
 	free(p->pkg_path);
 	free(p->pkg_version);
 	strvec_clear(&p->script_names);
@@ -568,16 +569,19 @@ static struct workspace *load(const char *start_dir, bool listing)
 	}
 	if (resolve_edges(ws))
 		goto fail;
-	/* A package's own turbo.json ("extends": ["//"]) is not read yet: said,
-	 * never silently dropped (docs/turborepo.md). */
+	/* A package's own turbo.json ("extends": ["//"]) over the root's. */
 	for (size_t i = 0; ws->cfg->turbo_path && i < ws->projects.n; i++) {
-		const struct project *p = ws->projects.v[i];
-		char *f = p->is_root ? NULL : path_join(p->dir, "turbo.json");
-		if (f && access(f, F_OK) == 0)
-			warning("%s: a package's turbo.json is not read yet; %s runs as the root "
-				"turbo.json and its own vx.yaml say",
-				f, p->name);
-		free(f);
+		struct project *p = ws->projects.v[i];
+		if (p->is_root)
+			continue;
+		p->turbo_cfg = xcalloc(1, sizeof *p->turbo_cfg);
+		int r = turbo_load_package(p->dir, p->name, ws->cfg, p->turbo_cfg);
+		if (r < 0)
+			goto fail;
+		if (!r) {
+			config_free(p->turbo_cfg);
+			p->turbo_cfg = NULL;
+		}
 	}
 	for (size_t i = 0; i < pkg_pats.n; i++)
 		free(pkg_pats.v[i].s);

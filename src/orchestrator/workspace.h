@@ -18,6 +18,7 @@ struct project {
 	char *rel;             /* workspace-relative; "." for the root project */
 	bool is_root;          /* the workspace root itself */
 	struct config *cfg;    /* its vx.yaml, or NULL; the root project shares ws->cfg */
+	struct config *turbo_cfg; /* its own turbo.json ("extends": ["//"]), or NULL */
 	char *pkg_path;        /* its package.json, or NULL */
 	char *pkg_version;     /* its package.json "version", or NULL */
 	struct strvec script_names, scripts; /* package.json "scripts", parallel arrays */

@@ -80,13 +80,51 @@ test_expect_success 'a key given twice in one object is exit 2 at the second (a 
 	test ! -e packages/p0/dist
 '
 
-test_expect_success 'a package turbo.json with extends is no root, and is said to be unread' '
+test_expect_success 'a package turbo.json extends the root'"'"'s: its outputs replace the root'"'"'s for that package' '
 	setup &&
 	printf "{\"extends\": [\"//\"], \"tasks\": {\"build\": {\"outputs\": [\"lib/**\"]}}}\n" >packages/p1/turbo.json &&
-	cd packages/p1 &&
+	(cd packages/p1 && run_vx 0 run build) &&
+	test_grep "Tasks: 4 succeeded" "$OUT" &&
+	run_vx 0 run build --dry-run=json &&
+	node -e "const j = JSON.parse(require(\"fs\").readFileSync(process.argv[1]));
+		const o = Object.fromEntries(j.tasks.map((t) => [t.id, t.outputs.join()]));
+		if (o[\"p1#build\"] !== \"lib/**\" || o[\"p0#build\"] !== \"dist/**\") { console.log(o); process.exit(1); }" "$OUT" &&
+	rm -rf packages/*/dist &&
 	run_vx 0 run build &&
-	test_grep "p1/turbo.json: a package.s turbo.json is not read yet" "$ERR" &&
+	test_grep "Tasks: 1 succeeded, 3 cached" "$OUT" &&
+	test_path_is_file packages/p0/dist/out.txt &&
+	test_path_is_missing packages/p1/dist/out.txt
+'
+
+test_expect_success '"$TURBO_EXTENDS$" puts the root'"'"'s list first; a task of the package alone runs there alone' '
+	setup &&
+	printf "{\"extends\": [\"//\"], \"tasks\": {\"build\": {\"outputs\": [\"\$TURBO_EXTENDS\$\", \"lib/**\"]}, \"deploy\": {\"dependsOn\": [\"build\"], \"cache\": false}}}\n" >packages/p2/turbo.json &&
+	node -e "const f = \"packages/p2/package.json\", j = JSON.parse(require(\"fs\").readFileSync(f));
+		j.scripts.deploy = \"echo deployed\"; require(\"fs\").writeFileSync(f, JSON.stringify(j))" &&
+	run_vx 0 run build --dry-run=json &&
+	node -e "const j = JSON.parse(require(\"fs\").readFileSync(process.argv[1]));
+		const t = j.tasks.find((t) => t.id === \"p2#build\");
+		if (t.outputs.join() !== \"dist/**,lib/**\") { console.log(t.outputs); process.exit(1); }" "$OUT" &&
+	run_vx 0 run deploy &&
+	test_grep "p2#deploy: deployed" "$OUT" &&
 	test_grep "Tasks: 4 succeeded" "$OUT"
+'
+
+test_expect_success 'a package turbo.json breaking Turborepo'"'"'s rules is exit 2 at its place' '
+	setup &&
+	printf "{\"tasks\": {\"build\": {}}}\n" >packages/p1/turbo.json &&
+	run_vx 2 run build &&
+	test_grep "p1/turbo.json:1:1: a package.s turbo.json must extend the root.s" "$ERR" &&
+	printf "{\"extends\": [\"p0\"], \"tasks\": {}}\n" >packages/p1/turbo.json &&
+	run_vx 2 run build &&
+	test_grep "p1/turbo.json:1:13: a package.s turbo.json extends the root.s alone" "$ERR" &&
+	printf "{\"extends\": [\"//\"], \"tasks\": {\"p1#build\": {}}}\n" >packages/p1/turbo.json &&
+	run_vx 2 run build &&
+	test_grep "names its own tasks: \"build\", not \"p1#build\"" "$ERR" &&
+	printf "{\"extends\": [\"//\"],\n \"globalEnv\": [\"X\"]}\n" >packages/p1/turbo.json &&
+	run_vx 2 run build &&
+	test_grep "p1/turbo.json:2:2: \"globalEnv\" belongs in the root turbo.json" "$ERR" &&
+	test_path_is_missing packages/p0/dist
 '
 
 test_expect_success 'only a top-level "extends" makes a turbo.json a package'"'"'s: a task named extends does not' '

@@ -37,6 +37,16 @@ setup() {
 	  }
 	}
 	EOF
+	cat >packages/p3/turbo.json <<-\EOF &&
+	{
+	  "extends": ["//"],
+	  "tasks": {
+	    "build": {"outputs": ["$TURBO_EXTENDS$", "out/**"]},
+	    "test": {"inputs": ["src/**"], "env": ["$TURBO_EXTENDS$", "P3_FLAG"]},
+	    "lint": {"dependsOn": ["build"]}
+	  }
+	}
+	EOF
 	printf "node_modules/\ndist/\n.turbo/\n.vx/\n*.json.out\n" >.gitignore &&
 	npm install --offline --no-audit --no-fund >/dev/null 2>&1 &&
 	git init -q && git add -A && git commit -qm init
