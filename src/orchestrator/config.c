@@ -795,6 +795,7 @@ void config_free(struct config *cfg)
 	}
 	lstr_vec_free(&cfg->ws_input_files);
 	lstr_vec_free(&cfg->ws_input_env);
+	lstr_vec_free(&cfg->ws_env_pass);
 	free(cfg->name.s);
 	lstr_vec_free(&cfg->depends_on);
 	for (size_t i = 0; i < cfg->tasks.n; i++)

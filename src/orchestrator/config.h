@@ -67,6 +67,7 @@ enum task_field {
 	TF_ENV_PASS_SECRETS = 1u << 11,
 	TF_SANDBOX = 1u << 12,
 	TF_RESTART = 1u << 13,
+	TF_WITH = 1u << 14,
 };
 
 struct task_cfg {
@@ -76,6 +77,8 @@ struct task_cfg {
 	unsigned inherited;   /* bits that came from the workspace defaults */
 	struct lstr command;  /* s NULL: none written */
 	lstr_vec depends_on;  /* "^build", "build", "proj#build" as written */
+	lstr_vec with;        /* "task", "proj#task": run alongside (turbo.json's with):
+			       * in the graph when this task is, with no edge */
 	lstr_vec input_files, input_ws_files, input_env;
 	lstr_vec outputs;     /* "!" prefixed entries take matches back */
 	bool cache;
@@ -112,6 +115,12 @@ struct config {
 	int cache_compression;   /* zstd level; default 3 */
 	struct remote_cfg *remote;
 	lstr_vec ws_input_files, ws_input_env;
+	/* strict: an unsandboxed task sees only the variables its key names,
+	 * the pass-through lists and a few every tool needs (taskenv.c), as in
+	 * Turborepo 2; loose: the whole environment. turbo.json's envMode
+	 * (strict when a turbo.json is read), `vx run --env-mode`. */
+	bool env_strict;
+	lstr_vec ws_env_pass;    /* turbo.json globalPassThroughEnv: passed, not keyed */
 
 	/* project keys */
 	struct lstr name;        /* s NULL: not written */

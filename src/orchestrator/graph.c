@@ -172,6 +172,41 @@ static void add_edge(struct task_node *t, size_t to, const struct loc *loc)
 	vec_push(&t->deps, e);
 }
 
+/* Puts the tasks node idx runs alongside (its with:) in the graph, with no
+ * edge: they start when they are ready, as independent tasks do. One
+ * inherited from the workspace defaults that names a task the project
+ * lacks is skipped, as for dependsOn. */
+static int resolve_with(struct builder *b, size_t idx)
+{
+	struct task_node *t = b->g->nodes.v[idx];
+	bool inherited = (t->cfg->inherited & TF_WITH) != 0;
+	for (size_t i = 0; i < t->cfg->with.n; i++) {
+		const struct lstr *w = &t->cfg->with.v[i];
+		const char *hash = strchr(w->s, '#');
+		long pj = (long)t->project;
+		const char *task = w->s;
+		if (w->s[0] == '^' || !*w->s || (hash && !hash[1]))
+			return config_error(&w->loc, "with \"%s\": write \"task\" or \"project#task\"",
+					    w->s);
+		if (hash) {
+			char *pname = xstrndup(w->s, (size_t)(hash - w->s));
+			pj = workspace_find(b->ws, pname);
+			free(pname);
+			task = hash + 1;
+			if (pj < 0)
+				return config_error(&w->loc, "with \"%s\": no project is named \"%.*s\"",
+						    w->s, (int)(hash - w->s), w->s);
+		}
+		long n = get_node(b, (size_t)pj, task);
+		if (n == -1)
+			return -1;
+		if (n == -2 && !(inherited && !hash))
+			return config_error(&w->loc, "with \"%s\": project \"%s\" has no task \"%s\"",
+					    w->s, b->ws->projects.v[pj]->name, task);
+	}
+	return 0;
+}
+
 /* Resolves the dependsOn of node idx. An entry inherited from the workspace
  * defaults that names a task this project lacks is skipped, as Turborepo
  * does; the same entry written in the project's own vx.yaml is an error. */
@@ -222,7 +257,7 @@ static int resolve(struct builder *b, size_t idx)
 			add_edge(b->g->nodes.v[idx], (size_t)n, &d->loc);
 		}
 	}
-	return 0;
+	return resolve_with(b, idx);
 }
 
 enum { WHITE, GREY, BLACK };

@@ -58,6 +58,7 @@ struct run_opts {
 	struct strvec shard_timings; /* --shard-timings PATH... */
 	long long shard_wait_ms; /* --shard-wait SECONDS, in ms */
 	pid_t served_by;    /* --served-by PID (vx watch's server runs): 0 no */
+	const char *env_mode; /* --env-mode strict|loose; NULL: the config's */
 };
 
 static void run_opts_free(struct run_opts *o)
@@ -85,6 +86,10 @@ static const char RUN_USAGE[] =
     "      --no-cache         neither read nor write the cache\n"
     "      --continue         keep running independent tasks after a failure\n"
     "      --no-remote        neither read nor write the remote cache\n"
+    "      --env-mode MODE    strict: an unsandboxed task sees only the variables\n"
+    "                         its key or a pass-through list names; loose: all\n"
+    "                         (default: turbo.json's envMode, strict with a\n"
+    "                         turbo.json, else loose)\n"
     "      --remote-only      hits come from the remote cache alone, not the local one\n"
     "      --shard I/N        run the part I of N of the tasks (a CI matrix job), and what\n"
     "                         it needs that the remote cache does not hold yet\n"
@@ -125,6 +130,7 @@ enum {
 	OPT_SHARD,
 	OPT_SHARD_TIMINGS,
 	OPT_SHARD_WAIT,
+	OPT_ENV_MODE,
 	OPT_HELP
 };
 
@@ -145,6 +151,7 @@ static int parse_opts(int argc, char **argv, bool graph, struct run_opts *o)
 	    {"format", required_argument, NULL, OPT_FORMAT},
 	    {"only", no_argument, NULL, OPT_ONLY},
 	    {"no-remote", no_argument, NULL, OPT_NO_REMOTE},
+	    {"env-mode", required_argument, NULL, OPT_ENV_MODE},
 	    {"remote-only", no_argument, NULL, OPT_REMOTE_ONLY},
 	    {"served-by", required_argument, NULL, OPT_SERVED_BY},
 	    {"shard", required_argument, NULL, OPT_SHARD},
@@ -190,6 +197,11 @@ static int parse_opts(int argc, char **argv, bool graph, struct run_opts *o)
 			o->concurrency = (int)n;
 			break;
 		}
+		case OPT_ENV_MODE:
+			if (strcmp(optarg, "strict") && strcmp(optarg, "loose"))
+				return error("--env-mode is strict or loose, not \"%s\"", optarg);
+			o->env_mode = optarg;
+			break;
 		case OPT_FORCE:
 			o->force = true;
 			break;
@@ -312,6 +324,8 @@ static int plan(const struct run_opts *o, struct workspace **wsp, struct graph *
 		free(cwd);
 		return -1;
 	}
+	if (o->env_mode)
+		ws->cfg->env_strict = !strcmp(o->env_mode, "strict");
 	size_t np = ws->projects.n;
 	bool *selected = xcalloc(np + 1, 1);
 	struct filter *filters = xcalloc(o->filters.n + 1, sizeof *filters);

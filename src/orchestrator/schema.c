@@ -17,6 +17,13 @@ static bool bad_dependency(const char *d)
 	       (d[0] == '^' && hash);
 }
 
+/* with: as dependsOn, without "^" (a sibling is one task, not each
+ * dependency's). */
+static bool bad_sibling(const char *d)
+{
+	return d[0] == '^' || bad_dependency(d);
+}
+
 /* True when an output glob (any of its brace expansions) is absolute or
  * climbs with "..": a cache save refuses such a path, and a dependent's
  * sandbox would bind what it matched (a sibling's files: issue 12). */
@@ -50,6 +57,8 @@ const struct schema_row schema_task[] = {
     {"command", SCHEMA_STR, TASK(command), 0, TF_COMMAND, NULL, NULL, NULL},
     {"dependsOn", SCHEMA_LIST, TASK(depends_on), 0, TF_DEPENDS_ON, NULL, bad_dependency,
      "\"%s\" is not a dependency: write \"^task\", \"task\" or \"project#task\""},
+    {"with", SCHEMA_LIST, TASK(with), 0, TF_WITH, NULL, bad_sibling,
+     "\"%s\" is not a task to run alongside: write \"task\" or \"project#task\""},
     {"inputs", SCHEMA_MAP, 0, 0, 0, NULL, NULL, NULL},
     {"inputs.files", SCHEMA_LIST, TASK(input_files), SCHEMA_EXPAND, TF_INPUT_FILES, NULL, NULL,
      NULL},

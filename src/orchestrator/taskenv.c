@@ -1,6 +1,7 @@
 /* taskenv.c - the environment vx gives a task's command. */
 #include "orchestrator/taskenv.h"
 
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,10 +79,59 @@ static bool vx_secret(const char *entry)
 	return false;
 }
 
+/* What envMode strict passes to every task, as turbo 2.11.13 does: read
+ * off its tasks' environments with ~90 candidate names set (docs/turborepo.md). */
+static const char *const strict_always[] = {
+    "APPDATA", "CI", "COLORTERM", "COMSPEC", "COREPACK_*", "DISPLAY",
+    "DYLD_FALLBACK_LIBRARY_PATH", "FORCE_COLOR", "GITHUB_*", "HOME", "HOMEDRIVE", "HOMEPATH",
+    "LANG", "LD_LIBRARY_PATH", "LIBPATH", "LOCALAPPDATA", "NEXT_*", "NO_COLOR", "NODE_OPTIONS",
+    "PATH", "PATHEXT", "PNPM_HOME", "PROGRAMDATA", "ProgramFiles", "PWD", "RUNNER_*", "SHELL",
+    "SYSTEMROOT", "TEMP", "TERM", "TERM_PROGRAM", "TMP", "TMPDIR", "TURBO_*", "TZ", "USER",
+    "USERPROFILE", "VERCEL", "VERCEL_*", "WINDIR", "XDG_DATA_HOME", "XDG_RUNTIME_DIR", NULL,
+};
+
+/* Does NAME (len bytes) match a pattern: NAME, or PREFIX* ? */
+static bool name_matches(const char *pat, const char *name, size_t len)
+{
+	size_t pl = strlen(pat);
+	if (pl && pat[pl - 1] == '*')
+		return len >= pl - 1 && !strncmp(pat, name, pl - 1);
+	return pl == len && !strncmp(pat, name, len);
+}
+
+/* Whether a list of Turborepo env patterns (NAME, wildcards, "!NAME"
+ * taking away) lets NAME through. */
+static bool list_passes(const lstr_vec *l, const char *name, size_t len)
+{
+	bool pass = false;
+	for (size_t i = 0; i < l->n; i++) {
+		const char *p = l->v[i].s;
+		char *n = xstrndup(name, len);
+		bool m = !fnmatch(p[0] == '!' ? p + 1 : p, n, 0);
+		free(n);
+		if (m)
+			pass = p[0] != '!';
+	}
+	return pass;
+}
+
+/* envMode strict: the variable of entry ("NAME=VALUE") reaches task t. */
+static bool strict_passes(const struct workspace *ws, const struct task_node *t, const char *entry)
+{
+	size_t len = strcspn(entry, "=");
+	for (const char *const *p = strict_always; *p; p++)
+		if (name_matches(*p, entry, len))
+			return true;
+	return list_passes(&t->cfg->input_env, entry, len) ||
+	       list_passes(&t->cfg->env_pass, entry, len) ||
+	       list_passes(&ws->cfg->ws_input_env, entry, len) ||
+	       list_passes(&ws->cfg->ws_env_pass, entry, len);
+}
+
 void task_env(const struct workspace *ws, const struct task_node *t, struct strvec *env)
 {
 	for (char **e = environ; *e; e++)
-		if (!vx_secret(*e))
+		if (!vx_secret(*e) && (!ws->cfg->env_strict || strict_passes(ws, t, *e)))
 			strvec_push(env, *e);
 	for (size_t i = 0; i < t->cfg->env_define.n; i++) {
 		char *kv = xasprintf("%s=%s", t->cfg->env_define.v[i].key,

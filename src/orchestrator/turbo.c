@@ -140,7 +140,7 @@ static void env_names(const lstr_vec *pats, lstr_vec *out)
 	strvec_clear(&names);
 }
 
-static const char *const IGNORED_TASK_KEYS[] = {"outputLogs", "with", "description", NULL};
+static const char *const IGNORED_TASK_KEYS[] = {"outputLogs", "description", NULL};
 
 static bool in(const char *const *list, const char *s)
 {
@@ -183,6 +183,9 @@ static struct task_cfg *read_task(struct turbo *t, const yaml_node_t *key, const
 		if (!strcmp(name, "dependsOn")) {
 			rc = get_list(t, val, name, &tc->depends_on);
 			tc->set |= TF_DEPENDS_ON;
+		} else if (!strcmp(name, "with")) {
+			rc = get_list(t, val, name, &tc->with);
+			tc->set |= TF_WITH;
 		} else if (!strcmp(name, "outputs")) {
 			rc = get_list(t, val, name, &tc->outputs);
 			tc->set |= TF_OUTPUTS;
@@ -326,7 +329,7 @@ static int read_remote(struct turbo *t, const yaml_node_t *v)
 
 static const char *const IGNORED_KEYS[] = {
     "$schema",	   "ui",	  "daemon",	    "cacheDir",
-    "concurrency", "envMode",	  "globalPassThroughEnv",
+    "concurrency",
     "boundaries",  "futureFlags", "noUpdateNotifier", "dangerouslyDisablePackageManagerCheck",
     "tags",	   NULL};
 
@@ -363,6 +366,7 @@ static void extend_task(const struct turbo *t, struct task_cfg *tc)
 	if (!b)
 		b = config_find_task(t->root, tc->name);
 	extend_list(&tc->depends_on, b ? &b->depends_on : NULL);
+	extend_list(&tc->with, b ? &b->with : NULL);
 	extend_list(&tc->outputs, b ? &b->outputs : NULL);
 	extend_list(&tc->input_files, b ? &b->input_files : NULL);
 	extend_list(&tc->input_env, b ? &b->input_env : NULL);
@@ -400,7 +404,7 @@ static int parse(struct turbo *tp, char *text, size_t len)
 	struct turbo t = *tp;
 	const char *path = t.path;
 	struct config *cfg = t.cfg;
-	bool extends = false;
+	bool extends = false, env_mode = false;
 	jsonc_blank(text, len);
 	yaml_parser_t parser;
 	if (!yaml_parser_initialize(&parser))
@@ -484,6 +488,17 @@ static int parse(struct turbo *tp, char *text, size_t len)
 			if (rc > 0)
 				env_names(&pats, &cfg->ws_input_env);
 			lstr_vec_free(&pats);
+		} else if (!strcmp(name, "globalPassThroughEnv")) {
+			rc = get_list(&t, v, name, &cfg->ws_env_pass) ? -1 : 1;
+		} else if (!strcmp(name, "envMode")) {
+			const char *m = string(v);
+			if (!m || (strcmp(m, "strict") && strcmp(m, "loose"))) {
+				struct loc l = at(&t, v);
+				rc = config_error(&l, "turbo.json \"envMode\" is \"strict\" or \"loose\"");
+			} else {
+				cfg->env_strict = !strcmp(m, "strict");
+				env_mode = true;
+			}
 		} else if (!strcmp(name, "remoteCache")) {
 			rc = read_remote(&t, v) ? -1 : 1;
 		} else if (in(IGNORED_KEYS, name)) {
@@ -493,6 +508,8 @@ static int parse(struct turbo *tp, char *text, size_t len)
 			warn_at(&t, k, "unknown key \"%s\" (ignored)", name);
 		}
 	}
+	if (rc > 0 && !t.package && !env_mode)
+		cfg->env_strict = true; /* Turborepo 2's default */
 	if (rc > 0 && t.package && !extends) {
 		struct loc l = {path, 1, 1};
 		rc = config_error(&l, "a package's turbo.json must extend the root's: "

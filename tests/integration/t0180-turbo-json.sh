@@ -80,6 +80,33 @@ test_expect_success 'a key given twice in one object is exit 2 at the second (a 
 	test ! -e packages/p0/dist
 '
 
+test_expect_success 'with: a task'"'"'s siblings run alongside it, with no edge; a missing one is exit 2' '
+	setup &&
+	cat >turbo.json <<-\EOF &&
+	{
+	  "tasks": {
+	    "check": {"with": ["lint", "p0#stamp"], "cache": false},
+	    "lint": {"cache": false},
+	    "stamp": {"cache": false}
+	  }
+	}
+	EOF
+	node -e "for (const p of [\"p0\", \"p1\"]) { const f = \"packages/\" + p + \"/package.json\", j = JSON.parse(require(\"fs\").readFileSync(f));
+		j.scripts.check = \"echo checked-\" + p; j.scripts.lint = \"echo linted-\" + p; j.scripts.stamp = \"echo stamped-\" + p;
+		require(\"fs\").writeFileSync(f, JSON.stringify(j)); }" &&
+	run_vx 0 run check --filter p1 &&
+	test_grep "p1#check: checked-p1" "$OUT" &&
+	test_grep "p1#lint: linted-p1" "$OUT" &&
+	test_grep "p0#stamp: stamped-p0" "$OUT" &&
+	test_grep "Tasks: 3 succeeded" "$OUT" &&
+	run_vx 0 graph check --filter p1 --format json &&
+	node -e "const j = JSON.parse(require(\"fs\").readFileSync(process.argv[1]));
+		if (j.nodes.length !== 3 || j.edges.length) process.exit(1);" "$OUT" &&
+	sed -i "s/\"p0#stamp\"/\"p0#nothing\"/" turbo.json &&
+	run_vx 2 run check --filter p1 &&
+	test_grep "turbo.json:3:32: with \"p0#nothing\": project \"p0\" has no task \"nothing\"" "$ERR"
+'
+
 test_expect_success 'a package turbo.json extends the root'"'"'s: its outputs replace the root'"'"'s for that package' '
 	setup &&
 	printf "{\"extends\": [\"//\"], \"tasks\": {\"build\": {\"outputs\": [\"lib/**\"]}}}\n" >packages/p1/turbo.json &&

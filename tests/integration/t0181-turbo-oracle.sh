@@ -170,4 +170,30 @@ test_expect_success 'a bump in a linked workspace package: vx also changes its d
 	grep -q "through workspace links" "$VX_SOURCE_DIR/docs/turborepo.md"
 '
 
+# The environment a task sees, as the names each tool gives it, less what
+# each adds of its own (npm's npm_*, turbo's TURBO_HASH..., vx's VX_*).
+env_of() {
+	grep -v -E '^(TURBO_HASH|TURBO_INVOCATION_DIR|INIT_CWD|COLOR|EDITOR|NODE|_)$|^npm_|^VX_' packages/a/env.txt | sort
+}
+
+test_expect_success 'envMode: the task sees the same variables under turbo and vx, strict and loose' '
+	mkdir -p packages/a &&
+	printf "{\"name\": \"root\", \"private\": true, \"packageManager\": \"npm@10.9.0\", \"workspaces\": [\"packages/*\"]}\n" >package.json &&
+	printf "{\"name\": \"a\", \"version\": \"1.0.0\", \"scripts\": {\"build\": \"env | cut -d= -f1 | sort >env.txt\"}}\n" >packages/a/package.json &&
+	printf "{\"globalPassThroughEnv\": [\"GP_*\"], \"globalEnv\": [\"GE_ONE\"], \"tasks\": {\"build\": {\"cache\": false, \"env\": [\"API_*\", \"!API_SECRET\"], \"passThroughEnv\": [\"PT_X\"]}}}\n" >turbo.json &&
+	printf ".vx/\nenv.txt\n" >.gitignore &&
+	git init -q && git add -A && git commit -qm init &&
+	for mode in strict loose; do
+		vars="PATH=$PATH HOME=$HOME TURBO_TELEMETRY_DISABLED=1 FOO=1 API_URL=1 API_SECRET=1 PT_X=1 PT_Y=1 GP_A=1 GE_ONE=1 GE_TWO=1 GITHUB_X=1 LC_ALL=C NODE_ENV=x TZ=UTC LOGNAME=x" &&
+		env -i $vars "$turbo" run build --env-mode=$mode >turbo.log 2>&1 &&
+		env_of >turbo.env &&
+		rm packages/a/env.txt &&
+		env -i $vars "$VX" run build --env-mode=$mode >vx.log 2>&1 &&
+		env_of >vx.env &&
+		echo "$mode: turbo $(tr "\n" " " <turbo.env)" &&
+		test_cmp turbo.env vx.env || return 1
+	done &&
+	grep -q "^FOO$" vx.env
+'
+
 test_done
