@@ -68,6 +68,7 @@ enum task_field {
 	TF_SANDBOX = 1u << 12,
 	TF_RESTART = 1u << 13,
 	TF_WITH = 1u << 14,
+	TF_OUTPUT_LOGS = 1u << 15,
 };
 
 struct task_cfg {
@@ -83,6 +84,8 @@ struct task_cfg {
 	lstr_vec outputs;     /* "!" prefixed entries take matches back */
 	bool cache;
 	bool persistent;
+	struct lstr output_logs; /* full, new-only, errors-only, hash-only, none; s NULL:
+				  * the run's (--output-logs) */
 	struct lstr restart;  /* "on-input-change" or "never" (vx watch, a persistent
 			       * task); s NULL: not written, on-input-change */
 	long long timeout_ms; /* 0: none */

@@ -152,16 +152,33 @@ static void add_timeout(struct strbuf *sb, long long ms)
 		strbuf_addf(sb, "%lldms", ms);
 }
 
-/* Whether job's own lines are shown at all (held or not). */
-static bool shows_output(const struct output *out)
+int output_logs_parse(const char *s)
 {
-	return out->logs == LOGS_FULL || out->logs == LOGS_ERRORS_ONLY;
+	static const char *const names[] = {"full", "errors-only", "hash-only", "none", "new-only"};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (!strcmp(s, names[i]))
+			return (int)i;
+	return -1;
+}
+
+/* Job i's mode: its task's outputLogs, else the run's. new-only shows a
+ * run's lines as full does; only a hit's replay differs. */
+static enum output_logs logs_of(const struct output *out, size_t i)
+{
+	enum output_logs l = out->jobs[i].logs_own ? out->jobs[i].logs : out->logs;
+	return l == LOGS_NEW_ONLY ? LOGS_FULL : l;
+}
+
+/* Whether job i's own lines are shown at all (held or not). */
+static bool shows_output(const struct output *out, size_t i)
+{
+	return logs_of(out, i) == LOGS_FULL || logs_of(out, i) == LOGS_ERRORS_ONLY;
 }
 
 /* A persistent job never ends, so holding its lines would hide them forever. */
-static bool holds_output(const struct output *out, const struct job *job)
+static bool holds_output(const struct output *out, size_t i)
 {
-	return !job->persistent && (out->group || out->logs == LOGS_ERRORS_ONLY);
+	return !out->jobs[i].persistent && (out->group || logs_of(out, i) == LOGS_ERRORS_ONLY);
 }
 
 /* Appends line (n bytes, no newline) to dst as a terminal will show it
@@ -318,13 +335,13 @@ void output_job_start(struct output *out, size_t i)
 void output_job_data(struct output *out, size_t i, const char *buf, size_t n)
 {
 	struct output_job *oj = &out->per_job[i];
-	if (!shows_output(out))
+	if (!shows_output(out, i))
 		return;
-	if (holds_output(out, &out->jobs[i]) && !oj->streaming) {
+	if (holds_output(out, i) && !oj->streaming) {
 		split_lines(&oj->held, oj, buf, n);
 		if (oj->held.len <= HELD_MAX)
 			return;
-		if (out->logs == LOGS_FULL) {
+		if (logs_of(out, i) == LOGS_FULL) {
 			strbuf_add(&out->batch, oj->held.buf, oj->held.len);
 			strbuf_release(&oj->held);
 			strbuf_init(&oj->held);
@@ -361,15 +378,15 @@ void output_job_end(struct output *out, size_t i)
 	const struct job *job = &out->jobs[i];
 	bool failed = job->state == JOB_FAILED;
 
-	if (shows_output(out)) {
-		if (holds_output(out, job) && !oj->streaming) {
+	if (shows_output(out, i)) {
+		if (holds_output(out, i) && !oj->streaming) {
 			flush_partial(&oj->held, oj);
 			if (oj->cut && failed) {
 				add_prefix(out, i);
 				strbuf_addf(&out->batch, "(%zu bytes of earlier output not shown)\n",
 					    oj->cut);
 			}
-			if (out->logs == LOGS_FULL || failed)
+			if (logs_of(out, i) == LOGS_FULL || failed)
 				strbuf_add(&out->batch, oj->held.buf, oj->held.len);
 			strbuf_release(&oj->held);
 		} else {
@@ -408,7 +425,8 @@ void output_job_cached(struct output *out, size_t i)
 	const struct job *job = &out->jobs[i];
 	add_prefix(out, i);
 	const char *from = job->remote ? "remote " : "";
-	if (out->logs == LOGS_FULL) {
+	enum output_logs l = out->jobs[i].logs_own ? out->jobs[i].logs : out->logs;
+	if (l == LOGS_FULL) {
 		strbuf_addf(&out->batch, "%scache hit, replaying output\n", from);
 		split_lines(&out->batch, oj, job->log.buf, job->log.len);
 		flush_partial(&out->batch, oj);

@@ -47,6 +47,7 @@ struct run_opts {
 	bool summarize;
 	char *summary_path; /* --summarize=FILE; NULL: .vx/runs/<id>.json */
 	enum output_logs logs;
+	bool logs_set;      /* --output-logs given: it wins over each task's outputLogs */
 	int verbose;
 	const char *report; /* text, json, sarif, github */
 	struct strvec args; /* after "--" */
@@ -101,7 +102,8 @@ static const char RUN_USAGE[] =
     "                         outputs are taken as they are on disk; not saved to the cache)\n"
     "      --dry-run[=json]   print what would run and hit, with keys; run nothing\n"
     "      --summarize[=FILE] write the run summary JSON (default .vx/runs/<id>.json)\n"
-    "      --output-logs MODE full|errors-only|hash-only|none\n"
+    "      --output-logs MODE full|new-only|errors-only|hash-only|none (over each\n"
+    "                         task's outputLogs)\n"
     "      --report MODE      text|json|sarif|github: failures, violations and fixes\n"
     "                         (json, sarif: one document on stdout; the run's lines go to stderr)\n"
     "  -v, --verbose          say more\n"
@@ -221,18 +223,12 @@ static int parse_opts(int argc, char **argv, bool graph, struct run_opts *o)
 					     optarg);
 			break;
 		case OPT_OUTPUT_LOGS:
-			if (!strcmp(optarg, "full"))
-				o->logs = LOGS_FULL;
-			else if (!strcmp(optarg, "errors-only"))
-				o->logs = LOGS_ERRORS_ONLY;
-			else if (!strcmp(optarg, "hash-only"))
-				o->logs = LOGS_HASH_ONLY;
-			else if (!strcmp(optarg, "none"))
-				o->logs = LOGS_NONE;
-			else
-				return error("--output-logs takes full, errors-only, hash-only or "
-					     "none, not \"%s\"",
+			if (output_logs_parse(optarg) < 0)
+				return error("--output-logs takes full, new-only, errors-only, hash-only "
+					     "or none, not \"%s\"",
 					     optarg);
+			o->logs = (enum output_logs)output_logs_parse(optarg);
+			o->logs_set = true;
 			break;
 		case OPT_SUMMARIZE:
 			o->summarize = true;
@@ -770,6 +766,10 @@ static void plan_jobs(struct plan *p, bool only)
 		j->cwd = p->ws->projects.v[t->project]->dir;
 		j->timeout_ms = t->cfg->timeout_ms;
 		j->persistent = t->cfg->persistent;
+		if (t->cfg->output_logs.s && output_logs_parse(t->cfg->output_logs.s) >= 0) {
+			j->logs_own = true;
+			j->logs = (enum output_logs)output_logs_parse(t->cfg->output_logs.s);
+		}
 		j->data = t;
 		p->deps[i] = xmalloc((t->deps.n + 1) * sizeof **p->deps);
 		for (size_t k = 0; k < t->deps.n; k++)
@@ -942,6 +942,9 @@ static int run_once(const struct run_opts *o, struct plan *p, long long t0,
 	struct rundir rd;
 	if (rundir_open(&rd, NULL))
 		die_errno("cannot make the run's directory in $TMPDIR");
+	if (o->logs_set) /* the command line's word is the last */
+		for (size_t i = 0; i < p->g.nodes.n; i++)
+			p->jobs[i].logs_own = false;
 	struct scheduler_opts so = {
 	    .concurrency = o->concurrency,
 	    .keep_going = o->keep_going,
@@ -1381,7 +1384,7 @@ void run_session_server_argv(const struct run_session *s, const char *id, struct
 	strvec_push(out, id);
 	strvec_push(out, "--only");
 	strvec_pushf(out, "--served-by=%d", (int)getpid());
-	static const char *const logs[] = {"full", "errors-only", "hash-only", "none"};
+	static const char *const logs[] = {"full", "errors-only", "hash-only", "none", "new-only"};
 	strvec_pushf(out, "--output-logs=%s", logs[s->o.logs]);
 	for (int v = 0; v < s->o.verbose; v++)
 		strvec_push(out, "-v");

@@ -21,7 +21,10 @@ enum job_state {
 	JOB_NOOP,      /* nothing to run (argv == NULL); counts as success */
 };
 
-enum output_logs { LOGS_FULL, LOGS_ERRORS_ONLY, LOGS_HASH_ONLY, LOGS_NONE };
+enum output_logs { LOGS_FULL, LOGS_ERRORS_ONLY, LOGS_HASH_ONLY, LOGS_NONE, LOGS_NEW_ONLY };
+/* "full", "errors-only", "hash-only", "none", "new-only" (Turborepo's
+ * words): the mode, or -1. */
+int output_logs_parse(const char *s);
 
 struct job {
 	/* Set by the caller before scheduler_run(). */
@@ -35,6 +38,8 @@ struct job {
 	const char *cwd;     /* absolute */
 	long long timeout_ms; /* whole task; 0: none */
 	bool persistent;     /* a server: never finishes on its own terms */
+	bool logs_own;       /* logs below is the task's own (outputLogs), not the run's */
+	enum output_logs logs;
 	size_t *deps;        /* indices into the jobs array this job waits for */
 	/* A sandboxed job (set by the before hook, read at spawn): extra file
 	 * actions (the descriptors bwrap must inherit) and a signal relay. With

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "orchestrator/config.h"
+#include "orchestrator/scheduler.h"
 #include "util/glob.h"
 
 /* "^build", "build" and "proj#build" are dependencies; "^", "#x", "a#",
@@ -45,6 +46,11 @@ static bool leaves_project(const char *pat)
 	return out;
 }
 
+static bool bad_output_logs(const char *m)
+{
+	return output_logs_parse(m) < 0;
+}
+
 static bool bad_restart(const char *r)
 {
 	return strcmp(r, "on-input-change") && strcmp(r, "never");
@@ -71,6 +77,8 @@ const struct schema_row schema_task[] = {
     {"persistent", SCHEMA_BOOL, TASK(persistent), 0, TF_PERSISTENT, NULL, NULL, NULL},
     {"restart", SCHEMA_STR, TASK(restart), 0, TF_RESTART, NULL, bad_restart,
      "restart is \"%s\": write on-input-change or never"},
+    {"outputLogs", SCHEMA_STR, TASK(output_logs), 0, TF_OUTPUT_LOGS, NULL, bad_output_logs,
+     "outputLogs is \"%s\": write full, new-only, errors-only, hash-only or none"},
     {"timeout", SCHEMA_DURATION, TASK(timeout_ms), SCHEMA_EXPAND, TF_TIMEOUT, NULL, NULL, NULL},
     {"env", SCHEMA_MAP, 0, 0, 0, NULL, NULL, NULL},
     {"env.define", SCHEMA_ENV, TASK(env_define), SCHEMA_EXPAND, TF_ENV_DEFINE, NULL, NULL, NULL},

@@ -5,6 +5,7 @@
  * rest is read by libyaml, of which JSON is a subset: every node keeps its
  * place, so each warning and error points at FILE:LINE:COL. */
 #include "orchestrator/turbo.h"
+#include "orchestrator/scheduler.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -140,7 +141,7 @@ static void env_names(const lstr_vec *pats, lstr_vec *out)
 	strvec_clear(&names);
 }
 
-static const char *const IGNORED_TASK_KEYS[] = {"outputLogs", "description", NULL};
+static const char *const IGNORED_TASK_KEYS[] = {"description", NULL};
 
 static bool in(const char *const *list, const char *s)
 {
@@ -183,6 +184,17 @@ static struct task_cfg *read_task(struct turbo *t, const yaml_node_t *key, const
 		if (!strcmp(name, "dependsOn")) {
 			rc = get_list(t, val, name, &tc->depends_on);
 			tc->set |= TF_DEPENDS_ON;
+		} else if (!strcmp(name, "outputLogs")) {
+			const char *m = string(val);
+			if (!m || output_logs_parse(m) < 0) {
+				struct loc vl = at(t, val);
+				config_error(&vl, "turbo.json \"outputLogs\" is \"full\", \"new-only\", "
+						  "\"errors-only\", \"hash-only\" or \"none\"");
+				goto fail;
+			}
+			free(tc->output_logs.s);
+			tc->output_logs = (struct lstr){xstrdup(m), at(t, val)};
+			tc->set |= TF_OUTPUT_LOGS;
 		} else if (!strcmp(name, "with")) {
 			rc = get_list(t, val, name, &tc->with);
 			tc->set |= TF_WITH;

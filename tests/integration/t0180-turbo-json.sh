@@ -107,6 +107,26 @@ test_expect_success 'with: a task'"'"'s siblings run alongside it, with no edge;
 	test_grep "turbo.json:3:32: with \"p0#nothing\": project \"p0\" has no task \"nothing\"" "$ERR"
 '
 
+test_expect_success 'outputLogs per task: new-only replays no hit, errors-only hides a success; --output-logs wins' '
+	setup &&
+	sed -i "s|\"outputs\": \[\"dist/\*\*\"\],|\"outputs\": [\"dist/**\"], \"outputLogs\": \"new-only\",|" turbo.json &&
+	run_vx 0 run build &&
+	test_grep "p0#build: built-p0" "$OUT" &&
+	run_vx 0 run build &&
+	test_grep "p0#build: cache hit$" "$OUT" &&
+	test_grep ! "p0#build: built-p0" "$OUT" &&
+	run_vx 0 run build --output-logs=full &&
+	test_grep "p0#build: cache hit, replaying output" "$OUT" &&
+	test_grep "p0#build: built-p0" "$OUT" &&
+	sed -i "s|\"new-only\"|\"errors-only\"|" turbo.json &&
+	run_vx 0 run build --force &&
+	test_grep ! "p0#build: built-p0" "$OUT" &&
+	test_grep "p0#build: done in" "$OUT" &&
+	sed -i "s|\"errors-only\"|\"some\"|" turbo.json &&
+	run_vx 2 run build &&
+	test_grep "turbo.json:[0-9]*:[0-9]*: turbo.json \"outputLogs\" is \"full\"" "$ERR"
+'
+
 test_expect_success 'a package turbo.json extends the root'"'"'s: its outputs replace the root'"'"'s for that package' '
 	setup &&
 	printf "{\"extends\": [\"//\"], \"tasks\": {\"build\": {\"outputs\": [\"lib/**\"]}}}\n" >packages/p1/turbo.json &&
