@@ -192,6 +192,14 @@ int inputs_collect(struct inputs *in, const struct task_node *t, struct strvec *
 		rc = walk_globs(p->dir, p->rel, &pats, SKIP_EXPLICIT, &c);
 	} else {
 		rc = default_files(in, t, &outputs, out);
+		/* The root's default inputs also hold every project's
+		 * package.json, as Turborepo's (the oracle, t0181): they say
+		 * what the workspace is, which a root task works over. */
+		for (size_t i = 0; !rc && p->is_root && i < in->ws->projects.n; i++) {
+			const struct project *q = in->ws->projects.v[i];
+			if (!q->is_root && q->pkg_path)
+				strvec_pushf(out, "%s/package.json", q->rel);
+		}
 	}
 	strvec_clear(&pats);
 	if (!rc) {

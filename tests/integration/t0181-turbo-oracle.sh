@@ -65,7 +65,11 @@ for (const t of turbo.tasks) {
 		dependencies: sorted(t.dependencies),
 		inputs: sorted(Object.keys(t.inputs)),
 		outputs: sorted(t.resolvedTaskDefinition.outputs),
-		env: sorted(t.resolvedTaskDefinition.env),
+		/* the names in the key: those written, and what a wildcard matched
+		 * ("configured" holds the variables set, as NAME=hash) */
+		env: sorted([...new Set([
+			...(t.resolvedTaskDefinition.env || []).filter((e) => !/[*!]/.test(e)),
+			...(t.environmentVariables.configured || []).map((e) => e.split("=")[0])])]),
 		cache: t.resolvedTaskDefinition.cache,
 		persistent: t.resolvedTaskDefinition.persistent,
 	};
@@ -73,7 +77,7 @@ for (const t of turbo.tasks) {
 for (const t of vx.tasks) {
 	if (t.command === null) continue;
 	const prefix = t.project === "." ? "" : t.project + "/";
-	V[t.id] = {
+	V[t.project === "." ? "//#" + t.task : t.id] = {
 		dependencies: sorted(t.dependencies),
 		inputs: sorted(t.inputFiles.filter((f) => f.startsWith(prefix)).map((f) => f.slice(prefix.length))),
 		outputs: sorted(t.outputs),
@@ -195,5 +199,50 @@ test_expect_success 'envMode: the task sees the same variables under turbo and v
 	done &&
 	grep -q "^FOO$" vx.env
 '
+
+# The same workspace for each package manager Turborepo reads, with what
+# real repositories have: a pnpm "!" exclusion, a root task, env wildcards,
+# globalDependencies.
+manager_setup() {
+	lock_setup >/dev/null &&
+	git rm -q --cached pnpm-lock.yaml pnpm-workspace.yaml && rm -f pnpm-lock.yaml pnpm-workspace.yaml &&
+	mkdir -p packages/scratch &&
+	printf '{"name": "scratch", "version": "0.0.0", "scripts": {"build": "echo scratch"}}\n' >packages/scratch/package.json &&
+	node -e 'const f = "package.json", j = JSON.parse(require("fs").readFileSync(f));
+		j.packageManager = process.argv[1]; j.scripts = {format: "echo format"};
+		if (process.argv[2] !== "pnpm") j.workspaces = ["apps/*", "packages/ui"];
+		require("fs").writeFileSync(f, JSON.stringify(j, null, 2))' "$1" "$2" &&
+	cat >turbo.json <<-\EOF &&
+	{
+	  "globalDependencies": ["tsconfig.json"],
+	  "tasks": {
+	    "build": {"dependsOn": ["^build"], "outputs": ["dist/**"], "env": ["API_*", "!API_SECRET"]},
+	    "//#format": {"cache": false}
+	  }
+	}
+	EOF
+	echo "{}" >tsconfig.json &&
+	case $2 in
+	pnpm) printf 'packages:\n  - "apps/*"\n  - "packages/*"\n  - "!packages/scratch"\n' >pnpm-workspace.yaml &&
+		cp "$VX_SOURCE_DIR/tests/unit/fixtures/lockfiles/pnpm9/pnpm-lock.yaml" . ;;
+	yarn) cp "$VX_SOURCE_DIR/tests/unit/fixtures/lockfiles/yarn1/yarn.lock" . ;;
+	npm) cp "$VX_SOURCE_DIR/tests/unit/fixtures/lockfiles/npm/package-lock.json" . ;;
+	esac &&
+	git add -A && git commit -qm managers
+}
+
+for pm in pnpm@9.15.9:pnpm yarn@1.22.22:yarn npm@10.9.0:npm; do
+	test_expect_success "the oracle on a ${pm#*:} workspace: a root task, an exclusion, env wildcards, globalDependencies" '
+		manager_setup '"${pm%%:*} ${pm#*:}"' &&
+		export API_URL=u API_KEY=k API_SECRET=s &&
+		"$turbo" run build format --dry=json >turbo.json.out 2>turbo.err &&
+		run_vx 0 run build format --dry-run=json &&
+		cp "$OUT" vx.json.out &&
+		node "$TEST_TMP/compare.js" turbo.json.out vx.json.out &&
+		node -e "const j = JSON.parse(require(\"fs\").readFileSync(\"vx.json.out\"));
+			if (j.tasks.some((t) => t.id.startsWith(\"scratch\"))) process.exit(1);
+			if (!j.tasks.some((t) => t.project === \".\" && t.task === \"format\")) process.exit(1);"
+	'
+done
 
 test_done

@@ -67,7 +67,7 @@ static void test_fields(void)
 	const char *err = capture_end();
 	CHECK_INT(rc, 1);
 	CHECK(strstr(err, "/r/turbo.json:6:3: \"ui\" is not read by vx (ignored)") != NULL);
-	CHECK(strstr(err, "/r/turbo.json:14:7: \"outputLogs\" is not read by vx (ignored)") != NULL);
+	CHECK(strstr(err, "outputLogs") == NULL); /* read: the task's own */
 	CHECK(strstr(err, "/r/turbo.json:15:7: unknown task key \"fancy\" (ignored)") != NULL);
 	CHECK(strstr(err, "/r/turbo.json:21:3: unknown key \"mystery\" (ignored)") != NULL);
 	CHECK(strstr(err, "$schema") == NULL);
@@ -89,6 +89,7 @@ static void test_fields(void)
 		CHECK(!has(&b->input_env, "NEXT_PUBLIC_SECRET"));
 		CHECK(has(&b->env_pass, "AWS_*"));
 		CHECK(b->cache);
+		CHECK_STR(b->output_logs.s, "new-only");
 		CHECK_INT(b->depends_on.v[0].loc.line, 9);
 		CHECK_STR(b->depends_on.v[0].loc.file, "/r/turbo.json");
 	}
