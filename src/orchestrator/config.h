@@ -69,6 +69,7 @@ enum task_field {
 	TF_RESTART = 1u << 13,
 	TF_WITH = 1u << 14,
 	TF_OUTPUT_LOGS = 1u << 15,
+	TF_TOOLCHAIN = 1u << 16,
 };
 
 struct task_cfg {
@@ -81,6 +82,8 @@ struct task_cfg {
 	lstr_vec with;        /* "task", "proj#task": run alongside (turbo.json's with):
 			       * in the graph when this task is, with no edge */
 	lstr_vec input_files, input_ws_files, input_env;
+	lstr_vec toolchain;   /* inputs.toolchain: programs keyed by content (names on the
+			       * task's PATH, or paths); not written: the command's first */
 	lstr_vec outputs;     /* "!" prefixed entries take matches back */
 	bool cache;
 	bool persistent;

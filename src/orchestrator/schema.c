@@ -71,6 +71,8 @@ const struct schema_row schema_task[] = {
     {"inputs.workspaceFiles", SCHEMA_LIST, TASK(input_ws_files), SCHEMA_EXPAND, TF_INPUT_WS_FILES,
      NULL, NULL, NULL},
     {"inputs.env", SCHEMA_LIST, TASK(input_env), 0, TF_INPUT_ENV, NULL, NULL, NULL},
+    {"inputs.toolchain", SCHEMA_LIST, TASK(toolchain), SCHEMA_EXPAND, TF_TOOLCHAIN, NULL, NULL,
+     NULL},
     {"outputs", SCHEMA_LIST, TASK(outputs), SCHEMA_EXPAND, TF_OUTPUTS, NULL, leaves_project,
      "output \"%s\" leaves the project; a task's outputs lie in its own directory"},
     {"cache", SCHEMA_BOOL, TASK(cache), 0, TF_CACHE, NULL, NULL, NULL},

@@ -26,6 +26,8 @@
 #include "cache/transfer.h"
 #include "orchestrator/output.h"
 #include "orchestrator/schema.h"
+#include "orchestrator/taskenv.h"
+#include "orchestrator/toolchain.h"
 #include "util/glob.h"
 #include "util/loop.h"
 #include "util/path.h"
@@ -118,6 +120,7 @@ int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struc
 	tc->status = xcalloc(n, sizeof *tc->status);
 	tc->saving = xcalloc(n ? n : 1, sizeof *tc->saving);
 	tc->facts = xcalloc(n, sizeof *tc->facts);
+	tc->tools = xcalloc(n, sizeof *tc->tools);
 	tc->from_remote = xcalloc(n, sizeof *tc->from_remote);
 	tc->prefetch_of = xcalloc(n, sizeof *tc->prefetch_of);
 	if (o->remote != REMOTE_OFF && (o->read || o->write))
@@ -212,6 +215,16 @@ static void fold_key(struct taskcache *tc, size_t i, const char *command, const 
 		free(fact);
 	}
 	free(defs);
+	/* the programs it runs, by content (toolchain.h) */
+	const struct task_inputs *tools = &tc->tools[i];
+	key_add_int(&k, "tools", (int64_t)tools->paths.n);
+	for (size_t f = 0; f < tools->paths.n; f++) {
+		key_add_str(&k, "tool", tools->paths.v[f]);
+		key_add_str(&k, "hash", tools->hashes[f][0] ? tools->hashes[f] : NULL);
+		char *fact = xasprintf("//toolchain%s", tools->paths.v[f]);
+		push_fact(facts, fact, tools->hashes[f]);
+		free(fact);
+	}
 	if (tc->ext.path) {
 		/* the project's external dependencies, and (not in the key: for
 		 * -v to find the closure it was) the lockfile they came from */
@@ -356,10 +369,99 @@ static void platform_name(char *buf, size_t n)
 		snprintf(buf, n, "%s/%s", u.sysname, u.machine);
 }
 
+/* The programs node i runs: inputs.toolchain, else its command's first
+ * word (the script's, for a package.json script), each with the
+ * interpreter its "#!" names. */
+static void node_tools(struct taskcache *tc, size_t i, struct strmap *memo, struct strvec *memo_vals)
+{
+	const struct task_node *t = tc->g->nodes.v[i];
+	const struct project *p = tc->ws->projects.v[t->project];
+	struct strvec names = STRVEC_INIT;
+	if (t->cfg->set & TF_TOOLCHAIN) {
+		lstr_vec_strings(&t->cfg->toolchain, &names);
+	} else if (t->command) {
+		const char *script = t->from_script ? project_script(p, t->task) : NULL;
+		struct strbuf w = STRBUF_INIT;
+		toolchain_first_word(script ? script : t->command, &w);
+		if (w.len)
+			strvec_push(&names, w.buf);
+		strbuf_release(&w);
+	}
+	char *path = names.n ? task_env_path(tc->ws, t) : NULL;
+	for (size_t k = 0; k < names.n; k++) {
+		/* one lookup per (PATH, name, and the directory for a relative path) */
+		char *mk = xasprintf("%s\n%s\n%s", path, names.v[k],
+				     strchr(names.v[k], '/') ? p->dir : "");
+		size_t at;
+		if (!strmap_get(memo, mk, &at)) {
+			struct strvec found = STRVEC_INIT;
+			toolchain_resolve(names.v[k], path, p->dir, &found);
+			struct strbuf joined = STRBUF_INIT;
+			for (size_t f = 0; f < found.n; f++)
+				strbuf_addf(&joined, "%s\n", found.v[f]);
+			strvec_clear(&found);
+			at = memo_vals->n;
+			strvec_push_nodup(memo_vals, strbuf_detach(&joined, NULL));
+			strvec_push_nodup(memo_vals, mk); /* the key, kept alive for the map */
+			strmap_put(memo, memo_vals->v[at + 1], at);
+		} else {
+			free(mk);
+		}
+		for (const char *s = memo_vals->v[at]; *s;) {
+			size_t n = strcspn(s, "\n");
+			char *one = xstrndup(s, n);
+			if (strvec_find(&tc->tools[i].paths, one) < 0)
+				strvec_push_nodup(&tc->tools[i].paths, one);
+			else
+				free(one);
+			s += n + (s[n] == '\n');
+		}
+	}
+	free(path);
+	strvec_clear(&names);
+}
+
+/* Resolves and hashes the programs of the nodes which marks (every node
+ * when NULL), in one batch through the stat cache. */
+static void collect_tools(struct taskcache *tc, const bool *which)
+{
+	struct strmap memo = STRMAP_INIT;
+	struct strvec memo_vals = STRVEC_INIT, all = STRVEC_INIT;
+	for (size_t i = 0; i < tc->g->nodes.n; i++) {
+		if (which && !which[i])
+			continue;
+		strvec_clear(&tc->tools[i].paths);
+		free(tc->tools[i].hashes);
+		tc->tools[i].hashes = NULL;
+		node_tools(tc, i, &memo, &memo_vals);
+		strvec_extend(&all, &tc->tools[i].paths);
+	}
+	strvec_sort_unique(&all);
+	char (*hashes)[KEY_HEX_SIZE] = xcalloc(all.n + 1, sizeof *hashes);
+	int *errs = xcalloc(all.n + 1, sizeof *errs);
+	taskcache_hash(tc, (const char *const *)all.v, all.n, hashes, errs);
+	for (size_t i = 0; i < tc->g->nodes.n; i++) {
+		if (which && !which[i])
+			continue;
+		struct task_inputs *ti = &tc->tools[i];
+		ti->hashes = xcalloc(ti->paths.n + 1, sizeof *ti->hashes);
+		for (size_t f = 0; f < ti->paths.n; f++) {
+			long at = strvec_find(&all, ti->paths.v[f]);
+			memcpy(ti->hashes[f], hashes[at], KEY_HEX_SIZE);
+		}
+	}
+	free(hashes);
+	free(errs);
+	strvec_clear(&all);
+	strvec_clear(&memo_vals);
+	strmap_clear(&memo);
+}
+
 int taskcache_keys(struct taskcache *tc)
 {
 	long long t0 = loop_now();
 	externals_load(&tc->ext, tc->ws, tc->dir, tc->write && tc->store_open && !tc->dry_run);
+	collect_tools(tc, NULL);
 	int rc = collect_inputs(tc, NULL);
 	char platform[160];
 	platform_name(platform, sizeof platform);
@@ -380,6 +482,7 @@ int taskcache_rekey(struct taskcache *tc, const bool *touched, bool *changed)
 		free(tc->inputs[i].hashes);
 		tc->inputs[i].hashes = NULL;
 	}
+	collect_tools(tc, touched);
 	int rc = collect_inputs(tc, touched);
 	char platform[160];
 	platform_name(platform, sizeof platform);
@@ -422,6 +525,7 @@ static void add_fact_name(struct strbuf *out, const char *name)
 		{"//env/", "env "},   {"//define/", "env.define "}, {"//dep/", "dependency "},
 		{"//command", "the command"}, {"//platform", "the platform"}, {"//sandbox", "the sandbox block"},
 		{"//outputs", "the outputs"}, {"//externals", "the external dependencies (lockfile)"},
+		{"//toolchain", "toolchain "},
 	};
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
 		size_t n = strlen(names[i].prefix);
@@ -848,6 +952,11 @@ void taskcache_close(struct taskcache *tc)
 		strvec_clear(&tc->saving[i]);
 	free(tc->saving);
 	free(tc->facts);
+	for (size_t i = 0; tc->tools && i < tc->g->nodes.n; i++) {
+		strvec_clear(&tc->tools[i].paths);
+		free(tc->tools[i].hashes);
+	}
+	free(tc->tools);
 	externals_release(&tc->ext);
 	free(tc->inputs);
 	free(tc->keys);

@@ -63,6 +63,8 @@ struct taskcache {
 	size_t *prefetch_of;    /* per node: 1 + its index in the prefetch, 0: not in it */
 	struct strvec *saving;  /* per node: the outputs a save in flight archives */
 	struct externals ext;   /* each project's external dependencies (the lockfile) */
+	struct task_inputs *tools; /* per node: the programs it runs (toolchain.h),
+				    * canonical paths and content hashes */
 };
 
 enum remote_mode { REMOTE_DEFAULT, REMOTE_OFF, REMOTE_ONLY };

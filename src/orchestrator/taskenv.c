@@ -22,6 +22,15 @@ static char *project_path(const struct workspace *ws, const struct project *p,
 	return xasprintf("%s/node_modules/.bin:%s/node_modules/.bin:%s", p->dir, ws->root, rest);
 }
 
+char *task_env_path(const struct workspace *ws, const struct task_node *t)
+{
+	const struct project *p = ws->projects.v[t->project];
+	const char *host = getenv("PATH");
+	if (p->pkg_path)
+		return project_path(ws, p, host);
+	return xstrdup(host ? host : "/usr/local/bin:/usr/bin:/bin");
+}
+
 void task_env_delta(const struct workspace *ws, const struct task_node *t, struct strvec *delta)
 {
 	const struct project *p = ws->projects.v[t->project];

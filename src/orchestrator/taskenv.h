@@ -22,5 +22,8 @@ void task_env_delta(const struct workspace *ws, const struct task_node *t, struc
  * TURBO_TOKEN, ..._SIGNATURE_KEY), then env.define, then task_env_delta,
  * later entries replacing earlier ones. */
 void task_env(const struct workspace *ws, const struct task_node *t, struct strvec *env);
+/* The PATH task t's command sees (task_env_delta's, else vx's own); caller
+ * frees. */
+char *task_env_path(const struct workspace *ws, const struct task_node *t);
 
 #endif

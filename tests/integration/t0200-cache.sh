@@ -253,4 +253,48 @@ test_expect_success 'a task'"'"'s outputs are never its inputs, whatever the glo
 	test "$(runs web)" = 1
 '
 
+# A stand-in toolchain on PATH: "tool" a script run by "fakenode" through
+# "#!/usr/bin/env fakenode", as tsc is run by node.
+toolchain_setup() {
+	mkdir -p "$TEST_TMP/bin" &&
+	printf '#!/bin/sh\nshift 0; exec sh "$@"\n# v1\n' >"$TEST_TMP/bin/fakenode" &&
+	printf '#!/usr/bin/env fakenode\necho tool ran\n# v1\n' >"$TEST_TMP/bin/tool" &&
+	chmod +x "$TEST_TMP/bin/fakenode" "$TEST_TMP/bin/tool" &&
+	ws_root <<-'EOF' &&
+	tasks:
+	  build:
+	    command: 'FLAG=1 tool --fast'
+	  check:
+	    command: 'echo checked'
+	    inputs:
+	      toolchain: [fakenode]
+	EOF
+	ws_project lib lib <<-'EOF'
+	  other:
+	    command: 'cd . && echo builtin first'
+	EOF
+	write_file lib/src/a.txt <<<"lib a"
+}
+
+test_expect_success 'the toolchain is keyed: a changed program or its #! interpreter misses, -v names it' '
+	toolchain_setup &&
+	export PATH="$TEST_TMP/bin:$PATH" &&
+	run_vx 0 run build check &&
+	test_grep "lib#build: tool ran" "$OUT" &&
+	run_vx 0 run build check &&
+	test_grep "Tasks: 0 succeeded, 2 cached" "$OUT" &&
+	sed -i "s/# v1/# v2/" "$TEST_TMP/bin/fakenode" &&
+	run_vx 0 run build check -v &&
+	test_grep "Tasks: 2 succeeded" "$OUT" &&
+	test_grep "lib#build: cache miss since [0-9a-f]*: toolchain $TEST_TMP/bin/fakenode changed" "$ERR" &&
+	sed -i "s/# v1/# v2/" "$TEST_TMP/bin/tool" &&
+	run_vx 0 run build check -v &&
+	test_grep "Tasks: 1 succeeded, 1 cached" "$OUT" &&
+	test_grep "lib#build: cache miss since [0-9a-f]*: toolchain $TEST_TMP/bin/tool changed" "$ERR" &&
+	run_vx 0 run build --dry-run=json &&
+	run_vx 0 run other &&
+	run_vx 0 run other &&
+	test_grep "Tasks: 0 succeeded, 1 cached" "$OUT"
+'
+
 test_done
