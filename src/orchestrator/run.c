@@ -750,6 +750,12 @@ static void plan_free(struct plan *p)
 	memset(p, 0, sizeof *p);
 }
 
+/* sandbox_jobs' view of the key: node's keyed files. */
+static const struct strvec *keyed_of(const void *ctx, size_t node)
+{
+	return taskcache_keyed_files(ctx, node);
+}
+
 /* One job per node: its command under /bin/sh -c, its place and its edges.
  * only: a node not named on the command line runs nothing. */
 static void plan_jobs(struct plan *p, bool only)
@@ -959,6 +965,10 @@ static int run_once(const struct run_opts *o, struct plan *p, long long t0,
 	struct loop *loop = wh && wh->loop ? wh->loop : loop_new();
 	so.loop = loop;
 	sandbox_jobs_start(&p->sj, &rd, loop);
+	p->sj.keyed_of = keyed_of;
+	p->sj.keyed_ctx = &p->tc;
+	p->sj.externals_keyed = p->tc.ext.path != NULL;
+	p->sj.run_started = (long long)time(NULL);
 	taskcache_start(&p->tc, loop);
 	struct run_hooks rh = {
 	    .tc = &p->tc, .sj = &p->sj, .ws = p->ws, .envs = p->envs, .only = o->only, .wh = wh};

@@ -864,11 +864,47 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	lstr_vec_strings(&t->cfg->input_files, &inputs);
 	struct strvec roots = STRVEC_INIT, unwritten = STRVEC_INIT, aw = STRVEC_INIT;
 	lstr_vec_strings(&sb->allow_write, &aw);
+	/* what the key holds through the dependencies (their keys fold into
+	 * this one's): their keyed files and their outputs */
+	struct strvec dep_keyed = STRVEC_INIT, dep_outs = STRVEC_INIT, dep_cfg = STRVEC_INIT;
+	VEC(struct judge_dep) deps = {0};
+	if (sjob->keyed) {
+		bool *seen = xcalloc(sj->g->nodes.n + 1, 1);
+		mark_deps(sj->g, i, seen);
+		for (size_t d = 0; d < sj->g->nodes.n; d++) {
+			if (!seen[d])
+				continue;
+			const struct task_node *dt = sj->g->nodes.v[d];
+			const struct project *dp = sj->ws->projects.v[dt->project];
+			const struct strvec *k = sj->keyed_of ? sj->keyed_of(sj->keyed_ctx, d) : NULL;
+			if (k)
+				strvec_extend(&dep_keyed, k);
+			const struct strvec *outs = dep_outputs(sj, d);
+			for (size_t o = 0; outs && o < outs->n; o++)
+				strvec_push_nodup(&dep_outs, path_join(dp->dir, outs->v[o]));
+			strvec_push_nodup(&dep_cfg, project_yaml(sj, dt));
+			struct judge_dep jd = {dp->dir, NULL, dt->task, dt->id};
+			vec_push(&deps, jd);
+		}
+		for (size_t d = 0; d < deps.n; d++)
+			deps.v[d].config = dep_cfg.v[d];
+		free(seen);
+		strvec_sort_unique(&dep_keyed);
+		strvec_sort_unique(&dep_outs);
+	}
 	struct judge_input in = {
 	    .workspace_root = sj->ws->root,
 	    .home = getenv("HOME"),
 	    .tmpdir = "/tmp",
 	    .wrapped = true,
+	    .dep_keyed = (const char *const *)dep_keyed.v,
+	    .n_dep_keyed = dep_keyed.n,
+	    .dep_outputs = (const char *const *)dep_outs.v,
+	    .n_dep_outputs = dep_outs.n,
+	    .deps = deps.v,
+	    .n_deps = deps.n,
+	    .externals_keyed = sj->externals_keyed,
+	    .run_started = sj->run_started,
 	    .ignore_read = (const char *const *)ir.v,
 	    .n_ignore_read = ir.n,
 	    .ignore_network = (const char *const *)inet.v,
@@ -939,6 +975,10 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	strvec_clear(&roots);
 	strvec_clear(&unwritten);
 	strvec_clear(&aw);
+	strvec_clear(&dep_keyed);
+	strvec_clear(&dep_outs);
+	strvec_clear(&dep_cfg);
+	vec_free(&deps);
 	return rc;
 }
 

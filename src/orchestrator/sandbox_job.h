@@ -35,6 +35,14 @@ struct sandbox_jobs {
 	struct rundir stage;         /* the run's stage directory under WS/.vx/stage (on the
 				      * workspace's file system); path NULL: no staging */
 	struct sandbox_job *jobs;     /* per node */
+	/* The key beyond a task (issue 18), set by the run: each node's keyed
+	 * files (workspace-relative, sorted; NULL when it is not cached), for
+	 * its dependents' reads; whether the lockfile keys node_modules; the
+	 * run's start (wall-clock seconds). */
+	const struct strvec *(*keyed_of)(const void *ctx, size_t node);
+	const void *keyed_ctx;
+	bool externals_keyed;
+	long long run_started;
 };
 
 /* One wrapped task: set by sandbox_jobs_wrap, read by the spawn. */

@@ -243,6 +243,26 @@ static void add_note(struct verdict *v, const char *kind, const char *path, char
 	vec_push(&v->notes, n);
 }
 
+/* The dependency whose project holds path (the deepest), or NULL. */
+static const struct judge_dep *dep_of(const struct judge_input *in, const char *path)
+{
+	const struct judge_dep *best = NULL;
+	for (size_t i = 0; i < in->n_deps; i++)
+		if (under(in->deps[i].dir, path) &&
+		    (!best || strlen(in->deps[i].dir) > strlen(best->dir)))
+			best = &in->deps[i];
+	return best;
+}
+
+/* path is a regular file a dependency wrote in this run (newer than the
+ * run's start): one its outputs should name. */
+static bool dep_written(const struct judge_input *in, const char *path)
+{
+	struct stat st;
+	return in->run_started && dep_of(in, path) && !stat(path, &st) && S_ISREG(st.st_mode) &&
+	       st.st_mtime >= in->run_started;
+}
+
 /* A refusal outside the project: the wall working. The note says what to
  * grant, never a credential store. */
 static void note_outside(const struct judge_input *in, struct verdict *v, const char *path,
@@ -275,6 +295,16 @@ static void note_outside(const struct judge_input *in, struct verdict *v, const 
 		    grant);
 		free(grant);
 		free(dir);
+	} else if (dep_written(in, path)) {
+		/* a dependency's file beside its outputs: the sandbox shows a
+		 * dependency only its outputs, and a replay would not bring it */
+		const struct judge_dep *d = dep_of(in, path);
+		char *rel = path_relative(d->dir, path);
+		text = xasprintf("%s was written by the dependency %s in this run and is not among "
+				 "its outputs, so the sandbox hides it (and a replay of %s would not "
+				 "bring it back): add to %s tasks.%s.outputs: [\"%s\"]",
+				 shown, d->id, d->id, d->config, d->task, rel);
+		free(rel);
 	} else {
 		char *grant = grant_spelling(in, path, is_dir(path));
 		/* A cached task's key must fold what it is granted to read, or a
@@ -694,38 +724,135 @@ static bool has_component(const char *rel, const char *name)
 	return false;
 }
 
-/* A successful read of a regular file of the project that the cached
- * task's key does not hold: a hit would replay a build that read it
- * (the sandbox shows the project, so only the key can answer for it).
- * Outputs (under a write root: the task's own, restored or made) and
- * node_modules (external packages: the lockfile's business) are not
- * judged here. Each path once (seen). */
-static bool unkeyed_read(const struct judge_input *in, const struct access_event *e,
-			 struct strvec *seen)
+static int cmp_str(const void *a, const void *b)
 {
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* What an unkeyed read is, for its fix. */
+enum unkeyed {
+	KEYED = 0,
+	UNKEYED_PROJECT,    /* the task's own file: inputs.files, or workspaceFiles */
+	UNKEYED_WORKSPACE,  /* another file of the workspace: inputs.workspaceFiles */
+	UNKEYED_DEP_OUTPUT, /* a file a dependency wrote in this run: its outputs */
+	UNKEYED_EXTERNAL,   /* node_modules with no lockfile keying it (once) */
+};
+
+/* A successful read of a regular file of the workspace that the cached
+ * task's key does not hold: a hit would replay a build that read it (the
+ * sandbox shows it, so only the key can answer for it). The key holds the
+ * task's own files, and through each dependency's key its files and the
+ * outputs it made; node_modules is the lockfile's (lockfiles.md). Outputs
+ * of the task itself (under a write root, written before they are read)
+ * and .git and the cache (walled) are not judged. Each path once (seen). */
+static enum unkeyed unkeyed_read(const struct judge_input *in, const struct access_event *e,
+				 struct strvec *seen, char **real_out)
+{
+	*real_out = NULL;
 	if (!in->keyed || (e->op != ACCESS_READ && e->op != ACCESS_EXEC) ||
-	    !under(in->project_dir, e->path) || !strcmp(in->project_dir, e->path))
-		return false;
+	    !under(in->workspace_root, e->path) || !strcmp(in->project_dir, e->path))
+		return KEYED;
 	for (size_t i = 0; i < in->n_write_roots; i++)
 		if (path_is_within(in->write_roots[i], e->path))
-			return false;
-	struct stat st;
-	if (lstat(e->path, &st) || !S_ISREG(st.st_mode))
-		return false;
+			return KEYED;
 	char *rel = path_relative(in->workspace_root, e->path);
-	bool judged = !has_component(rel, "node_modules") &&
-		      !in_key(in, rel) &&
-		      !ignored(in, in->ignore_read, in->n_ignore_read, e->path);
-	free(rel);
-	if (!judged)
-		return false;
-	char *key = xasprintf("u%s", e->path);
+	char *path = xstrdup(e->path);
+	struct stat st;
+	enum unkeyed what = KEYED;
+	if (has_component(rel, "node_modules")) {
+		/* a workspace package linked there is judged where it lies */
+		char *real = realpath(e->path, NULL);
+		char *rrel = real && under(in->workspace_root, real)
+				 ? path_relative(in->workspace_root, real)
+				 : NULL;
+		if (rrel && !has_component(rrel, "node_modules")) {
+			free(rel);
+			free(path);
+			rel = rrel;
+			path = real;
+		} else {
+			free(rrel);
+			free(real);
+			/* one violation for the lot (the directory), not one per file */
+			if (!in->externals_keyed && !lstat(e->path, &st) && S_ISREG(st.st_mode) &&
+			    strvec_find(seen, "n") < 0) {
+				strvec_push(seen, "n");
+				what = UNKEYED_EXTERNAL;
+			}
+			goto out;
+		}
+	}
+	if (has_component(rel, ".git") || has_component(rel, ".vx") || lstat(path, &st) ||
+	    !S_ISREG(st.st_mode) || in_key(in, rel) ||
+	    (in->dep_keyed && bsearch(&rel, in->dep_keyed, in->n_dep_keyed, sizeof *in->dep_keyed,
+				      cmp_str)) ||
+	    (in->dep_outputs && bsearch(&path, in->dep_outputs, in->n_dep_outputs,
+					sizeof *in->dep_outputs, cmp_str)) ||
+	    ignored(in, in->ignore_read, in->n_ignore_read, path))
+		goto out;
+	char *key = xasprintf("u%s", path);
 	if (strvec_find(seen, key) >= 0) {
 		free(key);
-		return false;
+		goto out;
 	}
 	strvec_push_nodup(seen, key);
-	return true;
+	if (under(in->project_dir, path))
+		what = UNKEYED_PROJECT;
+	else if (dep_written(in, path))
+		what = UNKEYED_DEP_OUTPUT;
+	else
+		what = UNKEYED_WORKSPACE;
+out:
+	free(rel);
+	if (what && what != UNKEYED_EXTERNAL)
+		*real_out = path;
+	else
+		free(path);
+	return what;
+}
+
+/* An unkeyed read's violation, and its fix: inputs.files for the task's
+ * own file when it lists them, else inputs.workspaceFiles (which add to the
+ * defaults); a note naming the dependency's outputs entry for a file a
+ * dependency wrote; a note naming the lockfile for node_modules. */
+static void unkeyed_verdict(const struct judge_input *in, struct verdict *out,
+			    const struct access_event *e, const char *where, enum unkeyed u)
+{
+	char *path = xstrdup(where);
+	if (u == UNKEYED_EXTERNAL) {
+		/* the node_modules directory the read was under */
+		char *nm = strstr(path, "/node_modules");
+		while (nm && nm[13] && nm[13] != '/')
+			nm = strstr(nm + 1, "/node_modules");
+		if (nm)
+			nm[13] = '\0';
+	}
+	struct violation v = {false, false, path, e->syscall, 0, true, NULL};
+	vec_push(&out->violations, v);
+	if (u == UNKEYED_PROJECT && in->inputs_explicit) {
+		strvec_push_nodup(&out->fix_inputs, path_relative(in->project_dir, where));
+	} else if (u == UNKEYED_PROJECT || u == UNKEYED_WORKSPACE) {
+		strvec_push_nodup(&out->fix_workspace_inputs,
+				  path_relative(in->workspace_root, where));
+	} else if (u == UNKEYED_DEP_OUTPUT) {
+		const struct judge_dep *d = dep_of(in, where);
+		char *rel = path_relative(d->dir, where);
+		add_note(out, "unlisted-output", where,
+			 xasprintf("%s was written by the dependency %s in this run and is not "
+				   "among its outputs, so a replay of it would not bring it back: "
+				   "add to %s tasks.%s.outputs: [\"%s\"]",
+				   rel, d->id, d->config, d->task, rel));
+		free(rel);
+	} else {
+		char *rel = path_relative(in->workspace_root, path);
+		add_note(out, "unkeyed-node-modules", path,
+			 xasprintf("%s holds external packages, and no lockfile keys them: the "
+				   "key cannot see an install change them; commit the package "
+				   "manager's lockfile (package-lock.json, pnpm-lock.yaml, "
+				   "yarn.lock, bun.lock) at the workspace root",
+				   rel));
+		free(rel);
+	}
 }
 
 /* Granting a read the key does not fold would be a stale hit: the fix
@@ -884,16 +1011,11 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 		if (e->unresolved || e->truncated || e->path[0] != '/')
 			continue;
 		if (!e->err) {
-			if (unkeyed_read(in, e, &seen)) {
-				struct violation v = {false, false, xstrdup(e->path), e->syscall, 0,
-						      true, NULL};
-				vec_push(&out->violations, v);
-				if (in->inputs_explicit)
-					strvec_push_nodup(&out->fix_inputs,
-							  path_relative(in->project_dir, e->path));
-				else
-					strvec_push_nodup(&out->fix_workspace_inputs,
-							  path_relative(in->workspace_root, e->path));
+			char *real;
+			enum unkeyed u = unkeyed_read(in, e, &seen, &real);
+			if (u) {
+				unkeyed_verdict(in, out, e, real ? real : e->path, u);
+				free(real);
 				continue;
 			}
 			if (widened_write(in, e, &made, &gone, &seen)) {

@@ -10,6 +10,14 @@
 #include "sandbox/walls.h"
 #include "util/vec.h"
 
+/* A dependency of the judged task: its project and how its config names it. */
+struct judge_dep {
+	const char *dir;    /* the project, absolute */
+	const char *config; /* its config file, workspace-relative ("lib/vx.yaml") */
+	const char *task;   /* "build" */
+	const char *id;     /* "lib#build" */
+};
+
 /* Filled by the orchestrator after the task ran. Paths absolute and
  * canonical (as the sandbox bound them: binds keep host paths). */
 struct judge_input {
@@ -49,6 +57,22 @@ struct judge_input {
 	 * and node_modules are not judged here. */
 	const char *const *keyed;
 	size_t n_keyed;
+	/* Beyond the project (issue 18): what the key holds through its
+	 * dependencies, whose keys it folds: their keyed files
+	 * (workspace-relative, sorted) and the files their outputs matched
+	 * (absolute, sorted); and each one's project and task, to name the
+	 * outputs entry a file it wrote needs. A read elsewhere in the
+	 * workspace that none of these holds is read-unkeyed too. */
+	const char *const *dep_keyed;
+	size_t n_dep_keyed;
+	const char *const *dep_outputs;
+	size_t n_dep_outputs;
+	const struct judge_dep *deps;
+	size_t n_deps;
+	bool externals_keyed;   /* the lockfile keys node_modules (lockfiles.md); when not,
+				 * the first read there is one violation */
+	long long run_started;  /* wall-clock seconds: a dependency's file newer than
+				 * this was written by it in this run */
 	const struct wall *walls;       /* the walls no grant opens (request.h): a refusal
 					 * there gets no fix, and a note saying why */
 	size_t n_walls;

@@ -358,6 +358,7 @@ static void test_unkeyed(void)
 	in.n_keyed = 1;
 	in.write_roots = roots;
 	in.n_write_roots = 1;
+	in.externals_keyed = true; /* a lockfile keys node_modules */
 	const char *log =
 	    "2 openat(AT_FDCWD, \"notes.txt\", O_RDONLY) = 3\n"
 	    "2 openat(AT_FDCWD, \"notes.txt\", O_RDONLY) = 3\n"
@@ -393,6 +394,59 @@ static void test_unkeyed(void)
 	CHECK_INT(v.violations.n, 0);
 	verdict_release(&v);
 	free(dist);
+}
+
+/* Issue 18: beyond the project, the key holds what its dependencies' keys
+ * hold (their files, their outputs); a workspace file neither holds is
+ * read-unkeyed with a workspaceFiles fix; node_modules with no lockfile is
+ * one violation for the lot, however many files are read. */
+static void test_unkeyed_beyond(void)
+{
+	fixture_write(root, "lib/src/l.ts", "l\n");
+	fixture_write(root, "lib/dist/l.js", "l\n");
+	fixture_write(root, "shared/cfg.json", "{}\n");
+	fixture_write(root, "node_modules/a/index.js", "a\n");
+	fixture_write(root, "node_modules/b/index.js", "b\n");
+	char *lib = xasprintf("%s/lib", root), *lib_out = xasprintf("%s/lib/dist/l.js", root);
+	const char *keyed[] = {"app/src/a.txt"};
+	const char *dep_keyed[] = {"lib/src/l.ts"};
+	const char *dep_outs[] = {lib_out};
+	struct judge_dep deps[] = {{lib, "lib/vx.yaml", "build", "lib#build"}};
+	struct judge_input in = input();
+	in.cached = true;
+	in.keyed = keyed;
+	in.n_keyed = 1;
+	in.dep_keyed = dep_keyed;
+	in.n_dep_keyed = 1;
+	in.dep_outputs = dep_outs;
+	in.n_dep_outputs = 1;
+	in.deps = deps;
+	in.n_deps = 1;
+	const char *log =
+	    "2 openat(AT_FDCWD, \"../lib/src/l.ts\", O_RDONLY) = 3\n"
+	    "2 openat(AT_FDCWD, \"../lib/dist/l.js\", O_RDONLY) = 3\n"
+	    "2 openat(AT_FDCWD, \"../shared/cfg.json\", O_RDONLY) = 3\n"
+	    "2 openat(AT_FDCWD, \"../node_modules/a/index.js\", O_RDONLY) = 3\n"
+	    "2 openat(AT_FDCWD, \"../node_modules/b/index.js\", O_RDONLY) = 3\n" EXIT;
+	struct verdict v;
+	judge(log, &in, &v);
+	CHECK_INT(v.violations.n, 2);
+	CHECK(has_violation(&v, false, "/shared/cfg.json"));
+	CHECK(has_violation(&v, false, "/node_modules"));
+	CHECK(v.fix_workspace_inputs.n == 1 && !strcmp(v.fix_workspace_inputs.v[0], "shared/cfg.json"));
+	CHECK(note_of(&v, "unkeyed-node-modules") != NULL);
+	verdict_release(&v);
+	in.externals_keyed = true; /* the lockfile's closure is in the key */
+	judge(log, &in, &v);
+	CHECK_INT(v.violations.n, 1);
+	verdict_release(&v);
+	in.n_dep_keyed = 0; /* lib's source is no longer held by a dependency's key */
+	judge(log, &in, &v);
+	CHECK(has_violation(&v, false, "/lib/src/l.ts"));
+	CHECK(!has_violation(&v, false, "/lib/dist/l.js"));
+	verdict_release(&v);
+	free(lib);
+	free(lib_out);
 }
 
 /* Issue 11: a fix must hold on the next run: a hash directory is cut to
@@ -495,6 +549,7 @@ int main(void)
 	test_shown_absence();
 	test_walled();
 	test_unkeyed();
+	test_unkeyed_beyond();
 	test_stable_fix();
 	test_control_bytes();
 	test_from_request();

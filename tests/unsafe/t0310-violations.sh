@@ -398,4 +398,73 @@ test_expect_success 'the summary records a sandboxed task'"'"'s own command, and
 	test_grep "app#lint: failed (2 sandbox violations)" "$OUT"
 '
 
+# Issue 18: reads the sandbox allows but the key does not hold, outside the
+# project too.
+test_expect_success 'a granted workspace file no input keys fails read-unkeyed; the fix keys it, and an edit then misses' '
+	setup &&
+	mkdir -p shared && echo "v1" >shared/config.json &&
+	ws_project app app <<-EOF &&
+	  build:
+	    command: "mkdir -p dist; cat ../shared/config.json > dist/o"
+	    sandbox: {allow: {read: ["src/", "../shared/config.json"], write: ["dist/"]}}
+	EOF
+	run_vx 1 run app#build &&
+	test_grep "^app#build: violation: read-unkeyed shared/config.json (openat, read, and not in the task.s cache key)$" "$ERR" &&
+	test_grep "fix: add to app/vx.yaml tasks.build.inputs.workspaceFiles: \[\"shared/config.json\"\]" "$ERR" &&
+	sed -i "s|    sandbox:|    inputs: {workspaceFiles: [\"shared/config.json\"]}\n    sandbox:|" app/vx.yaml &&
+	run_vx 0 run app#build &&
+	run_vx 0 run app#build &&
+	test_grep "app#build: cache hit" "$OUT" &&
+	echo "v2" >shared/config.json &&
+	run_vx 0 run app#build &&
+	test_grep "app#build: running" "$OUT" &&
+	test "$(cat app/dist/o)" = v2
+'
+
+test_expect_success 'a dependency'"'"'s file beside its outputs is hidden, and the note names the dependency'"'"'s outputs entry' '
+	setup &&
+	ws_project lib lib <<-EOF &&
+	  build:
+	    command: "mkdir -p dist; echo code > dist/index.js; echo info > build-info.json"
+	EOF
+	ws_project app app lib <<-EOF &&
+	  build:
+	    dependsOn: ["^build"]
+	    command: "mkdir -p dist; cat ../lib/dist/index.js ../lib/build-info.json > dist/o"
+	    sandbox: {allow: {read: ["src/"], write: ["dist/"]}}
+	EOF
+	run_vx 1 run app#build &&
+	test_grep "app#build: note: lib/build-info.json was written by the dependency lib#build in this run and is not among its outputs, so the sandbox hides it (and a replay of lib#build would not bring it back): add to lib/vx.yaml tasks.build.outputs: \[\"build-info.json\"\]" "$ERR" &&
+	test_grep ! "read-unkeyed" "$ERR" &&
+	sed -i "s|    command: \"mkdir -p dist; echo code|    outputs: [\"dist/**\", \"build-info.json\"]\n    command: \"mkdir -p dist; echo code|" lib/vx.yaml &&
+	run_vx 0 run app#build &&
+	run_vx 0 run app#build &&
+	test_grep "app#build: cache hit" "$OUT"
+'
+
+test_expect_success 'node_modules with no lockfile: one violation for the lot; a lockfile keys it' '
+	setup &&
+	mkdir -p node_modules/left-pad node_modules/ms &&
+	echo "module.exports = 1" >node_modules/left-pad/index.js &&
+	echo "module.exports = 2" >node_modules/ms/index.js &&
+	ws_project app app <<-EOF &&
+	  build:
+	    command: "mkdir -p dist; cat ../node_modules/left-pad/index.js ../node_modules/ms/index.js > dist/o"
+	    sandbox: {allow: {read: ["src/", "../node_modules/"], write: ["dist/"]}}
+	EOF
+	run_vx 1 run app#build &&
+	test $(grep -c "violation: read-unkeyed" "$ERR") = 1 &&
+	test_grep "^app#build: violation: read-unkeyed node_modules (openat" "$ERR" &&
+	test_grep "note: node_modules holds external packages, and no lockfile keys them" "$ERR" &&
+	cp "$VX_SOURCE_DIR/tests/unit/fixtures/lockfiles/npm/package-lock.json" . &&
+	run_vx 0 run app#build
+'
+
+test_expect_success 'a file the task wrote in its write grant and read back is no unkeyed read' '
+	setup &&
+	app_task "mkdir -p dist; echo tmp > dist/tmp.txt; cat dist/tmp.txt > dist/o; rm dist/tmp.txt" "\"src/\"" &&
+	run_vx 0 run app#build &&
+	test_grep ! "violation" "$ERR"
+'
+
 test_done

@@ -231,6 +231,7 @@ js_package() {
 	EOF
 	mkdir -p node_modules &&
 	for t in typescript eslint tsup vitest vite jest; do ln -s "$NPM_CACHE/node_modules/$t" node_modules/$t; done &&
+	cp "$NPM_CACHE/package-lock.json" . && # what keys node_modules (lockfiles.md)
 	ln -s "$NPM_CACHE/node_modules/.bin" node_modules/.bin &&
 	write_file lib/package.json <<<'{ "name": "lib", "version": "1.0.0", "type": "module" }' &&
 	write_file lib/src/index.js <<<'export function add(a, b) { return a + b; }' &&
@@ -317,6 +318,7 @@ next_app() {
 	EOF
 	printf "node_modules\n.next\n.vx\n" >.gitignore &&
 	ln -s "$NPM_CACHE/node_modules" node_modules &&
+	cp "$NPM_CACHE/package-lock.json" . &&
 	write_file web/package.json <<<'{ "name": "web", "version": "1.0.0", "private": true, "scripts": { "build": "next build" } }' &&
 	write_file web/pages/index.js <<<'export default function Home() { return <h1>Hello</h1>; }' &&
 	write_file web/vx.yaml <<-EOF &&
