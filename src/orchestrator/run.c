@@ -60,6 +60,7 @@ struct run_opts {
 	long long shard_wait_ms; /* --shard-wait SECONDS, in ms */
 	pid_t served_by;    /* --served-by PID (vx watch's server runs): 0 no */
 	const char *env_mode; /* --env-mode strict|loose; NULL: the config's */
+	const char *explain_key; /* --explain-key PROJECT#TASK: its key's ingredients */
 };
 
 static void run_opts_free(struct run_opts *o)
@@ -87,6 +88,8 @@ static const char RUN_USAGE[] =
     "      --no-cache         neither read nor write the cache\n"
     "      --continue         keep running independent tasks after a failure\n"
     "      --no-remote        neither read nor write the remote cache\n"
+    "      --explain-key PROJECT#TASK  print what that task's key folds, each\n"
+    "                         ingredient with its hash, and run nothing\n"
     "      --env-mode MODE    strict: an unsandboxed task sees only the variables\n"
     "                         its key or a pass-through list names; loose: all\n"
     "                         (default: turbo.json's envMode, strict with a\n"
@@ -133,6 +136,7 @@ enum {
 	OPT_SHARD_TIMINGS,
 	OPT_SHARD_WAIT,
 	OPT_ENV_MODE,
+	OPT_EXPLAIN_KEY,
 	OPT_HELP
 };
 
@@ -154,6 +158,7 @@ static int parse_opts(int argc, char **argv, bool graph, struct run_opts *o)
 	    {"only", no_argument, NULL, OPT_ONLY},
 	    {"no-remote", no_argument, NULL, OPT_NO_REMOTE},
 	    {"env-mode", required_argument, NULL, OPT_ENV_MODE},
+	    {"explain-key", required_argument, NULL, OPT_EXPLAIN_KEY},
 	    {"remote-only", no_argument, NULL, OPT_REMOTE_ONLY},
 	    {"served-by", required_argument, NULL, OPT_SERVED_BY},
 	    {"shard", required_argument, NULL, OPT_SHARD},
@@ -199,6 +204,10 @@ static int parse_opts(int argc, char **argv, bool graph, struct run_opts *o)
 			o->concurrency = (int)n;
 			break;
 		}
+		case OPT_EXPLAIN_KEY:
+			o->explain_key = optarg;
+			o->dry_run = 1; /* nothing runs, nothing is written */
+			break;
 		case OPT_ENV_MODE:
 			if (strcmp(optarg, "strict") && strcmp(optarg, "loose"))
 				return error("--env-mode is strict or loose, not \"%s\"", optarg);
@@ -303,6 +312,8 @@ static int parse_opts(int argc, char **argv, bool graph, struct run_opts *o)
 	}
 	for (int i = optind; i < end; i++)
 		strvec_push(&o->tasks, argv[i]);
+	if (!o->tasks.n && o->explain_key)
+		strvec_push(&o->tasks, o->explain_key);
 	if (!o->tasks.n) {
 		fputs(usage, stderr);
 		return error("name at least one task");
@@ -364,6 +375,44 @@ static void json_list(struct strbuf *sb, const char *name, const char *const *v,
 }
 
 /* owner: --shard's owner per node, with this run's part and the count, or NULL. */
+/* --explain-key: the task's key and each ingredient folded into it, in
+ * the order folded, with its hash (a file's content hash, an env value's,
+ * a dependency's key). Returns 0, or 2 when no task of the run has id. */
+static int print_explain_key(const struct graph *g, const struct taskcache *tc, const char *id)
+{
+	static const struct {
+		const char *prefix, *say;
+	} kinds[] = {
+	    {"//command", "command"},	  {"//platform", "platform"}, {"//env/", "env "},
+	    {"//define/", "env.define "}, {"//sandbox", "sandbox"},   {"//outputs", "outputs"},
+	    {"//dep/", "dependency "},	  {"//toolchain", "toolchain "},
+	    {"//externals", "external dependencies (lockfile closure)"},
+	    {"//lockfile", "lockfile it came from (not in the key)"},
+	};
+	for (size_t i = 0; i < g->nodes.n; i++) {
+		if (strcmp(g->nodes.v[i]->id, id))
+			continue;
+		const struct task_inputs *f = &tc->facts[i];
+		printf("%s: key %s\n", id, tc->keys[i]);
+		for (size_t k = 0; k < f->paths.n; k++) {
+			const char *name = f->paths.v[k];
+			size_t j;
+			for (j = 0; j < sizeof kinds / sizeof *kinds; j++)
+				if (!strncmp(name, kinds[j].prefix, strlen(kinds[j].prefix)))
+					break;
+			struct strbuf what = STRBUF_INIT;
+			if (j < sizeof kinds / sizeof *kinds)
+				strbuf_addf(&what, "%s%s", kinds[j].say, name + strlen(kinds[j].prefix));
+			else
+				strbuf_addf(&what, "file %s", name);
+			printf("  %-60s %s\n", what.buf, f->hashes[k][0] ? f->hashes[k] : "(unreadable)");
+			strbuf_release(&what);
+		}
+		return 0;
+	}
+	return error("--explain-key %s: no such task in this run (write PROJECT#TASK)", id), 2;
+}
+
 static void print_dry_run(const struct graph *g, const struct job *jobs, struct taskcache *tc,
 			  int mode, const unsigned *owner, unsigned part, unsigned count)
 {
@@ -935,6 +984,11 @@ static int run_once(const struct run_opts *o, struct plan *p, long long t0,
 {
 	size_t n = p->g.nodes.n;
 	int report_fd = report_stdout_begin(o->report);
+	if (o->explain_key) {
+		int rc = print_explain_key(&p->g, &p->tc, o->explain_key);
+		report_stdout_end(report_fd);
+		return rc;
+	}
 	if (o->dry_run) {
 		print_dry_run(&p->g, p->jobs, &p->tc, o->dry_run, p->owner, p->shard_index,
 			      p->shard_count);

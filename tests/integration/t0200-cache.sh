@@ -291,7 +291,13 @@ test_expect_success 'the toolchain is keyed: a changed program or its #! interpr
 	run_vx 0 run build check -v &&
 	test_grep "Tasks: 1 succeeded, 1 cached" "$OUT" &&
 	test_grep "lib#build: cache miss since [0-9a-f]*: toolchain $TEST_TMP/bin/tool changed" "$ERR" &&
-	run_vx 0 run build --dry-run=json &&
+	run_vx 0 run --explain-key lib#build &&
+	test_grep "^lib#build: key [0-9a-f]\{32\}$" "$OUT" &&
+	test_grep "^  toolchain $TEST_TMP/bin/tool  *[0-9a-f]\{32\}$" "$OUT" &&
+	test_grep "^  toolchain $TEST_TMP/bin/fakenode  *[0-9a-f]\{32\}$" "$OUT" &&
+	test_grep "^  file lib/src/a.txt  *[0-9a-f]\{32\}$" "$OUT" &&
+	test_grep "^  command  *[0-9a-f]\{32\}$" "$OUT" &&
+	run_vx 2 run --explain-key lib#nothing &&
 	run_vx 0 run other &&
 	run_vx 0 run other &&
 	test_grep "Tasks: 0 succeeded, 1 cached" "$OUT"
