@@ -15,7 +15,9 @@
 #include "util/strbuf.h"
 #include "util/strmap.h"
 
-#define MAGIC "vxinplace1\n"
+#define MAGIC "vxinplace2\n"
+/* Another version of the format: read as empty, silently (an upgrade). */
+#define MAGIC_ANY "vxinplace"
 
 struct inplace {
 	char *file;
@@ -32,6 +34,7 @@ static void record_free(struct inplace_record *r)
 	free(r->id);
 	free(r->project_dir);
 	free(r->log);
+	free(r->tools);
 	for (size_t i = 0; i < r->outputs.n; i++)
 		free(r->outputs.v[i].path);
 	vec_free(&r->outputs);
@@ -108,7 +111,9 @@ struct inplace *inplace_load(const char *file)
 	struct reader tail = {(const unsigned char *)sb.buf + (sb.len >= 8 ? sb.len - 8 : 0),
 			      (const unsigned char *)sb.buf + sb.len, false};
 	if (sb.len < ml + 8 || memcmp(sb.buf, MAGIC, ml) || XXH3_64bits(sb.buf, sb.len - 8) != rd_u64(&tail)) {
-		if (sb.len)
+		bool other_version = sb.len >= ml && !memcmp(sb.buf, MAGIC_ANY, strlen(MAGIC_ANY)) &&
+				     memcmp(sb.buf, MAGIC, ml);
+		if (sb.len && !other_version)
 			warning("%s is damaged; cached outputs will be checked the slow way", file);
 		strbuf_release(&sb);
 		return ip;
@@ -128,6 +133,7 @@ struct inplace *inplace_load(const char *file)
 		rec->recorded_ns = (int64_t)rd_u64(&r);
 		rec->has_log = rd_u64(&r) != 0;
 		rec->log = rd_bytes(&r, &rec->log_len);
+		rec->tools = rd_bytes(&r, NULL);
 		uint64_t nout = rd_u64(&r);
 		for (uint64_t k = 0; k < nout && !r.bad; k++) {
 			struct inplace_output o;
@@ -199,7 +205,7 @@ void inplace_drop(struct inplace *ip, const char *id)
 }
 
 void inplace_put(struct inplace *ip, const char *id, const char *key, const char *project_dir,
-		 char *const *outputs, size_t n, const char *log, size_t log_len)
+		 char *const *outputs, size_t n, const char *log, size_t log_len, const char *tools)
 {
 	inplace_drop(ip, id);
 	ip->dirty = true;
@@ -213,6 +219,7 @@ void inplace_put(struct inplace *ip, const char *id, const char *key, const char
 	rec->has_log = log_len <= INPLACE_MAX_LOG;
 	rec->log = rec->has_log ? xstrndup(log ? log : "", log_len) : xstrdup("");
 	rec->log_len = rec->has_log ? log_len : 0;
+	rec->tools = xstrdup(tools ? tools : "");
 	int dirfd = open(project_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	bool ok = dirfd >= 0;
 	for (size_t i = 0; i < n && ok; i++) {
@@ -258,6 +265,7 @@ int inplace_save(struct inplace *ip)
 		wr_u64(&sb, (uint64_t)r->recorded_ns);
 		wr_u64(&sb, r->has_log);
 		wr_bytes(&sb, r->log, r->log_len);
+		wr_bytes(&sb, r->tools, strlen(r->tools));
 		wr_u64(&sb, r->outputs.n);
 		for (size_t k = 0; k < r->outputs.n; k++) {
 			const struct inplace_output *o = &r->outputs.v[k];

@@ -35,6 +35,8 @@ struct inplace_record {
 	bool has_log;          /* log holds the whole captured output */
 	char *log;
 	size_t log_len;
+	char *tools;           /* "PATH\tHASH\n" for each program the outputs' run exec'd
+			        * from outside the workspace (never NULL) */
 	VEC(struct inplace_output) outputs;
 };
 
@@ -54,7 +56,7 @@ bool inplace_check(const struct inplace_record *rec, const char *project_dir);
  * are in place for key, lstat'ing them now, with the captured log. An output
  * that cannot be lstat'ed leaves the task without a record. */
 void inplace_put(struct inplace *ip, const char *id, const char *key, const char *project_dir,
-		 char *const *outputs, size_t n, const char *log, size_t log_len);
+		 char *const *outputs, size_t n, const char *log, size_t log_len, const char *tools);
 /* Forgets task id (its outputs are about to change). */
 void inplace_drop(struct inplace *ip, const char *id);
 /* Writes the records through a temporary file renamed into place, when any

@@ -549,7 +549,8 @@ static void server_fingerprint(const struct run_hooks *rh, size_t i, char out[KE
 	key_init(&k);
 	const struct task_inputs *facts = &rh->tc->facts[i];
 	for (size_t f = 0; f < facts->paths.n; f++) {
-		if (!strncmp(facts->paths.v[f], "//dep/", 6) || !strcmp(facts->paths.v[f], "//lockfile"))
+		if (!strncmp(facts->paths.v[f], "//dep/", 6) || !strcmp(facts->paths.v[f], "//lockfile") ||
+		    !strncmp(facts->paths.v[f], "//exec/", 7))
 			continue;
 		key_add_str(&k, "fact", facts->paths.v[f]);
 		key_add_str(&k, "hash", facts->hashes[f]);
@@ -657,6 +658,8 @@ static int run_after(struct job *job, void *ctx)
 	/* A violation fails a task that exited 0, and such a task is never
 	 * saved: judged before the cache sees it. */
 	int verdict = sandbox_jobs_judge(rh->sj, i, job);
+	if (verdict == 0 && rh->sj->jobs && rh->sj->jobs[i].judged)
+		taskcache_set_execs(rh->tc, i, &rh->sj->jobs[i].verdict.execs);
 	sandbox_jobs_done(rh->sj, i);
 	if (verdict < 0)
 		return -1;

@@ -369,6 +369,73 @@ static void platform_name(char *buf, size_t n)
 		snprintf(buf, n, "%s/%s", u.sysname, u.machine);
 }
 
+/* "PATH\tHASH\n" for each "//exec/PATH" fact: of names/hashes (n), or of
+ * a manifest's inputs when m. Caller frees. */
+static char *exec_blob(char **names, char (*hashes)[KEY_HEX_SIZE], size_t n,
+		       const struct manifest *m)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t count = m ? m->inputs.n : n;
+	for (size_t k = 0; k < count; k++) {
+		const char *name = m ? m->inputs.v[k].path : names[k];
+		const char *hash = m ? m->inputs.v[k].hash : hashes[k];
+		if (!strncmp(name, "//exec/", 7))
+			strbuf_addf(&sb, "%s\t%s\n", name + 6, hash);
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+/* Whether a program of blob (exec_blob's) is no longer the one recorded:
+ * its content hash differs, or it is gone. Says the first in which. */
+static bool tools_changed_blob(struct taskcache *tc, const char *blob, struct strbuf *which)
+{
+	struct strvec paths = STRVEC_INIT, want = STRVEC_INIT;
+	for (const char *s = blob ? blob : ""; *s;) {
+		size_t n = strcspn(s, "\n");
+		const char *tab = memchr(s, '\t', n);
+		if (tab) {
+			strvec_push_nodup(&paths, xstrndup(s, (size_t)(tab - s)));
+			strvec_push_nodup(&want, xstrndup(tab + 1, n - (size_t)(tab - s) - 1));
+		}
+		s += n + (s[n] == '\n');
+	}
+	bool changed = false;
+	if (paths.n) {
+		char (*now)[KEY_HEX_SIZE] = xcalloc(paths.n, sizeof *now);
+		int *errs = xcalloc(paths.n, sizeof *errs);
+		taskcache_hash(tc, (const char *const *)paths.v, paths.n, now, errs);
+		for (size_t k = 0; k < paths.n && !changed; k++)
+			if (errs[k] || strcmp(now[k], want.v[k])) {
+				changed = true;
+				if (which)
+					strbuf_addstr(which, paths.v[k]);
+			}
+		free(now);
+		free(errs);
+	}
+	strvec_clear(&paths);
+	strvec_clear(&want);
+	return changed;
+}
+
+void taskcache_set_execs(struct taskcache *tc, size_t i, const struct strvec *execs)
+{
+	if (!execs || !execs->n)
+		return;
+	char (*h)[KEY_HEX_SIZE] = xcalloc(execs->n, sizeof *h);
+	int *errs = xcalloc(execs->n, sizeof *errs);
+	taskcache_hash(tc, (const char *const *)execs->v, execs->n, h, errs);
+	struct task_inputs *facts = &tc->facts[i];
+	for (size_t k = 0; k < execs->n; k++) {
+		char *name = xasprintf("//exec%s", execs->v[k]);
+		if (!errs[k] && strvec_find(&facts->paths, name) < 0)
+			push_fact(facts, name, h[k]);
+		free(name);
+	}
+	free(h);
+	free(errs);
+}
+
 /* The programs node i runs: inputs.toolchain, else its command's first
  * word (the script's, for a package.json script), each with the
  * interpreter its "#!" names. */
@@ -593,8 +660,8 @@ static void explain_miss(struct taskcache *tc, size_t i)
 			what = "added";
 		else if (strcmp(e.m.inputs.v[b].hash, now->hashes[a]))
 			what = "changed";
-		if (!strcmp(now->paths.v[a], "//lockfile"))
-			continue; /* not in the key: where "//externals" came from */
+		if (!strcmp(now->paths.v[a], "//lockfile") || !strncmp(now->paths.v[a], "//exec/", 7))
+			continue; /* not in the key: where "//externals" came from, what it ran */
 		if (what && !strcmp(now->paths.v[a], "//externals") && b < e.m.inputs.n &&
 		    total++ < 8) {
 			const char *old = NULL;
@@ -616,7 +683,8 @@ static void explain_miss(struct taskcache *tc, size_t i)
 	}
 	for (size_t b = 0; b < e.m.inputs.n; b++) {
 		if (strvec_find(&now->paths, e.m.inputs.v[b].path) >= 0 ||
-		    !strcmp(e.m.inputs.v[b].path, "//lockfile"))
+		    !strcmp(e.m.inputs.v[b].path, "//lockfile") ||
+		    !strncmp(e.m.inputs.v[b].path, "//exec/", 7))
 			continue;
 		if (total++ < 8) {
 			strbuf_addstr(&out, shown++ ? ", " : "");
@@ -727,7 +795,8 @@ int taskcache_before(struct job *job, void *ctx)
 	/* The fast hit: outputs still in place from the last time this key
 	 * was built or restored, so no entry is opened. */
 	const struct inplace_record *rec = tc->remote_only ? NULL : inplace_get(tc->ip, t->id);
-	if (rec && !strcmp(rec->key, tc->keys[i]) && rec->has_log && inplace_check(rec, p->dir)) {
+	if (rec && !strcmp(rec->key, tc->keys[i]) && rec->has_log && inplace_check(rec, p->dir) &&
+	    !tools_changed_blob(tc, rec->tools, NULL)) {
 		strbuf_reset(&job->log);
 		strbuf_add(&job->log, rec->log, rec->log_len);
 		tc->status[i] = CACHE_HIT;
@@ -762,11 +831,31 @@ int taskcache_before(struct job *job, void *ctx)
 		tc->from_remote[i] = r == ENTRY_HIT;
 		job->remote = tc->from_remote[i];
 	}
+	if (r == ENTRY_HIT) {
+		/* the programs its run exec'd must be the ones here (issue 18) */
+		char *tools = exec_blob(NULL, NULL, 0, &e.m);
+		struct strbuf which = STRBUF_INIT;
+		if (tools_changed_blob(tc, tools, &which)) {
+			if (tc->verbose)
+				fprintf(stderr, "%s: cache miss: toolchain changed: %s (a program its "
+						"cached run exec'd)\n",
+					t->id, which.buf);
+			entry_close(&e);
+			r = ENTRY_MISS;
+		}
+		strbuf_release(&which);
+		free(tools);
+		if (r != ENTRY_HIT) {
+			tc->from_remote[i] = job->remote = false;
+			return 0;
+		}
+	}
 	if (r != ENTRY_HIT) {
 		if (tc->verbose)
 			explain_miss(tc, i);
 		return 0;
 	}
+	char *entry_tools = exec_blob(NULL, NULL, 0, &e.m);
 	struct strvec current = STRVEC_INIT;
 	int rc = outputs_collect(p->dir, &t->cfg->outputs, &current);
 	if (!rc) {
@@ -776,6 +865,7 @@ int taskcache_before(struct job *job, void *ctx)
 	entry_close(&e);
 	strvec_clear(&current);
 	if (rc < 0) {
+		free(entry_tools);
 		warning("%s: cannot restore cache entry %s; running the task", t->id, tc->keys[i]);
 		strbuf_reset(&job->log);
 		tc->status[i] = CACHE_MISS;
@@ -783,7 +873,9 @@ int taskcache_before(struct job *job, void *ctx)
 	}
 	store_touch(&tc->store, tc->keys[i]);
 	if (outputs_collect(p->dir, &t->cfg->outputs, &current) == 0)
-		inplace_put(tc->ip, t->id, tc->keys[i], p->dir, current.v, current.n, job->log.buf, job->log.len);
+		inplace_put(tc->ip, t->id, tc->keys[i], p->dir, current.v, current.n, job->log.buf,
+			    job->log.len, entry_tools);
+	free(entry_tools);
 	strvec_clear(&current);
 	tc->status[i] = CACHE_HIT;
 	job->exit_code = 0;
@@ -857,8 +949,13 @@ static void save_finished(struct taskcache *tc, struct job *job, int rc)
 	if (rc)
 		warning("%s: not saved to the cache (see above); the run goes on", t->id);
 	else /* a log too long for the record (a spilled one is) leaves it without one */
+	{
+		char *tools = exec_blob(tc->facts[i].paths.v, tc->facts[i].hashes, tc->facts[i].paths.n,
+					NULL);
 		inplace_put(tc->ip, t->id, tc->keys[i], p->dir, outs->v, outs->n, job->log.buf,
-			    job->log_len > job->log.len ? job->log_len : job->log.len);
+			    job->log_len > job->log.len ? job->log_len : job->log.len, tools);
+		free(tools);
+	}
 	strvec_clear(outs);
 	job->held = false;
 }

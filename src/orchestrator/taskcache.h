@@ -131,6 +131,11 @@ void taskcache_close(struct taskcache *tc);
  * or written), else NULL: the one answer to "is this task cached", which
  * the sandbox checks its reads against. */
 const struct strvec *taskcache_keyed_files(const struct taskcache *tc, size_t i);
+/* Records the programs node i's traced run exec'd from outside the
+ * workspace (canonical paths): their hashes go into its entry as
+ * "//exec/PATH", not into its key, and a later hit of that entry, or of its
+ * outputs in place, holds only while each is unchanged (issue 18). */
+void taskcache_set_execs(struct taskcache *tc, size_t i, const struct strvec *execs);
 
 /* Returns the index of the node owning job (jobs and nodes are parallel). */
 size_t taskcache_node_of(const struct taskcache *tc, const struct job *job);

@@ -1010,6 +1010,13 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 		}
 		if (e->unresolved || e->truncated || e->path[0] != '/')
 			continue;
+		if (!e->err && e->op == ACCESS_EXEC && !under(in->workspace_root, e->path) &&
+		    !under("/proc", e->path) && !under("/tmp", e->path)) {
+			char *real = realpath(e->path, NULL);
+			if (real && strvec_find(&out->execs, real) < 0)
+				strvec_push(&out->execs, real);
+			free(real);
+		}
 		if (!e->err) {
 			char *real;
 			enum unkeyed u = unkeyed_read(in, e, &seen, &real);
@@ -1172,4 +1179,5 @@ void verdict_release(struct verdict *v)
 	strvec_clear(&v->fix_write);
 	strvec_clear(&v->fix_inputs);
 	strvec_clear(&v->fix_workspace_inputs);
+	strvec_clear(&v->execs);
 }

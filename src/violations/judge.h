@@ -132,6 +132,8 @@ struct verdict {
 	struct strvec fix_network;         /* allow.network entries (the proxy's refusals) */
 	bool needs_network;                /* a connection past the proxy: no grant reaches it */
 	bool incomplete;     /* the trace ends before the command did: never cache */
+	struct strvec execs; /* the programs it exec'd from outside the workspace,
+			      * canonical, in order, once each: its toolchain */
 	size_t lines;        /* trace lines read */
 };
 

@@ -467,4 +467,24 @@ test_expect_success 'a file the task wrote in its write grant and read back is n
 	test_grep ! "violation" "$ERR"
 '
 
+test_expect_success 'a program the traced run exec'"'"'d (not the command'"'"'s first word) is checked on every hit: changed, it misses' '
+	setup &&
+	mkdir -p /var/tmp/vx-t0310-$$ && tool=/var/tmp/vx-t0310-$$/mycc &&
+	printf "#!/bin/sh\necho compiled\n# v1\n" >$tool && chmod +x $tool &&
+	app_task "mkdir -p dist; sh -c \"$tool > dist/o\"" "\"src/\"" &&
+	run_vx 0 run app#build &&
+	run_vx 0 run app#build &&
+	test_grep "app#build: cache hit" "$OUT" &&
+	sed -i "s/v1/v2/" $tool &&
+	run_vx 0 run app#build -v &&
+	test_grep "app#build: cache miss: toolchain changed: $tool (a program its cached run exec.d)" "$ERR" &&
+	test_grep "app#build: running" "$OUT" &&
+	run_vx 0 run app#build &&
+	test_grep "app#build: cache hit" "$OUT" &&
+	rm -rf app/dist && sed -i "s/v2/v3/" $tool &&
+	run_vx 0 run app#build &&
+	test_grep "app#build: running" "$OUT" &&
+	rm -rf /var/tmp/vx-t0310-$$
+'
+
 test_done
