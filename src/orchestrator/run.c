@@ -808,6 +808,12 @@ static const struct strvec *keyed_of(const void *ctx, size_t node)
 	return taskcache_keyed_files(ctx, node);
 }
 
+/* sandbox_jobs' view of the key's toolchain: node's programs. */
+static const struct strvec *tools_of(const void *ctx, size_t node)
+{
+	return taskcache_tools(ctx, node);
+}
+
 /* One job per node: its command under /bin/sh -c, its place and its edges.
  * only: a node not named on the command line runs nothing. */
 static void plan_jobs(struct plan *p, bool only)
@@ -1023,6 +1029,7 @@ static int run_once(const struct run_opts *o, struct plan *p, long long t0,
 	so.loop = loop;
 	sandbox_jobs_start(&p->sj, &rd, loop);
 	p->sj.keyed_of = keyed_of;
+	p->sj.tools_of = tools_of;
 	p->sj.keyed_ctx = &p->tc;
 	p->sj.externals_keyed = p->tc.ext.path != NULL;
 	p->sj.run_started = (long long)time(NULL);

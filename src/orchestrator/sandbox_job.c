@@ -866,7 +866,9 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	lstr_vec_strings(&sb->allow_write, &aw);
 	/* what the key holds through the dependencies (their keys fold into
 	 * this one's): their keyed files and their outputs */
-	struct strvec dep_keyed = STRVEC_INIT, dep_outs = STRVEC_INIT, dep_cfg = STRVEC_INIT;
+	struct strvec dep_keyed = STRVEC_INIT, dep_outs = STRVEC_INIT, dep_cfg = STRVEC_INIT,
+		      outside = STRVEC_INIT, tools = STRVEC_INIT;
+	const char *p_dir = sj->ws->projects.v[t->project]->dir;
 	VEC(struct judge_dep) deps = {0};
 	if (sjob->keyed) {
 		bool *seen = xcalloc(sj->g->nodes.n + 1, 1);
@@ -891,6 +893,23 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 		free(seen);
 		strvec_sort_unique(&dep_keyed);
 		strvec_sort_unique(&dep_outs);
+		/* read grants outside the workspace, and the programs keyed */
+		for (size_t r = 0; r < sb->allow_read.n; r++) {
+			const char *g = sb->allow_read.v[r].s;
+			char *abs = g[0] == '~' && (g[1] == '/' || !g[1]) && getenv("HOME")
+					? path_join(getenv("HOME"), g[1] ? g + 2 : ".")
+					: path_join(p_dir, g);
+			char *real = realpath(abs, NULL);
+			if (real && !path_is_within(sj->ws->root, real))
+				strvec_push_nodup(&outside, real);
+			else
+				free(real);
+			free(abs);
+		}
+		const struct strvec *tl = sj->tools_of ? sj->tools_of(sj->keyed_ctx, i) : NULL;
+		if (tl)
+			strvec_extend(&tools, tl);
+		strvec_sort_unique(&tools);
 	}
 	struct judge_input in = {
 	    .workspace_root = sj->ws->root,
@@ -905,6 +924,10 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	    .n_deps = deps.n,
 	    .externals_keyed = sj->externals_keyed,
 	    .run_started = sj->run_started,
+	    .outside_grants = (const char *const *)outside.v,
+	    .n_outside_grants = outside.n,
+	    .toolchain = (const char *const *)tools.v,
+	    .n_toolchain = tools.n,
 	    .ignore_read = (const char *const *)ir.v,
 	    .n_ignore_read = ir.n,
 	    .ignore_network = (const char *const *)inet.v,
@@ -978,6 +1001,8 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	strvec_clear(&dep_keyed);
 	strvec_clear(&dep_outs);
 	strvec_clear(&dep_cfg);
+	strvec_clear(&outside);
+	strvec_clear(&tools);
 	vec_free(&deps);
 	return rc;
 }

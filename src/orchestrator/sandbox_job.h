@@ -40,6 +40,8 @@ struct sandbox_jobs {
 	 * its dependents' reads; whether the lockfile keys node_modules; the
 	 * run's start (wall-clock seconds). */
 	const struct strvec *(*keyed_of)(const void *ctx, size_t node);
+	const struct strvec *(*tools_of)(const void *ctx, size_t node); /* its programs,
+							* canonical (the key's toolchain) */
 	const void *keyed_ctx;
 	bool externals_keyed;
 	long long run_started;

@@ -418,6 +418,11 @@ static bool tools_changed_blob(struct taskcache *tc, const char *blob, struct st
 	return changed;
 }
 
+const struct strvec *taskcache_tools(const struct taskcache *tc, size_t i)
+{
+	return taskcache_keyed_files(tc, i) ? &tc->tools[i].paths : NULL;
+}
+
 void taskcache_set_execs(struct taskcache *tc, size_t i, const struct strvec *execs)
 {
 	if (!execs || !execs->n)

@@ -136,6 +136,9 @@ const struct strvec *taskcache_keyed_files(const struct taskcache *tc, size_t i)
  * "//exec/PATH", not into its key, and a later hit of that entry, or of its
  * outputs in place, holds only while each is unchanged (issue 18). */
 void taskcache_set_execs(struct taskcache *tc, size_t i, const struct strvec *execs);
+/* The programs node i's key holds (toolchain.h), canonical; NULL when it
+ * is not cached. */
+const struct strvec *taskcache_tools(const struct taskcache *tc, size_t i);
 
 /* Returns the index of the node owning job (jobs and nodes are parallel). */
 size_t taskcache_node_of(const struct taskcache *tc, const struct job *job);

@@ -736,6 +736,7 @@ enum unkeyed {
 	UNKEYED_WORKSPACE,  /* another file of the workspace: inputs.workspaceFiles */
 	UNKEYED_DEP_OUTPUT, /* a file a dependency wrote in this run: its outputs */
 	UNKEYED_EXTERNAL,   /* node_modules with no lockfile keying it (once) */
+	UNKEYED_OUTSIDE,    /* a file under a read grant outside the workspace: inputs.toolchain */
 };
 
 /* A successful read of a regular file of the workspace that the cached
@@ -749,8 +750,35 @@ static enum unkeyed unkeyed_read(const struct judge_input *in, const struct acce
 				 struct strvec *seen, char **real_out)
 {
 	*real_out = NULL;
-	if (!in->keyed || (e->op != ACCESS_READ && e->op != ACCESS_EXEC) ||
-	    !under(in->workspace_root, e->path) || !strcmp(in->project_dir, e->path))
+	if (!in->keyed || (e->op != ACCESS_READ && e->op != ACCESS_EXEC))
+		return KEYED;
+	if (!under(in->workspace_root, e->path)) {
+		/* outside: only what a read grant there lets through is judged;
+		 * the OS roots are the toolchain's, not file by file */
+		bool granted = false;
+		for (size_t i = 0; i < in->n_outside_grants && !granted; i++)
+			granted = under(in->outside_grants[i], e->path);
+		char *real = granted ? realpath(e->path, NULL) : NULL;
+		struct stat st;
+		if (!real || stat(real, &st) || !S_ISREG(st.st_mode) ||
+		    (in->toolchain && bsearch(&real, in->toolchain, in->n_toolchain,
+					      sizeof *in->toolchain, cmp_str)) ||
+		    ignored(in, in->ignore_read, in->n_ignore_read, e->path)) {
+			free(real);
+			return KEYED;
+		}
+		char *key = xasprintf("u%s", real);
+		bool again = strvec_find(seen, key) >= 0;
+		if (again) {
+			free(key);
+			free(real);
+			return KEYED;
+		}
+		strvec_push_nodup(seen, key);
+		*real_out = real;
+		return UNKEYED_OUTSIDE;
+	}
+	if (!strcmp(in->project_dir, e->path))
 		return KEYED;
 	for (size_t i = 0; i < in->n_write_roots; i++)
 		if (path_is_within(in->write_roots[i], e->path))
@@ -834,6 +862,17 @@ static void unkeyed_verdict(const struct judge_input *in, struct verdict *out,
 	} else if (u == UNKEYED_PROJECT || u == UNKEYED_WORKSPACE) {
 		strvec_push_nodup(&out->fix_workspace_inputs,
 				  path_relative(in->workspace_root, where));
+	} else if (u == UNKEYED_OUTSIDE) {
+		/* spelled so every machine's vx.yaml finds it: ${HOME} for home */
+		char *spelled;
+		if (in->home && *in->home && strcmp(in->home, "/") && path_is_within(in->home, where)) {
+			char *rel = path_relative(in->home, where);
+			spelled = xasprintf("${HOME}/%s", rel);
+			free(rel);
+		} else {
+			spelled = xstrdup(where);
+		}
+		strvec_push_nodup(&out->fix_toolchain, spelled);
 	} else if (u == UNKEYED_DEP_OUTPUT) {
 		const struct judge_dep *d = dep_of(in, where);
 		char *rel = path_relative(d->dir, where);
@@ -1180,4 +1219,5 @@ void verdict_release(struct verdict *v)
 	strvec_clear(&v->fix_inputs);
 	strvec_clear(&v->fix_workspace_inputs);
 	strvec_clear(&v->execs);
+	strvec_clear(&v->fix_toolchain);
 }

@@ -73,6 +73,13 @@ struct judge_input {
 				 * the first read there is one violation */
 	long long run_started;  /* wall-clock seconds: a dependency's file newer than
 				 * this was written by it in this run */
+	/* Read grants outside the workspace (canonical roots) and the
+	 * programs the key holds (toolchain.h: canonical, sorted): a file
+	 * read under such a grant must be one of them (issue 18). */
+	const char *const *outside_grants;
+	size_t n_outside_grants;
+	const char *const *toolchain;
+	size_t n_toolchain;
 	const struct wall *walls;       /* the walls no grant opens (request.h): a refusal
 					 * there gets no fix, and a note saying why */
 	size_t n_walls;
@@ -130,6 +137,8 @@ struct verdict {
 	struct strvec fix_workspace_inputs; /* inputs.workspaceFiles entries: a read the
 					     * default inputs leave out (gitignored) */
 	struct strvec fix_network;         /* allow.network entries (the proxy's refusals) */
+	struct strvec fix_toolchain;       /* inputs.toolchain entries: a file read under a
+					    * read grant outside the workspace */
 	bool needs_network;                /* a connection past the proxy: no grant reaches it */
 	bool incomplete;     /* the trace ends before the command did: never cache */
 	struct strvec execs; /* the programs it exec'd from outside the workspace,

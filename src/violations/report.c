@@ -46,7 +46,7 @@ struct fix_field {
 	const char *field;
 	const struct strvec *list;
 };
-#define FIX_FIELDS 5
+#define FIX_FIELDS 6
 static void fix_fields(const struct verdict *v, struct fix_field out[FIX_FIELDS])
 {
 	out[0] = (struct fix_field){"sandbox.allow.read", &v->fix_read};
@@ -54,6 +54,7 @@ static void fix_fields(const struct verdict *v, struct fix_field out[FIX_FIELDS]
 	out[2] = (struct fix_field){"sandbox.allow.network", &v->fix_network};
 	out[3] = (struct fix_field){"inputs.files", &v->fix_inputs};
 	out[4] = (struct fix_field){"inputs.workspaceFiles", &v->fix_workspace_inputs};
+	out[5] = (struct fix_field){"inputs.toolchain", &v->fix_toolchain};
 }
 
 /* "read app/notes.txt", "network 1.2.3.4:443": the op and what it reached. */
@@ -222,6 +223,9 @@ void report_json(const struct task_report *t, size_t n, struct strbuf *out)
 			if (r->v->fix_workspace_inputs.n)
 				cJSON_AddItemToObject(inputs, "workspaceFiles",
 						      string_array(&r->v->fix_workspace_inputs));
+			if (r->v->fix_toolchain.n)
+				cJSON_AddItemToObject(inputs, "toolchain",
+						      string_array(&r->v->fix_toolchain));
 		}
 		for (size_t k = 0; k < r->n_withheld; k++)
 			cJSON_AddItemToArray(withheld, cJSON_CreateString(r->withheld[k]));

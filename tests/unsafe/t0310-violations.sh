@@ -487,4 +487,20 @@ test_expect_success 'a program the traced run exec'"'"'d (not the command'"'"'s 
 	rm -rf /var/tmp/vx-t0310-$$
 '
 
+test_expect_success 'a file read under a grant outside the workspace is keyed by inputs.toolchain, or read-unkeyed' '
+	setup &&
+	mkdir -p "$HOME/.cache/vxtool" && echo v1 >"$HOME/.cache/vxtool/settings" &&
+	app_task "mkdir -p dist; cat $HOME/.cache/vxtool/settings > dist/o" "\"src/\", \"~/.cache/vxtool/\"" &&
+	run_vx 1 run app#build &&
+	test_grep "^app#build: violation: read-unkeyed ~/.cache/vxtool/settings (openat, read, and not in the task.s cache key)$" "$ERR" &&
+	test_grep "fix: add to app/vx.yaml tasks.build.inputs.toolchain: \[\"\${HOME}/.cache/vxtool/settings\"\]" "$ERR" &&
+	sed -i "s|    sandbox:|    inputs: {toolchain: [\"\${HOME}/.cache/vxtool/settings\"]}\n    sandbox:|" app/vx.yaml &&
+	run_vx 0 run app#build &&
+	run_vx 0 run app#build &&
+	test_grep "app#build: cache hit" "$OUT" &&
+	echo v2 >"$HOME/.cache/vxtool/settings" &&
+	run_vx 0 run app#build &&
+	test "$(cat app/dist/o)" = v2
+'
+
 test_done
