@@ -328,6 +328,8 @@ void output_job_start(struct output *out, size_t i)
 	add_prefix(out, i);
 	strbuf_addstr(&out->batch, "running: ");
 	add_command(&out->batch, &out->jobs[i]);
+	if (out->jobs[i].start_note)
+		strbuf_addf(&out->batch, "  (%s)", out->jobs[i].start_note);
 	strbuf_addch(&out->batch, '\n');
 	output_emit(out);
 }

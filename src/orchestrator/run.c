@@ -830,6 +830,9 @@ static void plan_jobs(struct plan *p, bool only)
 		j->cwd = p->ws->projects.v[t->project]->dir;
 		j->timeout_ms = t->cfg->timeout_ms;
 		j->persistent = t->cfg->persistent;
+		if (t->cfg->sandbox && t->cfg->sandbox->no_verify_key && taskcache_cacheable(t))
+			j->start_note = "sandbox.verifyKey: false: its reads are not checked against "
+					"its key";
 		if (t->cfg->output_logs.s && output_logs_parse(t->cfg->output_logs.s) >= 0) {
 			j->logs_own = true;
 			j->logs = (enum output_logs)output_logs_parse(t->cfg->output_logs.s);

@@ -38,6 +38,7 @@ struct job {
 	const char *cwd;     /* absolute */
 	long long timeout_ms; /* whole task; 0: none */
 	bool persistent;     /* a server: never finishes on its own terms */
+	const char *start_note; /* said in its "running" line, or NULL */
 	bool logs_own;       /* logs below is the task's own (outputLogs), not the run's */
 	enum output_logs logs;
 	size_t *deps;        /* indices into the jobs array this job waits for */

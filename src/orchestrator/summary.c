@@ -86,6 +86,9 @@ int summary_write(const char *path, const struct graph *g, const struct job *job
 			cJSON_AddTrueToObject(o, "timedOut");
 		if (j->reason)
 			cJSON_AddStringToObject(o, "reason", j->reason);
+		/* a sandboxed task opted out of reads checked against its key */
+		if (t->cfg->sandbox && t->cfg->sandbox->no_verify_key)
+			cJSON_AddFalseToObject(o, "verifyKey");
 		cJSON_AddNumberToObject(o, "startMs", (double)j->start_ms);
 		cJSON_AddNumberToObject(o, "durationMs", (double)j->duration_ms);
 		cJSON *deps = cJSON_AddArrayToObject(o, "dependencies");

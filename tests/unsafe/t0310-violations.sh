@@ -133,8 +133,10 @@ test_expect_success 'a cached task that reads a project file its inputs leave ou
 	run_vx 0 run app#build &&
 	test_grep "app#build: cache hit" "$OUT" &&
 	sed -i "s|files: \[\"src/\*\*\", \"notes.txt\"\]|files: [\"src/**\"]|; s|sandbox: {allow|sandbox: {verifyKey: false, allow|" app/vx.yaml &&
-	run_vx 0 run app#build &&
-	test_grep ! "violation" "$ERR"
+	run_vx 0 run app#build --summarize=summary.json &&
+	test_grep ! "violation" "$ERR" &&
+	test_grep "app#build: running: cat notes.txt; true  (sandbox.verifyKey: false: its reads are not checked against its key)" "$OUT" &&
+	jq -e ".tasks[0].verifyKey == false" summary.json
 '
 
 test_expect_success 'the trace is out of the task'"'"'s reach: truncating, forging or killing leaves its hidden read reported' '
