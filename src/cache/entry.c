@@ -233,10 +233,112 @@ out:
 
 /* ---- reading ---- */
 
+#define BUNDLE_MAGIC "vx-entry 1 "
+/* A manifest lists inputs and outputs: large, but not this large. */
+#define MANIFEST_MAX ((size_t)64 << 20)
+
+int entry_bundle_read(int fd, struct manifest *m, off_t *archive_off, struct strbuf *why)
+{
+	char buf[64];
+	ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+	if (n < 0)
+		return strbuf_addf(why, "cannot read it: %s", strerror(errno)), 1;
+	buf[n] = 0;
+	char *nl = memchr(buf, '\n', (size_t)n);
+	size_t ml = strlen(BUNDLE_MAGIC);
+	if (!nl || (size_t)n < ml || memcmp(buf, BUNDLE_MAGIC, ml))
+		return strbuf_addstr(why, "not a vx cache entry (its head is missing)"), 1;
+	char *end;
+	errno = 0;
+	unsigned long long len = strtoull(buf + ml, &end, 10);
+	if (end != nl || end == buf + ml || errno || len == 0 || len > MANIFEST_MAX)
+		return strbuf_addstr(why, "not a vx cache entry (its head is malformed)"), 1;
+	off_t at = nl + 1 - buf;
+	char *json = xmalloc((size_t)len + 1);
+	if (pread(fd, json, (size_t)len, at) != (ssize_t)len) {
+		free(json);
+		return strbuf_addstr(why, "it ends inside its manifest"), 1;
+	}
+	json[len] = 0;
+	struct manifest tmp = {0};
+	int rc = manifest_parse(json, (size_t)len, &tmp, why) < 0 ? 1 : 0;
+	free(json);
+	if (rc)
+		return 1;
+	*m = tmp;
+	*archive_off = at + (off_t)len;
+	return 0;
+}
+
+int entry_archive_check(int fd, off_t off, const struct manifest *m, struct strbuf *why)
+{
+	struct stat st;
+	char hash[ARCHIVE_HASH_HEX];
+	if (fstat(fd, &st) < 0)
+		return -1;
+	uint64_t size = (uint64_t)st.st_size - (st.st_size >= off ? (uint64_t)off : (uint64_t)st.st_size);
+	if (st.st_size < off || size != m->archive_size) {
+		strbuf_addf(why, "archive is %llu bytes, the manifest says %llu",
+			    (unsigned long long)size, (unsigned long long)m->archive_size);
+		return 1;
+	}
+	if (lseek(fd, off, SEEK_SET) < 0 || filehash_fd(fd, hash) < 0)
+		return -1;
+	if (strcmp(hash, m->archive_hash)) {
+		strbuf_addf(why, "archive checksum %s, the manifest says %s", hash, m->archive_hash);
+		return 1;
+	}
+	return 0;
+}
+
+/* key's bundle (STORE_BUNDLE_SUFFIX), opened and verified into e. */
+static int bundle_open(const struct store *st, const char *key, struct entry *e,
+		       struct strbuf *why)
+{
+	char *name = store_entry_name(key, STORE_BUNDLE_SUFFIX);
+	int lock = store_lock(st, false), status = ENTRY_ERROR;
+	int fd = lock < 0 ? -1 : openat(st->dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int err = errno;
+	store_unlock(lock);
+	if (lock < 0)
+		goto out;
+	if (fd < 0) {
+		if (err == ENOENT)
+			status = ENTRY_MISS;
+		else
+			error("cannot open %s/%s: %s", st->path, name, strerror(err));
+		goto out;
+	}
+	status = ENTRY_BAD;
+	off_t off;
+	if (entry_bundle_read(fd, &e->m, &off, why))
+		goto out;
+	e->archive_fd = fd;
+	e->archive_off = off;
+	fd = -1;
+	if (strcmp(e->m.key, key)) {
+		strbuf_addf(why, "manifest is for key %s", e->m.key);
+		goto out;
+	}
+	int r = entry_archive_check(e->archive_fd, off, &e->m, why);
+	if (r < 0) {
+		error_errno("cannot read %s/%s", st->path, name);
+		status = ENTRY_ERROR;
+	} else if (r == 0) {
+		status = ENTRY_HIT;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(name);
+	return status;
+}
+
 int entry_open(const struct store *st, const char *key, struct entry *e, struct strbuf *why)
 {
 	memset(e, 0, sizeof *e);
 	e->archive_fd = -1;
+	e->archive_off = 0;
 	if (!store_key_valid(key))
 		return error("invalid cache key '%s'", key), ENTRY_ERROR;
 	char *man_name = store_entry_name(key, STORE_MANIFEST_SUFFIX);
@@ -250,10 +352,13 @@ int entry_open(const struct store *st, const char *key, struct entry *e, struct 
 		goto out;
 	mfd = openat(st->dirfd, man_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (mfd < 0) {
-		if (errno == ENOENT)
-			status = ENTRY_MISS;
-		else
+		if (errno == ENOENT) {
+			store_unlock(lock);
+			lock = -1;
+			status = bundle_open(st, key, e, why);
+		} else {
 			error_errno("cannot open %s/%s", st->path, man_name);
+		}
 		goto out;
 	}
 	e->archive_fd = openat(st->dirfd, arc_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -275,24 +380,14 @@ int entry_open(const struct store *st, const char *key, struct entry *e, struct 
 		strbuf_addf(why, "manifest is for key %s", e->m.key);
 		goto out;
 	}
-	struct stat ast;
-	char hash[ARCHIVE_HASH_HEX];
-	if (fstat(e->archive_fd, &ast) < 0 || filehash_fd(e->archive_fd, hash) < 0) {
+	int r = entry_archive_check(e->archive_fd, 0, &e->m, why);
+	if (r < 0) {
 		error_errno("cannot read %s/%s", st->path, arc_name);
 		status = ENTRY_ERROR;
 		goto out;
 	}
-	if ((uint64_t)ast.st_size != e->m.archive_size) {
-		strbuf_addf(why, "archive is %lld bytes, the manifest says %llu",
-			    (long long)ast.st_size, (unsigned long long)e->m.archive_size);
-		goto out;
-	}
-	if (strcmp(hash, e->m.archive_hash)) {
-		strbuf_addf(why, "archive checksum %s, the manifest says %s", hash,
-			    e->m.archive_hash);
-		goto out;
-	}
-	status = ENTRY_HIT;
+	if (r == 0)
+		status = ENTRY_HIT;
 out:
 	store_unlock(lock);
 	if (mfd >= 0)

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "cache/archive.h"
 #include "cache/manifest.h"
@@ -63,11 +64,21 @@ struct entry {
 	struct manifest m;
 	int archive_fd; /* verified against m; the inode is pinned even if the
 			   entry is replaced or pruned meanwhile */
+	off_t archive_off; /* where the archive starts in it: 0, or a bundle's
+			      (STORE_BUNDLE_SUFFIX) after its head and manifest */
 };
 
 /* Creates "<shard>/.tmp-<key>-XXXXXX" (mode 0644; the shard must exist).
  * Returns the fd and *path, or -1 after error(). */
 int entry_tmp_create(const struct store *st, const char *key, char **path);
+
+/* The head of a bundle ("vx-entry 1 N\n", then N bytes of manifest, then
+ * the archive) in fd: parses its manifest into m and sets *archive_off.
+ * Returns 0, or 1 with the reason in why (m untouched). */
+int entry_bundle_read(int fd, struct manifest *m, off_t *archive_off, struct strbuf *why);
+/* Verifies that the archive in fd from off is the manifest's: its size and
+ * checksum. Returns 0, 1 with the reason in why, or -1 with errno. */
+int entry_archive_check(int fd, off_t off, const struct manifest *m, struct strbuf *why);
 
 /* Looks key up and verifies it. Returns an enum entry_status. */
 int entry_open(const struct store *st, const char *key, struct entry *e, struct strbuf *why);

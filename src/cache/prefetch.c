@@ -47,7 +47,7 @@ static void body_done(struct remote_item *it, int fd, void *ctx)
 	enum prefetch_state s = it->result == REMOTE_ASK ? PREFETCH_ASK : PREFETCH_MISS;
 	if (it->result == 1) {
 		struct strbuf why = STRBUF_INIT;
-		int rc = transfer_import(p->st, it->key, fd, &why);
+		int rc = transfer_import(p->st, it->key, fd, p->paths[it->index], &why);
 		if (rc == 1)
 			warning("the remote cache's artifact %s is refused (%s); its task runs", it->key,
 				why.buf);

@@ -260,7 +260,7 @@ int restore_entry(struct entry *e, const char *project_dir, const char *const *c
 		}
 		strvec_push_nodup(&cur, p);
 	}
-	if (lseek(e->archive_fd, 0, SEEK_SET) < 0) {
+	if (lseek(e->archive_fd, e->archive_off, SEEK_SET) < 0) {
 		error_errno("cannot read the archive");
 		goto out;
 	}

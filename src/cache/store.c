@@ -147,12 +147,17 @@ int store_touch(const struct store *st, const char *key)
 	char *name = store_entry_name(key, STORE_MANIFEST_SUFFIX);
 	int ret = utimensat(st->dirfd, name, NULL, AT_SYMLINK_NOFOLLOW);
 	free(name);
+	if (ret < 0 && errno == ENOENT) {
+		name = store_entry_name(key, STORE_BUNDLE_SUFFIX);
+		ret = utimensat(st->dirfd, name, NULL, AT_SYMLINK_NOFOLLOW);
+		free(name);
+	}
 	return ret;
 }
 
 /* ---- scanning ---- */
 
-enum scan_kind { SCAN_MANIFEST, SCAN_ARCHIVE, SCAN_TMP };
+enum scan_kind { SCAN_MANIFEST, SCAN_ARCHIVE, SCAN_TMP, SCAN_BUNDLE /* both in one */ };
 
 struct scan_file {
 	char *name; /* "<shard>/<file>" relative to the store */
@@ -206,6 +211,8 @@ static int scan_shard(const struct store *st, const char *shard, scan_vec *out)
 			sf.kind = SCAN_MANIFEST;
 		else if ((sf.key = file_key(shard, f, STORE_ARCHIVE_SUFFIX)))
 			sf.kind = SCAN_ARCHIVE;
+		else if ((sf.key = file_key(shard, f, STORE_BUNDLE_SUFFIX)))
+			sf.kind = SCAN_BUNDLE;
 		else if (!strncmp(f, STORE_TMP_PREFIX, strlen(STORE_TMP_PREFIX)))
 			sf.kind = SCAN_TMP;
 		else
@@ -279,9 +286,9 @@ static void scan_group(scan_vec *files, entry_vec *out)
 		if (!out->n || strcmp(out->v[out->n - 1].key, f->key))
 			vec_push(out, ((struct scan_entry){.key = f->key}));
 		struct scan_entry *e = &out->v[out->n - 1];
-		if (f->kind == SCAN_MANIFEST)
+		if (f->kind == SCAN_MANIFEST || (f->kind == SCAN_BUNDLE && !e->manifest))
 			e->manifest = f;
-		else
+		if (f->kind == SCAN_ARCHIVE || (f->kind == SCAN_BUNDLE && !e->archive))
 			e->archive = f;
 		e->bytes += (uint64_t)f->st.st_size;
 	}
@@ -295,7 +302,7 @@ int store_stats(const struct store *st, struct store_stats *out)
 	for (size_t i = 0; !ret && i < files.n; i++) {
 		const struct scan_file *f = &files.v[i];
 		out->bytes += (uint64_t)f->st.st_size;
-		if (f->kind != SCAN_MANIFEST)
+		if (f->kind != SCAN_MANIFEST && f->kind != SCAN_BUNDLE)
 			continue;
 		time_t t = f->st.st_mtime;
 		if (!out->entries || t < out->oldest)
@@ -326,7 +333,8 @@ int store_clean(const struct store *st)
 	/* Manifests first, so a reader never finds a manifest without its archive. */
 	for (int pass = 0; !ret && pass < 2; pass++)
 		for (size_t i = 0; !ret && i < files.n; i++)
-			if ((files.v[i].kind == SCAN_MANIFEST) == (pass == 0))
+			if ((files.v[i].kind == SCAN_MANIFEST || files.v[i].kind == SCAN_BUNDLE) ==
+			    (pass == 0))
 				ret = unlink_store_file(st, files.v[i].name);
 	for (size_t i = 0; !ret && i < shards.n; i++)
 		if (unlinkat(st->dirfd, shards.v[i], AT_REMOVEDIR) < 0 && errno != ENOTEMPTY &&
@@ -348,13 +356,19 @@ static int entry_remove(const struct store *st, const char *key, bool orphan_onl
 		return -1;
 	char *man = store_entry_name(key, STORE_MANIFEST_SUFFIX);
 	char *arc = store_entry_name(key, STORE_ARCHIVE_SUFFIX);
+	char *bundle = store_entry_name(key, STORE_BUNDLE_SUFFIX);
 	int ret = 0;
-	if (orphan_only && !faccessat(st->dirfd, man, F_OK, AT_SYMLINK_NOFOLLOW))
+	if (orphan_only && (!faccessat(st->dirfd, man, F_OK, AT_SYMLINK_NOFOLLOW) ||
+			    !faccessat(st->dirfd, bundle, F_OK, AT_SYMLINK_NOFOLLOW)))
 		ret = 1;
 	else
-		ret = unlink_store_file(st, man) || unlink_store_file(st, arc) ? -1 : 0;
+		ret = unlink_store_file(st, man) || unlink_store_file(st, bundle) ||
+			      unlink_store_file(st, arc)
+			  ? -1
+			  : 0;
 	free(man);
 	free(arc);
+	free(bundle);
 	store_unlock(lock);
 	return ret;
 }

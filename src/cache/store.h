@@ -10,6 +10,10 @@
 
 #define STORE_ARCHIVE_SUFFIX ".tar.zst"
 #define STORE_MANIFEST_SUFFIX ".json"
+/* An entry as the remote cache sends it (transfer.h's body: head, manifest,
+ * archive, one file): how a remote hit is kept, one file where a local save
+ * makes two. A manifest of the same key, when there is one, is read first. */
+#define STORE_BUNDLE_SUFFIX ".vxe"
 /* Temporary files of entries being written start with this. */
 #define STORE_TMP_PREFIX ".tmp-"
 

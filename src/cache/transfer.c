@@ -16,8 +16,6 @@
 #include "util/io.h"
 
 #define MAGIC "vx-entry 1 "
-/* A manifest lists inputs and outputs: large, but not this large. */
-#define MANIFEST_MAX ((size_t)64 << 20)
 
 int transfer_export(const struct store *st, const char *key, char **head, size_t *head_len,
 		    int *archive_fd, uint64_t *archive_size)
@@ -30,8 +28,29 @@ int transfer_export(const struct store *st, const char *key, char **head, size_t
 	if (lock < 0)
 		goto out;
 	mfd = openat(st->dirfd, man_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (mfd >= 0)
+	if (mfd >= 0) {
 		afd = openat(st->dirfd, arc_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	} else if (errno == ENOENT) {
+		/* a bundle is the body already: no head to add */
+		char *bundle = store_entry_name(key, STORE_BUNDLE_SUFFIX);
+		int bfd = openat(st->dirfd, bundle, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		free(bundle);
+		store_unlock(lock);
+		lock = -1;
+		struct stat bst;
+		if (bfd < 0 || fstat(bfd, &bst) < 0) {
+			rc = bfd < 0 && errno == ENOENT ? 1 : error_errno("cannot open the entry %s", key);
+			if (bfd >= 0)
+				close(bfd);
+			goto out;
+		}
+		*head = xstrdup("");
+		*head_len = 0;
+		*archive_fd = bfd;
+		*archive_size = (uint64_t)bst.st_size;
+		rc = 0;
+		goto out;
+	}
 	store_unlock(lock);
 	if (mfd < 0 || afd < 0) {
 		rc = errno == ENOENT ? 1 : error_errno("cannot open the entry %s", key);
@@ -69,146 +88,40 @@ int transfer_tmp(const struct store *st, const char *key, char **path)
 	return entry_tmp_create(st, key, path);
 }
 
-/* Reads the head "vx-entry 1 N\n" at offset 0. Returns N and *at (the
- * manifest's offset), or -1 with why filled. */
-static long long read_head(int fd, off_t *at, struct strbuf *why)
-{
-	char buf[64];
-	ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
-	if (n < 0)
-		return strbuf_addf(why, "cannot read the download: %s", strerror(errno)), -1;
-	buf[n] = 0;
-	char *nl = memchr(buf, '\n', (size_t)n);
-	size_t ml = strlen(MAGIC);
-	if (!nl || (size_t)n < ml || memcmp(buf, MAGIC, ml))
-		return strbuf_addstr(why, "not a vx cache entry (its head is missing)"), -1;
-	char *end;
-	errno = 0;
-	unsigned long long len = strtoull(buf + ml, &end, 10);
-	if (end != nl || end == buf + ml || errno || len == 0 || len > MANIFEST_MAX)
-		return strbuf_addstr(why, "not a vx cache entry (its head is malformed)"), -1;
-	*at = nl + 1 - buf;
-	return (long long)len;
-}
-
-/* Copies len bytes of in from offset off to out (kernel-side when it can). */
-static int copy_range(int in, off_t off, int out, uint64_t len)
-{
-	while (len) {
-		ssize_t n = copy_file_range(in, &off, out, NULL, len, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL)) {
-			char buf[65536];
-			ssize_t r = pread(in, buf, len < sizeof buf ? len : sizeof buf, off);
-			if (r <= 0 || write_all(out, buf, (size_t)r) < 0)
-				return -1;
-			off += r;
-			len -= (uint64_t)r;
-			continue;
-		}
-		if (n <= 0)
-			return -1;
-		len -= (uint64_t)n;
-	}
-	return 0;
-}
-
-int transfer_import(const struct store *st, const char *key, int fd, struct strbuf *why)
+int transfer_import(const struct store *st, const char *key, int fd, const char *tmp,
+		    struct strbuf *why)
 {
 	struct manifest m = {0};
-	char *json = NULL, *arc_tmp = NULL, *man_tmp = NULL;
-	char *arc_name = store_entry_name(key, STORE_ARCHIVE_SUFFIX);
-	char *man_name = store_entry_name(key, STORE_MANIFEST_SUFFIX);
-	int rc = 1, afd = -1, mfd = -1, lock = -1;
-	bool parsed = false;
-	off_t at;
-	struct stat bst;
-	long long mlen = read_head(fd, &at, why);
-	if (mlen < 0)
+	char *name = store_entry_name(key, STORE_BUNDLE_SUFFIX);
+	off_t off;
+	int rc = entry_bundle_read(fd, &m, &off, why);
+	bool parsed = rc == 0;
+	if (rc)
 		goto out;
-	if (fstat(fd, &bst) < 0) {
-		rc = error_errno("cannot stat the download of %s", key);
-		goto out;
-	}
-	if ((long long)bst.st_size < at + mlen) {
-		strbuf_addstr(why, "the download ends inside its manifest");
-		goto out;
-	}
-	json = xmalloc((size_t)mlen + 1);
-	if (pread(fd, json, (size_t)mlen, at) != mlen) {
-		strbuf_addstr(why, "the download cannot be read back");
-		goto out;
-	}
-	json[mlen] = 0;
-	if (manifest_parse(json, (size_t)mlen, &m, why) < 0)
-		goto out;
-	parsed = true;
+	rc = 1;
 	if (strcmp(m.key, key)) {
 		strbuf_addf(why, "its manifest is for key %s", m.key);
 		goto out;
 	}
-	uint64_t arc_size = (uint64_t)bst.st_size - (uint64_t)(at + mlen);
-	if (arc_size != m.archive_size) {
-		strbuf_addf(why, "its archive is %llu bytes, its manifest says %llu",
-			    (unsigned long long)arc_size, (unsigned long long)m.archive_size);
+	int r = entry_archive_check(fd, off, &m, why);
+	if (r) {
+		rc = r < 0 ? error_errno("cannot read the download of %s", key) : 1;
 		goto out;
 	}
-	rc = -1;
-	if ((afd = transfer_tmp(st, key, &arc_tmp)) < 0)
-		goto out;
-	if (copy_range(fd, at + mlen, afd, arc_size) < 0) {
-		error_errno("cannot write %s", arc_tmp);
-		goto out;
-	}
-	char hash[KEY_HEX_SIZE];
-	if (lseek(afd, 0, SEEK_SET) < 0 || filehash_fd(afd, hash) < 0) {
-		error_errno("cannot read %s", arc_tmp);
+	/* Verified whole: the download itself becomes the entry (a bundle),
+	 * renamed in under the lock as entry_save renames its pair. */
+	int lock = store_shard_make(st, key) < 0 ? -1 : store_lock(st, true);
+	if (lock < 0) {
+		rc = -1;
 		goto out;
 	}
-	if (strcmp(hash, m.archive_hash)) {
-		strbuf_addf(why, "its archive's checksum is %s, its manifest says %s", hash,
-			    m.archive_hash);
-		rc = 1;
-		goto out;
-	}
-	if ((mfd = entry_tmp_create(st, key, &man_tmp)) < 0)
-		goto out;
-	if (write_all(mfd, json, (size_t)mlen) < 0) {
-		error_errno("cannot write %s", man_tmp);
-		goto out;
-	}
-	/* As entry_save: archive first, the manifest last, under the lock. */
-	if ((lock = store_lock(st, true)) < 0)
-		goto out;
-	if (renameat(AT_FDCWD, arc_tmp, st->dirfd, arc_name) < 0) {
-		error_errno("cannot rename %s", arc_tmp);
-		goto out;
-	}
-	free(arc_tmp);
-	arc_tmp = NULL;
-	if (renameat(AT_FDCWD, man_tmp, st->dirfd, man_name) < 0) {
-		error_errno("cannot rename %s", man_tmp);
-		goto out;
-	}
-	free(man_tmp);
-	man_tmp = NULL;
-	rc = 0;
-out:
+	if (renameat(AT_FDCWD, tmp, st->dirfd, name) < 0)
+		rc = error_errno("cannot rename %s", tmp);
+	else
+		rc = 0;
 	store_unlock(lock);
-	if (afd >= 0)
-		close(afd);
-	if (mfd >= 0)
-		close(mfd);
-	if (arc_tmp)
-		unlink(arc_tmp);
-	if (man_tmp)
-		unlink(man_tmp);
-	free(arc_tmp);
-	free(man_tmp);
-	free(arc_name);
-	free(man_name);
-	free(json);
+out:
+	free(name);
 	if (parsed)
 		manifest_release(&m);
 	return rc;

@@ -24,10 +24,13 @@ int transfer_export(const struct store *st, const char *key, char **head, size_t
  * fd and *path (caller unlinks and frees), or -1 after error(). */
 int transfer_tmp(const struct store *st, const char *key, char **path);
 
-/* Checks the body in fd (from offset 0): its head, a manifest that parses
- * and names key, an archive of the manifest's size and checksum; then
- * enters it into the store as key's entry. Returns 0; 1 when the body is
- * refused (why says why; nothing entered the store); -1 after error(). */
-int transfer_import(const struct store *st, const char *key, int fd, struct strbuf *why);
+/* Checks the body in fd (from offset 0), the file tmp (transfer_tmp's):
+ * its head, a manifest that parses and names key, an archive of the
+ * manifest's size and checksum; then renames tmp into the store as key's
+ * entry, a bundle (STORE_BUNDLE_SUFFIX): one file, no copy. Returns 0 (tmp
+ * is gone); 1 when the body is refused (why says why; nothing entered the
+ * store); -1 after error(). */
+int transfer_import(const struct store *st, const char *key, int fd, const char *tmp,
+		    struct strbuf *why);
 
 #endif

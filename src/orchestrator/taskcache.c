@@ -768,7 +768,7 @@ static int remote_fetch(struct taskcache *tc, size_t i)
 	int rc = remote_get(tc->remote, key, fd);
 	if (rc == 1) {
 		struct strbuf why = STRBUF_INIT;
-		rc = transfer_import(&tc->store, key, fd, &why);
+		rc = transfer_import(&tc->store, key, fd, path, &why);
 		if (rc == 1)
 			warning("%s: the remote cache's artifact %s is refused (%s); running the task",
 				tc->g->nodes.v[i]->id, key, why.buf);
@@ -994,8 +994,10 @@ static void prefetch_begin(struct taskcache *tc)
 			if (rec && !strcmp(rec->key, tc->keys[i]))
 				continue;
 			char *man = store_entry_path(&tc->store, tc->keys[i], STORE_MANIFEST_SUFFIX);
-			bool here = access(man, F_OK) == 0;
+			char *bundle = store_entry_path(&tc->store, tc->keys[i], STORE_BUNDLE_SUFFIX);
+			bool here = access(man, F_OK) == 0 || access(bundle, F_OK) == 0;
 			free(man);
+			free(bundle);
 			if (here)
 				continue;
 		}

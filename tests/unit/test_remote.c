@@ -132,19 +132,31 @@ static int body_of(const char *name)
 	return fd;
 }
 
-static bool in_b(void)
+static bool in_b_as(const char *suffix)
 {
-	char *m = store_entry_path(&b, KEY, STORE_MANIFEST_SUFFIX);
+	char *m = store_entry_path(&b, KEY, suffix);
 	bool there = access(m, F_OK) == 0;
 	free(m);
 	return there;
+}
+
+static bool in_b(void)
+{
+	return in_b_as(STORE_MANIFEST_SUFFIX) || in_b_as(STORE_BUNDLE_SUFFIX);
+}
+
+static char *body_path(const char *name)
+{
+	return xasprintf("%s/%s", root, name);
 }
 
 /* Refused, with why naming it, and nothing in store b. */
 static void refused(int fd, const char *key, const char *why_has)
 {
 	struct strbuf why = STRBUF_INIT;
-	CHECK_INT(transfer_import(&b, key, fd, &why), 1);
+	char *tmp = body_path("refused");
+	CHECK_INT(transfer_import(&b, key, fd, tmp, &why), 1);
+	free(tmp);
 	CHECK(strstr(why.buf, why_has) != NULL);
 	if (!strstr(why.buf, why_has))
 		fprintf(stderr, "  why: %s\n", why.buf);
@@ -157,12 +169,29 @@ static void test_transfer(void)
 	int fd = body_of("body");
 	struct stat st;
 	fstat(fd, &st);
-	/* whole: it enters, and opens as a verified entry */
+	/* whole: the download itself enters, as one file (a bundle), and opens
+	 * as a verified entry whose export is the same body, head and all */
 	struct strbuf why = STRBUF_INIT;
-	CHECK_INT(transfer_import(&b, KEY, fd, &why), 0);
+	char *tmp = body_path("body");
+	CHECK_INT(transfer_import(&b, KEY, fd, tmp, &why), 0);
+	CHECK(access(tmp, F_OK) != 0);
+	free(tmp);
+	CHECK(in_b_as(STORE_BUNDLE_SUFFIX) && !in_b_as(STORE_MANIFEST_SUFFIX) &&
+	      !in_b_as(STORE_ARCHIVE_SUFFIX));
 	struct entry e;
 	CHECK_INT(entry_open(&b, KEY, &e, &why), ENTRY_HIT);
+	CHECK(e.archive_off > 0);
 	entry_close(&e);
+	struct store_stats stats;
+	CHECK(store_stats(&b, &stats) == 0 && stats.entries == 1);
+	char *head;
+	size_t head_len;
+	int afd;
+	uint64_t size;
+	CHECK_INT(transfer_export(&b, KEY, &head, &head_len, &afd, &size), 0);
+	CHECK(head_len == 0 && size == (uint64_t)st.st_size);
+	close(afd);
+	free(head);
 	strbuf_release(&why);
 	store_clean(&b);
 	CHECK(!in_b());
@@ -171,7 +200,7 @@ static void test_transfer(void)
 	refused(fd, "ffffffffffffffffffffffffffffffff", "manifest is for key");
 	/* torn: the archive cut short */
 	CHECK(ftruncate(fd, st.st_size - 3) == 0);
-	refused(fd, KEY, "its archive is");
+	refused(fd, KEY, "archive is");
 	close(fd);
 	/* a byte of the archive changed */
 	fd = body_of("body2");
