@@ -7,7 +7,13 @@
  * tarball, commit) under "NAME@VERSION", peers dropped. v6: the same
  * importers, and "packages" holding both, under "/NAME@REF". A lockfile of
  * a single project (no "importers") lists the root's dependencies at the
- * top. */
+ * top.
+ *
+ * Read as libyaml's events, not its document tree: a 5 MB lockfile is
+ * 400,000 events, and the tree of them cost as much again as the parse
+ * (docs/lockfiles.md has the figures). Each scalar is taken by the path of
+ * mapping keys above it; nothing else is kept. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
@@ -15,30 +21,216 @@
 #include "lockfile/lockgraph.h"
 #include "util/die.h"
 #include "util/path.h"
+#include "util/strmap.h"
 
-struct pnpm {
-	struct lockset *ls;
-	yaml_document_t *doc;
-	int major;
-	const char *prefix; /* "/" (v6) or "" (v9) */
+/* A dependency as written: from (an importer's rel, or a package's id) to
+ * NAME by REF. */
+struct ref {
+	char *from, *name, *ref;
+	bool importer;
 };
 
-static const char *yscalar(const yaml_node_t *n)
+/* A package's own fields (name and version for a git or tarball one). */
+struct pkg {
+	char *id, *name, *version, *ident;
+	int ident_rank; /* which resolution field ident came from: lower wins */
+};
+
+/* Strings that live as long as their document: one allocation per 64 KiB,
+ * not one per string (a large lockfile has 100,000 of them). */
+struct arena {
+	char **chunks;
+	size_t n, used, cap;
+};
+
+static char *arena_dup(struct arena *a, const char *s)
 {
-	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+	size_t len = strlen(s) + 1;
+	if (!a->n || a->used + len > a->cap) {
+		size_t cap = len > 65536 ? len : 65536;
+		a->chunks = xrealloc(a->chunks, (a->n + 1) * sizeof *a->chunks);
+		a->chunks[a->n++] = xmalloc(cap);
+		a->used = 0;
+		a->cap = cap;
+	}
+	char *p = a->chunks[a->n - 1] + a->used;
+	memcpy(p, s, len);
+	a->used += len;
+	return p;
 }
 
-static yaml_node_t *yget(yaml_document_t *doc, const yaml_node_t *map, const char *key)
+static void arena_release(struct arena *a)
 {
-	if (!map || map->type != YAML_MAPPING_NODE)
-		return NULL;
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
-	     p++) {
-		const char *k = yscalar(yaml_document_get_node(doc, p->key));
-		if (k && !strcmp(k, key))
-			return yaml_document_get_node(doc, p->value);
+	for (size_t i = 0; i < a->n; i++)
+		free(a->chunks[i]);
+	free(a->chunks);
+	memset(a, 0, sizeof *a);
+}
+
+/* What one document says. */
+struct doc {
+	struct arena strings;    /* every string below */
+	char *version;           /* lockfileVersion, or NULL */
+	bool snapshots;          /* it has a snapshots mapping (v9) */
+	VEC(struct pkg) pkgs;    /* packages: */
+	VEC(char *) snap_ids;    /* snapshots: each key */
+	VEC(struct ref) refs;
+	VEC(struct arena) more;  /* another document's strings its refs point into */
+};
+
+#define DEPTH_MAX 8
+
+struct reader {
+	struct doc d;
+	char *keys[DEPTH_MAX];   /* the mapping keys above the next event */
+	bool want_key[DEPTH_MAX]; /* each level is a mapping waiting for its key */
+	bool mapping[DEPTH_MAX];
+	int depth;               /* levels open; keys[0..depth-1] name where we are */
+	struct strmap pkg_index; /* id -> index in d.pkgs */
+};
+
+static void doc_release(struct doc *d)
+{
+	free(d->version);
+	vec_free(&d->pkgs);
+	vec_free(&d->snap_ids);
+	vec_free(&d->refs);
+	for (size_t i = 0; i < d->more.n; i++)
+		arena_release(&d->more.v[i]);
+	vec_free(&d->more);
+	arena_release(&d->strings);
+	memset(d, 0, sizeof *d);
+}
+
+static bool is_dep_kind(const char *k)
+{
+	return !strcmp(k, "dependencies") || !strcmp(k, "devDependencies") ||
+	       !strcmp(k, "optionalDependencies");
+}
+
+static struct pkg *pkg_of(struct reader *r, const char *id)
+{
+	size_t i;
+	if (!strmap_get(&r->pkg_index, id, &i)) {
+		struct pkg p = {.id = arena_dup(&r->d.strings, id), .ident_rank = 99};
+		vec_push(&r->d.pkgs, p);
+		i = r->d.pkgs.n - 1;
+		strmap_put(&r->pkg_index, r->d.pkgs.v[i].id, i);
 	}
-	return NULL;
+	return &r->d.pkgs.v[i];
+}
+
+static void add_ref(struct reader *r, const char *from, const char *name, const char *ref,
+		    bool importer)
+{
+	struct arena *a = &r->d.strings;
+	struct ref x = {arena_dup(a, from), arena_dup(a, name), arena_dup(a, ref), importer};
+	vec_push(&r->d.refs, x);
+}
+
+/* A mapping opens at the current depth (its key is keys[depth-1]). */
+static void on_mapping(struct reader *r)
+{
+	char **k = r->keys;
+	if (r->depth == 2 && !strcmp(k[0], "packages"))
+		pkg_of(r, k[1]);
+	else if (r->depth == 2 && !strcmp(k[0], "snapshots"))
+		vec_push(&r->d.snap_ids, arena_dup(&r->d.strings, k[1]));
+	if (r->depth == 1 && !strcmp(k[0], "snapshots"))
+		r->d.snapshots = true;
+}
+
+/* A scalar value under keys[0..depth-1]. */
+static void on_value(struct reader *r, const char *v)
+{
+	char **k = r->keys;
+	int n = r->depth;
+	static const char *const ranks[] = {"integrity", "tarball", "commit", "directory", "path"};
+	if (n == 1 && !strcmp(k[0], "lockfileVersion")) {
+		free(r->d.version);
+		r->d.version = xstrdup(v);
+	} else if (n == 5 && !strcmp(k[0], "importers") && is_dep_kind(k[2]) &&
+		   !strcmp(k[4], "version")) {
+		add_ref(r, k[1], k[3], v, true);
+	} else if (n == 3 && is_dep_kind(k[0]) && !strcmp(k[2], "version")) {
+		add_ref(r, ".", k[1], v, true); /* a single project's lockfile */
+	} else if (!strcmp(k[0], "packages") && n == 3 &&
+		   (!strcmp(k[2], "name") || !strcmp(k[2], "version"))) {
+		struct pkg *p = pkg_of(r, k[1]);
+		char **dst = !strcmp(k[2], "name") ? &p->name : &p->version;
+		*dst = arena_dup(&r->d.strings, v);
+	} else if (!strcmp(k[0], "packages") && n == 4 && !strcmp(k[2], "resolution")) {
+		for (int i = 0; i < (int)(sizeof ranks / sizeof *ranks); i++) {
+			struct pkg *p = pkg_of(r, k[1]);
+			if (!strcmp(k[3], ranks[i]) && i < p->ident_rank) {
+				p->ident = arena_dup(&r->d.strings, v);
+				p->ident_rank = i;
+			}
+		}
+	} else if (!strcmp(k[0], "packages") && n == 3 && !strcmp(k[2], "resolution")) {
+		struct pkg *p = pkg_of(r, k[1]); /* resolution: a scalar */
+		if (p->ident_rank > 0) {
+			p->ident = arena_dup(&r->d.strings, v);
+			p->ident_rank = 0;
+		}
+	} else if ((!strcmp(k[0], "packages") || !strcmp(k[0], "snapshots")) && n == 4 &&
+		   is_dep_kind(k[2])) {
+		add_ref(r, k[1], k[3], v, false);
+	}
+}
+
+/* One event: keeps the key path, and hands mappings and values over. */
+static void on_event(struct reader *r, const yaml_event_t *e)
+{
+	int d = r->depth;
+	switch (e->type) {
+	case YAML_MAPPING_START_EVENT:
+	case YAML_SEQUENCE_START_EVENT: {
+		bool map = e->type == YAML_MAPPING_START_EVENT;
+		if (d > 0 && r->mapping[d - 1])
+			r->want_key[d - 1] = true; /* this node is the value: a key comes next */
+		if (d < DEPTH_MAX) {
+			r->mapping[d] = map;
+			r->want_key[d] = map;
+			free(r->keys[d]);
+			r->keys[d] = NULL;
+		}
+		if (map && d > 0 && d <= DEPTH_MAX && r->keys[d - 1])
+			on_mapping(r);
+		r->depth++;
+		break;
+	}
+	case YAML_MAPPING_END_EVENT:
+	case YAML_SEQUENCE_END_EVENT:
+		if (d > 0)
+			r->depth--;
+		break;
+	case YAML_SCALAR_EVENT: {
+		const char *v = (const char *)e->data.scalar.value;
+		if (d == 0 || d > DEPTH_MAX)
+			break;
+		if (r->mapping[d - 1] && r->want_key[d - 1]) {
+			free(r->keys[d - 1]);
+			r->keys[d - 1] = xstrdup(v);
+			r->want_key[d - 1] = false;
+			break;
+		}
+		if (r->mapping[d - 1]) {
+			r->want_key[d - 1] = true;
+			/* the value's path: the keys down to and with this level's */
+			int saved = r->depth;
+			bool ok = true;
+			for (int i = 0; i < d; i++)
+				ok &= r->keys[i] != NULL;
+			if (ok)
+				on_value(r, v);
+			r->depth = saved;
+		}
+		break;
+	}
+	default:
+		break;
+	}
 }
 
 /* The end of an id's "NAME@VERSION": where its peers "(…)" start. */
@@ -66,223 +258,228 @@ static void split_id(const char *id, size_t len, struct strbuf *name, struct str
 	strbuf_add(version, at + 1, len - (size_t)(at - id) - 1);
 }
 
-/* What a resolution mapping identifies its package by. */
-static const char *ident_of(struct pnpm *p, const yaml_node_t *res)
+/* The node a dependency reference names, from the importer at dir (for
+ * "link:"), or -1 when the file defines none. */
+static long ref_node(struct lockset *ls, const char *prefix, const char *dir, const char *name,
+		     const char *ref, struct strbuf *id)
 {
-	static const char *const keys[] = {"integrity", "tarball", "commit", "directory", "path"};
-	if (yscalar(res))
-		return yscalar(res);
-	for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
-		const char *s = yscalar(yget(p->doc, res, keys[k]));
-		if (s)
-			return s;
-	}
-	return NULL;
-}
-
-/* The node a dependency reference names, from the importer or package at
- * dir (for "link:"), or -1 when the file defines none. */
-static long ref_node(struct pnpm *p, const char *dir, const char *name, const char *ref)
-{
-	struct lockset *ls = p->ls;
 	if (!strncmp(ref, "link:", 5)) {
 		if (!dir)
 			return -1;
 		char *joined = path_join(dir, ref + 5);
-		char *norm = path_normalize(joined);
-		long k = lg_importer_rel(ls, norm);
+		long k = lg_importer_rel(ls, joined);
 		free(joined);
-		free(norm);
 		return k >= 0 && ls->imp_node[k] != SIZE_MAX ? (long)ls->imp_node[k] : -1;
 	}
-	struct strbuf id = STRBUF_INIT;
-	strbuf_addf(&id, "%s%s@%s", p->prefix, name, ref);
-	long i = lg_find(ls, id.buf);
+	strbuf_reset(id);
+	strbuf_addstr(id, prefix);
+	strbuf_addstr(id, name);
+	strbuf_addch(id, '@');
+	strbuf_addstr(id, ref);
+	long i = lg_find(ls, id->buf);
 	if (i < 0) { /* an alias ("string-width@4.2.3"), a tarball or a file: dependency */
-		strbuf_reset(&id);
-		strbuf_addf(&id, "%s%s", *ref == '/' ? "" : p->prefix, ref);
-		i = lg_find(ls, id.buf);
+		strbuf_reset(id);
+		strbuf_addf(id, "%s%s", *ref == '/' ? "" : prefix, ref);
+		i = lg_find(ls, id->buf);
 		if (i < 0)
 			i = lg_find(ls, ref);
 	}
-	strbuf_release(&id);
 	return i;
 }
 
-static const char *const dep_kinds[] = {"dependencies", "devDependencies", "optionalDependencies"};
-
-/* Adds node from's edges for the dependency mappings of m: in importers,
- * NAME: {specifier, version}; in packages and snapshots, NAME: REF. */
-static void add_edges(struct pnpm *p, size_t from, const yaml_node_t *m, const char *dir)
+/* The graph from the document's records. */
+static int build(struct lockset *ls, struct reader *r, struct strbuf *err)
 {
-	for (size_t k = 0; k < sizeof dep_kinds / sizeof *dep_kinds; k++) {
-		yaml_node_t *deps = yget(p->doc, m, dep_kinds[k]);
-		if (!deps || deps->type != YAML_MAPPING_NODE)
-			continue;
-		for (yaml_node_pair_t *d = deps->data.mapping.pairs.start;
-		     d < deps->data.mapping.pairs.top; d++) {
-			const char *name = yscalar(yaml_document_get_node(p->doc, d->key));
-			yaml_node_t *v = yaml_document_get_node(p->doc, d->value);
-			const char *ref = yscalar(v) ? yscalar(v) : yscalar(yget(p->doc, v, "version"));
-			if (!name || !ref)
-				continue;
-			long to = ref_node(p, dir, name, ref);
-			if (to >= 0)
-				lg_edge(p->ls, from, (size_t)to);
-		}
-	}
-}
-
-/* Creates a node per key of a packages or snapshots mapping, resolved
- * from the package's resolution (looked up in pkgs, peers dropped, for a
- * snapshot). */
-static void define(struct pnpm *p, const yaml_node_t *map, const yaml_node_t *pkgs)
-{
-	struct strbuf name = STRBUF_INIT, version = STRBUF_INIT, pid = STRBUF_INIT;
-	/* the packages by key: a lookup per snapshot must not scan them all */
-	struct strmap by_key = STRMAP_INIT;
-	for (yaml_node_pair_t *e = pkgs ? pkgs->data.mapping.pairs.start : NULL;
-	     e && e < pkgs->data.mapping.pairs.top; e++) {
-		const char *k = yscalar(yaml_document_get_node(p->doc, e->key));
-		if (k)
-			strmap_put(&by_key, k, (size_t)e->value);
-	}
-	for (yaml_node_pair_t *e = map->data.mapping.pairs.start; e < map->data.mapping.pairs.top;
-	     e++) {
-		const char *id = yscalar(yaml_document_get_node(p->doc, e->key));
-		if (!id)
-			continue;
-		yaml_node_t *body = yaml_document_get_node(p->doc, e->value);
-		size_t i = lg_node(p->ls, id);
-		size_t plen = peerless(id);
-		yaml_node_t *pkg = body;
-		if (pkgs) {
-			strbuf_reset(&pid);
-			strbuf_add(&pid, id, plen);
-			size_t v;
-			pkg = strmap_get(&by_key, pid.buf, &v)
-				  ? yaml_document_get_node(p->doc, (int)v)
-				  : NULL;
-		}
-		const char *skip = id[0] == '/' ? id + 1 : id;
-		split_id(skip, plen - (size_t)(skip - id), &name, &version);
-		/* a git or tarball package carries its own name and version */
-		const char *n = yscalar(yget(p->doc, pkg, "name"));
-		const char *v = yscalar(yget(p->doc, pkg, "version"));
-		lg_resolve(p->ls, i, n ? n : name.buf, v ? v : version.buf,
-			   ident_of(p, yget(p->doc, pkg, "resolution")));
-	}
-	strmap_clear(&by_key);
-	strbuf_release(&name);
-	strbuf_release(&version);
-	strbuf_release(&pid);
-}
-
-static void link_all(struct pnpm *p, const yaml_node_t *map)
-{
-	for (yaml_node_pair_t *e = map->data.mapping.pairs.start; e < map->data.mapping.pairs.top;
-	     e++) {
-		const char *id = yscalar(yaml_document_get_node(p->doc, e->key));
-		if (id)
-			add_edges(p, lg_node(p->ls, id), yaml_document_get_node(p->doc, e->value),
-				  NULL);
-	}
-}
-
-static int parse_doc(struct pnpm *p, yaml_node_t *root, struct strbuf *err)
-{
-	struct lockset *ls = p->ls;
-	const char *ver = yscalar(yget(p->doc, root, "lockfileVersion"));
-	if (!ver) {
+	struct doc *d = &r->d;
+	int major = d->version ? atoi(d->version) : 0;
+	if (!d->version) {
 		strbuf_addstr(err, "no lockfileVersion");
 		return -1;
 	}
-	p->major = atoi(ver);
-	if (p->major < 6 || p->major > 9) {
-		strbuf_addf(err, "lockfileVersion %s is not read (6.0 to 9.0 are)", ver);
+	if (major < 6 || major > 9) {
+		strbuf_addf(err, "lockfileVersion %s is not read (6.0 to 9.0 are)", d->version);
 		return -1;
 	}
-	yaml_node_t *pkgs = yget(p->doc, root, "packages");
-	yaml_node_t *snaps = yget(p->doc, root, "snapshots");
-	if ((pkgs && pkgs->type != YAML_MAPPING_NODE) || (snaps && snaps->type != YAML_MAPPING_NODE)) {
-		strbuf_addstr(err, "\"packages\" and \"snapshots\" must be mappings");
-		return -1;
+	const char *prefix = d->snapshots || major >= 9 ? "" : "/";
+	struct strbuf name = STRBUF_INIT, version = STRBUF_INIT, id = STRBUF_INIT;
+	/* first every node, so a reference finds its target whatever the order:
+	 * v9's snapshots (resolved through packages, peers dropped), else v6's
+	 * packages themselves */
+	size_t n = d->snapshots ? d->snap_ids.n : d->pkgs.n;
+	for (size_t i = 0; i < n; i++) {
+		const char *sid = d->snapshots ? d->snap_ids.v[i] : d->pkgs.v[i].id;
+		size_t node = lg_node(ls, sid);
+		size_t plen = peerless(sid);
+		const struct pkg *p = NULL;
+		size_t at;
+		if (!d->snapshots)
+			p = &d->pkgs.v[i];
+		else if (strmap_getn(&r->pkg_index, sid, plen, &at))
+			p = &d->pkgs.v[at];
+		const char *skip = sid[0] == '/' ? sid + 1 : sid;
+		split_id(skip, plen - (size_t)(skip - sid), &name, &version);
+		lg_resolve(ls, node, p && p->name ? p->name : name.buf,
+			   p && p->version ? p->version : version.buf, p ? p->ident : NULL);
 	}
-	p->prefix = snaps || p->major >= 9 ? "" : "/";
-	/* first every node, so a reference finds its target whatever the order */
-	if (snaps)
-		define(p, snaps, pkgs);
-	else if (pkgs)
-		define(p, pkgs, NULL);
 	/* each importer a node of its own (an id no package can have) */
 	for (size_t k = 0; k < ls->n_imp; k++) {
-		char *id = xasprintf("\x01importer %s", ls->imp[k].rel);
-		lg_importer(ls, k, lg_node(ls, id));
-		free(id);
+		char *iid = xasprintf("\x01importer %s", ls->imp[k].rel);
+		lg_importer(ls, k, lg_node(ls, iid));
+		free(iid);
 	}
-	yaml_node_t *importers = yget(p->doc, root, "importers");
-	if (importers && importers->type == YAML_MAPPING_NODE) {
-		for (yaml_node_pair_t *e = importers->data.mapping.pairs.start;
-		     e < importers->data.mapping.pairs.top; e++) {
-			const char *rel = yscalar(yaml_document_get_node(p->doc, e->key));
-			long k = rel ? lg_importer_rel(ls, rel) : -1;
-			if (k >= 0)
-				add_edges(p, ls->imp_node[k], yaml_document_get_node(p->doc, e->value),
-					  ls->imp[k].rel);
+	for (size_t i = 0; i < d->refs.n; i++) {
+		const struct ref *x = &d->refs.v[i];
+		long from;
+		const char *dir = NULL;
+		if (x->importer) {
+			long k = lg_importer_rel(ls, x->from);
+			if (k < 0)
+				continue; /* a project vx was not asked about */
+			from = (long)ls->imp_node[k];
+			dir = ls->imp[k].rel;
+		} else {
+			from = lg_find(ls, x->from);
+			if (from < 0)
+				continue;
 		}
-	} else {
-		long k = lg_importer_rel(ls, ".");
-		if (k >= 0)
-			add_edges(p, ls->imp_node[k], root, ".");
+		long to = ref_node(ls, prefix, dir, x->name, x->ref, &id);
+		if (to >= 0)
+			lg_edge(ls, (size_t)from, (size_t)to);
 	}
-	if (snaps)
-		link_all(p, snaps);
-	else if (pkgs)
-		link_all(p, pkgs);
+	strbuf_release(&name);
+	strbuf_release(&version);
+	strbuf_release(&id);
 	return 0;
 }
 
-int lock_parse_pnpm(struct lockset *ls, const char *text, size_t len, struct strbuf *err)
+/* Parses text as a stream of documents into *kept: the last one with a
+ * lockfileVersion (pnpm 10 may put an environment document first), or,
+ * with !need_version, the last one. Returns 0 (have: a document was kept),
+ * or -1 with the reason in err. */
+static int parse_stream(const char *text, size_t len, bool need_version, struct reader *kept,
+			bool *have, struct strbuf *err)
 {
 	yaml_parser_t parser;
 	if (!yaml_parser_initialize(&parser))
 		die("cannot initialize the YAML parser");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-	struct pnpm p = {.ls = ls};
-	int rc = -1;
-	/* pnpm 10 may put an environment document first: the lockfile proper
-	 * is the last document with a lockfileVersion */
-	VEC(yaml_document_t) docs = {0};
+	struct reader r = {0};
+	*have = false;
+	int rc = 0;
 	for (;;) {
-		yaml_document_t doc;
-		if (!yaml_parser_load(&parser, &doc)) {
+		yaml_event_t e;
+		if (!yaml_parser_parse(&parser, &e)) {
 			strbuf_addf(err, "line %zu: %s", parser.problem_mark.line + 1,
 				    parser.problem ? parser.problem : "not YAML");
+			rc = -1;
 			break;
 		}
-		if (!yaml_document_get_root_node(&doc)) {
-			yaml_document_delete(&doc);
-			rc = 0;
-			break;
+		yaml_event_type_t type = e.type;
+		if (type == YAML_DOCUMENT_END_EVENT) {
+			if (r.d.version || !need_version) {
+				if (*have) {
+					doc_release(&kept->d);
+					strmap_clear(&kept->pkg_index);
+				}
+				kept->d = r.d;
+				kept->pkg_index = r.pkg_index;
+				memset(&r.d, 0, sizeof r.d);
+				memset(&r.pkg_index, 0, sizeof r.pkg_index);
+				*have = true;
+			}
+			doc_release(&r.d);
+			strmap_clear(&r.pkg_index);
+			r.depth = 0;
+		} else {
+			on_event(&r, &e);
 		}
-		vec_push(&docs, doc);
+		yaml_event_delete(&e);
+		if (type == YAML_STREAM_END_EVENT)
+			break;
 	}
-	yaml_node_t *root = NULL;
-	for (size_t d = docs.n; !rc && d-- > 0 && !root;) {
-		root = yaml_document_get_root_node(&docs.v[d]);
-		p.doc = &docs.v[d];
-		if (!yget(p.doc, root, "lockfileVersion"))
-			root = NULL;
+	yaml_parser_delete(&parser);
+	for (int i = 0; i < DEPTH_MAX; i++)
+		free(r.keys[i]);
+	doc_release(&r.d);
+	strmap_clear(&r.pkg_index);
+	return rc;
+}
+
+struct half {
+	const char *text;
+	size_t len;
+	struct reader r;
+	bool have;
+	int rc;
+	struct strbuf err;
+};
+
+static void *parse_half(void *arg)
+{
+	struct half *h = arg;
+	h->rc = parse_stream(h->text, h->len, false, &h->r, &h->have, &h->err);
+	return NULL;
+}
+
+/* Where a lockfile of one document can be cut in two that parse alone:
+ * the line "snapshots:" (v9's second half), or 0. A file with a document
+ * marker, or that line twice, is not cut. */
+size_t lock_pnpm_split_min = (size_t)1 << 20;
+
+static size_t cut_point(const char *text, size_t len)
+{
+	if (len < lock_pnpm_split_min || memmem(text, len, "\n---", 4) || memmem(text, len, "\n...", 4))
+		return 0; /* small: one thread is quicker than two */
+	const char *s = memmem(text, len, "\nsnapshots:\n", 12);
+	if (!s || memmem(s + 1, len - (size_t)(s + 1 - text), "\nsnapshots:\n", 12))
+		return 0;
+	return (size_t)(s + 1 - text);
+}
+
+int lock_parse_pnpm(struct lockset *ls, const char *text, size_t len, struct strbuf *err)
+{
+	struct reader kept = {0};
+	bool have = false;
+	int rc;
+	size_t cut = cut_point(text, len);
+	pthread_t th;
+	struct half b = {.text = text + cut, .len = len - cut, .err = STRBUF_INIT};
+	/* a large v9 file: its snapshots on a second thread (docs/lockfiles.md) */
+	bool two = cut && pthread_create(&th, NULL, parse_half, &b) == 0;
+	rc = parse_stream(text, two ? cut : len, true, &kept, &have, err);
+	if (two) {
+		pthread_join(th, NULL);
+		if (!rc && b.rc) {
+			strbuf_add(err, b.err.buf, b.err.len);
+			rc = -1;
+		}
+		if (!rc && have && b.have) {
+			/* the second half's snapshots and their references join the first */
+			kept.d.snapshots = b.r.d.snapshots;
+			for (size_t i = 0; i < b.r.d.snap_ids.n; i++)
+				vec_push(&kept.d.snap_ids, b.r.d.snap_ids.v[i]);
+			for (size_t i = 0; i < b.r.d.refs.n; i++)
+				vec_push(&kept.d.refs, b.r.d.refs.v[i]);
+			b.r.d.refs.n = 0;
+			/* their strings now belong to the first half's document */
+			vec_push(&kept.d.more, b.r.d.strings);
+			memset(&b.r.d.strings, 0, sizeof b.r.d.strings);
+		}
+		if (b.have) {
+			doc_release(&b.r.d);
+			strmap_clear(&b.r.pkg_index);
+		}
+		strbuf_release(&b.err);
 	}
-	if (!rc && !root) {
+	if (!rc && !have) {
 		strbuf_addstr(err, "no lockfileVersion");
 		rc = -1;
-	} else if (!rc) {
-		rc = parse_doc(&p, root, err);
 	}
-	for (size_t d = 0; d < docs.n; d++)
-		yaml_document_delete(&docs.v[d]);
-	vec_free(&docs);
-	yaml_parser_delete(&parser);
+	if (!rc)
+		rc = build(ls, &kept, err);
+	if (have) {
+		doc_release(&kept.d);
+		strmap_clear(&kept.pkg_index);
+	}
 	return rc;
 }

@@ -77,15 +77,9 @@ static const char *rel_trim(const char *s, size_t *len)
 
 long lg_importer_rel(const struct lockset *ls, const char *rel)
 {
-	size_t n;
+	size_t n, k;
 	const char *s = rel_trim(rel, &n);
-	for (size_t k = 0; k < ls->n_imp; k++) {
-		size_t m;
-		const char *r = rel_trim(ls->imp[k].rel, &m);
-		if (m == n && !memcmp(r, s, n))
-			return (long)k;
-	}
-	return -1;
+	return strmap_getn(&ls->imp_by_rel, s, n, &k) ? (long)k : -1;
 }
 
 long lg_importer_name(const struct lockset *ls, const char *name)
@@ -220,8 +214,16 @@ struct lockset *lockset_read(enum lock_format fmt, const char *path, const char 
 	ls->imp = importers;
 	ls->n_imp = n;
 	ls->imp_node = xmalloc((n + 1) * sizeof *ls->imp_node);
-	for (size_t k = 0; k < n; k++)
+	ls->imp_rel = xcalloc(n + 1, sizeof *ls->imp_rel);
+	for (size_t k = 0; k < n; k++) {
 		ls->imp_node[k] = SIZE_MAX;
+		size_t len;
+		const char *r = rel_trim(importers[k].rel, &len);
+		ls->imp_rel[k] = xstrndup(r, len);
+		size_t seen;
+		if (!strmap_get(&ls->imp_by_rel, ls->imp_rel[k], &seen))
+			strmap_put(&ls->imp_by_rel, ls->imp_rel[k], k);
+	}
 	int rc;
 	switch (fmt) {
 	case LOCK_NPM:
@@ -265,6 +267,10 @@ void lockset_free(struct lockset *ls)
 	vec_free(&ls->nodes);
 	strmap_clear(&ls->by_id);
 	free(ls->imp_node);
+	for (size_t k = 0; ls->imp_rel && k < ls->n_imp; k++)
+		free(ls->imp_rel[k]);
+	free(ls->imp_rel);
+	strmap_clear(&ls->imp_by_rel);
 	free(ls->hash);
 	free(ls->line_of);
 	free(ls);

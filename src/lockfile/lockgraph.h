@@ -33,6 +33,8 @@ struct lockset {
 	const struct lock_importer *imp;
 	size_t n_imp;
 	size_t *imp_node;            /* each importer's node; SIZE_MAX: not in the file */
+	struct strmap imp_by_rel;    /* normalized rel ("" the root) -> importer */
+	char **imp_rel;              /* those keys, owned */
 	char (*hash)[33];            /* each importer's closure hash (lockset_read) */
 	size_t n_pkgs;               /* nodes with a line */
 	/* distinct lines: each resolved node's line index, so a package met
@@ -63,6 +65,9 @@ long lg_importer_name(const struct lockset *ls, const char *name);
 /* The parsers: 0, or -1 with the reason in err. */
 int lock_parse_npm(struct lockset *ls, const char *text, size_t len, struct strbuf *err);
 int lock_parse_pnpm(struct lockset *ls, const char *text, size_t len, struct strbuf *err);
+/* The size from which pnpm's file is read on two threads (the unit test
+ * lowers it to test that path on a small file). */
+extern size_t lock_pnpm_split_min;
 int lock_parse_yarn(struct lockset *ls, const char *text, size_t len, struct strbuf *err);
 int lock_parse_berry(struct lockset *ls, const char *text, size_t len, struct strbuf *err);
 int lock_parse_bun(struct lockset *ls, const char *text, size_t len, struct strbuf *err);

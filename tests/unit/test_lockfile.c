@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "lockfile/lockfile.h"
+#include "lockfile/lockgraph.h"
 #include "util/die.h"
 #include "util/strbuf.h"
 
@@ -254,6 +255,9 @@ int main(void)
 {
 	check_fixture(LOCK_NPM, "fixtures/lockfiles/npm/package-lock.json");
 	check_fixture(LOCK_PNPM, "fixtures/lockfiles/pnpm9/pnpm-lock.yaml");
+	lock_pnpm_split_min = 0; /* the same file cut in two at snapshots:, two threads */
+	check_fixture(LOCK_PNPM, "fixtures/lockfiles/pnpm9/pnpm-lock.yaml");
+	lock_pnpm_split_min = (size_t)1 << 20;
 	check_fixture(LOCK_PNPM, "fixtures/lockfiles/pnpm6/pnpm-lock.yaml");
 	check_fixture(LOCK_YARN, "fixtures/lockfiles/yarn1/yarn.lock");
 	check_fixture(LOCK_YARN, "fixtures/lockfiles/berry/yarn.lock");
