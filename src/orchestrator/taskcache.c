@@ -461,13 +461,23 @@ static void node_tools(struct taskcache *tc, size_t i, struct strmap *memo, stru
 	}
 	char *path = names.n ? task_env_path(tc->ws, t) : NULL;
 	for (size_t k = 0; k < names.n; k++) {
-		/* one lookup per (PATH, name, and the directory for a relative path) */
-		char *mk = xasprintf("%s\n%s\n%s", path, names.v[k],
-				     strchr(names.v[k], '/') ? p->dir : "");
+		/* One lookup per (PATH, name, and the directory for a relative
+		 * path). A package's PATH starts with its own node_modules/.bin:
+		 * when the name is not there, every package shares the rest of
+		 * PATH, and the lookup is done once for all of them. */
+		const char *look = path;
+		bool rel = strchr(names.v[k], '/') != NULL;
+		if (!rel && p->pkg_path && !p->is_root) {
+			char *own = xasprintf("%s/node_modules/.bin/%s", p->dir, names.v[k]);
+			if (access(own, X_OK) != 0 && strchr(path, ':'))
+				look = strchr(path, ':') + 1;
+			free(own);
+		}
+		char *mk = xasprintf("%s\n%s\n%s", look, names.v[k], rel ? p->dir : "");
 		size_t at;
 		if (!strmap_get(memo, mk, &at)) {
 			struct strvec found = STRVEC_INIT;
-			toolchain_resolve(names.v[k], path, p->dir, &found);
+			toolchain_resolve(names.v[k], look, p->dir, &found);
 			struct strbuf joined = STRBUF_INIT;
 			for (size_t f = 0; f < found.n; f++)
 				strbuf_addf(&joined, "%s\n", found.v[f]);
