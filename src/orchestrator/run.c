@@ -408,6 +408,31 @@ static int print_explain_key(const struct graph *g, const struct taskcache *tc, 
 			printf("  %-60s %s\n", what.buf, f->hashes[k][0] ? f->hashes[k] : "(unreadable)");
 			strbuf_release(&what);
 		}
+		/* what its last traced run read, against its key */
+		struct strvec reads = STRVEC_INIT;
+		if (!taskcache_get_reads(tc, i, &reads)) {
+			printf("%s: no traced run of it is recorded (a sandboxed, cached task's "
+			       "run records what it read)\n",
+			       id);
+			return 0;
+		}
+		size_t count[3] = {0};
+		for (size_t r = 0; r < reads.n; r++)
+			count[reads.v[r][0] == 'U' ? 0 : reads.v[r][0] == 'K' ? 1 : 2]++;
+		printf("%s: its last traced run read %zu files of the workspace its key held, %zu it "
+		       "did not, and %zu outside the workspace (the toolchain's, or a grant's)\n",
+		       id, count[1], count[0], count[2]);
+		for (int pass = 0; pass < 2; pass++)
+			for (size_t r = 0; r < reads.n; r++)
+				if (reads.v[r][0] == (pass ? 'K' : 'U')) {
+					const char *abs = reads.v[r] + 2;
+					char *rel = path_is_within(g->ws->root, abs)
+							? path_relative(g->ws->root, abs)
+							: xstrdup(abs);
+					printf("  %s %s\n", pass ? "in the key    " : "NOT in the key", rel);
+					free(rel);
+				}
+		strvec_clear(&reads);
 		return 0;
 	}
 	return error("--explain-key %s: no such task in this run (write PROJECT#TASK)", id), 2;
@@ -658,6 +683,8 @@ static int run_after(struct job *job, void *ctx)
 	/* A violation fails a task that exited 0, and such a task is never
 	 * saved: judged before the cache sees it. */
 	int verdict = sandbox_jobs_judge(rh->sj, i, job);
+	if (rh->sj->jobs && rh->sj->jobs[i].judged)
+		taskcache_set_reads(rh->tc, i, &rh->sj->jobs[i].verdict.reads);
 	if (verdict == 0 && rh->sj->jobs && rh->sj->jobs[i].judged)
 		taskcache_set_execs(rh->tc, i, &rh->sj->jobs[i].verdict.execs);
 	sandbox_jobs_done(rh->sj, i);

@@ -418,6 +418,56 @@ static bool tools_changed_blob(struct taskcache *tc, const char *blob, struct st
 	return changed;
 }
 
+/* <cache>/reads/<hash of the task id>: one file per task, replaced. */
+static char *reads_path(const struct taskcache *tc, size_t i)
+{
+	struct key k;
+	char h[KEY_HEX_SIZE];
+	key_init(&k);
+	key_add_str(&k, "reads-of", tc->g->nodes.v[i]->id);
+	key_finish(&k, h);
+	return xasprintf("%s/reads/%s", tc->dir, h);
+}
+
+void taskcache_set_reads(struct taskcache *tc, size_t i, const struct strvec *reads)
+{
+	if (!tc->write || !tc->store_open || tc->dry_run || !reads)
+		return;
+	char *dir = path_join(tc->dir, "reads");
+	char *f = reads_path(tc, i);
+	char *tmp = xasprintf("%s.tmp-%ld", f, (long)getpid());
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "vx-reads 1 %s\n", tc->g->nodes.v[i]->id);
+	for (size_t r = 0; r < reads->n; r++)
+		strbuf_addf(&sb, "%s\n", reads->v[r]);
+	FILE *fp = (mkdir(dir, 0755) == 0 || errno == EEXIST) ? fopen(tmp, "w") : NULL;
+	if (!fp || fwrite(sb.buf, 1, sb.len, fp) != sb.len || fclose(fp) || rename(tmp, f)) {
+		if (fp)
+			unlink(tmp);
+	}
+	strbuf_release(&sb);
+	free(tmp);
+	free(f);
+	free(dir);
+}
+
+bool taskcache_get_reads(const struct taskcache *tc, size_t i, struct strvec *out)
+{
+	char *f = reads_path(tc, i);
+	struct strbuf sb = STRBUF_INIT;
+	bool ok = strbuf_read_file(&sb, f) == 0;
+	char *first = ok ? strchr(sb.buf, '\n') : NULL;
+	ok = first && !strncmp(sb.buf, "vx-reads 1 ", 11);
+	for (const char *s = ok ? first + 1 : ""; *s;) {
+		size_t n = strcspn(s, "\n");
+		strvec_push_nodup(out, xstrndup(s, n));
+		s += n + (s[n] == '\n');
+	}
+	strbuf_release(&sb);
+	free(f);
+	return ok;
+}
+
 const struct strvec *taskcache_tools(const struct taskcache *tc, size_t i)
 {
 	return taskcache_keyed_files(tc, i) ? &tc->tools[i].paths : NULL;

@@ -139,6 +139,12 @@ void taskcache_set_execs(struct taskcache *tc, size_t i, const struct strvec *ex
 /* The programs node i's key holds (toolchain.h), canonical; NULL when it
  * is not cached. */
 const struct strvec *taskcache_tools(const struct taskcache *tc, size_t i);
+/* Keeps what node i's traced run read ("K PATH", "U PATH", "O PATH": the
+ * verdict's reads) under the cache directory, for --explain-key. */
+void taskcache_set_reads(struct taskcache *tc, size_t i, const struct strvec *reads);
+/* Appends to out what node i's last traced run read, as kept; returns
+ * false when none is. */
+bool taskcache_get_reads(const struct taskcache *tc, size_t i, struct strvec *out);
 
 /* Returns the index of the node owning job (jobs and nodes are parallel). */
 size_t taskcache_node_of(const struct taskcache *tc, const struct job *job);

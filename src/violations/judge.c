@@ -1036,6 +1036,9 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 			strmap_put(&made_dirs, e->path, i);
 	}
 	struct strvec seen = STRVEC_INIT;
+	struct strmap read_seen = STRMAP_INIT;
+	VEC(const char *) read_paths = {0};
+	size_t dummy;
 	for (size_t i = 0; i < nev; i++) {
 		const struct access_event *e = &ev[i];
 		if (e->op == ACCESS_CONNECT && !e->unresolved && e->path[0] != '/') {
@@ -1055,6 +1058,11 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 			if (real && strvec_find(&out->execs, real) < 0)
 				strvec_push(&out->execs, real);
 			free(real);
+		}
+		if (!e->err && in->keyed && (e->op == ACCESS_READ || e->op == ACCESS_EXEC) &&
+		    !strmap_get(&read_seen, e->path, &dummy)) {
+			strmap_put(&read_seen, e->path, 0);
+			vec_push(&read_paths, e->path);
 		}
 		if (!e->err) {
 			char *real;
@@ -1176,6 +1184,22 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 		if (!write && in->cached)
 			key_fix(in, out, e->path);
 	}
+	/* what it read, for --explain-key: the unkeyed ones by their
+	 * violations, the rest by where they lie (directories left out) */
+	for (size_t r = 0; r < read_paths.n; r++) {
+		const char *path = read_paths.v[r];
+		bool unkeyed = false;
+		for (size_t k = 0; k < out->violations.n && !unkeyed; k++)
+			unkeyed = out->violations.v[k].unkeyed &&
+				  path_is_within(out->violations.v[k].path, path);
+		struct stat st;
+		bool inside = under(in->workspace_root, path);
+		if (inside && (lstat(path, &st) || S_ISDIR(st.st_mode)))
+			continue;
+		strvec_pushf(&out->reads, "%c %s", unkeyed ? 'U' : inside ? 'K' : 'O', path);
+	}
+	vec_free(&read_paths);
+	strmap_clear(&read_seen);
 	strvec_clear(&seen);
 	strmap_clear(&touched);
 	strmap_clear(&made);
@@ -1219,5 +1243,6 @@ void verdict_release(struct verdict *v)
 	strvec_clear(&v->fix_inputs);
 	strvec_clear(&v->fix_workspace_inputs);
 	strvec_clear(&v->execs);
+	strvec_clear(&v->reads);
 	strvec_clear(&v->fix_toolchain);
 }

@@ -143,6 +143,10 @@ struct verdict {
 	bool incomplete;     /* the trace ends before the command did: never cache */
 	struct strvec execs; /* the programs it exec'd from outside the workspace,
 			      * canonical, in order, once each: its toolchain */
+	struct strvec reads; /* each path it read (opened to read, or exec'd) once, as
+			      * "K PATH" (in the workspace, held by the key), "U PATH"
+			      * (read-unkeyed) or "O PATH" (outside the workspace: the
+			      * toolchain's or a grant's); a cached task's only */
 	size_t lines;        /* trace lines read */
 };
 

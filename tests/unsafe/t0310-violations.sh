@@ -128,6 +128,10 @@ test_expect_success 'a cached task that reads a project file its inputs leave ou
 	test_grep ! "allow.read" "$ERR" &&
 	run_vx 1 run app#build --report json &&
 	jq -e ".tasks[0].violations == [{op: \"read-unkeyed\", path: \"app/notes.txt\", syscall: \"openat\", errno: null}]" "$OUT" &&
+	run_vx 0 run --explain-key app#build &&
+	test_grep "^app#build: its last traced run read [0-9]* files of the workspace its key held, 1 it did not, and [0-9]* outside the workspace" "$OUT" &&
+	test_grep "^  NOT in the key app/notes.txt$" "$OUT" &&
+	test_grep ! "^  in the key     app/notes.txt$" "$OUT" &&
 	sed -i "s|files: \[\"src/\*\*\"\]|files: [\"src/**\", \"notes.txt\"]|" app/vx.yaml &&
 	run_vx 0 run app#build &&
 	run_vx 0 run app#build &&
