@@ -117,10 +117,12 @@ int cache_main(int argc, char **argv)
 			}
 			free(f);
 		}
-		if (!rc && remove_tree_at(st.dirfd, "lockfiles")) {
-			error_errno("cannot remove %s/lockfiles", dir);
-			rc = 2;
-		}
+		static const char *const trees[] = {"lockfiles", "reads"};
+		for (size_t i = 0; !rc && i < 2; i++)
+			if (remove_tree_at(st.dirfd, trees[i])) {
+				error_errno("cannot remove %s/%s", dir, trees[i]);
+				rc = 2;
+			}
 		if (!rc)
 			printf("cache: %s emptied\n", dir);
 	} else {
