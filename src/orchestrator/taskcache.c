@@ -408,7 +408,14 @@ static bool tools_changed_blob(struct taskcache *tc, const char *blob, struct st
 			if (errs[k] || strcmp(now[k], want.v[k])) {
 				changed = true;
 				if (which)
-					strbuf_addstr(which, paths.v[k]);
+				{
+					if (errs[k])
+						strbuf_addf(which, "%s (%.8s… → gone)", paths.v[k],
+							    want.v[k]);
+					else
+						strbuf_addf(which, "%s (%.8s… → %.8s…)", paths.v[k],
+							    want.v[k], now[k]);
+				}
 			}
 		free(now);
 		free(errs);
@@ -741,6 +748,9 @@ static void explain_miss(struct taskcache *tc, size_t i)
 			strbuf_addstr(&out, shown++ ? ", " : "");
 			add_fact_name(&out, now->paths.v[a]);
 			strbuf_addf(&out, " %s", what);
+			if (b < e.m.inputs.n && !strncmp(now->paths.v[a], "//toolchain", 11))
+				strbuf_addf(&out, " (%.8s… → %.8s…)", e.m.inputs.v[b].hash,
+					    now->hashes[a]); /* a program: which content */
 			if (written_by_task(tc, t, now->paths.v[a]))
 				strbuf_addstr(&out, " (changes each run: it is written by this "
 						    "task; declare it an output)");

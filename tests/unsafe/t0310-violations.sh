@@ -483,7 +483,7 @@ test_expect_success 'a program the traced run exec'"'"'d (not the command'"'"'s 
 	test_grep "app#build: cache hit" "$OUT" &&
 	sed -i "s/v1/v2/" $tool &&
 	run_vx 0 run app#build -v &&
-	test_grep "app#build: cache miss: toolchain changed: $tool (a program its cached run exec.d)" "$ERR" &&
+	test_grep "app#build: cache miss: toolchain changed: $tool ([0-9a-f]\{8\}… → [0-9a-f]\{8\}…) (a program its cached run exec.d)" "$ERR" &&
 	test_grep "app#build: running" "$OUT" &&
 	run_vx 0 run app#build &&
 	test_grep "app#build: cache hit" "$OUT" &&
