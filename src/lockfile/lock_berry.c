@@ -34,12 +34,6 @@ static yaml_node_t *yget(yaml_document_t *doc, const yaml_node_t *map, const cha
 	return NULL;
 }
 
-static size_t name_len(const char *desc)
-{
-	const char *at = desc[0] ? strchr(desc + 1, '@') : NULL;
-	return at ? (size_t)(at - desc) : strlen(desc);
-}
-
 /* The node of an entry's header "D1, D2, …": its first descriptor's, the
  * others linked to it. */
 static size_t header_node(struct lockset *ls, const char *key)
@@ -90,11 +84,7 @@ int lock_parse_berry(struct lockset *ls, const char *text, size_t len, struct st
 		strbuf_addf(err, "__metadata version %s is not read (4 to 8 are)", ver);
 		goto out;
 	}
-	for (size_t k = 0; k < ls->n_imp; k++) {
-		char *id = xasprintf("\x01importer %s", ls->imp[k].rel);
-		lg_importer(ls, k, lg_node(ls, id));
-		free(id);
-	}
+	lg_importer_nodes(ls);
 	struct idxvec nodes = {0};
 	yaml_node_pair_t *start = root->data.mapping.pairs.start;
 	yaml_node_pair_t *top = root->data.mapping.pairs.top;
@@ -109,14 +99,14 @@ int lock_parse_berry(struct lockset *ls, const char *text, size_t len, struct st
 			continue;
 		const char *res = yscalar(yget(&doc, body, "resolution"));
 		const char *ws = res ? strstr(res, "@workspace:") : NULL;
-		if (ws && (size_t)(ws - res) == name_len(res)) {
+		if (ws && (size_t)(ws - res) == lg_name_len(res)) {
 			long k = lg_importer_rel(ls, ws + 11);
 			if (k >= 0)
 				lg_edge(ls, i, ls->imp_node[k]);
 			continue;
 		}
 		const char *checksum = yscalar(yget(&doc, body, "checksum"));
-		char *name = res ? xstrndup(res, name_len(res)) : xstrndup(key, name_len(key));
+		char *name = res ? xstrndup(res, lg_name_len(res)) : xstrndup(key, lg_name_len(key));
 		lg_resolve(ls, i, name, yscalar(yget(&doc, body, "version")), checksum ? checksum : res);
 		free(name);
 	}
@@ -129,7 +119,7 @@ int lock_parse_berry(struct lockset *ls, const char *text, size_t len, struct st
 		yaml_node_t *body = yaml_document_get_node(&doc, e->value);
 		const char *res = yscalar(yget(&doc, body, "resolution"));
 		const char *ws = res ? strstr(res, "@workspace:") : NULL;
-		long self = ws && (size_t)(ws - res) == name_len(res) ? lg_importer_rel(ls, ws + 11) : -1;
+		long self = ws && (size_t)(ws - res) == lg_name_len(res) ? lg_importer_rel(ls, ws + 11) : -1;
 		size_t from = self >= 0 ? ls->imp_node[self] : i;
 		yaml_node_t *deps = yget(&doc, body, "dependencies");
 		if (!deps || deps->type != YAML_MAPPING_NODE)

@@ -22,12 +22,6 @@
 static const char *const dep_kinds[] = {"dependencies", "devDependencies", "optionalDependencies",
 					"peerDependencies"};
 
-static size_t name_len(const char *desc)
-{
-	const char *at = desc[0] ? strchr(desc + 1, '@') : NULL;
-	return at ? (size_t)(at - desc) : strlen(desc);
-}
-
 /* The length of path without its last package name ("a/@s/b" -> "a"),
  * or 0. */
 static size_t parent_len(const char *path, size_t len)
@@ -101,11 +95,7 @@ int lock_parse_bun(struct lockset *ls, const char *text, size_t len, struct strb
 		strbuf_addstr(err, "no \"workspaces\" and \"packages\" objects");
 		goto out;
 	}
-	for (size_t k = 0; k < ls->n_imp; k++) {
-		char *id = xasprintf("\x01importer %s", ls->imp[k].rel);
-		lg_importer(ls, k, lg_node(ls, id));
-		free(id);
-	}
+	lg_importer_nodes(ls);
 	cJSON *e;
 	cJSON_ArrayForEach(e, pkgs)
 	{
@@ -114,7 +104,7 @@ int lock_parse_bun(struct lockset *ls, const char *text, size_t len, struct strb
 			continue;
 		size_t i = lg_node(ls, e->string);
 		const char *d = desc->valuestring;
-		size_t nl = name_len(d);
+		size_t nl = lg_name_len(d);
 		if (!strncmp(d + nl, "@workspace:", 11)) {
 			long k = lg_importer_rel(ls, d + nl + 11);
 			if (k >= 0)

@@ -321,12 +321,7 @@ static int build(struct lockset *ls, struct reader *r, struct strbuf *err)
 		lg_resolve(ls, node, p && p->name ? p->name : name.buf,
 			   p && p->version ? p->version : version.buf, p ? p->ident : NULL);
 	}
-	/* each importer a node of its own (an id no package can have) */
-	for (size_t k = 0; k < ls->n_imp; k++) {
-		char *iid = xasprintf("\x01importer %s", ls->imp[k].rel);
-		lg_importer(ls, k, lg_node(ls, iid));
-		free(iid);
-	}
+	lg_importer_nodes(ls);
 	for (size_t i = 0; i < d->refs.n; i++) {
 		const struct ref *x = &d->refs.v[i];
 		long from;

@@ -53,13 +53,6 @@ static void skip_spaces(const char **p, const char *end)
 		(*p)++;
 }
 
-/* NAME@RANGE split at the '@' after the first character. */
-static size_t name_len(const char *desc)
-{
-	const char *at = desc[0] ? strchr(desc + 1, '@') : NULL;
-	return at ? (size_t)(at - desc) : strlen(desc);
-}
-
 struct entry {
 	size_t node;
 	struct strbuf version, ident;
@@ -78,7 +71,7 @@ static void close_entry(struct lockset *ls, struct entry *e, struct strvec *all_
 {
 	const char *id = ls->nodes.v[e->node].id;
 	struct strbuf name = STRBUF_INIT;
-	strbuf_add(&name, id, name_len(id));
+	strbuf_add(&name, id, lg_name_len(id));
 	lg_resolve(ls, e->node, name.buf, e->version.buf, e->ident.buf);
 	strbuf_release(&name);
 	for (size_t d = 0; d < e->deps.n; d++) {
@@ -203,12 +196,8 @@ int lock_parse_yarn(struct lockset *ls, const char *text, size_t len, struct str
 	}
 	/* the importers, from their package.json: a workspace's name links to
 	 * its project; anything else is the descriptor NAME@SPEC */
-	for (size_t k = 0; !rc && k < ls->n_imp; k++) {
-		char *id = xasprintf("\x01importer %s", ls->imp[k].rel);
-		size_t i = lg_node(ls, id);
-		free(id);
-		lg_importer(ls, k, i);
-	}
+	if (!rc)
+		lg_importer_nodes(ls);
 	for (size_t k = 0; !rc && k < ls->n_imp; k++) {
 		const struct lock_importer *im = &ls->imp[k];
 		for (size_t d = 0; d < im->n_deps; d++) {

@@ -53,6 +53,21 @@ void lg_edge(struct lockset *ls, size_t from, size_t to)
 		vec_push(&ls->nodes.v[from].edges, to);
 }
 
+size_t lg_name_len(const char *desc)
+{
+	const char *at = desc[0] ? strchr(desc + 1, '@') : NULL;
+	return at ? (size_t)(at - desc) : strlen(desc);
+}
+
+void lg_importer_nodes(struct lockset *ls)
+{
+	for (size_t k = 0; k < ls->n_imp; k++) {
+		char *id = xasprintf("\x01importer %s", ls->imp[k].rel);
+		lg_importer(ls, k, lg_node(ls, id));
+		free(id);
+	}
+}
+
 void lg_importer(struct lockset *ls, size_t k, size_t i)
 {
 	if (k < ls->n_imp && ls->imp_node[k] == SIZE_MAX) {

@@ -57,6 +57,11 @@ void lg_resolve(struct lockset *ls, size_t i, const char *name, const char *vers
 void lg_edge(struct lockset *ls, size_t from, size_t to);
 /* Makes node i importer k's node. */
 void lg_importer(struct lockset *ls, size_t k, size_t i);
+/* The NAME of a descriptor "NAME@RANGE" ("@scope/name@^1.0.0"): the
+ * length up to the '@' after its first character. */
+size_t lg_name_len(const char *desc);
+/* Gives each importer a node of its own (an id no package can have). */
+void lg_importer_nodes(struct lockset *ls);
 /* Returns the importer whose rel (root-relative, "." for the root; "" and
  * "./x" spelled as pnpm and npm do are the same) or name is s, or -1. */
 long lg_importer_rel(const struct lockset *ls, const char *rel);

@@ -115,24 +115,6 @@ static void importers_digest(const struct workspace *ws, char out[KEY_HEX_SIZE])
 	key_finish(&k, out);
 }
 
-static int write_atomic(const char *path, const void *buf, size_t len)
-{
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	int rc = -1;
-	if (fd >= 0) {
-		rc = write_all(fd, buf, len);
-		if (close(fd))
-			rc = -1;
-		if (!rc)
-			rc = rename(tmp, path);
-		if (rc)
-			unlink(tmp);
-	}
-	free(tmp);
-	return rc;
-}
-
 /* The snapshot's first line: what must be unchanged for its hashes to hold. */
 static void stat_line(struct strbuf *sb, const char *name, const struct stat *st,
 		      const char *digest)
@@ -181,7 +163,7 @@ static void snapshot_write(const struct externals *x, const char *path, const ch
 	strbuf_addf(&sb, "%s%s %d\n", first, x->content, x->whole);
 	for (size_t i = 0; i < x->ws->projects.n; i++)
 		strbuf_addf(&sb, "%s %s\n", x->hash[i], x->ws->projects.v[i]->rel);
-	if (write_atomic(path, sb.buf, sb.len))
+	if (write_file_atomic(path, sb.buf, sb.len))
 		warning("%s: cannot save the lockfile snapshot: %s", path, strerror(errno));
 	strbuf_release(&sb);
 }
@@ -203,7 +185,7 @@ static void keep_copy(const struct externals *x, const char *text, size_t len)
 	char *f = path_join(dir, x->content);
 	struct stat st;
 	if (stat(f, &st) && (mkdir(dir, 0755) == 0 || errno == EEXIST)) {
-		if (write_atomic(f, text, len))
+		if (write_file_atomic(f, text, len))
 			warning("%s: cannot keep a copy of the lockfile: %s", f, strerror(errno));
 		DIR *d = opendir(dir);
 		struct {

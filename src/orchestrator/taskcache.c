@@ -29,6 +29,7 @@
 #include "orchestrator/taskenv.h"
 #include "orchestrator/toolchain.h"
 #include "util/glob.h"
+#include "util/io.h"
 #include "util/loop.h"
 #include "util/path.h"
 #include "util/strbuf.h"
@@ -442,18 +443,14 @@ void taskcache_set_reads(struct taskcache *tc, size_t i, const struct strvec *re
 		return;
 	char *dir = path_join(tc->dir, "reads");
 	char *f = reads_path(tc, i);
-	char *tmp = xasprintf("%s.tmp-%ld", f, (long)getpid());
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb, "vx-reads 1 %s\n", tc->g->nodes.v[i]->id);
 	for (size_t r = 0; r < reads->n; r++)
 		strbuf_addf(&sb, "%s\n", reads->v[r]);
-	FILE *fp = (mkdir(dir, 0755) == 0 || errno == EEXIST) ? fopen(tmp, "w") : NULL;
-	if (!fp || fwrite(sb.buf, 1, sb.len, fp) != sb.len || fclose(fp) || rename(tmp, f)) {
-		if (fp)
-			unlink(tmp);
-	}
+	/* a record it cannot keep is only --explain-key's loss: said nowhere */
+	if (mkdir(dir, 0755) == 0 || errno == EEXIST)
+		(void)write_file_atomic(f, sb.buf, sb.len);
 	strbuf_release(&sb);
-	free(tmp);
 	free(f);
 	free(dir);
 }

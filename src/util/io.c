@@ -3,6 +3,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -79,4 +81,25 @@ int remove_tree_at(int dfd, const char *leaf)
 		return -1;
 	errno = e;
 	return ret;
+}
+
+int write_file_atomic(const char *path, const void *buf, size_t n)
+{
+	char *tmp = xasprintf("%s.tmp-%ld", path, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int rc = -1;
+	if (fd >= 0) {
+		rc = write_all(fd, buf, n);
+		if (close(fd))
+			rc = -1;
+		if (!rc)
+			rc = rename(tmp, path);
+		if (rc) {
+			int e = errno;
+			unlink(tmp);
+			errno = e;
+		}
+	}
+	free(tmp);
+	return rc;
 }

@@ -7,6 +7,10 @@
 /* Writes all n bytes of buf to fd, retrying on EINTR and short writes.
  * Returns 0, or -1 with errno set. */
 int write_all(int fd, const void *buf, size_t n);
+/* Writes n bytes of buf to path through "PATH.tmp-PID" renamed over it, so
+ * a reader sees the old file or the new one, never a torn one. Returns 0,
+ * or -1 with errno (the temporary removed). */
+int write_file_atomic(const char *path, const void *buf, size_t n);
 
 /* Appends to out the names in the directory open at dirfd (not "." or
  * ".."), in the order readdir gives them; dirfd is not moved or closed.
