@@ -187,7 +187,7 @@ static void on_event(struct reader *r, const yaml_event_t *e)
 	case YAML_MAPPING_START_EVENT:
 	case YAML_SEQUENCE_START_EVENT: {
 		bool map = e->type == YAML_MAPPING_START_EVENT;
-		if (d > 0 && r->mapping[d - 1])
+		if (d > 0 && d <= DEPTH_MAX && r->mapping[d - 1])
 			r->want_key[d - 1] = true; /* this node is the value: a key comes next */
 		if (d < DEPTH_MAX) {
 			r->mapping[d] = map;
@@ -195,7 +195,10 @@ static void on_event(struct reader *r, const yaml_event_t *e)
 			free(r->keys[d]);
 			r->keys[d] = NULL;
 		}
-		if (map && d > 0 && d <= DEPTH_MAX && r->keys[d - 1])
+		bool keyed = map && d > 0 && d <= DEPTH_MAX;
+		for (int i = 0; keyed && i < d; i++)
+			keyed = r->keys[i] != NULL; /* a path of keys, no sequence in it */
+		if (keyed)
 			on_mapping(r);
 		r->depth++;
 		break;
@@ -218,13 +221,11 @@ static void on_event(struct reader *r, const yaml_event_t *e)
 		if (r->mapping[d - 1]) {
 			r->want_key[d - 1] = true;
 			/* the value's path: the keys down to and with this level's */
-			int saved = r->depth;
 			bool ok = true;
 			for (int i = 0; i < d; i++)
 				ok &= r->keys[i] != NULL;
 			if (ok)
 				on_value(r, v);
-			r->depth = saved;
 		}
 		break;
 	}
