@@ -1014,6 +1014,14 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 	out->incomplete = !sum->root_exited;
 	size_t nev;
 	const struct access_event *ev = strace_parser_events(p, &nev);
+	judge_events(in, ev, nev, out);
+	strace_parser_free(p);
+	return 0;
+}
+
+void judge_events(const struct judge_input *in, const struct access_event *ev, size_t nev,
+		  struct verdict *out)
+{
 	/* touch opens the file for writing before it sets the times: the paths
 	 * whose times the task tried to set (keys borrowed from the parser). */
 	struct strmap touched = STRMAP_INIT;
@@ -1213,8 +1221,6 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 	strvec_sort_unique(&out->fix_write);
 	strvec_sort_unique(&out->fix_inputs);
 	strvec_sort_unique(&out->fix_workspace_inputs);
-	strace_parser_free(p);
-	return 0;
 }
 
 void judge_output(const struct judge_input *in, struct verdict *out)

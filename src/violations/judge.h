@@ -8,6 +8,7 @@
 
 #include "sandbox/request.h"
 #include "sandbox/walls.h"
+#include "violations/strace.h"
 #include "util/vec.h"
 
 /* A dependency of the judged task: its project and how its config names it. */
@@ -163,6 +164,11 @@ void judge_input_from_request(struct judge_input *in, const struct sandbox_reque
  * errno when the log cannot be read (a task whose trace is missing is as
  * incomplete as one whose tracer died: the caller fails it). */
 int judge_trace(const struct judge_input *in, const char *log_path, struct verdict *out);
+/* Judges access events of any feed (the strace parser's, Seatbelt's
+ * records: seatbelt_log.h) into out, which the caller zeroed: one judge,
+ * two feeds. */
+void judge_events(const struct judge_input *in, const struct access_event *ev, size_t nev,
+		  struct verdict *out);
 /* The notes a failed task's output alone gives (no trace: a persistent
  * task runs untraced): a git repository missing, a hidden path its last
  * line names, a host name or loopback port its output says failed. */

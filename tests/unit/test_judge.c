@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "violations/seatbelt_log.h"
 #include "fixture.h"
 #include "util/strbuf.h"
 #include "violations/judge.h"
@@ -396,6 +397,64 @@ static void test_unkeyed(void)
 	free(dist);
 }
 
+/* Issue 19: one judge, two feeds. The same refusals as strace shows them
+ * in the Linux sandbox and as Seatbelt's records report them give the
+ * same violations and the same fix. */
+static void test_two_feeds(void)
+{
+	fixture_write(root, "app/vendor/notes.txt", "n\n");
+	struct judge_input in = input();
+	char *vendor = xasprintf("%s/vendor/notes.txt", proj), *out = xasprintf("%s/out.o", proj);
+	char *log = xasprintf("2 openat(AT_FDCWD, \"%s\", O_RDONLY) = -1 ENOENT (No such file or directory)\n"
+			      "2 openat(AT_FDCWD, \"%s\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = -1 EROFS (Read-only file system)\n" EXIT,
+			      vendor, out);
+	struct verdict a, b;
+	judge(log, &in, &a);
+	char *lines[2] = {xasprintf("Sandbox: cat(2) deny(1) file-read-data %s", vendor),
+			  xasprintf("Sandbox: cc(2) deny(1) file-write-create %s", out)};
+	struct access_event ev[2];
+	size_t n = 0;
+	for (size_t i = 0; i < 2; i++) {
+		struct seatbelt_record r;
+		CHECK_INT(seatbelt_log_line(lines[i], strlen(lines[i]), &r), 1);
+		if (seatbelt_record_event(&r, &ev[n]))
+			n++;
+		seatbelt_record_release(&r);
+	}
+	CHECK_INT(n, 2);
+	memset(&b, 0, sizeof b);
+	/* macOS names /tmp /private/tmp, as the records do: so does the input
+	 * there (the fixture lives under /tmp) */
+	char *proot = xasprintf("/private%s", root), *pproj = xasprintf("/private%s", proj);
+	struct judge_input mac = in;
+	mac.workspace_root = proot;
+	mac.project_dir = pproj;
+	judge_events(&mac, ev, n, &b);
+	CHECK_INT(a.violations.n, 2);
+	CHECK_INT(b.violations.n, a.violations.n);
+	for (size_t i = 0; i < a.violations.n && i < b.violations.n; i++) {
+		CHECK_STR(b.violations.v[i].path + 8, a.violations.v[i].path); /* past "/private" */
+		CHECK_INT(b.violations.v[i].write, a.violations.v[i].write);
+	}
+	CHECK_INT(b.fix_read.n, a.fix_read.n);
+	CHECK_INT(b.fix_write.n, a.fix_write.n);
+	for (size_t i = 0; i < a.fix_read.n && i < b.fix_read.n; i++)
+		CHECK_STR(b.fix_read.v[i], a.fix_read.v[i]);
+	for (size_t i = 0; i < a.fix_write.n && i < b.fix_write.n; i++)
+		CHECK_STR(b.fix_write.v[i], a.fix_write.v[i]);
+	verdict_release(&a);
+	verdict_release(&b);
+	for (size_t i = 0; i < n; i++)
+		free(ev[i].path);
+	free(lines[0]);
+	free(lines[1]);
+	free(log);
+	free(vendor);
+	free(out);
+	free(proot);
+	free(pproj);
+}
+
 /* Issue 18: beyond the project, the key holds what its dependencies' keys
  * hold (their files, their outputs); a workspace file neither holds is
  * read-unkeyed with a workspaceFiles fix; node_modules with no lockfile is
@@ -550,6 +609,7 @@ int main(void)
 	test_walled();
 	test_unkeyed();
 	test_unkeyed_beyond();
+	test_two_feeds();
 	test_stable_fix();
 	test_control_bytes();
 	test_from_request();
