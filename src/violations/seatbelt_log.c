@@ -58,6 +58,16 @@ static const char *find(const char *hay, size_t len, const char *needle)
 	return NULL;
 }
 
+/* The decimal number at s, not reading at or past end (the line is not
+ * NUL-terminated); saturates rather than overflows. */
+static long num(const char *s, const char *end)
+{
+	long v = 0;
+	for (; s < end && *s >= '0' && *s <= '9'; s++)
+		v = v > 100000000 ? v : v * 10 + (*s - '0');
+	return v;
+}
+
 /* Parses "[K duplicate report(s) for ][Sandbox: ]NAME(PID) deny(N) OP[ TARGET]"
  * in s (n bytes). */
 static int parse_text(const char *s, size_t n, struct seatbelt_record *r)
@@ -78,7 +88,7 @@ static int parse_text(const char *s, size_t n, struct seatbelt_record *r)
 		const char *f = find(d, (size_t)(end - d), " for ");
 		if (!f)
 			return -1;
-		dup += atoi(p);
+		dup += (int)num(p, d);
 		p = f + 5;
 	}
 	static const char prefix[] = "Sandbox: ";
@@ -97,14 +107,14 @@ static int parse_text(const char *s, size_t n, struct seatbelt_record *r)
 		open--;
 	if (open == v || open == p || open[-1] != '(')
 		return -1;
-	r->pid = (pid_t)atol(open);
+	r->pid = (pid_t)num(open, v);
 	r->process = xstrndup(p, (size_t)(open - 1 - p));
 	const char *w = v + 2; /* "deny(1) …" or "allow …" */
 	r->deny = !memcmp(w, "deny", 4);
 	w += r->deny ? 4 : 5;
 	r->count = 1;
 	if (w < end && *w == '(') {
-		r->count = atoi(w + 1);
+		r->count = (int)num(w + 1, end);
 		w = memchr(w, ')', (size_t)(end - w));
 		if (!w)
 			return -1;
