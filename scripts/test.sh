@@ -3,7 +3,7 @@
 #   build/       the normal build: ctest, every label (unit, integration, unsafe)
 #   build-asan/  ASan+UBSan (and LeakSanitizer): the unit and integration labels
 #   build-fuzz/  clang + libFuzzer: each fuzz_* for VX_FUZZ_SECONDS (default: a
-#                budget of 480 s shared by the targets, at least 20 s each)
+#                budget of 400 s shared by the targets, at least 20 s each)
 # Runs every suite even after one fails, then prints "N passed, N failed"
 # over all of them and exits 1 when anything failed.
 set -euo pipefail
@@ -103,7 +103,7 @@ if CC=clang build_tree build-fuzz -DVX_FUZZ=ON -DCMAKE_C_COMPILER=clang; then
 	# One budget for the whole search, so a new target does not lengthen
 	# CI past its 15 minutes (the replays above come first, in full).
 	if [ -z "$fuzz_seconds" ]; then
-		fuzz_seconds=$((480 / (${#fuzzers[@]} > 0 ? ${#fuzzers[@]} : 1)))
+		fuzz_seconds=$((400 / (${#fuzzers[@]} > 0 ? ${#fuzzers[@]} : 1)))
 		[ "$fuzz_seconds" -ge 20 ] || fuzz_seconds=20
 	fi
 	for f in "${fuzzers[@]}"; do
