@@ -251,6 +251,13 @@ void externals_load(struct externals *x, const struct workspace *ws, const char 
 	importers_digest(ws, digest);
 	struct strbuf first = STRBUF_INIT;
 	stat_line(&first, x->name, &st, digest);
+	/* the root package.json too: yarn.lock v1 lists no importers, so a
+	 * root dependency on a workspace package changes no lockfile byte */
+	char *rootpkg = path_join(ws->root, "package.json");
+	struct stat pst;
+	if (!stat(rootpkg, &pst))
+		stat_line(&first, "package.json", &pst, digest);
+	free(rootpkg);
 	char *snap = path_join(cache_dir, "lockfile-closures");
 	if (!snapshot_read(x, snap, first.buf))
 		goto out;

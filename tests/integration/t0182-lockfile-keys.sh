@@ -104,7 +104,7 @@ test_expect_success 'npm, Yarn classic, Yarn berry and Bun lockfiles key the sam
 	done
 '
 
-test_expect_success 'a run whose lockfile stat is unchanged does not read the lockfile' '
+test_expect_success 'a run whose lockfile and root package.json stats are unchanged does not read the lockfile' '
 	command -v strace >/dev/null || { echo "strace is not installed"; test -z "${CI:-}"; exit 0; } &&
 	# (LeakSanitizer cannot run under ptrace: an ASan build exits 1 there)
 	setup &&
@@ -113,6 +113,11 @@ test_expect_success 'a run whose lockfile stat is unchanged does not read the lo
 	ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=openat -o trace.txt "$VX" run build >/dev/null 2>&1 &&
 	! grep "pnpm-lock.yaml\"" trace.txt &&
 	grep -q "lockfile-closures" trace.txt &&
+	touch -d "1 minute ago" package.json &&
+	ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=openat -o trace.txt "$VX" run build >/dev/null 2>&1 &&
+	grep -q "pnpm-lock.yaml\"" trace.txt &&
+	ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=openat -o trace.txt "$VX" run build >/dev/null 2>&1 &&
+	! grep "pnpm-lock.yaml\"" trace.txt &&
 	touch pnpm-lock.yaml &&
 	ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=openat -o trace.txt "$VX" run build >/dev/null 2>&1 &&
 	grep -q "pnpm-lock.yaml\"" trace.txt
