@@ -309,9 +309,14 @@ watch_stop() {
 }
 
 free_port() {
-	local p
+	local p lo=32768
+	# below the kernel's ephemeral range: a port from it can be taken as
+	# the source port of any outgoing connection between this check and
+	# the listen (t0221 met EADDRINUSE so)
+	read -r lo _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || lo=32768
+	[ "$lo" -gt 12000 ] || lo=32768
 	while :; do
-		p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+		p=$((10000 + (RANDOM * 32768 + RANDOM) % (lo - 10000)))
 		case " ${_free_ports:-} " in *" $p "*) continue ;; esac
 		ss -Htln "sport = :$p" 2>/dev/null | grep -q . && continue
 		_free_ports="${_free_ports:-} $p"
