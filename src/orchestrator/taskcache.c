@@ -903,31 +903,27 @@ int taskcache_before(struct job *job, void *ctx)
 		tc->from_remote[i] = r == ENTRY_HIT;
 		job->remote = tc->from_remote[i];
 	}
-	if (r == ENTRY_HIT) {
-		/* the programs its run exec'd must be the ones here (issue 18) */
-		char *tools = exec_blob(NULL, NULL, 0, &e.m);
-		struct strbuf which = STRBUF_INIT;
-		if (tools_changed_blob(tc, tools, &which)) {
-			if (tc->verbose)
-				fprintf(stderr, "%s: cache miss: toolchain changed: %s (a program its "
-						"cached run exec'd)\n",
-					t->id, which.buf);
-			entry_close(&e);
-			r = ENTRY_MISS;
-		}
-		strbuf_release(&which);
-		free(tools);
-		if (r != ENTRY_HIT) {
-			tc->from_remote[i] = job->remote = false;
-			return 0;
-		}
-	}
 	if (r != ENTRY_HIT) {
 		if (tc->verbose)
 			explain_miss(tc, i);
 		return 0;
 	}
+	/* the programs its cached run exec'd must be the ones here (issue 18);
+	 * the same list goes into the in-place record below */
 	char *entry_tools = exec_blob(NULL, NULL, 0, &e.m);
+	struct strbuf which = STRBUF_INIT;
+	if (tools_changed_blob(tc, entry_tools, &which)) {
+		if (tc->verbose)
+			fprintf(stderr, "%s: cache miss: toolchain changed: %s (a program its "
+					"cached run exec'd)\n",
+				t->id, which.buf);
+		entry_close(&e);
+		strbuf_release(&which);
+		free(entry_tools);
+		tc->from_remote[i] = job->remote = false;
+		return 0;
+	}
+	strbuf_release(&which);
 	struct strvec current = STRVEC_INIT;
 	int rc = outputs_collect(p->dir, &t->cfg->outputs, &current);
 	if (!rc) {
