@@ -73,8 +73,7 @@ char *grants_canonical(const char *p)
 	return norm; /* a link loop: judged as written, and the mount will fail */
 }
 
-/* "dir/" + "**" (and + "/" + "*") grant the same tree as "dir": a bind is a mount. */
-static void collapse_tree(char *pat)
+void grants_collapse_tree(char *pat)
 {
 	static const char *const tails[] = {"/**/*", "/**"};
 	size_t n = strlen(pat);
@@ -127,30 +126,39 @@ static int glob_hit(const char *rel, void *vctx)
 	return 0;
 }
 
-static int resolve_one(const char *pat, const char *entry, const char *project_dir,
-		       const char *home, grant_vec *out, grant_vec *glob_heads,
-		       struct strbuf *err)
+char *grants_absolute(const char *pat, const char *entry, const char *project_dir,
+		      const char *home, struct strbuf *err)
 {
-	char *abs;
 	if (pat[0] == '~' && (pat[1] == '\0' || pat[1] == '/')) {
 		if (!home || !*home) {
 			strbuf_addf(
 			    err, "grant '%s' names ~ but HOME is not set; write the absolute path",
 			    entry);
-			return -1;
+			return NULL;
 		}
-		abs = path_join(home, pat[1] ? pat + 2 : ".");
-	} else if (pat[0] == '~') {
+		return path_join(home, pat[1] ? pat + 2 : ".");
+	}
+	if (pat[0] == '~') {
 		strbuf_addf(err, "grant '%s': ~user is not supported; write the absolute path",
 			    entry);
-		return -1;
-	} else {
-		abs = path_join(project_dir, pat);
+		return NULL;
 	}
+	return path_join(project_dir, pat);
+}
+
+static int resolve_one(const char *pat, const char *entry, const char *project_dir,
+		       const char *home, grant_vec *out, grant_vec *glob_heads,
+		       struct strbuf *err)
+{
+	char *abs = grants_absolute(pat, entry, project_dir, home, err);
+	if (!abs)
+		return -1;
 	size_t plen = strlen(pat);
 	bool want_dir = plen && pat[plen - 1] == '/';
 	if (!glob_has_magic(abs)) {
-		push_grant(out, abs, entry, false, want_dir);
+		char *path = glob_unescape(abs, strlen(abs));
+		push_grant(out, path, entry, false, want_dir);
+		free(path);
 		free(abs);
 		return 0;
 	}
@@ -162,7 +170,7 @@ static int resolve_one(const char *pat, const char *entry, const char *project_d
 		return -1;
 	}
 	size_t lit = glob_literal_prefix(abs + 1);
-	char *head = lit ? xstrndup(abs, lit + 1) : xstrdup("/");
+	char *head = lit ? glob_unescape(abs, lit + 1) : xstrdup("/");
 	const char *rest = abs + 1 + lit + (lit ? 1 : 0);
 	char *real_head = grants_canonical(head);
 	struct glob_ctx c = {head, real_head, entry, out, 0};
@@ -202,7 +210,7 @@ int grants_resolve(const char *entry, const char *project_dir, const char *home,
 	}
 	int rc = 0;
 	for (size_t i = 0; i < pats.n && !rc; i++) {
-		collapse_tree(pats.v[i]);
+		grants_collapse_tree(pats.v[i]);
 		rc = resolve_one(pats.v[i], entry, project_dir, home, out, glob_heads, err);
 	}
 	strvec_clear(&pats);

@@ -39,6 +39,16 @@ char *grants_canonical(const char *p);
 int grants_resolve(const char *entry, const char *project_dir, const char *home, grant_vec *out,
 		   grant_vec *glob_heads, struct strbuf *err);
 
+/* One brace-expanded pattern made absolute: "~" or "~/" under home, a
+ * relative one under project_dir, escapes kept (a glob still). Returns it
+ * (caller frees), or NULL with one line in err ("~user", "~" without home). */
+char *grants_absolute(const char *pat, const char *entry, const char *project_dir,
+		      const char *home, struct strbuf *err);
+
+/* "dir/" + "**" (and + "/" + "*") grant the same tree as "dir": cuts the
+ * tail off pat in place. */
+void grants_collapse_tree(char *pat);
+
 void grants_clear(grant_vec *g);
 
 #endif

@@ -612,6 +612,18 @@ bool glob_has_magic(const char *pat)
 	return false;
 }
 
+char *glob_unescape(const char *pat, size_t n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_grow(&sb, n);
+	for (size_t i = 0; i < n && pat[i]; i++) {
+		if (pat[i] == '\\' && i + 1 < n && pat[i + 1])
+			i++;
+		strbuf_addch(&sb, pat[i]);
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
 size_t glob_literal_prefix(const char *pat)
 {
 	size_t slash = 0;

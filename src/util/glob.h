@@ -48,6 +48,10 @@ int glob_expand_braces(const char *pat, struct strvec *out);
 /* True when pat has any of `*?[{` (unescaped). */
 bool glob_has_magic(const char *pat);
 
+/* The first n bytes of pat (a literal: no unescaped magic) with each `\c`
+ * made c: the path it names ("a\\[1].txt" -> "a[1].txt"). Caller frees. */
+char *glob_unescape(const char *pat, size_t n);
+
 /* Returns the length of pat's literal leading directory: the bytes before the
  * '/' that precedes the first segment holding magic ("src/a/x*.ts" -> 5, "*.ts"
  * -> 0, "src/a.ts" (no magic) -> strlen). */

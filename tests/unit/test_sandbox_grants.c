@@ -62,6 +62,7 @@ static void want(const char *entry, const char *proj, const char *expect)
 
 static void test_resolve(void)
 {
+	mk("real/ws/p/src[x]/c.ts", false);
 	/* Relative to the project, through the symlinked workspace "link". */
 	want("src", "link/p", "real/ws/p/src");
 	want("../q/lib", "link/p", "real/ws/q/lib");
@@ -79,6 +80,10 @@ static void test_resolve(void)
 	     "ERR grant '~bob/x': ~user is not supported; write the absolute path");
 	/* A dangling link is followed: judged where the file would land. */
 	want("out.txt", "link/p", "real/ws/q/x");
+	/* `\` escapes one character (SPEC 2.2): the path names the character,
+	 * in a literal grant and in a glob's literal head. */
+	want("gen\\[1\\].txt", "link/p", "real/ws/p/gen[1].txt");
+	want("src\\[x\\]/*.ts", "link/p", "real/ws/p/src[x]/c.ts");
 }
 
 static void test_canonical(void)
