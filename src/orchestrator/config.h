@@ -38,6 +38,8 @@ struct sandbox_cfg {
 	struct grant_list local_binding; /* list holds port numbers as text */
 	struct grant_list unix_sockets;
 	bool pty, git_config;
+	lstr_vec mach_lookup; /* macOS: the Mach services it may look up (allow.machLookup) */
+	lstr_vec system_info; /* macOS: the sysctl names it may read (allow.systemInfo) */
 	lstr_vec deny_network;
 	lstr_vec ignore_read, ignore_write, ignore_network;
 	bool hermetic, weaker_when_nested;

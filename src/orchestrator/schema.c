@@ -2,6 +2,7 @@
  * that free, copy and fold them. */
 #include "orchestrator/schema.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +57,19 @@ static bool bad_restart(const char *r)
 	return strcmp(r, "on-input-change") && strcmp(r, "never");
 }
 
+/* A Mach service or sysctl name as a Seatbelt profile names it (one
+ * string, no quoting needed), a trailing `*` for a prefix. */
+static bool bad_macos_name(const char *n)
+{
+	size_t len = strlen(n), stem = len && n[len - 1] == '*' ? len - 1 : len;
+	if (!stem)
+		return true;
+	for (size_t i = 0; i < stem; i++)
+		if (!isalnum((unsigned char)n[i]) && !strchr("._-", n[i]))
+			return true;
+	return false;
+}
+
 #define TASK(f) offsetof(struct task_cfg, f)
 const struct schema_row schema_task[] = {
     /* Not expanded: the command is shell text, and /bin/sh expands its
@@ -104,6 +118,12 @@ const struct schema_row schema_sandbox[] = {
      NULL, NULL},
     {"allow.pty", SCHEMA_BOOL, SB(pty), 0, 0, "pty", NULL, NULL},
     {"allow.gitConfig", SCHEMA_BOOL, SB(git_config), 0, 0, "gitConfig", NULL, NULL},
+    {"allow.machLookup", SCHEMA_LIST, SB(mach_lookup), 0, 0, NULL, bad_macos_name,
+     "machLookup \"%s\" is no Mach service name: write e.g. com.apple.system.logger "
+     "(letters, digits, '.', '_', '-'; a trailing * takes every name it begins)"},
+    {"allow.systemInfo", SCHEMA_LIST, SB(system_info), 0, 0, NULL, bad_macos_name,
+     "systemInfo \"%s\" is no sysctl name: write e.g. hw.memsize (letters, digits, '.', "
+     "'_', '-'; a trailing * takes every name it begins)"},
     {"deny", SCHEMA_MAP, 0, 0, 0, NULL, NULL, NULL},
     {"deny.network", SCHEMA_LIST, SB(deny_network), SCHEMA_EXPAND, 0, NULL, NULL, NULL},
     {"ignore", SCHEMA_MAP, 0, 0, 0, NULL, NULL, NULL},

@@ -73,7 +73,7 @@ char *grants_canonical(const char *p)
 	return norm; /* a link loop: judged as written, and the mount will fail */
 }
 
-void grants_collapse_tree(char *pat)
+bool grants_collapse_tree(char *pat)
 {
 	static const char *const tails[] = {"/**/*", "/**"};
 	size_t n = strlen(pat);
@@ -81,9 +81,10 @@ void grants_collapse_tree(char *pat)
 		size_t t = strlen(tails[i]);
 		if (n > t && !strcmp(pat + n - t, tails[i])) {
 			pat[n - t] = '\0';
-			return;
+			return true;
 		}
 	}
+	return false;
 }
 
 static void push_grant(grant_vec *out, const char *lexical, const char *entry, bool from_glob,

@@ -46,8 +46,8 @@ char *grants_absolute(const char *pat, const char *entry, const char *project_di
 		      const char *home, struct strbuf *err);
 
 /* "dir/" + "**" (and + "/" + "*") grant the same tree as "dir": cuts the
- * tail off pat in place. */
-void grants_collapse_tree(char *pat);
+ * tail off pat in place, and returns true when it did. */
+bool grants_collapse_tree(char *pat);
 
 void grants_clear(grant_vec *g);
 

@@ -69,6 +69,19 @@ struct sandbox_input {
 	const char *const *linked_projects; /* project dirs linked into the task's node_modules
 					     * or the root's (workspace_linked_projects) */
 	size_t n_linked;
+	/* What only the macOS translation (seatbelt.h) reads: on Linux the
+	 * proxy is SANDBOX_PROXY_PORT inside the task's namespace and netd
+	 * bridges localBinding ports; Mach services and sysctl names are
+	 * no Linux notion. */
+	int proxy_port;		 /* with proxy: the host loopback port the task's proxy listens on */
+	const int *local_ports;	 /* localBinding: [PORT, ...] */
+	size_t n_local;
+	bool local_any;		 /* localBinding: true */
+	const char *const *mach_lookup; /* sandbox.allow.machLookup */
+	size_t n_mach;
+	const char *const *system_info; /* sandbox.allow.systemInfo */
+	size_t n_system_info;
+	bool pty;		 /* sandbox.allow.pty */
 	bool hermetic; /* sandbox.hermetic: nothing outside the workspace but the OS roots */
 	bool cached;   /* the task is cached and not persistent: linked packages not keyed are
 			  withheld */

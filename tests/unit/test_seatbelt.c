@@ -1,0 +1,416 @@
+/* Unit tests for sandbox/seatbelt.c: the Seatbelt profile of a request,
+ * compared by its exact text with the golden profiles in
+ * fixtures/seatbelt/ (the temp root spelled @ROOT@), on a real small tree;
+ * and each glob's regex run, as POSIX ERE, against the paths the glob
+ * matches and does not. VX_UPDATE_GOLDEN=1 rewrites the goldens (read the
+ * diff before committing it). */
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fstest.h"
+#include "sandbox/seatbelt.h"
+#include "util/glob.h"
+#include "util/path.h"
+
+static char *root;
+
+static void mk(const char *rel)
+{
+	char *cmd = xasprintf("mkdir -p '%s/%s'", root, rel);
+	if (system(cmd))
+		die("%s", cmd);
+	free(cmd);
+}
+
+static void touch(const char *rel)
+{
+	char *p = path_join(root, rel), *d = path_dirname(rel);
+	mk(d);
+	fs_write(root, rel, "", 0644);
+	free(d);
+	free(p);
+}
+
+/* A request for project proj (relative to root/ws) with the usual
+ * surroundings; the caller sets the rest. */
+struct req {
+	struct sandbox_input in;
+	char *ws, *proj, *home, *cache, *path_env;
+	const char *host[3];
+	const char *nested[4];
+};
+
+static void req_init(struct req *r, const char *proj)
+{
+	memset(r, 0, sizeof *r);
+	r->ws = xasprintf("%s/ws", root);
+	r->proj = proj[0] ? xasprintf("%s/ws/%s", root, proj) : xstrdup(r->ws);
+	r->home = xasprintf("%s/home", root);
+	r->cache = xasprintf("%s/ws/.vx/cache", root);
+	r->path_env = xasprintf("PATH=/usr/bin:/bin:%s/home/.nvm/versions/node/v20/bin:"
+				"/opt/homebrew/bin:%s/ws/node_modules/.bin",
+				root, root);
+	r->host[0] = r->path_env;
+	r->host[1] = "LANG=C";
+	r->nested[0] = r->ws;
+	r->nested[1] = "";
+	r->in.workspace_root = r->ws;
+	r->in.project_dir = r->proj;
+	r->in.home = r->home;
+	r->in.cache_dir = r->cache;
+	r->in.tmpdir = "/tmp/vx-501/vx-run-abc123/tmp";
+	r->in.env.host = r->host;
+	r->in.nested_dirs = (const char *const *)r->nested;
+	r->in.n_nested = 1;
+}
+
+static void req_nested(struct req *r, const char *a, const char *b)
+{
+	r->nested[1] = a ? xasprintf("%s/ws/%s", root, a) : NULL;
+	r->nested[2] = b ? xasprintf("%s/ws/%s", root, b) : NULL;
+	r->in.n_nested = 1 + (a != NULL) + (b != NULL);
+}
+
+static void req_free(struct req *r)
+{
+	free(r->ws);
+	free(r->proj);
+	free(r->home);
+	free(r->cache);
+	free(r->path_env);
+	if (r->in.n_nested > 1)
+		free((char *)r->nested[1]);
+	if (r->in.n_nested > 2)
+		free((char *)r->nested[2]);
+}
+
+/* s with every occurrence of from replaced by to. */
+static char *replace(const char *s, const char *from, const char *to)
+{
+	struct strbuf out = STRBUF_INIT;
+	size_t n = strlen(from);
+	for (const char *p = s; *p;) {
+		const char *hit = strstr(p, from);
+		if (!hit) {
+			strbuf_addstr(&out, p);
+			break;
+		}
+		strbuf_add(&out, p, (size_t)(hit - p));
+		strbuf_addstr(&out, to);
+		p = hit + n;
+	}
+	return strbuf_detach(&out, NULL);
+}
+
+/* The profile (notes appended as "; note: " lines), root spelled @ROOT@. */
+static char *profile(const struct sandbox_input *in)
+{
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	struct strvec notes = STRVEC_INIT;
+	if (seatbelt_profile(in, &out, &notes, &err))
+		strbuf_addf(&out, "ERR %s\n", err.buf);
+	for (size_t i = 0; i < notes.n; i++)
+		strbuf_addf(&out, "; note: %s\n", notes.v[i]);
+	char *sroot = seatbelt_path(root);
+	char *spelled = replace(out.buf, sroot, "@ROOT@");
+	char *text = replace(spelled, root, "@ROOT@");
+	free(spelled);
+	free(sroot);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	strvec_clear(&notes);
+	return text;
+}
+
+static void golden(const char *name, const struct sandbox_input *in)
+{
+	char *got = profile(in);
+	char *rel = xasprintf("fixtures/seatbelt/%s.sb", name);
+	if (getenv("VX_UPDATE_GOLDEN")) {
+		fs_write(".", rel, got, 0644);
+	} else {
+		char *want = fs_read(".", rel);
+		if (!want || strcmp(got, want)) {
+			fprintf(stderr, "%s differs; got:\n%s\n", rel, got);
+			CHECK(!"profile matches its golden");
+		} else {
+			CHECK(1);
+		}
+		free(want);
+	}
+	free(rel);
+	free(got);
+}
+
+/* Every `(regex #"…")` of text, in order. */
+static void regexes(const char *text, struct strvec *out)
+{
+	for (const char *p = text; (p = strstr(p, "(regex #\""));) {
+		p += 9;
+		const char *e = strstr(p, "\")");
+		strvec_push_nodup(out, xstrndup(p, (size_t)(e - p)));
+		p = e;
+	}
+}
+
+static bool rx_matches(const char *rx, const char *path)
+{
+	regex_t re;
+	if (regcomp(&re, rx, REG_EXTENDED | REG_NOSUB)) {
+		fprintf(stderr, "regex does not compile: %s\n", rx);
+		return false;
+	}
+	bool hit = regexec(&re, path, 0, NULL, 0) == 0;
+	regfree(&re);
+	return hit;
+}
+
+/* The one allow.read glob grant's regex matches exactly what glob_match
+ * says of each path (relative to the project). */
+static void glob_agrees(const char *glob, const char *const *paths)
+{
+	struct req r;
+	req_init(&r, "packages/app");
+	const char *reads[] = {glob};
+	r.in.allow_read = reads;
+	r.in.n_read = 1;
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	struct strvec notes = STRVEC_INIT, rx = STRVEC_INIT;
+	CHECK_INT(seatbelt_profile(&r.in, &out, &notes, &err), 0);
+	regexes(out.buf, &rx);
+	/* the grant's regex is the first one after the grants' header */
+	const char *mine = NULL;
+	for (size_t i = 0; i < rx.n && !mine; i++)
+		if (strstr(rx.v[i], "packages/app") || strstr(rx.v[i], "/ws/"))
+			mine = rx.v[i];
+	CHECK(mine != NULL);
+	char *proj = seatbelt_path(r.proj);
+	for (size_t i = 0; mine && paths[i]; i++) {
+		char *abs = path_join(proj, paths[i]);
+		bool want = glob_match(glob, paths[i]);
+		if (rx_matches(mine, abs) != want) {
+			fprintf(stderr, "glob %s, path %s: regex %s says %d, glob says %d\n", glob,
+				paths[i], mine, !want, want);
+			CHECK(!"regex agrees with the glob");
+		} else {
+			CHECK(1);
+		}
+		free(abs);
+	}
+	free(proj);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	strvec_clear(&notes);
+	strvec_clear(&rx);
+	req_free(&r);
+}
+
+static void test_globs_agree(void)
+{
+	const char *const p1[] = {"src/a.ts", "src/x/y/b.ts", "src/a.js", "src.ts", "lib/a.ts",
+				  "src/.hidden.ts", NULL};
+	glob_agrees("src/**/*.ts", p1);
+	const char *const p2[] = {"data/a1.csv", "data/c9.csv", "data/d1.csv", "data/a12.csv",
+				  "data/a/.csv", NULL};
+	glob_agrees("data/[a-c]?.csv", p2);
+	const char *const p3[] = {"x/a", "x/.a", "x/ab", NULL};
+	glob_agrees("x/[!.]*", p3);
+	const char *const p4[] = {"a.b+c(1).txt", "a.b+c(1)xtxt", "aXb+c(1).txt", NULL};
+	glob_agrees("a.b+c(1).*", p4);
+	const char *const p5[] = {"gen[1]/o.js", "gen1/o.js", "gen[1]/o.ts", NULL};
+	glob_agrees("gen\\[1\\]/*.js", p5);
+}
+
+static void test_path(void)
+{
+	char *p = seatbelt_path("/tmp/vx-seatbelt-none/x");
+	CHECK_STR(p, "/private/tmp/vx-seatbelt-none/x");
+	free(p);
+	p = seatbelt_path("/var/folders/zz/T/vx");
+	CHECK_STR(p, "/private/var/folders/zz/T/vx");
+	free(p);
+	p = seatbelt_path("/etcetera/x");
+	CHECK_STR(p, "/etcetera/x");
+	free(p);
+	p = seatbelt_path("/usr/lib/../bin");
+	CHECK_STR(p, "/usr/bin");
+	free(p);
+}
+
+static void test_goldens(void)
+{
+	struct req r;
+
+	req_init(&r, "packages/app");
+	golden("plain", &r.in);
+	req_free(&r);
+
+	req_init(&r, "packages/app");
+	const char *g_reads[] = {"src/**/*.ts", "../*/package.json", "config.{json,yaml}",
+				 "../../tsconfig.base.json"};
+	const char *g_writes[] = {"dist/**", "*.tsbuildinfo", "coverage/"};
+	r.in.allow_read = g_reads;
+	r.in.n_read = 4;
+	r.in.allow_write = g_writes;
+	r.in.n_write = 3;
+	golden("globs", &r.in);
+	req_free(&r);
+
+	req_init(&r, "packages/app");
+	const char *b_reads[] = {"gen\\[1\\].txt", "data/[a-c]?.csv", "x/[!.]*",
+				 "lit\\*star.txt", "q\\?/*.md", "odd\"quote/*", "sp ace/(v1)+.js"};
+	r.in.allow_read = b_reads;
+	r.in.n_read = 7;
+	golden("brackets", &r.in);
+	req_free(&r);
+
+	req_init(&r, "");
+	req_nested(&r, "packages/app", "packages/lib");
+	const char *n_reads[] = {"packages/lib/dist/index.js"};
+	r.in.allow_read = n_reads;
+	r.in.n_read = 1;
+	golden("root-nested", &r.in);
+	req_free(&r);
+
+	req_init(&r, "packages/app");
+	const char *d_writes[] = {".vscode/", "tools/", "out.log"};
+	r.in.allow_write = d_writes;
+	r.in.n_write = 3;
+	golden("write-denies", &r.in);
+	req_free(&r);
+
+	req_init(&r, "packages/app");
+	r.in.hermetic = true;
+	const char *mach[] = {"com.apple.FontServer", "com.apple.system.opendirectoryd.*"};
+	const char *sysinfo[] = {"kern.hostname", "machdep.cpu.*"};
+	r.in.mach_lookup = mach;
+	r.in.n_mach = 2;
+	r.in.system_info = sysinfo;
+	r.in.n_system_info = 2;
+	golden("hermetic", &r.in);
+	req_free(&r);
+
+	req_init(&r, "packages/app");
+	int relays[] = {5432};
+	const char *sockets[] = {"/var/vx-seatbelt-none/docker.sock"};
+	r.in.proxy = true;
+	r.in.proxy_port = 49152;
+	r.in.relay_ports = relays;
+	r.in.n_relays = 1;
+	r.in.unix_sockets = sockets;
+	r.in.n_sockets = 1;
+	golden("network", &r.in);
+	req_free(&r);
+
+	req_init(&r, "packages/app");
+	int ports[] = {5173, 4173};
+	r.in.local_ports = ports;
+	r.in.n_local = 2;
+	r.in.pty = true;
+	golden("local-binding", &r.in);
+	req_free(&r);
+
+	req_init(&r, "packages/app");
+	const char *t_reads[] = {"/tmp/vx-seatbelt-shared/fixtures/", "/var/cache/tool/*.db"};
+	r.in.allow_read = t_reads;
+	r.in.n_read = 2;
+	golden("private-tmp", &r.in);
+	req_free(&r);
+
+	/* A ~ grant reaches the workspace (in home here) from above: the
+	 * anchor takes it back but for the grants in it. */
+	req_init(&r, "packages/app");
+	const char *h_reads[] = {"~/"};
+	const char *h_writes[] = {"dist/"};
+	r.in.allow_read = h_reads;
+	r.in.n_read = 1;
+	r.in.allow_write = h_writes;
+	r.in.n_write = 1;
+	r.in.home = root;
+	golden("anchor", &r.in);
+	req_free(&r);
+}
+
+static void test_refusals(void)
+{
+	struct req r;
+	req_init(&r, "odd[dir]/app");
+	char *got = profile(&r.in);
+	CHECK(strstr(got, "ERR the project @ROOT@/ws/odd[dir]/app lies under a directory whose "
+			  "name holds '['") == got);
+	free(got);
+	req_free(&r);
+
+	req_init(&r, "packages/app");
+	const char *reads[] = {"~/.ssh/id_ed25519"};
+	r.in.allow_read = reads;
+	r.in.n_read = 1;
+	got = profile(&r.in);
+	CHECK_STR(got, "ERR read grant '~/.ssh/id_ed25519' lies in @ROOT@/home/.ssh, a credential "
+		       "store; vx never grants it\n");
+	free(got);
+	req_free(&r);
+}
+
+static void test_note(void)
+{
+	struct req r;
+	req_init(&r, "packages/app");
+	const char *reads[] = {"src/"};
+	r.in.allow_read = reads;
+	r.in.n_read = 1;
+	struct strbuf n = STRBUF_INIT;
+	seatbelt_failure_note(&r.in, 0, "app#build", &n);
+	CHECK_STR(n.buf, "it ran under a Seatbelt profile: reads of the OS roots, its project and "
+			 "its TMPDIR, its PATH's toolchain, writes to its TMPDIR; allow.read: src/; "
+			 "no network. macOS reported no denial of it: the OS does not always report "
+			 "what a profile applied by sandbox-exec refused, so an access outside these "
+			 "may have failed without a word. `vx sandbox show app#build --platform "
+			 "darwin` prints the whole profile");
+	strbuf_reset(&n);
+	seatbelt_failure_note(&r.in, 2, "app#build", &n);
+	CHECK(!strstr(n.buf, "reported no denial"));
+	strbuf_release(&n);
+	req_free(&r);
+
+	struct strvec argv = STRVEC_INIT;
+	seatbelt_argv("(version 1)", NULL, "make", &argv);
+	CHECK_INT(argv.n, 6);
+	CHECK_STR(argv.v[0], "/usr/bin/sandbox-exec");
+	CHECK_STR(argv.v[2], "(version 1)");
+	CHECK_STR(argv.v[5], "make");
+	strvec_clear(&argv);
+}
+
+int main(void)
+{
+	root = fs_tmpdir();
+	mk("ws/.git");
+	mk("ws/node_modules/.bin");
+	touch("ws/package.json");
+	touch("ws/tsconfig.base.json");
+	mk("ws/packages/app/src");
+	mk("ws/packages/app/node_modules");
+	touch("ws/packages/app/package.json");
+	mk("ws/packages/app/tools/.git/hooks");
+	mk("ws/packages/lib/dist");
+	touch("ws/packages/lib/dist/index.js");
+	mk("ws/odd[dir]/app");
+	mk("home/.nvm/versions/node/v20/bin");
+	mk("home/.npm/_cacache");
+	mk("home/.ssh");
+	test_path();
+	test_goldens();
+	test_globs_agree();
+	test_refusals();
+	test_note();
+	char *cmd = xasprintf("rm -rf '%s'", root);
+	if (system(cmd))
+		fprintf(stderr, "cannot remove %s\n", root);
+	free(cmd);
+	free(root);
+	return check_finish("seatbelt");
+}
