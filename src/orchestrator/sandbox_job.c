@@ -20,6 +20,7 @@
 #include "sandbox/bwrap.h"
 #include "sandbox/env.h"
 #include "sandbox/probe.h"
+#include "sandbox/seatbelt.h"
 #include "util/glob.h"
 #include "util/io.h"
 #include "util/path.h"
@@ -41,7 +42,7 @@ static bool wants_net(const struct sandbox_job *sjob)
  * entry that is not a host (a URL, a path, "*", a dotless name) is a
  * configuration error at its line, as is a port granted both ways or
  * vx's own proxy port. */
-static int network_rules(const struct task_node *t, struct sandbox_job *sjob)
+static int network_rules(const struct task_node *t, struct sandbox_job *sjob, bool darwin)
 {
 	const struct sandbox_cfg *sb = t->cfg->sandbox;
 	struct netrules *rules = &sjob->net;
@@ -84,7 +85,7 @@ static int network_rules(const struct task_node *t, struct sandbox_job *sjob)
 					    "%s: port %d is where the task reaches its proxy inside "
 					    "the sandbox; relay the host's service on another port",
 					    t->id, SANDBOX_PROXY_PORT);
-	if (sb->local_binding.any)
+	if (sb->local_binding.any && !darwin)
 		return config_error(&sb->local_binding.loc,
 				    "%s: localBinding: true cannot be built on Linux: a network "
 				    "namespace has no bridge for every port; list the ports the task "
@@ -123,6 +124,7 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 	sj->cache_dir = cache_dir;
 	sj->quiet_report = flags & SANDBOX_JOBS_QUIET;
 	sj->showing = flags & SANDBOX_JOBS_SHOW;
+	sj->darwin = flags & SANDBOX_JOBS_DARWIN;
 	sj->stage.lock_fd = -1;
 	size_t n = g->nodes.n + 1;
 	sj->jobs = xcalloc(n, sizeof *sj->jobs);
@@ -159,7 +161,7 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 		}
 		strbuf_release(&why);
 		struct sandbox_job *sjob = &sj->jobs[i];
-		if (network_rules(t, sjob) < 0)
+		if (network_rules(t, sjob, sj->darwin) < 0)
 			return -1;
 		sjob->has_net = sjob->net.any || sjob->net.allow.n;
 		any_net = any_net || wants_net(sjob);
@@ -170,11 +172,11 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 					    "must never ride in unnamed; list the socket paths",
 					    t->id);
 	}
-	if (any_net && !(sj->netd = realpath("/proc/self/exe", NULL)))
+	if (any_net && !sj->darwin && !(sj->netd = realpath("/proc/self/exe", NULL)))
 		return error_errno("a sandboxed task has a network or port grant, and vx cannot "
 				   "find its own binary to run as its network helper");
-	if (!first)
-		return 0;
+	if (!first || sj->darwin)
+		return 0; /* a Seatbelt profile is shown: nothing of Linux's is asked for */
 	struct probe p;
 	probe_bwrap(&p);
 	if (!p.works) {
@@ -239,8 +241,29 @@ static const struct strvec *dep_outputs(struct sandbox_jobs *sj, size_t d)
 	return dj->outputs_ok ? &dj->outputs : NULL;
 }
 
-int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_request *req,
-			 struct strbuf *err)
+/* What a sandbox_input borrows, owned until input_parts_release. */
+struct input_parts {
+	struct strvec nested, reads, writes, dep_outs, keyed, define, pass, secrets, vxenv, linked,
+	    sockets, mach, sysinfo;
+	VEC(int) relay_ports;
+	VEC(int) local_ports;
+};
+
+static void input_parts_release(struct input_parts *h)
+{
+	struct strvec *all[] = {&h->nested, &h->reads, &h->writes, &h->dep_outs, &h->keyed,
+				&h->define, &h->pass,  &h->secrets, &h->vxenv, &h->linked,
+				&h->sockets, &h->mach, &h->sysinfo};
+	for (size_t k = 0; k < sizeof all / sizeof *all; k++)
+		strvec_clear(all[k]);
+	vec_free(&h->relay_ports);
+	vec_free(&h->local_ports);
+}
+
+/* Fills in, node i's sandbox request as written: the one input both
+ * translations (the bwrap plan, the Seatbelt profile) are made from. */
+static void request_input(struct sandbox_jobs *sj, size_t i, struct sandbox_input *in,
+			  struct input_parts *parts)
 {
 	/* `vx sandbox show` has no jobs: it shows a traced task's tracer with
 	 * the log's place spelled as a pattern, so what is shown is what runs. */
@@ -252,17 +275,14 @@ int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_reque
 	const struct sandbox_cfg *sb = t->cfg->sandbox;
 	const struct workspace *ws = sj->ws;
 	const struct project *p = ws->projects.v[t->project];
-	struct strvec nested = STRVEC_INIT, reads = STRVEC_INIT, writes = STRVEC_INIT,
-		      dep_outs = STRVEC_INIT, keyed = STRVEC_INIT, define = STRVEC_INIT,
-		      pass = STRVEC_INIT, secrets = STRVEC_INIT, vxenv = STRVEC_INIT,
-		      linked = STRVEC_INIT;
-	workspace_linked_projects(ws, p, &linked);
+	struct input_parts *h = parts;
+	memset(h, 0, sizeof *h);
+	workspace_linked_projects(ws, p, &h->linked);
 	for (size_t k = 0; k < ws->projects.n; k++)
-		strvec_push(&nested, ws->projects.v[k]->dir);
-	lstr_vec_strings(&sb->allow_read, &reads);
-	lstr_vec_strings(&sb->allow_write, &writes);
-	struct strvec sockets = STRVEC_INIT;
-	lstr_vec_strings(&sb->unix_sockets.list, &sockets);
+		strvec_push(&h->nested, ws->projects.v[k]->dir);
+	lstr_vec_strings(&sb->allow_read, &h->reads);
+	lstr_vec_strings(&sb->allow_write, &h->writes);
+	lstr_vec_strings(&sb->unix_sockets.list, &h->sockets);
 	bool *seen = xcalloc(sj->g->nodes.n + 1, 1);
 	mark_deps(sj->g, i, seen);
 	for (size_t d = 0; d < sj->g->nodes.n; d++) {
@@ -270,25 +290,28 @@ int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_reque
 			continue;
 		const struct task_node *dt = sj->g->nodes.v[d];
 		const struct project *dp = ws->projects.v[dt->project];
-		if (strvec_find(&keyed, dp->dir) < 0)
-			strvec_push(&keyed, dp->dir);
+		if (strvec_find(&h->keyed, dp->dir) < 0)
+			strvec_push(&h->keyed, dp->dir);
 		const struct strvec *outs = dep_outputs(sj, d);
 		for (size_t o = 0; outs && o < outs->n; o++)
-			strvec_push_nodup(&dep_outs, path_join(dp->dir, outs->v[o]));
+			strvec_push_nodup(&h->dep_outs, path_join(dp->dir, outs->v[o]));
 	}
 	free(seen);
 	for (size_t k = 0; k < t->cfg->env_define.n; k++)
-		strvec_pushf(&define, "%s=%s", t->cfg->env_define.v[k].key,
+		strvec_pushf(&h->define, "%s=%s", t->cfg->env_define.v[k].key,
 			     t->cfg->env_define.v[k].value);
-	lstr_vec_strings(&t->cfg->env_pass, &pass);
-	lstr_vec_strings(&t->cfg->env_pass_secrets, &secrets);
-	task_env_delta(ws, t, &vxenv);
-	VEC(int) relay_ports = {0};
+	lstr_vec_strings(&t->cfg->env_pass, &h->pass);
+	lstr_vec_strings(&t->cfg->env_pass_secrets, &h->secrets);
+	task_env_delta(ws, t, &h->vxenv);
 	for (size_t k = 0; sj->jobs && k < sj->jobs[i].relays.n; k++)
-		vec_push(&relay_ports, sj->jobs[i].relays.v[k].port);
+		vec_push(&h->relay_ports, sj->jobs[i].relays.v[k].port);
+	for (size_t k = 0; k < sb->local_binding.list.n; k++)
+		vec_push(&h->local_ports, atoi(sb->local_binding.list.v[k].s));
+	lstr_vec_strings(&sb->mach_lookup, &h->mach);
+	lstr_vec_strings(&sb->system_info, &h->sysinfo);
 	const struct sandbox_job *nj = sj->jobs ? &sj->jobs[i] : NULL;
 	bool net = nj && wants_net(nj);
-	struct sandbox_input in = {
+	*in = (struct sandbox_input){
 	    .workspace_root = ws->root,
 	    .project_dir = p->dir,
 	    .home = getenv("HOME"),
@@ -304,53 +327,71 @@ int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_reque
 		       : sj->showing ? "$TMPDIR/vx-UID/vx-run-XXXXXX/net-XXXXXX/ctl.sock"
 				     : nj->net_ctl,
 	    .proxy = nj && nj->has_net,
-	    .relay_ports = relay_ports.v,
-	    .n_relays = relay_ports.n,
+	    .relay_ports = h->relay_ports.v,
+	    .n_relays = h->relay_ports.n,
+	    .proxy_port = nj && nj->has_net ? SANDBOX_PROXY_PORT : 0,
+	    .local_ports = h->local_ports.v,
+	    .n_local = h->local_ports.n,
+	    .local_any = sb->local_binding.any,
+	    .mach_lookup = (const char *const *)h->mach.v,
+	    .n_mach = h->mach.n,
+	    .system_info = (const char *const *)h->sysinfo.v,
+	    .n_system_info = h->sysinfo.n,
+	    .pty = sb->pty,
 	    /* a dev server's outputs must be in place while it runs: never staged */
 	    .stage_dir = sj->jobs && !sj->showing && !t->cfg->persistent ? sj->jobs[i].stage_dir
 									 : NULL,
-	    .nested_dirs = (const char *const *)nested.v,
-	    .n_nested = nested.n,
-	    .allow_read = (const char *const *)reads.v,
-	    .n_read = reads.n,
-	    .allow_write = (const char *const *)writes.v,
-	    .n_write = writes.n,
-	    .unix_sockets = (const char *const *)sockets.v,
-	    .n_sockets = sockets.n,
-	    .dep_outputs = (const char *const *)dep_outs.v,
-	    .n_dep_outputs = dep_outs.n,
-	    .keyed_projects = (const char *const *)keyed.v,
-	    .n_keyed = keyed.n,
-	    .linked_projects = (const char *const *)linked.v,
-	    .n_linked = linked.n,
+	    .nested_dirs = (const char *const *)h->nested.v,
+	    .n_nested = h->nested.n,
+	    .allow_read = (const char *const *)h->reads.v,
+	    .n_read = h->reads.n,
+	    .allow_write = (const char *const *)h->writes.v,
+	    .n_write = h->writes.n,
+	    .unix_sockets = (const char *const *)h->sockets.v,
+	    .n_sockets = h->sockets.n,
+	    .dep_outputs = (const char *const *)h->dep_outs.v,
+	    .n_dep_outputs = h->dep_outs.n,
+	    .keyed_projects = (const char *const *)h->keyed.v,
+	    .n_keyed = h->keyed.n,
+	    .linked_projects = (const char *const *)h->linked.v,
+	    .n_linked = h->linked.n,
 	    .hermetic = sb->hermetic,
 	    .cached = taskcache_cacheable(t),
 	    .env =
 		{
 		    .host = (const char *const *)environ,
-		    .define = (const char *const *)define.v,
-		    .n_define = define.n,
-		    .pass_through = (const char *const *)pass.v,
-		    .n_pass = pass.n,
-		    .pass_secrets = (const char *const *)secrets.v,
-		    .n_secrets = secrets.n,
-		    .vx = (const char *const *)vxenv.v,
-		    .n_vx = vxenv.n,
+		    .define = (const char *const *)h->define.v,
+		    .n_define = h->define.n,
+		    .pass_through = (const char *const *)h->pass.v,
+		    .n_pass = h->pass.n,
+		    .pass_secrets = (const char *const *)h->secrets.v,
+		    .n_secrets = h->secrets.n,
+		    .vx = (const char *const *)h->vxenv.v,
+		    .n_vx = h->vxenv.n,
 		},
 	};
+}
+
+int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_request *req,
+			 struct strbuf *err)
+{
+	struct sandbox_input in;
+	struct input_parts parts;
+	request_input(sj, i, &in, &parts);
 	int rc = sandbox_request_plan(&in, req, err);
-	strvec_clear(&nested);
-	strvec_clear(&reads);
-	strvec_clear(&writes);
-	strvec_clear(&sockets);
-	strvec_clear(&dep_outs);
-	strvec_clear(&keyed);
-	strvec_clear(&define);
-	strvec_clear(&pass);
-	strvec_clear(&secrets);
-	strvec_clear(&vxenv);
-	strvec_clear(&linked);
-	vec_free(&relay_ports);
+	input_parts_release(&parts);
+	return rc;
+}
+
+int sandbox_jobs_profile(struct sandbox_jobs *sj, size_t i, const char *tmpdir, struct strbuf *out,
+			 struct strvec *notes, struct strbuf *err)
+{
+	struct sandbox_input in;
+	struct input_parts parts;
+	request_input(sj, i, &in, &parts);
+	in.tmpdir = tmpdir;
+	int rc = seatbelt_profile(&in, out, notes, err);
+	input_parts_release(&parts);
 	return rc;
 }
 

@@ -29,6 +29,7 @@ struct sandbox_jobs {
 	struct resolver *resolver;   /* the proxies' name lookups, made with the first proxy */
 	bool quiet_report;           /* --report json|sarif|github: no text report lines */
 	bool showing;                /* vx sandbox show: nothing runs, the tracer is shown */
+	bool darwin;                 /* --platform darwin: a Seatbelt profile, no Linux probe */
 	const char *run_dir;         /* the run's own directory (util/rundir.h), from
 				      * sandbox_jobs_start: trace logs go there */
 	const char *run_base;        /* where every run dir of this user lives: a wall */
@@ -84,6 +85,7 @@ struct judge_input sandbox_jobs_report_input(const struct sandbox_jobs *sj, size
 enum {
 	SANDBOX_JOBS_QUIET = 1, /* --report json|sarif|github: no text report lines */
 	SANDBOX_JOBS_SHOW = 2,  /* vx sandbox show: nothing runs, the tracer is shown */
+	SANDBOX_JOBS_DARWIN = 4, /* with SHOW: the macOS translation; bwrap is not probed */
 };
 
 /* Checks, before anything runs, that every sandboxed task of g can have its
@@ -122,6 +124,11 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job, const 
  * as `vx sandbox show` prints it. Returns 0, or -1 with one line in err. */
 int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_request *req,
 			 struct strbuf *err);
+/* Node i's Seatbelt profile (sandbox/seatbelt.h), its TMPDIR tmpdir (a
+ * host path), from the same input sandbox_jobs_request plans. Returns 0,
+ * or -1 with one line in err; notes get what it leaves out. */
+int sandbox_jobs_profile(struct sandbox_jobs *sj, size_t i, const char *tmpdir, struct strbuf *out,
+			 struct strvec *notes, struct strbuf *err);
 /* After node i ran under strace: judges its trace, prints the violations,
  * notes and fix of a task that had any or failed, and returns -1 when a
  * task that exited 0 must fail (a violation, or a trace that ended before

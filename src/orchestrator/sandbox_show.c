@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "orchestrator/graph.h"
 #include "orchestrator/sandbox_job.h"
@@ -22,7 +23,54 @@ static const char SHOW_USAGE[] =
     "expanded against the tree as it is now. Nothing is created or changed: the\n"
     "directories and files a run would first create for write grants are listed\n"
     "as \"# a run creates ...\" lines, and the fd numbers shown are the ones a run\n"
-    "passes each bind source as.\n";
+    "passes each bind source as.\n"
+    "\n"
+    "--platform darwin prints the Seatbelt profile macOS runs it under instead\n"
+    "(sandbox-exec -p PROFILE), on any host: glob grants stay globs (regexes), and\n"
+    "paths are resolved as this host has them.\n";
+
+/* `--platform darwin`: each selected task's Seatbelt profile. */
+static int show_darwin(struct sandbox_jobs *sj, const struct graph *g, const char *task)
+{
+	const char *t_env = getenv("TMPDIR");
+	char *tmpdir = xasprintf("%s/vx-%u/vx-run-XXXXXX/tmp-XXXXXX",
+				 t_env && t_env[0] == '/' ? t_env : "/tmp", (unsigned)getuid());
+	size_t shown = 0;
+	int rc = 0;
+	for (size_t i = 0; !rc && i < g->nodes.n; i++) {
+		const struct task_node *t = g->nodes.v[i];
+		if (!t->requested || !t->cfg->sandbox || !t->command)
+			continue;
+		struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+		struct strvec notes = STRVEC_INIT;
+		if (sandbox_jobs_profile(sj, i, tmpdir, &out, &notes, &err)) {
+			error("%s: sandbox refused: %s", t->id, err.buf);
+			rc = 2;
+		} else {
+			printf(";; %s: sandbox-exec -p PROFILE /bin/sh -c COMMAND\n%s", t->id,
+			       out.buf);
+			for (size_t k = 0; k < notes.n; k++)
+				printf(";; note: %s\n", notes.v[k]);
+			if (sj->jobs[i].has_net)
+				printf(";; note: a run starts the task's proxy on a free loopback port; "
+				       "%d stands for it here\n",
+				       SANDBOX_PROXY_PORT);
+			if (sj->jobs[i].binds.n || t->cfg->sandbox->local_binding.any)
+				printf(";; note: on macOS localBinding opens every loopback port to "
+				       "the task's servers: a profile cannot name a port list\n");
+			shown++;
+		}
+		strbuf_release(&out);
+		strbuf_release(&err);
+		strvec_clear(&notes);
+	}
+	if (!rc && !shown) {
+		error("no selected %s task declares sandbox:", task);
+		rc = 2;
+	}
+	free(tmpdir);
+	return rc;
+}
 
 /* "# network: allow registry.npmjs.org:80,443, *.example.com:8443" */
 static void show_rules(const char *what, const struct netrule *r, size_t n)
@@ -101,12 +149,8 @@ int sandbox_show_main(int argc, char **argv)
 		fputs(SHOW_USAGE, stderr);
 		return 2;
 	}
-	if (!strcmp(platform, "darwin")) {
-		error("vx sandbox show --platform darwin: the Seatbelt profile is not built yet in "
-		      "this version");
-		return 2;
-	}
-	if (strcmp(platform, "linux")) {
+	bool darwin = !strcmp(platform, "darwin");
+	if (!darwin && strcmp(platform, "linux")) {
 		error("--platform takes linux or darwin, not \"%s\"", platform);
 		return 2;
 	}
@@ -119,13 +163,18 @@ int sandbox_show_main(int argc, char **argv)
 	struct sandbox_jobs sj;
 	memset(&sj, 0, sizeof sj);
 	char *cache_dir = workspace_cache_dir(ws);
-	if (!rc && sandbox_jobs_init(&sj, ws, &g, cache_dir, SANDBOX_JOBS_SHOW))
+	if (!rc && sandbox_jobs_init(&sj, ws, &g, cache_dir,
+				     SANDBOX_JOBS_SHOW | (darwin ? SANDBOX_JOBS_DARWIN : 0)))
 		rc = 2;
 	/* a run walls its run base; shown when it exists, as a run would */
 	char *run_base = rundir_private_base();
 	sj.run_base = run_base;
 	size_t shown = 0;
-	for (size_t i = 0; !rc && i < g.nodes.n; i++) {
+	if (!rc && darwin) {
+		rc = show_darwin(&sj, &g, task);
+		shown = 1;
+	}
+	for (size_t i = 0; !rc && !darwin && i < g.nodes.n; i++) {
 		const struct task_node *t = g.nodes.v[i];
 		if (!t->requested || !t->cfg->sandbox || !t->command)
 			continue;

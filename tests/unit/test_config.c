@@ -185,7 +185,8 @@ static void test_sandbox_fold(void)
 	schema_sandbox_fold(config_find_task(ws, "b")->sandbox, &a);
 	schema_sandbox_fold(m->sandbox, &b);
 	CHECK_STR(a.buf, "allow.read:1:a1:z\nallow.write:2:d/\nallow.network:\n"
-			 "allow.localBinding:4:3000\nallow.unixSockets:\ndeny.network:1:h\n"
+			 "allow.localBinding:4:3000\nallow.unixSockets:\nallow.machLookup:\n"
+		  "allow.systemInfo:\ndeny.network:1:h\n"
 			 "ignore.read:6:~/.npm\nignore.write:\nignore.network:\n"
 			 "network.any=1 localBinding.any=0 unixSockets.any=0 pty=1 gitConfig=0 "
 			 "hermetic=0 weaker=0 verifyKey=0\n");
