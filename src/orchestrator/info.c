@@ -7,6 +7,7 @@
 
 #include "orchestrator/workspace.h"
 #include "sandbox/probe.h"
+#include "sandbox/seatbelt_darwin.h"
 #include "util/die.h"
 
 static void drop_line(const char *line, void *ctx)
@@ -45,6 +46,12 @@ int info_main(int argc, char **argv)
 		printf("platform: %s %s %s\n", u.sysname, u.release, u.machine);
 	printf("vx: %s\nuser: uid %u%s\n", VX_VERSION, (unsigned)geteuid(),
 	       geteuid() == 0 ? " (root)" : "");
+#ifdef __APPLE__
+	struct strbuf sb_why = STRBUF_INIT;
+	int heard = seatbelt_probe(&sb_why);
+	printf("seatbelt: %s: %s\n", heard < 0 ? "unavailable" : "works", sb_why.buf);
+	strbuf_release(&sb_why);
+#endif
 	struct probe probes[2];
 	probe_bwrap(&probes[0]);
 	probe_strace(&probes[1], probes[0].works ? probes[0].path : NULL);

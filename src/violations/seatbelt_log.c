@@ -209,3 +209,18 @@ bool seatbelt_record_event(const struct seatbelt_record *r, struct access_event 
 			   ev->op == ACCESS_UTIME || ev->op == ACCESS_ATTR || ev->op == ACCESS_LINK_TO;
 	return true;
 }
+
+bool seatbelt_record_ours(const struct seatbelt_record *r, const pid_t *pids, size_t n,
+			  const char *project)
+{
+	for (size_t i = 0; i < n; i++)
+		if (pids[i] == r->pid)
+			return true;
+	if (!project || r->target[0] != '/')
+		return false;
+	char *t = canonical(r->target);
+	size_t len = strlen(project);
+	bool in = !strncmp(t, project, len) && (t[len] == '/' || !t[len]);
+	free(t);
+	return in;
+}

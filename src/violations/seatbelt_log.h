@@ -50,6 +50,15 @@ void seatbelt_record_release(struct seatbelt_record *r);
  * dual-stack retry leaves behind. ev->path is allocated. */
 bool seatbelt_record_event(const struct seatbelt_record *r, struct access_event *ev);
 
+/* Is r the task's record? Its pid is one of the pids the spawn recorded
+ * of the task's process tree; or, for a process the reader heard of too
+ * late to ask (the log lags), its target lies in project (the task's
+ * project dir as macOS spells it: the only denials that become
+ * violations are there). Two tasks of one project running at once cannot
+ * be told apart that way: both get such a record. */
+bool seatbelt_record_ours(const struct seatbelt_record *r, const pid_t *pids, size_t n,
+			  const char *project);
+
 /* The static name of a known operation, or NULL (the syscall of an event). */
 const char *seatbelt_op_name(const char *op);
 

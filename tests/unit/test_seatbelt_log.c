@@ -104,8 +104,35 @@ static const struct want cases[] = {
     {"{\"eventMessage\": ", -1, NULL, 0, false, 0, NULL, NULL, NULL, 0},
 };
 
+/* Attribution: by the pids the spawn recorded, else by the project. */
+static void test_ours(void)
+{
+	const pid_t tree[] = {500, 501};
+	struct seatbelt_record r;
+	const char *line = "Sandbox: cc(501) deny(1) file-read-data /Users/me/ws/lib/x.h";
+	CHECK_INT(seatbelt_log_line(line, strlen(line), &r), 1);
+	CHECK(seatbelt_record_ours(&r, tree, 2, "/Users/me/ws/app"));
+	CHECK(!seatbelt_record_ours(&r, tree, 0, "/Users/me/ws/app"));
+	seatbelt_record_release(&r);
+	line = "Sandbox: ld(777) deny(1) file-read-data /Users/me/ws/app/secret";
+	CHECK_INT(seatbelt_log_line(line, strlen(line), &r), 1);
+	CHECK(seatbelt_record_ours(&r, tree, 2, "/Users/me/ws/app"));
+	CHECK(!seatbelt_record_ours(&r, tree, 2, "/Users/me/ws/ap"));
+	CHECK(!seatbelt_record_ours(&r, tree, 2, NULL));
+	seatbelt_record_release(&r);
+	line = "Sandbox: sh(778) deny(1) file-write-create /tmp/p/out";
+	CHECK_INT(seatbelt_log_line(line, strlen(line), &r), 1);
+	CHECK(seatbelt_record_ours(&r, NULL, 0, "/private/tmp/p"));
+	seatbelt_record_release(&r);
+	line = "Sandbox: node(779) deny(1) network-outbound 1.1.1.1:53";
+	CHECK_INT(seatbelt_log_line(line, strlen(line), &r), 1);
+	CHECK(!seatbelt_record_ours(&r, tree, 2, "/Users/me/ws/app"));
+	seatbelt_record_release(&r);
+}
+
 int main(void)
 {
+	test_ours();
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		const struct want *w = &cases[i];
 		struct seatbelt_record r;
