@@ -13,6 +13,7 @@
 
 #include "cache/remote.h"
 #include "cache/transfer.h"
+#include "util/compat.h"
 #include "util/die.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
@@ -194,7 +195,7 @@ struct saver *saver_new(const struct store *st, struct remote *remote)
 	sv->done_tail = &sv->done;
 	sv->up_tail = &sv->uploads;
 	int p[2];
-	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+	if (compat_pipe(p, O_CLOEXEC | O_NONBLOCK) < 0)
 		die_errno("cannot make the cache's save pipe");
 	sv->rd = p[0];
 	sv->wr = p[1];

@@ -21,6 +21,7 @@
 #include "sandbox/env.h"
 #include "sandbox/probe.h"
 #include "sandbox/seatbelt.h"
+#include "util/compat.h"
 #include "util/glob.h"
 #include "util/io.h"
 #include "util/path.h"
@@ -615,7 +616,7 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 		} else {
 			sandbox_fds_close(&sjob->fds);
 			sandbox_argv(&sjob->req, t->command, &sjob->argv, &sjob->fds);
-			rc = sandbox_fds_lift(&sjob->fds) < 0 || pipe2(pfd, O_CLOEXEC) < 0 ? -1 : 0;
+			rc = sandbox_fds_lift(&sjob->fds) < 0 || compat_pipe(pfd, O_CLOEXEC) < 0 ? -1 : 0;
 			if (rc) {
 				error_errno("%s: cannot pass its sandbox the fds it needs", t->id);
 				job->reason = "its sandbox's fds could not be passed (see above)";

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "orchestrator/output.h"
+#include "util/compat.h"
 #include "util/io.h"
 #include "util/loop.h"
 #include "util/spawn.h"
@@ -135,7 +136,7 @@ static void group_signal(struct sched *s, size_t i, int sig)
 			 * session, so the task's own trap runs; bwrap, the pid 1
 			 * of the sandbox, would otherwise just die. */
 			char line[32];
-			int n = snprintf(line, sizeof line, "%s\n", sigabbrev_np(sig) ? sigabbrev_np(sig) : "TERM");
+			int n = snprintf(line, sizeof line, "%s\n", compat_signame(sig) ? compat_signame(sig) : "TERM");
 			if (write(job->signal_fd, line, (size_t)n) < 0 && errno != EPIPE && errno != EAGAIN)
 				warning("%s: relaying %s: %s", job->id, line, strerror(errno));
 			return;
@@ -222,7 +223,7 @@ static void log_add(struct sched *s, struct job *job, const char *buf, size_t n)
 {
 	job->log_len += n;
 	if (job->log_fd < 0 && job->log.len + n > SCHEDULER_LOG_MEM && s->opts->spill_dir) {
-		int fd = open(s->opts->spill_dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		int fd = compat_tmpfile(s->opts->spill_dir);
 		if (fd >= 0 && write_all(fd, job->log.buf, job->log.len) == 0) {
 			job->log_fd = fd;
 			strbuf_add(&job->log_tail, job->log.buf + job->log.len - (job->log.len < SCHEDULER_LOG_TAIL ? job->log.len : SCHEDULER_LOG_TAIL),
@@ -308,7 +309,7 @@ static int job_spawn(struct sched *s, size_t i)
 	posix_spawnattr_t attr;
 	int pfd[2], err;
 
-	if (pipe2(pfd, O_CLOEXEC) < 0)
+	if (compat_pipe(pfd, O_CLOEXEC) < 0)
 		return errno;
 	if ((err = posix_spawn_file_actions_init(&fa))) {
 		close(pfd[0]);

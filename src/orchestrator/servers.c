@@ -20,11 +20,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cache/key.h"
+#include "util/compat.h"
 #include "util/die.h"
 #include "util/loop.h"
 #include "util/spawn.h"
@@ -149,11 +149,6 @@ static void on_exit_fd(struct loop *l, int fd, unsigned events, void *data)
 	    r < 0 ? -1 : spawn_exit_code(st, NULL));
 }
 
-static int pidfd_open(pid_t pid)
-{
-	return (int)syscall(SYS_pidfd_open, pid, 0);
-}
-
 /* Starts the run of argv; returns 0, or -1 after an error line. */
 static int start(struct server *srv, const struct strvec *argv, const char *fp)
 {
@@ -173,7 +168,7 @@ static int start(struct server *srv, const struct strvec *argv, const char *fp)
 		error("%s: cannot start its run: %s", srv->id, strerror(err));
 		return -1;
 	}
-	int fd = pidfd_open(pid);
+	int fd = compat_pidfd(pid);
 	if (fd < 0) {
 		/* No way to see it end without SIGCHLD, which the cycles own:
 		 * it must not run unwatched. */

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/compat.h"
 #include "util/die.h"
 #include "util/vec.h"
 
@@ -43,8 +44,8 @@ struct loop {
 	int sigfd;		 /* -1 until the first loop_signal */
 	sigset_t sigs;		 /* the signals the signalfd reads */
 	sigset_t oldmask;	 /* the thread's mask before the first loop_signal */
-	loop_signal_fn *sigfn[NSIG];
-	void *sigdata[NSIG];
+	loop_signal_fn *sigfn[COMPAT_NSIG];
+	void *sigdata[COMPAT_NSIG];
 };
 
 struct loop *loop_new(void)
@@ -137,7 +138,7 @@ void loop_timer_cancel(struct loop *l, unsigned long id)
 
 void loop_signal(struct loop *l, int signo, loop_signal_fn *fn, void *data)
 {
-	if (signo <= 0 || signo >= NSIG)
+	if (signo <= 0 || signo >= COMPAT_NSIG)
 		die("loop_signal: signal %d", signo);
 	l->sigfn[signo] = fn;
 	l->sigdata[signo] = data;
@@ -183,7 +184,7 @@ static int run_signals(struct loop *l)
 		if (r != (ssize_t)sizeof si)
 			die_errno("reading the signalfd");
 		int signo = (int)si.ssi_signo;
-		if (signo > 0 && signo < NSIG && l->sigfn[signo]) {
+		if (signo > 0 && signo < COMPAT_NSIG && l->sigfn[signo]) {
 			l->sigfn[signo](l, signo, l->sigdata[signo]);
 			ran++;
 		}

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
-#include <linux/close_range.h>
 #include <unistd.h>
+
+#include "util/compat.h"
 
 extern char **environ;
 
@@ -70,9 +70,9 @@ static int wait_status(pid_t pid)
 int spawn_capture(char *const argv[], const char *cwd, struct strbuf *out, struct strbuf *err)
 {
 	int po[2], pe[2];
-	if (pipe2(po, O_CLOEXEC))
+	if (compat_pipe(po, O_CLOEXEC))
 		return -1;
-	if (pipe2(pe, O_CLOEXEC)) {
+	if (compat_pipe(pe, O_CLOEXEC)) {
 		close(po[0]);
 		close(po[1]);
 		return -1;
@@ -116,7 +116,7 @@ int spawn_capture(char *const argv[], const char *cwd, struct strbuf *out, struc
 int spawn_start(char *const argv[], const char *cwd, struct spawned *s)
 {
 	s->pid = 0;
-	s->out_fd = memfd_create("vx-spawn", MFD_CLOEXEC);
+	s->out_fd = compat_anon_file("vx-spawn");
 	if (s->out_fd < 0)
 		return -1;
 	posix_spawn_file_actions_t fa;
@@ -172,24 +172,5 @@ void spawn_abandon(struct spawned *s)
 
 int spawn_seal_inherited(void)
 {
-	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
-		return 0;
-	DIR *d = opendir("/proc/self/fd");
-	if (!d)
-		return -1;
-	int self = dirfd(d);
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		char *end;
-		long fd = strtol(e->d_name, &end, 10);
-		if (*end || end == e->d_name || fd <= 2 || fd == self)
-			continue;
-		int flags = fcntl((int)fd, F_GETFD);
-		if (flags >= 0 && fcntl((int)fd, F_SETFD, flags | FD_CLOEXEC)) {
-			closedir(d);
-			return -1;
-		}
-	}
-	closedir(d);
-	return 0;
+	return compat_cloexec_from(3);
 }

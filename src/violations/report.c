@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/compat.h"
 #include "util/path.h"
 #include "violations/strace.h"
 
@@ -21,7 +22,7 @@ static void add_path(struct strbuf *out, const struct judge_input *in, const cha
 
 static const char *errno_name(int err)
 {
-	const char *name = strerrorname_np(err); /* glibc 2.32 */
+	const char *name = compat_errname(err);
 	return name ? name : "refused";
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "util/compat.h"
 #include "util/die.h"
 #include "util/strbuf.h"
 #include "util/strmap.h"
@@ -234,8 +235,8 @@ int strace_errno_value(const char *name, size_t len)
 
 static int signal_value(const char *name, size_t len)
 {
-	for (int sig = 1; sig < NSIG; sig++) {
-		const char *abbrev = sigabbrev_np(sig);
+	for (int sig = 1; sig < COMPAT_NSIG; sig++) {
+		const char *abbrev = compat_signame(sig);
 		if (abbrev && len == strlen(abbrev) + 3 && !memcmp(name, "SIG", 3) &&
 		    !memcmp(name + 3, abbrev, len - 3))
 			return sig;

@@ -16,8 +16,17 @@
 #define DT_REG 8
 #define DT_LNK 10
 
-/* macOS <stdio.h> and <string.h> (since 10.7 for memmem) */
+/* macOS <stdio.h>, <string.h> (memmem since 10.7), <stdlib.h> (mkostemp
+ * since 10.12; POSIX.1-2024 has it too) */
 int vasprintf(char **strp, const char *fmt, va_list ap);
 void *memmem(const void *hay, size_t hn, const void *needle, size_t nn);
+int mkostemp(char *tmpl, int flags);
+
+/* one above the highest signal number: <signal.h> on macOS and the BSDs */
+#define NSIG 65
+
+/* macOS <spawn.h> since 10.15 (and glibc 2.29) */
+#include <spawn.h>
+int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *fa, const char *path);
 
 #endif

@@ -1,0 +1,166 @@
+/* compat.c - Linux's calls, and their POSIX stand-ins elsewhere. */
+#include "util/compat.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <dirent.h>
+#ifdef __linux__
+#include <linux/close_range.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#endif
+
+#include "util/die.h"
+
+int compat_pipe(int fds[2], int flags)
+{
+#ifdef __linux__
+	return pipe2(fds, flags);
+#else
+	if (pipe(fds) < 0)
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		if (((flags & O_CLOEXEC) && fcntl(fds[i], F_SETFD, FD_CLOEXEC) < 0) ||
+		    ((flags & O_NONBLOCK) &&
+		     fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK) < 0)) {
+			int e = errno;
+			close(fds[0]);
+			close(fds[1]);
+			errno = e;
+			return -1;
+		}
+	}
+	return 0;
+#endif
+}
+
+#ifndef __linux__
+/* A file made in dir and unlinked at once. */
+static int unlinked(const char *dir, const char *name)
+{
+	char *path = xasprintf("%s/.vx-%s-XXXXXX", dir, name);
+	int fd = mkstemp(path);
+	if (fd >= 0) {
+		unlink(path);
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+	}
+	free(path);
+	return fd;
+}
+#endif
+
+int compat_anon_file(const char *name)
+{
+#ifdef __linux__
+	return memfd_create(name, MFD_CLOEXEC);
+#else
+	const char *t = getenv("TMPDIR");
+	return unlinked(t && *t ? t : "/tmp", name);
+#endif
+}
+
+int compat_tmpfile(const char *dir)
+{
+#ifdef __linux__
+	return open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+#else
+	return unlinked(dir, "tmp");
+#endif
+}
+
+int compat_cloexec_from(int lowest)
+{
+#ifdef __linux__
+	if (close_range((unsigned)lowest, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+		return 0;
+	DIR *d = opendir("/proc/self/fd");
+#else
+	DIR *d = opendir("/dev/fd");
+#endif
+	if (!d)
+		return -1;
+	int self = dirfd(d);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+		if (*end || end == e->d_name || fd < lowest || fd == self)
+			continue;
+		int flags = fcntl((int)fd, F_GETFD);
+		if (flags >= 0 && fcntl((int)fd, F_SETFD, flags | FD_CLOEXEC)) {
+			closedir(d);
+			return -1;
+		}
+	}
+	closedir(d);
+	return 0;
+}
+
+int compat_pidfd(pid_t pid)
+{
+#ifdef __linux__
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+const char *compat_signame(int sig)
+{
+#ifdef __linux__
+	return sigabbrev_np(sig);
+#else
+	static const struct {
+		int sig;
+		const char *name;
+	} names[] = {
+	    {SIGHUP, "HUP"},   {SIGINT, "INT"},	  {SIGQUIT, "QUIT"}, {SIGILL, "ILL"},
+	    {SIGTRAP, "TRAP"}, {SIGABRT, "ABRT"}, {SIGBUS, "BUS"},   {SIGFPE, "FPE"},
+	    {SIGKILL, "KILL"}, {SIGUSR1, "USR1"}, {SIGSEGV, "SEGV"}, {SIGUSR2, "USR2"},
+	    {SIGPIPE, "PIPE"}, {SIGALRM, "ALRM"}, {SIGTERM, "TERM"}, {SIGCHLD, "CHLD"},
+	    {SIGCONT, "CONT"}, {SIGSTOP, "STOP"}, {SIGTSTP, "TSTP"}, {SIGTTIN, "TTIN"},
+	    {SIGTTOU, "TTOU"}, {SIGURG, "URG"},	  {SIGXCPU, "XCPU"}, {SIGXFSZ, "XFSZ"},
+	    {SIGVTALRM, "VTALRM"}, {SIGPROF, "PROF"}, {SIGSYS, "SYS"},
+	};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (names[i].sig == sig)
+			return names[i].name;
+	return NULL;
+#endif
+}
+
+const char *compat_errname(int err)
+{
+#ifdef __linux__
+	return strerrorname_np(err); /* glibc 2.32 */
+#else
+#define E(x) {x, #x}
+	static const struct {
+		int err;
+		const char *name;
+	} names[] = {
+	    E(EPERM),	     E(ENOENT),	   E(ESRCH),	     E(EINTR),	      E(EIO),
+	    E(ENXIO),	     E(E2BIG),	   E(ENOEXEC),	     E(EBADF),	      E(ECHILD),
+	    E(EAGAIN),	     E(ENOMEM),	   E(EACCES),	     E(EFAULT),	      E(EBUSY),
+	    E(EEXIST),	     E(EXDEV),	   E(ENODEV),	     E(ENOTDIR),      E(EISDIR),
+	    E(EINVAL),	     E(ENFILE),	   E(EMFILE),	     E(ENOTTY),	      E(ETXTBSY),
+	    E(EFBIG),	     E(ENOSPC),	   E(ESPIPE),	     E(EROFS),	      E(EMLINK),
+	    E(EPIPE),	     E(ERANGE),	   E(ENAMETOOLONG), E(ENOSYS),	      E(ENOTEMPTY),
+	    E(ELOOP),	     E(ENOTSOCK),  E(EADDRINUSE),   E(EADDRNOTAVAIL), E(ENETUNREACH),
+	    E(ECONNRESET),   E(ENOTCONN),  E(ETIMEDOUT),    E(ECONNREFUSED), E(EHOSTUNREACH),
+	    E(EOPNOTSUPP),   E(EAFNOSUPPORT), E(EPROTONOSUPPORT), E(ECONNABORTED), E(EOVERFLOW),
+	};
+#undef E
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (names[i].err == err)
+			return names[i].name;
+	return NULL;
+#endif
+}
