@@ -135,8 +135,8 @@ static int add_rx_literal(struct strbuf *out, const char *s, size_t n)
 }
 
 /* Appends a bracket expression of glob class at *p (just past its `[`),
- * moving *p past its `]`. Returns -1 when it has no spelling (an escape
- * inside), 1 when the `[` is unclosed (a literal then), 0 when done. */
+ * moving *p past its `]`. Returns -1 when it has no spelling (see
+ * below), 1 when the `[` is unclosed (a literal then), 0 when done. */
 static int add_rx_class(struct strbuf *out, const char **p)
 {
 	const char *q = *p;
@@ -145,7 +145,11 @@ static int add_rx_class(struct strbuf *out, const char **p)
 		q++;
 	const char *first = q;
 	while (*q && (*q != ']' || q == first)) {
-		if (*q == '\\' || *q == '"' || (unsigned char)*q < 0x20)
+		/* an escape, a '/' (a class never matches one, and a glob
+		 * splits its segments there), and "[." "[=" "[:" (an ERE
+		 * bracket's collating forms) have no spelling */
+		if (*q == '\\' || *q == '"' || *q == '/' || (unsigned char)*q < 0x20 ||
+		    (*q == '[' && (q[1] == '.' || q[1] == '=' || q[1] == ':')))
 			return -1;
 		q++;
 	}
@@ -342,7 +346,8 @@ static int grant(struct builder *b, const char *entry, bool write)
 		if (bad_rx) {
 			strvec_pushf(b->notes,
 				     "%s %s has no spelling in a Seatbelt profile (an escaped * or ?, "
-				     "or a \", \\ or ^): it is left out on macOS",
+				     "a \", \\ or ^, or a class holding / or [. [= [:): it is left "
+				     "out on macOS",
 				     key, entry);
 			free(why);
 			strbuf_release(&rx);

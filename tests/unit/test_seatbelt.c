@@ -261,9 +261,10 @@ static void test_goldens(void)
 
 	req_init(&r, "packages/app");
 	const char *b_reads[] = {"gen\\[1\\].txt", "data/[a-c]?.csv", "x/[!.]*",
-				 "lit\\*star.txt", "q\\?/*.md", "odd\"quote/*", "sp ace/(v1)+.js"};
+				 "lit\\*star.txt", "q\\?/*.md", "odd\"quote/*", "sp ace/(v1)+.js",
+				 "y/[[.a.]]x"};
 	r.in.allow_read = b_reads;
-	r.in.n_read = 7;
+	r.in.n_read = 8;
 	golden("brackets", &r.in);
 	req_free(&r);
 
