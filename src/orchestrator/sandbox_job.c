@@ -178,19 +178,26 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 				   "find its own binary to run as its network helper");
 	if (!first || sj->darwin)
 		return 0; /* a Seatbelt profile is shown: nothing of Linux's is asked for */
-	struct probe p;
-	probe_bwrap(&p);
+	/* The probes' answer is kept in WS/.vx/probe (probe.h): a run whose
+	 * machine did not change spawns no trial. vx sandbox show keeps none. */
+	char *dotvx = path_join(ws->root, ".vx");
+	char *state = sj->showing || (mkdir(dotvx, 0755) < 0 && errno != EEXIST)
+			  ? NULL
+			  : path_join(dotvx, "probe");
+	free(dotvx);
+	struct probe p, st;
+	probe_sandbox(state, &p, &st);
+	free(state);
 	if (!p.works) {
 		error("%s declares sandbox:, and this machine cannot give one: %s", first->id,
 		      p.reason ? p.reason : "bwrap does not work");
 		probe_free(&p);
+		probe_free(&st);
 		return -1;
 	}
 	sj->bwrap = xstrdup(p.path);
 	probe_free(&p);
 	sj->setsid = probe_which("setsid");
-	struct probe st;
-	probe_strace(&st, sj->bwrap);
 	if (st.works)
 		sj->strace = xstrdup(st.path);
 	else

@@ -4,9 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "sandbox/bwrap.h"
+#include "util/io.h"
+#include "util/path.h"
 #include "util/spawn.h"
 #include "util/strbuf.h"
 
@@ -182,4 +186,86 @@ void probe_free(struct probe *p)
 	free(p->path);
 	free(p->version);
 	free(p->reason);
+}
+
+/* What a probe's answer depends on, as text: vx itself (its walls and
+ * trace flags), the kernel, who runs, each binary's identity (a package
+ * upgrade replaces the file: a new inode, size or ctime), and the
+ * sysctls that turn namespaces and ptrace off without a reboot. NULL
+ * when a binary cannot be stat'ed (no answer can be kept then). */
+static char *probe_identity(const char *bwrap, const char *strace)
+{
+	struct utsname u;
+	if (uname(&u) < 0)
+		return NULL;
+	struct strbuf id = STRBUF_INIT;
+	strbuf_addf(&id, "vx-probe 1 %s\nkernel %s %s\neuid %u\n", VX_VERSION, u.release, u.version,
+		    (unsigned)geteuid());
+	const char *bins[] = {bwrap, strace};
+	for (size_t i = 0; i < 2; i++) {
+		struct stat st;
+		if (!bins[i] || stat(bins[i], &st) < 0) {
+			strbuf_release(&id);
+			return NULL;
+		}
+		strbuf_addf(&id, "%s %llu %llu %lld %lld.%09ld %lld.%09ld\n", bins[i],
+			    (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+			    (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+			    (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+	}
+	static const char *const sysctls[] = {"/proc/sys/kernel/unprivileged_userns_clone",
+					      "/proc/sys/user/max_user_namespaces",
+					      "/proc/sys/kernel/yama/ptrace_scope",
+					      "/proc/sys/kernel/apparmor_restrict_unprivileged_userns"};
+	for (size_t i = 0; i < sizeof sysctls / sizeof *sysctls; i++) {
+		char *v = read_sysctl(sysctls[i]);
+		strbuf_addf(&id, "%s=%s\n", path_basename(sysctls[i]), v ? v : "-");
+		free(v);
+	}
+	return strbuf_detach(&id, NULL);
+}
+
+void probe_sandbox(const char *state_file, struct probe *bwrap, struct probe *strace)
+{
+	char *bpath = probe_which("bwrap"), *spath = probe_which("strace");
+	char *id = state_file ? probe_identity(bpath, spath) : NULL;
+	struct strbuf kept = STRBUF_INIT;
+	size_t idlen = id ? strlen(id) : 0;
+	if (id && strbuf_read_file(&kept, state_file) == 0 && kept.len > idlen &&
+	    !memcmp(kept.buf, id, idlen)) {
+		/* the two version lines follow the identity */
+		const char *v1 = kept.buf + idlen, *nl = strchr(v1, '\n');
+		const char *v2 = nl ? nl + 1 : NULL, *nl2 = v2 ? strchr(v2, '\n') : NULL;
+		if (nl && nl2) {
+			memset(bwrap, 0, sizeof *bwrap);
+			memset(strace, 0, sizeof *strace);
+			bwrap->tool = "bwrap";
+			strace->tool = "strace";
+			bwrap->path = bpath;
+			strace->path = spath;
+			bwrap->version = nl > v1 ? xstrndup(v1, (size_t)(nl - v1)) : NULL;
+			strace->version = nl2 > v2 ? xstrndup(v2, (size_t)(nl2 - v2)) : NULL;
+			bwrap->works = strace->works = true;
+			strbuf_release(&kept);
+			free(id);
+			return;
+		}
+	}
+	strbuf_release(&kept);
+	free(bpath);
+	free(spath);
+	probe_bwrap(bwrap);
+	probe_strace(strace, bwrap->works ? bwrap->path : NULL);
+	/* Only an answer that both work is kept: a failure is asked again
+	 * every run, since its fix (a container flag, a profile) may change
+	 * nothing the identity holds. A kept answer that stopped being true
+	 * fails the task's own bwrap or strace: closed, never open. */
+	if (id && bwrap->works && strace->works) {
+		struct strbuf out = STRBUF_INIT;
+		strbuf_addf(&out, "%s%s\n%s\n", id, bwrap->version ? bwrap->version : "",
+			    strace->version ? strace->version : "");
+		write_file_atomic(state_file, out.buf, out.len);
+		strbuf_release(&out);
+	}
+	free(id);
 }

@@ -25,4 +25,12 @@ void probe_bwrap(struct probe *p);
 void probe_strace(struct probe *p, const char *bwrap);
 void probe_free(struct probe *p);
 
+/* probe_bwrap and probe_strace for a run, their answer kept in state_file
+ * (WS/.vx/probe; NULL: always probe): a run whose vx, kernel, euid, bwrap
+ * and strace binaries (path, inode, size, mtime, ctime) and namespace and
+ * ptrace sysctls are those of the last probe where both worked takes that
+ * answer without spawning either (four spawns, ~15 ms, on every run with a
+ * sandboxed task). A failure is never kept. */
+void probe_sandbox(const char *state_file, struct probe *bwrap, struct probe *strace);
+
 #endif
