@@ -126,6 +126,34 @@ static int walk_globs(const char *base, const char *prefix, const struct strvec 
 	return 0;
 }
 
+/* Is every path at or below dir (project-relative) one of the task's
+ * outputs? A literal "X/" + "**" output at or above it, and no "!" entry
+ * that could take a path there back. Such a directory holds no input, and
+ * the walk does not read it (a build's dist/ or .next/: as many files as
+ * its sources, issue 20). */
+static bool outputs_only(const char *dir, void *ctx)
+{
+	const struct collect *c = ctx;
+	bool covered = false;
+	for (size_t i = 0; i < c->nexclude; i++) {
+		const char *p = c->exclude[i];
+		if (p[0] == '!') {
+			if (glob_match(p + 1, dir) || glob_match_below(p + 1, dir))
+				return false;
+			continue;
+		}
+		while (p[0] == '.' && p[1] == '/')
+			p += 2;
+		size_t n = strlen(p);
+		if (n > 3 && !strcmp(p + n - 3, "/**")) {
+			char *stem = xstrndup(p, n - 3);
+			covered |= !glob_has_magic(stem) && path_is_within(stem, dir);
+			free(stem);
+		}
+	}
+	return covered;
+}
+
 /* The default inputs: every file of the project not excluded. */
 static int default_files(struct inputs *in, const struct task_node *t, const struct strvec *outputs,
 			 struct strvec *out)
@@ -138,7 +166,8 @@ static int default_files(struct inputs *in, const struct task_node *t, const str
 			    .nexclude = outputs->n};
 	if (!in->in_git) {
 		c.prefix = p->rel;
-		if (glob_walk(p->dir, "**", GLOB_WALK_FILES, SKIP_NAMES, collect_one, &c) < 0 &&
+		if (glob_walk_pruned(p->dir, "**", GLOB_WALK_FILES, SKIP_NAMES, outputs_only,
+				     collect_one, &c) < 0 &&
 		    errno != ENOENT)
 			return error_errno("cannot read %s", p->dir);
 		return 0;

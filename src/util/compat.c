@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,55 @@ int compat_cloexec_from(int lowest)
 	}
 	closedir(d);
 	return 0;
+}
+
+static bool dot_or_dotdot(const char *n)
+{
+	return n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2]));
+}
+
+int compat_read_dir(int fd, int (*fn)(const char *name, unsigned char type, void *ctx), void *ctx)
+{
+	int ret = 0;
+#ifdef __linux__
+	_Alignas(8) char buf[16384];
+	for (ssize_t n; !ret && (n = getdents64(fd, buf, sizeof buf)) != 0;) {
+		if (n < 0) {
+			ret = -1;
+			break;
+		}
+		for (ssize_t off = 0; !ret && off < n;) {
+			const struct dirent64 *d = (const struct dirent64 *)(buf + off);
+			off += d->d_reclen;
+			if (!dot_or_dotdot(d->d_name))
+				ret = fn(d->d_name, d->d_type, ctx);
+		}
+	}
+	int e = errno;
+	close(fd);
+#else
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	struct dirent *de;
+	while (!ret) {
+		errno = 0;
+		if (!(de = readdir(d))) {
+			ret = errno ? -1 : 0;
+			break;
+		}
+		if (!dot_or_dotdot(de->d_name))
+			ret = fn(de->d_name, de->d_type, ctx);
+	}
+	int e = errno;
+	closedir(d);
+#endif
+	errno = e;
+	return ret;
 }
 
 int compat_pidfd(pid_t pid)

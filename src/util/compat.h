@@ -36,6 +36,14 @@ const char *compat_signame(int sig);
 /* The symbolic name of errno value err ("ENOENT"), or NULL when unknown. */
 const char *compat_errname(int err);
 
+/* Calls fn for each entry of the directory open at fd (not "." or ".."),
+ * with its d_type (DT_UNKNOWN where the file system gives none), and
+ * closes fd: getdents64 on Linux (fdopendir costs an fstat and two fcntl
+ * a directory, and a walk reads thousands), fdopendir and readdir
+ * elsewhere. fn returns 0 to go on. Returns 0, fn's non-zero, or -1 with
+ * errno; fd is closed in every case. */
+int compat_read_dir(int fd, int (*fn)(const char *name, unsigned char type, void *ctx), void *ctx);
+
 /* One above the highest signal number. */
 #define COMPAT_NSIG 65
 

@@ -32,6 +32,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/compat.h"
 #include "util/die.h"
 #include "util/strbuf.h"
 
@@ -654,16 +655,6 @@ bool globlist_match(char *const *pats, size_t n, const char *path)
 
 /* The walk. */
 
-struct walk {
-	int rootfd;
-	const char *pat; /* trimmed of its leading "./" */
-	int flags;
-	const char *const *skip;
-	int (*cb)(const char *relpath, void *ctx);
-	void *ctx;
-	struct strbuf rel; /* the directory being read, then each entry in turn */
-};
-
 struct walk_entry {
 	char *name;
 	unsigned char type; /* d_type, DT_UNKNOWN when the file system does not say */
@@ -672,6 +663,18 @@ struct walk_entry {
 struct walk_entries {
 	struct walk_entry *v;
 	size_t n, alloc;
+};
+
+struct walk {
+	int rootfd;
+	const char *pat; /* trimmed of its leading "./" */
+	int flags;
+	const char *const *skip;
+	bool (*prune)(const char *reldir, void *ctx); /* NULL: enter every directory */
+	int (*cb)(const char *relpath, void *ctx);
+	void *ctx;
+	struct strbuf rel;	     /* the directory being read, then each entry in turn */
+	struct walk_entries *ents; /* what walk_read fills */
 };
 
 static int entry_cmp(const void *a, const void *b)
@@ -716,6 +719,16 @@ fail:
 	return (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) ? KIND_NONE : -1;
 }
 
+static int walk_add(const char *name, unsigned char type, void *vctx)
+{
+	struct walk *w = vctx;
+	if (!is_skipped(w, name)) {
+		struct walk_entry e = {xstrdup(name), type};
+		vec_push(w->ents, e);
+	}
+	return 0;
+}
+
 /* Reads w->rel's entries, sorted. Returns 0, or -1 with errno. A directory
  * gone or turned into a link since it was listed reads as empty. */
 static int walk_read(struct walk *w, struct walk_entries *ents)
@@ -724,31 +737,9 @@ static int walk_read(struct walk *w, struct walk_entries *ents)
 			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) ? 0 : -1;
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		int e = errno;
-		close(fd);
-		errno = e;
+	w->ents = ents;
+	if (compat_read_dir(fd, walk_add, w) < 0)
 		return -1;
-	}
-	struct dirent *de;
-	for (;;) {
-		errno = 0;
-		if (!(de = readdir(d)))
-			break;
-		const char *n = de->d_name;
-		if ((n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2]))) || is_skipped(w, n))
-			continue;
-		struct walk_entry e = {xstrdup(n), de->d_type};
-		vec_push(ents, e);
-	}
-	int e = errno;
-	if (closedir(d) < 0 && !e)
-		e = errno;
-	if (e) {
-		errno = e;
-		return -1;
-	}
 	if (ents->n)
 		qsort(ents->v, ents->n, sizeof *ents->v, entry_cmp);
 	return 0;
@@ -770,7 +761,8 @@ static int walk_dir(struct walk *w)
 		} else if (kind == KIND_DIR) {
 			if ((w->flags & GLOB_WALK_DIRS) && glob_match(w->pat, w->rel.buf))
 				ret = w->cb(w->rel.buf, w->ctx);
-			if (!ret && match_mode(w->pat, w->rel.buf, true, NULL))
+			if (!ret && match_mode(w->pat, w->rel.buf, true, NULL) &&
+			    !(w->prune && w->prune(w->rel.buf, w->ctx)))
 				ret = walk_dir(w);
 		} else if (kind == KIND_FILE) {
 			if ((w->flags & GLOB_WALK_FILES) && glob_match(w->pat, w->rel.buf))
@@ -790,6 +782,8 @@ static int walk_dir(struct walk *w)
  * Returns 1, 0 when one is missing or not such a directory, -1 with errno. */
 static int prefix_is_dir(int rootfd, const char *rel)
 {
+	if (!*rel)
+		return 1;
 	int fd = dup(rootfd);
 	if (fd < 0)
 		return -1;
@@ -820,7 +814,15 @@ static int prefix_is_dir(int rootfd, const char *rel)
 int glob_walk(const char *root, const char *pat, int flags, const char *const *skip_names,
 	      int (*cb)(const char *relpath, void *ctx), void *ctx)
 {
-	struct walk w = {.pat = pat, .flags = flags, .skip = skip_names, .cb = cb, .ctx = ctx};
+	return glob_walk_pruned(root, pat, flags, skip_names, NULL, cb, ctx);
+}
+
+int glob_walk_pruned(const char *root, const char *pat, int flags, const char *const *skip_names,
+		     bool (*prune)(const char *reldir, void *ctx),
+		     int (*cb)(const char *relpath, void *ctx), void *ctx)
+{
+	struct walk w = {.pat = pat, .flags = flags, .skip = skip_names, .prune = prune, .cb = cb,
+			 .ctx = ctx};
 	while (w.pat[0] == '.' && w.pat[1] == '/')
 		w.pat += 2;
 	w.rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -86,5 +86,10 @@ enum glob_walk_flags {
  * prefix directory is no error: nothing matches). */
 int glob_walk(const char *root, const char *pat, int flags, const char *const *skip_names,
 	      int (*cb)(const char *relpath, void *ctx), void *ctx);
+/* glob_walk, asking prune(reldir, ctx) before entering each directory
+ * below root (relative to it): true leaves it unread, with all it holds. */
+int glob_walk_pruned(const char *root, const char *pat, int flags, const char *const *skip_names,
+		     bool (*prune)(const char *reldir, void *ctx),
+		     int (*cb)(const char *relpath, void *ctx), void *ctx);
 
 #endif

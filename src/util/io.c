@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/compat.h"
 #include "util/vec.h"
 
 int write_all(int fd, const void *buf, size_t n)
@@ -26,25 +27,17 @@ int write_all(int fd, const void *buf, size_t n)
 	return 0;
 }
 
+static int push_name(const char *name, unsigned char type, void *ctx)
+{
+	(void)type;
+	strvec_push(ctx, name);
+	return 0;
+}
+
 int dir_names_at(int dirfd, struct strvec *out)
 {
 	int dup = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
-	DIR *d = dup < 0 ? NULL : fdopendir(dup);
-	if (!d) {
-		int e = errno;
-		if (dup >= 0)
-			close(dup);
-		errno = e;
-		return -1;
-	}
-	struct dirent *de;
-	while ((errno = 0, de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			strvec_push(out, de->d_name);
-	int e = errno;
-	closedir(d);
-	errno = e;
-	return e ? -1 : 0;
+	return dup < 0 ? -1 : compat_read_dir(dup, push_name, out);
 }
 
 static int clear_dir(int fd)

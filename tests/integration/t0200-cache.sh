@@ -253,6 +253,26 @@ test_expect_success 'a task'"'"'s outputs are never its inputs, whatever the glo
 	test "$(runs web)" = 1
 '
 
+test_expect_success 'default inputs: an output directory is not read, but a file "!" takes back is an input' '
+	ws_root </dev/null &&
+	ws_project web web <<-'\''EOF'\'' &&
+	  build:
+	    command: "mkdir -p dist/sub && echo out > dist/sub/o.txt && echo run >> ../runs-web"
+	    outputs: ["dist/**", "!dist/keep.txt"]
+	EOF
+	echo x >web/page.js &&
+	mkdir -p web/dist && echo kept >web/dist/keep.txt &&
+	run_vx 0 run web#build &&
+	run_vx 0 run web#build &&
+	test "$(runs web)" = 1 &&
+	echo other >web/dist/sub/o.txt &&
+	run_vx 0 run web#build &&
+	test "$(runs web)" = 1 &&
+	echo changed >web/dist/keep.txt &&
+	run_vx 0 run web#build &&
+	test "$(runs web)" = 2
+'
+
 # A stand-in toolchain on PATH: "tool" a script run by "fakenode" through
 # "#!/usr/bin/env fakenode", as tsc is run by node.
 toolchain_setup() {
