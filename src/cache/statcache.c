@@ -49,6 +49,7 @@ struct statcache {
 	size_t *slots; /* open addressing: entry index + 1, 0 for empty */
 	size_t nslots; /* a power of two, at least twice entries.n */
 	struct statcache_stats stats;
+	bool dirty; /* the file would change: a hash, a path gone, an entry dropped at load */
 };
 
 /* The clock file timestamps are taken from (Linux stamps files with the
@@ -243,9 +244,11 @@ struct statcache *statcache_load(const char *file)
 
 	struct strbuf sb = STRBUF_INIT;
 	if (strbuf_read_file(&sb, file) < 0) {
-		if (errno != ENOENT)
+		if (errno != ENOENT) {
 			warning("cannot read stat cache %s: %s; hashing every input", file,
 				strerror(errno));
+			sc->dirty = true; /* to be replaced */
+		}
 		strbuf_release(&sb);
 		return sc;
 	}
@@ -258,6 +261,8 @@ struct statcache *statcache_load(const char *file)
 	}
 	if (why)
 		warning("stat cache %s is corrupt (%s); hashing every input", file, why);
+	/* what the racy rule dropped, or a file to replace, is a change */
+	sc->dirty = why || other_version || sc->stats.dropped;
 	strbuf_release(&sb);
 	return sc;
 }
@@ -270,6 +275,7 @@ static void record(struct statcache *sc, const char *path, const struct stat_dat
 	e->sd = *sd;
 	memcpy(e->hex, hex, KEY_HEX_SIZE);
 	e->gone = false;
+	sc->dirty = true;
 	/* The stricter half of the racy rule (docs/cache-hashing.md): a write
 	 * after our read can keep the mtime only if the mtime is in the second
 	 * we started in, or later. Such an entry serves nobody: not this run's
@@ -289,8 +295,10 @@ static int probe(struct statcache *sc, const char *path, struct stat_data *sd,
 	struct stat st;
 	struct stat_entry *e = table_find(sc, path);
 	if (lstat(path, &st) < 0) {
-		if (e)
+		if (e && !e->gone) {
 			e->gone = true;
+			sc->dirty = true;
+		}
 		return -1;
 	}
 	*sd = stat_data_of(&st);
@@ -397,6 +405,8 @@ static void serialize(const struct statcache *sc, int64_t save_sec, struct strbu
 
 int statcache_save(struct statcache *sc)
 {
+	if (!sc->dirty)
+		return 0; /* the file says it all already: a no-op run writes nothing */
 	struct strbuf sb = STRBUF_INIT;
 	serialize(sc, now_sec(), &sb);
 

@@ -46,7 +46,9 @@ int statcache_lookup_or_hash(struct statcache *sc, const char *path, char hex[KE
 size_t statcache_lookup_many(struct statcache *sc, const char *const *paths, size_t n,
 			     char (*out)[KEY_HEX_SIZE], int *errnos, int threads);
 
-/* Writes the cache to its file atomically: a temporary file in the same
+/* Writes the cache to its file atomically, when anything would change in
+ * it (a hash recorded, a path found gone, an entry the racy rule dropped
+ * at load; else it writes nothing): a temporary file in the same
  * directory (which must exist), then rename(2), so a concurrent reader sees
  * the old file or the new one, never a torn one; of two concurrent savers the
  * last rename wins. Entries too fresh to trust and paths found gone are left

@@ -413,6 +413,68 @@ static void check_many(void)
 	}
 }
 
+/* The cache file's inode and ctime: a save that writes makes a new file
+ * (an inode number may come back, a ctime does not). */
+static long long cache_ino(void)
+{
+	struct stat st;
+	if (stat(cache_file, &st) < 0)
+		return 0;
+	return (long long)st.st_ino * 1000000007LL + st.st_ctim.tv_sec * 1000000000LL +
+	       st.st_ctim.tv_nsec;
+}
+
+/* A run that answered everything from the file writes nothing (issue 20:
+ * a no-op run writes only its run log); a hash, a vanished path or an
+ * entry the racy rule dropped at load does write. */
+static void check_clean_save(void)
+{
+	char *a = in_dir("c1"), *b = in_dir("c2");
+	write_file(a, "one\n");
+	write_file(b, "two\n");
+	age(a, 100);
+	age(b, 100);
+	char hex[KEY_HEX_SIZE];
+	struct statcache *sc = statcache_load(cache_file);
+	CHECK_INT(statcache_lookup_or_hash(sc, a, hex), 0);
+	CHECK_INT(statcache_lookup_or_hash(sc, b, hex), 0);
+	CHECK_INT(statcache_save(sc), 0);
+	statcache_free(sc);
+	long long first = cache_ino();
+	CHECK(first != 0);
+
+	sc = statcache_load(cache_file);
+	CHECK_INT(statcache_lookup_or_hash(sc, a, hex), 0);
+	CHECK_INT(statcache_stats(sc).hits, 1);
+	CHECK_INT(statcache_save(sc), 0);
+	statcache_free(sc);
+	CHECK(cache_ino() == first); /* nothing new: not written */
+
+	sc = statcache_load(cache_file); /* b is kept though nobody asked */
+	CHECK_INT(statcache_stats(sc).loaded, 2);
+	write_file(a, "uno\n");
+	age(a, 50);
+	CHECK_INT(statcache_lookup_or_hash(sc, a, hex), 0);
+	CHECK_INT(statcache_stats(sc).hashed, 1);
+	CHECK_INT(statcache_save(sc), 0);
+	statcache_free(sc);
+	CHECK(cache_ino() != first);
+	first = cache_ino();
+
+	unlink(b);
+	sc = statcache_load(cache_file);
+	CHECK_INT(statcache_lookup_or_hash(sc, b, hex), -1);
+	CHECK_INT(statcache_save(sc), 0);
+	statcache_free(sc);
+	CHECK(cache_ino() != first);
+	sc = statcache_load(cache_file);
+	CHECK_INT(statcache_stats(sc).loaded, 1);
+	statcache_free(sc);
+	unlink(a);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
@@ -427,6 +489,8 @@ int main(void)
 	check_many();
 	unlink(cache_file);
 	check_atomic_save();
+	unlink(cache_file);
+	check_clean_save();
 	unlink(cache_file);
 	if (rmdir(dir))
 		die_errno("rmdir %s", dir);
