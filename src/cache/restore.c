@@ -197,16 +197,48 @@ static int output_remove(int rootfd, const char *path)
 	return ret;
 }
 
-static bool output_matches(int rootfd, const struct manifest_file *f)
+/* The parent directory of the last output checked, kept open: outputs
+ * are sorted, so a directory's files come together, and each directory
+ * is walked to once (it was once per file: 287 opens of "dist" for 242
+ * outputs, issue 20). */
+struct parent_dir {
+	char *dir; /* path's parent, relative; NULL: none open */
+	int fd;
+};
+
+static int parent_open(struct parent_dir *pd, int rootfd, const char *path, const char **leaf)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n = slash ? (size_t)(slash - path) : 0;
+	*leaf = slash ? slash + 1 : path;
+	if (pd->dir && strlen(pd->dir) == n && !strncmp(pd->dir, path, n))
+		return pd->fd;
+	if (pd->dir && pd->fd >= 0)
+		close(pd->fd);
+	free(pd->dir);
+	pd->dir = xstrndup(path, n);
+	pd->fd = fsafe_open_parent(rootfd, path, false, leaf);
+	return pd->fd;
+}
+
+static void parent_close(struct parent_dir *pd)
+{
+	if (pd->dir && pd->fd >= 0)
+		close(pd->fd);
+	free(pd->dir);
+	pd->dir = NULL;
+}
+
+static bool output_matches(struct parent_dir *pd, int rootfd, const struct manifest_file *f)
 {
 	const char *leaf;
-	int dfd = fsafe_open_parent(rootfd, f->path, false, &leaf);
+	int dfd = parent_open(pd, rootfd, f->path, &leaf);
 	if (dfd < 0)
 		return false;
 	struct stat st;
-	bool ok = false;
 	if (fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		goto out;
+		return false;
+	bool ok = false;
 	if (f->type == ARCHIVE_DIR) {
 		ok = S_ISDIR(st.st_mode) && (st.st_mode & 0777) == f->mode;
 	} else if (f->type == ARCHIVE_SYMLINK) {
@@ -222,8 +254,6 @@ static bool output_matches(int rootfd, const struct manifest_file *f)
 		if (fd >= 0)
 			close(fd);
 	}
-out:
-	close(dfd);
 	return ok;
 }
 
@@ -235,10 +265,12 @@ static bool outputs_in_place(const struct entry *e, int rootfd, const struct str
 		    !bsearch(&key, e->m.outputs.v, e->m.outputs.n, sizeof key, manifest_file_cmp))
 			return false;
 	}
-	for (size_t i = 0; i < e->m.outputs.n; i++)
-		if (!output_matches(rootfd, &e->m.outputs.v[i]))
-			return false;
-	return true;
+	struct parent_dir pd = {NULL, -1};
+	bool ok = true;
+	for (size_t i = 0; ok && i < e->m.outputs.n; i++)
+		ok = output_matches(&pd, rootfd, &e->m.outputs.v[i]);
+	parent_close(&pd);
+	return ok;
 }
 
 int restore_entry(struct entry *e, const char *project_dir, const char *const *current,
