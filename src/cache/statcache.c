@@ -13,8 +13,8 @@
 #include <xxhash.h>
 
 #include "cache/filehash.h"
-#include "util/io.h"
 #include "util/die.h"
+#include "util/io.h"
 #include "util/strbuf.h"
 #include "util/vec.h"
 
@@ -51,21 +51,6 @@ struct statcache {
 	struct statcache_stats stats;
 	bool dirty; /* the file would change: a hash, a path gone, an entry dropped at load */
 };
-
-/* The clock file timestamps are taken from (Linux stamps files with the
- * coarse clock, which may trail CLOCK_REALTIME by a tick): a file modified
- * after this reading has an mtime no earlier than it. */
-static int64_t now_sec(void)
-{
-	struct timespec ts;
-#ifdef CLOCK_REALTIME_COARSE
-	if (clock_gettime(CLOCK_REALTIME_COARSE, &ts) == 0)
-		return ts.tv_sec;
-#endif
-	if (clock_gettime(CLOCK_REALTIME, &ts) < 0)
-		die_errno("clock_gettime");
-	return ts.tv_sec;
-}
 
 static int64_t ns_of(struct timespec ts)
 {
@@ -312,7 +297,7 @@ static int probe(struct statcache *sc, const char *path, struct stat_data *sd,
 
 int statcache_lookup_or_hash(struct statcache *sc, const char *path, char hex[KEY_HEX_SIZE])
 {
-	int64_t t0 = now_sec();
+	int64_t t0 = fs_clock_sec();
 	struct stat_data sd;
 	int r = probe(sc, path, &sd, hex);
 	if (r != 0)
@@ -326,7 +311,7 @@ int statcache_lookup_or_hash(struct statcache *sc, const char *path, char hex[KE
 size_t statcache_lookup_many(struct statcache *sc, const char *const *paths, size_t n,
 			     char (*out)[KEY_HEX_SIZE], int *errnos, int threads)
 {
-	int64_t t0 = now_sec();
+	int64_t t0 = fs_clock_sec();
 	size_t failed = 0, nmiss = 0;
 	size_t *miss = xcalloc(n ? n : 1, sizeof *miss);
 	struct stat_data *sds = xcalloc(n ? n : 1, sizeof *sds);
@@ -408,7 +393,7 @@ int statcache_save(struct statcache *sc)
 	if (!sc->dirty)
 		return 0; /* the file says it all already: a no-op run writes nothing */
 	struct strbuf sb = STRBUF_INIT;
-	serialize(sc, now_sec(), &sb);
+	serialize(sc, fs_clock_sec(), &sb);
 
 	/* Same directory, so rename(2) replaces the file atomically. No fsync:
 	 * after a crash a torn or empty file fails its checksum and costs one

@@ -20,10 +20,11 @@
 static const char *const SKIP_NAMES[] = {".git", "node_modules", ".vx", NULL};
 static const char *const SKIP_EXPLICIT[] = {".git", ".vx", NULL};
 
-int inputs_init(struct inputs *in, const struct workspace *ws)
+int inputs_init(struct inputs *in, const struct workspace *ws, struct listcache *listings)
 {
 	memset(in, 0, sizeof *in);
 	in->ws = ws;
+	in->listings = listings;
 	for (size_t i = 0; i < ws->projects.n; i++)
 		strmap_put(&in->projects, ws->projects.v[i]->rel, i);
 	struct strbuf out = STRBUF_INIT;
@@ -119,7 +120,8 @@ static int walk_globs(const char *base, const char *prefix, const struct strvec 
 	for (size_t i = 0; i < pats->n; i++) {
 		if (pats->v[i][0] == '!')
 			continue;
-		if (glob_walk(base, pats->v[i], GLOB_WALK_FILES, skip, collect_one, c) < 0 &&
+		struct glob_walk_opts o = {.skip_names = skip, .listings = c->in ? c->in->listings : NULL};
+		if (glob_walk_with(base, pats->v[i], GLOB_WALK_FILES, &o, collect_one, c) < 0 &&
 		    errno != ENOENT)
 			return error_errno("cannot read %s", base);
 	}
@@ -166,8 +168,9 @@ static int default_files(struct inputs *in, const struct task_node *t, const str
 			    .nexclude = outputs->n};
 	if (!in->in_git) {
 		c.prefix = p->rel;
-		if (glob_walk_pruned(p->dir, "**", GLOB_WALK_FILES, SKIP_NAMES, outputs_only,
-				     collect_one, &c) < 0 &&
+		struct glob_walk_opts o = {
+		    .skip_names = SKIP_NAMES, .prune = outputs_only, .listings = in->listings};
+		if (glob_walk_with(p->dir, "**", GLOB_WALK_FILES, &o, collect_one, &c) < 0 &&
 		    errno != ENOENT)
 			return error_errno("cannot read %s", p->dir);
 		return 0;
@@ -216,8 +219,11 @@ int inputs_collect(struct inputs *in, const struct task_node *t, struct strvec *
 		/* A task's outputs are never its inputs, whatever the globs
 		 * say: `files: ["**", ".env*"]` keyed .next/BUILD_ID, and the
 		 * build never hit (issue 11). */
-		struct collect c = {
-		    .out = out, .owner = -1, .exclude = outputs.v, .nexclude = outputs.n};
+		struct collect c = {.out = out,
+				    .in = in,
+				    .owner = -1,
+				    .exclude = outputs.v,
+				    .nexclude = outputs.n};
 		rc = walk_globs(p->dir, p->rel, &pats, SKIP_EXPLICIT, &c);
 	} else {
 		rc = default_files(in, t, &outputs, out);

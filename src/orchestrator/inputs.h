@@ -7,6 +7,7 @@
 
 #include "orchestrator/graph.h"
 #include "orchestrator/workspace.h"
+#include "util/listcache.h"
 #include "util/strmap.h"
 #include "util/vec.h"
 
@@ -16,13 +17,16 @@ struct inputs {
 	bool in_git;             /* the root lies in a git work tree */
 	struct strvec git_files; /* root-relative, sorted: tracked and untracked, not ignored */
 	struct strmap projects;  /* project rel -> index, to find the project owning a path */
+	struct listcache *listings; /* outside git: directory listings kept across runs, or NULL */
 };
 
 /* Asks git once for the files it tracks or would track under the root (so
  * what git ignores is left out), or collects the listing workspace_load_listing
  * started (listing.h); outside a work tree, or without git, the file
- * system is walked instead, per task. Returns 0 (it cannot fail). */
-int inputs_init(struct inputs *in, const struct workspace *ws);
+ * system is walked instead, per task, each directory's listing taken
+ * from listings (util/listcache.h; NULL: every directory read) while the
+ * directory is unchanged. Returns 0 (it cannot fail). */
+int inputs_init(struct inputs *in, const struct workspace *ws, struct listcache *listings);
 void inputs_release(struct inputs *in);
 
 /* Appends to out the workspace-relative paths of t's input files, sorted and

@@ -137,6 +137,9 @@ int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struc
 		char *scpath = path_join(tc->dir, "statcache");
 		tc->sc = statcache_load(scpath);
 		free(scpath);
+		char *lcpath = path_join(tc->dir, "listings");
+		tc->lc = listcache_load(lcpath);
+		free(lcpath);
 		char *ippath = path_join(tc->dir, "inplace");
 		tc->ip = inplace_load(ippath);
 		free(ippath);
@@ -297,7 +300,7 @@ static int collect_inputs(struct taskcache *tc, const bool *which)
 {
 	const struct graph *g = tc->g;
 	struct inputs in;
-	inputs_init(&in, tc->ws);
+	inputs_init(&in, tc->ws, tc->lc);
 	struct strvec batch = STRVEC_INIT;
 	struct strmap index = STRMAP_INIT;
 	size_t **where = xcalloc(g->nodes.n + 1, sizeof *where);
@@ -647,6 +650,7 @@ void taskcache_checkpoint(struct taskcache *tc)
 {
 	if (tc->sc && !tc->dry_run) {
 		statcache_save(tc->sc);
+		listcache_save(tc->lc);
 		inplace_save(tc->ip);
 	}
 }
@@ -1102,10 +1106,12 @@ void taskcache_close(struct taskcache *tc)
 	if (tc->sc) {
 		if (!tc->dry_run) {
 			statcache_save(tc->sc);
+			listcache_save(tc->lc);
 			inplace_save(tc->ip);
 		}
 		statcache_free(tc->sc);
 	}
+	listcache_free(tc->lc);
 	inplace_free(tc->ip);
 	if (tc->store_open)
 		store_close(&tc->store);

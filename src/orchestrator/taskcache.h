@@ -40,6 +40,7 @@ struct taskcache {
 	struct store store;     /* opened by taskcache_open when read or write */
 	bool store_open;
 	struct statcache *sc;
+	struct listcache *lc; /* directory listings for the input walk (util/listcache.h), or NULL */
 	struct inplace *ip;     /* outputs left in place: the fast hit (cache/inplace.h) */
 	int level;              /* zstd level */
 	/* Per graph node, filled by taskcache_keys. */

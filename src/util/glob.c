@@ -34,6 +34,7 @@
 
 #include "util/compat.h"
 #include "util/die.h"
+#include "util/io.h"
 #include "util/strbuf.h"
 
 /* Bits of failure memo kept on the stack; beyond, one calloc per call. */
@@ -666,6 +667,7 @@ struct walk_entries {
 };
 
 struct walk {
+	const char *root;
 	int rootfd;
 	const char *pat; /* trimmed of its leading "./" */
 	int flags;
@@ -675,6 +677,8 @@ struct walk {
 	void *ctx;
 	struct strbuf rel;	     /* the directory being read, then each entry in turn */
 	struct walk_entries *ents; /* what walk_read fills */
+	struct listcache *lc;	   /* NULL: read every directory */
+	VEC(struct listcache_entry) all; /* with lc: every entry read, skipped ones too */
 };
 
 static int entry_cmp(const void *a, const void *b)
@@ -722,6 +726,10 @@ fail:
 static int walk_add(const char *name, unsigned char type, void *vctx)
 {
 	struct walk *w = vctx;
+	if (w->lc) {
+		struct listcache_entry c = {xstrdup(name), type};
+		vec_push(&w->all, c);
+	}
 	if (!is_skipped(w, name)) {
 		struct walk_entry e = {xstrdup(name), type};
 		vec_push(w->ents, e);
@@ -729,10 +737,62 @@ static int walk_add(const char *name, unsigned char type, void *vctx)
 	return 0;
 }
 
+/* With a listing cache: the entries of w->rel from a trusted listing, or
+ * read and recorded. Returns 1 when it answered, 0 to read as without
+ * one, -1 with errno. */
+static int walk_read_cached(struct walk *w, struct walk_entries *ents)
+{
+	const char *rel = w->rel.len ? w->rel.buf : ".";
+	struct stat st;
+	if (fstatat(w->rootfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) ? 1 : -1;
+	if (!S_ISDIR(st.st_mode))
+		return 1; /* a link or a file now: read as empty, as O_NOFOLLOW would */
+	char *abs = w->rel.len ? xasprintf("%s/%s", w->root, w->rel.buf) : xstrdup(w->root);
+	size_t n;
+	const struct listcache_entry *e = listcache_get(w->lc, abs, &st, &n);
+	int ret = 1;
+	if (e) {
+		for (size_t i = 0; i < n; i++)
+			if (!is_skipped(w, e[i].name)) {
+				struct walk_entry c = {xstrdup(e[i].name), e[i].type};
+				vec_push(ents, c);
+			}
+	} else {
+		int64_t t0 = fs_clock_sec();
+		int fd = openat(w->rootfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			ret = (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) ? 1 : -1;
+		} else if (fstat(fd, &st) < 0) {
+			close(fd);
+			ret = -1;
+		} else {
+			/* stat'ed before it is read: a change while it is read
+			 * leaves other times than the ones recorded */
+			w->ents = ents;
+			if (compat_read_dir(fd, walk_add, w) < 0)
+				ret = -1;
+			else
+				listcache_put(w->lc, abs, &st, t0, w->all.v, w->all.n);
+			for (size_t i = 0; i < w->all.n; i++)
+				free(w->all.v[i].name);
+			w->all.n = 0;
+		}
+	}
+	free(abs);
+	if (ret > 0 && ents->n)
+		qsort(ents->v, ents->n, sizeof *ents->v, entry_cmp);
+	return ret;
+}
+
 /* Reads w->rel's entries, sorted. Returns 0, or -1 with errno. A directory
  * gone or turned into a link since it was listed reads as empty. */
 static int walk_read(struct walk *w, struct walk_entries *ents)
 {
+	if (w->lc) {
+		int r = walk_read_cached(w, ents);
+		return r < 0 ? -1 : 0;
+	}
 	int fd = openat(w->rootfd, w->rel.len ? w->rel.buf : ".",
 			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
@@ -814,14 +874,20 @@ static int prefix_is_dir(int rootfd, const char *rel)
 int glob_walk(const char *root, const char *pat, int flags, const char *const *skip_names,
 	      int (*cb)(const char *relpath, void *ctx), void *ctx)
 {
-	return glob_walk_pruned(root, pat, flags, skip_names, NULL, cb, ctx);
+	struct glob_walk_opts o = {.skip_names = skip_names};
+	return glob_walk_with(root, pat, flags, &o, cb, ctx);
 }
 
-int glob_walk_pruned(const char *root, const char *pat, int flags, const char *const *skip_names,
-		     bool (*prune)(const char *reldir, void *ctx),
-		     int (*cb)(const char *relpath, void *ctx), void *ctx)
+int glob_walk_with(const char *root, const char *pat, int flags, const struct glob_walk_opts *o,
+		   int (*cb)(const char *relpath, void *ctx), void *ctx)
 {
-	struct walk w = {.pat = pat, .flags = flags, .skip = skip_names, .prune = prune, .cb = cb,
+	struct walk w = {.root = root,
+			 .pat = pat,
+			 .flags = flags,
+			 .skip = o->skip_names,
+			 .prune = o->prune,
+			 .lc = o->listings,
+			 .cb = cb,
 			 .ctx = ctx};
 	while (w.pat[0] == '.' && w.pat[1] == '/')
 		w.pat += 2;
@@ -869,6 +935,7 @@ int glob_walk_pruned(const char *root, const char *pat, int flags, const char *c
 	}
 	int e = errno;
 	strbuf_release(&w.rel);
+	vec_free(&w.all);
 	close(w.rootfd);
 	errno = e;
 	return ret;

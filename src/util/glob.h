@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/listcache.h"
 #include "util/vec.h"
 
 /* A pattern may hold at most this many `{` groups, and its braces may expand
@@ -86,10 +87,20 @@ enum glob_walk_flags {
  * prefix directory is no error: nothing matches). */
 int glob_walk(const char *root, const char *pat, int flags, const char *const *skip_names,
 	      int (*cb)(const char *relpath, void *ctx), void *ctx);
-/* glob_walk, asking prune(reldir, ctx) before entering each directory
- * below root (relative to it): true leaves it unread, with all it holds. */
-int glob_walk_pruned(const char *root, const char *pat, int flags, const char *const *skip_names,
-		     bool (*prune)(const char *reldir, void *ctx),
-		     int (*cb)(const char *relpath, void *ctx), void *ctx);
+/* What glob_walk_with may be given beyond glob_walk's. */
+struct glob_walk_opts {
+	const char *const *skip_names; /* as glob_walk's */
+	/* asked before entering each directory below root (relative to
+	 * it): true leaves it unread, with all it holds; NULL: none */
+	bool (*prune)(const char *reldir, void *ctx);
+	/* directory listings kept across runs (util/listcache.h): a
+	 * directory whose stat data is that of a trusted listing is not
+	 * read; NULL: read every one */
+	struct listcache *listings;
+};
+
+/* glob_walk with opts. */
+int glob_walk_with(const char *root, const char *pat, int flags, const struct glob_walk_opts *opts,
+		   int (*cb)(const char *relpath, void *ctx), void *ctx);
 
 #endif

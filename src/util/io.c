@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/compat.h"
+#include "util/die.h"
 #include "util/vec.h"
 
 int write_all(int fd, const void *buf, size_t n)
@@ -95,4 +97,16 @@ int write_file_atomic(const char *path, const void *buf, size_t n)
 	}
 	free(tmp);
 	return rc;
+}
+
+int64_t fs_clock_sec(void)
+{
+	struct timespec ts;
+#ifdef CLOCK_REALTIME_COARSE
+	if (clock_gettime(CLOCK_REALTIME_COARSE, &ts) == 0)
+		return ts.tv_sec;
+#endif
+	if (clock_gettime(CLOCK_REALTIME, &ts) < 0)
+		die_errno("clock_gettime");
+	return ts.tv_sec;
 }

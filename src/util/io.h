@@ -3,6 +3,7 @@
 #define VX_UTIL_IO_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Writes all n bytes of buf to fd, retrying on EINTR and short writes.
  * Returns 0, or -1 with errno set. */
@@ -22,5 +23,11 @@ int dir_names_at(int dirfd, struct strvec *out);
  * link (a 0555 directory is made writable first so it can be emptied).
  * Returns 0 (also when leaf is not there), or -1 with errno set. */
 int remove_tree_at(int dfd, const char *leaf);
+
+/* The second file timestamps are stamped from now (Linux stamps files with
+ * the coarse clock, which may trail CLOCK_REALTIME by a tick): a file or
+ * directory changed after this reading has an mtime and ctime no earlier
+ * than it. The racy rule of the stat cache and the listing cache. */
+int64_t fs_clock_sec(void);
 
 #endif

@@ -273,6 +273,31 @@ test_expect_success 'default inputs: an output directory is not read, but a file
 	test "$(runs web)" = 2
 '
 
+test_expect_success 'outside git, kept directory listings never answer stale: a file added (removed: the first key again), deep, renamed, a dir made a link' '
+	ws_root </dev/null &&
+	ws_project web web <<-'\''EOF'\'' &&
+	  build:
+	    command: "echo run >> ../runs-web"
+	EOF
+	mkdir -p web/src/deep/er elsewhere &&
+	echo a >web/src/a.js &&
+	run_vx 0 run web#build &&
+	test_path_is_file .vx/cache/listings &&
+	run_vx 0 run web#build && test "$(runs web)" = 1 &&
+	echo new >web/src/new.js &&
+	run_vx 0 run web#build && test "$(runs web)" = 2 &&
+	run_vx 0 run web#build && test "$(runs web)" = 2 &&
+	rm web/src/new.js &&
+	run_vx 0 run web#build && test_grep "cache hit" "$OUT" && test "$(runs web)" = 2 &&
+	echo deep >web/src/deep/er/x.js &&
+	run_vx 0 run web#build && test "$(runs web)" = 3 &&
+	mv web/src/deep/er/x.js web/src/deep/er/y.js &&
+	run_vx 0 run web#build && test "$(runs web)" = 4 &&
+	cp -r web/src/. elsewhere/ && rm -rf web/src && ln -s ../elsewhere web/src &&
+	run_vx 0 run web#build -v && test "$(runs web)" = 5 &&
+	test_grep "web/src/a.js removed" "$ERR"
+'
+
 # A stand-in toolchain on PATH: "tool" a script run by "fakenode" through
 # "#!/usr/bin/env fakenode", as tsc is run by node.
 toolchain_setup() {

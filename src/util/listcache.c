@@ -1,0 +1,268 @@
+/* listcache.c - directory listings by their directory's stat data.
+ *
+ * The file: "VXLIST 1\n", then per listing a line
+ * "DEV INO MTIME_NS CTIME_NS COUNT DIRLEN\n" and the dir's bytes and "\n",
+ * then per entry "TYPE NAMELEN " and the name's bytes and "\n"; last
+ * "end XXH3\n", the hash of every byte before it in hex. Lengths, not
+ * delimiters, carry the names: a name may hold any byte but NUL and '/'. */
+#include "util/listcache.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "util/die.h"
+#include "util/io.h"
+#include "util/strbuf.h"
+#include "util/strmap.h"
+#include "util/vec.h"
+
+#define MAGIC "VXLIST 1\n"
+
+struct listing {
+	char *dir;
+	uint64_t dev, ino;
+	int64_t mtime_ns, ctime_ns;
+	bool racy; /* listed in the tick it last changed: answers nobody */
+	VEC(struct listcache_entry) entries;
+};
+
+struct listcache {
+	char *file;
+	VEC(struct listing *) all;
+	struct strmap by_dir; /* dir -> index in all (keys borrowed from the listings) */
+	bool dirty;
+	size_t hits, puts;
+};
+
+static int64_t ns(struct timespec t)
+{
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static int64_t sec_of(int64_t n)
+{
+	return n >= 0 ? n / 1000000000 : -((-n + 999999999) / 1000000000);
+}
+
+static void listing_free(struct listing *l)
+{
+	for (size_t i = 0; i < l->entries.n; i++)
+		free(l->entries.v[i].name);
+	vec_free(&l->entries);
+	free(l->dir);
+	free(l);
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct listcache_entry *)a)->name,
+		      ((const struct listcache_entry *)b)->name);
+}
+
+/* Adds l, or replaces the listing of the same dir (l takes the old one's
+ * dir string: the map borrows it as its key). */
+static void add(struct listcache *lc, struct listing *l)
+{
+	size_t at;
+	if (strmap_get(&lc->by_dir, l->dir, &at)) {
+		struct listing *old = lc->all.v[at];
+		free(l->dir);
+		l->dir = old->dir;
+		old->dir = NULL;
+		listing_free(old);
+		lc->all.v[at] = l;
+		return;
+	}
+	vec_push(&lc->all, l);
+	strmap_put(&lc->by_dir, l->dir, lc->all.n - 1);
+}
+
+/* Reads a decimal number ended by c at *p, moving past c. */
+static bool num(const char **p, const char *end, char c, int64_t *out)
+{
+	const char *q = *p;
+	bool neg = q < end && *q == '-';
+	q += neg;
+	if (q >= end || *q < '0' || *q > '9')
+		return false;
+	uint64_t v = 0;
+	while (q < end && *q >= '0' && *q <= '9') {
+		if (v > (UINT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*q++ - '0');
+	}
+	if (q >= end || *q != c || v > INT64_MAX)
+		return false;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	*p = q + 1;
+	return true;
+}
+
+/* Parses body (the file without its trailer line). Returns NULL, or why not. */
+static const char *parse(struct listcache *lc, const char *p, const char *end)
+{
+	if ((size_t)(end - p) < strlen(MAGIC) || memcmp(p, MAGIC, strlen(MAGIC)))
+		return "not a listing file";
+	p += strlen(MAGIC);
+	while (p < end) {
+		int64_t dev, ino, mt, ct, count, dlen;
+		if (!num(&p, end, ' ', &dev) || !num(&p, end, ' ', &ino) || !num(&p, end, ' ', &mt) ||
+		    !num(&p, end, ' ', &ct) || !num(&p, end, ' ', &count) ||
+		    !num(&p, end, '\n', &dlen) || dlen <= 0 || count < 0 || dlen > end - p - 1 ||
+		    p[dlen] != '\n' || memchr(p, '\0', (size_t)dlen))
+			return "a bad listing header";
+		struct listing *l = xcalloc(1, sizeof *l);
+		l->dir = xstrndup(p, (size_t)dlen);
+		p += dlen + 1;
+		l->dev = (uint64_t)dev, l->ino = (uint64_t)ino, l->mtime_ns = mt, l->ctime_ns = ct;
+		for (int64_t i = 0; i < count; i++) {
+			int64_t type, nlen;
+			if (!num(&p, end, ' ', &type) || !num(&p, end, ' ', &nlen) || type > 255 ||
+			    type < 0 || nlen <= 0 || nlen > end - p - 1 || p[nlen] != '\n' ||
+			    memchr(p, '\0', (size_t)nlen) || memchr(p, '/', (size_t)nlen)) {
+				listing_free(l);
+				return "a bad entry";
+			}
+			struct listcache_entry e = {xstrndup(p, (size_t)nlen), (unsigned char)type};
+			vec_push(&l->entries, e);
+			p += nlen + 1;
+		}
+		add(lc, l);
+	}
+	return NULL;
+}
+
+static void clear(struct listcache *lc)
+{
+	for (size_t i = 0; i < lc->all.n; i++)
+		listing_free(lc->all.v[i]);
+	vec_free(&lc->all);
+	strmap_clear(&lc->by_dir);
+}
+
+struct listcache *listcache_load(const char *file)
+{
+	struct listcache *lc = xcalloc(1, sizeof *lc);
+	lc->file = xstrdup(file);
+	struct strbuf sb = STRBUF_INIT;
+	if (strbuf_read_file(&sb, file) < 0) {
+		lc->dirty = errno != ENOENT;
+		strbuf_release(&sb);
+		return lc;
+	}
+	/* the trailer: "end " + 16 hex + "\n" */
+	const char *why = NULL;
+	size_t tl = 4 + 16 + 1;
+	char want[17];
+	if (sb.len < tl || memcmp(sb.buf + sb.len - tl, "end ", 4))
+		why = "no trailer";
+	else {
+		snprintf(want, sizeof want, "%016" PRIx64,
+			 (uint64_t)XXH3_64bits(sb.buf, sb.len - tl));
+		if (memcmp(sb.buf + sb.len - tl + 4, want, 16))
+			why = "its checksum does not match";
+	}
+	if (!why && strncmp(sb.buf, "VXLIST ", 7))
+		why = "not a listing file";
+	else if (!why && strncmp(sb.buf, MAGIC, strlen(MAGIC))) {
+		strbuf_release(&sb); /* another version: rebuilt silently */
+		lc->dirty = true;
+		return lc;
+	}
+	if (!why)
+		why = parse(lc, sb.buf, sb.buf + sb.len - tl);
+	if (why) {
+		warning("listing cache %s is corrupt (%s); reading every directory", file, why);
+		clear(lc);
+		lc->dirty = true;
+	}
+	strbuf_release(&sb);
+	return lc;
+}
+
+const struct listcache_entry *listcache_get(struct listcache *lc, const char *dir,
+					    const struct stat *st, size_t *n)
+{
+	size_t at;
+	if (!strmap_get(&lc->by_dir, dir, &at))
+		return NULL;
+	const struct listing *l = lc->all.v[at];
+	if (l->racy || l->dev != (uint64_t)st->st_dev || l->ino != (uint64_t)st->st_ino ||
+	    l->mtime_ns != ns(st->st_mtim) || l->ctime_ns != ns(st->st_ctim))
+		return NULL;
+	lc->hits++;
+	*n = l->entries.n;
+	return l->entries.v;
+}
+
+void listcache_put(struct listcache *lc, const char *dir, const struct stat *st, int64_t t0,
+		   const struct listcache_entry *e, size_t n)
+{
+	struct listing *l = xcalloc(1, sizeof *l);
+	l->dir = xstrdup(dir);
+	l->dev = (uint64_t)st->st_dev;
+	l->ino = (uint64_t)st->st_ino;
+	l->mtime_ns = ns(st->st_mtim);
+	l->ctime_ns = ns(st->st_ctim);
+	/* a change in the tick it was listed in keeps its times: git's racy
+	 * rule (an entry added, removed or renamed sets mtime and ctime
+	 * alike; a ctime alone, a chmod, changes no entry) */
+	l->racy = sec_of(l->mtime_ns) >= t0;
+	for (size_t i = 0; i < n; i++) {
+		struct listcache_entry c = {xstrdup(e[i].name), e[i].type};
+		vec_push(&l->entries, c);
+	}
+	if (l->entries.n)
+		qsort(l->entries.v, l->entries.n, sizeof *l->entries.v, entry_cmp);
+	add(lc, l);
+	lc->dirty = true;
+	lc->puts++;
+}
+
+int listcache_save(struct listcache *lc)
+{
+	if (!lc->dirty)
+		return 0;
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, MAGIC);
+	for (size_t i = 0; i < lc->all.n; i++) {
+		const struct listing *l = lc->all.v[i];
+		if (l->racy)
+			continue;
+		strbuf_addf(&sb, "%" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64 " %zu %zu\n", l->dev,
+			    l->ino, l->mtime_ns, l->ctime_ns, l->entries.n, strlen(l->dir));
+		strbuf_addstr(&sb, l->dir);
+		strbuf_addch(&sb, '\n');
+		for (size_t k = 0; k < l->entries.n; k++)
+			strbuf_addf(&sb, "%u %zu %s\n", (unsigned)l->entries.v[k].type,
+				    strlen(l->entries.v[k].name), l->entries.v[k].name);
+	}
+	strbuf_addf(&sb, "end %016" PRIx64 "\n", (uint64_t)XXH3_64bits(sb.buf, sb.len));
+	int rc = write_file_atomic(lc->file, sb.buf, sb.len);
+	if (rc < 0)
+		warning("cannot write the listing cache %s: %s", lc->file, strerror(errno));
+	else
+		lc->dirty = false;
+	strbuf_release(&sb);
+	return rc;
+}
+
+void listcache_counts(const struct listcache *lc, size_t *hits, size_t *puts)
+{
+	*hits = lc->hits;
+	*puts = lc->puts;
+}
+
+void listcache_free(struct listcache *lc)
+{
+	if (!lc)
+		return;
+	clear(lc);
+	free(lc->file);
+	free(lc);
+}
