@@ -50,6 +50,8 @@ int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 100;
 	char *bwrap = probe_which("bwrap");
+	/* BENCH_INIT=path: vx-sandbox-init, as vx runs it beside itself */
+	const char *init = getenv("BENCH_INIT") && *getenv("BENCH_INIT") ? getenv("BENCH_INIT") : NULL;
 	if (!bwrap)
 		die("bwrap is not installed");
 	char tmpl[] = "/var/tmp/vx-sandbox-bench-XXXXXX";
@@ -72,6 +74,7 @@ int main(int argc, char **argv)
 		in.workspace_root = ws;
 		in.project_dir = proj;
 		in.bwrap = bwrap;
+		in.init = init; /* NULL: the wrapper shell script, as without vx-sandbox-init */
 		in.allow_read = reads;
 		in.n_read = 1;
 		in.allow_write = writes;
@@ -84,6 +87,8 @@ int main(int argc, char **argv)
 		struct strvec av = STRVEC_INIT;
 		sandbox_fd_vec fds = {0};
 		sandbox_argv(&req, "true", &av, &fds);
+		if (sandbox_fds_lift(&fds) < 0) /* as sandbox_jobs_wrap does */
+			die_errno("lifting the sandbox's fds");
 		double t1 = now();
 		int p[2];
 		if (pipe2(p, O_CLOEXEC))
@@ -112,13 +117,14 @@ int main(int argc, char **argv)
 		sandbox_request_sweep(&req);
 		sandbox_request_release(&req);
 		strvec_clear(&av);
-		vec_free(&fds);
+		sandbox_fds_close(&fds);
 		double t2 = now();
 		if (!WIFEXITED(st) || WEXITSTATUS(st))
 			die("sandboxed true failed");
 		build_ms += t1 - t0;
 		spawn_ms += t2 - t1 - skip;
 	}
+	printf("wrapper: %s\n", init ? init : "the shell script and setsid(1)");
 	printf("tasks: %d\nbare bwrap --ro-bind / / true: %.2f ms/task\n", n, bare_ms / n);
 	printf("vx sandbox: %.2f ms/task (request build + argv %.3f, spawn to exit + sweep %.2f)\n",
 	       (build_ms + spawn_ms) / n, build_ms / n, spawn_ms / n);

@@ -116,6 +116,26 @@ static int network_rules(const struct task_node *t, struct sandbox_job *sjob, bo
 	return 0;
 }
 
+/* vx-sandbox-init beside the running vx (CMake builds both into one
+ * directory), when it is there and executable; else NULL and the wrapper
+ * is the shell script (bwrap.c). */
+static char *sandbox_init_path(void)
+{
+	char *self = realpath("/proc/self/exe", NULL);
+	if (!self)
+		return NULL;
+	char *dir = path_dirname(self);
+	char *init = path_join(dir, "vx-sandbox-init");
+	free(self);
+	free(dir);
+	struct stat st;
+	if (stat(init, &st) < 0 || !S_ISREG(st.st_mode) || access(init, X_OK) < 0) {
+		free(init);
+		return NULL;
+	}
+	return init;
+}
+
 int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const struct graph *g,
 		      const char *cache_dir, unsigned flags)
 {
@@ -198,6 +218,7 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 	sj->bwrap = xstrdup(p.path);
 	probe_free(&p);
 	sj->setsid = probe_which("setsid");
+	sj->init = sandbox_init_path();
 	if (st.works)
 		sj->strace = xstrdup(st.path);
 	else
@@ -328,6 +349,7 @@ static void request_input(struct sandbox_jobs *sj, size_t i, struct sandbox_inpu
 	    .bwrap = sj->bwrap,
 	    .shell = "/bin/sh",
 	    .setsid = sj->setsid,
+	    .init = sj->init,
 	    .strace = trace_dir ? sj->strace : NULL,
 	    .trace_dir = trace_dir,
 	    .netd = net ? sj->netd : NULL,
@@ -1106,5 +1128,6 @@ void sandbox_jobs_release(struct sandbox_jobs *sj)
 	free(sj->netd);
 	free(sj->bwrap);
 	free(sj->setsid);
+	free(sj->init);
 	free(sj->strace);
 }

@@ -22,6 +22,7 @@ struct sandbox_jobs {
 	const struct graph *g;
 	const char *cache_dir;       /* the store: a wall in every sandbox */
 	char *bwrap, *setsid;        /* found on vx's PATH once, before any task runs */
+	char *init;                  /* vx-sandbox-init beside vx, or NULL (bwrap.c's script) */
 	char *strace;                /* found and probed once; NULL: tasks run untraced */
 	char *netd;                  /* the vx binary (/proc/self/exe), run inside a task with
 				      * a network grant as its netd (sandbox/netd.h) */

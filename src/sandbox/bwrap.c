@@ -195,6 +195,13 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 		}
 		strvec_push(argv, "--");
 	}
+	if (req->init) {
+		/* the script's work in one static process (src/sandbox/init.c) */
+		strvec_push(argv, req->init);
+		strvec_push(argv, req->shell);
+		strvec_push(argv, command);
+		return;
+	}
 	strvec_push(argv, req->shell);
 	strvec_push(argv, "-c");
 	struct strbuf sb = STRBUF_INIT;

@@ -977,6 +977,14 @@ static int build(struct builder *b)
 	}
 	if (plan_writes(b))
 		return -1;
+	if (in->init) {
+		/* bound where netd is (network_plan): TMPDIR, a tmpfs only
+		 * the task has, read-only */
+		b->req->init = path_join(b->tmp, ".vx-init");
+		struct sandbox_mount m = {SANDBOX_RO, xstrdup(in->init), xstrdup(b->req->init), -1,
+					  true};
+		vec_push(&b->req->mounts, m);
+	}
 	b->req->bwrap = xstrdup(in->bwrap);
 	b->req->shell = xstrdup(in->shell ? in->shell : "/bin/sh");
 	b->req->setsid = in->setsid ? xstrdup(in->setsid) : probe_which("setsid");
@@ -1237,6 +1245,7 @@ void sandbox_request_release(struct sandbox_request *req)
 	free(req->setsid);
 	free(req->strace);
 	free(req->trace_dir);
+	free(req->init);
 	free(req->netd);
 	free(req->net_ctl);
 	vec_free(&req->relay_ports);

@@ -34,6 +34,8 @@ struct sandbox_input {
 	const char *bwrap;  /* bwrap found on vx's PATH at startup (probe_which); NULL: missing */
 	const char *shell;  /* /bin/sh or the sh found at startup; NULL: "/bin/sh" */
 	const char *setsid; /* setsid(1) found at startup; NULL: looked up on vx's PATH now */
+	const char *init;   /* vx-sandbox-init beside vx (src/sandbox/init.c), bound into TMPDIR
+			     * and run first; NULL: a shell script and setsid do its work */
 	const char *strace; /* strace found and probed at startup; NULL: run untraced */
 	const char *trace_dir; /* with strace: a host dir of vx's (0700) where strace, run
 				* outside the sandbox around bwrap, writes its log; never
@@ -125,6 +127,7 @@ struct sandbox_request {
 	char *bwrap, *shell, *setsid; /* copied from the input (setsid looked up when not given) */
 	char *strace, *trace_dir;     /* copied: the command runs under strace when set */
 	bool hermetic;		      /* copied: the base is the OS roots, not "/" */
+	char *init;		      /* where vx-sandbox-init is inside, or NULL: the script */
 	char *netd;		      /* where the vx binary is inside, or NULL: no netd */
 	char *net_ctl;		      /* where netd's control socket is inside */
 	bool proxy;		      /* netd listens on SANDBOX_PROXY_PORT */

@@ -77,6 +77,12 @@ static void test_argv(void)
 	CHECK(strstr(out.buf, "--ro-bind\n/\n/\n") == NULL);
 	CHECK(strstr(out.buf, "--ro-bind-try\n/usr\n/usr\n") != NULL);
 	CHECK(strstr(out.buf, "--remount-ro\n/\n--seccomp\n10\n--clearenv") != NULL);
+	/* with vx-sandbox-init, it runs the shell and the command: no script */
+	r.init = xstrdup("/tmp/.vx-init");
+	strbuf_reset(&out);
+	sandbox_show(&r, "make all", &out);
+	CHECK(strstr(out.buf, "--chdir\n/w/p\n--\n/tmp/.vx-init\n/bin/sh\nmake all\n") != NULL);
+	CHECK(strstr(out.buf, "setsid") == NULL);
 	strbuf_release(&out);
 	sandbox_request_release(&r);
 }
