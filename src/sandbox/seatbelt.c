@@ -72,7 +72,7 @@ static const char *const sysctl_base[] = {
  * other host, where `vx sandbox show --platform darwin` and the tests
  * run, the builder keeps host paths for its file system checks and
  * spells them so only in the text.) */
-static char *spell(const char *c)
+char *seatbelt_spell(const char *c)
 {
 	for (const char *const *l = os_links; *l; l++)
 		if (path_is_within(*l, c))
@@ -83,7 +83,7 @@ static char *spell(const char *c)
 char *seatbelt_path(const char *p)
 {
 	char *c = grants_canonical(p);
-	char *s = spell(c);
+	char *s = seatbelt_spell(c);
 	free(c);
 	return s;
 }
@@ -93,7 +93,7 @@ char *seatbelt_path(const char *p)
  * for a control character: no spelling. */
 static int add_string(struct strbuf *out, const char *path)
 {
-	char *s = spell(path);
+	char *s = seatbelt_spell(path);
 	for (const char *q = s; *q; q++)
 		if ((unsigned char)*q < 0x20 || *q == 0x7f) {
 			free(s);
@@ -331,7 +331,7 @@ static int grant(struct builder *b, const char *entry, bool write)
 		size_t lit = glob_literal_prefix(abs + 1);
 		char *head_lex = lit ? glob_unescape(abs, lit + 1) : xstrdup("/");
 		char *head = host_path(head_lex);
-		char *head_spelled = spell(head);
+		char *head_spelled = seatbelt_spell(head);
 		const char *rest = abs + 1 + lit + (lit ? 1 : 0);
 		struct strbuf rx = STRBUF_INIT;
 		strbuf_addch(&rx, '^');
@@ -440,7 +440,7 @@ static void toolchain_reads(struct builder *b, const char *path_var)
 			continue;
 		char *real = host_path(dir);
 		free(dir);
-		char *spelled = spell(real);
+		char *spelled = seatbelt_spell(real);
 		bool in_os = false;
 		for (const char *const *r = os_roots; *r; r++)
 			in_os |= path_is_within(*r, spelled);
@@ -677,7 +677,7 @@ static void denies_section(struct strbuf *out, struct builder *b)
 		strbuf_addstr(out, "(deny file-write*");
 		for (const struct deny_rule *d = denies_table; d->name; d++) {
 			strbuf_addstr(out, "\n    (regex #\"^");
-			char *root = spell(r->root);
+			char *root = seatbelt_spell(r->root);
 			add_rx_literal(out, root, strlen(root));
 			free(root);
 			strbuf_addstr(out, "/(.*/)?");
@@ -836,7 +836,7 @@ int seatbelt_profile(const struct sandbox_input *in, struct strbuf *out, struct 
 	b.proj = host_path(in->project_dir);
 	b.home = in->home && *in->home ? host_path(in->home) : NULL;
 	b.tmp = host_path(in->tmpdir ? in->tmpdir : "/tmp");
-	char *proj_spelled = spell(b.proj);
+	char *proj_spelled = seatbelt_spell(b.proj);
 	int rc = plain_project(proj_spelled, err);
 	free(proj_spelled);
 	struct strvec env = STRVEC_INIT;

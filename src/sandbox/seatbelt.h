@@ -15,6 +15,9 @@
  * /tmp, /var and /etc spelled /private/tmp, /private/var, /private/etc,
  * where macOS keeps them (Seatbelt matches the resolved path). Caller frees. */
 char *seatbelt_path(const char *p);
+/* seatbelt_path without resolving links: the canonical path c as macOS
+ * names it (/tmp/x is /private/tmp/x). Caller frees. */
+char *seatbelt_spell(const char *c);
 
 /* Writes the profile for in to out. A grant that has no spelling in a
  * profile (an escaped `*` or `?`, a `"`, `\` or `^` in a glob, a control

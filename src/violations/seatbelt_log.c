@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sandbox/seatbelt.h"
 #include "util/die.h"
 
 static const struct {
@@ -165,19 +166,6 @@ int seatbelt_log_line(const char *line, size_t len, struct seatbelt_record *r)
 	return rc;
 }
 
-/* macOS's /var, /tmp and /etc are links into /private: the records name
- * the canonical path, and a bare one is made so. */
-static char *canonical(const char *path)
-{
-	static const char *const linked[] = {"/var", "/tmp", "/etc"};
-	for (size_t i = 0; i < 3; i++) {
-		size_t n = strlen(linked[i]);
-		if (!strncmp(path, linked[i], n) && (path[n] == '/' || !path[n]))
-			return xasprintf("/private%s", path);
-	}
-	return xstrdup(path);
-}
-
 bool seatbelt_record_event(const struct seatbelt_record *r, struct access_event *ev)
 {
 	memset(ev, 0, sizeof *ev);
@@ -195,11 +183,11 @@ bool seatbelt_record_event(const struct seatbelt_record *r, struct access_event 
 		 * at all is the record a dual-stack retry leaves: nothing refused */
 		if (!*t || !strcmp(t, "*:0"))
 			return false;
-		ev->path = t[0] == '/' ? canonical(t) : xstrdup(t);
+		ev->path = t[0] == '/' ? seatbelt_spell(t) : xstrdup(t);
 	} else {
 		if (t[0] != '/')
 			return false; /* a file operation names an absolute path */
-		ev->path = canonical(t);
+		ev->path = seatbelt_spell(t);
 	}
 	ev->op = OPS[k].op;
 	ev->syscall = OPS[k].name;
@@ -218,7 +206,7 @@ bool seatbelt_record_ours(const struct seatbelt_record *r, const pid_t *pids, si
 			return true;
 	if (!project || r->target[0] != '/')
 		return false;
-	char *t = canonical(r->target);
+	char *t = seatbelt_spell(r->target);
 	size_t len = strlen(project);
 	bool in = !strncmp(t, project, len) && (t[len] == '/' || !t[len]);
 	free(t);
