@@ -853,6 +853,10 @@ static void plan_jobs(struct plan *p, bool only)
 	for (size_t i = 0; i < n; i++) {
 		struct task_node *t = p->g.nodes.v[i];
 		struct job *j = &p->jobs[i];
+		/* no descriptor yet: a dry run never starts the scheduler, and
+		 * its release closed fd 0 of a zeroed job */
+		j->log_fd = -1;
+		j->signal_fd = -1;
 		j->id = t->id;
 		j->cwd = p->ws->projects.v[t->project]->dir;
 		j->timeout_ms = t->cfg->timeout_ms;

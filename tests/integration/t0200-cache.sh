@@ -298,6 +298,18 @@ test_expect_success 'outside git, kept directory listings never answer stale: a 
 	test_grep "web/src/a.js removed" "$ERR"
 '
 
+test_expect_success 'a dry run closes no descriptor it does not hold (it closed fd 0 once per task)' '
+	setup &&
+	run_vx 0 run build -j1 &&
+	if ! command -v strace >/dev/null && [ "${CI:-}" != true ]; then
+		echo "# skipped: strace is not installed (scripts/install-deps.sh installs it)"
+	else
+		strace -f -e trace=close -e status=failed -o close.log "$VX" run build --dry-run \
+			</dev/null >/dev/null 2>&1 &&
+		test_grep ! "EBADF" close.log
+	fi
+'
+
 # A stand-in toolchain on PATH: "tool" a script run by "fakenode" through
 # "#!/usr/bin/env fakenode", as tsc is run by node.
 toolchain_setup() {
