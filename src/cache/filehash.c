@@ -38,8 +38,18 @@ static void hash_to_hex(XXH128_hash_t h, char hex[KEY_HEX_SIZE])
  * same value). */
 int filehash_fd(int fd, char hex[KEY_HEX_SIZE])
 {
+	return filehash_fd_sized(fd, -1, hex);
+}
+
+/* A regular file's read comes back short only at its end: when the bytes
+ * read so far are the size fstat gave, the read that would return 0 is not
+ * made (it was a third of a cold run's reads). A file that grew since
+ * reads on. */
+int filehash_fd_sized(int fd, long long size, char hex[KEY_HEX_SIZE])
+{
 	XXH3_state_t *st = NULL;
 	size_t have = 0;
+	long long total = 0;
 	for (;;) {
 		ssize_t r = read(fd, chunk + have, CHUNK_SIZE - have);
 		if (r < 0) {
@@ -53,8 +63,12 @@ int filehash_fd(int fd, char hex[KEY_HEX_SIZE])
 		if (r == 0)
 			break;
 		have += (size_t)r;
-		if (have < CHUNK_SIZE)
+		total += r;
+		if (have < CHUNK_SIZE) {
+			if (total == size)
+				break;
 			continue;
+		}
 		if (!st) {
 			st = XXH3_createState();
 			if (!st)
@@ -125,7 +139,7 @@ int filehash_path(const char *path, char hex[KEY_HEX_SIZE])
 		e = EISDIR;
 	else if (!S_ISREG(st.st_mode))
 		e = EINVAL;
-	else if (filehash_fd(fd, hex) < 0)
+	else if (filehash_fd_sized(fd, (long long)st.st_size, hex) < 0)
 		e = errno;
 	else
 		ret = 0;

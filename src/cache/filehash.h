@@ -27,6 +27,10 @@ int filehash_path(const char *path, char hex[KEY_HEX_SIZE]);
  * offset to EOF, the one a regular file's filehash_path is. Returns 0, or
  * -1 with errno set. */
 int filehash_fd(int fd, char hex[KEY_HEX_SIZE]);
+/* filehash_fd of a regular file fstat gave size bytes (-1: unknown): the
+ * same hash, without the read that would return 0 when the file is still
+ * that long. */
+int filehash_fd_sized(int fd, long long size, char hex[KEY_HEX_SIZE]);
 
 /* Hashes the n files paths[i] into out[i], as filehash_path does, spread over
  * `threads` threads (0: filehash_default_threads(); never more than n). errnos[i]
