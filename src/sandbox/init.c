@@ -101,9 +101,14 @@ int main(int argc, char **argv)
 		}
 		_exit(w < 0 ? 1 : 0);
 	}
-	int st;
+	int st = 0;
 	while (waitpid(child, &st, 0) < 0 && errno == EINTR)
 		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		/* no watcher: vx's signals would not reach the task */
+		fputs("vx-sandbox-init: cannot start the signal watcher\n", stderr);
+		return 127;
+	}
 	close(SIGNAL_FD);
 	setsid();
 	char *const args[] = {argv[1], "-c", argv[2], "vx-task", NULL};

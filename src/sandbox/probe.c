@@ -201,8 +201,10 @@ static char *probe_identity(const char *bwrap, const char *strace)
 	struct strbuf id = STRBUF_INIT;
 	strbuf_addf(&id, "vx-probe 1 %s\nkernel %s %s\neuid %u\n", VX_VERSION, u.release, u.version,
 		    (unsigned)geteuid());
-	const char *bins[] = {bwrap, strace};
-	for (size_t i = 0; i < 2; i++) {
+	/* vx itself too: its version does not change with every build, and
+	 * a build may change the walls or the trace flags a trial uses */
+	const char *bins[] = {"/proc/self/exe", bwrap, strace};
+	for (size_t i = 0; i < 3; i++) {
 		struct stat st;
 		if (!bins[i] || stat(bins[i], &st) < 0) {
 			strbuf_release(&id);
