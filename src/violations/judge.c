@@ -29,10 +29,28 @@ static bool under(const char *dir, const char *path)
 	return dir && *dir && path_is_within(dir, path);
 }
 
-/* An ignore glob: relative ones are anchored at the project, "~/" at home. */
+/* The path macOS reports under /private (/private/tmp/x) as its user
+ * writes it (/tmp/x), or NULL when it is no such path. */
+static const char *unprivate(const char *path)
+{
+	static const char *const links[] = {"/tmp", "/var", "/etc"};
+	if (strncmp(path, "/private/", 9))
+		return NULL;
+	for (size_t i = 0; i < sizeof links / sizeof *links; i++)
+		if (path_is_within(links[i], path + 8))
+			return path + 8;
+	return NULL;
+}
+
+/* An ignore glob: relative ones are anchored at the project, "~/" at home.
+ * A path macOS spells under /private is matched as written too: an ignore
+ * says /tmp/cache, as on Linux, and a Seatbelt record /private/tmp/cache. */
 static bool ignored(const struct judge_input *in, const char *const *globs, size_t n,
 		    const char *path)
 {
+	const char *alt = unprivate(path);
+	if (alt && ignored(in, globs, n, alt))
+		return true;
 	for (size_t i = 0; i < n; i++) {
 		const char *g = globs[i];
 		char *abs;

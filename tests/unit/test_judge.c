@@ -444,6 +444,16 @@ static void test_two_feeds(void)
 		CHECK_STR(b.fix_write.v[i], a.fix_write.v[i]);
 	verdict_release(&a);
 	verdict_release(&b);
+	/* an ignore written as the user writes it (/tmp/…, as on Linux)
+	 * silences the record macOS spells /private/tmp/… */
+	const char *ign[] = {vendor};
+	mac.ignore_read = ign;
+	mac.n_ignore_read = 1;
+	memset(&b, 0, sizeof b);
+	judge_events(&mac, ev, n, &b);
+	CHECK_INT(b.violations.n, 1);
+	CHECK(b.violations.n == 1 && b.violations.v[0].write);
+	verdict_release(&b);
 	for (size_t i = 0; i < n; i++)
 		free(ev[i].path);
 	free(lines[0]);
