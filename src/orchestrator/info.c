@@ -7,7 +7,7 @@
 
 #include "orchestrator/workspace.h"
 #include "sandbox/probe.h"
-#include "sandbox/seatbelt_darwin.h"
+#include "violations/seatbelt_reader.h"
 #include "util/die.h"
 
 static void drop_line(const char *line, void *ctx)
