@@ -135,8 +135,13 @@ static int add_rx_literal(struct strbuf *out, const char *s, size_t n)
 }
 
 /* Appends a bracket expression of glob class at *p (just past its `[`),
- * moving *p past its `]`. Returns -1 when it has no spelling (see
- * below), 1 when the `[` is unclosed (a literal then), 0 when done. */
+ * moving *p past its `]`. The class's members are read as glob.c's
+ * class_has reads them (an escape is its byte; `x-y` every byte from x to
+ * y) and written out one by one, so no ERE range, collating form or
+ * locale can read them otherwise (fuzz_seatbelt_profile found `a-c-c` and
+ * `[.` inside a class). Returns -1 when it has no spelling (a `"`, `\` or
+ * control byte among the members, a positive class of nothing but `^` or
+ * `/`), 1 when the `[` is unclosed (a literal then), 0 when done. */
 static int add_rx_class(struct strbuf *out, const char **p)
 {
 	const char *q = *p;
@@ -145,21 +150,64 @@ static int add_rx_class(struct strbuf *out, const char **p)
 		q++;
 	const char *first = q;
 	while (*q && (*q != ']' || q == first)) {
-		/* an escape, a '/' (a class never matches one, and a glob
-		 * splits its segments there), and "[." "[=" "[:" (an ERE
-		 * bracket's collating forms) have no spelling */
-		if (*q == '\\' || *q == '"' || *q == '/' || (unsigned char)*q < 0x20 ||
-		    (*q == '[' && (q[1] == '.' || q[1] == '=' || q[1] == ':')))
-			return -1;
+		if (*q == '\\' && q[1])
+			q++;
 		q++;
 	}
 	if (!*q)
 		return 1;
-	/* A class never matches '/' (glob.h): a negated one says so. */
-	strbuf_addstr(out, neg ? "[^/" : "[");
-	strbuf_add(out, first, (size_t)(q - first));
+	const char *end = q;
+	bool set[256] = {false};
+	for (const char *m = first; m < end;) {
+		if (*m == '\\' && m + 1 < end)
+			m++;
+		unsigned char lo = (unsigned char)*m++, hi = lo;
+		if (m + 1 < end && *m == '-') {
+			m++;
+			if (*m == '\\' && m + 1 < end)
+				m++;
+			hi = (unsigned char)*m++;
+		}
+		for (unsigned c = lo; c <= hi; c++)
+			set[c] = true;
+	}
+	set['/'] = false; /* a class never matches '/' (glob.h) */
+	size_t n = 0;
+	for (unsigned c = 0; c < 256; c++) {
+		if (!set[c])
+			continue;
+		if (c < 0x20 || c == 0x7f || c == '"' || c == '\\')
+			return -1;
+		n++;
+	}
+	if (!neg && (n == 0 || (n == 1 && set['^'])))
+		return -1;
+	/* `]` first, the plain bytes, then `[` (never followed by . : =),
+	 * `^` (never first of a positive class) and `-` last */
+	struct strbuf m = STRBUF_INIT;
+	if (set[']'])
+		strbuf_addch(&m, ']');
+	if (neg)
+		strbuf_addch(&m, '/'); /* after a `]` member: first, it would close */
+	for (unsigned c = 0; c < 256; c++)
+		if (set[c] && !strchr("]^-[", (int)c))
+			strbuf_addch(&m, (char)c);
+	if (set['['])
+		strbuf_addch(&m, '[');
+	if (set['^']) {
+		if (!neg && !m.len) {
+			strbuf_addch(&m, '-'); /* {^, -}: "-^", not a negation */
+			set['-'] = false;
+		}
+		strbuf_addch(&m, '^');
+	}
+	if (set['-'])
+		strbuf_addch(&m, '-');
+	strbuf_addstr(out, neg ? "[^" : "[");
+	strbuf_add(out, m.buf, m.len);
 	strbuf_addch(out, ']');
-	*p = q + 1;
+	strbuf_release(&m);
+	*p = end + 1;
 	return 0;
 }
 
@@ -346,8 +394,8 @@ static int grant(struct builder *b, const char *entry, bool write)
 		if (bad_rx) {
 			strvec_pushf(b->notes,
 				     "%s %s has no spelling in a Seatbelt profile (an escaped * or ?, "
-				     "a \", \\ or ^, or a class holding / or [. [= [:): it is left "
-				     "out on macOS",
+				     "a \", \\ or ^, or a class of a quote, a backslash or a control "
+				     "byte): it is left out on macOS",
 				     key, entry);
 			free(why);
 			strbuf_release(&rx);

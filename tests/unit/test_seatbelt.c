@@ -222,6 +222,15 @@ static void test_globs_agree(void)
 	glob_agrees("a.b+c(1).*", p4);
 	const char *const p5[] = {"gen[1]/o.js", "gen1/o.js", "gen[1]/o.ts", NULL};
 	glob_agrees("gen\\[1\\]/*.js", p5);
+	/* classes whose ERE spelling would read otherwise (fuzz_seatbelt_profile) */
+	const char *const p6[] = {"ab", "cb", "-b", "db", "b", NULL};
+	glob_agrees("[a-c-c]b", p6);
+	const char *const p7[] = {"z]", "za", "zb", "z^", "z-", "z[", "z.", NULL};
+	glob_agrees("z[]a]", p7);
+	glob_agrees("z[!]a]", p7);
+	glob_agrees("z[[.a]", p7);
+	glob_agrees("z[-^]", p7);
+	glob_agrees("z[!^]", p7);
 }
 
 static void test_path(void)
