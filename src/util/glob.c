@@ -737,72 +737,56 @@ static int walk_add(const char *name, unsigned char type, void *vctx)
 	return 0;
 }
 
-/* With a listing cache: the entries of w->rel from a trusted listing, or
- * read and recorded. Returns 1 when it answered, 0 to read as without
- * one, -1 with errno. */
-static int walk_read_cached(struct walk *w, struct walk_entries *ents)
-{
-	const char *rel = w->rel.len ? w->rel.buf : ".";
-	struct stat st;
-	if (fstatat(w->rootfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) ? 1 : -1;
-	if (!S_ISDIR(st.st_mode))
-		return 1; /* a link or a file now: read as empty, as O_NOFOLLOW would */
-	char *abs = w->rel.len ? xasprintf("%s/%s", w->root, w->rel.buf) : xstrdup(w->root);
-	size_t n;
-	const struct listcache_entry *e = listcache_get(w->lc, abs, &st, &n);
-	int ret = 1;
-	if (e) {
-		for (size_t i = 0; i < n; i++)
-			if (!is_skipped(w, e[i].name)) {
-				struct walk_entry c = {xstrdup(e[i].name), e[i].type};
-				vec_push(ents, c);
-			}
-	} else {
-		int64_t t0 = fs_clock_sec();
-		int fd = openat(w->rootfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0) {
-			ret = (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) ? 1 : -1;
-		} else if (fstat(fd, &st) < 0) {
-			close(fd);
-			ret = -1;
-		} else {
-			/* stat'ed before it is read: a change while it is read
-			 * leaves other times than the ones recorded */
-			w->ents = ents;
-			if (compat_read_dir(fd, walk_add, w) < 0)
-				ret = -1;
-			else
-				listcache_put(w->lc, abs, &st, t0, w->all.v, w->all.n);
-			for (size_t i = 0; i < w->all.n; i++)
-				free(w->all.v[i].name);
-			w->all.n = 0;
-		}
-	}
-	free(abs);
-	if (ret > 0 && ents->n)
-		qsort(ents->v, ents->n, sizeof *ents->v, entry_cmp);
-	return ret;
-}
-
 /* Reads w->rel's entries, sorted. Returns 0, or -1 with errno. A directory
- * gone or turned into a link since it was listed reads as empty. */
+ * gone or turned into a link since it was listed reads as empty. With a
+ * listing cache, a directory whose lstat is a trusted listing's is not
+ * opened; one that is read is fstat'ed first (a change while it is read
+ * leaves other times than the ones recorded) and recorded. */
 static int walk_read(struct walk *w, struct walk_entries *ents)
 {
+	const char *rel = w->rel.len ? w->rel.buf : ".";
+	char *abs = NULL;
+	struct stat st;
+	int64_t t0 = 0;
 	if (w->lc) {
-		int r = walk_read_cached(w, ents);
-		return r < 0 ? -1 : 0;
+		if (fstatat(w->rootfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) ? 0 : -1;
+		if (!S_ISDIR(st.st_mode))
+			return 0; /* a link or a file now: empty, as O_NOFOLLOW reads it */
+		abs = w->rel.len ? xasprintf("%s/%s", w->root, w->rel.buf) : xstrdup(w->root);
+		size_t n;
+		const struct listcache_entry *e = listcache_get(w->lc, abs, &st, &n);
+		for (size_t i = 0; e && i < n; i++)
+			if (!is_skipped(w, e[i].name)) {
+				struct walk_entry c = {xstrdup(e[i].name), e[i].type};
+				vec_push(ents, c); /* kept sorted */
+			}
+		if (e) {
+			free(abs);
+			return 0;
+		}
+		t0 = fs_clock_sec();
 	}
-	int fd = openat(w->rootfd, w->rel.len ? w->rel.buf : ".",
-			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) ? 0 : -1;
-	w->ents = ents;
-	if (compat_read_dir(fd, walk_add, w) < 0)
-		return -1;
-	if (ents->n)
-		qsort(ents->v, ents->n, sizeof *ents->v, entry_cmp);
-	return 0;
+	int ret = 0;
+	int fd = openat(w->rootfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		ret = (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) ? 0 : -1;
+	} else if (w->lc && fstat(fd, &st) < 0) {
+		close(fd);
+		ret = -1;
+	} else {
+		w->ents = ents;
+		ret = compat_read_dir(fd, walk_add, w) < 0 ? -1 : 0;
+		if (!ret && w->lc)
+			listcache_put(w->lc, abs, &st, t0, w->all.v, w->all.n);
+		for (size_t i = 0; i < w->all.n; i++)
+			free(w->all.v[i].name);
+		w->all.n = 0;
+		if (!ret && ents->n)
+			qsort(ents->v, ents->n, sizeof *ents->v, entry_cmp);
+	}
+	free(abs);
+	return ret;
 }
 
 static int walk_dir(struct walk *w)
