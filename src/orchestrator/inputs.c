@@ -3,7 +3,8 @@
  * Inside a git work tree one `git ls-files -co --exclude-standard` per run
  * lists every file git does not ignore, and each task takes its slice of the
  * sorted list: no directory is walked. Outside git, each project directory is
- * walked. Either way a file belongs to the deepest project holding it, which
+ * walked, and so is a workspace whose enclosing repository ignores it (git
+ * lists none of its files). Either way a file belongs to the deepest project holding it, which
  * is how nested projects' files stay out of their parent's inputs. */
 #include "orchestrator/inputs.h"
 #include "orchestrator/listing.h"
@@ -19,6 +20,19 @@
 
 static const char *const SKIP_NAMES[] = {".git", "node_modules", ".vx", NULL};
 static const char *const SKIP_EXPLICIT[] = {".git", ".vx", NULL};
+
+/* Whether git's listing holds a file that can make a workspace root
+ * (workspace.c find_root): the root exists because one does, so a listing
+ * without any is one that ignores the whole workspace. */
+static bool lists_a_root_file(const struct strvec *files)
+{
+	static const char *const roots[] = {"vx.yaml",	   "turbo.json", "turbo.jsonc",
+					    "package.json", "pnpm-workspace.yaml", NULL};
+	for (const char *const *r = roots; *r; r++)
+		if (files->n && bsearch(r, files->v, files->n, sizeof *files->v, str_ptr_cmp))
+			return true;
+	return false;
+}
 
 int inputs_init(struct inputs *in, const struct workspace *ws, struct listcache *listings)
 {
@@ -39,6 +53,14 @@ int inputs_init(struct inputs *in, const struct workspace *ws, struct listcache 
 		}
 		/* ls-files lists a file once per stage during a merge conflict. */
 		strvec_sort_unique(&in->git_files);
+		if (!lists_a_root_file(&in->git_files)) {
+			/* The workspace lies in a directory its enclosing
+			 * repository ignores: git lists none of its files, and
+			 * taking that as "no inputs" would replay every task
+			 * whatever changed. Walk, as outside git. */
+			strvec_clear(&in->git_files);
+			in->in_git = false;
+		}
 	}
 	strbuf_release(&out);
 	return 0;

@@ -41,6 +41,28 @@ test_expect_success 'untracked, ignored, un-ignored, deleted and staged files: e
 	run_vx 0 run build && test "$(runs)" = 5
 '
 
+test_expect_success 'a workspace inside a directory an enclosing repository ignores: its files are walked, not taken as none' '
+	printf "inner/\n" >.gitignore &&
+	git init -q . &&
+	git add -A &&
+	git -c user.email=t@t -c user.name=t commit -qm outer &&
+	mkdir inner && cd inner &&
+	ws_root <<-EOF &&
+	tasks:
+	  build:
+	    outputs: ["dist/**"]
+	EOF
+	ws_project app app <<-EOF &&
+	  build:
+	    command: "echo run >> ../runs; mkdir -p dist; cat src/* > dist/out.txt"
+	EOF
+	write_file app/src/a.txt <<<"a" &&
+	run_vx 0 run build && test "$(runs)" = 1 &&
+	run_vx 0 run build && test "$(runs)" = 1 &&
+	echo b >>app/src/a.txt &&
+	run_vx 0 run build && test "$(runs)" = 2
+'
+
 test_expect_success 'a config error while git is still listing: exit 2, nothing left running' '
 	setup &&
 	printf "tasks:\n  build: {comand: x}\n" >app/vx.yaml &&
