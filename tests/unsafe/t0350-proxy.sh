@@ -12,7 +12,7 @@ command -v curl >/dev/null || { echo "curl is not installed (apt-get install cur
 
 free_port port
 printf 'HTTP/1.0 200 OK\r\nContent-Length: 10\r\n\r\nserved-ok\n' >"$TEST_TMP/resp"
-socat TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr,fork SYSTEM:"cat $TEST_TMP/resp" &
+socat TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr,fork SYSTEM:"cat $TEST_TMP/resp; cat >/dev/null" &
 srv=$!
 trap 'kill $srv 2>/dev/null' EXIT
 export VX_TEST_RESOLVE="api.example.test=127.0.0.1,other.example.test=127.0.0.1,evil.example.test=127.0.0.1"

@@ -14,7 +14,7 @@ command -v ss >/dev/null && command -v pgrep >/dev/null || { echo "ss or pgrep i
 
 free_port port
 printf 'HTTP/1.0 200 OK\r\nContent-Length: 10\r\n\r\nserved-ok\n' >"$TEST_TMP/resp"
-socat TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr,fork SYSTEM:"cat $TEST_TMP/resp" &
+socat TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr,fork SYSTEM:"cat $TEST_TMP/resp; cat >/dev/null" &
 srv=$!
 trap 'kill $srv 2>/dev/null; rm -rf "$TEST_TMP"' EXIT
 export VX_TEST_RESOLVE="one.example.test=127.0.0.1,two.example.test=127.0.0.1"

@@ -16,13 +16,13 @@ command -v ss >/dev/null && command -v pgrep >/dev/null || { echo "ss or pgrep i
 free_port port; free_port other; free_port v6port; free_port bport; free_port held
 printf 'HTTP/1.0 200 OK\r\nContent-Length: 10\r\n\r\nserved-ok\n' >"$TEST_TMP/resp"
 printf 'HTTP/1.0 200 OK\r\nContent-Length: 10\r\n\r\nserved-v6\n' >"$TEST_TMP/resp6"
-socat TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr,fork SYSTEM:"cat $TEST_TMP/resp" &
+socat TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr,fork SYSTEM:"cat $TEST_TMP/resp; cat >/dev/null" &
 srv=$!
-socat TCP-LISTEN:$other,bind=127.0.0.1,reuseaddr,fork SYSTEM:"cat $TEST_TMP/resp" &
+socat TCP-LISTEN:$other,bind=127.0.0.1,reuseaddr,fork SYSTEM:"cat $TEST_TMP/resp; cat >/dev/null" &
 srv2=$!
 has_v6=false srv6=
 if [ -e /proc/net/if_inet6 ]; then
-	socat TCP6-LISTEN:$v6port,bind=[::1],ipv6only=1,reuseaddr,fork SYSTEM:"cat $TEST_TMP/resp6" 2>/dev/null &
+	socat TCP6-LISTEN:$v6port,bind=[::1],ipv6only=1,reuseaddr,fork SYSTEM:"cat $TEST_TMP/resp6; cat >/dev/null" 2>/dev/null &
 	srv6=$!
 fi
 trap 'kill $srv $srv2 $srv6 2>/dev/null; rm -rf "$TEST_TMP"' EXIT

@@ -11,7 +11,7 @@ command -v curl >/dev/null || { echo "curl is not installed (apt-get install cur
 
 free_port port; free_port big
 printf 'HTTP/1.0 200 OK\r\nContent-Length: 10\r\n\r\nserved-ok\n' >"$TEST_TMP/resp"
-socat TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr,fork SYSTEM:"cat $TEST_TMP/resp" &
+socat TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr,fork SYSTEM:"cat $TEST_TMP/resp; cat >/dev/null" &
 srv=$!
 size=$((100 * 1024 * 1024))
 cat >"$TEST_TMP/big.sh" <<EOF
