@@ -186,7 +186,10 @@ bool inplace_check(const struct inplace_record *rec, const char *project_dir)
 		struct stat st;
 		strbuf_reset(&path);
 		strbuf_addf(&path, "%s/%s", project_dir, o->path);
-		ok = lstat(path.buf, &st) == 0 && (uint32_t)st.st_mode == o->mode && (uint64_t)st.st_size == o->size &&
+		const char *rel;
+		int at = fs_at(path.buf, &rel);
+		ok = fstatat(at, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		     (uint32_t)st.st_mode == o->mode && (uint64_t)st.st_size == o->size &&
 		     (uint64_t)st.st_ino == o->ino && ns(st.st_mtim) == o->mtime_ns && ns(st.st_ctim) == o->ctime_ns &&
 		     o->mtime_ns < racy_from && o->ctime_ns < racy_from;
 	}

@@ -279,7 +279,9 @@ static int probe(struct statcache *sc, const char *path, struct stat_data *sd,
 	sc->stats.lookups++;
 	struct stat st;
 	struct stat_entry *e = table_find(sc, path);
-	if (lstat(path, &st) < 0) {
+	const char *rel;
+	int at = fs_at(path, &rel);
+	if (fstatat(at, rel, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (e && !e->gone) {
 			e->gone = true;
 			sc->dirty = true;

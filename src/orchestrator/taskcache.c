@@ -525,10 +525,15 @@ static void node_tools(struct taskcache *tc, size_t i, struct strmap *memo, stru
 		const char *look = path;
 		bool rel = strchr(names.v[k], '/') != NULL;
 		if (!rel && p->pkg_path && !p->is_root) {
-			char *own = xasprintf("%s/node_modules/.bin/%s", p->dir, names.v[k]);
-			if (access(own, X_OK) != 0 && strchr(path, ':'))
+			/* most packages have no node_modules of their own: the
+			 * kept reads know that for one stat of the package */
+			char *nm = path_join(p->dir, "node_modules");
+			char *own = xasprintf("%s/.bin/%s", nm, names.v[k]);
+			bool mine = readcache_exists(tc->ws->reads, nm) && access(own, X_OK) == 0;
+			if (!mine && strchr(path, ':'))
 				look = strchr(path, ':') + 1;
 			free(own);
+			free(nm);
 		}
 		char *mk = xasprintf("%s\n%s\n%s", look, names.v[k], rel ? p->dir : "");
 		size_t at;
@@ -652,6 +657,7 @@ void taskcache_checkpoint(struct taskcache *tc)
 		statcache_save(tc->sc);
 		listcache_save(tc->lc);
 		inplace_save(tc->ip);
+		readcache_save(tc->ws->reads);
 	}
 }
 
@@ -1108,6 +1114,7 @@ void taskcache_close(struct taskcache *tc)
 			statcache_save(tc->sc);
 			listcache_save(tc->lc);
 			inplace_save(tc->ip);
+			readcache_save(tc->ws->reads);
 		}
 		statcache_free(tc->sc);
 	}

@@ -17,6 +17,7 @@
 #include "util/die.h"
 #include "util/jsonc.h"
 #include "util/path.h"
+#include "util/readcache.h"
 #include "util/strbuf.h"
 
 extern char **environ;
@@ -532,12 +533,12 @@ out:
 	return rc;
 }
 
-static char *turbo_file(const char *dir)
+static char *turbo_file(struct readcache *rc, const char *dir)
 {
 	static const char *const names[] = {"turbo.json", "turbo.jsonc"};
 	for (size_t k = 0; k < 2; k++) {
 		char *p = path_join(dir, names[k]);
-		if (access(p, F_OK) == 0)
+		if (readcache_exists(rc, p))
 			return p;
 		free(p);
 	}
@@ -572,7 +573,7 @@ static bool top_level_key(char *text, size_t len, const char *key)
 
 bool turbo_is_root(const char *dir)
 {
-	char *p = turbo_file(dir);
+	char *p = turbo_file(NULL, dir);
 	if (!p)
 		return false;
 	struct strbuf sb = STRBUF_INIT;
@@ -582,15 +583,15 @@ bool turbo_is_root(const char *dir)
 	return root;
 }
 
-int turbo_load_package(const char *dir, const char *package, const struct config *root,
-		       struct config *cfg)
+int turbo_load_package(struct readcache *reads, const char *dir, const char *package,
+		       const struct config *root, struct config *cfg)
 {
-	char *p = turbo_file(dir);
+	char *p = turbo_file(reads, dir);
 	if (!p)
 		return 0;
 	struct strbuf sb = STRBUF_INIT;
 	int rc;
-	if (strbuf_read_file(&sb, p)) {
+	if (readcache_read(reads, p, &sb)) {
 		rc = error_errno("cannot read %s", p);
 		free(p);
 	} else {
@@ -604,7 +605,7 @@ int turbo_load_package(const char *dir, const char *package, const struct config
 
 int turbo_load(const char *root, struct config *cfg)
 {
-	char *p = turbo_file(root);
+	char *p = turbo_file(NULL, root);
 	if (!p)
 		return 0;
 	struct strbuf sb = STRBUF_INIT;

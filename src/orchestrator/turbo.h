@@ -24,9 +24,11 @@ int turbo_load(const char *root, struct config *cfg);
  * putting the root's list before its own. Turborepo's rules: extends is
  * ["//"] and is required, a task is named without a package, global keys
  * belong in the root. Returns 1 when one was read, 0 when there is none,
- * -1 after an error line. */
-int turbo_load_package(const char *dir, const char *package, const struct config *root,
-		       struct config *cfg);
+ * -1 after an error line. Reads and probes go through reads (NULL: the
+ * files). */
+struct readcache;
+int turbo_load_package(struct readcache *reads, const char *dir, const char *package,
+		       const struct config *root, struct config *cfg);
 
 /* The same for text (len bytes) as read from path, for the tests and the
  * fuzzer. */

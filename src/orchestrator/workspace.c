@@ -20,7 +20,9 @@
 #include "orchestrator/pnpm.h"
 #include "orchestrator/turbo.h"
 #include "util/glob.h"
+#include "util/io.h"
 #include "util/path.h"
+#include "util/readcache.h"
 #include "util/strbuf.h"
 #include "util/strmap.h"
 
@@ -30,12 +32,13 @@ static bool file_exists(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* Reads path into sb. Returns 1, 0 when there is no such file, or -1 after
- * an error line. Opening directly (no stat first) halves the system calls
- * of discovering 1000 projects. */
-static int read_optional(const char *path, struct strbuf *sb)
+/* Reads path into sb, through the kept reads rc (NULL: from the file).
+ * Returns 1, 0 when there is no such file, or -1 after an error line.
+ * Opening directly (no stat first) halves the system calls of discovering
+ * 1000 projects; the kept reads cut them to one stat a file. */
+static int read_optional(struct readcache *rc, const char *path, struct strbuf *sb)
 {
-	if (strbuf_read_file(sb, path) == 0)
+	if (readcache_read(rc, path, sb) == 0)
 		return 1;
 	if (errno == ENOENT || errno == ENOTDIR)
 		return 0;
@@ -133,7 +136,7 @@ static int pkg_read(struct project *p, const char *path, struct strbuf *text)
 static int pkg_workspaces(const char *path, lstr_vec *out, const char *file_for_loc)
 {
 	struct strbuf text = STRBUF_INIT;
-	int found = read_optional(path, &text);
+	int found = read_optional(NULL, path, &text);
 	if (found <= 0) {
 		strbuf_release(&text);
 		return found;
@@ -182,7 +185,7 @@ static bool js_root(const char *dir, const char **why)
 		return *why = "pnpm-workspace.yaml", true;
 	f = path_join(dir, "package.json");
 	struct strbuf sb = STRBUF_INIT;
-	bool ws = read_optional(f, &sb) > 0 && strstr(sb.buf, "\"workspaces\"");
+	bool ws = read_optional(NULL, f, &sb) > 0 && strstr(sb.buf, "\"workspaces\"");
 	if (ws) {
 		cJSON *doc = cJSON_ParseWithLength(sb.buf, sb.len);
 		ws = cJSON_GetObjectItemCaseSensitive(doc, "workspaces") != NULL;
@@ -312,7 +315,7 @@ static int project_load(struct workspace *ws, struct project *p)
 	if (p->is_root) {
 		p->cfg = ws->cfg;
 		found_yaml = 1;
-	} else if ((found_yaml = read_optional(yaml, &text)) < 0) {
+	} else if ((found_yaml = read_optional(ws->reads, yaml, &text)) < 0) {
 		rc = -1;
 	} else if (found_yaml) {
 		p->cfg = config_parse(yaml, text.buf, text.len);
@@ -329,7 +332,7 @@ static int project_load(struct workspace *ws, struct project *p)
 		p->name_loc = p->cfg->name.loc;
 	}
 	strbuf_reset(&text);
-	if (!rc && (found_pkg = read_optional(pkg, &text)) < 0)
+	if (!rc && (found_pkg = read_optional(ws->reads, pkg, &text)) < 0)
 		rc = -1;
 	else if (!rc && found_pkg)
 		rc = pkg_read(p, pkg, &text);
@@ -379,6 +382,7 @@ void workspace_free(struct workspace *ws)
 	strmap_clear(&ws->by_name);
 	strvec_clear(&ws->project_globs);
 	free(ws->pnpm_path);
+	readcache_free(ws->reads);
 	config_free(ws->cfg);
 	free(ws->root);
 	if (ws->listing)
@@ -491,6 +495,22 @@ static bool root_is_project(const struct config *cfg)
 	return false;
 }
 
+/* The kept reads of the workspace's cache directory, when it exists (a
+ * run that has never cached keeps none, and creates nothing here). */
+static struct readcache *reads_open(const struct workspace *ws)
+{
+	char *dir = workspace_cache_dir(ws);
+	struct stat st;
+	struct readcache *rc = NULL;
+	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+		char *f = path_join(dir, "reads");
+		rc = readcache_load(f);
+		free(f);
+	}
+	free(dir);
+	return rc;
+}
+
 static struct workspace *load(const char *start_dir, bool listing)
 {
 	char *start = realpath(start_dir, NULL);
@@ -513,6 +533,8 @@ static struct workspace *load(const char *start_dir, bool listing)
 	}
 	if (listing)
 		ws->listing = listing_start(ws->root);
+	fs_anchor(ws->root);
+	ws->reads = reads_open(ws);
 	lstr_vec pkg_pats = {0};
 	const lstr_vec *pats = &ws->cfg->projects;
 	struct strvec dirs = STRVEC_INIT;
@@ -575,7 +597,7 @@ static struct workspace *load(const char *start_dir, bool listing)
 		if (p->is_root)
 			continue;
 		p->turbo_cfg = xcalloc(1, sizeof *p->turbo_cfg);
-		int r = turbo_load_package(p->dir, p->name, ws->cfg, p->turbo_cfg);
+		int r = turbo_load_package(ws->reads, p->dir, p->name, ws->cfg, p->turbo_cfg);
 		if (r < 0)
 			goto fail;
 		if (!r) {
@@ -614,7 +636,7 @@ void workspace_package_manager(const char *root, struct package_manager *pm)
 	memset(pm, 0, sizeof *pm);
 	char *pkg = path_join(root, "package.json");
 	struct strbuf text = STRBUF_INIT;
-	cJSON *doc = read_optional(pkg, &text) > 0
+	cJSON *doc = read_optional(NULL, pkg, &text) > 0
 			 ? cJSON_ParseWithLength(text.buf, text.len) /* errors: said by discovery */
 			 : NULL;
 	const cJSON *field = cJSON_GetObjectItemCaseSensitive(doc, "packageManager");

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "orchestrator/config.h"
+#include "util/readcache.h"
 #include "util/spawn.h"
 #include "util/strmap.h"
 #include "util/vec.h"
@@ -53,6 +54,9 @@ struct workspace {
 				    * workspaces" (static text) */
 	char *pnpm_path;       /* the pnpm-workspace.yaml read, when it was (locs point here) */
 	struct package_manager pm; /* the root's (workspace_load) */
+	struct readcache *reads; /* the kept config reads (util/readcache.h): loaded
+				  * from the cache directory when it exists, else
+				  * NULL; saved by the task cache's checkpoints */
 	struct spawned *listing; /* `git ls-files` started as soon as the root was known,
 				  * collected by inputs_init; NULL when not started */
 };

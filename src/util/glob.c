@@ -875,7 +875,9 @@ int glob_walk_with(const char *root, const char *pat, int flags, const struct gl
 			 .ctx = ctx};
 	while (w.pat[0] == '.' && w.pat[1] == '/')
 		w.pat += 2;
-	w.rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	const char *root_at;
+	int at = fs_at(root, &root_at);
+	w.rootfd = openat(at, root_at, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (w.rootfd < 0)
 		return -1;
 	strbuf_init(&w.rel);

@@ -99,6 +99,38 @@ int write_file_atomic(const char *path, const void *buf, size_t n)
 	return rc;
 }
 
+static int anchor_fd = -1;
+static char *anchor_dir;
+static size_t anchor_len;
+
+void fs_anchor(const char *dir)
+{
+	if (anchor_fd >= 0)
+		close(anchor_fd);
+	free(anchor_dir);
+	anchor_fd = -1;
+	anchor_dir = NULL;
+	/* "/": every absolute path starts there already */
+	if (dir[0] != '/' || !dir[1])
+		return;
+	anchor_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (anchor_fd >= 0) {
+		anchor_dir = xstrdup(dir);
+		anchor_len = strlen(dir);
+	}
+}
+
+int fs_at(const char *abs, const char **rel)
+{
+	if (anchor_fd >= 0 && !strncmp(abs, anchor_dir, anchor_len) && abs[anchor_len] == '/' &&
+	    abs[anchor_len + 1]) {
+		*rel = abs + anchor_len + 1;
+		return anchor_fd;
+	}
+	*rel = abs;
+	return AT_FDCWD;
+}
+
 int64_t fs_clock_sec(void)
 {
 	struct timespec ts;

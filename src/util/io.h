@@ -30,4 +30,15 @@ int remove_tree_at(int dfd, const char *leaf);
  * than it. The racy rule of the stat cache and the listing cache. */
 int64_t fs_clock_sec(void);
 
+/* Lookups under one directory from an fd of it (issue 20). The kernel walks
+ * a path one component at a time, so a no-op run's ~10,000 stats of
+ * "/home/u/src/repo/packages/p1/src/a.txt" cost twice those of
+ * "packages/p1/src/a.txt" from an fd of the workspace root. fs_anchor opens
+ * dir (absolute, links resolved) for the rest of the process (close-on-exec;
+ * a second call replaces it); fs_at returns the fd and sets *rel for abs
+ * when abs lies strictly under it, else AT_FDCWD and abs itself. Set once,
+ * before any thread starts. */
+void fs_anchor(const char *dir);
+int fs_at(const char *abs, const char **rel);
+
 #endif

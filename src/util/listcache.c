@@ -13,10 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <xxhash.h>
 
 #include "util/die.h"
 #include "util/io.h"
+#include "util/keptfile.h"
 #include "util/strbuf.h"
 #include "util/strmap.h"
 #include "util/vec.h"
@@ -82,38 +82,14 @@ static void add(struct listcache *lc, struct listing *l)
 	strmap_put(&lc->by_dir, l->dir, lc->all.n - 1);
 }
 
-/* Reads a decimal number ended by c at *p, moving past c. */
-static bool num(const char **p, const char *end, char c, int64_t *out)
-{
-	const char *q = *p;
-	bool neg = q < end && *q == '-';
-	q += neg;
-	if (q >= end || *q < '0' || *q > '9')
-		return false;
-	uint64_t v = 0;
-	while (q < end && *q >= '0' && *q <= '9') {
-		if (v > (UINT64_MAX - 9) / 10)
-			return false;
-		v = v * 10 + (uint64_t)(*q++ - '0');
-	}
-	if (q >= end || *q != c || v > INT64_MAX)
-		return false;
-	*out = neg ? -(int64_t)v : (int64_t)v;
-	*p = q + 1;
-	return true;
-}
-
 /* Parses body (the file without its trailer line). Returns NULL, or why not. */
 static const char *parse(struct listcache *lc, const char *p, const char *end)
 {
-	if ((size_t)(end - p) < strlen(MAGIC) || memcmp(p, MAGIC, strlen(MAGIC)))
-		return "not a listing file";
-	p += strlen(MAGIC);
 	while (p < end) {
 		int64_t dev, ino, mt, ct, count, dlen;
-		if (!num(&p, end, ' ', &dev) || !num(&p, end, ' ', &ino) || !num(&p, end, ' ', &mt) ||
-		    !num(&p, end, ' ', &ct) || !num(&p, end, ' ', &count) ||
-		    !num(&p, end, '\n', &dlen) || dlen <= 0 || count < 0 || dlen > end - p - 1 ||
+		if (!keptfile_num(&p, end, ' ', &dev) || !keptfile_num(&p, end, ' ', &ino) || !keptfile_num(&p, end, ' ', &mt) ||
+		    !keptfile_num(&p, end, ' ', &ct) || !keptfile_num(&p, end, ' ', &count) ||
+		    !keptfile_num(&p, end, '\n', &dlen) || dlen <= 0 || count < 0 || dlen > end - p - 1 ||
 		    p[dlen] != '\n' || memchr(p, '\0', (size_t)dlen))
 			return "a bad listing header";
 		struct listing *l = xcalloc(1, sizeof *l);
@@ -122,7 +98,7 @@ static const char *parse(struct listcache *lc, const char *p, const char *end)
 		l->dev = (uint64_t)dev, l->ino = (uint64_t)ino, l->mtime_ns = mt, l->ctime_ns = ct;
 		for (int64_t i = 0; i < count; i++) {
 			int64_t type, nlen;
-			if (!num(&p, end, ' ', &type) || !num(&p, end, ' ', &nlen) || type > 255 ||
+			if (!keptfile_num(&p, end, ' ', &type) || !keptfile_num(&p, end, ' ', &nlen) || type > 255 ||
 			    type < 0 || nlen <= 0 || nlen > end - p - 1 || p[nlen] != '\n' ||
 			    memchr(p, '\0', (size_t)nlen) || memchr(p, '/', (size_t)nlen)) {
 				listing_free(l);
@@ -155,31 +131,21 @@ struct listcache *listcache_load(const char *file)
 		strbuf_release(&sb);
 		return lc;
 	}
-	/* the trailer: "end " + 16 hex + "\n" */
-	const char *why = NULL;
-	size_t tl = 4 + 16 + 1;
-	char want[17];
-	if (sb.len < tl || memcmp(sb.buf + sb.len - tl, "end ", 4))
-		why = "no trailer";
-	else {
-		snprintf(want, sizeof want, "%016" PRIx64,
-			 (uint64_t)XXH3_64bits(sb.buf, sb.len - tl));
-		if (memcmp(sb.buf + sb.len - tl + 4, want, 16))
-			why = "its checksum does not match";
-	}
-	if (!why && strncmp(sb.buf, "VXLIST ", 7))
-		why = "not a listing file";
-	else if (!why && strncmp(sb.buf, MAGIC, strlen(MAGIC))) {
-		strbuf_release(&sb); /* another version: rebuilt silently */
+	const char *body, *end, *why = NULL;
+	switch (keptfile_check(sb.buf, sb.len, MAGIC, &body, &end, &why)) {
+	case KEPT_OTHER: /* another version: rebuilt silently */
 		lc->dirty = true;
-		return lc;
-	}
-	if (!why)
-		why = parse(lc, sb.buf, sb.buf + sb.len - tl);
-	if (why) {
-		warning("listing cache %s is corrupt (%s); reading every directory", file, why);
-		clear(lc);
-		lc->dirty = true;
+		break;
+	case KEPT_OK:
+		why = parse(lc, body, end);
+		/* fallthrough */
+	case KEPT_CORRUPT:
+		if (why) {
+			warning("listing cache %s is corrupt (%s); reading every directory", file,
+				why);
+			clear(lc);
+			lc->dirty = true;
+		}
 	}
 	strbuf_release(&sb);
 	return lc;
@@ -242,7 +208,7 @@ int listcache_save(struct listcache *lc)
 			strbuf_addf(&sb, "%u %zu %s\n", (unsigned)l->entries.v[k].type,
 				    strlen(l->entries.v[k].name), l->entries.v[k].name);
 	}
-	strbuf_addf(&sb, "end %016" PRIx64 "\n", (uint64_t)XXH3_64bits(sb.buf, sb.len));
+	keptfile_seal(&sb);
 	int rc = write_file_atomic(lc->file, sb.buf, sb.len);
 	if (rc < 0)
 		warning("cannot write the listing cache %s: %s", lc->file, strerror(errno));

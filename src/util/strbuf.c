@@ -1,4 +1,5 @@
 #include "util/strbuf.h"
+#include "util/io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -163,13 +164,24 @@ int strbuf_read_fd(struct strbuf *sb, int fd)
 
 int strbuf_read_file(struct strbuf *sb, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	return strbuf_read_file_stat(sb, path, &st);
+}
+
+int strbuf_read_file_stat(struct strbuf *sb, const char *path, struct stat *stp)
+{
+	memset(stp, 0, sizeof *stp);
+	const char *rel;
+	int at = fs_at(path, &rel);
+	int fd = openat(at, rel, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	/* A regular file's size lets one read do (and its short count mean
 	 * the end): a config file costs open, fstat, read, close. */
 	struct stat st;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < (1 << 30)) {
+	if (fstat(fd, &st) == 0)
+		*stp = st;
+	if (stp->st_mode && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < (1 << 30)) {
 		size_t want = (size_t)st.st_size;
 		strbuf_grow(sb, want + 1);
 		ssize_t n;

@@ -46,6 +46,10 @@ void strbuf_add_controls_escaped(struct strbuf *sb, const char *s);
 int strbuf_read_fd(struct strbuf *sb, int fd);
 /* Appends the file's contents. Returns 0, or -1 with errno set. */
 int strbuf_read_file(struct strbuf *sb, const char *path);
+/* strbuf_read_file, setting *st to the opened file's fstat (all zero when
+ * it failed), taken before its bytes were read. */
+struct stat;
+int strbuf_read_file_stat(struct strbuf *sb, const char *path, struct stat *st);
 bool strbuf_ends_with(const struct strbuf *sb, const char *suffix);
 
 #endif

@@ -298,6 +298,46 @@ test_expect_success 'outside git, kept directory listings never answer stale: a 
 	test_grep "web/src/a.js removed" "$ERR"
 '
 
+# Sets every file and directory under the arguments 30 seconds back, so the
+# kept reads keep what the next run reads (nothing is kept in the second a
+# file last changed: the racy rule).
+age() { find "$@" -exec touch -h -d "-30 seconds" {} +; }
+
+test_expect_success 'kept config reads never answer stale: a config edited, added, a package turbo.json added, a project added and removed by a glob, a config and a project dir made links' '
+	printf "{\"name\":\"r\",\"private\":true,\"workspaces\":[\"packages/*\"]}\n" >package.json &&
+	printf "{\"tasks\":{\"build\":{\"outputs\":[]}}}\n" >turbo.json &&
+	ws_project packages/a a <<-EOF &&
+	  build:
+	    command: "echo a-one"
+	EOF
+	mkdir -p packages/b &&
+	printf "{\"name\":\"b\",\"scripts\":{\"build\":\"echo b-one\"}}\n" >packages/b/package.json &&
+	run_vx 0 run build && age . &&
+	run_vx 0 run build && test_grep "echo a-one" .vx/cache/reads &&
+	run_vx 0 run build --force && test_grep "a-one" "$OUT" && test_grep "b-one" "$OUT" &&
+	sed -i "s/a-one/a-two/" packages/a/vx.yaml && age packages &&
+	run_vx 0 run build && test_grep "a-two" "$OUT" &&
+	printf "tasks:\n  build:\n    command: \"echo b-yaml\"\n" >packages/b/vx.yaml && age packages &&
+	run_vx 0 run build && test_grep "b-yaml" "$OUT" &&
+	rm packages/b/vx.yaml && age packages &&
+	run_vx 0 run build --force && test_grep "b-one" "$OUT" &&
+	printf "{\"extends\":[\"//\"],\"tasks\":{\"build\":{\"env\":[\"KEPT_READS_VAR\"]}}}\n" >packages/b/turbo.json && age packages &&
+	run_vx 0 run build --dry-run=json && test_grep "KEPT_READS_VAR" "$OUT" &&
+	ws_project packages/c c <<-EOF &&
+	  build:
+	    command: "echo c-one"
+	EOF
+	age packages &&
+	run_vx 0 run build && test_grep "c-one" "$OUT" &&
+	rm -rf packages/c && age packages &&
+	run_vx 0 run build --force && test_grep ! "c-one" "$OUT" &&
+	mkdir -p elsewhere && printf "tasks:\n  build:\n    command: \"echo a-linked\"\n" >elsewhere/vx.yaml &&
+	rm packages/a/vx.yaml && ln -s ../../elsewhere/vx.yaml packages/a/vx.yaml && age . &&
+	run_vx 0 run build && test_grep "a-linked" "$OUT" &&
+	mv packages/a gone-a && ln -s ../gone-a packages/a && age . &&
+	run_vx 0 run build --force && test_grep ! "a#build" "$OUT"
+'
+
 test_expect_success 'a dry run closes no descriptor it does not hold (it closed fd 0 once per task)' '
 	setup &&
 	run_vx 0 run build -j1 &&

@@ -1,0 +1,424 @@
+/* readcache.c - small files' bytes by their stat data.
+ *
+ * The file: "VXREADS 1\n", then per file a line
+ * "DEV INO SIZE MTIME_NS CTIME_NS PATHLEN\n", the path's bytes and "\n",
+ * the file's SIZE bytes and "\n"; per directory known to lack some names
+ * a line "D DEV INO MTIME_NS CTIME_NS COUNT DIRLEN\n", the directory's
+ * bytes and "\n", then per name "NAMELEN " and the name and "\n"; last the
+ * keptfile trailer. */
+#include "util/readcache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/die.h"
+#include "util/io.h"
+#include "util/keptfile.h"
+#include "util/strmap.h"
+#include "util/vec.h"
+
+#define MAGIC "VXREADS 1\n"
+
+struct kept {
+	char *path;
+	uint64_t dev, ino, size;
+	int64_t mtime_ns, ctime_ns;
+	char *bytes; /* size bytes and a NUL */
+	bool used;   /* read (from here or kept) this run: saved */
+};
+
+/* A directory and the names it was found without. */
+struct lacking {
+	char *dir;
+	uint64_t dev, ino;
+	int64_t mtime_ns, ctime_ns;
+	struct strvec names; /* sorted once loaded; appended to when found */
+	int state;	     /* this run: 0 not checked, 1 its stat matches, -1 not */
+	bool used;
+};
+
+struct readcache {
+	char *file;
+	VEC(struct kept *) all;
+	struct strmap by_path; /* path -> index in all (keys borrowed) */
+	VEC(struct lacking *) dirs;
+	struct strmap by_dir; /* dir -> index in dirs (keys borrowed) */
+	bool dirty;	       /* something read was not kept, or was replaced */
+	size_t hits, puts;
+};
+
+/* stat(path), looked up from the anchor (util/io.h) when under it. */
+static int stat_at(const char *path, struct stat *st)
+{
+	const char *rel;
+	int at = fs_at(path, &rel);
+	return fstatat(at, rel, st, 0);
+}
+
+static int64_t ns(struct timespec t)
+{
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static int64_t sec_of(int64_t n)
+{
+	return n >= 0 ? n / 1000000000 : -((-n + 999999999) / 1000000000);
+}
+
+static void kept_free(struct kept *k)
+{
+	free(k->path);
+	free(k->bytes);
+	free(k);
+}
+
+/* Adds k, or puts it in the place of the one of the same path. */
+static void add(struct readcache *rc, struct kept *k)
+{
+	size_t at;
+	if (strmap_get(&rc->by_path, k->path, &at)) {
+		struct kept *old = rc->all.v[at];
+		free(k->path);
+		k->path = old->path; /* the map's key */
+		old->path = NULL;
+		kept_free(old);
+		rc->all.v[at] = k;
+		return;
+	}
+	vec_push(&rc->all, k);
+	strmap_put(&rc->by_path, k->path, rc->all.n - 1);
+}
+
+static void lacking_free(struct lacking *l)
+{
+	free(l->dir);
+	strvec_clear(&l->names);
+	free(l);
+}
+
+static const char *parse_lacking(struct readcache *rc, const char **pp, const char *end)
+{
+	const char *p = *pp;
+	int64_t dev, ino, mt, ct, count, dlen;
+	if (!keptfile_num(&p, end, ' ', &dev) || !keptfile_num(&p, end, ' ', &ino) ||
+	    !keptfile_num(&p, end, ' ', &mt) || !keptfile_num(&p, end, ' ', &ct) ||
+	    !keptfile_num(&p, end, ' ', &count) || !keptfile_num(&p, end, '\n', &dlen) ||
+	    dlen <= 0 || count <= 0 || dlen > end - p - 1 || p[dlen] != '\n' ||
+	    memchr(p, '\0', (size_t)dlen) || p[0] != '/')
+		return "a bad directory header";
+	size_t at;
+	if (strmap_getn(&rc->by_dir, p, (size_t)dlen, &at))
+		return "a directory twice";
+	struct lacking *l = xcalloc(1, sizeof *l);
+	l->dir = xstrndup(p, (size_t)dlen);
+	l->dev = (uint64_t)dev, l->ino = (uint64_t)ino, l->mtime_ns = mt, l->ctime_ns = ct;
+	p += dlen + 1;
+	vec_push(&rc->dirs, l);
+	strmap_put(&rc->by_dir, l->dir, rc->dirs.n - 1);
+	for (int64_t i = 0; i < count; i++) {
+		int64_t nlen;
+		if (!keptfile_num(&p, end, ' ', &nlen) || nlen <= 0 || nlen > end - p - 1 ||
+		    p[nlen] != '\n' || memchr(p, '\0', (size_t)nlen) || memchr(p, '/', (size_t)nlen))
+			return "a bad name";
+		strvec_push_nodup(&l->names, xstrndup(p, (size_t)nlen));
+		p += nlen + 1;
+	}
+	strvec_sort_unique(&l->names);
+	*pp = p;
+	return NULL;
+}
+
+static const char *parse(struct readcache *rc, const char *p, const char *end)
+{
+	while (p < end) {
+		int64_t dev, ino, size, mt, ct, plen;
+		if (end - p > 2 && p[0] == 'D' && p[1] == ' ') {
+			p += 2;
+			const char *why = parse_lacking(rc, &p, end);
+			if (why)
+				return why;
+			continue;
+		}
+		if (!keptfile_num(&p, end, ' ', &dev) || !keptfile_num(&p, end, ' ', &ino) ||
+		    !keptfile_num(&p, end, ' ', &size) || !keptfile_num(&p, end, ' ', &mt) ||
+		    !keptfile_num(&p, end, ' ', &ct) || !keptfile_num(&p, end, '\n', &plen) ||
+		    plen <= 0 || size < 0 || size > READCACHE_MAX || plen > end - p - 1 ||
+		    p[plen] != '\n' || memchr(p, '\0', (size_t)plen) || p[0] != '/')
+			return "a bad file header";
+		const char *path = p;
+		p += plen + 1;
+		if (size > end - p - 1 || p[size] != '\n')
+			return "a file cut short";
+		struct kept *k = xcalloc(1, sizeof *k);
+		k->path = xstrndup(path, (size_t)plen);
+		k->dev = (uint64_t)dev, k->ino = (uint64_t)ino, k->size = (uint64_t)size;
+		k->mtime_ns = mt, k->ctime_ns = ct;
+		k->bytes = xmalloc((size_t)size + 1);
+		memcpy(k->bytes, p, (size_t)size);
+		k->bytes[size] = '\0';
+		p += size + 1;
+		add(rc, k);
+	}
+	return NULL;
+}
+
+static void clear(struct readcache *rc)
+{
+	for (size_t i = 0; i < rc->all.n; i++)
+		kept_free(rc->all.v[i]);
+	vec_free(&rc->all);
+	strmap_clear(&rc->by_path);
+	for (size_t i = 0; i < rc->dirs.n; i++)
+		lacking_free(rc->dirs.v[i]);
+	vec_free(&rc->dirs);
+	strmap_clear(&rc->by_dir);
+}
+
+struct readcache *readcache_load(const char *file)
+{
+	struct readcache *rc = xcalloc(1, sizeof *rc);
+	rc->file = xstrdup(file);
+	struct strbuf sb = STRBUF_INIT;
+	if (strbuf_read_file(&sb, file) < 0) {
+		strbuf_release(&sb);
+		return rc;
+	}
+	const char *body, *end, *why = NULL;
+	switch (keptfile_check(sb.buf, sb.len, MAGIC, &body, &end, &why)) {
+	case KEPT_OTHER: /* another version: rebuilt silently */
+		rc->dirty = true;
+		break;
+	case KEPT_OK:
+		why = parse(rc, body, end);
+		/* fallthrough */
+	case KEPT_CORRUPT:
+		if (why) {
+			warning("read cache %s is corrupt (%s); reading every config file", file,
+				why);
+			clear(rc);
+			rc->dirty = true;
+		}
+	}
+	strbuf_release(&sb);
+	return rc;
+}
+
+static bool same(const struct kept *k, const struct stat *st)
+{
+	return k->dev == (uint64_t)st->st_dev && k->ino == (uint64_t)st->st_ino &&
+	       k->size == (uint64_t)st->st_size && k->mtime_ns == ns(st->st_mtim) &&
+	       k->ctime_ns == ns(st->st_ctim) && S_ISREG(st->st_mode);
+}
+
+/* The entry of dir, its stat checked once this run (state). NULL when
+ * none is kept. */
+static struct lacking *lacking_of(struct readcache *rc, const char *dir, size_t dlen)
+{
+	size_t at;
+	if (!strmap_getn(&rc->by_dir, dir, dlen, &at))
+		return NULL;
+	struct lacking *l = rc->dirs.v[at];
+	if (!l->state) {
+		struct stat st;
+		l->state = stat_at(l->dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+				   l->dev == (uint64_t)st.st_dev && l->ino == (uint64_t)st.st_ino &&
+				   l->mtime_ns == ns(st.st_mtim) && l->ctime_ns == ns(st.st_ctim)
+			       ? 1
+			       : -1;
+	}
+	return l;
+}
+
+static bool lacks(const struct lacking *l, const char *name)
+{
+	return l && l->state > 0 && l->names.n &&
+	       bsearch(&name, l->names.v, l->names.n, sizeof *l->names.v, str_ptr_cmp);
+}
+
+/* Records that dir (stat st, taken before the look at t0) has no name. */
+static void note_lacking(struct readcache *rc, struct lacking *l, const char *dir,
+			 const struct stat *st, int64_t t0, const char *name)
+{
+	if (!*name || strchr(name, '/'))
+		return;
+	if (!l || l->state <= 0) {
+		if (!S_ISDIR(st->st_mode) || sec_of(ns(st->st_mtim)) >= t0)
+			return; /* racy: a change in this tick keeps its times */
+		if (!l) {
+			l = xcalloc(1, sizeof *l);
+			l->dir = xstrdup(dir);
+			vec_push(&rc->dirs, l);
+			strmap_put(&rc->by_dir, l->dir, rc->dirs.n - 1);
+		}
+		strvec_clear(&l->names); /* what a stale stat said is void */
+		l->dev = (uint64_t)st->st_dev, l->ino = (uint64_t)st->st_ino;
+		l->mtime_ns = ns(st->st_mtim), l->ctime_ns = ns(st->st_ctim);
+		l->state = 1;
+	}
+	/* else the stat that matched at its first look this run stands: it was
+	 * taken before this look too */
+	strvec_push(&l->names, name);
+	strvec_sort_unique(&l->names);
+	l->used = true;
+	rc->dirty = true;
+	rc->puts++;
+}
+
+int readcache_read(struct readcache *rc, const char *path, struct strbuf *sb)
+{
+	if (!rc)
+		return strbuf_read_file(sb, path);
+	size_t at;
+	struct stat st;
+	bool known = strmap_get(&rc->by_path, path, &at);
+	if (known) {
+		struct kept *k = rc->all.v[at];
+		if (stat_at(path, &st) < 0)
+			return -1; /* gone: not used, so not saved */
+		if (same(k, &st)) {
+			strbuf_add(sb, k->bytes, k->size);
+			k->used = true;
+			rc->hits++;
+			return 0;
+		}
+	}
+	const char *slash = strrchr(path, '/');
+	size_t dlen = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
+	struct lacking *l = dlen ? lacking_of(rc, path, dlen) : NULL;
+	if (lacks(l, slash + 1)) {
+		l->used = true;
+		rc->hits++;
+		errno = ENOENT;
+		return -1;
+	}
+	int64_t t0 = fs_clock_sec();
+	struct stat dst = {0};
+	char *dir = dlen ? xstrndup(path, dlen) : NULL;
+	if (dir && !(l && l->state > 0) && stat_at(dir, &dst) < 0)
+		dst.st_mode = 0;
+	size_t from = sb->len;
+	if (strbuf_read_file_stat(sb, path, &st) < 0) {
+		int e = errno;
+		if (dir && e == ENOENT)
+			note_lacking(rc, l, dir, &dst, t0, slash + 1);
+		free(dir);
+		errno = e;
+		return -1;
+	}
+	free(dir);
+	size_t n = sb->len - from;
+	if (path[0] != '/' || !S_ISREG(st.st_mode) || n != (uint64_t)st.st_size ||
+	    n > READCACHE_MAX || sec_of(ns(st.st_mtim)) >= t0) {
+		/* not kept: a changed kept file stays out of the next save */
+		if (known) {
+			rc->all.v[at]->used = false;
+			rc->dirty = true;
+		}
+		return 0;
+	}
+	struct kept *k = xcalloc(1, sizeof *k);
+	k->path = xstrdup(path);
+	k->dev = (uint64_t)st.st_dev, k->ino = (uint64_t)st.st_ino, k->size = n;
+	k->mtime_ns = ns(st.st_mtim), k->ctime_ns = ns(st.st_ctim);
+	k->bytes = xmalloc(n + 1);
+	memcpy(k->bytes, sb->buf + from, n);
+	k->bytes[n] = '\0';
+	k->used = true;
+	add(rc, k);
+	rc->dirty = true;
+	rc->puts++;
+	return 0;
+}
+
+int readcache_exists(struct readcache *rc, const char *path)
+{
+	if (!rc || path[0] != '/')
+		return access(path, F_OK) == 0;
+	const char *slash = strrchr(path, '/');
+	size_t dlen = slash == path ? 1 : (size_t)(slash - path);
+	const char *name = slash + 1;
+	struct lacking *l = lacking_of(rc, path, dlen);
+	if (lacks(l, name)) {
+		l->used = true;
+		rc->hits++;
+		return 0;
+	}
+	char *dir = xstrndup(path, dlen);
+	int64_t t0 = fs_clock_sec();
+	struct stat st = {0};
+	if (!(l && l->state > 0) && stat_at(dir, &st) < 0)
+		st.st_mode = 0;
+	const char *rel;
+	int at = fs_at(path, &rel);
+	int found = faccessat(at, rel, F_OK, 0) == 0;
+	if (!found && errno == ENOENT)
+		note_lacking(rc, l, dir, &st, t0, name);
+	free(dir);
+	return found;
+}
+
+int readcache_save(struct readcache *rc)
+{
+	if (!rc)
+		return 0;
+	bool unused = false;
+	for (size_t i = 0; i < rc->all.n && !unused; i++)
+		unused = !rc->all.v[i]->used;
+	for (size_t i = 0; i < rc->dirs.n && !unused; i++)
+		unused = !rc->dirs.v[i]->used || rc->dirs.v[i]->state < 0;
+	if (!rc->dirty && !unused)
+		return 0;
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, MAGIC);
+	for (size_t i = 0; i < rc->all.n; i++) {
+		const struct kept *k = rc->all.v[i];
+		if (!k->used)
+			continue;
+		strbuf_addf(&sb, "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64 " %zu\n",
+			    k->dev, k->ino, k->size, k->mtime_ns, k->ctime_ns, strlen(k->path));
+		strbuf_addstr(&sb, k->path);
+		strbuf_addch(&sb, '\n');
+		strbuf_add(&sb, k->bytes, k->size);
+		strbuf_addch(&sb, '\n');
+	}
+	for (size_t i = 0; i < rc->dirs.n; i++) {
+		const struct lacking *l = rc->dirs.v[i];
+		if (!l->used || l->state <= 0 || !l->names.n)
+			continue;
+		strbuf_addf(&sb, "D %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64 " %zu %zu\n",
+			    l->dev, l->ino, l->mtime_ns, l->ctime_ns, l->names.n, strlen(l->dir));
+		strbuf_addstr(&sb, l->dir);
+		strbuf_addch(&sb, '\n');
+		for (size_t k = 0; k < l->names.n; k++)
+			strbuf_addf(&sb, "%zu %s\n", strlen(l->names.v[k]), l->names.v[k]);
+	}
+	keptfile_seal(&sb);
+	int rc2 = write_file_atomic(rc->file, sb.buf, sb.len);
+	if (rc2 < 0)
+		warning("cannot write the read cache %s: %s", rc->file, strerror(errno));
+	else
+		rc->dirty = false;
+	strbuf_release(&sb);
+	return rc2;
+}
+
+void readcache_counts(const struct readcache *rc, size_t *hits, size_t *puts)
+{
+	*hits = rc ? rc->hits : 0;
+	*puts = rc ? rc->puts : 0;
+}
+
+void readcache_free(struct readcache *rc)
+{
+	if (!rc)
+		return;
+	clear(rc);
+	free(rc->file);
+	free(rc);
+}
