@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/loop.h"
+
 /* A line with no newline in sight is cut here, so that a task printing a
  * progress bar with \r forever cannot grow vx's memory without bound. */
 #define LINE_MAX_BYTES (64 * 1024)
@@ -73,9 +75,20 @@ static void output_emit(struct output *out)
 		strbuf_add(&w, out->status.buf, out->status.len);
 		out->status_drawn = true;
 	}
-	output_write(out, w.buf, w.len);
+	strbuf_add(&out->pending, w.buf, w.len);
 	strbuf_release(&w);
 	strbuf_reset(&out->batch);
+	/* a long burst (cache hits restoring big outputs) still shows as it goes */
+	if (loop_now() - out->flushed_ms >= OUTPUT_FLUSH_MS || out->pending.len >= 65536)
+		output_flush(out);
+}
+
+void output_flush(struct output *out)
+{
+	if (out->pending.len)
+		output_write(out, out->pending.buf, out->pending.len);
+	strbuf_reset(&out->pending);
+	out->flushed_ms = loop_now();
 }
 
 static uint32_t id_hash(const char *s)
@@ -98,6 +111,8 @@ void output_init(struct output *out, int fd, const struct scheduler_opts *opts, 
 	out->jobs = jobs;
 	out->njobs = njobs;
 	strbuf_init(&out->batch);
+	strbuf_init(&out->pending);
+	out->flushed_ms = loop_now();
 	strbuf_init(&out->status);
 	out->per_job = xcalloc(njobs ? njobs : 1, sizeof *out->per_job);
 	for (size_t i = 0; i < njobs; i++) {
@@ -118,8 +133,10 @@ void output_init(struct output *out, int fd, const struct scheduler_opts *opts, 
 void output_finish(struct output *out)
 {
 	if (out->status_drawn)
-		output_write(out, CLEAR_LINE, strlen(CLEAR_LINE));
+		strbuf_addstr(&out->pending, CLEAR_LINE);
 	out->status_drawn = false;
+	output_flush(out);
+	strbuf_release(&out->pending);
 	for (size_t i = 0; i < out->njobs; i++) {
 		strbuf_release(&out->per_job[i].prefix);
 		strbuf_release(&out->per_job[i].partial);
@@ -463,7 +480,7 @@ void output_status(struct output *out, size_t done, size_t running, size_t queue
 	struct strbuf w = STRBUF_INIT;
 	strbuf_addstr(&w, CLEAR_LINE);
 	strbuf_add(&w, out->status.buf, out->status.len);
-	output_write(out, w.buf, w.len);
+	strbuf_add(&out->pending, w.buf, w.len);
 	out->status_drawn = true;
 	strbuf_release(&w);
 }

@@ -13,6 +13,8 @@
 struct output_job;
 
 /* One per run; the scheduler owns it. Fields are set by output_init(). */
+#define OUTPUT_FLUSH_MS 50
+
 struct output {
 	int fd;		       /* where everything goes (stdout) */
 	enum output_logs logs; /* what of a task's own output is shown */
@@ -22,7 +24,11 @@ struct output {
 	struct job *jobs;      /* the run's jobs, indexed like per_job */
 	struct output_job *per_job;
 	size_t njobs;
-	struct strbuf batch;  /* lines of the current event, written at once */
+	struct strbuf batch;  /* lines of the current event */
+	struct strbuf pending; /* the events since the scheduler last waited, written
+				* by output_flush: one write for 1000 cache hits */
+	long long flushed_ms;  /* loop_now() at the last flush: a burst is written
+				* every OUTPUT_FLUSH_MS even if the scheduler never waits */
 	struct strbuf status; /* the status line as last drawn */
 	bool status_drawn;    /* the cursor sits at the end of the status line */
 	bool broken;	      /* fd refused a write: stop writing */
@@ -32,8 +38,11 @@ struct output {
  * status line and colour. Never fails. */
 void output_init(struct output *out, int fd, const struct scheduler_opts *opts, struct job *jobs,
 		 size_t njobs);
-/* Clears the status line and frees what out holds. */
+/* Clears the status line, writes what is pending and frees what out holds. */
 void output_finish(struct output *out);
+/* Writes what the events since the last flush said. The scheduler calls it
+ * before it waits, so no line waits on a task. */
+void output_flush(struct output *out);
 
 /* "ID: running: COMMAND", as job i is spawned. */
 void output_job_start(struct output *out, size_t i);

@@ -661,6 +661,7 @@ static void run_loop(struct sched *s)
 		if (!s->running && !s->nheld && !s->later)
 			break;
 		run_status(s);
+		output_flush(&s->out);
 		loop_once(s->loop, -1);
 		run_release_held(s);
 		if (s->opts->cancel && *s->opts->cancel && !s->cancelled && !s->interrupted) {

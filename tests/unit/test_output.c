@@ -198,7 +198,9 @@ static void test_group(void)
 	output_job_data(&out, 0, "a1\n", 3);
 	output_job_data(&out, 1, "b1\n", 3);
 	output_job_data(&out, 0, "a2", 2);
-	/* Start lines are not held: they say the job is under way. */
+	/* Start lines are not held: they say the job is under way (written
+	 * when the scheduler next waits, at the latest). */
+	output_flush(&out);
 	check_written("app#build: running: make all\nlib#build: running: make all\n");
 	output_job_data(&out, 1, "b2\n", 3);
 	end(&out, &jobs[1], 1, JOB_SUCCEEDED, 0, 10);
