@@ -7,8 +7,8 @@
  * never whole into memory. A failure is a warning, never a failed run:
  * three in a row, or a refused token, turn the remote off for the run. */
 #include "cache/remote.h"
+#include "cache/curl_lib.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -37,19 +37,22 @@ struct remote {
 	bool status_checked;
 };
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static CURLcode curl_init_rc;
-
-static void init_curl(void)
+/* libcurl's functions (curl_lib.h). remote_new says why when it cannot
+ * be opened; a URL built without a client is the one other caller. */
+static const struct curl_lib *curl(void)
 {
-	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+	const char *why = NULL;
+	const struct curl_lib *lib = curl_lib(&why);
+	if (!lib)
+		die("remote cache: libcurl does not start: %s", why);
+	return lib;
 }
 
 struct remote *remote_new(const struct remote_opts *o)
 {
-	pthread_once(&curl_once, init_curl);
-	if (curl_init_rc != CURLE_OK) {
-		error("remote cache: libcurl does not start: %s", curl_easy_strerror(curl_init_rc));
+	const char *why = NULL;
+	if (!curl_lib(&why)) {
+		error("remote cache: libcurl does not start: %s", why);
 		return NULL;
 	}
 	struct remote *r = xcalloc(1, sizeof *r);
@@ -64,8 +67,8 @@ struct remote *remote_new(const struct remote_opts *o)
 	r->read = o->read;
 	r->write = o->write;
 	r->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : DEFAULT_TIMEOUT_MS;
-	r->get = curl_easy_init();
-	r->put = curl_easy_init();
+	r->get = curl()->easy_init();
+	r->put = curl()->easy_init();
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_mutex_init(&r->status_lock, NULL);
 	if (!r->get || !r->put) {
@@ -81,9 +84,9 @@ void remote_free(struct remote *r)
 	if (!r)
 		return;
 	if (r->get)
-		curl_easy_cleanup(r->get);
+		curl()->easy_cleanup(r->get);
 	if (r->put)
-		curl_easy_cleanup(r->put);
+		curl()->easy_cleanup(r->put);
 	pthread_mutex_destroy(&r->lock);
 	pthread_mutex_destroy(&r->status_lock);
 	/* secrets: do not leave them in freed memory */
@@ -123,9 +126,9 @@ static void add_query(struct strbuf *sb, const char *name, const char *value)
 		return;
 	strbuf_addch(sb, strchr(sb->buf, '?') ? '&' : '?');
 	strbuf_addf(sb, "%s=", name);
-	char *esc = curl_easy_escape(NULL, value, 0);
+	char *esc = curl()->easy_escape(NULL, value, 0);
 	strbuf_addstr(sb, esc ? esc : "");
-	curl_free(esc);
+	curl()->free(esc);
 }
 
 char *remote_artifact_url(const char *base, const char *key, const char *team_id,
@@ -251,16 +254,16 @@ static size_t on_read(char *buf, size_t size, size_t n, void *ctx)
 
 static void common(struct remote *r, CURL *h, const char *url, struct curl_slist **hdrs)
 {
-	curl_easy_reset(h);
-	curl_easy_setopt(h, CURLOPT_URL, url);
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, CONNECT_TIMEOUT_MS);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, r->timeout_ms);
-	curl_easy_setopt(h, CURLOPT_USERAGENT, "vx/" VX_VERSION);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl()->easy_reset(h);
+	curl()->easy_setopt(h, CURLOPT_URL, url);
+	curl()->easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl()->easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, CONNECT_TIMEOUT_MS);
+	curl()->easy_setopt(h, CURLOPT_TIMEOUT_MS, r->timeout_ms);
+	curl()->easy_setopt(h, CURLOPT_USERAGENT, "vx/" VX_VERSION);
+	curl()->easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 	if (r->token) {
 		char *auth = xasprintf("Authorization: Bearer %s", r->token);
-		*hdrs = curl_slist_append(*hdrs, auth);
+		*hdrs = curl()->slist_append(*hdrs, auth);
 		memset(auth, 0, strlen(auth));
 		free(auth);
 	}
@@ -270,7 +273,7 @@ static void common(struct remote *r, CURL *h, const char *url, struct curl_slist
 static long retry_after(CURL *h)
 {
 	curl_off_t s = 0;
-	if (curl_easy_getinfo(h, CURLINFO_RETRY_AFTER, &s) != CURLE_OK || s < 0)
+	if (curl()->easy_getinfo(h, CURLINFO_RETRY_AFTER, &s) != CURLE_OK || s < 0)
 		return 0;
 	return s > RETRY_AFTER_MAX_S ? RETRY_AFTER_MAX_S : (long)s;
 }
@@ -323,33 +326,33 @@ static struct curl_slist *prepare(struct remote *r, CURL *h, const char *method,
 	struct curl_slist *hdrs = NULL;
 	common(r, h, url, &hdrs);
 	for (size_t k = 0; extra && extra[k]; k++)
-		hdrs = curl_slist_append(hdrs, extra[k]);
+		hdrs = curl()->slist_append(hdrs, extra[k]);
 	if (!strcmp(method, "HEAD")) {
-		curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+		curl()->easy_setopt(h, CURLOPT_NOBODY, 1L);
 	} else if (!strcmp(method, "PUT")) {
 		b->src.head_at = 0;
 		b->src.at = 0;
-		hdrs = curl_slist_append(hdrs, "Expect:"); /* no 100-continue round trip */
-		curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
-		curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
-		curl_easy_setopt(h, CURLOPT_READDATA, &b->src);
-		curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)b->size);
-		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, discard);
+		hdrs = curl()->slist_append(hdrs, "Expect:"); /* no 100-continue round trip */
+		curl()->easy_setopt(h, CURLOPT_UPLOAD, 1L);
+		curl()->easy_setopt(h, CURLOPT_READFUNCTION, on_read);
+		curl()->easy_setopt(h, CURLOPT_READDATA, &b->src);
+		curl()->easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)b->size);
+		curl()->easy_setopt(h, CURLOPT_WRITEFUNCTION, discard);
 	} else if (b->text) {
 		strbuf_reset(b->text);
-		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_text);
-		curl_easy_setopt(h, CURLOPT_WRITEDATA, b->text);
+		curl()->easy_setopt(h, CURLOPT_WRITEFUNCTION, on_text);
+		curl()->easy_setopt(h, CURLOPT_WRITEDATA, b->text);
 	} else {
 		b->sink.failed = false;
 		b->tag[0] = 0;
-		curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-		curl_easy_setopt(h, CURLOPT_HEADERDATA, b);
+		curl()->easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+		curl()->easy_setopt(h, CURLOPT_HEADERDATA, b);
 		if (ftruncate(b->sink.fd, b->start) < 0 || lseek(b->sink.fd, b->start, SEEK_SET) < 0)
 			b->sink.failed = true;
-		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-		curl_easy_setopt(h, CURLOPT_WRITEDATA, &b->sink);
+		curl()->easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+		curl()->easy_setopt(h, CURLOPT_WRITEDATA, &b->sink);
 	}
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
+	curl()->easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
 	return hdrs;
 }
 
@@ -360,12 +363,12 @@ static long judge(struct remote *r, CURL *h, CURLcode c, const char *method, con
 		  const struct body *b, bool miss_ok)
 {
 	long code = 0, status = -1;
-	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+	curl()->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
 	char *shown = remote_redact(url);
 	if (c != CURLE_OK) {
 		char *what = xasprintf("%s %s: %s", method, shown,
 				       b && b->sink.failed ? "cannot write the download"
-							   : curl_easy_strerror(c));
+							   : curl()->easy_strerror(c));
 		outcome(r, -1, what);
 		free(what);
 	} else if ((code >= 200 && code < 300) || (code == 404 && miss_ok)) {
@@ -388,11 +391,11 @@ static long perform(struct remote *r, CURL *h, const char *method, const char *u
 {
 	for (int attempt = 0;; attempt++) {
 		struct curl_slist *hdrs = prepare(r, h, method, url, extra, b);
-		CURLcode c = b && b->sink.failed ? CURLE_WRITE_ERROR : curl_easy_perform(h);
+		CURLcode c = b && b->sink.failed ? CURLE_WRITE_ERROR : curl()->easy_perform(h);
 		long code = 0;
-		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+		curl()->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
 		long wait = code == 429 ? retry_after(h) : 0;
-		curl_slist_free_all(hdrs);
+		curl()->slist_free_all(hdrs);
 		if (c == CURLE_OK && code == 429 && !attempt) {
 			sleep((unsigned)(wait ? wait : 1));
 			continue;
@@ -553,15 +556,15 @@ void remote_get_many(struct remote *r, struct remote_item *items, size_t n, remo
 		items[k].result = REMOTE_ASK;
 	if (!n || !remote_readable(r))
 		return;
-	CURLM *m = curl_multi_init();
+	CURLM *m = curl()->multi_init();
 	struct slot slots[REMOTE_PARALLEL];
 	size_t nslots = n < REMOTE_PARALLEL ? n : REMOTE_PARALLEL;
 	for (size_t k = 0; k < nslots; k++)
-		slots[k] = (struct slot){.h = curl_easy_init(), .item = SIZE_MAX};
+		slots[k] = (struct slot){.h = curl()->easy_init(), .item = SIZE_MAX};
 	for (size_t k = 0; k < nslots; k++)
 		if (!m || !slots[k].h)
 			goto out;
-	curl_multi_setopt(m, CURLMOPT_MAX_HOST_CONNECTIONS, (long)REMOTE_PARALLEL);
+	curl()->multi_setopt(m, CURLMOPT_MAX_HOST_CONNECTIONS, (long)REMOTE_PARALLEL);
 	check_status(r, slots[0].h);
 	size_t next = 0, active = 0;
 	while ((next < n && !*stop) || active) {
@@ -577,27 +580,27 @@ void remote_get_many(struct remote *r, struct remote_item *items, size_t n, remo
 			sl->b = (struct body){.sink = {fd, false}, .start = lseek(fd, 0, SEEK_CUR)};
 			sl->url = remote_artifact_url(r->url, items[it].key, r->team_id, r->team);
 			sl->hdrs = prepare(r, sl->h, "GET", sl->url, NULL, &sl->b);
-			curl_easy_setopt(sl->h, CURLOPT_PRIVATE, sl);
-			curl_easy_setopt(sl->h, CURLOPT_PIPEWAIT, 1L);
-			curl_multi_add_handle(m, sl->h);
+			curl()->easy_setopt(sl->h, CURLOPT_PRIVATE, sl);
+			curl()->easy_setopt(sl->h, CURLOPT_PIPEWAIT, 1L);
+			curl()->multi_add_handle(m, sl->h);
 			active++;
 		}
 		if (!active)
 			break; /* the remote went off, or nothing could be opened */
 		int running = 0;
-		curl_multi_perform(m, &running);
+		curl()->multi_perform(m, &running);
 		CURLMsg *msg;
 		int left;
-		while ((msg = curl_multi_info_read(m, &left))) {
+		while ((msg = curl()->multi_info_read(m, &left))) {
 			if (msg->msg != CURLMSG_DONE)
 				continue;
 			struct slot *sl = NULL;
-			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&sl);
+			curl()->easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&sl);
 			CURLcode c = msg->data.result;
-			curl_multi_remove_handle(m, sl->h);
+			curl()->multi_remove_handle(m, sl->h);
 			struct remote_item *item = &items[sl->item];
 			long code = 0;
-			curl_easy_getinfo(sl->h, CURLINFO_RESPONSE_CODE, &code);
+			curl()->easy_getinfo(sl->h, CURLINFO_RESPONSE_CODE, &code);
 			if (c == CURLE_OK && code == 429) {
 				item->result = REMOTE_ASK; /* asked again alone, after its Retry-After */
 			} else {
@@ -607,7 +610,7 @@ void remote_get_many(struct remote *r, struct remote_item *items, size_t n, remo
 					       : code == 404 ? 0
 							     : -1;
 			}
-			curl_slist_free_all(sl->hdrs);
+			curl()->slist_free_all(sl->hdrs);
 			free(sl->url);
 			sl->hdrs = NULL;
 			sl->url = NULL;
@@ -616,20 +619,20 @@ void remote_get_many(struct remote *r, struct remote_item *items, size_t n, remo
 			done(item, sl->b.sink.fd, ctx);
 		}
 		if (active)
-			curl_multi_poll(m, NULL, 0, 100, NULL);
+			curl()->multi_poll(m, NULL, 0, 100, NULL);
 	}
 out:
 	for (size_t k = 0; k < nslots; k++) {
 		if (slots[k].h) {
 			if (slots[k].item != SIZE_MAX) {
-				curl_multi_remove_handle(m, slots[k].h);
-				curl_slist_free_all(slots[k].hdrs);
+				curl()->multi_remove_handle(m, slots[k].h);
+				curl()->slist_free_all(slots[k].hdrs);
 				free(slots[k].url);
 				done(&items[slots[k].item], slots[k].b.sink.fd, ctx);
 			}
-			curl_easy_cleanup(slots[k].h);
+			curl()->easy_cleanup(slots[k].h);
 		}
 	}
 	if (m)
-		curl_multi_cleanup(m);
+		curl()->multi_cleanup(m);
 }
