@@ -498,14 +498,13 @@ static int parse_rows(struct parse *p, yaml_node_t *n, const struct schema_row *
 	struct pair_iter it;
 	const char *k;
 	yaml_node_t *v;
-	struct strvec keys = STRVEC_INIT;
-	schema_keys(t, prefix, &keys);
+	const char *keys[64]; /* every table has fewer rows than this */
+	schema_keys(t, prefix, keys, sizeof keys / sizeof *keys);
 	int r = mapping_begin(p, n, what, &it);
-	while (!r && (r = mapping_next(p, &it, what, (const char *const *)keys.v, &k, &v)) > 0) {
+	while (!r && (r = mapping_next(p, &it, what, keys, &k, &v)) > 0) {
 		const struct schema_row *row = schema_find(t, prefix, k);
 		r = parse_row(p, row, node(p, (it.cur - 1)->key), v, t, label, base, set);
 	}
-	strvec_clear(&keys);
 	return r;
 }
 

@@ -158,13 +158,19 @@ const struct schema_row *schema_find(const struct schema_row *t, const char *pre
 	return NULL;
 }
 
-void schema_keys(const struct schema_row *t, const char *prefix, struct strvec *out)
+size_t schema_keys(const struct schema_row *t, const char *prefix, const char **out, size_t max)
 {
+	size_t n = 0;
 	for (; t->name; t++) {
 		const char *k;
-		if (below(t->name, prefix, &k))
-			strvec_push(out, k);
+		if (!below(t->name, prefix, &k))
+			continue;
+		if (n + 1 >= max)
+			die("BUG: schema_keys: more than %zu keys below \"%s\"", max - 1, prefix);
+		out[n++] = k;
 	}
+	out[n] = NULL;
+	return n;
 }
 
 #define AT(base, r, type) ((type *)((char *)(base) + (r)->off))

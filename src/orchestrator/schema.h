@@ -53,8 +53,10 @@ extern const struct schema_row schema_sandbox[];
 /* The row for key directly below prefix ("" for the table's root), or NULL. */
 const struct schema_row *schema_find(const struct schema_row *t, const char *prefix,
 				     const char *key);
-/* Appends the keys valid directly below prefix, in table order. */
-void schema_keys(const struct schema_row *t, const char *prefix, struct strvec *out);
+/* Sets out[0..] to the keys valid directly below prefix, in table order
+ * (pointing into t's static names), then a NULL. Returns how many; dies
+ * when they do not fit in max - 1 (a table outgrew its caller's array). */
+size_t schema_keys(const struct schema_row *t, const char *prefix, const char **out, size_t max);
 
 /* Frees what every row of t holds in base (not base itself). */
 void schema_free(const struct schema_row *t, void *base);

@@ -6,12 +6,39 @@
 
 #include "util/strbuf.h"
 
+/* Whether the n bytes at p are already what path_normalize makes of them:
+ * no empty, "." or ".." segment, no trailing '/' (but "/" itself). */
+static bool is_normal(const char *p, size_t n)
+{
+	if (!n)
+		return false;
+	if (n == 1 && p[0] == '/')
+		return true;
+	size_t i = p[0] == '/';
+	if (i == n || p[n - 1] == '/')
+		return false;
+	while (i < n) {
+		size_t e = i;
+		while (e < n && p[e] != '/')
+			e++;
+		size_t len = e - i;
+		if (!len || (p[i] == '.' && (len == 1 || (len == 2 && p[i + 1] == '.'))))
+			return false;
+		i = e + 1;
+	}
+	return true;
+}
+
 char *path_normalize(const char *p)
 {
+	size_t plen = strlen(p);
+	if (is_normal(p, plen))
+		return xstrndup(p, plen); /* most paths: one allocation, no rebuild */
 	bool abs = p[0] == '/';
 	/* Segments kept so far, as offsets into out. */
 	struct strbuf out = STRBUF_INIT;
-	size_t *starts = xmalloc((strlen(p) / 2 + 2) * sizeof *starts);
+	strbuf_grow(&out, plen + 1);
+	size_t *starts = xmalloc((plen / 2 + 2) * sizeof *starts);
 	size_t nseg = 0, nup = 0; /* nup: leading ".." segments kept */
 	if (abs)
 		strbuf_addch(&out, '/');
@@ -56,6 +83,14 @@ char *path_join(const char *a, const char *b)
 {
 	if (b[0] == '/' || !a[0])
 		return path_normalize(b);
+	size_t la = strlen(a), lb = strlen(b);
+	if (is_normal(a, la) && is_normal(b, lb) && !(la == 1 && a[0] == '/')) {
+		char *j = xmalloc(la + 1 + lb + 1);
+		memcpy(j, a, la);
+		j[la] = '/';
+		memcpy(j + la + 1, b, lb + 1);
+		return j;
+	}
 	char *j = xasprintf("%s/%s", a, b);
 	char *n = path_normalize(j);
 	free(j);

@@ -29,6 +29,14 @@ int main(void)
 	norm("./", ".");
 	norm("a/..", ".");
 	norm("/a/..", "/");
+	/* already normal: returned as they are */
+	norm("/", "/");
+	norm("a", "a");
+	norm("/a/b.c/.d/..e", "/a/b.c/.d/..e");
+	norm("..", "..");
+	norm(".", ".");
+	norm("a/.", "a");
+	norm("//a", "/a");
 
 	rel("/w/a", "/w/b/c", "../b/c");
 	rel("/w", "/w/b", "b");
@@ -48,6 +56,16 @@ int main(void)
 	j = path_join("/w/p", "/abs");
 	CHECK_STR(j, "/abs");
 	free(j);
+	static const char *const joins[][3] = {
+	    {"/w/p", "src/a.txt", "/w/p/src/a.txt"}, {"/", "x", "/x"},    {"a", "./b", "a/b"},
+	    {"a/", "b", "a/b"},			     {".", "b", "b"},	  {"a", "..", "."},
+	    {"/w", "b/", "/w/b"},		     {"w", ".x", "w/.x"}, {"", "b/../c", "c"},
+	};
+	for (size_t i = 0; i < sizeof joins / sizeof *joins; i++) {
+		j = path_join(joins[i][0], joins[i][1]);
+		CHECK_STR(j, joins[i][2]);
+		free(j);
+	}
 	char *d = path_dirname("/a/b");
 	CHECK_STR(d, "/a");
 	free(d);
