@@ -15,6 +15,7 @@
 #include "cache/filehash.h"
 #include "util/die.h"
 #include "util/io.h"
+#include "util/readcache.h"
 #include "util/strbuf.h"
 #include "util/vec.h"
 
@@ -50,6 +51,7 @@ struct statcache {
 	size_t nslots; /* a power of two, at least twice entries.n */
 	struct statcache_stats stats;
 	bool dirty; /* the file would change: a hash, a path gone, an entry dropped at load */
+	const struct readcache *reads; /* lstats already taken this run, or NULL */
 };
 
 static int64_t ns_of(struct timespec ts)
@@ -222,6 +224,11 @@ static void clear_entries(struct statcache *sc)
 	sc->nslots = 0;
 }
 
+void statcache_use_reads(struct statcache *sc, const struct readcache *reads)
+{
+	sc->reads = reads;
+}
+
 struct statcache *statcache_load(const char *file)
 {
 	struct statcache *sc = xcalloc(1, sizeof *sc);
@@ -281,7 +288,7 @@ static int probe(struct statcache *sc, const char *path, struct stat_data *sd,
 	struct stat_entry *e = table_find(sc, path);
 	const char *rel;
 	int at = fs_at(path, &rel);
-	if (fstatat(at, rel, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+	if (!readcache_lstat(sc->reads, path, &st) && fstatat(at, rel, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (e && !e->gone) {
 			e->gone = true;
 			sc->dirty = true;

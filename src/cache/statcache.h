@@ -30,6 +30,11 @@ struct statcache_stats {
  * cache and one warning. Never returns NULL; dies only on OOM. file is copied
  * and is where statcache_save writes. */
 struct statcache *statcache_load(const char *file);
+/* Lookups take the lstat reads (NULL: none) took of a file this run
+ * (readcache_lstat) instead of asking again: taken earlier in the run, it
+ * is still a stat taken before the file is hashed, all the cache needs. */
+struct readcache;
+void statcache_use_reads(struct statcache *sc, const struct readcache *reads);
 
 /* Writes into hex the content hash of path (as filehash_path computes it),
  * from the cache when path's lstat data (type and mode, size, mtime and

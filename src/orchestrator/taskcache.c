@@ -136,6 +136,7 @@ int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struc
 		tc->store_open = true;
 		char *scpath = path_join(tc->dir, "statcache");
 		tc->sc = statcache_load(scpath);
+		statcache_use_reads(tc->sc, tc->ws->reads);
 		free(scpath);
 		char *lcpath = path_join(tc->dir, "listings");
 		tc->lc = listcache_load(lcpath);

@@ -31,6 +31,8 @@ struct kept {
 	int64_t mtime_ns, ctime_ns;
 	char *bytes; /* size bytes and a NUL */
 	bool used;   /* read (from here or kept) this run: saved */
+	bool lstat_known; /* lst is this run's lstat of path, a regular file */
+	struct stat lst;
 };
 
 /* A directory and the names it was found without. */
@@ -279,8 +281,18 @@ int readcache_read(struct readcache *rc, const char *path, struct strbuf *sb)
 	bool known = strmap_get(&rc->by_path, path, &at);
 	if (known) {
 		struct kept *k = rc->all.v[at];
-		if (stat_at(path, &st) < 0)
+		/* lstat first: for a regular file it is the stat, and the stat
+		 * cache takes it as its own (readcache_lstat) */
+		const char *rel;
+		int dirfd = fs_at(path, &rel);
+		if (fstatat(dirfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			return -1; /* gone: not used, so not saved */
+		if (S_ISREG(st.st_mode)) {
+			k->lst = st;
+			k->lstat_known = true;
+		} else if (S_ISLNK(st.st_mode) && stat_at(path, &st) < 0) {
+			return -1;
+		}
 		if (same(k, &st)) {
 			strbuf_add(sb, k->bytes, k->size);
 			k->used = true;
@@ -361,6 +373,15 @@ int readcache_exists(struct readcache *rc, const char *path)
 		note_lacking(rc, l, dir, &st, t0, name);
 	free(dir);
 	return found;
+}
+
+bool readcache_lstat(const struct readcache *rc, const char *path, struct stat *st)
+{
+	size_t at;
+	if (!rc || !strmap_get(&rc->by_path, path, &at) || !rc->all.v[at]->lstat_known)
+		return false;
+	*st = rc->all.v[at]->lst;
+	return true;
 }
 
 int readcache_save(struct readcache *rc)

@@ -11,6 +11,7 @@
 #ifndef VX_UTIL_READCACHE_H
 #define VX_UTIL_READCACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util/strbuf.h"
@@ -37,6 +38,13 @@ int readcache_read(struct readcache *rc, const char *path, struct strbuf *sb);
  * directory is unchanged costs at most one stat of it a run. rc NULL:
  * just access(). */
 int readcache_exists(struct readcache *rc, const char *path);
+
+/* Sets *st to this run's lstat of path when a readcache_read of it took one
+ * and it was a regular file then; else false. The stat cache takes it
+ * instead of asking again (a config file is an input of its project's
+ * tasks): 2000 fewer system calls in a 1000-project run. */
+struct stat;
+bool readcache_lstat(const struct readcache *rc, const char *path, struct stat *st);
 
 /* Writes the file atomically when this run read something not kept, or
  * left a kept file unread; else nothing. Returns 0, or -1 after a warning. */

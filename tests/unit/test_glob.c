@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "util/glob.h"
+#include "util/io.h"
 #include "util/strbuf.h"
 
 static void match(const char *pat, const char *path, int want)
@@ -438,33 +439,9 @@ static void walk(const char *root, const char *pat, int flags, const char *want,
 	strvec_clear(&s.paths);
 }
 
-static void test_walk(void)
+/* Every walk, from root. */
+static void walks(const char *root)
 {
-	char root[] = "/tmp/vx-test-glob-XXXXXX";
-	if (!mkdtemp(root))
-		die_errno("mkdtemp");
-	make_file(root, "a.ts");
-	make_file(root, "b.js");
-	make_dir(root, "src");
-	make_file(root, "src/z.ts");
-	make_file(root, "src/m.ts");
-	make_file(root, "src/.hidden.ts");
-	make_dir(root, "src/lib");
-	make_file(root, "src/lib/deep.ts");
-	make_dir(root, "src/node_modules");
-	make_file(root, "src/node_modules/dep.ts");
-	make_dir(root, ".git");
-	make_file(root, ".git/x.ts");
-	make_link(root, "src", "srclink");   /* a link to a directory: not followed */
-	make_link(root, "a.ts", "alink.ts"); /* a link to a file: a file */
-	make_link(root, "missing", "dangling.ts");
-	make_dir(root, "packages");
-	make_dir(root, "packages/p1");
-	make_dir(root, "packages/p2");
-	make_file(root, "packages/README");
-	make_dir(root, "we*ird");
-	make_file(root, "we*ird/f");
-
 	int F = GLOB_WALK_FILES, D = GLOB_WALK_DIRS;
 	walk(root, "**/*.ts", F, "a.ts alink.ts src/.hidden.ts src/lib/deep.ts src/m.ts src/z.ts",
 	     0, 0);
@@ -491,21 +468,70 @@ static void test_walk(void)
 	walk(root, "src/.git/*", F, "", 0, 0);
 
 	struct seen s = {STRVEC_INIT, 0};
-	char *missing = xasprintf("%s/none", root);
-	errno = 0;
-	CHECK_INT(glob_walk(missing, "*", F, NULL, record, &s), -1);
-	CHECK_INT(errno, ENOENT);
-	free(missing);
+	const char *bad[] = {"none", "a.ts"}; /* a missing root, a file */
+	for (int k = 0; k < 2; k++) {
+		char *p = xasprintf("%s/%s", root, bad[k]);
+		errno = 0;
+		CHECK_INT(glob_walk(p, "*", F, NULL, record, &s), -1);
+		CHECK_INT(errno, k ? ENOTDIR : ENOENT);
+		errno = 0;
+		CHECK_INT(glob_walk(p, "src/*", F, NULL, record, &s), -1);
+		CHECK_INT(errno, k ? ENOTDIR : ENOENT);
+		free(p);
+	}
 	/* With no skip list, .git is walked like anything else. */
 	CHECK_INT(glob_walk(root, ".git/*", F, NULL, record, &s), 0);
 	CHECK_INT(s.paths.n, 1);
 	CHECK_STR(s.paths.n ? s.paths.v[0] : NULL, ".git/x.ts");
 	strvec_clear(&s.paths);
+}
 
-	if (nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS) < 0)
-		die_errno("cannot remove %s", root);
+static void test_walk(void)
+{
+	char base[] = "/tmp/vx-test-glob-XXXXXX";
+	if (!mkdtemp(base))
+		die_errno("mkdtemp");
+	make_dir(base, "tree");
+	char *root = xasprintf("%s/tree", base);
+	make_file(root, "a.ts");
+	make_file(root, "b.js");
+	make_dir(root, "src");
+	make_file(root, "src/z.ts");
+	make_file(root, "src/m.ts");
+	make_file(root, "src/.hidden.ts");
+	make_dir(root, "src/lib");
+	make_file(root, "src/lib/deep.ts");
+	make_dir(root, "src/node_modules");
+	make_file(root, "src/node_modules/dep.ts");
+	make_dir(root, ".git");
+	make_file(root, ".git/x.ts");
+	make_link(root, "src", "srclink");   /* a link to a directory: not followed */
+	make_link(root, "a.ts", "alink.ts"); /* a link to a file: a file */
+	make_link(root, "missing", "dangling.ts");
+	make_dir(root, "packages");
+	make_dir(root, "packages/p1");
+	make_dir(root, "packages/p2");
+	make_file(root, "packages/README");
+	make_dir(root, "we*ird");
+	make_file(root, "we*ird/f");
+	make_link(base, "tree", "treelink"); /* the walk's own root may be a link */
+	char *linked = xasprintf("%s/treelink", base);
+
+	walks(root);
+	walks(linked);
+	/* The same from an fd of the workspace root above (util/io.h fs_at):
+	 * the root reached through links as by its name, nothing below. */
+	fs_anchor(base);
+	walks(root);
+	walks(linked);
+	fs_anchor("/");
+	free(linked);
+	free(root);
+
+	if (nftw(base, rm_one, 16, FTW_DEPTH | FTW_PHYS) < 0)
+		die_errno("cannot remove %s", base);
 	struct stat st;
-	CHECK(lstat(root, &st) < 0 && errno == ENOENT);
+	CHECK(lstat(base, &st) < 0 && errno == ENOENT);
 }
 
 int main(void)
