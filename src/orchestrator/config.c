@@ -688,13 +688,19 @@ static int parse_root(struct parse *p, struct config *cfg)
 	return r;
 }
 
-struct config *config_parse(const char *path, const char *text, size_t len)
+struct config *config_new(const char *path)
 {
 	struct config *cfg = xcalloc(1, sizeof *cfg);
 	cfg->path = xstrdup(path);
 	cfg->cache_dir = xstrdup(".vx/cache");
 	cfg->cache_max_size = 5LL << 30;
 	cfg->cache_compression = 3;
+	return cfg;
+}
+
+struct config *config_parse(const char *path, const char *text, size_t len)
+{
+	struct config *cfg = config_new(path);
 
 	yaml_parser_t parser;
 	if (!yaml_parser_initialize(&parser))

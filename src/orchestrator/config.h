@@ -143,6 +143,8 @@ struct config *config_load(const char *path);
 /* Parses text as if read from path; the same contract as config_load.
  * Used by config_load, the unit tests and the fuzzer. */
 struct config *config_parse(const char *path, const char *text, size_t len);
+/* A config of path with nothing written: every default. */
+struct config *config_new(const char *path);
 void config_free(struct config *cfg);
 
 /* Returns the project's own task with the workspace default of the same name

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "orchestrator/listing.h"
+#include "orchestrator/config_blob.h"
 #include "orchestrator/pnpm.h"
 #include "orchestrator/turbo.h"
 #include "util/glob.h"
@@ -79,25 +80,47 @@ static cJSON *pkg_parse(const char *path, struct strbuf *text)
 	return doc;
 }
 
-static int pkg_read(struct project *p, const char *path, struct strbuf *text)
+/* Takes what vx reads of a package.json (path, parsed or from its blob)
+ * into p; f is left empty. */
+static void pkg_apply(struct project *p, const char *path, struct pkg_fields *f)
 {
+	p->pkg_path = xstrdup(path);
+	if (!p->name && f->name && *f->name) {
+		p->name = f->name;
+		f->name = NULL;
+		p->name_loc = (struct loc){p->pkg_path, 1, 1};
+	}
+	p->pkg_version = f->version;
+	f->version = NULL;
+	p->pkg_deps = f->deps;
+	p->pkg_dep_specs = f->dep_specs;
+	p->script_names = f->script_names;
+	p->scripts = f->scripts;
+	memset(&f->deps, 0, sizeof f->deps);
+	memset(&f->dep_specs, 0, sizeof f->dep_specs);
+	memset(&f->script_names, 0, sizeof f->script_names);
+	memset(&f->scripts, 0, sizeof f->scripts);
+	pkg_fields_free(f);
+}
+
+/* Parses a package.json into f. Returns 0, or -1 after an error line. */
+static int pkg_fields_parse(const char *path, struct strbuf *text, struct pkg_fields *f)
+{
+	memset(f, 0, sizeof *f);
 	cJSON *doc = pkg_parse(path, text);
 	if (!doc)
 		return -1;
-	p->pkg_path = xstrdup(path);
-	struct loc loc = {p->pkg_path, 1, 1};
+	struct loc loc = {path, 1, 1};
 	cJSON *name = cJSON_GetObjectItemCaseSensitive(doc, "name");
 	if (name && !cJSON_IsString(name)) {
 		cJSON_Delete(doc);
 		return config_error(&loc, "package.json \"name\" must be a string");
 	}
-	if (!p->name && name && *name->valuestring) {
-		p->name = xstrdup(name->valuestring);
-		p->name_loc = loc;
-	}
+	if (name)
+		f->name = xstrdup(name->valuestring);
 	cJSON *version = cJSON_GetObjectItemCaseSensitive(doc, "version");
 	if (cJSON_IsString(version))
-		p->pkg_version = xstrdup(version->valuestring);
+		f->version = xstrdup(version->valuestring);
 	static const char *const kinds[] = {"dependencies", "devDependencies",
 					    "optionalDependencies", "peerDependencies"};
 	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
@@ -107,13 +130,14 @@ static int pkg_read(struct project *p, const char *path, struct strbuf *text)
 			continue;
 		if (!cJSON_IsObject(deps)) {
 			cJSON_Delete(doc);
+			pkg_fields_free(f);
 			return config_error(&loc, "package.json \"%s\" must be an object",
 					    kinds[k]);
 		}
 		cJSON_ArrayForEach(d, deps)
 		{
-			strvec_push(&p->pkg_deps, d->string);
-			strvec_push(&p->pkg_dep_specs, cJSON_IsString(d) ? d->valuestring : "");
+			strvec_push(&f->deps, d->string);
+			strvec_push(&f->dep_specs, cJSON_IsString(d) ? d->valuestring : "");
 		}
 	}
 	cJSON *scripts = cJSON_GetObjectItemCaseSensitive(doc, "scripts");
@@ -123,12 +147,67 @@ static int pkg_read(struct project *p, const char *path, struct strbuf *text)
 		{
 			if (!cJSON_IsString(s))
 				continue;
-			strvec_push(&p->script_names, s->string);
-			strvec_push(&p->scripts, s->valuestring);
+			strvec_push(&f->script_names, s->string);
+			strvec_push(&f->scripts, s->valuestring);
 		}
 	}
 	cJSON_Delete(doc);
 	return 0;
+}
+
+/* Reads p's package.json at path (1), or says there is none (0), or -1
+ * after an error line: from its kept blob when the file is unchanged,
+ * else parsed (and its blob kept). */
+static int pkg_load(struct workspace *ws, struct project *p, const char *path)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct pkg_fields f;
+	int rc = 1;
+	if (readcache_blob(ws->reads, path, &text) && pkg_blob_read(text.buf, text.len, &f)) {
+		pkg_apply(p, path, &f);
+	} else {
+		strbuf_reset(&text);
+		rc = read_optional(ws->reads, path, &text);
+		if (rc > 0 && pkg_fields_parse(path, &text, &f) < 0)
+			rc = -1;
+		if (rc > 0) {
+			struct strbuf blob = STRBUF_INIT;
+			pkg_blob_write(&f, &blob);
+			readcache_keep_blob(ws->reads, path, blob.buf, blob.len);
+			strbuf_release(&blob);
+			pkg_apply(p, path, &f);
+		}
+	}
+	strbuf_release(&text);
+	return rc;
+}
+
+/* Reads a project's vx.yaml at path into *cfg (1), or says there is none
+ * (0), or -1 after an error line; from its kept blob as pkg_load does. */
+static int yaml_load(struct workspace *ws, const char *path, struct config **cfg)
+{
+	struct strbuf text = STRBUF_INIT;
+	int rc = 1;
+	if (readcache_blob(ws->reads, path, &text) &&
+	    (*cfg = config_blob_read(path, text.buf, text.len))) {
+		strbuf_release(&text);
+		return 1;
+	}
+	strbuf_reset(&text);
+	rc = read_optional(ws->reads, path, &text);
+	if (rc > 0) {
+		*cfg = config_parse(path, text.buf, text.len);
+		if (!*cfg) {
+			rc = -1;
+		} else if (!(*cfg)->is_workspace) {
+			struct strbuf blob = STRBUF_INIT;
+			if (config_blob_write(*cfg, text.buf, text.len, &blob))
+				readcache_keep_blob(ws->reads, path, blob.buf, blob.len);
+			strbuf_release(&blob);
+		}
+	}
+	strbuf_release(&text);
+	return rc;
 }
 
 /* Reads the root package.json "workspaces" into patterns. Returns 0 (none is
@@ -310,18 +389,14 @@ static int project_load(struct workspace *ws, struct project *p)
 {
 	char *yaml = path_join(p->dir, "vx.yaml");
 	char *pkg = path_join(p->dir, "package.json");
-	struct strbuf text = STRBUF_INIT;
 	int rc = 0, found_yaml = 0, found_pkg = 0;
 	if (p->is_root) {
 		p->cfg = ws->cfg;
 		found_yaml = 1;
-	} else if ((found_yaml = read_optional(ws->reads, yaml, &text)) < 0) {
+	} else if ((found_yaml = yaml_load(ws, yaml, &p->cfg)) < 0) {
 		rc = -1;
 	} else if (found_yaml) {
-		p->cfg = config_parse(yaml, text.buf, text.len);
-		if (!p->cfg)
-			rc = -1;
-		else if (p->cfg->is_workspace)
+		if (p->cfg->is_workspace)
 			rc = config_error(&(struct loc){p->cfg->path, 1, 1},
 					  "a project's vx.yaml must not hold workspace: (the "
 					  "workspace root is %s)",
@@ -331,18 +406,14 @@ static int project_load(struct workspace *ws, struct project *p)
 		p->name = xstrdup(p->cfg->name.s);
 		p->name_loc = p->cfg->name.loc;
 	}
-	strbuf_reset(&text);
-	if (!rc && (found_pkg = read_optional(ws->reads, pkg, &text)) < 0)
+	if (!rc && (found_pkg = pkg_load(ws, p, pkg)) < 0)
 		rc = -1;
-	else if (!rc && found_pkg)
-		rc = pkg_read(p, pkg, &text);
 	if (!rc && !found_yaml && !found_pkg)
 		rc = 1;
 	if (!rc && !p->name) {
 		p->name = xstrdup(p->is_root ? "//" : p->rel);
 		p->name_loc = (struct loc){p->cfg ? p->cfg->path : p->pkg_path, 1, 1};
 	}
-	strbuf_release(&text);
 	free(yaml);
 	free(pkg);
 	return rc;

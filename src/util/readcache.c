@@ -1,8 +1,9 @@
 /* readcache.c - small files' bytes by their stat data.
  *
- * The file: "VXREADS 1\n", then per file a line
- * "DEV INO SIZE MTIME_NS CTIME_NS PATHLEN\n", the path's bytes and "\n",
- * the file's SIZE bytes and "\n"; per directory known to lack some names
+ * The file: "VXREADS 2\n", then per file a line
+ * "F DEV INO SIZE MTIME_NS CTIME_NS PATHLEN LEN\n", the path's bytes and
+ * "\n", LEN bytes and "\n": the file's SIZE bytes (F), or what a caller
+ * made of them (B, readcache_keep_blob); per directory known to lack some names
  * a line "D DEV INO MTIME_NS CTIME_NS COUNT DIRLEN\n", the directory's
  * bytes and "\n", then per name "NAMELEN " and the name and "\n"; last the
  * keptfile trailer. */
@@ -23,13 +24,15 @@
 #include "util/strmap.h"
 #include "util/vec.h"
 
-#define MAGIC "VXREADS 1\n"
+#define MAGIC "VXREADS 2\n"
 
 struct kept {
 	char *path;
 	uint64_t dev, ino, size;
 	int64_t mtime_ns, ctime_ns;
-	char *bytes; /* size bytes and a NUL */
+	char *bytes; /* len bytes and a NUL: the file's, or a blob */
+	size_t len;
+	bool blob;   /* bytes is what a caller made of the file's */
 	bool used;   /* read (from here or kept) this run: saved */
 	bool lstat_known; /* lst is this run's lstat of path, a regular file */
 	struct stat lst;
@@ -139,9 +142,12 @@ static const char *parse_lacking(struct readcache *rc, const char **pp, const ch
 static const char *parse(struct readcache *rc, const char *p, const char *end)
 {
 	while (p < end) {
-		int64_t dev, ino, size, mt, ct, plen;
-		if (end - p > 2 && p[0] == 'D' && p[1] == ' ') {
-			p += 2;
+		int64_t dev, ino, size, mt, ct, plen, blen;
+		if (end - p < 2 || p[1] != ' ' || !strchr("DFB", p[0]))
+			return "a bad record";
+		char kind = p[0];
+		p += 2;
+		if (kind == 'D') {
 			const char *why = parse_lacking(rc, &p, end);
 			if (why)
 				return why;
@@ -149,22 +155,26 @@ static const char *parse(struct readcache *rc, const char *p, const char *end)
 		}
 		if (!keptfile_num(&p, end, ' ', &dev) || !keptfile_num(&p, end, ' ', &ino) ||
 		    !keptfile_num(&p, end, ' ', &size) || !keptfile_num(&p, end, ' ', &mt) ||
-		    !keptfile_num(&p, end, ' ', &ct) || !keptfile_num(&p, end, '\n', &plen) ||
-		    plen <= 0 || size < 0 || size > READCACHE_MAX || plen > end - p - 1 ||
-		    p[plen] != '\n' || memchr(p, '\0', (size_t)plen) || p[0] != '/')
+		    !keptfile_num(&p, end, ' ', &ct) || !keptfile_num(&p, end, ' ', &plen) ||
+		    !keptfile_num(&p, end, '\n', &blen) || plen <= 0 || size < 0 ||
+		    size > READCACHE_MAX || blen < 0 || blen > READCACHE_MAX ||
+		    (kind == 'F' && blen != size) || plen > end - p - 1 || p[plen] != '\n' ||
+		    memchr(p, '\0', (size_t)plen) || p[0] != '/')
 			return "a bad file header";
 		const char *path = p;
 		p += plen + 1;
-		if (size > end - p - 1 || p[size] != '\n')
+		if (blen > end - p - 1 || p[blen] != '\n')
 			return "a file cut short";
 		struct kept *k = xcalloc(1, sizeof *k);
 		k->path = xstrndup(path, (size_t)plen);
 		k->dev = (uint64_t)dev, k->ino = (uint64_t)ino, k->size = (uint64_t)size;
 		k->mtime_ns = mt, k->ctime_ns = ct;
-		k->bytes = xmalloc((size_t)size + 1);
-		memcpy(k->bytes, p, (size_t)size);
-		k->bytes[size] = '\0';
-		p += size + 1;
+		k->blob = kind == 'B';
+		k->len = (size_t)blen;
+		k->bytes = xmalloc((size_t)blen + 1);
+		memcpy(k->bytes, p, (size_t)blen);
+		k->bytes[blen] = '\0';
+		p += blen + 1;
 		add(rc, k);
 	}
 	return NULL;
@@ -272,6 +282,56 @@ static void note_lacking(struct readcache *rc, struct lacking *l, const char *di
 	rc->puts++;
 }
 
+/* Looks at k's file now (lstat first: for a regular file it is the stat,
+ * and the stat cache takes it as its own, readcache_lstat). Returns 1 when
+ * its stat data is as kept, 0 when not, -1 with errno when it is gone. */
+static int check(struct kept *k, struct stat *st)
+{
+	const char *rel;
+	int dirfd = fs_at(k->path, &rel);
+	if (fstatat(dirfd, rel, st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -1;
+	if (S_ISREG(st->st_mode)) {
+		k->lst = *st;
+		k->lstat_known = true;
+	} else if (S_ISLNK(st->st_mode) && stat_at(k->path, st) < 0) {
+		return -1;
+	}
+	return same(k, st);
+}
+
+int readcache_blob(struct readcache *rc, const char *path, struct strbuf *out)
+{
+	size_t at;
+	struct stat st;
+	if (!rc || !strmap_get(&rc->by_path, path, &at))
+		return 0;
+	struct kept *k = rc->all.v[at];
+	if (!k->blob || check(k, &st) <= 0)
+		return 0;
+	strbuf_add(out, k->bytes, k->len);
+	k->used = true;
+	rc->hits++;
+	return 1;
+}
+
+void readcache_keep_blob(struct readcache *rc, const char *path, const char *blob, size_t len)
+{
+	size_t at;
+	if (!rc || len > READCACHE_MAX || !strmap_get(&rc->by_path, path, &at))
+		return;
+	struct kept *k = rc->all.v[at];
+	if (!k->used)
+		return; /* not this run's bytes: kept only if the read just made kept them */
+	free(k->bytes);
+	k->bytes = xmalloc(len + 1);
+	memcpy(k->bytes, blob, len);
+	k->bytes[len] = '\0';
+	k->len = len;
+	k->blob = true;
+	rc->dirty = true;
+}
+
 int readcache_read(struct readcache *rc, const char *path, struct strbuf *sb)
 {
 	if (!rc)
@@ -281,20 +341,11 @@ int readcache_read(struct readcache *rc, const char *path, struct strbuf *sb)
 	bool known = strmap_get(&rc->by_path, path, &at);
 	if (known) {
 		struct kept *k = rc->all.v[at];
-		/* lstat first: for a regular file it is the stat, and the stat
-		 * cache takes it as its own (readcache_lstat) */
-		const char *rel;
-		int dirfd = fs_at(path, &rel);
-		if (fstatat(dirfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		int c = check(k, &st);
+		if (c < 0)
 			return -1; /* gone: not used, so not saved */
-		if (S_ISREG(st.st_mode)) {
-			k->lst = st;
-			k->lstat_known = true;
-		} else if (S_ISLNK(st.st_mode) && stat_at(path, &st) < 0) {
-			return -1;
-		}
-		if (same(k, &st)) {
-			strbuf_add(sb, k->bytes, k->size);
+		if (c > 0 && !k->blob) {
+			strbuf_add(sb, k->bytes, k->len);
 			k->used = true;
 			rc->hits++;
 			return 0;
@@ -341,6 +392,7 @@ int readcache_read(struct readcache *rc, const char *path, struct strbuf *sb)
 	k->bytes = xmalloc(n + 1);
 	memcpy(k->bytes, sb->buf + from, n);
 	k->bytes[n] = '\0';
+	k->len = n;
 	k->used = true;
 	add(rc, k);
 	rc->dirty = true;
@@ -401,11 +453,13 @@ int readcache_save(struct readcache *rc)
 		const struct kept *k = rc->all.v[i];
 		if (!k->used)
 			continue;
-		strbuf_addf(&sb, "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64 " %zu\n",
-			    k->dev, k->ino, k->size, k->mtime_ns, k->ctime_ns, strlen(k->path));
+		strbuf_addf(&sb,
+			    "%c %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64 " %zu %zu\n",
+			    k->blob ? 'B' : 'F', k->dev, k->ino, k->size, k->mtime_ns, k->ctime_ns,
+			    strlen(k->path), k->len);
 		strbuf_addstr(&sb, k->path);
 		strbuf_addch(&sb, '\n');
-		strbuf_add(&sb, k->bytes, k->size);
+		strbuf_add(&sb, k->bytes, k->len);
 		strbuf_addch(&sb, '\n');
 	}
 	for (size_t i = 0; i < rc->dirs.n; i++) {

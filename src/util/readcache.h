@@ -32,6 +32,15 @@ struct readcache *readcache_load(const char *file);
  * readcache_exists keeps it). */
 int readcache_read(struct readcache *rc, const char *path, struct strbuf *sb);
 
+/* Appends to out what readcache_keep_blob kept of path, when path's stat
+ * data is still as it was when its bytes were read; else 0, nothing done.
+ * Returns 1 when it did. */
+int readcache_blob(struct readcache *rc, const char *path, struct strbuf *out);
+/* Keeps blob (what the caller made of the bytes readcache_read just gave
+ * for path: a parse) in place of the bytes, trusted as they were. Nothing
+ * when the read did not keep them (racy) or rc is NULL. */
+void readcache_keep_blob(struct readcache *rc, const char *path, const char *blob, size_t len);
+
 /* Whether path (absolute) exists, as access(path, F_OK) says; a name found
  * missing is kept by its directory's stat data (a directory whose mtime
  * and ctime are unchanged gained no entry), so asking again while the

@@ -264,8 +264,8 @@ static void test_corrupt(void)
 	char *file = xasprintf("%s/bad", root);
 	const char *bodies[] = {
 	    "",
-	    "VXREADS 1\n",
-	    "VXREADS 1\n1 2 3 4 5 2\n/x\nabc\nend 0000000000000000\n",
+	    "VXREADS 2\n",
+	    "VXREADS 2\nF 1 2 3 4 5 2 3\n/x\nabc\nend 0000000000000000\n",
 	    "garbage\nend 0123456789abcdef\n",
 	};
 	for (size_t i = 0; i < sizeof bodies / sizeof *bodies; i++) {
@@ -274,19 +274,80 @@ static void test_corrupt(void)
 		counts(rc, 0, 0);
 		readcache_free(rc);
 	}
-	/* a good frame around a bad body */
-	struct strbuf sb = STRBUF_INIT;
-	strbuf_addstr(&sb, "VXREADS 1\n1 2 9 4 5 2\n/x\nabc\n");
+	/* good frames around bad bodies: each refused whole, the file read */
+	const char *sealed[] = {
+	    "VXREADS 2\nF 1 2 9 4 5 2 9\n/x\nabc\n", /* cut short */
+	    "VXREADS 2\nF 1 2 3 4 5 2 4\n/x\nabc\n", /* F with a length not its size */
+	    "VXREADS 2\nQ 1 2 3 4 5 2 3\n/x\nabc\n", /* no such record */
+	    "VXREADS 2\nB 1 2 3 4 5 2 3\nx\nabc\n",	 /* a relative path */
+	    "VXREADS 1\n1 2 3 4 5 2\n/x\nabc\n",	 /* another version: silently */
+	};
 	char *x = xasprintf("%s/x", root);
 	fs_write(root, "x", "abc", 0644);
-	keptfile_seal(&sb);
-	if (write_file_atomic(file, sb.buf, sb.len) < 0)
-		die_errno("write");
+	for (size_t i = 0; i < sizeof sealed / sizeof *sealed; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addstr(&sb, sealed[i]);
+		keptfile_seal(&sb);
+		if (write_file_atomic(file, sb.buf, sb.len) < 0)
+			die_errno("write");
+		struct readcache *rc = readcache_load(file);
+		read_is(rc, x, "abc");
+		counts(rc, 0, 0);
+		readcache_free(rc);
+		strbuf_release(&sb);
+	}
+	free(x);
+	free(file);
+}
+
+/* What a caller made of a file's bytes is kept in their place, trusted as
+ * they were, and given back only while the file is unchanged. */
+static void test_blob(void)
+{
+	char *file = xasprintf("%s/reads4", root);
+	fs_mkdir(root, "b", 0755);
+	fs_write(root, "b/vx.yaml", "tasks: {}\n", 0644);
+	char *yaml = xasprintf("%s/b/vx.yaml", root);
+	age(yaml, 100);
+	struct strbuf sb = STRBUF_INIT;
 	struct readcache *rc = readcache_load(file);
-	read_is(rc, x, "abc");
+	CHECK_INT(readcache_blob(rc, yaml, &sb), 0); /* nothing kept yet */
+	read_is(rc, yaml, "tasks: {}\n");
+	readcache_keep_blob(rc, yaml, "PARSED", 6);
+	readcache_save(rc);
+	readcache_free(rc);
+
+	rc = readcache_load(file);
+	CHECK_INT(readcache_blob(rc, yaml, &sb), 1);
+	CHECK_STR(sb.buf, "PARSED");
+	struct stat st;
+	CHECK(readcache_lstat(rc, yaml, &st) && S_ISREG(st.st_mode));
+	/* the bytes are not kept beside it: a plain read reads the file */
+	read_is(rc, yaml, "tasks: {}\n");
+	readcache_free(rc);
+
+	/* changed: no blob; the read keeps bytes again */
+	fs_write(root, "b/vx.yaml", "tasks: []\n", 0644);
+	age(yaml, 200);
+	strbuf_reset(&sb);
+	rc = readcache_load(file);
+	CHECK_INT(readcache_blob(rc, yaml, &sb), 0);
+	CHECK_INT(sb.len, 0);
+	read_is(rc, yaml, "tasks: []\n");
+	readcache_free(rc);
+
+	/* a read not kept (this second) keeps no blob either */
+	fs_write(root, "b/vx.yaml", "tasks: {x: {}}\n", 0644);
+	rc = readcache_load(file);
+	read_is(rc, yaml, "tasks: {x: {}}\n");
+	readcache_keep_blob(rc, yaml, "NEW", 3);
+	readcache_save(rc);
+	readcache_free(rc);
+	rc = readcache_load(file);
+	CHECK_INT(readcache_blob(rc, yaml, &sb), 0);
 	readcache_free(rc);
 	strbuf_release(&sb);
-	free(x);
+	free(yaml);
 	free(file);
 }
 
@@ -297,6 +358,7 @@ int main(void)
 	test_missing();
 	test_unused();
 	test_corrupt();
+	test_blob();
 	fs_rmtree(root);
 	free(root);
 	return check_finish("readcache");
