@@ -109,22 +109,41 @@ static void table_place(struct statcache *sc, size_t idx)
 	sc->slots[i] = idx + 1;
 }
 
-/* Returns path's entry, added empty (and racy, so never trusted) if new. */
-static struct stat_entry *table_get(struct statcache *sc, const char *path)
+/* Makes room for n entries in all: the slots at least twice that. */
+static void table_reserve(struct statcache *sc, size_t n)
+{
+	vec_reserve(&sc->entries, n);
+	if (2 * n <= sc->nslots)
+		return;
+	size_t want = sc->nslots ? sc->nslots : 64;
+	while (want < 2 * n)
+		want *= 2;
+	free(sc->slots);
+	sc->nslots = want;
+	sc->slots = xcalloc(sc->nslots, sizeof *sc->slots);
+	for (size_t i = 0; i < sc->entries.n; i++)
+		table_place(sc, i);
+}
+
+/* Returns path's entry, added empty (and racy, so never trusted) if new;
+ * owned (NULL: path is copied) is path itself, the table's to keep or free. */
+static struct stat_entry *table_get_owned(struct statcache *sc, const char *path, char *owned)
 {
 	struct stat_entry *e = table_find(sc, path);
-	if (e)
+	if (e) {
+		free(owned);
 		return e;
-	if (2 * (sc->entries.n + 1) > sc->nslots) {
-		free(sc->slots);
-		sc->nslots = sc->nslots ? 2 * sc->nslots : 64;
-		sc->slots = xcalloc(sc->nslots, sizeof *sc->slots);
-		for (size_t i = 0; i < sc->entries.n; i++)
-			table_place(sc, i);
 	}
-	vec_push(&sc->entries, ((struct stat_entry){.path = xstrdup(path), .racy = true}));
+	table_reserve(sc, sc->entries.n + 1);
+	vec_push(&sc->entries,
+		 ((struct stat_entry){.path = owned ? owned : xstrdup(path), .racy = true}));
 	table_place(sc, sc->entries.n - 1);
 	return &sc->entries.v[sc->entries.n - 1];
+}
+
+static struct stat_entry *table_get(struct statcache *sc, const char *path)
+{
+	return table_get_owned(sc, path, NULL);
 }
 
 /* Little-endian fields, whatever the host, so the file is one format. */
@@ -171,6 +190,7 @@ static const char *parse(struct statcache *sc, const unsigned char *p, size_t le
 		return "entry count exceeds the file";
 
 	size_t off = HEADER_LEN;
+	table_reserve(sc, sc->entries.n + (size_t)count);
 	for (uint64_t n = 0; n < count; n++) {
 		if (body - off < ENTRY_FIXED_LEN)
 			return "truncated entry";
@@ -201,8 +221,7 @@ static const char *parse(struct statcache *sc, const unsigned char *p, size_t le
 			continue;
 		}
 		char *key = xstrndup(path, plen);
-		struct stat_entry *e = table_get(sc, key);
-		free(key);
+		struct stat_entry *e = table_get_owned(sc, key, key);
 		e->sd = sd;
 		key_hex(hash, e->hex);
 		e->racy = false;

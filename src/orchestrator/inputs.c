@@ -142,7 +142,9 @@ static int walk_globs(const char *base, const char *prefix, const struct strvec 
 	for (size_t i = 0; i < pats->n; i++) {
 		if (pats->v[i][0] == '!')
 			continue;
-		struct glob_walk_opts o = {.skip_names = skip, .listings = c->in ? c->in->listings : NULL};
+		struct glob_walk_opts o = {.skip_names = skip,
+					   .listings = c->in ? c->in->listings : NULL,
+					   .reads = c->in ? c->in->ws->reads : NULL};
 		if (glob_walk_with(base, pats->v[i], GLOB_WALK_FILES, &o, collect_one, c) < 0 &&
 		    errno != ENOENT)
 			return error_errno("cannot read %s", base);
@@ -191,7 +193,8 @@ static int default_files(struct inputs *in, const struct task_node *t, const str
 	if (!in->in_git) {
 		c.prefix = p->rel;
 		struct glob_walk_opts o = {
-		    .skip_names = SKIP_NAMES, .prune = outputs_only, .listings = in->listings};
+		    .skip_names = SKIP_NAMES, .prune = outputs_only, .listings = in->listings,
+		    .reads = in->ws->reads};
 		if (glob_walk_with(p->dir, "**", GLOB_WALK_FILES, &o, collect_one, &c) < 0 &&
 		    errno != ENOENT)
 			return error_errno("cannot read %s", p->dir);

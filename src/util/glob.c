@@ -35,6 +35,7 @@
 #include "util/compat.h"
 #include "util/die.h"
 #include "util/io.h"
+#include "util/readcache.h"
 #include "util/strbuf.h"
 
 /* Bits of failure memo kept on the stack; beyond, one calloc per call. */
@@ -680,6 +681,7 @@ struct walk {
 	struct strbuf rel;	     /* the directory being read, then each entry in turn */
 	struct walk_entries *ents; /* what walk_read fills */
 	struct listcache *lc;	   /* NULL: read every directory */
+	const struct readcache *reads; /* its stat of the root, if any, is taken */
 	VEC(struct listcache_entry) all; /* with lc: every entry read, skipped ones too */
 };
 
@@ -769,7 +771,9 @@ static int walk_read(struct walk *w, struct walk_entries *ents)
 	struct stat st;
 	int64_t t0 = 0;
 	if (w->lc || root) {
-		if (fstatat(w->rootfd, rel, &st, nofollow) < 0)
+		if (root && readcache_dir_stat(w->reads, w->root, &st))
+			; /* the same stat, taken earlier in this run */
+		else if (fstatat(w->rootfd, rel, &st, nofollow) < 0)
 			return !root && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) ? 0 : -1;
 		if (!S_ISDIR(st.st_mode)) {
 			errno = ENOTDIR;
@@ -897,6 +901,7 @@ int glob_walk_with(const char *root, const char *pat, int flags, const struct gl
 			 .skip = o->skip_names,
 			 .prune = o->prune,
 			 .lc = o->listings,
+			 .reads = o->reads,
 			 .cb = cb,
 			 .ctx = ctx};
 	while (w.pat[0] == '.' && w.pat[1] == '/')

@@ -97,6 +97,10 @@ struct glob_walk_opts {
 	 * directory whose stat data is that of a trusted listing is not
 	 * read; NULL: read every one */
 	struct listcache *listings;
+	/* the kept reads (util/readcache.h), whose stat of the walk's root
+	 * this run, when they took one, is taken instead of another; NULL:
+	 * none */
+	const struct readcache *reads;
 };
 
 /* glob_walk with opts. */

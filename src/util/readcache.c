@@ -46,6 +46,8 @@ struct lacking {
 	struct strvec names; /* sorted once loaded; appended to when found */
 	int state;	     /* this run: 0 not checked, 1 its stat matches, -1 not */
 	bool used;
+	bool st_known;	     /* st is this run's stat of dir */
+	struct stat st;
 };
 
 struct readcache {
@@ -238,7 +240,10 @@ static struct lacking *lacking_of(struct readcache *rc, const char *dir, size_t 
 	struct lacking *l = rc->dirs.v[at];
 	if (!l->state) {
 		struct stat st;
-		l->state = stat_at(l->dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+		l->st_known = stat_at(l->dir, &st) == 0;
+		if (l->st_known)
+			l->st = st;
+		l->state = l->st_known && S_ISDIR(st.st_mode) &&
 				   l->dev == (uint64_t)st.st_dev && l->ino == (uint64_t)st.st_ino &&
 				   l->mtime_ns == ns(st.st_mtim) && l->ctime_ns == ns(st.st_ctim)
 			       ? 1
@@ -272,6 +277,8 @@ static void note_lacking(struct readcache *rc, struct lacking *l, const char *di
 		l->dev = (uint64_t)st->st_dev, l->ino = (uint64_t)st->st_ino;
 		l->mtime_ns = ns(st->st_mtim), l->ctime_ns = ns(st->st_ctim);
 		l->state = 1;
+		l->st = *st;
+		l->st_known = true;
 	}
 	/* else the stat that matched at its first look this run stands: it was
 	 * taken before this look too */
@@ -425,6 +432,15 @@ int readcache_exists(struct readcache *rc, const char *path)
 		note_lacking(rc, l, dir, &st, t0, name);
 	free(dir);
 	return found;
+}
+
+bool readcache_dir_stat(const struct readcache *rc, const char *dir, struct stat *st)
+{
+	size_t at;
+	if (!rc || !strmap_get(&rc->by_dir, dir, &at) || !rc->dirs.v[at]->st_known)
+		return false;
+	*st = rc->dirs.v[at]->st;
+	return true;
 }
 
 bool readcache_lstat(const struct readcache *rc, const char *path, struct stat *st)

@@ -55,6 +55,11 @@ int readcache_exists(struct readcache *rc, const char *path);
 struct stat;
 bool readcache_lstat(const struct readcache *rc, const char *path, struct stat *st);
 
+/* Sets *st to this run's stat of directory dir (links followed) when a
+ * look for a missing name in it took one; else false. A walk rooted there
+ * takes it instead of asking again. */
+bool readcache_dir_stat(const struct readcache *rc, const char *dir, struct stat *st);
+
 /* Writes the file atomically when this run read something not kept, or
  * left a kept file unread; else nothing. Returns 0, or -1 after a warning. */
 int readcache_save(struct readcache *rc);
