@@ -148,11 +148,21 @@ static void put_rows(struct writer *w, const struct schema_row *t, const void *b
 	}
 }
 
+/* Whether text may hold a ${VAR} the parse expanded: written so, or with
+ * its '$' as a YAML escape ("\x24{VAR}", "\u0024{VAR}"). */
 static bool has_expansion(const char *text, size_t len)
 {
 	for (const char *p = text, *end = text + len; (p = memchr(p, '$', (size_t)(end - p)));)
 		if (++p < end && *p == '{')
 			return true;
+	static const char *const escapes[] = {"\\x24", "\\u0024", "\\U00000024"};
+	for (size_t i = 0; i < sizeof escapes / sizeof *escapes; i++) {
+		size_t n = strlen(escapes[i]);
+		for (const char *p = text, *end = text + len;
+		     (p = memchr(p, '\\', (size_t)(end - p))); p++)
+			if ((size_t)(end - p) >= n && !memcmp(p, escapes[i], n))
+				return true;
+	}
 	return false;
 }
 

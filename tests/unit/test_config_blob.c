@@ -127,6 +127,12 @@ static void test_refused(void)
 	CHECK(cfg && !config_blob_write(cfg, env, strlen(env), &out));
 	CHECK_INT(out.len, 0);
 	config_free(cfg);
+	const char *esc = "tasks:\n  build:\n    outputs: [\"\\x24{OUT}/**\"]\n";
+	cfg = config_parse("/w/p/vx.yaml", esc, strlen(esc));
+	CHECK(cfg && cfg->tasks.n && cfg->tasks.v[0]->outputs.n &&
+	      !strcmp(cfg->tasks.v[0]->outputs.v[0].s, "o/**")); /* it was expanded */
+	CHECK(cfg && !config_blob_write(cfg, esc, strlen(esc), &out));
+	config_free(cfg);
 	const char *ws = "workspace:\n  projects: [\"*\"]\n";
 	cfg = config_parse("/w/vx.yaml", ws, strlen(ws));
 	CHECK(cfg && !config_blob_write(cfg, ws, strlen(ws), &out));
