@@ -105,6 +105,13 @@ static size_t anchor_len;
 
 void fs_anchor(const char *dir)
 {
+	/* vx watch loads the same workspace every cycle: the fd stays while
+	 * it is still that directory, and no thread of the last cycle can
+	 * meet a closed (or reused) one */
+	struct stat a, b;
+	if (anchor_dir && !strcmp(anchor_dir, dir) && fstat(anchor_fd, &a) == 0 &&
+	    stat(dir, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		return;
 	if (anchor_fd >= 0)
 		close(anchor_fd);
 	free(anchor_dir);

@@ -36,8 +36,8 @@ int64_t fs_clock_sec(void);
  * "packages/p1/src/a.txt" from an fd of the workspace root. fs_anchor opens
  * dir (absolute, links resolved) for the rest of the process (close-on-exec;
  * a second call replaces it); fs_at returns the fd and sets *rel for abs
- * when abs lies strictly under it, else AT_FDCWD and abs itself. Set once,
- * before any thread starts. */
+ * when abs lies strictly under it, else AT_FDCWD and abs itself. Set before
+ * any thread starts; anchoring the same dir again keeps the same fd. */
 void fs_anchor(const char *dir);
 int fs_at(const char *abs, const char **rel);
 
