@@ -81,6 +81,15 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 		 * bwrap's own setup (strace_parser_wrapped). -I3 blocks fatal
 		 * signals in strace: a relayed signal reaches the command's
 		 * trap, strace outlives it and writes the exit records. */
+		/* strace outlives vx (nothing signals it) and bwrap's
+		 * --die-with-parent names strace, not vx: vx-sandbox-init
+		 * gives strace a parent-death SIGKILL first, so a kill -9 of
+		 * vx takes strace, then bwrap, then the pid namespace, by
+		 * the kernel and whatever the task does to fd 3's watcher */
+		if (req->host_init) {
+			strvec_push(argv, req->host_init);
+			strvec_push(argv, "--die-with-parent");
+		}
 		for (const char *const *f = sandbox_trace_flags(); *f; f++)
 			strvec_push(argv, strcmp(*f, "STRACE") ? *f : req->strace);
 		strvec_push(argv, "-o");

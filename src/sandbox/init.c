@@ -4,6 +4,11 @@
  * task, bench/sandbox).
  *
  *   vx-sandbox-init SHELL COMMAND        (fd 3: signal names from vx)
+ *   vx-sandbox-init --die-with-parent PROGRAM ARGS...
+ *
+ * The second form, outside the walls, runs the tracer: it asks the kernel
+ * for SIGKILL when its parent (vx) dies, then execs PROGRAM (strace), so a
+ * kill -9 of vx takes strace, which bwrap's --die-with-parent follows.
  *
  * A watcher is forked (from a child that exits at once, so it is bwrap's
  * pid 1's orphan, not the command's child: strace -f would otherwise wait
@@ -25,6 +30,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <unistd.h>
 
 #define SIGNAL_FD 3
@@ -74,8 +82,27 @@ static void watch(pid_t task)
 	relay(task, SIGKILL);
 }
 
+/* The tracer's form: a parent-death SIGKILL, then PROGRAM in place. */
+static int die_with_parent(char **argv)
+{
+#ifdef __linux__
+	pid_t parent = getppid();
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
+		perror("vx-sandbox-init: prctl(PR_SET_PDEATHSIG)");
+		return 127;
+	}
+	if (getppid() != parent)
+		return 127; /* vx died before the request took */
+#endif
+	execv(argv[0], argv);
+	fprintf(stderr, "vx-sandbox-init: cannot run %s: %s\n", argv[0], strerror(errno));
+	return 127;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 3 && !strcmp(argv[1], "--die-with-parent"))
+		return die_with_parent(argv + 2);
 	if (argc != 3) {
 		fputs("usage: vx-sandbox-init SHELL COMMAND (run by vx inside a sandbox)\n", stderr);
 		return 127;

@@ -981,6 +981,7 @@ static int build(struct builder *b)
 		/* bound where netd is (network_plan): TMPDIR, a tmpfs only
 		 * the task has, read-only */
 		b->req->init = path_join(b->tmp, ".vx-init");
+		b->req->host_init = xstrdup(in->init);
 		struct sandbox_mount m = {SANDBOX_RO, xstrdup(in->init), xstrdup(b->req->init), -1,
 					  true};
 		vec_push(&b->req->mounts, m);
@@ -1246,6 +1247,7 @@ void sandbox_request_release(struct sandbox_request *req)
 	free(req->strace);
 	free(req->trace_dir);
 	free(req->init);
+	free(req->host_init);
 	free(req->netd);
 	free(req->net_ctl);
 	vec_free(&req->relay_ports);

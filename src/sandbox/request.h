@@ -128,6 +128,7 @@ struct sandbox_request {
 	char *strace, *trace_dir;     /* copied: the command runs under strace when set */
 	bool hermetic;		      /* copied: the base is the OS roots, not "/" */
 	char *init;		      /* where vx-sandbox-init is inside, or NULL: the script */
+	char *host_init;	      /* and on the host (it runs strace: dies with vx), or NULL */
 	char *netd;		      /* where the vx binary is inside, or NULL: no netd */
 	char *net_ctl;		      /* where netd's control socket is inside */
 	bool proxy;		      /* netd listens on SANDBOX_PROXY_PORT */

@@ -83,6 +83,21 @@ static void test_argv(void)
 	sandbox_show(&r, "make all", &out);
 	CHECK(strstr(out.buf, "--chdir\n/w/p\n--\n/tmp/.vx-init\n/bin/sh\nmake all\n") != NULL);
 	CHECK(strstr(out.buf, "setsid") == NULL);
+	/* traced: strace runs outside, given a parent-death SIGKILL by the
+	 * same binary on the host, and bwrap follows strace */
+	r.strace = xstrdup("/usr/bin/strace");
+	r.trace_dir = xstrdup("/run/vx/t1");
+	r.host_init = xstrdup("/opt/vx/bin/vx-sandbox-init");
+	strbuf_reset(&out);
+	sandbox_show(&r, "make all", &out);
+	CHECK(!strncmp(out.buf, "/opt/vx/bin/vx-sandbox-init\n--die-with-parent\n/usr/bin/strace\n-f\n",
+		       strlen("/opt/vx/bin/vx-sandbox-init\n--die-with-parent\n/usr/bin/strace\n-f\n")));
+	CHECK(strstr(out.buf, "\n/run/vx/t1/log\n/usr/bin/bwrap\n--die-with-parent\n") != NULL);
+	free(r.host_init);
+	r.host_init = NULL; /* the script's way: strace first */
+	strbuf_reset(&out);
+	sandbox_show(&r, "make all", &out);
+	CHECK(!strncmp(out.buf, "/usr/bin/strace\n-f\n", strlen("/usr/bin/strace\n-f\n")));
 	strbuf_release(&out);
 	sandbox_request_release(&r);
 }

@@ -119,6 +119,32 @@ test_expect_success 'kill -9 of vx leaves no process of the task behind' '
 	! grep -q "$TEST_DIR" /proc/mounts
 '
 
+test_expect_success 'a task that kills its own signal watcher still dies with vx (kill -9): strace, then bwrap, follow vx' '
+	setup &&
+	mkdir -p app/src &&
+	cat >app/src/kw.sh <<-\EOF &&
+	for p in /proc/[0-9]*; do
+		n=${p#/proc/}
+		[ "$n" = $$ ] && continue
+		if tr "\000" " " <"$p/cmdline" 2>/dev/null | grep -q "^[^ ]*\.vx-init /"; then
+			kill -9 "$n" && echo "$n" >>dist/killed
+		fi
+	done
+	EOF
+	sandboxed_app "mkdir -p dist; sh src/kw.sh; echo started > dist/started; exec sleep 4243" &&
+	set -m &&
+	{ "$VX" run app#build >out 2>err & vx=$!; } &&
+	test_wait_staged app/dist/started &&
+	pgrep -f "^sleep 4243\$" >/dev/null &&
+	test_wait_staged app/dist/killed &&
+	kill -9 $vx &&
+	{ wait $vx || true; } &&
+	for i in $(seq 25); do pgrep -f "^sleep 4243\$" >/dev/null || break; sleep 0.2; done &&
+	! pgrep -f "^sleep 4243\$" &&
+	! pgrep -f "^[^ ]*strace .*vx-task" &&
+	! grep -q "$TEST_DIR" /proc/mounts
+'
+
 test_expect_success 'the outputs of the tasks it depends on are readable; their sources are not' '
 	setup &&
 	ws_project lib lib <<-'\''EOF'\'' &&
