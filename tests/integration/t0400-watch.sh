@@ -78,7 +78,9 @@ test_expect_success '2000 files made at once are one cycle; 2000 written one by 
 	# batches they make depends on how the machine schedules the writer
 	# (a pause past the 50 ms quiet period, or past the 1 s cap, under
 	# load), so this asserts that every file is seen and only its project
-	# reruns, not a count of cycles
+	# reruns, not a count of cycles; nor an exact count of files: one
+	# whose create and last write fall in two batches is in both (under
+	# load: 1870 + 131 = 2001 was seen)
 	mkdir -p "$TEST_DIR/burst2" &&
 	for i in $(seq 2000); do echo $i >"$TEST_DIR/burst2/g$i.txt"; done &&
 	cp "$TEST_DIR"/burst2/*.txt other/src/ &&
@@ -88,7 +90,8 @@ test_expect_success '2000 files made at once are one cycle; 2000 written one by 
 	test_wait_for_count &&
 	sleep 1.5 &&
 	watch_stop &&
-	test $(sed -n "s/^vx watch: \([0-9]*\) files\? changed.*/\1/p" "$OUT" | tail -n +2 | awk "{ s += \$1 } END { print s + 0 }") = 2000 &&
+	n=$(sed -n "s/^vx watch: \([0-9]*\) files\? changed.*/\1/p" "$OUT" | tail -n +2 | awk "{ s += \$1 } END { print s + 0 }") &&
+	test "$n" -ge 2000 && test "$n" -le 2100 &&
 	! grep -q "^lib#build: running" <(sed -n "/files changed/,\$p" "$OUT") &&
 	! grep -q "^app#build: running" <(sed -n "/files changed/,\$p" "$OUT")
 '
