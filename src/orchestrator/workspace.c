@@ -574,7 +574,7 @@ static struct readcache *reads_open(const struct workspace *ws)
 	struct stat st;
 	struct readcache *rc = NULL;
 	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
-		char *f = path_join(dir, "reads");
+		char *f = path_join(dir, "configs");
 		rc = readcache_load(f);
 		free(f);
 	}

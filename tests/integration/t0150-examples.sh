@@ -28,6 +28,19 @@ test_expect_success 'vx run build test lint: exit 0, every dist file, in order' 
 	test_grep -x "@acme/utils#build: running: mkdir -p dist .*" "$OUT"
 '
 
+test_expect_success 'the next runs hit, warning of nothing (the kept configs and a traced task'"'"'s recorded reads share the cache directory)' '
+	copy_examples &&
+	run_vx 0 -C ex run build test lint &&
+	find ex -exec touch -h -d "-30 seconds" {} + &&
+	run_vx 0 -C ex run build test lint &&
+	test_grep ! "warning" "$ERR" &&
+	run_vx 0 -C ex run build test lint &&
+	test_grep ! "warning" "$ERR" &&
+	test_grep "Tasks: [0-9]* succeeded, [0-9]* cached, 0 failed" "$OUT" &&
+	test_path_is_file ex/.vx/cache/configs &&
+	test -d ex/.vx/cache/reads
+'
+
 test_expect_success 'vx run //#manifest: the root project lists what the apps shipped' '
 	copy_examples &&
 	run_vx 0 -C ex run //#manifest &&

@@ -313,7 +313,7 @@ test_expect_success 'kept config reads never answer stale: a config edited, adde
 	mkdir -p packages/b &&
 	printf "{\"name\":\"b\",\"scripts\":{\"build\":\"echo b-one\"}}\n" >packages/b/package.json &&
 	run_vx 0 run build && age . &&
-	run_vx 0 run build && test_grep "echo a-one" .vx/cache/reads &&
+	run_vx 0 run build && test_grep "echo a-one" .vx/cache/configs &&
 	run_vx 0 run build --force && test_grep "a-one" "$OUT" && test_grep "b-one" "$OUT" &&
 	sed -i "s/a-one/a-two/" packages/a/vx.yaml && age packages &&
 	run_vx 0 run build && test_grep "a-two" "$OUT" &&
