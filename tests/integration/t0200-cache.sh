@@ -209,7 +209,11 @@ test_expect_success 'vx cache stats, prune to a size, clean' '
 	rm -rf lib/dist app/dist &&
 	run_vx 0 run build -j1 &&
 	test "$(runs lib)" = 2 &&
+	find . -exec touch -h -d "-30 seconds" {} + && run_vx 0 run build -j1 &&
+	test_path_is_file .vx/cache/listings && test_path_is_file .vx/cache/configs &&
 	run_vx 0 cache clean &&
+	test_path_is_missing .vx/cache/listings && test_path_is_missing .vx/cache/configs &&
+	test_path_is_missing .vx/cache/statcache &&
 	run_vx 0 cache stats &&
 	test_grep "^entries: 0$" "$OUT" &&
 	run_vx 0 run build -j1 &&
