@@ -612,6 +612,9 @@ int taskcache_keys(struct taskcache *tc)
 	platform_name(platform, sizeof platform);
 	for (size_t i = 0; i < tc->g->nodes.n && !rc; i++)
 		fold_key(tc, i, tc->g->nodes.v[i]->command, platform);
+	/* the stats the workspace's load took served these keys; the next
+	 * ones (vx watch's taskcache_rekey) look again */
+	readcache_forget_stats(tc->ws->reads);
 	tc->hash_ms = loop_now() - t0;
 	return rc;
 }

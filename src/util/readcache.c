@@ -434,6 +434,18 @@ int readcache_exists(struct readcache *rc, const char *path)
 	return found;
 }
 
+void readcache_forget_stats(struct readcache *rc)
+{
+	if (!rc)
+		return;
+	for (size_t i = 0; i < rc->all.n; i++)
+		rc->all.v[i]->lstat_known = false;
+	for (size_t i = 0; i < rc->dirs.n; i++) {
+		rc->dirs.v[i]->st_known = false;
+		rc->dirs.v[i]->state = 0; /* looked at again when next asked */
+	}
+}
+
 bool readcache_dir_stat(const struct readcache *rc, const char *dir, struct stat *st)
 {
 	size_t at;

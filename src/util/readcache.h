@@ -60,6 +60,12 @@ bool readcache_lstat(const struct readcache *rc, const char *path, struct stat *
  * takes it instead of asking again. */
 bool readcache_dir_stat(const struct readcache *rc, const char *dir, struct stat *st);
 
+/* Forgets every stat taken so far (readcache_lstat, readcache_dir_stat, a
+ * directory's check): they were lent to one computation of the keys. vx
+ * watch computes them again in the same process, where a stat from the
+ * first cycle would hide a file added since (t0400). */
+void readcache_forget_stats(struct readcache *rc);
+
 /* Writes the file atomically when this run read something not kept, or
  * left a kept file unread; else nothing. Returns 0, or -1 after a warning. */
 int readcache_save(struct readcache *rc);

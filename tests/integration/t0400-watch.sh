@@ -177,6 +177,24 @@ test_expect_success 'a new file reruns its project'"'"'s task, a file of no proj
 	test $(grep -c "lib#build: running" "$OUT") = 1
 '
 
+test_expect_success 'a file added at a project'"'"'s top, past the racy second, reruns its task (what the first plan looked at is not taken for the next cycle)' '
+	printf "workspace:\n  projects: [\"*\"]\ntasks:\n  build:\n    outputs: [\"dist/**\"]\n" >vx.yaml &&
+	mkdir -p other/src && echo o >other/src/a.txt &&
+	printf "name: other\ntasks:\n  build:\n    command: \"mkdir -p dist && ls > dist/ls.txt\"\n" >other/vx.yaml &&
+	printf "{\"name\": \"other-pkg\"}\n" >other/package.json &&
+	run_vx 0 run build &&
+	find . -exec touch -h -d "-30 seconds" {} + &&
+	run_vx 0 run build && test_grep "Tasks: 0 succeeded, 1 cached" "$OUT" &&
+	test_grep "/other$" .vx/cache/listings &&
+	watch_start build &&
+	test_wait_lines "watching" 1 "$OUT" &&
+	echo top >other/top.txt &&
+	test_wait_lines "watching" 2 "$OUT" &&
+	watch_stop &&
+	test_grep "vx watch: 1 file changed (other/top.txt) → 1 task" "$OUT" &&
+	test_grep "^top.txt$" other/dist/ls.txt
+'
+
 test_expect_success 'the watch follows the inputs, not the tree: a directory no input can lie in is not watched' '
 	printf "workspace:\n  projects: [\"packages/*\"]\ntasks:\n  build:\n    outputs: [\"dist/**\"]\n" >vx.yaml &&
 	mkdir -p packages/a/src shared docs/guide/deep/deeper &&

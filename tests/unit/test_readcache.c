@@ -168,6 +168,16 @@ static void test_missing(void)
 	CHECK_INT(readcache_read(rc, pkg, &sb), -1);
 	CHECK_INT(errno, ENOENT);
 	counts(rc, 2, 0);
+	struct stat dst;
+	CHECK(readcache_dir_stat(rc, dir, &dst) && S_ISDIR(dst.st_mode));
+	readcache_forget_stats(rc);
+	CHECK(!readcache_dir_stat(rc, dir, &dst));
+	/* a name made after the first look, in the same process: seen once
+	 * the stats are forgotten */
+	fs_write(root, "q/turbo.json", "{}", 0644);
+	CHECK_INT(readcache_exists(rc, tj), 1);
+	unlink(tj);
+	age(dir, 100);
 	readcache_free(rc);
 
 	/* a file added: the directory's times change */
@@ -322,6 +332,9 @@ static void test_blob(void)
 	CHECK_STR(sb.buf, "PARSED");
 	struct stat st;
 	CHECK(readcache_lstat(rc, yaml, &st) && S_ISREG(st.st_mode));
+	/* lent to one computation of the keys, then forgotten */
+	readcache_forget_stats(rc);
+	CHECK(!readcache_lstat(rc, yaml, &st));
 	/* the bytes are not kept beside it: a plain read reads the file */
 	read_is(rc, yaml, "tasks: {}\n");
 	readcache_free(rc);
