@@ -47,6 +47,8 @@ struct lacking {
 	int state;	     /* this run: 0 not checked, 1 its stat matches, -1 not */
 	bool used;
 	bool st_known;	     /* st is this run's stat of dir */
+	bool recheck;	     /* stats forgotten (readcache_forget_stats): state is
+			      * kept for the save, looked at again when next asked */
 	struct stat st;
 };
 
@@ -238,7 +240,8 @@ static struct lacking *lacking_of(struct readcache *rc, const char *dir, size_t 
 	if (!strmap_getn(&rc->by_dir, dir, dlen, &at))
 		return NULL;
 	struct lacking *l = rc->dirs.v[at];
-	if (!l->state) {
+	if (!l->state || l->recheck) {
+		l->recheck = false;
 		struct stat st;
 		l->st_known = stat_at(l->dir, &st) == 0;
 		if (l->st_known)
@@ -442,7 +445,7 @@ void readcache_forget_stats(struct readcache *rc)
 		rc->all.v[i]->lstat_known = false;
 	for (size_t i = 0; i < rc->dirs.n; i++) {
 		rc->dirs.v[i]->st_known = false;
-		rc->dirs.v[i]->state = 0; /* looked at again when next asked */
+		rc->dirs.v[i]->recheck = true;
 	}
 }
 

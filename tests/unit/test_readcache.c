@@ -180,6 +180,19 @@ static void test_missing(void)
 	age(dir, 100);
 	readcache_free(rc);
 
+	/* forgetting the stats keeps what is known for the save */
+	rc = readcache_load(file);
+	CHECK_INT(readcache_exists(rc, tj), 0);
+	readcache_forget_stats(rc);
+	CHECK_INT(readcache_exists(rc, tj), 0); /* looked at again: still kept */
+	counts(rc, 1, 1); /* (the directory changed just above: found anew, then kept) */
+	readcache_save(rc);
+	readcache_free(rc);
+	rc = readcache_load(file);
+	CHECK_INT(readcache_exists(rc, tj), 0);
+	counts(rc, 1, 0);
+	readcache_free(rc);
+
 	/* a file added: the directory's times change */
 	fs_write(root, "q/turbo.json", "{}", 0644);
 	rc = readcache_load(file);
