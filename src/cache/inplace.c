@@ -169,11 +169,6 @@ const struct inplace_record *inplace_get(const struct inplace *ip, const char *i
 	return strmap_get(&ip->index, id, &i) ? ip->recs.v[i] : NULL;
 }
 
-static int64_t ns(struct timespec t)
-{
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
 bool inplace_check(const struct inplace_record *rec, const char *project_dir)
 {
 	if (strcmp(rec->project_dir, project_dir))
@@ -186,11 +181,9 @@ bool inplace_check(const struct inplace_record *rec, const char *project_dir)
 		struct stat st;
 		strbuf_reset(&path);
 		strbuf_addf(&path, "%s/%s", project_dir, o->path);
-		const char *rel;
-		int at = fs_at(path.buf, &rel);
-		ok = fstatat(at, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		ok = fs_stat(path.buf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		     (uint32_t)st.st_mode == o->mode && (uint64_t)st.st_size == o->size &&
-		     (uint64_t)st.st_ino == o->ino && ns(st.st_mtim) == o->mtime_ns && ns(st.st_ctim) == o->ctime_ns &&
+		     (uint64_t)st.st_ino == o->ino && fs_ns(st.st_mtim) == o->mtime_ns && fs_ns(st.st_ctim) == o->ctime_ns &&
 		     o->mtime_ns < racy_from && o->ctime_ns < racy_from;
 	}
 	strbuf_release(&path);
@@ -218,7 +211,7 @@ void inplace_put(struct inplace *ip, const char *id, const char *key, const char
 	rec->id = xstrdup(id);
 	rec->project_dir = xstrdup(project_dir);
 	memcpy(rec->key, key, KEY_HEX_SIZE);
-	rec->recorded_ns = ns(now);
+	rec->recorded_ns = fs_ns(now);
 	rec->has_log = log_len <= INPLACE_MAX_LOG;
 	rec->log = rec->has_log ? xstrndup(log ? log : "", log_len) : xstrdup("");
 	rec->log_len = rec->has_log ? log_len : 0;
@@ -232,7 +225,7 @@ void inplace_put(struct inplace *ip, const char *id, const char *key, const char
 			break;
 		}
 		struct inplace_output o = {xstrdup(outputs[i]), (uint64_t)st.st_size, (uint64_t)st.st_ino,
-					   ns(st.st_mtim), ns(st.st_ctim), (uint32_t)st.st_mode};
+					   fs_ns(st.st_mtim), fs_ns(st.st_ctim), (uint32_t)st.st_mode};
 		vec_push(&rec->outputs, o);
 	}
 	if (dirfd >= 0)

@@ -54,25 +54,14 @@ struct statcache {
 	const struct readcache *reads; /* lstats already taken this run, or NULL */
 };
 
-static int64_t ns_of(struct timespec ts)
-{
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* Floor division, so an mtime before 1970 falls in the right second. */
-static int64_t sec_of(int64_t ns)
-{
-	return ns >= 0 ? ns / 1000000000 : -((-ns + 999999999) / 1000000000);
-}
-
 static struct stat_data stat_data_of(const struct stat *st)
 {
 	return (struct stat_data){
 	    .size = (uint64_t)st->st_size,
 	    .ino = (uint64_t)st->st_ino,
 	    .dev = (uint64_t)st->st_dev,
-	    .mtime_ns = ns_of(st->st_mtim),
-	    .ctime_ns = ns_of(st->st_ctim),
+	    .mtime_ns = fs_ns(st->st_mtim),
+	    .ctime_ns = fs_ns(st->st_ctim),
 	    .mode = (uint32_t)st->st_mode,
 	};
 }
@@ -216,7 +205,7 @@ static const char *parse(struct statcache *sc, const unsigned char *p, size_t le
 		/* git's racy rule: an entry whose mtime is not strictly older
 		 * than the second the file was written in may have changed in
 		 * that second without its stat data changing. Re-hash it. */
-		if (sec_of(sd.mtime_ns) >= save_sec) {
+		if (fs_sec_of(sd.mtime_ns) >= save_sec) {
 			sc->stats.dropped++;
 			continue;
 		}
@@ -291,7 +280,7 @@ static void record(struct statcache *sc, const char *path, const struct stat_dat
 	 * after our read can keep the mtime only if the mtime is in the second
 	 * we started in, or later. Such an entry serves nobody: not this run's
 	 * next lookup, not the next run. */
-	e->racy = sec_of(sd->mtime_ns) >= t0;
+	e->racy = fs_sec_of(sd->mtime_ns) >= t0;
 	if (e->racy)
 		sc->stats.racy++;
 	sc->stats.hashed++;
@@ -305,9 +294,7 @@ static int probe(struct statcache *sc, const char *path, struct stat_data *sd,
 	sc->stats.lookups++;
 	struct stat st;
 	struct stat_entry *e = table_find(sc, path);
-	const char *rel;
-	int at = fs_at(path, &rel);
-	if (!readcache_lstat(sc->reads, path, &st) && fstatat(at, rel, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+	if (!readcache_lstat(sc->reads, path, &st) && fs_stat(path, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (e && !e->gone) {
 			e->gone = true;
 			sc->dirty = true;

@@ -138,6 +138,23 @@ int fs_at(const char *abs, const char **rel)
 	return AT_FDCWD;
 }
 
+int fs_stat(const char *abs, struct stat *st, int flags)
+{
+	const char *rel;
+	int at = fs_at(abs, &rel);
+	return fstatat(at, rel, st, flags);
+}
+
+int64_t fs_ns(struct timespec t)
+{
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+int64_t fs_sec_of(int64_t ns)
+{
+	return ns >= 0 ? ns / 1000000000 : -((-ns + 999999999) / 1000000000);
+}
+
 int64_t fs_clock_sec(void)
 {
 	struct timespec ts;

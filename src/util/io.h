@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 /* Writes all n bytes of buf to fd, retrying on EINTR and short writes.
  * Returns 0, or -1 with errno set. */
@@ -40,5 +41,14 @@ int64_t fs_clock_sec(void);
  * any thread starts; anchoring the same dir again keeps the same fd. */
 void fs_anchor(const char *dir);
 int fs_at(const char *abs, const char **rel);
+/* fstatat(2) of abs looked up from the anchor (fs_at); flags as fstatat's. */
+struct stat;
+int fs_stat(const char *abs, struct stat *st, int flags);
+
+/* A file time in ns since the epoch, and the second an ns time falls in
+ * (floor division: a time before 1970 falls in the right one). The racy
+ * rule of the kept files compares the two. */
+int64_t fs_ns(struct timespec t);
+int64_t fs_sec_of(int64_t ns);
 
 #endif

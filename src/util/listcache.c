@@ -39,16 +39,6 @@ struct listcache {
 	size_t hits, puts;
 };
 
-static int64_t ns(struct timespec t)
-{
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
-static int64_t sec_of(int64_t n)
-{
-	return n >= 0 ? n / 1000000000 : -((-n + 999999999) / 1000000000);
-}
-
 static void listing_free(struct listing *l)
 {
 	for (size_t i = 0; i < l->entries.n; i++)
@@ -159,7 +149,7 @@ const struct listcache_entry *listcache_get(struct listcache *lc, const char *di
 		return NULL;
 	const struct listing *l = lc->all.v[at];
 	if (l->racy || l->dev != (uint64_t)st->st_dev || l->ino != (uint64_t)st->st_ino ||
-	    l->mtime_ns != ns(st->st_mtim) || l->ctime_ns != ns(st->st_ctim))
+	    l->mtime_ns != fs_ns(st->st_mtim) || l->ctime_ns != fs_ns(st->st_ctim))
 		return NULL;
 	lc->hits++;
 	*n = l->entries.n;
@@ -173,12 +163,12 @@ void listcache_put(struct listcache *lc, const char *dir, const struct stat *st,
 	l->dir = xstrdup(dir);
 	l->dev = (uint64_t)st->st_dev;
 	l->ino = (uint64_t)st->st_ino;
-	l->mtime_ns = ns(st->st_mtim);
-	l->ctime_ns = ns(st->st_ctim);
+	l->mtime_ns = fs_ns(st->st_mtim);
+	l->ctime_ns = fs_ns(st->st_ctim);
 	/* a change in the tick it was listed in keeps its times: git's racy
 	 * rule (an entry added, removed or renamed sets mtime and ctime
 	 * alike; a ctime alone, a chmod, changes no entry) */
-	l->racy = sec_of(l->mtime_ns) >= t0;
+	l->racy = fs_sec_of(l->mtime_ns) >= t0;
 	for (size_t i = 0; i < n; i++) {
 		struct listcache_entry c = {xstrdup(e[i].name), e[i].type};
 		vec_push(&l->entries, c);

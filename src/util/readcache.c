@@ -62,24 +62,6 @@ struct readcache {
 	size_t hits, puts;
 };
 
-/* stat(path), looked up from the anchor (util/io.h) when under it. */
-static int stat_at(const char *path, struct stat *st)
-{
-	const char *rel;
-	int at = fs_at(path, &rel);
-	return fstatat(at, rel, st, 0);
-}
-
-static int64_t ns(struct timespec t)
-{
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
-static int64_t sec_of(int64_t n)
-{
-	return n >= 0 ? n / 1000000000 : -((-n + 999999999) / 1000000000);
-}
-
 static void kept_free(struct kept *k)
 {
 	free(k->path);
@@ -228,8 +210,8 @@ struct readcache *readcache_load(const char *file)
 static bool same(const struct kept *k, const struct stat *st)
 {
 	return k->dev == (uint64_t)st->st_dev && k->ino == (uint64_t)st->st_ino &&
-	       k->size == (uint64_t)st->st_size && k->mtime_ns == ns(st->st_mtim) &&
-	       k->ctime_ns == ns(st->st_ctim) && S_ISREG(st->st_mode);
+	       k->size == (uint64_t)st->st_size && k->mtime_ns == fs_ns(st->st_mtim) &&
+	       k->ctime_ns == fs_ns(st->st_ctim) && S_ISREG(st->st_mode);
 }
 
 /* The entry of dir, its stat checked once this run (state). NULL when
@@ -243,12 +225,12 @@ static struct lacking *lacking_of(struct readcache *rc, const char *dir, size_t 
 	if (!l->state || l->recheck) {
 		l->recheck = false;
 		struct stat st;
-		l->st_known = stat_at(l->dir, &st) == 0;
+		l->st_known = fs_stat(l->dir, &st, 0) == 0;
 		if (l->st_known)
 			l->st = st;
 		l->state = l->st_known && S_ISDIR(st.st_mode) &&
 				   l->dev == (uint64_t)st.st_dev && l->ino == (uint64_t)st.st_ino &&
-				   l->mtime_ns == ns(st.st_mtim) && l->ctime_ns == ns(st.st_ctim)
+				   l->mtime_ns == fs_ns(st.st_mtim) && l->ctime_ns == fs_ns(st.st_ctim)
 			       ? 1
 			       : -1;
 	}
@@ -268,7 +250,7 @@ static void note_lacking(struct readcache *rc, struct lacking *l, const char *di
 	if (!*name || strchr(name, '/'))
 		return;
 	if (!l || l->state <= 0) {
-		if (!S_ISDIR(st->st_mode) || sec_of(ns(st->st_mtim)) >= t0)
+		if (!S_ISDIR(st->st_mode) || fs_sec_of(fs_ns(st->st_mtim)) >= t0)
 			return; /* racy: a change in this tick keeps its times */
 		if (!l) {
 			l = xcalloc(1, sizeof *l);
@@ -278,7 +260,7 @@ static void note_lacking(struct readcache *rc, struct lacking *l, const char *di
 		}
 		strvec_clear(&l->names); /* what a stale stat said is void */
 		l->dev = (uint64_t)st->st_dev, l->ino = (uint64_t)st->st_ino;
-		l->mtime_ns = ns(st->st_mtim), l->ctime_ns = ns(st->st_ctim);
+		l->mtime_ns = fs_ns(st->st_mtim), l->ctime_ns = fs_ns(st->st_ctim);
 		l->state = 1;
 		l->st = *st;
 		l->st_known = true;
@@ -297,14 +279,12 @@ static void note_lacking(struct readcache *rc, struct lacking *l, const char *di
  * its stat data is as kept, 0 when not, -1 with errno when it is gone. */
 static int check(struct kept *k, struct stat *st)
 {
-	const char *rel;
-	int dirfd = fs_at(k->path, &rel);
-	if (fstatat(dirfd, rel, st, AT_SYMLINK_NOFOLLOW) < 0)
+	if (fs_stat(k->path, st, AT_SYMLINK_NOFOLLOW) < 0)
 		return -1;
 	if (S_ISREG(st->st_mode)) {
 		k->lst = *st;
 		k->lstat_known = true;
-	} else if (S_ISLNK(st->st_mode) && stat_at(k->path, st) < 0) {
+	} else if (S_ISLNK(st->st_mode) && fs_stat(k->path, st, 0) < 0) {
 		return -1;
 	}
 	return same(k, st);
@@ -373,7 +353,7 @@ int readcache_read(struct readcache *rc, const char *path, struct strbuf *sb)
 	int64_t t0 = fs_clock_sec();
 	struct stat dst = {0};
 	char *dir = dlen ? xstrndup(path, dlen) : NULL;
-	if (dir && !(l && l->state > 0) && stat_at(dir, &dst) < 0)
+	if (dir && !(l && l->state > 0) && fs_stat(dir, &dst, 0) < 0)
 		dst.st_mode = 0;
 	size_t from = sb->len;
 	if (strbuf_read_file_stat(sb, path, &st) < 0) {
@@ -387,7 +367,7 @@ int readcache_read(struct readcache *rc, const char *path, struct strbuf *sb)
 	free(dir);
 	size_t n = sb->len - from;
 	if (path[0] != '/' || !S_ISREG(st.st_mode) || n != (uint64_t)st.st_size ||
-	    n > READCACHE_MAX || sec_of(ns(st.st_mtim)) >= t0) {
+	    n > READCACHE_MAX || fs_sec_of(fs_ns(st.st_mtim)) >= t0) {
 		/* not kept: a changed kept file stays out of the next save */
 		if (known) {
 			rc->all.v[at]->used = false;
@@ -398,7 +378,7 @@ int readcache_read(struct readcache *rc, const char *path, struct strbuf *sb)
 	struct kept *k = xcalloc(1, sizeof *k);
 	k->path = xstrdup(path);
 	k->dev = (uint64_t)st.st_dev, k->ino = (uint64_t)st.st_ino, k->size = n;
-	k->mtime_ns = ns(st.st_mtim), k->ctime_ns = ns(st.st_ctim);
+	k->mtime_ns = fs_ns(st.st_mtim), k->ctime_ns = fs_ns(st.st_ctim);
 	k->bytes = xmalloc(n + 1);
 	memcpy(k->bytes, sb->buf + from, n);
 	k->bytes[n] = '\0';
@@ -426,7 +406,7 @@ int readcache_exists(struct readcache *rc, const char *path)
 	char *dir = xstrndup(path, dlen);
 	int64_t t0 = fs_clock_sec();
 	struct stat st = {0};
-	if (!(l && l->state > 0) && stat_at(dir, &st) < 0)
+	if (!(l && l->state > 0) && fs_stat(dir, &st, 0) < 0)
 		st.st_mode = 0;
 	const char *rel;
 	int at = fs_at(path, &rel);
