@@ -90,17 +90,14 @@ static void pkg_apply(struct project *p, const char *path, struct pkg_fields *f)
 		f->name = NULL;
 		p->name_loc = (struct loc){p->pkg_path, 1, 1};
 	}
+	/* everything but a name p already had is moved */
 	p->pkg_version = f->version;
-	f->version = NULL;
 	p->pkg_deps = f->deps;
 	p->pkg_dep_specs = f->dep_specs;
 	p->script_names = f->script_names;
 	p->scripts = f->scripts;
-	memset(&f->deps, 0, sizeof f->deps);
-	memset(&f->dep_specs, 0, sizeof f->dep_specs);
-	memset(&f->script_names, 0, sizeof f->script_names);
-	memset(&f->scripts, 0, sizeof f->scripts);
-	pkg_fields_free(f);
+	free(f->name);
+	memset(f, 0, sizeof *f);
 }
 
 /* Parses a package.json into f. Returns 0, or -1 after an error line. */

@@ -178,11 +178,10 @@ int strbuf_read_file_stat(struct strbuf *sb, const char *path, struct stat *stp)
 		return -1;
 	/* A regular file's size lets one read do (and its short count mean
 	 * the end): a config file costs open, fstat, read, close. */
-	struct stat st;
-	if (fstat(fd, &st) == 0)
-		*stp = st;
-	if (stp->st_mode && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < (1 << 30)) {
-		size_t want = (size_t)st.st_size;
+	if (fstat(fd, stp) < 0)
+		memset(stp, 0, sizeof *stp);
+	if (S_ISREG(stp->st_mode) && stp->st_size > 0 && stp->st_size < (1 << 30)) {
+		size_t want = (size_t)stp->st_size;
 		strbuf_grow(sb, want + 1);
 		ssize_t n;
 		do
