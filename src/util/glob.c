@@ -770,7 +770,7 @@ static int walk_read(struct walk *w, struct walk_entries *ents)
 	char *abs = NULL;
 	struct stat st;
 	int64_t t0 = 0;
-	if (w->lc || root) {
+	if (w->lc) {
 		if (root && readcache_dir_stat(w->reads, w->root, &st))
 			; /* the same stat, taken earlier in this run */
 		else if (fstatat(w->rootfd, rel, &st, nofollow) < 0)
@@ -779,8 +779,6 @@ static int walk_read(struct walk *w, struct walk_entries *ents)
 			errno = ENOTDIR;
 			return root ? -1 : 0; /* a link or a file now: empty, as O_NOFOLLOW reads it */
 		}
-	}
-	if (w->lc) {
 		abs = w->rel.len ? xasprintf("%s/%s", w->root, w->rel.buf) : xstrdup(w->root);
 		size_t n;
 		const struct listcache_entry *e = listcache_get(w->lc, abs, &st, &n);
