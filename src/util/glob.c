@@ -682,7 +682,6 @@ struct walk {
 	struct walk_entries *ents; /* what walk_read fills */
 	struct listcache *lc;	   /* NULL: read every directory */
 	const struct readcache *reads; /* its stat of the root, if any, is taken */
-	VEC(struct listcache_entry) all; /* with lc: every entry read, skipped ones too */
 };
 
 /* rel (root-relative; "" the root) as it is looked up from w->rootfd. */
@@ -697,11 +696,6 @@ static const char *at(struct walk *w, const char *rel)
 		strbuf_addstr(&w->full, rel);
 	}
 	return w->full.buf;
-}
-
-static int entry_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct walk_entry *)a)->name, ((const struct walk_entry *)b)->name);
 }
 
 static bool is_skipped(const struct walk *w, const char *name)
@@ -744,10 +738,6 @@ fail:
 static int walk_add(const char *name, unsigned char type, void *vctx)
 {
 	struct walk *w = vctx;
-	if (w->lc) {
-		struct listcache_entry c = {xstrdup(name), type};
-		vec_push(&w->all, c);
-	}
 	if (!is_skipped(w, name)) {
 		struct walk_entry e = {xstrdup(name), type};
 		vec_push(w->ents, e);
@@ -755,62 +745,26 @@ static int walk_add(const char *name, unsigned char type, void *vctx)
 	return 0;
 }
 
-/* Reads w->rel's entries, sorted. Returns 0, or -1 with errno. A directory
- * gone or turned into a link since it was listed reads as empty. With a
- * listing cache, a directory whose lstat is a trusted listing's is not
- * opened; one that is read is fstat'ed first (a change while it is read
- * leaves other times than the ones recorded) and recorded. */
+/* Reads w->rel's entries, sorted, through the kept listings when there
+ * are (util/listcache.h). Returns 0, or -1 with errno. A directory below
+ * the root gone or turned into a link since it was listed reads as empty. */
 static int walk_read(struct walk *w, struct walk_entries *ents)
 {
 	const char *rel = at(w, w->rel.buf);
 	/* The root itself, looked up from the anchor, is reached as opening
 	 * it by name would reach it: through links, and an error when gone. */
 	bool root = w->base && !w->rel.len;
-	int nofollow = root ? 0 : AT_SYMLINK_NOFOLLOW;
-	char *abs = NULL;
 	struct stat st;
-	int64_t t0 = 0;
-	if (w->lc) {
-		if (root && readcache_dir_stat(w->reads, w->root, &st))
-			; /* the same stat, taken earlier in this run */
-		else if (fstatat(w->rootfd, rel, &st, nofollow) < 0)
-			return !root && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) ? 0 : -1;
-		if (!S_ISDIR(st.st_mode)) {
-			errno = ENOTDIR;
-			return root ? -1 : 0; /* a link or a file now: empty, as O_NOFOLLOW reads it */
-		}
-		abs = w->rel.len ? xasprintf("%s/%s", w->root, w->rel.buf) : xstrdup(w->root);
-		size_t n;
-		const struct listcache_entry *e = listcache_get(w->lc, abs, &st, &n);
-		for (size_t i = 0; e && i < n; i++)
-			if (!is_skipped(w, e[i].name)) {
-				struct walk_entry c = {xstrdup(e[i].name), e[i].type};
-				vec_push(ents, c); /* kept sorted */
-			}
-		if (e) {
-			free(abs);
-			return 0;
-		}
-		t0 = fs_clock_sec();
-	}
-	int ret = 0;
-	int fd = openat(w->rootfd, rel, O_RDONLY | O_DIRECTORY | (root ? 0 : O_NOFOLLOW) | O_CLOEXEC);
-	if (fd < 0) {
-		ret = !root && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) ? 0 : -1;
-	} else if (w->lc && fstat(fd, &st) < 0) {
-		close(fd);
-		ret = -1;
-	} else {
-		w->ents = ents;
-		ret = compat_read_dir(fd, walk_add, w) < 0 ? -1 : 0;
-		if (!ret && w->lc)
-			listcache_put(w->lc, abs, &st, t0, w->all.v, w->all.n);
-		for (size_t i = 0; i < w->all.n; i++)
-			free(w->all.v[i].name);
-		w->all.n = 0;
-		if (!ret && ents->n)
-			qsort(ents->v, ents->n, sizeof *ents->v, entry_cmp);
-	}
+	const struct stat *known = NULL;
+	if (root && w->lc && readcache_dir_stat(w->reads, w->root, &st))
+		known = &st; /* the same stat, taken earlier in this run */
+	char *abs = !w->lc ? NULL
+		    : w->rel.len ? xasprintf("%s/%s", w->root, w->rel.buf)
+				 : xstrdup(w->root);
+	w->ents = ents;
+	int ret = listcache_list(w->lc, w->rootfd, rel, abs, root, known, walk_add, w);
+	if (ret < 0 && !root && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP))
+		ret = 0;
 	free(abs);
 	return ret;
 }
@@ -959,7 +913,6 @@ int glob_walk_with(const char *root, const char *pat, int flags, const struct gl
 	int e = errno;
 	strbuf_release(&w.rel);
 	strbuf_release(&w.full);
-	vec_free(&w.all);
 	if (!w.base)
 		close(w.rootfd);
 	errno = e;

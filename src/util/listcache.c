@@ -8,12 +8,15 @@
 #include "util/listcache.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "util/compat.h"
 #include "util/die.h"
 #include "util/io.h"
 #include "util/keptfile.h"
@@ -178,6 +181,69 @@ void listcache_put(struct listcache *lc, const char *dir, const struct stat *st,
 	add(lc, l);
 	lc->dirty = true;
 	lc->puts++;
+}
+
+struct read_all {
+	VEC(struct listcache_entry) v;
+};
+
+static int read_one(const char *name, unsigned char type, void *ctx)
+{
+	struct read_all *r = ctx;
+	struct listcache_entry e = {xstrdup(name), type};
+	vec_push(&r->v, e);
+	return 0;
+}
+
+int listcache_list(struct listcache *lc, int atfd, const char *at, const char *dir, bool follow,
+		   const struct stat *st,
+		   int (*add)(const char *name, unsigned char type, void *ctx), void *ctx)
+{
+	struct stat now;
+	int64_t t0 = 0;
+	if (lc) {
+		if (!st) {
+			if (fstatat(atfd, at, &now, follow ? 0 : AT_SYMLINK_NOFOLLOW) < 0)
+				return -1;
+			st = &now;
+		}
+		if (!S_ISDIR(st->st_mode)) {
+			errno = ENOTDIR;
+			return -1;
+		}
+		size_t n;
+		const struct listcache_entry *e = listcache_get(lc, dir, st, &n);
+		if (e) {
+			int ret = 0;
+			for (size_t i = 0; !ret && i < n; i++)
+				ret = add(e[i].name, e[i].type, ctx);
+			return ret;
+		}
+		t0 = fs_clock_sec();
+	}
+	int fd = openat(atfd, at, O_RDONLY | O_DIRECTORY | (follow ? 0 : O_NOFOLLOW) | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (lc && fstat(fd, &now) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	struct read_all r = {0};
+	int ret = compat_read_dir(fd, read_one, &r) < 0 ? -1 : 0;
+	if (!ret && r.v.n)
+		qsort(r.v.v, r.v.n, sizeof *r.v.v, entry_cmp);
+	if (!ret && lc)
+		listcache_put(lc, dir, &now, t0, r.v.v, r.v.n);
+	for (size_t i = 0; !ret && i < r.v.n; i++)
+		ret = add(r.v.v[i].name, r.v.v[i].type, ctx);
+	int e = errno;
+	for (size_t i = 0; i < r.v.n; i++)
+		free(r.v.v[i].name);
+	vec_free(&r.v);
+	errno = e;
+	return ret;
 }
 
 int listcache_save(struct listcache *lc)

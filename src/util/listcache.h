@@ -9,6 +9,7 @@
 #ifndef VX_UTIL_LISTCACHE_H
 #define VX_UTIL_LISTCACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -35,6 +36,19 @@ const struct listcache_entry *listcache_get(struct listcache *lc, const char *di
  * fstat) was taken, at or after second t0 (fs_clock_sec). */
 void listcache_put(struct listcache *lc, const char *dir, const struct stat *st, int64_t t0,
 		   const struct listcache_entry *e, size_t n);
+
+/* Lists the directory at (looked up from atfd; a final link followed only
+ * when follow), named dir (absolute) in lc, calling add for each entry in
+ * name order: the kept listing when st (the directory's stat data this run,
+ * or NULL: taken now) is a trusted one's, else the directory read now and,
+ * with lc, kept (fstat'ed before it is read: a change while it is read
+ * leaves other times than the ones recorded). lc may be NULL: every
+ * directory is read. add's non-zero return stops the listing and is
+ * returned. Returns 0, or -1 with errno (ENOTDIR: not a directory, or a
+ * link not followed). */
+int listcache_list(struct listcache *lc, int atfd, const char *at, const char *dir, bool follow,
+		   const struct stat *st,
+		   int (*add)(const char *name, unsigned char type, void *ctx), void *ctx);
 
 /* Writes the file atomically when a listing was recorded or dropped since
  * the load; else nothing. Returns 0, or -1 after a warning (a cache). */
