@@ -108,7 +108,7 @@ int cache_main(int argc, char **argv)
 		/* "remove all" includes what vx remembers of outputs in place, so
 		 * the next run rebuilds rather than trusting them */
 		static const char *const records[] = {"inplace",  "statcache", "runs.log",
-						      "lockfile-closures", "listings", "configs"};
+						      "lockfile-closures", "listings", "configs", "ignores"};
 		for (size_t i = 0; !rc && i < sizeof records / sizeof *records; i++) {
 			char *f = path_join(dir, records[i]);
 			if (unlink(f) && errno != ENOENT) {

@@ -1,8 +1,8 @@
 /* inputs.c - which files a task's key folds.
  *
- * Inside a git work tree one `git ls-files -co --exclude-standard` per run
- * lists every file git does not ignore, and each task takes its slice of the
- * sorted list: no directory is walked. Outside git, each project directory is
+ * Inside a git work tree the files git lists (tracked, and untracked but
+ * not ignored: orchestrator/listing.h) are found once per run, and each
+ * task takes its slice of the sorted list. Outside git, each project directory is
  * walked, and so is a workspace whose enclosing repository ignores it (git
  * lists none of its files). Either way a file belongs to the deepest project holding it, which
  * is how nested projects' files stay out of their parent's inputs. */
@@ -34,25 +34,17 @@ static bool lists_a_root_file(const struct strvec *files)
 	return false;
 }
 
-int inputs_init(struct inputs *in, const struct workspace *ws, struct listcache *listings)
+int inputs_init(struct inputs *in, const struct workspace *ws, struct listcache *listings,
+		struct ignores *ignores)
 {
 	memset(in, 0, sizeof *in);
 	in->ws = ws;
 	in->listings = listings;
 	for (size_t i = 0; i < ws->projects.n; i++)
 		strmap_put(&in->projects, ws->projects.v[i]->rel, i);
-	struct strbuf out = STRBUF_INIT;
-	int rc = listing_finish(ws->listing, ws->root, &out);
-	if (rc == 0) {
+	struct ignores *asked = ignores ? ignores : ignores_load(NULL, ws->root);
+	if (listing_finish(ws->listing, ws->root, listings, ws->reads, asked, &in->git_files) == 0) {
 		in->in_git = true;
-		for (size_t i = 0; i < out.len;) {
-			size_t l = strlen(out.buf + i);
-			if (l)
-				strvec_push(&in->git_files, out.buf + i);
-			i += l + 1;
-		}
-		/* ls-files lists a file once per stage during a merge conflict. */
-		strvec_sort_unique(&in->git_files);
 		if (!lists_a_root_file(&in->git_files)) {
 			/* The workspace lies in a directory its enclosing
 			 * repository ignores: git lists none of its files, and
@@ -62,7 +54,8 @@ int inputs_init(struct inputs *in, const struct workspace *ws, struct listcache 
 			in->in_git = false;
 		}
 	}
-	strbuf_release(&out);
+	if (!ignores)
+		ignores_free(asked);
 	return 0;
 }
 

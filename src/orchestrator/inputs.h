@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "orchestrator/graph.h"
+#include "orchestrator/ignores.h"
 #include "orchestrator/workspace.h"
 #include "util/listcache.h"
 #include "util/strmap.h"
@@ -20,13 +21,15 @@ struct inputs {
 	struct listcache *listings; /* outside git: directory listings kept across runs, or NULL */
 };
 
-/* Asks git once for the files it tracks or would track under the root (so
- * what git ignores is left out), or collects the listing workspace_load_listing
- * started (listing.h); outside a work tree, or without git, the file
- * system is walked instead, per task, each directory's listing taken
- * from listings (util/listcache.h; NULL: every directory read) while the
- * directory is unchanged. Returns 0 (it cannot fail). */
-int inputs_init(struct inputs *in, const struct workspace *ws, struct listcache *listings);
+/* Finds once the files git tracks or would track under the root (so what
+ * git ignores is left out), collecting the listing the workspace's load
+ * started (listing.h) and asking ignores (NULL: none kept); outside a work
+ * tree, or without git, the file system is walked instead, per task. Either
+ * way each directory's listing is taken from listings (util/listcache.h;
+ * NULL: every directory read) while the directory is unchanged. Returns 0
+ * (it cannot fail). */
+int inputs_init(struct inputs *in, const struct workspace *ws, struct listcache *listings,
+		struct ignores *ignores);
 void inputs_release(struct inputs *in);
 
 /* Appends to out the workspace-relative paths of t's input files, sorted and

@@ -141,6 +141,9 @@ int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struc
 		char *lcpath = path_join(tc->dir, "listings");
 		tc->lc = listcache_load(lcpath);
 		free(lcpath);
+		char *igpath = path_join(tc->dir, "ignores");
+		tc->ig = ignores_load(igpath, tc->ws->root);
+		free(igpath);
 		char *ippath = path_join(tc->dir, "inplace");
 		tc->ip = inplace_load(ippath);
 		free(ippath);
@@ -301,7 +304,7 @@ static int collect_inputs(struct taskcache *tc, const bool *which)
 {
 	const struct graph *g = tc->g;
 	struct inputs in;
-	inputs_init(&in, tc->ws, tc->lc);
+	inputs_init(&in, tc->ws, tc->lc, tc->ig);
 	struct strvec batch = STRVEC_INIT;
 	struct strmap index = STRMAP_INIT;
 	size_t **where = xcalloc(g->nodes.n + 1, sizeof *where);
@@ -660,6 +663,7 @@ void taskcache_checkpoint(struct taskcache *tc)
 	if (tc->sc && !tc->dry_run) {
 		statcache_save(tc->sc);
 		listcache_save(tc->lc);
+		ignores_save(tc->ig);
 		inplace_save(tc->ip);
 		readcache_save(tc->ws->reads);
 	}
@@ -1117,12 +1121,14 @@ void taskcache_close(struct taskcache *tc)
 		if (!tc->dry_run) {
 			statcache_save(tc->sc);
 			listcache_save(tc->lc);
+			ignores_save(tc->ig);
 			inplace_save(tc->ip);
 			readcache_save(tc->ws->reads);
 		}
 		statcache_free(tc->sc);
 	}
 	listcache_free(tc->lc);
+	ignores_free(tc->ig);
 	inplace_free(tc->ip);
 	if (tc->store_open)
 		store_close(&tc->store);

@@ -12,6 +12,7 @@
 #include "cache/store.h"
 #include "orchestrator/externals.h"
 #include "orchestrator/graph.h"
+#include "orchestrator/ignores.h"
 #include "orchestrator/inputs.h"
 #include "orchestrator/scheduler.h"
 #include "util/loop.h"
@@ -41,6 +42,7 @@ struct taskcache {
 	bool store_open;
 	struct statcache *sc;
 	struct listcache *lc; /* directory listings for the input walk (util/listcache.h), or NULL */
+	struct ignores *ig;   /* git's ignore answers (orchestrator/ignores.h), or NULL */
 	struct inplace *ip;     /* outputs left in place: the fast hit (cache/inplace.h) */
 	int level;              /* zstd level */
 	/* Per graph node, filled by taskcache_keys. */

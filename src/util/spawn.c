@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "util/compat.h"
+#include "util/io.h"
 
 extern char **environ;
 
@@ -113,21 +114,30 @@ int spawn_capture(char *const argv[], const char *cwd, struct strbuf *out, struc
 	return wait_status(pid);
 }
 
-int spawn_start(char *const argv[], const char *cwd, struct spawned *s)
+/* spawn_start with stdin from in_fd (closed here), or /dev/null when -1. */
+static int start(char *const argv[], const char *cwd, int in_fd, struct spawned *s)
 {
 	s->pid = 0;
 	s->out_fd = compat_anon_file("vx-spawn");
-	if (s->out_fd < 0)
+	if (s->out_fd < 0) {
+		if (in_fd >= 0)
+			close(in_fd);
 		return -1;
+	}
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (in_fd >= 0)
+		posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
+	else
+		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, s->out_fd, 1);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	if (cwd)
 		posix_spawn_file_actions_addchdir_np(&fa, cwd);
 	int rc = posix_spawnp(&s->pid, argv[0], &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
+	if (in_fd >= 0)
+		close(in_fd);
 	if (rc) {
 		close(s->out_fd);
 		s->out_fd = -1;
@@ -136,6 +146,27 @@ int spawn_start(char *const argv[], const char *cwd, struct spawned *s)
 		return -1;
 	}
 	return 0;
+}
+
+int spawn_start(char *const argv[], const char *cwd, struct spawned *s)
+{
+	return start(argv, cwd, -1, s);
+}
+
+int spawn_start_input(char *const argv[], const char *cwd, const char *in, size_t len,
+		      struct spawned *s)
+{
+	s->pid = 0;
+	int fd = compat_anon_file("vx-spawn-in");
+	if (fd < 0)
+		return -1;
+	if (write_all(fd, in, len) < 0 || lseek(fd, 0, SEEK_SET) != 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return start(argv, cwd, fd, s);
 }
 
 int spawn_finish(struct spawned *s, struct strbuf *out)

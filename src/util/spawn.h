@@ -45,6 +45,10 @@ struct spawned {
 /* Starts argv as spawn_capture would, stderr discarded. Returns 0, or -1
  * with errno set (s is then not running). */
 int spawn_start(char *const argv[], const char *cwd, struct spawned *s);
+/* spawn_start with stdin reading the len bytes of in (from a memory file:
+ * no pipe, so input and output of any size never wait on each other). */
+int spawn_start_input(char *const argv[], const char *cwd, const char *in, size_t len,
+		      struct spawned *s);
 /* Waits for s and appends what it printed to out. Returns its exit status
  * as spawn_capture does, or -1 with errno set. */
 int spawn_finish(struct spawned *s, struct strbuf *out);
