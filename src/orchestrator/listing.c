@@ -57,28 +57,51 @@ struct walk {
 	struct strvec *out;	      /* untracked, not ignored */
 	struct strvec ask;	      /* paths whose answer is not kept (directories end in '/') */
 	struct strvec repos;	      /* tracked paths that are repositories on disk (submodules) */
+	struct strbuf rel;	      /* the directory being walked, then each entry in turn */
+	struct strbuf abs;	      /* root/rel */
 };
 
-static bool is_tracked(const struct walk *w, const char *path)
+/* The range [*lo, *hi) of tracked paths under dir ("" every one):
+ * sorted, they lie together. */
+static void tracked_under(const struct strvec *t, const char *dir, size_t n, size_t *lo,
+			  size_t *hi)
 {
-	const struct strvec *t = w->tracked;
-	return t->n && bsearch(&path, t->v, t->n, sizeof *t->v, str_ptr_cmp);
-}
-
-/* Does the index hold a file under dir (no trailing '/')? */
-static bool tracks_under(const struct walk *w, const char *dir)
-{
-	const struct strvec *t = w->tracked;
-	size_t n = strlen(dir), lo = 0, hi = t->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	*lo = 0;
+	*hi = t->n;
+	if (!n)
+		return;
+	size_t a = 0, b = t->n;
+	while (a < b) { /* the first >= dir + "/" */
+		size_t mid = a + (b - a) / 2;
 		int c = strncmp(t->v[mid], dir, n);
 		if (c < 0 || (c == 0 && (unsigned char)t->v[mid][n] < '/'))
-			lo = mid + 1;
+			a = mid + 1;
 		else
-			hi = mid;
+			b = mid;
 	}
-	return lo < t->n && !strncmp(t->v[lo], dir, n) && t->v[lo][n] == '/';
+	*lo = a;
+	b = t->n;
+	while (a < b) { /* the first past every dir + "/" ... */
+		size_t mid = a + (b - a) / 2;
+		int c = strncmp(t->v[mid], dir, n);
+		if (c < 0 || (c == 0 && (unsigned char)t->v[mid][n] <= '/'))
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	*hi = a;
+}
+
+static bool tracks(const struct strvec *t, size_t lo, size_t hi, const char *path)
+{
+	return hi > lo && bsearch(&path, t->v + lo, hi - lo, sizeof *t->v, str_ptr_cmp);
+}
+
+static bool tracks_under(const struct strvec *t, const char *dir)
+{
+	size_t a, b;
+	tracked_under(t, dir, strlen(dir), &a, &b);
+	return a < b;
 }
 
 /* Is abs/.git a repository git would not enter: a directory holding HEAD,
@@ -87,7 +110,6 @@ static bool is_repository(const char *abs)
 {
 	char *dotgit = path_join(abs, ".git"), *head = NULL;
 	struct stat st;
-	bool repo = false;
 	if (fs_stat(dotgit, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
 		head = path_join(dotgit, "HEAD");
 	} else if (S_ISREG(st.st_mode)) {
@@ -101,29 +123,17 @@ static bool is_repository(const char *abs)
 		}
 		strbuf_release(&sb);
 	}
-	repo = head && fs_stat(head, &st, 0) == 0;
+	bool repo = head && fs_stat(head, &st, 0) == 0;
 	free(head);
 	free(dotgit);
 	return repo;
 }
 
-struct entries {
-	VEC(struct listcache_entry) v;
-};
-
-static int add_entry(const char *name, unsigned char type, void *ctx)
-{
-	struct entries *e = ctx;
-	struct listcache_entry c = {xstrdup(name), type};
-	vec_push(&e->v, c);
-	return 0;
-}
-
 enum kind { NONE, FILE_, DIR_ };
 
-/* What git makes of an entry: a directory, a file (a link is one, never
+/* What git makes of entry abs: a directory, a file (a link is one, never
  * followed), or nothing it lists (a socket, a fifo, a name gone). */
-static int kind_of(const char *abs_dir, const char *name, unsigned char type)
+static int kind_of(const char *abs, unsigned char type)
 {
 	if (type == DT_DIR)
 		return DIR_;
@@ -131,11 +141,8 @@ static int kind_of(const char *abs_dir, const char *name, unsigned char type)
 		return FILE_;
 	if (type != DT_UNKNOWN)
 		return NONE;
-	char *p = path_join(abs_dir, name);
 	struct stat st;
-	int rc = fs_stat(p, &st, AT_SYMLINK_NOFOLLOW);
-	free(p);
-	if (rc < 0)
+	if (fs_stat(abs, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT || errno == ENOTDIR ? NONE : -1;
 	return S_ISDIR(st.st_mode) ? DIR_ : S_ISREG(st.st_mode) || S_ISLNK(st.st_mode) ? FILE_ : NONE;
 }
@@ -143,17 +150,6 @@ static int kind_of(const char *abs_dir, const char *name, unsigned char type)
 static bool skipped(const char *name)
 {
 	return !strcmp(name, ".git") || !strcmp(name, "node_modules") || !strcmp(name, ".vx");
-}
-
-/* Takes an answer for path: 1 ignored, 0 listed, -1 to be asked. */
-static void judge(struct walk *w, char *path)
-{
-	int a = ignores_get(w->ig, path);
-	if (a == 0)
-		strvec_push(w->out, path);
-	else if (a < 0)
-		strvec_push(&w->ask, path);
-	free(path);
 }
 
 struct plain {
@@ -176,7 +172,7 @@ static int add_plain(const char *relpath, void *ctx)
 static int walk_repository(struct walk *w, const char *rel, const char *abs)
 {
 	static const char *const skip[] = {".git", "node_modules", ".vx", NULL};
-	if (is_tracked(w, rel))
+	if (tracks(w->tracked, 0, w->tracked->n, rel))
 		strvec_push(&w->repos, rel);
 	struct plain p = {w->out, rel};
 	struct glob_walk_opts o = {.skip_names = skip, .listings = w->lc};
@@ -187,68 +183,93 @@ static int walk_repository(struct walk *w, const char *rel, const char *abs)
 	return 0;
 }
 
-static int walk_dir(struct walk *w, const char *rel)
+/* Sets w->rel to rel + "/" + name (rel of length n) and w->abs to match. */
+static void at_entry(struct walk *w, size_t n, const char *name)
 {
-	char *abs = *rel ? path_join(w->root, rel) : xstrdup(w->root);
+	strbuf_setlen(&w->rel, n);
+	if (n)
+		strbuf_addch(&w->rel, '/');
+	strbuf_addstr(&w->rel, name);
+	strbuf_setlen(&w->abs, strlen(w->root));
+	strbuf_addch(&w->abs, '/');
+	strbuf_add(&w->abs, w->rel.buf, w->rel.len);
+}
+
+/* Walks the directory w->rel names ("" the root); leaves w->rel as it was. */
+static int walk_dir(struct walk *w)
+{
+	size_t n = w->rel.len;
+	char *rel = xstrdup(w->rel.buf), *abs = n ? path_join(w->root, rel) : xstrdup(w->root);
 	const char *at;
 	int dfd = fs_at(abs, &at);
 	struct stat st;
 	const struct stat *known =
-	    !*rel && w->lc && readcache_dir_stat(w->reads, w->root, &st) ? &st : NULL;
-	struct entries e = {0};
-	int rc = listcache_list(w->lc, dfd, at, abs, !*rel, known, add_entry, &e);
-	if (rc < 0 && *rel && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP))
-		rc = 0; /* gone or a link since its parent was listed */
-	bool has_git = false, has_gitignore = false;
-	for (size_t i = 0; i < e.v.n; i++) {
-		has_git |= !strcmp(e.v.v[i].name, ".git");
-		has_gitignore |= !strcmp(e.v.v[i].name, ".gitignore");
+	    !n && w->lc && readcache_dir_stat(w->reads, w->root, &st) ? &st : NULL;
+	struct listcache_scratch scratch = {0};
+	size_t count;
+	const struct listcache_entry *e =
+	    listcache_list(w->lc, dfd, at, abs, !n, known, &scratch, &count);
+	int rc = 0;
+	if (!e && n && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP))
+		goto done; /* gone or a link since its parent was listed */
+	if (!e) {
+		rc = -1;
+		warning("cannot read %s: %s", abs, strerror(errno));
+		goto done;
 	}
-	if (!rc && *rel && has_git && !tracks_under(w, rel) && is_repository(abs)) {
+	bool has_git = false, has_gitignore = false;
+	for (size_t i = 0; i < count; i++) {
+		has_git |= !strcmp(e[i].name, ".git");
+		has_gitignore |= !strcmp(e[i].name, ".gitignore");
+	}
+	size_t lo, hi;
+	tracked_under(w->tracked, rel, n, &lo, &hi);
+	if (n && has_git && lo == hi && is_repository(abs)) {
 		rc = walk_repository(w, rel, abs);
 		goto done;
 	}
-	if (!rc && ignores_enter(w->ig, rel, has_gitignore) < 0)
+	if (ignores_enter(w->ig, rel, has_gitignore) < 0) {
 		rc = -1;
-	if (rc < 0)
-		warning("cannot read %s: %s", abs, strerror(errno));
-	for (size_t i = 0; !rc && i < e.v.n; i++) {
-		const char *name = e.v.v[i].name;
-		if (skipped(name))
+		warning("cannot read %s/.gitignore: %s", abs, strerror(errno));
+		goto done;
+	}
+	for (size_t i = 0; !rc && i < count; i++) {
+		if (skipped(e[i].name))
 			continue;
-		int kind = kind_of(abs, name, e.v.v[i].type);
-		char *path = *rel ? xasprintf("%s/%s", rel, name) : xstrdup(name);
+		at_entry(w, n, e[i].name);
+		int kind = kind_of(w->abs.buf, e[i].type);
 		if (kind < 0) {
 			rc = -1;
-			warning("cannot read %s/%s: %s", abs, name, strerror(errno));
-		} else if (kind == FILE_) {
-			if (!is_tracked(w, path)) {
-				judge(w, path);
-				path = NULL;
-			}
+			warning("cannot read %s: %s", w->abs.buf, strerror(errno));
+		} else if (kind == FILE_ && !tracks(w->tracked, lo, hi, w->rel.buf)) {
+			int a = ignores_get(w->ig, w->rel.buf);
+			if (a == 0)
+				strvec_push(w->out, w->rel.buf);
+			else if (a < 0)
+				strvec_push(&w->ask, w->rel.buf);
 		} else if (kind == DIR_) {
-			/* A path the index holds as such is a submodule's:
-			 * no ignore rule applies to it. */
-			if (tracks_under(w, path) || is_tracked(w, path)) {
-				rc = walk_dir(w, path);
-			} else {
-				/* Wholly untracked: entered once git says it is
-				 * not ignored (asked now, or kept). */
-				char *d = xasprintf("%s/", path);
-				int a = ignores_get(w->ig, d);
-				if (a == 0)
-					rc = walk_dir(w, path);
-				else if (a < 0)
-					strvec_push(&w->ask, d);
-				free(d);
+			/* A path the index holds as such is a submodule's: no
+			 * ignore rule applies to it. */
+			if (tracks(w->tracked, lo, hi, w->rel.buf) ||
+			    tracks_under(w->tracked, w->rel.buf)) {
+				rc = walk_dir(w);
+				continue;
 			}
+			/* Wholly untracked: entered once git says it is not
+			 * ignored (asked now, or kept). */
+			strbuf_addch(&w->rel, '/');
+			int a = ignores_get(w->ig, w->rel.buf);
+			if (a < 0)
+				strvec_push(&w->ask, w->rel.buf);
+			strbuf_setlen(&w->rel, w->rel.len - 1);
+			if (a == 0)
+				rc = walk_dir(w);
 		}
-		free(path);
 	}
 done:
-	for (size_t i = 0; i < e.v.n; i++)
-		free(e.v.v[i].name);
-	vec_free(&e.v);
+	strbuf_setlen(&w->rel, n);
+	listcache_scratch_release(&scratch);
+	free(rel);
 	free(abs);
 	return rc;
 }
@@ -257,7 +278,8 @@ done:
  * after a warning. */
 static int find_untracked(struct walk *w)
 {
-	if (walk_dir(w, "") < 0)
+	strbuf_reset(&w->rel);
+	if (walk_dir(w) < 0)
 		return -1;
 	/* Each round asks git about what the walk could not judge, then
 	 * enters the directories git does not ignore (which may hold more). */
@@ -274,9 +296,9 @@ static int find_untracked(struct walk *w)
 				strvec_push(w->out, p);
 				continue;
 			}
-			char *dir = xstrndup(p, n - 1);
-			rc = walk_dir(w, dir);
-			free(dir);
+			strbuf_reset(&w->rel);
+			strbuf_add(&w->rel, p, n - 1);
+			rc = walk_dir(w);
 		}
 		strvec_clear(&asked);
 		if (rc)
@@ -306,7 +328,10 @@ int listing_finish(struct spawned *started, const char *root, struct listcache *
 			 .reads = reads,
 			 .ig = ig,
 			 .tracked = &tracked,
-			 .out = &untracked};
+			 .out = &untracked,
+			 .rel = STRBUF_INIT,
+			 .abs = STRBUF_INIT};
+	strbuf_addstr(&w.abs, root);
 	if (find_untracked(&w) < 0) {
 		warning("asking git for the untracked files of %s instead", root);
 		strvec_clear(&untracked);
@@ -315,6 +340,8 @@ int listing_finish(struct spawned *started, const char *root, struct listcache *
 		split_nul(&out, &untracked);
 	}
 	strvec_clear(&w.ask);
+	strbuf_release(&w.rel);
+	strbuf_release(&w.abs);
 	strvec_sort_unique(&w.repos);
 	for (size_t i = 0; i < tracked.n; i++)
 		if (!w.repos.n || !bsearch(&tracked.v[i], w.repos.v, w.repos.n, sizeof *w.repos.v,

@@ -679,7 +679,6 @@ struct walk {
 	int (*cb)(const char *relpath, void *ctx);
 	void *ctx;
 	struct strbuf rel;	     /* the directory being read, then each entry in turn */
-	struct walk_entries *ents; /* what walk_read fills */
 	struct listcache *lc;	   /* NULL: read every directory */
 	const struct readcache *reads; /* its stat of the root, if any, is taken */
 };
@@ -735,16 +734,6 @@ fail:
 	return (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) ? KIND_NONE : -1;
 }
 
-static int walk_add(const char *name, unsigned char type, void *vctx)
-{
-	struct walk *w = vctx;
-	if (!is_skipped(w, name)) {
-		struct walk_entry e = {xstrdup(name), type};
-		vec_push(w->ents, e);
-	}
-	return 0;
-}
-
 /* Reads w->rel's entries, sorted, through the kept listings when there
  * are (util/listcache.h). Returns 0, or -1 with errno. A directory below
  * the root gone or turned into a link since it was listed reads as empty. */
@@ -761,11 +750,22 @@ static int walk_read(struct walk *w, struct walk_entries *ents)
 	char *abs = !w->lc ? NULL
 		    : w->rel.len ? xasprintf("%s/%s", w->root, w->rel.buf)
 				 : xstrdup(w->root);
-	w->ents = ents;
-	int ret = listcache_list(w->lc, w->rootfd, rel, abs, root, known, walk_add, w);
-	if (ret < 0 && !root && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP))
-		ret = 0;
+	struct listcache_scratch scratch = {0};
+	size_t n;
+	const struct listcache_entry *e =
+	    listcache_list(w->lc, w->rootfd, rel, abs, root, known, &scratch, &n);
+	int ret = 0;
+	if (!e)
+		ret = !root && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) ? 0 : -1;
+	for (size_t i = 0; e && i < n; i++)
+		if (!is_skipped(w, e[i].name)) {
+			struct walk_entry c = {xstrdup(e[i].name), e[i].type};
+			vec_push(ents, c);
+		}
+	int err = errno;
+	listcache_scratch_release(&scratch);
 	free(abs);
+	errno = err;
 	return ret;
 }
 

@@ -42,6 +42,9 @@ struct listcache {
 	size_t hits, puts;
 };
 
+/* What an empty listing returns: an array of none, never NULL. */
+static const struct listcache_entry none;
+
 static void listing_free(struct listing *l)
 {
 	for (size_t i = 0; i < l->entries.n; i++)
@@ -156,7 +159,7 @@ const struct listcache_entry *listcache_get(struct listcache *lc, const char *di
 		return NULL;
 	lc->hits++;
 	*n = l->entries.n;
-	return l->entries.v;
+	return l->entries.v ? l->entries.v : &none;
 }
 
 void listcache_put(struct listcache *lc, const char *dir, const struct stat *st, int64_t t0,
@@ -183,67 +186,71 @@ void listcache_put(struct listcache *lc, const char *dir, const struct stat *st,
 	lc->puts++;
 }
 
-struct read_all {
-	VEC(struct listcache_entry) v;
-};
-
 static int read_one(const char *name, unsigned char type, void *ctx)
 {
-	struct read_all *r = ctx;
+	struct listcache_scratch *r = ctx;
 	struct listcache_entry e = {xstrdup(name), type};
-	vec_push(&r->v, e);
+	vec_push(r, e);
 	return 0;
 }
 
-int listcache_list(struct listcache *lc, int atfd, const char *at, const char *dir, bool follow,
-		   const struct stat *st,
-		   int (*add)(const char *name, unsigned char type, void *ctx), void *ctx)
+static void scratch_empty(struct listcache_scratch *scratch)
+{
+	for (size_t i = 0; i < scratch->n; i++)
+		free(scratch->v[i].name);
+	scratch->n = 0;
+}
+
+void listcache_scratch_release(struct listcache_scratch *scratch)
+{
+	scratch_empty(scratch);
+	vec_free(scratch);
+}
+
+const struct listcache_entry *listcache_list(struct listcache *lc, int atfd, const char *at,
+					     const char *dir, bool follow, const struct stat *st,
+					     struct listcache_scratch *scratch, size_t *n)
 {
 	struct stat now;
 	int64_t t0 = 0;
+	scratch_empty(scratch);
+	*n = 0;
 	if (lc) {
 		if (!st) {
 			if (fstatat(atfd, at, &now, follow ? 0 : AT_SYMLINK_NOFOLLOW) < 0)
-				return -1;
+				return NULL;
 			st = &now;
 		}
 		if (!S_ISDIR(st->st_mode)) {
 			errno = ENOTDIR;
-			return -1;
+			return NULL;
 		}
-		size_t n;
-		const struct listcache_entry *e = listcache_get(lc, dir, st, &n);
-		if (e) {
-			int ret = 0;
-			for (size_t i = 0; !ret && i < n; i++)
-				ret = add(e[i].name, e[i].type, ctx);
-			return ret;
-		}
+		const struct listcache_entry *e = listcache_get(lc, dir, st, n);
+		if (e)
+			return e;
 		t0 = fs_clock_sec();
 	}
 	int fd = openat(atfd, at, O_RDONLY | O_DIRECTORY | (follow ? 0 : O_NOFOLLOW) | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
+		return NULL;
 	if (lc && fstat(fd, &now) < 0) {
 		int e = errno;
 		close(fd);
 		errno = e;
-		return -1;
+		return NULL;
 	}
-	struct read_all r = {0};
-	int ret = compat_read_dir(fd, read_one, &r) < 0 ? -1 : 0;
-	if (!ret && r.v.n)
-		qsort(r.v.v, r.v.n, sizeof *r.v.v, entry_cmp);
-	if (!ret && lc)
-		listcache_put(lc, dir, &now, t0, r.v.v, r.v.n);
-	for (size_t i = 0; !ret && i < r.v.n; i++)
-		ret = add(r.v.v[i].name, r.v.v[i].type, ctx);
-	int e = errno;
-	for (size_t i = 0; i < r.v.n; i++)
-		free(r.v.v[i].name);
-	vec_free(&r.v);
-	errno = e;
-	return ret;
+	if (compat_read_dir(fd, read_one, scratch) < 0) {
+		int e = errno;
+		scratch_empty(scratch);
+		errno = e;
+		return NULL;
+	}
+	if (scratch->n)
+		qsort(scratch->v, scratch->n, sizeof *scratch->v, entry_cmp);
+	if (lc)
+		listcache_put(lc, dir, &now, t0, scratch->v, scratch->n);
+	*n = scratch->n;
+	return scratch->v ? scratch->v : &none;
 }
 
 int listcache_save(struct listcache *lc)

@@ -37,18 +37,27 @@ const struct listcache_entry *listcache_get(struct listcache *lc, const char *di
 void listcache_put(struct listcache *lc, const char *dir, const struct stat *st, int64_t t0,
 		   const struct listcache_entry *e, size_t n);
 
+/* A directory's entries read now, when no kept listing answered. */
+struct listcache_scratch {
+	struct listcache_entry *v;
+	size_t n, alloc;
+};
+
 /* Lists the directory at (looked up from atfd; a final link followed only
- * when follow), named dir (absolute) in lc, calling add for each entry in
- * name order: the kept listing when st (the directory's stat data this run,
- * or NULL: taken now) is a trusted one's, else the directory read now and,
- * with lc, kept (fstat'ed before it is read: a change while it is read
- * leaves other times than the ones recorded). lc may be NULL: every
- * directory is read. add's non-zero return stops the listing and is
- * returned. Returns 0, or -1 with errno (ENOTDIR: not a directory, or a
- * link not followed). */
-int listcache_list(struct listcache *lc, int atfd, const char *at, const char *dir, bool follow,
-		   const struct stat *st,
-		   int (*add)(const char *name, unsigned char type, void *ctx), void *ctx);
+ * when follow), named dir (absolute) in lc, sorted by name: the kept
+ * listing when st (the directory's stat data this run, or NULL: taken now)
+ * is a trusted one's, valid until dir is listed again or lc is freed;
+ * else the directory read now into scratch (emptied first) and, with lc,
+ * kept (fstat'ed before it is read: a change while it is read leaves other
+ * times than the ones recorded). lc may be NULL: every directory is read.
+ * Sets *n. Returns NULL with errno on failure (ENOTDIR: not a directory,
+ * or a link not followed). */
+const struct listcache_entry *listcache_list(struct listcache *lc, int atfd, const char *at,
+					     const char *dir, bool follow, const struct stat *st,
+					     struct listcache_scratch *scratch, size_t *n);
+
+/* Frees scratch's names and array. */
+void listcache_scratch_release(struct listcache_scratch *scratch);
 
 /* Writes the file atomically when a listing was recorded or dropped since
  * the load; else nothing. Returns 0, or -1 after a warning (a cache). */

@@ -120,12 +120,62 @@ static void test_corrupt(void)
 	free(file);
 }
 
+/* An empty directory's listing is kept like any other: a kept listing of
+ * no entries once read as "none kept", so each run read the directory
+ * again and wrote the whole file anew. listcache_list answers from it
+ * without opening the directory, and reads one that changed. */
+static void test_empty_and_list(void)
+{
+	char *file = xasprintf("%s/listings-empty", root), *dir = xasprintf("%s/e", root);
+	fs_mkdir(root, "e", 0755);
+	struct stat st;
+	age_dir(dir, 100, &st);
+	struct listcache *lc = listcache_load(file);
+	listcache_put(lc, dir, &st, fs_clock_sec(), NULL, 0);
+	size_t n = 9;
+	CHECK(listcache_get(lc, dir, &st, &n) != NULL);
+	CHECK_INT(n, 0);
+	CHECK_INT(listcache_save(lc), 0);
+	listcache_free(lc);
+	lc = listcache_load(file);
+	struct listcache_scratch scratch = {0};
+	size_t hits, puts;
+	CHECK(listcache_list(lc, AT_FDCWD, dir, dir, false, NULL, &scratch, &n) != NULL);
+	CHECK_INT(n, 0);
+	listcache_counts(lc, &hits, &puts);
+	CHECK_INT(hits, 1);
+	CHECK_INT(puts, 0);
+	/* an entry added (times moved on and set back): read, and kept */
+	fs_write(dir, "new.txt", "x", 0644);
+	age_dir(dir, 50, &st);
+	const struct listcache_entry *e =
+	    listcache_list(lc, AT_FDCWD, dir, dir, false, NULL, &scratch, &n);
+	CHECK(e != NULL && n == 1);
+	if (e && n == 1)
+		CHECK_STR(e[0].name, "new.txt");
+	listcache_counts(lc, &hits, &puts);
+	CHECK_INT(puts, 1);
+	/* a file is no directory; a link to one is not followed unless asked */
+	char *f = xasprintf("%s/new.txt", dir), *l = xasprintf("%s/link", root);
+	CHECK(listcache_list(lc, AT_FDCWD, f, f, false, NULL, &scratch, &n) == NULL);
+	CHECK(symlink(dir, l) == 0);
+	CHECK(listcache_list(lc, AT_FDCWD, l, l, false, NULL, &scratch, &n) == NULL);
+	CHECK(listcache_list(NULL, AT_FDCWD, l, l, true, NULL, &scratch, &n) != NULL && n == 1);
+	listcache_scratch_release(&scratch);
+	listcache_free(lc);
+	free(f);
+	free(l);
+	free(file);
+	free(dir);
+}
+
 int main(void)
 {
 	root = fs_tmpdir();
 	test_get_put();
 	test_racy();
 	test_corrupt();
+	test_empty_and_list();
 	char *cmd = xasprintf("rm -rf '%s'", root);
 	if (system(cmd))
 		fprintf(stderr, "cannot remove %s\n", root);
