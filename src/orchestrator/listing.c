@@ -25,17 +25,32 @@
 #include "util/path.h"
 #include "util/vec.h"
 
-static char *ls_cached[] = {"git", "ls-files", "-z", "--cached", NULL};
+static char *ls_cached[] = {"git", "ls-files", "-z", "--cached", "--stage", NULL};
 static char *ls_others[] = {"git", "ls-files", "-z", "--others", "--exclude-standard", NULL};
 
-struct spawned *listing_start(const char *root)
+struct listing {
+	struct spawned cached;
+	struct spawned others; /* pid 0: vx walks for the untracked files */
+};
+
+struct listing *listing_start(const char *root, bool others)
 {
-	struct spawned *s = xmalloc(sizeof *s);
-	if (spawn_start(ls_cached, root, s)) {
-		free(s);
+	struct listing *l = xcalloc(1, sizeof *l);
+	if (spawn_start(ls_cached, root, &l->cached) ||
+	    (others && spawn_start(ls_others, root, &l->others))) {
+		listing_abandon(l);
 		return NULL;
 	}
-	return s;
+	return l;
+}
+
+void listing_abandon(struct listing *l)
+{
+	if (!l)
+		return;
+	spawn_abandon(&l->cached);
+	spawn_abandon(&l->others);
+	free(l);
 }
 
 static void split_nul(const struct strbuf *sb, struct strvec *out)
@@ -48,6 +63,21 @@ static void split_nul(const struct strbuf *sb, struct strvec *out)
 	}
 }
 
+/* Splits `ls-files --stage -z` records ("MODE OBJECT STAGE\tPATH") into
+ * paths, and the paths of gitlinks (mode 160000: submodules) into links. */
+static void split_staged(const struct strbuf *sb, struct strvec *paths, struct strvec *links)
+{
+	for (size_t i = 0; i < sb->len;) {
+		const char *rec = sb->buf + i, *tab = strchr(rec, '\t');
+		i += strlen(rec) + 1;
+		if (!tab || !tab[1])
+			continue;
+		strvec_push(paths, tab + 1);
+		if (!strncmp(rec, "160000 ", 7))
+			strvec_push(links, tab + 1);
+	}
+}
+
 struct walk {
 	const char *root;
 	struct listcache *lc;
@@ -56,7 +86,7 @@ struct walk {
 	const struct strvec *tracked; /* sorted */
 	struct strvec *out;	      /* untracked, not ignored */
 	struct strvec ask;	      /* paths whose answer is not kept (directories end in '/') */
-	struct strvec repos;	      /* tracked paths that are repositories on disk (submodules) */
+	const struct strvec *links;   /* sorted: the submodules' paths */
 	struct strbuf rel;	      /* the directory being walked, then each entry in turn */
 	struct strbuf abs;	      /* root/rel */
 };
@@ -166,21 +196,24 @@ static int add_plain(const char *relpath, void *ctx)
 
 /* Another repository inside the work tree (a submodule, or a clone never
  * added): git lists none of its files, and the directory itself ("DIR/",
- * or a submodule's path) is no file to key. Its files are walked as a
- * workspace outside git walks them (inputs.c): no ignore rule of either
- * repository leaves one out, so no change in it can hide. */
-static int walk_repository(struct walk *w, const char *rel, const char *abs)
+ * or a submodule's path) is no file to key. Its files, under rel, are
+ * walked as a workspace outside git walks them (inputs.c): no ignore rule
+ * of either repository leaves one out, so no change in it can hide. */
+static int walk_repository(const char *root, const char *rel, struct listcache *lc,
+			   struct strvec *out)
 {
 	static const char *const skip[] = {".git", "node_modules", ".vx", NULL};
-	if (tracks(w->tracked, 0, w->tracked->n, rel))
-		strvec_push(&w->repos, rel);
-	struct plain p = {w->out, rel};
-	struct glob_walk_opts o = {.skip_names = skip, .listings = w->lc};
-	if (glob_walk_with(abs, "**", GLOB_WALK_FILES, &o, add_plain, &p) < 0 && errno != ENOENT) {
+	char *abs = path_join(root, rel);
+	struct plain p = {out, rel};
+	struct glob_walk_opts o = {.skip_names = skip, .listings = lc};
+	int rc = 0;
+	if (glob_walk_with(abs, "**", GLOB_WALK_FILES, &o, add_plain, &p) < 0 && errno != ENOENT &&
+	    errno != ENOTDIR) {
 		warning("cannot read %s: %s", abs, strerror(errno));
-		return -1;
+		rc = -1;
 	}
-	return 0;
+	free(abs);
+	return rc;
 }
 
 /* Sets w->rel to rel + "/" + name (rel of length n) and w->abs to match. */
@@ -225,7 +258,7 @@ static int walk_dir(struct walk *w)
 	size_t lo, hi;
 	tracked_under(w->tracked, rel, n, &lo, &hi);
 	if (n && has_git && lo == hi && is_repository(abs)) {
-		rc = walk_repository(w, rel, abs);
+		rc = walk_repository(w->root, rel, w->lc, w->out);
 		goto done;
 	}
 	if (ignores_enter(w->ig, rel, has_gitignore) < 0) {
@@ -248,8 +281,11 @@ static int walk_dir(struct walk *w)
 			else if (a < 0)
 				strvec_push(&w->ask, w->rel.buf);
 		} else if (kind == DIR_) {
-			/* A path the index holds as such is a submodule's: no
-			 * ignore rule applies to it. */
+			/* A submodule is walked whole afterwards; a path the
+			 * index holds as a file but is a directory now is
+			 * entered as git enters it. */
+			if (tracks(w->links, 0, w->links->n, w->rel.buf))
+				continue;
 			if (tracks(w->tracked, lo, hi, w->rel.buf) ||
 			    tracks_under(w->tracked, w->rel.buf)) {
 				rc = walk_dir(w);
@@ -307,51 +343,72 @@ static int find_untracked(struct walk *w)
 	return 0;
 }
 
-int listing_finish(struct spawned *started, const char *root, struct listcache *lc,
+int listing_finish(struct listing *started, const char *root, struct listcache *lc,
 		   const struct readcache *reads, struct ignores *ig, struct strvec *files)
 {
 	struct strbuf out = STRBUF_INIT;
 	/* A listing started at load is collected once; a second caller asks
 	 * git again. */
-	int rc = started && started->pid ? spawn_finish(started, &out)
-					 : spawn_capture(ls_cached, root, &out, NULL);
+	bool begun = started && started->cached.pid;
+	bool others = begun ? started->others.pid != 0 : !lc;
+	int rc = begun ? spawn_finish(&started->cached, &out)
+		       : spawn_capture(ls_cached, root, &out, NULL);
 	if (rc != 0) {
+		if (begun)
+			spawn_abandon(&started->others);
 		strbuf_release(&out);
 		return rc;
 	}
-	struct strvec tracked = STRVEC_INIT, untracked = STRVEC_INIT;
-	split_nul(&out, &tracked);
+	struct strvec tracked = STRVEC_INIT, links = STRVEC_INIT, untracked = STRVEC_INIT;
+	split_staged(&out, &tracked, &links);
 	/* ls-files lists a file once per stage during a merge conflict. */
 	strvec_sort_unique(&tracked);
+	strvec_sort_unique(&links);
 	struct walk w = {.root = root,
 			 .lc = lc,
 			 .reads = reads,
 			 .ig = ig,
 			 .tracked = &tracked,
+			 .links = &links,
 			 .out = &untracked,
 			 .rel = STRBUF_INIT,
 			 .abs = STRBUF_INIT};
 	strbuf_addstr(&w.abs, root);
-	if (find_untracked(&w) < 0) {
-		warning("asking git for the untracked files of %s instead", root);
+	bool walked = !others && find_untracked(&w) == 0;
+	if (!walked) {
+		if (!others)
+			warning("asking git for the untracked files of %s instead", root);
 		strvec_clear(&untracked);
 		strbuf_reset(&out);
-		rc = spawn_capture(ls_others, root, &out, NULL);
-		split_nul(&out, &untracked);
+		rc = begun && others ? spawn_finish(&started->others, &out)
+				     : spawn_capture(ls_others, root, &out, NULL);
+		struct strvec listed = STRVEC_INIT;
+		split_nul(&out, &listed);
+		/* git names another repository in the tree "DIR/" */
+		for (size_t i = 0; !rc && i < listed.n; i++) {
+			size_t n = strlen(listed.v[i]);
+			if (listed.v[i][n - 1] != '/' || listed.v[i][0] == '/') {
+				strvec_push(&untracked, listed.v[i]);
+				continue;
+			}
+			listed.v[i][n - 1] = '\0';
+			walk_repository(root, listed.v[i], lc, &untracked);
+		}
+		strvec_clear(&listed);
 	}
 	strvec_clear(&w.ask);
 	strbuf_release(&w.rel);
 	strbuf_release(&w.abs);
-	strvec_sort_unique(&w.repos);
+	for (size_t i = 0; i < links.n; i++)
+		walk_repository(root, links.v[i], lc, &untracked);
 	for (size_t i = 0; i < tracked.n; i++)
-		if (!w.repos.n || !bsearch(&tracked.v[i], w.repos.v, w.repos.n, sizeof *w.repos.v,
-					   str_ptr_cmp))
+		if (!tracks(&links, 0, links.n, tracked.v[i]))
 			strvec_push(files, tracked.v[i]);
-	strvec_clear(&w.repos);
 	for (size_t i = 0; i < untracked.n; i++)
 		strvec_push(files, untracked.v[i]);
 	strvec_sort_unique(files);
 	strvec_clear(&tracked);
+	strvec_clear(&links);
 	strvec_clear(&untracked);
 	strbuf_release(&out);
 	return rc;

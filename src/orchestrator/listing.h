@@ -15,13 +15,23 @@
 #include "util/strbuf.h"
 #include "util/vec.h"
 
-/* Starts `git ls-files -z --cached` in root in the background. Returns
- * NULL when it could not start (no error: git is then asked at
- * listing_finish). */
-struct spawned *listing_start(const char *root);
+/* git started for one listing. */
+struct listing;
 
-/* Collects the tracked files (started may be NULL or already collected:
- * git is asked now, in root), then walks root for the untracked ones:
+/* Starts git in root in the background: `git ls-files -z --cached`, and
+ * with others `--others --exclude-standard` too, for a run whose cache has
+ * kept nothing yet (a fresh clone, a cache cleaned): git's walk then runs
+ * on another core while vx reads the configs, where vx's would read every
+ * directory on the main one. Returns NULL when git could not
+ * start (no error: it is then asked at listing_finish). */
+struct listing *listing_start(const char *root, bool others);
+
+/* Kills and reaps git if it still runs, and frees l (NULL: nothing). */
+void listing_abandon(struct listing *l);
+
+/* Collects the files git listed (started may be NULL or already
+ * collected: git is asked now, in root, for --others too when lc is
+ * NULL). Unless git listed them, walks root for the untracked files:
  * through lc (NULL: every directory read), taking the stat of root that
  * reads took (NULL: none), asking ig (never NULL). Appends the paths,
  * root-relative, sorted and unique, to files: files as `git ls-files`
@@ -29,7 +39,7 @@ struct spawned *listing_start(const char *root);
  * entered below a directory named .git, node_modules or .vx (no input
  * lies there). Returns 0; git's exit status (> 0) when root is not in a
  * work tree, files untouched; -1 with errno when git could not run. */
-int listing_finish(struct spawned *started, const char *root, struct listcache *lc,
+int listing_finish(struct listing *started, const char *root, struct listcache *lc,
 		   const struct readcache *reads, struct ignores *ig, struct strvec *files);
 
 #endif

@@ -453,9 +453,7 @@ void workspace_free(struct workspace *ws)
 	readcache_free(ws->reads);
 	config_free(ws->cfg);
 	free(ws->root);
-	if (ws->listing)
-		spawn_abandon(ws->listing);
-	free(ws->listing);
+	listing_abandon(ws->listing);
 	free(ws);
 }
 
@@ -579,6 +577,19 @@ static struct readcache *reads_open(const struct workspace *ws)
 	return rc;
 }
 
+/* Whether a run kept what it saw in the workspace's cache (its stat cache
+ * is there): the input walk then goes by the listings it kept, or keeps
+ * them now, once. The first run of a fresh clone lets git walk instead. */
+static bool cache_kept(const struct workspace *ws)
+{
+	char *dir = workspace_cache_dir(ws), *f = path_join(dir, "statcache");
+	struct stat st;
+	bool kept = stat(f, &st) == 0;
+	free(f);
+	free(dir);
+	return kept;
+}
+
 static struct workspace *load(const char *start_dir, bool listing)
 {
 	char *start = realpath(start_dir, NULL);
@@ -600,7 +611,7 @@ static struct workspace *load(const char *start_dir, bool listing)
 		return NULL;
 	}
 	if (listing)
-		ws->listing = listing_start(ws->root);
+		ws->listing = listing_start(ws->root, !cache_kept(ws));
 	fs_anchor(ws->root);
 	ws->reads = reads_open(ws);
 	lstr_vec pkg_pats = {0};

@@ -57,7 +57,7 @@ struct workspace {
 	struct readcache *reads; /* the kept config reads (util/readcache.h): loaded
 				  * from the cache directory when it exists, else
 				  * NULL; saved by the task cache's checkpoints */
-	struct spawned *listing; /* `git ls-files` started as soon as the root was known,
+	struct listing *listing; /* `git ls-files` started as soon as the root was known,
 				  * collected by inputs_init; NULL when not started */
 };
 
