@@ -9,12 +9,18 @@
  * check-ignore`, whose answers are kept while the rules they came from are
  * unchanged. A directory holding no tracked file is asked about as a whole
  * first (dist/, .turbo/): an ignored one is not entered, as git enters
- * none. When the walk or git's answer fails, git's own walk is taken. */
+ * none. When the walk or git's answer fails, git's own walk is taken.
+ *
+ * The walk runs on a thread of its own, started with git at load, while
+ * the main one reads the configs: it touches nothing the main thread does
+ * (its own kept listings and answers, loaded there; the root's stat taken
+ * again), and hands them and the list over when joined. */
 #include "orchestrator/listing.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -31,25 +37,84 @@ static char *ls_others[] = {"git", "ls-files", "-z", "--others", "--exclude-stan
 struct listing {
 	struct spawned cached;
 	struct spawned others; /* pid 0: vx walks for the untracked files */
+	/* the walk's thread, and what it keeps and finds */
+	bool threaded, joined, collected;
+	pthread_t thread;
+	char *root, *cache_dir;
+	struct listcache *lc;
+	struct ignores *ig;
+	struct strvec files;
+	int rc;
 };
 
-struct listing *listing_start(const char *root, bool others)
+static int collect(struct listing *started, const char *root, struct listcache *lc,
+		   const struct readcache *reads, struct ignores *ig, struct strvec *files);
+
+static void *walk_thread(void *arg)
+{
+	struct listing *l = arg;
+	char *f = path_join(l->cache_dir, "listings");
+	l->lc = listcache_load(f);
+	free(f);
+	f = path_join(l->cache_dir, "ignores");
+	l->ig = ignores_load(f, l->root);
+	free(f);
+	l->rc = collect(l, l->root, l->lc, NULL, l->ig, &l->files);
+	return NULL;
+}
+
+struct listing *listing_start(const char *root, const char *cache_dir)
 {
 	struct listing *l = xcalloc(1, sizeof *l);
 	if (spawn_start(ls_cached, root, &l->cached) ||
-	    (others && spawn_start(ls_others, root, &l->others))) {
+	    (!cache_dir && spawn_start(ls_others, root, &l->others))) {
 		listing_abandon(l);
 		return NULL;
 	}
+	if (cache_dir) {
+		l->root = xstrdup(root);
+		l->cache_dir = xstrdup(cache_dir);
+		/* without a thread, the walk is done when it is asked for */
+		l->threaded = pthread_create(&l->thread, NULL, walk_thread, l) == 0;
+	}
 	return l;
+}
+
+static void join(struct listing *l)
+{
+	if (l && l->threaded && !l->joined) {
+		pthread_join(l->thread, NULL);
+		l->joined = true;
+	}
+}
+
+void listing_take_kept(struct listing *l, const char *cache_dir, struct listcache **lc,
+		       struct ignores **ig)
+{
+	*lc = NULL;
+	*ig = NULL;
+	join(l);
+	if (!l || !l->joined || strcmp(l->cache_dir, cache_dir))
+		return;
+	*lc = l->lc;
+	*ig = l->ig;
+	l->lc = NULL;
+	l->ig = NULL;
 }
 
 void listing_abandon(struct listing *l)
 {
 	if (!l)
 		return;
+	/* The thread waits for git itself: joined, never killed under it. */
+	join(l);
 	spawn_abandon(&l->cached);
 	spawn_abandon(&l->others);
+	listcache_free(l->lc);
+	ignores_free(l->ig);
+	strvec_clear(&l->files);
+	free(l->root);
+	free(l->cache_dir);
 	free(l);
 }
 
@@ -344,6 +409,19 @@ static int find_untracked(struct walk *w)
 }
 
 int listing_finish(struct listing *started, const char *root, struct listcache *lc,
+		   const struct readcache *reads, struct ignores *ig, struct strvec *files)
+{
+	join(started);
+	if (started && started->joined && !started->collected) {
+		started->collected = true;
+		strvec_extend(files, &started->files);
+		strvec_clear(&started->files);
+		return started->rc;
+	}
+	return collect(started, root, lc, reads, ig, files);
+}
+
+static int collect(struct listing *started, const char *root, struct listcache *lc,
 		   const struct readcache *reads, struct ignores *ig, struct strvec *files)
 {
 	struct strbuf out = STRBUF_INIT;

@@ -18,20 +18,28 @@
 /* git started for one listing. */
 struct listing;
 
-/* Starts git in root in the background: `git ls-files -z --cached`, and
- * with others `--others --exclude-standard` too, for a run whose cache has
- * kept nothing yet (a fresh clone, a cache cleaned): git's walk then runs
- * on another core while vx reads the configs, where vx's would read every
- * directory on the main one. Returns NULL when git could not
- * start (no error: it is then asked at listing_finish). */
-struct listing *listing_start(const char *root, bool others);
+/* Starts git in root in the background: `git ls-files -z --cached
+ * --stage`, and when cache_dir is NULL (a run whose cache has kept nothing
+ * yet: a fresh clone, a cache cleaned) `--others --exclude-standard` too:
+ * git's walk then runs on another core while vx reads the configs, where
+ * vx's would read every directory. Else vx's walk starts on a thread of
+ * its own, going by the listings and answers kept in cache_dir. Call after
+ * fs_anchor (util/io.h). Returns NULL when git could not start (no error:
+ * it is then asked at listing_finish). */
+struct listing *listing_start(const char *root, const char *cache_dir);
 
-/* Kills and reaps git if it still runs, and frees l (NULL: nothing). */
+/* Waits for the walk started (l may be NULL) and moves the listings and
+ * answers it loaded from cache_dir (and kept up to date) to *lc and *ig;
+ * sets them NULL when it loaded none from there. */
+void listing_take_kept(struct listing *l, const char *cache_dir, struct listcache **lc,
+		       struct ignores **ig);
+
+/* Waits for what l started, and frees l (NULL: nothing). */
 void listing_abandon(struct listing *l);
 
-/* Collects the files git listed (started may be NULL or already
- * collected: git is asked now, in root, for --others too when lc is
- * NULL). Unless git listed them, walks root for the untracked files:
+/* Collects the files git listed and the walk found (started may be NULL
+ * or already collected: git is asked now, in root, for --others too when
+ * lc is NULL). Unless git listed them, walks root for the untracked files:
  * through lc (NULL: every directory read), taking the stat of root that
  * reads took (NULL: none), asking ig (never NULL). Appends the paths,
  * root-relative, sorted and unique, to files: files as `git ls-files`

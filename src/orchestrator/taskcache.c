@@ -24,6 +24,7 @@
 #include "cache/remote.h"
 #include "cache/saver.h"
 #include "cache/transfer.h"
+#include "orchestrator/listing.h"
 #include "orchestrator/output.h"
 #include "orchestrator/schema.h"
 #include "orchestrator/taskenv.h"
@@ -138,12 +139,18 @@ int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struc
 		tc->sc = statcache_load(scpath);
 		statcache_use_reads(tc->sc, tc->ws->reads);
 		free(scpath);
-		char *lcpath = path_join(tc->dir, "listings");
-		tc->lc = listcache_load(lcpath);
-		free(lcpath);
-		char *igpath = path_join(tc->dir, "ignores");
-		tc->ig = ignores_load(igpath, tc->ws->root);
-		free(igpath);
+		/* the input walk's, when it ran while the configs were read */
+		listing_take_kept(tc->ws->listing, tc->dir, &tc->lc, &tc->ig);
+		if (!tc->lc) {
+			char *lcpath = path_join(tc->dir, "listings");
+			tc->lc = listcache_load(lcpath);
+			free(lcpath);
+		}
+		if (!tc->ig) {
+			char *igpath = path_join(tc->dir, "ignores");
+			tc->ig = ignores_load(igpath, tc->ws->root);
+			free(igpath);
+		}
 		char *ippath = path_join(tc->dir, "inplace");
 		tc->ip = inplace_load(ippath);
 		free(ippath);

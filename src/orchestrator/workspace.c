@@ -577,17 +577,20 @@ static struct readcache *reads_open(const struct workspace *ws)
 	return rc;
 }
 
-/* Whether a run kept what it saw in the workspace's cache (its stat cache
- * is there): the input walk then goes by the listings it kept, or keeps
- * them now, once. The first run of a fresh clone lets git walk instead. */
-static bool cache_kept(const struct workspace *ws)
+/* The workspace's cache directory when a run kept what it saw there (its
+ * stat cache is there): the input walk then goes by the listings it kept,
+ * or keeps them now, once. NULL in a fresh clone: git walks instead. */
+static char *cache_kept(const struct workspace *ws)
 {
 	char *dir = workspace_cache_dir(ws), *f = path_join(dir, "statcache");
 	struct stat st;
 	bool kept = stat(f, &st) == 0;
 	free(f);
-	free(dir);
-	return kept;
+	if (!kept) {
+		free(dir);
+		return NULL;
+	}
+	return dir;
 }
 
 static struct workspace *load(const char *start_dir, bool listing)
@@ -610,9 +613,12 @@ static struct workspace *load(const char *start_dir, bool listing)
 		free(ws);
 		return NULL;
 	}
-	if (listing)
-		ws->listing = listing_start(ws->root, !cache_kept(ws));
 	fs_anchor(ws->root);
+	if (listing) {
+		char *dir = cache_kept(ws);
+		ws->listing = listing_start(ws->root, dir);
+		free(dir);
+	}
 	ws->reads = reads_open(ws);
 	lstr_vec pkg_pats = {0};
 	const lstr_vec *pats = &ws->cfg->projects;
