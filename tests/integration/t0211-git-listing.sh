@@ -10,6 +10,19 @@
 # answer trusted after its rule changed shows as a difference.
 . "$(dirname "$0")/lib.sh"
 
+# The kept runs are checked to ask git nothing with strace; where strace
+# cannot trace, the lists are still compared (never so in CI).
+if strace -f -q -e trace=execve -o /dev/null true 2>/dev/null; then
+	traced=1
+elif [ "${VX_REQUIRE_SANDBOX:-0}" = 1 ]; then
+	echo "not ok - strace cannot run here, and VX_REQUIRE_SANDBOX=1"
+	echo "0 passed, 1 failed"
+	exit 1
+else
+	traced=0
+	echo "# strace cannot run here: the kept runs' asking nothing of git goes unchecked"
+fi
+
 # The root task's default inputs are every file of the root project.
 setup() {
 	write_file vx.yaml <<-'EOF'
@@ -71,8 +84,13 @@ check() {
 		same_lists "$1, right after" &&
 		"$VX" run //#build >/dev/null 2>&1 &&
 		"$VX" run //#build >/dev/null 2>&1 &&
-		strace -f -qq -e trace=execve -o "$TEST_DIR/trace" "$VX" run //#build --dry-run=json \
-			>/dev/null 2>&1 &&
+		: >"$TEST_DIR/trace" &&
+		if [ "$traced" = 1 ]; then
+			# (LeakSanitizer cannot run under ptrace: off for this run)
+			ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+				strace -f -qq -e trace=execve -o "$TEST_DIR/trace" \
+				"$VX" run //#build --dry-run=json >/dev/null 2>&1
+		fi &&
 		if grep -q 'check-ignore' "$TEST_DIR/trace"; then
 			echo "nothing changed, yet git was asked again ($1)"
 			return 1
