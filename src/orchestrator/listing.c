@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -74,8 +75,14 @@ struct listing *listing_start(const char *root, const char *cache_dir)
 	if (cache_dir) {
 		l->root = xstrdup(root);
 		l->cache_dir = xstrdup(cache_dir);
-		/* without a thread, the walk is done when it is asked for */
+		/* A thread takes any process signal it does not block: SIGINT
+		 * would kill vx unannounced (saver.c). Without a thread, the
+		 * walk is done when it is asked for. */
+		sigset_t all, old;
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
 		l->threaded = pthread_create(&l->thread, NULL, walk_thread, l) == 0;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
 	return l;
 }

@@ -163,6 +163,34 @@ test_expect_success 'other repositories inside: a submodule and a clone never ad
 	done
 '
 
+test_expect_success 'the walk'"'"'s thread blocks every signal: a Ctrl-C while it walks is vx'"'"'s to handle' '
+	setup &&
+	mkdir -p $(printf "d%d/e " $(seq 4000)) &&
+	"$VX" run //#build >/dev/null 2>&1 && "$VX" run //#build >/dev/null 2>&1 &&
+	seen=0 &&
+	for try in $(seq 30); do
+		rm -f .vx/cache/listings .vx/cache/ignores &&
+		{ "$VX" run //#build --dry-run >/dev/null 2>&1 & } &&
+		pid=$! &&
+		while kill -0 $pid 2>/dev/null; do
+			for t in /proc/$pid/task/*; do
+				[ "${t##*/}" != "$pid" ] || continue
+				blk=$(sed -n "s/^SigBlk:[[:space:]]*//p" "$t/status" 2>/dev/null) || continue
+				[ -n "$blk" ] || continue
+				seen=$((seen + 1))
+				if [ $((0x$blk & 2)) = 0 ]; then
+					echo "thread ${t##*/} of vx does not block SIGINT (SigBlk $blk)"
+					wait $pid
+					exit 1
+				fi
+			done
+		done
+		wait $pid || true
+		[ "$seen" -lt 3 ] || break
+	done &&
+	if [ "$seen" = 0 ]; then echo "never saw a thread of vx to check"; false; fi
+'
+
 # A random tree: directories up to three deep, files whose names the
 # patterns below match in various ways.
 names=(a b c build dist x.log keep.log y.tmp z.gen "sp ace" .env .env.local tmp out)
