@@ -1,9 +1,10 @@
 /* curl_lib.c - libcurl by dlopen() (curl_lib.h says why). */
 #include "cache/curl_lib.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
+
+#include "util/dynlib.h"
 
 #ifdef __APPLE__
 #define CURL_SONAME "libcurl.4.dylib"
@@ -17,11 +18,8 @@ static const struct curl_lib *loaded;
 static const char *load_why;
 
 /* Each member's symbol, in the struct's order. */
-static const struct {
-	const char *name;
-	size_t off;
-} syms[] = {
-#define SYM(member, name) {name, offsetof(struct curl_lib, member)}
+static const struct dynlib_sym syms[] = {
+#define SYM(member, name) DYNLIB_SYM(struct curl_lib, member, name)
     SYM(global_init, "curl_global_init"),
     SYM(easy_init, "curl_easy_init"),
     SYM(easy_cleanup, "curl_easy_cleanup"),
@@ -40,27 +38,15 @@ static const struct {
     SYM(multi_remove_handle, "curl_multi_remove_handle"),
     SYM(multi_perform, "curl_multi_perform"),
     SYM(multi_info_read, "curl_multi_info_read"),
-    SYM(multi_poll, "curl_multi_poll"),
+    SYM(multi_poll, "curl_multi_poll"), /* 7.66 and later */
     SYM(multi_cleanup, "curl_multi_cleanup"),
 #undef SYM
 };
 
 static void load(void)
 {
-	void *h = dlopen(CURL_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		load_why = dlerror();
+	if (dynlib_load(CURL_SONAME, syms, sizeof syms / sizeof *syms, &lib, &load_why))
 		return;
-	}
-	for (size_t i = 0; i < sizeof syms / sizeof *syms; i++) {
-		void *f = dlsym(h, syms[i].name);
-		if (!f) {
-			load_why = dlerror(); /* a libcurl older than 7.66 (curl_multi_poll) */
-			return;
-		}
-		/* POSIX: a function pointer and a void * convert both ways. */
-		*(void **)((char *)&lib + syms[i].off) = f;
-	}
 	CURLcode c = lib.global_init(CURL_GLOBAL_DEFAULT);
 	if (c != CURLE_OK) {
 		load_why = lib.easy_strerror(c);
