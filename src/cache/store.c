@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "util/die.h"
+#include "util/io.h"
 #include "util/path.h"
 #include "util/strbuf.h"
 #include "util/vec.h"
@@ -20,33 +21,14 @@
  * seconds, not an hour. */
 #define TMP_STALE_SECONDS 3600
 
-static int mkdir_parents(const char *abs)
-{
-	char *p = xstrdup(abs);
-	int ret = 0;
-	for (char *s = p + 1;; s++) {
-		if (*s != '/' && *s != '\0')
-			continue;
-		char c = *s;
-		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-			ret = error_errno("cannot mkdir %s", p);
-			break;
-		}
-		*s = c;
-		if (!c)
-			break;
-	}
-	free(p);
-	return ret;
-}
-
 int store_open(struct store *st, const char *dir)
 {
 	st->path = path_absolute(dir);
 	st->dirfd = -1;
-	if (mkdir_parents(st->path) < 0)
+	if (fs_mkdirs(st->path, 0755) < 0) {
+		error_errno("cannot make the cache directory %s", st->path);
 		goto fail;
+	}
 	st->dirfd = open(st->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (st->dirfd < 0) {
 		error_errno("cannot open %s", st->path);

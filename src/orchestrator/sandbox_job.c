@@ -119,14 +119,12 @@ static int network_rules(const struct task_node *t, struct sandbox_job *sjob, bo
 /* vx-sandbox-init beside the running vx (CMake builds both into one
  * directory), when it is there and executable; else NULL and the wrapper
  * is the shell script (bwrap.c). */
-static char *sandbox_init_path(void)
+static char *sandbox_init_path(const char *self)
 {
-	char *self = realpath("/proc/self/exe", NULL);
 	if (!self)
 		return NULL;
 	char *dir = path_dirname(self);
 	char *init = path_join(dir, "vx-sandbox-init");
-	free(self);
 	free(dir);
 	struct stat st;
 	if (stat(init, &st) < 0 || !S_ISREG(st.st_mode) || access(init, X_OK) < 0) {
@@ -193,7 +191,9 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 					    "must never ride in unnamed; list the socket paths",
 					    t->id);
 	}
-	if (any_net && !sj->darwin && !(sj->netd = realpath("/proc/self/exe", NULL)))
+	/* vx's own binary: the network helper, and beside it vx-sandbox-init */
+	char *self = sj->darwin || !first ? NULL : realpath("/proc/self/exe", NULL);
+	if (any_net && !sj->darwin && !(sj->netd = self ? xstrdup(self) : NULL))
 		return error_errno("a sandboxed task has a network or port grant, and vx cannot "
 				   "find its own binary to run as its network helper");
 	if (!first || sj->darwin)
@@ -213,12 +213,14 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 		      p.reason ? p.reason : "bwrap does not work");
 		probe_free(&p);
 		probe_free(&st);
+		free(self);
 		return -1;
 	}
 	sj->bwrap = xstrdup(p.path);
 	probe_free(&p);
 	sj->setsid = probe_which("setsid");
-	sj->init = sandbox_init_path();
+	sj->init = sandbox_init_path(self);
+	free(self);
 	if (st.works)
 		sj->strace = xstrdup(st.path);
 	else

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/io.h"
 #include "util/path.h"
 #include "util/strbuf.h"
 
@@ -24,19 +25,6 @@ static const char *state_name(enum job_state s)
 	case JOB_RUNNING: return "running";
 	default: return "pending";
 	}
-}
-
-static int mkdirs(const char *dir)
-{
-	struct stat st;
-	if (stat(dir, &st) == 0)
-		return S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
-	char *parent = path_dirname(dir);
-	int rc = strcmp(parent, dir) ? mkdirs(parent) : 0;
-	free(parent);
-	if (rc)
-		return -1;
-	return mkdir(dir, 0755) && errno != EEXIST ? -1 : 0;
 }
 
 int summary_write(const char *path, const struct graph *g, const struct job *jobs,
@@ -106,23 +94,16 @@ int summary_write(const char *path, const struct graph *g, const struct job *job
 		die("out of memory writing the run summary");
 	int rc = 0;
 	char *dir = path_dirname(file);
-	char *tmp = xasprintf("%s.tmp-%d", file, (int)getpid());
-	if (mkdirs(dir)) {
+	size_t n = strlen(text);
+	text = xrealloc(text, n + 2);
+	memcpy(text + n, "\n", 2);
+	if (fs_mkdirs(dir, 0755))
 		rc = error_errno("cannot make %s", dir);
-	} else {
-		FILE *f = fopen(tmp, "we");
-		if (!f || fputs(text, f) < 0 || fputc('\n', f) < 0 || fclose(f)) {
-			rc = error_errno("cannot write %s", tmp);
-			unlink(tmp);
-		} else if (rename(tmp, file)) {
-			rc = error_errno("cannot rename %s to %s", tmp, file);
-			unlink(tmp);
-		} else {
-			fprintf(stderr, "vx: run summary: %s\n", file);
-		}
-	}
+	else if (write_file_atomic(file, text, n + 1))
+		rc = error_errno("cannot write %s", file);
+	else
+		fprintf(stderr, "vx: run summary: %s\n", file);
 	free(text);
-	free(tmp);
 	free(dir);
 	free(file);
 	free(id);

@@ -1023,23 +1023,10 @@ int sandbox_request_plan(const struct sandbox_input *in, struct sandbox_request 
 	return rc;
 }
 
-static int mkdir_p(const char *dir)
-{
-	struct stat st;
-	if (stat(dir, &st) == 0)
-		return S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
-	char *parent = path_dirname(dir);
-	int rc = strcmp(parent, dir) ? mkdir_p(parent) : 0;
-	free(parent);
-	if (rc == 0 && mkdir(dir, 0777) && errno != EEXIST)
-		rc = -1;
-	return rc;
-}
-
 static int create_missing(struct sandbox_request *req, struct strbuf *err)
 {
 	for (size_t i = 0; i < req->mkdirs.n; i++)
-		if (mkdir_p(req->mkdirs.v[i]))
+		if (fs_mkdirs(req->mkdirs.v[i], 0777))
 			return refuse(err, "cannot create %s for a write grant: %s",
 				      req->mkdirs.v[i], strerror(errno));
 	for (size_t i = 0; i < req->files.n; i++) {

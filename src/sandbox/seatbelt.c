@@ -16,6 +16,7 @@
 #include "sandbox/grants.h"
 #include "sandbox/walls.h"
 #include "util/glob.h"
+#include "util/io.h"
 #include "util/path.h"
 
 enum { OP_READ = 1, OP_WRITE = 2, OP_META = 4 };
@@ -311,12 +312,6 @@ static void meta_above(struct builder *b, const char *path)
 	free(d);
 }
 
-static bool is_dir(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 /* One allow.read or allow.write entry: a literal is a subpath (a write
  * grant of a file is that file alone: macOS needs no directory widened),
  * a glob is a regex of its resolved head and the rest. */
@@ -354,7 +349,7 @@ static int grant(struct builder *b, const char *entry, bool write)
 				rc = -1;
 				free(why);
 			} else {
-				bool subpath = !write || want_dir || is_dir(path);
+				bool subpath = !write || want_dir || fs_is_dir(path);
 				size_t before = b->rules.n;
 				path_rule(b, subpath ? F_SUBPATH : F_LITERAL, ops, path, why);
 				if (b->rules.n > before) {
@@ -441,7 +436,7 @@ static void baselines(struct builder *b)
 	const char *roots[] = {b->proj, b->ws};
 	for (size_t i = 0; i < 2; i++) {
 		char *nm = path_join(roots[i], "node_modules");
-		if (is_dir(nm) && (i == 0 || strcmp(b->proj, b->ws)))
+		if (fs_is_dir(nm) && (i == 0 || strcmp(b->proj, b->ws)))
 			base_read(b, nm, xstrdup(i ? "the workspace's node_modules"
 						   : "the project's node_modules"));
 		free(nm);
@@ -506,7 +501,7 @@ static void toolchain_reads(struct builder *b, const char *path_var)
 		}
 		if (!in_os && !path_is_within(b->ws, grant_dir) && strcmp(grant_dir, "/") &&
 		    !(b->home && !strcmp(grant_dir, b->home)) &&
-		    !walls_holding(&b->walls, grant_dir) && is_dir(grant_dir)) {
+		    !walls_holding(&b->walls, grant_dir) && fs_is_dir(grant_dir)) {
 			bool dup = false;
 			for (size_t i = 0; i < b->rules.n; i++)
 				dup |= !strcmp(b->rules.v[i].text, grant_dir);
@@ -518,7 +513,7 @@ static void toolchain_reads(struct builder *b, const char *path_var)
 	}
 	for (const char *const *c = sandbox_home_caches; b->home && *c; c++) {
 		char *p = path_join(b->home, *c);
-		if (is_dir(p))
+		if (fs_is_dir(p))
 			base_read(b, p, xasprintf("a tool cache (~/%s)", *c));
 		free(p);
 	}

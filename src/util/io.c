@@ -12,6 +12,7 @@
 
 #include "util/compat.h"
 #include "util/die.h"
+#include "util/path.h"
 #include "util/vec.h"
 
 int write_all(int fd, const void *buf, size_t n)
@@ -165,4 +166,23 @@ int64_t fs_clock_sec(void)
 	if (clock_gettime(CLOCK_REALTIME, &ts) < 0)
 		die_errno("clock_gettime");
 	return ts.tv_sec;
+}
+
+int fs_mkdirs(const char *dir, mode_t mode)
+{
+	struct stat st;
+	if (stat(dir, &st) == 0)
+		return S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
+	char *parent = path_dirname(dir);
+	int rc = strcmp(parent, dir) ? fs_mkdirs(parent, mode) : 0;
+	free(parent);
+	if (rc == 0 && mkdir(dir, mode) && errno != EEXIST)
+		rc = -1;
+	return rc;
+}
+
+bool fs_is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }

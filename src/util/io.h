@@ -2,8 +2,10 @@
 #ifndef VX_UTIL_IO_H
 #define VX_UTIL_IO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 /* Writes all n bytes of buf to fd, retrying on EINTR and short writes.
@@ -44,6 +46,14 @@ int fs_at(const char *abs, const char **rel);
 /* fstatat(2) of abs looked up from the anchor (fs_at); flags as fstatat's. */
 struct stat;
 int fs_stat(const char *abs, struct stat *st, int flags);
+
+/* Makes dir and every missing parent with mode (less the umask), as
+ * `mkdir -p`. Returns 0, or -1 with errno (ENOTDIR: one is something
+ * else). */
+int fs_mkdirs(const char *dir, mode_t mode);
+
+/* Whether path names a directory (a link to one too). */
+bool fs_is_dir(const char *path);
 
 /* A file time in ns since the epoch, and the second an ns time falls in
  * (floor division: a time before 1970 falls in the right one). The racy

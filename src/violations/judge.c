@@ -19,9 +19,10 @@
 
 #include "sandbox/walls.h"
 #include "util/glob.h"
+#include "util/io.h"
 #include "util/path.h"
-#include "util/strmap.h"
 #include "util/strbuf.h"
+#include "util/strmap.h"
 #include "violations/strace.h"
 
 static bool under(const char *dir, const char *path)
@@ -90,12 +91,6 @@ static bool shown_inside(const struct judge_input *in, const char *path)
 	bool r = in->sees(path, in->sees_ctx) && (!real || in->sees(real, in->sees_ctx));
 	free(real);
 	return r;
-}
-
-static bool is_dir(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 char *judge_display_path(const struct judge_input *in, const char *path)
@@ -242,7 +237,7 @@ static char *fix_entry(const struct judge_input *in, const char *path, bool writ
 	if (target != stable)
 		free(stable);
 	char *out =
-	    grant_spelling(in, target, dir || (!changed && !by_name && (write || is_dir(target))));
+	    grant_spelling(in, target, dir || (!changed && !by_name && (write || fs_is_dir(target))));
 	free(target);
 	return out;
 }
@@ -324,13 +319,13 @@ static void note_outside(const struct judge_input *in, struct verdict *v, const 
 				 shown, d->id, d->id, d->config, d->task, rel);
 		free(rel);
 	} else {
-		char *grant = grant_spelling(in, path, is_dir(path));
+		char *grant = grant_spelling(in, path, fs_is_dir(path));
 		/* A cached task's key must fold what it is granted to read, or a
 		 * hit replays a build that read it unkeyed. */
 		char *key = NULL;
 		if (in->cached && path_is_within(in->workspace_root, path))
 			key =
-			    is_dir(path)
+			    fs_is_dir(path)
 				? xasprintf("; key it too: inputs.workspaceFiles: [\"%s/**\"]",
 					    shown)
 				: xasprintf("; key it too: inputs.workspaceFiles: [\"%s\"]", shown);
@@ -652,7 +647,7 @@ static void note_last_line(const struct judge_input *in, struct verdict *v)
 				listed = !strcmp(v->violations.v[i].path, p);
 			if (!listed) {
 				char *shown = judge_display_path(in, p);
-				char *grant = grant_spelling(in, p, is_dir(p));
+				char *grant = grant_spelling(in, p, fs_is_dir(p));
 				add_note(v, "hidden-path-in-output", p,
 					 xasprintf("the task's last line names %s, which exists on "
 						   "the host and "
@@ -918,7 +913,7 @@ static void unkeyed_verdict(const struct judge_input *in, struct verdict *out,
  * inputs.workspaceFiles, which add to the defaults. */
 static void key_fix(const struct judge_input *in, struct verdict *out, const char *path)
 {
-	bool dir = is_dir(path);
+	bool dir = fs_is_dir(path);
 	char *ws_rel = path_relative(in->workspace_root, path);
 	bool keyed = !dir && in_key(in, ws_rel);
 	if (in->inputs_explicit) {
