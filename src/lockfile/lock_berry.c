@@ -15,24 +15,7 @@
 
 #include "lockfile/lockgraph.h"
 #include "util/die.h"
-
-static const char *yscalar(const yaml_node_t *n)
-{
-	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
-static yaml_node_t *yget(yaml_document_t *doc, const yaml_node_t *map, const char *key)
-{
-	if (!map || map->type != YAML_MAPPING_NODE)
-		return NULL;
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
-	     p++) {
-		const char *k = yscalar(yaml_document_get_node(doc, p->key));
-		if (k && !strcmp(k, key))
-			return yaml_document_get_node(doc, p->value);
-	}
-	return NULL;
-}
+#include "util/yamlnode.h"
 
 /* The node of an entry's header "D1, D2, …": its first descriptor's, the
  * others linked to it. */
@@ -75,7 +58,7 @@ int lock_parse_berry(struct lockset *ls, const char *text, size_t len, struct st
 	yaml_parser_delete(&parser);
 	int rc = -1;
 	yaml_node_t *root = yaml_document_get_root_node(&doc);
-	const char *ver = yscalar(yget(&doc, yget(&doc, root, "__metadata"), "version"));
+	const char *ver = yamlnode_scalar(yamlnode_get(&doc, yamlnode_get(&doc, root, "__metadata"), "version"));
 	if (!root || root->type != YAML_MAPPING_NODE || !ver) {
 		strbuf_addstr(err, "no __metadata version");
 		goto out;
@@ -89,7 +72,7 @@ int lock_parse_berry(struct lockset *ls, const char *text, size_t len, struct st
 	yaml_node_pair_t *start = root->data.mapping.pairs.start;
 	yaml_node_pair_t *top = root->data.mapping.pairs.top;
 	for (yaml_node_pair_t *e = start; e < top; e++) {
-		const char *key = yscalar(yaml_document_get_node(&doc, e->key));
+		const char *key = yamlnode_scalar(yaml_document_get_node(&doc, e->key));
 		yaml_node_t *body = yaml_document_get_node(&doc, e->value);
 		size_t i = SIZE_MAX;
 		if (key && strcmp(key, "__metadata") && body->type == YAML_MAPPING_NODE)
@@ -97,7 +80,7 @@ int lock_parse_berry(struct lockset *ls, const char *text, size_t len, struct st
 		vec_push(&nodes, i);
 		if (i == SIZE_MAX)
 			continue;
-		const char *res = yscalar(yget(&doc, body, "resolution"));
+		const char *res = yamlnode_scalar(yamlnode_get(&doc, body, "resolution"));
 		const char *ws = res ? strstr(res, "@workspace:") : NULL;
 		if (ws && (size_t)(ws - res) == lg_name_len(res)) {
 			long k = lg_importer_rel(ls, ws + 11);
@@ -105,9 +88,9 @@ int lock_parse_berry(struct lockset *ls, const char *text, size_t len, struct st
 				lg_edge(ls, i, ls->imp_node[k]);
 			continue;
 		}
-		const char *checksum = yscalar(yget(&doc, body, "checksum"));
+		const char *checksum = yamlnode_scalar(yamlnode_get(&doc, body, "checksum"));
 		char *name = res ? xstrndup(res, lg_name_len(res)) : xstrndup(key, lg_name_len(key));
-		lg_resolve(ls, i, name, yscalar(yget(&doc, body, "version")), checksum ? checksum : res);
+		lg_resolve(ls, i, name, yamlnode_scalar(yamlnode_get(&doc, body, "version")), checksum ? checksum : res);
 		free(name);
 	}
 	struct strbuf desc = STRBUF_INIT;
@@ -117,17 +100,17 @@ int lock_parse_berry(struct lockset *ls, const char *text, size_t len, struct st
 		if (i == SIZE_MAX)
 			continue;
 		yaml_node_t *body = yaml_document_get_node(&doc, e->value);
-		const char *res = yscalar(yget(&doc, body, "resolution"));
+		const char *res = yamlnode_scalar(yamlnode_get(&doc, body, "resolution"));
 		const char *ws = res ? strstr(res, "@workspace:") : NULL;
 		long self = ws && (size_t)(ws - res) == lg_name_len(res) ? lg_importer_rel(ls, ws + 11) : -1;
 		size_t from = self >= 0 ? ls->imp_node[self] : i;
-		yaml_node_t *deps = yget(&doc, body, "dependencies");
+		yaml_node_t *deps = yamlnode_get(&doc, body, "dependencies");
 		if (!deps || deps->type != YAML_MAPPING_NODE)
 			continue;
 		for (yaml_node_pair_t *d = deps->data.mapping.pairs.start;
 		     d < deps->data.mapping.pairs.top; d++) {
-			const char *name = yscalar(yaml_document_get_node(&doc, d->key));
-			const char *range = yscalar(yaml_document_get_node(&doc, d->value));
+			const char *name = yamlnode_scalar(yaml_document_get_node(&doc, d->key));
+			const char *range = yamlnode_scalar(yaml_document_get_node(&doc, d->value));
 			if (!name || !range)
 				continue;
 			strbuf_reset(&desc);

@@ -227,8 +227,8 @@ static const char *parse(struct ignores *ig, const char *p, const char *end)
 			put_gitignore(ig, s, &id, false);
 			free(s);
 		} else if (tag == 'a') {
-			if (!keptfile_num(&p, end, ' ', &ignored) || (ignored != 0 && ignored != 1) ||
-			    !read_str(&p, end, &s))
+			if (!keptfile_num(&p, end, ' ', &ignored) ||
+			    (ignored != 0 && ignored != 1) || !read_str(&p, end, &s))
 				return "a bad answer";
 			put_answer(ig, s, (int)ignored, false);
 			free(s);
@@ -376,8 +376,8 @@ static void add_config_homes(struct ignores *ig)
 	if (!getenv("GIT_CONFIG_NOSYSTEM"))
 		add_rule(ig, sys && *sys ? sys : "/etc/gitconfig", RULE_FOLLOW);
 	char *x = xdg && *xdg ? path_join(xdg, "git/config")
-	    : home		  ? path_join(home, ".config/git/config")
-				  : NULL;
+		  : home      ? path_join(home, ".config/git/config")
+			      : NULL;
 	if (glob && *glob) {
 		add_rule(ig, glob, RULE_FOLLOW);
 	} else {
@@ -460,9 +460,9 @@ static int learn(struct ignores *ig, struct strbuf *revparse, struct strbuf *con
 		char *file = path_join(top, origin + 5);
 		add_rule(ig, file, RULE_FOLLOW);
 		size_t kl = strlen(key);
-		bool include = !strcmp(key, "include.path") ||
-			       (!strncmp(key, "includeif.", 10) && kl > 15 &&
-				!strcmp(key + kl - 5, ".path"));
+		bool include =
+		    !strcmp(key, "include.path") ||
+		    (!strncmp(key, "includeif.", 10) && kl > 15 && !strcmp(key + kl - 5, ".path"));
 		if (value && include) {
 			char *dir = path_dirname(file);
 			char *inc = config_path(value, dir);
@@ -478,7 +478,7 @@ static int learn(struct ignores *ig, struct strbuf *revparse, struct strbuf *con
 	if (!excludes) {
 		const char *home = getenv("HOME"), *xdg = getenv("XDG_CONFIG_HOME");
 		excludes = xdg && *xdg ? path_join(xdg, "git/ignore")
-		    : home	       ? path_join(home, ".config/git/ignore")
+			   : home      ? path_join(home, ".config/git/ignore")
 				       : NULL;
 	}
 	if (excludes)
@@ -498,8 +498,8 @@ int ignores_ask(struct ignores *ig, char *const *paths, size_t n)
 	for (size_t i = 0; i < n; i++)
 		strbuf_add(&in, paths[i], strlen(paths[i]) + 1);
 	char *check[] = {"git", "check-ignore", "--no-index", "--stdin", "-z", NULL};
-	char *rev[] = {"git", "rev-parse", "--show-toplevel", "--absolute-git-dir",
-		       "--git-common-dir", NULL};
+	char *rev[] = {
+	    "git", "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir", NULL};
 	char *cfg[] = {"git", "config", "--list", "--show-origin", "-z", NULL};
 	struct spawned sc, sr = {0}, sg = {0};
 	bool learning = ig->file && !ig->rules_known;
@@ -550,8 +550,9 @@ int ignores_ask(struct ignores *ig, char *const *paths, size_t n)
 
 static void add_ident(struct strbuf *sb, const struct ident *id)
 {
-	strbuf_addf(sb, "%" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64
-			" %" PRId64 " ",
+	strbuf_addf(sb,
+		    "%" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64
+		    " %" PRId64 " ",
 		    id->err, id->dev, id->ino, id->size, id->mtime_ns, id->ctime_ns, id->mode);
 }
 

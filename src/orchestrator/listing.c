@@ -165,8 +165,7 @@ struct walk {
 
 /* The range [*lo, *hi) of tracked paths under dir ("" every one):
  * sorted, they lie together. */
-static void tracked_under(const struct strvec *t, const char *dir, size_t n, size_t *lo,
-			  size_t *hi)
+static void tracked_under(const struct strvec *t, const char *dir, size_t n, size_t *lo, size_t *hi)
 {
 	*lo = 0;
 	*hi = t->n;
@@ -246,7 +245,9 @@ static int kind_of(const char *abs, unsigned char type)
 	struct stat st;
 	if (fs_stat(abs, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT || errno == ENOTDIR ? NONE : -1;
-	return S_ISDIR(st.st_mode) ? DIR_ : S_ISREG(st.st_mode) || S_ISLNK(st.st_mode) ? FILE_ : NONE;
+	return S_ISDIR(st.st_mode)			    ? DIR_
+	       : S_ISREG(st.st_mode) || S_ISLNK(st.st_mode) ? FILE_
+							    : NONE;
 }
 
 static bool skipped(const char *name)

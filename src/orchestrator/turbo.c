@@ -16,6 +16,7 @@
 
 #include "util/die.h"
 #include "util/jsonc.h"
+#include "util/yamlnode.h"
 #include "util/path.h"
 #include "util/readcache.h"
 #include "util/strbuf.h"
@@ -46,20 +47,15 @@ static void warn_at(const struct turbo *t, const yaml_node_t *n, const char *fmt
 	strbuf_release(&sb);
 }
 
-static const char *scalar(const yaml_node_t *n)
-{
-	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
 /* A key given twice in one object is an error at the second: which one a
  * JSON reader keeps differs from reader to reader, and a task's config must
  * not depend on it. */
 static int dup_key(const struct turbo *t, const yaml_node_t *map, const yaml_node_pair_t *pr)
 {
-	const char *name = scalar(yaml_document_get_node((yaml_document_t *)&t->doc, pr->key));
+	const char *name = yamlnode_scalar(yaml_document_get_node((yaml_document_t *)&t->doc, pr->key));
 	for (const yaml_node_pair_t *q = map->data.mapping.pairs.start; name && q < pr; q++) {
 		yaml_node_t *prev = yaml_document_get_node((yaml_document_t *)&t->doc, q->key);
-		const char *pn = scalar(prev);
+		const char *pn = yamlnode_scalar(prev);
 		if (pn && !strcmp(pn, name)) {
 			yaml_node_t *k = yaml_document_get_node((yaml_document_t *)&t->doc, pr->key);
 			struct loc l = at(t, k);
@@ -80,7 +76,7 @@ static const char *string(const yaml_node_t *n)
 
 static int get_bool(const struct turbo *t, const yaml_node_t *n, const char *key, bool *out)
 {
-	const char *s = scalar(n);
+	const char *s = yamlnode_scalar(n);
 	if (s && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
 	    (!strcmp(s, "true") || !strcmp(s, "false"))) {
 		*out = !strcmp(s, "true");
@@ -155,13 +151,13 @@ static bool in(const char *const *list, const char *s)
 /* One task of "tasks". Returns it, or NULL after an error line. */
 static struct task_cfg *read_task(struct turbo *t, const yaml_node_t *key, const yaml_node_t *v)
 {
-	if (!scalar(key)) {
+	if (!yamlnode_scalar(key)) {
 		struct loc kl = at(t, key);
 		config_error(&kl, "turbo.json keys must be strings");
 		return NULL;
 	}
 	struct task_cfg *tc = xcalloc(1, sizeof *tc);
-	tc->name = xstrdup(scalar(key));
+	tc->name = xstrdup(yamlnode_scalar(key));
 	tc->loc = at(t, key);
 	tc->cache = true;
 	struct loc l = at(t, v);
@@ -173,7 +169,7 @@ static struct task_cfg *read_task(struct turbo *t, const yaml_node_t *key, const
 	     pr++) {
 		yaml_node_t *k = yaml_document_get_node(&t->doc, pr->key);
 		yaml_node_t *val = yaml_document_get_node(&t->doc, pr->value);
-		const char *name = scalar(k);
+		const char *name = yamlnode_scalar(k);
 		int rc = 0;
 		if (dup_key(t, v, pr))
 			goto fail;
@@ -305,7 +301,7 @@ static int read_remote(struct turbo *t, const yaml_node_t *v)
 	     !err && pr < v->data.mapping.pairs.top; pr++) {
 		yaml_node_t *k = yaml_document_get_node(&t->doc, pr->key);
 		yaml_node_t *val = yaml_document_get_node(&t->doc, pr->value);
-		const char *name = scalar(k);
+		const char *name = yamlnode_scalar(k);
 		if (!name) {
 			struct loc kl = at(t, k);
 			err = config_error(&kl, "turbo.json keys must be strings");
@@ -443,7 +439,7 @@ static int parse(struct turbo *tp, char *text, size_t len)
 	     rc > 0 && pr < root->data.mapping.pairs.top; pr++) {
 		yaml_node_t *k = yaml_document_get_node(&t.doc, pr->key);
 		yaml_node_t *v = yaml_document_get_node(&t.doc, pr->value);
-		const char *name = scalar(k);
+		const char *name = yamlnode_scalar(k);
 		if (!name) {
 			struct loc l = at(&t, k);
 			rc = config_error(&l, "turbo.json keys must be strings");
@@ -468,7 +464,7 @@ static int parse(struct turbo *tp, char *text, size_t len)
 					rc = -1;
 					break;
 				}
-				const char *tn = scalar(tk);
+				const char *tn = yamlnode_scalar(tk);
 				if (t.package && tn && strchr(tn, '#')) {
 					struct loc l = at(&t, tk);
 					rc = config_error(&l, "a package's turbo.json names its own "
@@ -562,7 +558,7 @@ static bool top_level_key(char *text, size_t len, const char *key)
 						? root->data.mapping.pairs.start
 						: NULL;
 		     pr && pr < root->data.mapping.pairs.top && !found; pr++) {
-			const char *k = scalar(yaml_document_get_node(&doc, pr->key));
+			const char *k = yamlnode_scalar(yaml_document_get_node(&doc, pr->key));
 			found = k && !strcmp(k, key);
 		}
 		yaml_document_delete(&doc);

@@ -11,7 +11,10 @@ struct dynlib_sym {
 	const char *name;
 	size_t off;
 };
-#define DYNLIB_SYM(type, member, name) {name, offsetof(type, member)}
+#define DYNLIB_SYM(type, member, name)                                                             \
+	{                                                                                          \
+		name, offsetof(type, member)                                                       \
+	}
 
 /* Opens soname (kept open for the process) and stores the address of each
  * of the n symbols at its offset in table. Returns 0, or -1 with *why set

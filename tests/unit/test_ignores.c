@@ -47,8 +47,8 @@ static void setup(void)
 	fs_write(root, ".gitignore", "*.log\n/ignores\n", 0644);
 	fs_mkdir(root, "sub", 0755);
 	fs_write(root, "sub/.gitignore", "*.tmp\n", 0644);
-	const char *old[] = {".gitignore", "sub/.gitignore", ".git/config", ".git/info/exclude",
-			     ".git", NULL};
+	const char *old[] = {".gitignore",	  "sub/.gitignore", ".git/config",
+			     ".git/info/exclude", ".git",	    NULL};
 	for (const char *const *o = old; *o; o++)
 		age(*o, 100);
 }
