@@ -455,16 +455,17 @@ static int learn(struct ignores *ig, struct strbuf *revparse, struct strbuf *con
 		char *value = strchr(key, '\n');
 		if (value)
 			*value++ = '\0';
-		if (strncmp(origin, "file:", 5))
-			continue;
-		char *file = path_join(top, origin + 5);
-		add_rule(ig, file, RULE_FOLLOW);
+		/* a file's entries, and `git -c` or GIT_CONFIG_* ones
+		 * ("command line:"): excludesFile may come from either */
+		char *file = strncmp(origin, "file:", 5) ? NULL : path_join(top, origin + 5);
+		if (file)
+			add_rule(ig, file, RULE_FOLLOW);
 		size_t kl = strlen(key);
 		bool include =
 		    !strcmp(key, "include.path") ||
 		    (!strncmp(key, "includeif.", 10) && kl > 15 && !strcmp(key + kl - 5, ".path"));
 		if (value && include) {
-			char *dir = path_dirname(file);
+			char *dir = file ? path_dirname(file) : xstrdup(top);
 			char *inc = config_path(value, dir);
 			add_rule(ig, inc, RULE_FOLLOW);
 			free(inc);

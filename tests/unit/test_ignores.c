@@ -167,11 +167,44 @@ static void test_racy_and_env(void)
 	unsetenv("GIT_CONFIG_PARAMETERS");
 }
 
+/* An excludes file named by the environment (GIT_CONFIG_*, as `git -c`
+ * passes it on) is a rule file like any other: edited, it drops the kept
+ * answers (its entries come from no config file). */
+static void test_excludes_from_environment(void)
+{
+	unlink(file);
+	fs_write(root, "excl", "*.txt\n", 0644);
+	age("excl", 100);
+	char *excl = xasprintf("%s/excl", root);
+	setenv("GIT_CONFIG_COUNT", "1", 1);
+	setenv("GIT_CONFIG_KEY_0", "core.excludesFile", 1);
+	setenv("GIT_CONFIG_VALUE_0", excl, 1);
+	struct ignores *ig = asked_run();
+	CHECK_INT(ignores_get(ig, "a.txt"), 1);
+	CHECK_INT(ignores_save(ig), 0);
+	ignores_free(ig);
+	ig = ignores_load(file, root);
+	CHECK_INT(ignores_enter(ig, "", true), 0);
+	CHECK_INT(ignores_get(ig, "a.txt"), 1); /* kept */
+	ignores_free(ig);
+	fs_write(root, "excl", "*.nothing\n", 0644);
+	age("excl", 50);
+	ig = ignores_load(file, root);
+	CHECK_INT(ignores_enter(ig, "", true), 0);
+	CHECK_INT(ignores_get(ig, "a.txt"), -1); /* the rule changed: asked again */
+	ignores_free(ig);
+	unsetenv("GIT_CONFIG_COUNT");
+	unsetenv("GIT_CONFIG_KEY_0");
+	unsetenv("GIT_CONFIG_VALUE_0");
+	free(excl);
+}
+
 int main(void)
 {
 	test_kept();
 	test_rule_outside_changed();
 	test_racy_and_env();
+	test_excludes_from_environment();
 	fs_rmtree(root);
 	free(root);
 	free(file);
