@@ -657,16 +657,6 @@ bool globlist_match(char *const *pats, size_t n, const char *path)
 
 /* The walk. */
 
-struct walk_entry {
-	char *name;
-	unsigned char type; /* d_type, DT_UNKNOWN when the file system does not say */
-};
-
-struct walk_entries {
-	struct walk_entry *v;
-	size_t n, alloc;
-};
-
 struct walk {
 	const char *root;
 	int rootfd;	    /* root's own fd, or the anchor's (util/io.h fs_at) */
@@ -734,10 +724,12 @@ fail:
 	return (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) ? KIND_NONE : -1;
 }
 
-/* Reads w->rel's entries, sorted, through the kept listings when there
- * are (util/listcache.h). Returns 0, or -1 with errno. A directory below
- * the root gone or turned into a link since it was listed reads as empty. */
-static int walk_read(struct walk *w, struct walk_entries *ents)
+/* w->rel's entries, sorted, through the kept listings when there are
+ * (util/listcache.h): the kept array, or one read into scratch; *n set.
+ * NULL, *n 0, for a directory below the root gone or turned into a link
+ * since it was listed (errno 0); NULL with errno on failure. */
+static const struct listcache_entry *walk_read(struct walk *w, struct listcache_scratch *scratch,
+					       size_t *n)
 {
 	const char *rel = at(w, w->rel.buf);
 	/* The root itself, looked up from the anchor, is reached as opening
@@ -750,36 +742,34 @@ static int walk_read(struct walk *w, struct walk_entries *ents)
 	char *abs = !w->lc ? NULL
 		    : w->rel.len ? xasprintf("%s/%s", w->root, w->rel.buf)
 				 : xstrdup(w->root);
-	struct listcache_scratch scratch = {0};
-	size_t n;
 	const struct listcache_entry *e =
-	    listcache_list(w->lc, w->rootfd, rel, abs, root, known, &scratch, &n);
-	int ret = 0;
-	if (!e)
-		ret = !root && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) ? 0 : -1;
-	for (size_t i = 0; e && i < n; i++)
-		if (!is_skipped(w, e[i].name)) {
-			struct walk_entry c = {xstrdup(e[i].name), e[i].type};
-			vec_push(ents, c);
-		}
+	    listcache_list(w->lc, w->rootfd, rel, abs, root, known, scratch, n);
 	int err = errno;
-	listcache_scratch_release(&scratch);
 	free(abs);
+	if (!e && !root && (err == ENOENT || err == ENOTDIR || err == ELOOP))
+		err = 0;
 	errno = err;
-	return ret;
+	return e;
 }
 
 static int walk_dir(struct walk *w)
 {
-	struct walk_entries ents = {0};
-	int ret = walk_read(w, &ents);
+	/* The entries are walked as listed: a kept listing stays while the
+	 * walk is below it (no directory is listed twice), a read one is
+	 * scratch's. */
+	struct listcache_scratch scratch = {0};
+	size_t n;
+	const struct listcache_entry *ents = walk_read(w, &scratch, &n);
+	int ret = !ents && errno ? -1 : 0;
 	size_t base = w->rel.len;
-	for (size_t i = 0; !ret && i < ents.n; i++) {
+	for (size_t i = 0; ents && !ret && i < n; i++) {
+		if (is_skipped(w, ents[i].name))
+			continue;
 		strbuf_setlen(&w->rel, base);
 		if (base)
 			strbuf_addch(&w->rel, '/');
-		strbuf_addstr(&w->rel, ents.v[i].name);
-		int kind = entry_kind(w, w->rel.buf, ents.v[i].type);
+		strbuf_addstr(&w->rel, ents[i].name);
+		int kind = entry_kind(w, w->rel.buf, ents[i].type);
 		if (kind < 0) {
 			ret = -1;
 		} else if (kind == KIND_DIR) {
@@ -794,9 +784,7 @@ static int walk_dir(struct walk *w)
 		}
 	}
 	int e = errno;
-	for (size_t i = 0; i < ents.n; i++)
-		free(ents.v[i].name);
-	vec_free(&ents);
+	listcache_scratch_release(&scratch);
 	strbuf_setlen(&w->rel, base);
 	errno = e;
 	return ret;
