@@ -83,6 +83,7 @@ struct ignores {
 };
 
 static void rule_ident(const struct rule *r, struct ident *id);
+static void clear(struct ignores *ig);
 
 static void ident_of(int dfd, const char *path, bool follow, struct ident *id)
 {
@@ -269,18 +270,30 @@ struct ignores *ignores_load(const char *file, const char *root)
 			warning("ignore cache %s is corrupt (%s); asking git again", file, why);
 	}
 	strbuf_release(&sb);
+	/* the rule files themselves are checked as each walk starts */
 	bool ok = !why && ig->env == env && ig->rules.n;
-	for (size_t i = 0; ok && i < ig->rules.n; i++) {
-		struct ident now;
-		rule_ident(&ig->rules.v[i], &now);
-		ok = ident_eq(&now, &ig->rules.v[i].id);
-	}
 	ig->env = env;
 	if (!ok)
 		clear(ig);
 	ig->rules_known = ok;
 	ig->dirty = !ok;
 	return ig;
+}
+
+/* Drops everything when a rule file outside the tree is not what the
+ * answers were given under. */
+static void check_rules(struct ignores *ig)
+{
+	bool ok = ig->rules_known;
+	for (size_t i = 0; ok && i < ig->rules.n; i++) {
+		struct ident now;
+		rule_ident(&ig->rules.v[i], &now);
+		ok = ident_eq(&now, &ig->rules.v[i].id);
+	}
+	if (!ok && (ig->rules.n || ig->answers.n || ig->gis.n)) {
+		clear(ig);
+		ig->dirty = true;
+	}
 }
 
 /* Drops every answer under dir ("" all); dir's own ("DIR/") stays: the
@@ -298,6 +311,8 @@ static void drop_under(struct ignores *ig, const char *dir)
 
 int ignores_enter(struct ignores *ig, const char *rel, bool has_gitignore)
 {
+	if (!*rel)
+		check_rules(ig); /* each walk starts at the root */
 	size_t at;
 	bool known = strmap_get(&ig->gi_by_dir, rel, &at) && ig->gis.v[at].present;
 	if (!has_gitignore) {

@@ -6,9 +6,10 @@
  * core.excludesFile names, and the config files that name it. Kept answers
  * are trusted while each of those files' stat data (a missing file's
  * absence too) and git's environment are what they were when the answers
- * were given: the files outside the workspace are checked at load, each
- * .gitignore inside it by the walk as it enters the directory holding it
- * (ignores_enter), before any path under it is asked for. A rule file
+ * were given: the files outside the workspace as each walk starts at the
+ * root (vx watch walks many times in one process), each .gitignore inside
+ * it as the walk enters the directory holding it (ignores_enter), before
+ * any path under it is asked for. A rule file
  * changed in the second the answers were learned, or later, keeps nothing
  * (the racy rule of the other kept files, docs/cache.md). */
 #ifndef VX_ORCHESTRATOR_IGNORES_H
@@ -27,7 +28,8 @@ struct ignores *ignores_load(const char *file, const char *root);
 
 /* The walk entered directory rel ("" the root; no trailing '/'), whose
  * listing holds a ".gitignore" or not: when that is not what the kept
- * answers were given under, every answer under rel is dropped. Returns 0,
+ * answers were given under, every answer under rel is dropped; at the
+ * root, all of them when a rule file outside the tree changed. Returns 0,
  * or -1 with errno when the .gitignore could not be looked at. */
 int ignores_enter(struct ignores *ig, const char *rel, bool has_gitignore);
 

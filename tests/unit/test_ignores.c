@@ -199,12 +199,33 @@ static void test_excludes_from_environment(void)
 	free(excl);
 }
 
+/* One ignores kept through many walks (vx watch keys again in the same
+ * process): a rule file outside the tree changed between two walks drops
+ * the answers at the next walk's root, as a load would. */
+static void test_rules_checked_each_walk(void)
+{
+	unlink(file);
+	fs_write(root, ".git/info/exclude", "", 0644);
+	age(".git/info/exclude", 100);
+	struct ignores *ig = asked_run();
+	CHECK_INT(ignores_get(ig, "a.txt"), 0);
+	fs_write(root, ".git/info/exclude", "*.txt\n", 0644);
+	age(".git/info/exclude", 50);
+	CHECK_INT(ignores_enter(ig, "", true), 0); /* the next walk */
+	CHECK_INT(ignores_get(ig, "a.txt"), -1);
+	char *one[] = {"a.txt"};
+	CHECK_INT(ignores_ask(ig, one, 1), 0);
+	CHECK_INT(ignores_get(ig, "a.txt"), 1);
+	ignores_free(ig);
+}
+
 int main(void)
 {
 	test_kept();
 	test_rule_outside_changed();
 	test_racy_and_env();
 	test_excludes_from_environment();
+	test_rules_checked_each_walk();
 	fs_rmtree(root);
 	free(root);
 	free(file);
