@@ -195,6 +195,25 @@ test_expect_success 'a file added at a project'"'"'s top, past the racy second, 
 	test_grep "^top.txt$" other/dist/ls.txt
 '
 
+test_expect_success 'in a git work tree, an ignored file reruns nothing; a .gitignore edit that takes the rule back makes it an input at once' '
+	printf "workspace:\n  projects: [\"*\"]\ntasks:\n  build:\n    outputs: [\"dist/**\"]\n" >vx.yaml &&
+	mkdir -p other/src && echo o >other/src/a.txt &&
+	printf "name: other\ntasks:\n  build:\n    command: \"mkdir -p dist && ls src > dist/ls.txt\"\n" >other/vx.yaml &&
+	printf "*.log\n.vx/\ndist/\n" >.gitignore &&
+	git init -q && git add -A && git commit -qm init &&
+	run_vx 0 run build && run_vx 0 run build &&
+	watch_start build &&
+	test_wait_lines "watching" 1 "$OUT" &&
+	echo x >other/src/debug.log &&
+	test_wait_lines "watching" 2 "$OUT" &&
+	printf ".vx/\ndist/\n" >.gitignore &&
+	test_wait_lines "watching" 3 "$OUT" &&
+	watch_stop &&
+	test_grep "1 file changed (other/src/debug.log) → 0 tasks" "$OUT" &&
+	test_grep "1 file changed (.gitignore) → 1 task" "$OUT" &&
+	test_grep "^debug.log$" other/dist/ls.txt
+'
+
 test_expect_success 'the watch follows the inputs, not the tree: a directory no input can lie in is not watched' '
 	printf "workspace:\n  projects: [\"packages/*\"]\ntasks:\n  build:\n    outputs: [\"dist/**\"]\n" >vx.yaml &&
 	mkdir -p packages/a/src shared docs/guide/deep/deeper &&
