@@ -18,7 +18,6 @@
 #include "util/spawn.h"
 #include "util/strbuf.h"
 
-static const char *const SKIP_NAMES[] = {".git", "node_modules", ".vx", NULL};
 static const char *const SKIP_EXPLICIT[] = {".git", ".vx", NULL};
 
 /* Whether git's listing holds a file that can make a workspace root
@@ -86,7 +85,7 @@ static bool has_skipped_component(const char *rel)
 	for (const char *s = rel; *s;) {
 		const char *e = strchr(s, '/');
 		size_t n = e ? (size_t)(e - s) : strlen(s);
-		for (const char *const *k = SKIP_NAMES; *k; k++)
+		for (const char *const *k = listing_skip_names; *k; k++)
 			if (strlen(*k) == n && !strncmp(*k, s, n))
 				return true;
 		if (!e)
@@ -186,7 +185,7 @@ static int default_files(struct inputs *in, const struct task_node *t, const str
 	if (!in->in_git) {
 		c.prefix = p->rel;
 		struct glob_walk_opts o = {
-		    .skip_names = SKIP_NAMES, .prune = outputs_only, .listings = in->listings,
+		    .skip_names = listing_skip_names, .prune = outputs_only, .listings = in->listings,
 		    .reads = in->ws->reads};
 		if (glob_walk_with(p->dir, "**", GLOB_WALK_FILES, &o, collect_one, &c) < 0 &&
 		    errno != ENOENT)
@@ -260,7 +259,7 @@ int inputs_collect(struct inputs *in, const struct task_node *t, struct strvec *
 		lstr_vec_strings(&in->ws->cfg->ws_input_files, &pats);
 		if (pats.n) {
 			struct collect c = {.out = out, .owner = -1};
-			rc = walk_globs(in->ws->root, "", &pats, SKIP_NAMES, &c);
+			rc = walk_globs(in->ws->root, "", &pats, listing_skip_names, &c);
 		}
 	}
 	strvec_clear(&pats);

@@ -211,9 +211,10 @@ static bool is_repository(const char *abs)
 {
 	char *dotgit = path_join(abs, ".git"), *head = NULL;
 	struct stat st;
-	if (fs_stat(dotgit, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
+	int there = fs_stat(dotgit, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (there && S_ISDIR(st.st_mode)) {
 		head = path_join(dotgit, "HEAD");
-	} else if (S_ISREG(st.st_mode)) {
+	} else if (there && S_ISREG(st.st_mode)) {
 		struct strbuf sb = STRBUF_INIT;
 		if (strbuf_read_file(&sb, dotgit) >= 0 && !strncmp(sb.buf, "gitdir: ", 8)) {
 			while (sb.len && (sb.buf[sb.len - 1] == '\n' || sb.buf[sb.len - 1] == '\r'))
@@ -250,9 +251,14 @@ static int kind_of(const char *abs, unsigned char type)
 							    : NONE;
 }
 
+const char *const listing_skip_names[] = {".git", "node_modules", ".vx", NULL};
+
 static bool skipped(const char *name)
 {
-	return !strcmp(name, ".git") || !strcmp(name, "node_modules") || !strcmp(name, ".vx");
+	for (const char *const *k = listing_skip_names; *k; k++)
+		if (!strcmp(name, *k))
+			return true;
+	return false;
 }
 
 struct plain {
@@ -275,10 +281,9 @@ static int add_plain(const char *relpath, void *ctx)
 static int walk_repository(const char *root, const char *rel, struct listcache *lc,
 			   struct strvec *out)
 {
-	static const char *const skip[] = {".git", "node_modules", ".vx", NULL};
 	char *abs = path_join(root, rel);
 	struct plain p = {out, rel};
-	struct glob_walk_opts o = {.skip_names = skip, .listings = lc};
+	struct glob_walk_opts o = {.skip_names = listing_skip_names, .listings = lc};
 	int rc = 0;
 	if (glob_walk_with(abs, "**", GLOB_WALK_FILES, &o, add_plain, &p) < 0 && errno != ENOENT &&
 	    errno != ENOTDIR) {

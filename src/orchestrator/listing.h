@@ -15,6 +15,10 @@
 #include "util/strbuf.h"
 #include "util/vec.h"
 
+/* The names below which no input lies, never entered by a walk for
+ * inputs: .git, node_modules, .vx (NULL-terminated). */
+extern const char *const listing_skip_names[];
+
 /* git started for one listing. */
 struct listing;
 
