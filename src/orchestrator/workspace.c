@@ -561,36 +561,29 @@ static bool root_is_project(const struct config *cfg)
 	return false;
 }
 
-/* The kept reads of the workspace's cache directory, when it exists (a
- * run that has never cached keeps none, and creates nothing here). */
-static struct readcache *reads_open(const struct workspace *ws)
+/* The kept reads of the cache directory dir, when it exists (a run that
+ * has never cached keeps none, and creates nothing here). */
+static struct readcache *reads_open(const char *dir)
 {
-	char *dir = workspace_cache_dir(ws);
 	struct stat st;
-	struct readcache *rc = NULL;
-	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
-		char *f = path_join(dir, "configs");
-		rc = readcache_load(f);
-		free(f);
-	}
-	free(dir);
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return NULL;
+	char *f = path_join(dir, "configs");
+	struct readcache *rc = readcache_load(f);
+	free(f);
 	return rc;
 }
 
-/* The workspace's cache directory when a run kept what it saw there (its
- * stat cache is there): the input walk then goes by the listings it kept,
- * or keeps them now, once. NULL in a fresh clone: git walks instead. */
-static char *cache_kept(const struct workspace *ws)
+/* Whether a run kept what it saw in the cache directory dir (its stat
+ * cache is there): the input walk then goes by the listings it kept, or
+ * keeps them now, once. Not in a fresh clone: git walks instead. */
+static bool cache_kept(const char *dir)
 {
-	char *dir = workspace_cache_dir(ws), *f = path_join(dir, "statcache");
+	char *f = path_join(dir, "statcache");
 	struct stat st;
 	bool kept = stat(f, &st) == 0;
 	free(f);
-	if (!kept) {
-		free(dir);
-		return NULL;
-	}
-	return dir;
+	return kept;
 }
 
 static struct workspace *load(const char *start_dir, bool listing)
@@ -614,12 +607,11 @@ static struct workspace *load(const char *start_dir, bool listing)
 		return NULL;
 	}
 	fs_anchor(ws->root);
-	if (listing) {
-		char *dir = cache_kept(ws);
-		ws->listing = listing_start(ws->root, dir);
-		free(dir);
-	}
-	ws->reads = reads_open(ws);
+	char *cache = workspace_cache_dir(ws);
+	if (listing)
+		ws->listing = listing_start(ws->root, cache_kept(cache) ? cache : NULL);
+	ws->reads = reads_open(cache);
+	free(cache);
 	lstr_vec pkg_pats = {0};
 	const lstr_vec *pats = &ws->cfg->projects;
 	struct strvec dirs = STRVEC_INIT;
