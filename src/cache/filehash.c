@@ -12,6 +12,7 @@
 #include <xxhash.h>
 
 #include "util/die.h"
+#include "util/io.h"
 
 /* 128 KiB: the kernel's default readahead window, so one read() per window;
  * larger buffers measured no faster (docs/cache-hashing.md). */
@@ -118,14 +119,15 @@ int filehash_path(const char *path, char hex[KEY_HEX_SIZE])
 	/* O_NOFOLLOW: a final symlink fails with ELOOP instead of being followed,
 	 * and is then hashed as a link. O_NONBLOCK: opening a FIFO must not hang
 	 * the run; a regular file ignores it. */
-	int fd;
+	const char *rel;
+	int at = fs_at(path, &rel), fd;
 	do
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+		fd = openat(at, rel, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	while (fd < 0 && errno == EINTR);
 	if (fd < 0) {
 		int e = errno;
 		struct stat st;
-		if (e == ELOOP && !lstat(path, &st) && S_ISLNK(st.st_mode))
+		if (e == ELOOP && !fstatat(at, rel, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode))
 			return hash_symlink(path, hex);
 		errno = e;
 		return -1;

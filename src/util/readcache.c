@@ -392,8 +392,10 @@ int readcache_read(struct readcache *rc, const char *path, struct strbuf *sb)
 
 int readcache_exists(struct readcache *rc, const char *path)
 {
+	const char *rel;
+	int at = fs_at(path, &rel);
 	if (!rc || path[0] != '/')
-		return access(path, F_OK) == 0;
+		return faccessat(at, rel, F_OK, 0) == 0;
 	const char *slash = strrchr(path, '/');
 	size_t dlen = slash == path ? 1 : (size_t)(slash - path);
 	const char *name = slash + 1;
@@ -408,8 +410,6 @@ int readcache_exists(struct readcache *rc, const char *path)
 	struct stat st = {0};
 	if (!(l && l->state > 0) && fs_stat(dir, &st, 0) < 0)
 		st.st_mode = 0;
-	const char *rel;
-	int at = fs_at(path, &rel);
 	int found = faccessat(at, rel, F_OK, 0) == 0;
 	if (!found && errno == ENOENT)
 		note_lacking(rc, l, dir, &st, t0, name);
