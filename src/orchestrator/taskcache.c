@@ -351,8 +351,11 @@ static int collect_inputs(struct taskcache *tc, const bool *which)
 		size_t out = 0;
 		for (size_t f = 0; f < ti->paths.n; f++) {
 			int e = errs[where[i][f]];
-			if (e == ENOENT) {
-				/* listed by git but deleted in the work tree: not an input */
+			if (e == ENOENT || (e == EISDIR && in.in_git)) {
+				/* listed by git but deleted in the work tree, or a
+				 * directory there now (a tracked file replaced, not
+				 * yet committed: the walk lists its files): not an
+				 * input itself */
 				free(ti->paths.v[f]);
 				continue;
 			}

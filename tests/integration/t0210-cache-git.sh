@@ -63,6 +63,27 @@ test_expect_success 'a workspace inside a directory an enclosing repository igno
 	run_vx 0 run build && test "$(runs)" = 2
 '
 
+test_expect_success 'a tracked file replaced by a directory: its files are the inputs, an unchanged tree hits, the file back hits its first entry' '
+	setup &&
+	echo old >app/src/b.txt &&
+	git add -A && git -c user.email=t@t -c user.name=t commit -qm b &&
+	run_vx 0 run build && test "$(runs)" = 1 &&
+	rm app/src/b.txt && mkdir app/src/b.txt && echo in >app/src/b.txt/c.txt &&
+	run_vx 0 run build && test "$(runs)" = 2 &&
+	test_grep ! "cannot hash" "$ERR" &&
+	run_vx 0 run build && test "$(runs)" = 2 &&
+	test_grep ! "cannot hash" "$ERR" &&
+	echo more >>app/src/b.txt/c.txt &&
+	run_vx 0 run build && test "$(runs)" = 3 &&
+	run_vx 0 run build && test "$(runs)" = 3 &&
+	rm -r app/src/b.txt && echo old >app/src/b.txt &&
+	run_vx 0 run build && test "$(runs)" = 3 &&
+	test_grep "cache hit" "$OUT" &&
+	mkdir app/src/empty && rm app/src/b.txt && mkdir app/src/b.txt &&
+	run_vx 0 run build && test "$(runs)" = 4 &&
+	test_grep ! "cannot hash" "$ERR"
+'
+
 test_expect_success 'a config error while git is still listing: exit 2, nothing left running' '
 	setup &&
 	printf "tasks:\n  build: {comand: x}\n" >app/vx.yaml &&
