@@ -47,13 +47,11 @@ static long find_lock(const struct workspace *ws, struct stat *st)
 /* The root package.json's dependencies of the four kinds, into x. */
 static void read_root_deps(struct externals *x)
 {
-	char *f = path_join(x->ws->root, "package.json");
-	struct strbuf sb = STRBUF_INIT;
-	cJSON *doc = strbuf_read_file(&sb, f) ? NULL : cJSON_ParseWithLength(sb.buf, sb.len);
+	const cJSON *doc = x->ws->root_pkg;
 	static const char *const kinds[] = {"dependencies", "devDependencies",
 					    "optionalDependencies", "peerDependencies"};
 	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
-		cJSON *d, *deps = cJSON_GetObjectItemCaseSensitive(doc, kinds[k]);
+		const cJSON *d, *deps = cJSON_GetObjectItemCaseSensitive(doc, kinds[k]);
 		if (!cJSON_IsObject(deps))
 			continue;
 		cJSON_ArrayForEach(d, deps)
@@ -62,9 +60,6 @@ static void read_root_deps(struct externals *x)
 			strvec_push(&x->root_specs, cJSON_IsString(d) ? d->valuestring : "");
 		}
 	}
-	cJSON_Delete(doc);
-	strbuf_release(&sb);
-	free(f);
 }
 
 /* One importer per project, and the root's when it is no project: its

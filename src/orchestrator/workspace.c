@@ -207,43 +207,35 @@ static int yaml_load(struct workspace *ws, const char *path, struct config **cfg
 	return rc;
 }
 
-/* Reads the root package.json "workspaces" into patterns. Returns 0 (none is
- * fine), or -1 after an error line. */
-static int pkg_workspaces(const char *path, lstr_vec *out, const char *file_for_loc)
+/* The root package.json's "workspaces" (doc, read from path as text; found
+ * as read_optional says) into patterns. Returns 0 (none is fine), or -1
+ * after an error line. */
+static int pkg_workspaces(const char *path, int found, struct strbuf *text, const cJSON *doc,
+			  lstr_vec *out, const char *file_for_loc)
 {
-	struct strbuf text = STRBUF_INIT;
-	int found = read_optional(NULL, path, &text);
-	if (found <= 0) {
-		strbuf_release(&text);
+	if (found <= 0)
 		return found;
-	}
-	cJSON *doc = pkg_parse(path, &text);
-	strbuf_release(&text);
-	if (!doc)
+	if (!cJSON_IsObject(doc)) {
+		cJSON_Delete(pkg_parse(path, text)); /* says where it is not JSON */
 		return -1;
+	}
 	struct loc loc = {file_for_loc, 1, 1};
-	cJSON *ws = cJSON_GetObjectItemCaseSensitive(doc, "workspaces");
+	const cJSON *ws = cJSON_GetObjectItemCaseSensitive(doc, "workspaces");
 	if (ws && cJSON_IsObject(ws))
 		ws = cJSON_GetObjectItemCaseSensitive(ws, "packages");
-	if (ws) {
-		if (!cJSON_IsArray(ws)) {
-			cJSON_Delete(doc);
-			return config_error(
-			    &loc, "package.json \"workspaces\" must be an array of globs");
-		}
-		cJSON *e;
-		cJSON_ArrayForEach(e, ws)
-		{
-			if (!cJSON_IsString(e)) {
-				cJSON_Delete(doc);
-				return config_error(
-				    &loc, "package.json \"workspaces\" entries must be strings");
-			}
-			struct lstr s = {xstrdup(e->valuestring), loc};
-			vec_push(out, s);
-		}
+	if (!ws)
+		return 0;
+	if (!cJSON_IsArray(ws))
+		return config_error(&loc, "package.json \"workspaces\" must be an array of globs");
+	const cJSON *e;
+	cJSON_ArrayForEach(e, ws)
+	{
+		if (!cJSON_IsString(e))
+			return config_error(&loc,
+					    "package.json \"workspaces\" entries must be strings");
+		struct lstr s = {xstrdup(e->valuestring), loc};
+		vec_push(out, s);
 	}
-	cJSON_Delete(doc);
 	return 0;
 }
 
@@ -450,6 +442,7 @@ void workspace_free(struct workspace *ws)
 	strmap_clear(&ws->by_name);
 	strvec_clear(&ws->project_globs);
 	free(ws->pnpm_path);
+	cJSON_Delete(ws->root_pkg);
 	readcache_free(ws->reads);
 	config_free(ws->cfg);
 	free(ws->root);
@@ -586,6 +579,8 @@ static bool cache_kept(const char *dir)
 	return kept;
 }
 
+static void package_manager(const char *root, const cJSON *pkg, struct package_manager *pm);
+
 static struct workspace *load(const char *start_dir, bool listing)
 {
 	char *start = realpath(start_dir, NULL);
@@ -616,6 +611,14 @@ static struct workspace *load(const char *start_dir, bool listing)
 	const lstr_vec *pats = &ws->cfg->projects;
 	struct strvec dirs = STRVEC_INIT;
 	ws->projects_from = "vx.yaml workspace.projects";
+	/* The root package.json, read and parsed once: its workspaces, its
+	 * packageManager, and (externals.c) its dependencies. Not JSON, it is
+	 * an error only where its workspaces are asked for. */
+	char *pkg = path_join(ws->root, "package.json");
+	struct strbuf pkg_text = STRBUF_INIT;
+	int pkg_found = read_optional(NULL, pkg, &pkg_text);
+	if (pkg_found > 0)
+		ws->root_pkg = cJSON_ParseWithLength(pkg_text.buf, pkg_text.len);
 	if (!ws->cfg->projects_set) {
 		/* pnpm keeps its list in pnpm-workspace.yaml and ignores
 		 * package.json's; npm, Yarn and Bun keep it in package.json */
@@ -625,19 +628,17 @@ static struct workspace *load(const char *start_dir, bool listing)
 			goto fail;
 		ws->projects_from = "pnpm-workspace.yaml packages";
 		if (rc == 0) {
-			char *pkg = path_join(ws->root, "package.json");
-			rc = pkg_workspaces(pkg, &pkg_pats, pkg);
+			rc = pkg_workspaces(pkg, pkg_found, &pkg_text, ws->root_pkg, &pkg_pats, pkg);
 			/* the loc's file must outlive this function: point at the vx.yaml */
 			for (size_t i = 0; i < pkg_pats.n; i++)
 				pkg_pats.v[i].loc = (struct loc){ws->cfg->path, 1, 1};
-			free(pkg);
 			if (rc)
 				goto fail;
 			ws->projects_from = "package.json workspaces";
 		}
 		pats = &pkg_pats;
 	}
-	workspace_package_manager(ws->root, &ws->pm);
+	package_manager(ws->root, ws->root_pkg, &ws->pm);
 	for (size_t i = 0; i < pats->n; i++)
 		strvec_push(&ws->project_globs, pats->v[i].s);
 	if (expand_projects(ws->root, pats, &dirs))
@@ -686,12 +687,16 @@ static struct workspace *load(const char *start_dir, bool listing)
 		free(pkg_pats.v[i].s);
 	vec_free(&pkg_pats);
 	strvec_clear(&dirs);
+	strbuf_release(&pkg_text);
+	free(pkg);
 	return ws;
 fail:
 	for (size_t i = 0; i < pkg_pats.n; i++)
 		free(pkg_pats.v[i].s);
 	vec_free(&pkg_pats);
 	strvec_clear(&dirs);
+	strbuf_release(&pkg_text);
+	free(pkg);
 	workspace_free(ws);
 	return NULL;
 }
@@ -707,16 +712,12 @@ static bool known_pm(const char *name, size_t n)
 
 static bool yarn_lock_v1(const char *root);
 static void pm_from_lockfile(const char *root, struct package_manager *pm);
-
-void workspace_package_manager(const char *root, struct package_manager *pm)
+/* The package manager of the workspace at root, whose package.json is pkg
+ * (NULL: none, or not JSON): its packageManager, else its lockfile's. */
+static void package_manager(const char *root, const cJSON *pkg, struct package_manager *pm)
 {
 	memset(pm, 0, sizeof *pm);
-	char *pkg = path_join(root, "package.json");
-	struct strbuf text = STRBUF_INIT;
-	cJSON *doc = read_optional(NULL, pkg, &text) > 0
-			 ? cJSON_ParseWithLength(text.buf, text.len) /* errors: said by discovery */
-			 : NULL;
-	const cJSON *field = cJSON_GetObjectItemCaseSensitive(doc, "packageManager");
+	const cJSON *field = cJSON_GetObjectItemCaseSensitive(pkg, "packageManager");
 	if (cJSON_IsString(field)) {
 		/* "pnpm@9.1.0", "yarn@4.1.0+sha256.abc…" (corepack's form) */
 		const char *v = field->valuestring, *at = strchr(v, '@');
@@ -731,9 +732,6 @@ void workspace_package_manager(const char *root, struct package_manager *pm)
 			pm->source = "packageManager in package.json";
 		}
 	}
-	cJSON_Delete(doc);
-	strbuf_release(&text);
-	free(pkg);
 	if (!pm->source)
 		pm_from_lockfile(root, pm);
 	if (!strcmp(pm->name, "npm"))

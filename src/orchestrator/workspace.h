@@ -54,6 +54,8 @@ struct workspace {
 				    * workspaces" (static text) */
 	char *pnpm_path;       /* the pnpm-workspace.yaml read, when it was (locs point here) */
 	struct package_manager pm; /* the root's (workspace_load) */
+	struct cJSON *root_pkg; /* the root package.json, parsed once by the load;
+				 * NULL when there is none or it is not JSON */
 	struct readcache *reads; /* the kept config reads (util/readcache.h): loaded
 				  * from the cache directory when it exists, else
 				  * NULL; saved by the task cache's checkpoints */
@@ -70,9 +72,6 @@ struct workspace *workspace_load(const char *start_dir);
  * the root is known, so git walks the tree while vx reads the configs. */
 struct workspace *workspace_load_listing(const char *start_dir);
 void workspace_free(struct workspace *ws);
-
-/* The package manager of the workspace at root (struct package_manager). */
-void workspace_package_manager(const char *root, struct package_manager *pm);
 
 /* workspace_load from the current directory (after any -C). */
 struct workspace *workspace_load_here(void);

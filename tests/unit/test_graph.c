@@ -277,6 +277,17 @@ static bool has_project(const struct workspace *ws, const char *rel)
 /* pnpm-workspace.yaml: its packages: are the projects (not package.json's
  * workspaces, which pnpm ignores); "!" takes away wherever it is written;
  * "./" is allowed; other keys are pnpm's. Then the package manager. */
+/* Loads the workspace at root and copies its package manager to *pm.
+ * Returns whether it loaded. */
+static bool load_pm(const char *root, struct package_manager *pm)
+{
+	struct workspace *ws = workspace_load(root);
+	if (ws)
+		*pm = ws->pm;
+	workspace_free(ws);
+	return ws != NULL;
+}
+
 static void test_pnpm(void)
 {
 	const char *r = fixture_dir();
@@ -335,28 +346,39 @@ static void test_pnpm(void)
 		CHECK_STR(ws->projects_from, "package.json workspaces");
 	workspace_free(ws);
 
-	/* the package manager: packageManager, else the lockfile, else npm */
+	/* the package manager: packageManager, else the lockfile, else npm;
+	 * read from the root package.json the load parsed once */
 	struct package_manager pm;
 	fixture_write(r, "package.json", "{\"packageManager\": \"yarn@4.1.0\"}");
-	workspace_package_manager(r, &pm);
+	CHECK(load_pm(r, &pm));
 	CHECK_STR(pm.name, "yarn");
 	CHECK_STR(pm.version, "4.1.0");
 	fixture_write(r, "package.json", "{\"packageManager\": \"cargo@1\"}");
 	fixture_write(r, "yarn.lock", "# yarn lockfile v1\n");
-	workspace_package_manager(r, &pm);
+	CHECK(load_pm(r, &pm));
 	CHECK_STR(pm.name, "yarn");
 	CHECK_STR(pm.version, "");
 	CHECK_STR(pm.source, "yarn.lock");
+	CHECK(pm.pre_post);
 	fixture_write(r, "package.json", "{}");
 	fixture_write(r, "pnpm-lock.yaml", "lockfileVersion: '9.0'\n");
-	workspace_package_manager(r, &pm);
+	CHECK(load_pm(r, &pm));
 	CHECK_STR(pm.name, "pnpm");
 	CHECK_STR(pm.source, "pnpm-lock.yaml");
+	/* not JSON: no packageManager, and no error where no workspaces are asked */
+	fixture_write(r, "package.json", "{\"packageManager\": ");
+	fixture_write(r, "vx.yaml", "workspace:\n  projects: []\n");
+	capture_begin();
+	CHECK(load_pm(r, &pm));
+	CHECK_STR(capture_end(), "");
+	CHECK_STR(pm.name, "pnpm");
 	fixture_remove(r);
 	const char *r2 = fixture_dir();
-	workspace_package_manager(r2, &pm);
+	fixture_write(r2, "vx.yaml", "workspace: {}\n");
+	CHECK(load_pm(r2, &pm));
 	CHECK_STR(pm.name, "npm");
 	CHECK_STR(pm.source, "none found (npm assumed)");
+	CHECK(pm.pre_post);
 	fixture_remove(r2);
 }
 
