@@ -76,11 +76,6 @@ static int timings_file(const char *path, const struct strmap *ids, struct shard
 	return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int shard_timings_load(const char *path, struct shard_task *tasks, size_t n)
 {
 	struct strmap ids = STRMAP_INIT;
@@ -105,7 +100,7 @@ int shard_timings_load(const char *path, struct shard_task *tasks, size_t n)
 					strvec_push(&names, de->d_name);
 			}
 			closedir(d);
-			qsort(names.v, names.n, sizeof *names.v, cmp_str);
+			strvec_sort(&names);
 			for (size_t k = 0; k < names.n && !rc; k++) {
 				char *file = path_join(path, names.v[k]);
 				rc = timings_file(file, &ids, tasks);

@@ -656,7 +656,8 @@ static struct workspace *load(const char *start_dir, bool listing)
 		if (rc)
 			goto fail;
 	}
-	qsort(ws->projects.v, ws->projects.n, sizeof *ws->projects.v, cmp_project);
+	if (ws->projects.n) /* none: the vector's array is NULL, which qsort may not take */
+		qsort(ws->projects.v, ws->projects.n, sizeof *ws->projects.v, cmp_project);
 	for (size_t i = 0; i < ws->projects.n; i++) {
 		size_t j;
 		struct project *b = ws->projects.v[i];

@@ -116,7 +116,10 @@ test_expect_success 'timings from a run summary balance the split; every shard r
 	run_vx 0 run build --shard 1/4 --shard-timings=../timings.json --dry-run=json &&
 	test_grep "\"owned\":true" "$OUT" &&
 	run_vx 2 run build --shard 1/4 --shard-timings=../nope.json --dry-run &&
-	test_grep "cannot read" "$ERR"
+	test_grep "cannot read" "$ERR" &&
+	mkdir ../no-timings &&
+	run_vx 0 run build --shard 1/4 --shard-timings=../no-timings --dry-run=json &&
+	test_grep "\"owned\":true" "$OUT"
 '
 
 test_expect_success 'an upstream its owner never uploads is built here after --shard-wait' '
