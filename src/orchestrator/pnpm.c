@@ -7,6 +7,7 @@
 
 #include "util/die.h"
 #include "util/strbuf.h"
+#include "util/yamlnode.h"
 
 static struct loc mark(const char *path, yaml_mark_t m)
 {
@@ -42,14 +43,23 @@ int pnpm_workspace_parse(const char *path, const char *text, size_t len, lstr_ve
 		return rc;
 	}
 	yaml_node_t *root = yaml_document_get_root_node(&doc);
-	yaml_node_t *seq = NULL;
+	yaml_node_t *seq = NULL, *first = NULL;
 	if (root && root->type == YAML_MAPPING_NODE) {
 		for (yaml_node_pair_t *pr = root->data.mapping.pairs.start;
-		     pr < root->data.mapping.pairs.top; pr++) {
+		     !rc && pr < root->data.mapping.pairs.top; pr++) {
 			yaml_node_t *k = yaml_document_get_node(&doc, pr->key);
-			if (k && k->type == YAML_SCALAR_NODE &&
-			    !strcmp((const char *)k->data.scalar.value, "packages"))
-				seq = yaml_document_get_node(&doc, pr->value);
+			const char *name = yamlnode_scalar(k);
+			if (!name || strcmp(name, "packages"))
+				continue;
+			if (first) {
+				/* pnpm's YAML reader refuses the file; taking either
+				 * list would build projects pnpm never installed */
+				struct loc l = mark(path, k->start_mark);
+				rc = config_error(&l, "duplicate key \"packages\" (first at line %d)",
+						  (int)first->start_mark.line + 1);
+			}
+			first = k;
+			seq = yaml_document_get_node(&doc, pr->value);
 		}
 	} else if (root && !(root->type == YAML_SCALAR_NODE && !root->data.scalar.length)) {
 		struct loc l = mark(path, root->start_mark);

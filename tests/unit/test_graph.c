@@ -326,6 +326,14 @@ static void test_pnpm(void)
 	workspace_free(ws);
 	/* a bad pnpm-workspace.yaml is an error at its place */
 	fixture_write(r, "vx.yaml", "workspace: {}\n");
+	/* packages: given twice: pnpm (js-yaml) refuses the file; so does vx,
+	 * rather than take one of the two lists silently */
+	fixture_write(r, "pnpm-workspace.yaml",
+		      "packages: [apps/*]\ncatalog: {}\npackages: [packages/*]\n");
+	capture_begin();
+	CHECK(workspace_load(r) == NULL);
+	CHECK(strstr(capture_end(),
+		     "pnpm-workspace.yaml:3:1: duplicate key \"packages\" (first at line 1)") != NULL);
 	fixture_write(r, "pnpm-workspace.yaml", "packages: apps/*\n");
 	capture_begin();
 	CHECK(workspace_load(r) == NULL);
