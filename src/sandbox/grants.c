@@ -226,3 +226,28 @@ void grants_clear(grant_vec *g)
 	}
 	vec_free(g);
 }
+
+char *grants_path_next(const char **s)
+{
+	while (*s && **s) {
+		const char *e = strchr(*s, ':');
+		size_t n = e ? (size_t)(e - *s) : strlen(*s);
+		const char *entry = *s;
+		*s = e ? e + 1 : *s + n;
+		if (n && entry[0] == '/')
+			return xstrndup(entry, n);
+	}
+	return NULL;
+}
+
+char *grants_toolchain_dir(const char *dir, const char *home)
+{
+	if (home && strcmp(dir, home) && path_is_within(home, dir) &&
+	    !strcmp(path_basename(dir), "bin")) {
+		char *prefix = path_dirname(dir);
+		if (strcmp(prefix, home))
+			return prefix;
+		free(prefix);
+	}
+	return xstrdup(dir);
+}

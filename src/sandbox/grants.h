@@ -51,4 +51,14 @@ bool grants_collapse_tree(char *pat);
 
 void grants_clear(grant_vec *g);
 
+/* The next absolute directory of a PATH value at *s (malloc'd), moving *s
+ * past it; NULL at its end. Relative and empty entries are skipped. */
+char *grants_path_next(const char **s);
+
+/* What to grant for dir, a toolchain directory on PATH (canonical): a bin/
+ * under home brings its install prefix (~/.nvm/versions/node/vX/bin gives
+ * ~/.nvm/versions/node/vX), unless that prefix is home itself; else dir.
+ * home may be NULL. Caller frees. */
+char *grants_toolchain_dir(const char *dir, const char *home);
+
 #endif

@@ -348,21 +348,6 @@ const char *const sandbox_home_caches[] = {
     "go/pkg/mod",	      ".m2/repository", ".gradle/caches",	      NULL,
 };
 
-/* The next absolute directory of a PATH value at *s (malloc'd), moving *s
- * past it; NULL at its end. Relative and empty entries are skipped. */
-static char *path_var_next(const char **s)
-{
-	while (*s && **s) {
-		const char *e = strchr(*s, ':');
-		size_t n = e ? (size_t)(e - *s) : strlen(*s);
-		const char *entry = *s;
-		*s = e ? e + 1 : *s + n;
-		if (n && entry[0] == '/')
-			return xstrndup(entry, n);
-	}
-	return NULL;
-}
-
 /* Home is an empty read-only tmpfs (issue 12: a deny list can never be
  * complete, and ~/.claude/.credentials.json, ~/.yarnrc.yml, ~/.m2/settings.xml
  * and the shell history were readable with no grant). It shows what the
@@ -378,18 +363,15 @@ static void home_reads(struct builder *b, const char *path_var)
 	if (!b->home_masked)
 		return;
 	const char *s = path_var;
-	for (char *dir; (dir = path_var_next(&s));) {
+	for (char *dir; (dir = grants_path_next(&s));) {
 		char *real = grants_canonical(dir);
 		free(dir);
 		if (strcmp(real, b->home) && path_is_within(b->home, real)) {
-			const char *base = path_basename(real);
-			char *prefix = path_dirname(real);
-			bool install = !strcmp(base, "bin") && strcmp(prefix, b->home);
-			const char *grant = install ? prefix : real;
+			char *grant = grants_toolchain_dir(real, b->home);
 			if (stat(grant, &st) == 0 && S_ISDIR(st.st_mode) &&
 			    !walls_holding(&b->walls, grant))
 				add_read(b, grant);
-			free(prefix);
+			free(grant);
 		}
 		free(real);
 	}
@@ -832,7 +814,7 @@ static int socket_grants(struct builder *b, const char *path_var)
 			!path_is_within(SANDBOX_RUN_DIR, b->proj) &&
 			!path_is_within(SANDBOX_RUN_DIR, b->tmp);
 	const char *s = b->run_masked ? path_var : NULL;
-	for (char *dir; (dir = path_var_next(&s));) {
+	for (char *dir; (dir = grants_path_next(&s));) {
 		char *real = grants_canonical(dir);
 		if (path_is_within(SANDBOX_RUN_DIR, dir) && stat(real, &st) == 0 &&
 		    S_ISDIR(st.st_mode))

@@ -474,13 +474,8 @@ static void baselines(struct builder *b)
  * and the read-only tool caches under home. Not for a hermetic task. */
 static void toolchain_reads(struct builder *b, const char *path_var)
 {
-	for (const char *s = path_var; s && *s;) {
-		const char *e = strchr(s, ':');
-		size_t n = e ? (size_t)(e - s) : strlen(s);
-		char *dir = n && s[0] == '/' ? xstrndup(s, n) : NULL;
-		s = e ? e + 1 : s + n;
-		if (!dir)
-			continue;
+	const char *s = path_var;
+	for (char *dir; (dir = grants_path_next(&s));) {
 		char *real = host_path(dir);
 		free(dir);
 		char *spelled = seatbelt_spell(real);
@@ -488,17 +483,7 @@ static void toolchain_reads(struct builder *b, const char *path_var)
 		for (const char *const *r = os_roots; *r; r++)
 			in_os |= path_is_within(*r, spelled);
 		free(spelled);
-		char *grant_dir = xstrdup(real);
-		if (b->home && strcmp(real, b->home) && path_is_within(b->home, real) &&
-		    !strcmp(path_basename(real), "bin")) {
-			char *prefix = path_dirname(real);
-			if (strcmp(prefix, b->home)) {
-				free(grant_dir);
-				grant_dir = prefix;
-			} else {
-				free(prefix);
-			}
-		}
+		char *grant_dir = grants_toolchain_dir(real, b->home);
 		if (!in_os && !path_is_within(b->ws, grant_dir) && strcmp(grant_dir, "/") &&
 		    !(b->home && !strcmp(grant_dir, b->home)) &&
 		    !walls_holding(&b->walls, grant_dir) && fs_is_dir(grant_dir)) {

@@ -318,6 +318,39 @@ static void test_plan(void)
 	strbuf_release(&prepared);
 }
 
+/* PATH entries, and what a toolchain directory on it grants: a bin/ under
+ * home brings its install prefix, never home itself. */
+static void test_toolchain(void)
+{
+	const char *s = "rel/bin::/usr/bin:/h/.nvm/versions/node/v20/bin:/h/bin:/opt/x/bin";
+	const char *want[] = {"/usr/bin", "/h/.nvm/versions/node/v20/bin", "/h/bin", "/opt/x/bin"};
+	size_t n = 0;
+	for (char *d; (d = grants_path_next(&s)); n++) {
+		if (n < 4)
+			CHECK_STR(d, want[n]);
+		free(d);
+	}
+	CHECK_INT(n, 4);
+	s = NULL;
+	CHECK(grants_path_next(&s) == NULL);
+	struct {
+		const char *dir, *home, *grant;
+	} cases[] = {
+	    {"/h/.nvm/versions/node/v20/bin", "/h", "/h/.nvm/versions/node/v20"},
+	    {"/h/bin", "/h", "/h/bin"},	 /* the prefix would be home: the bin/ alone */
+	    {"/h", "/h", "/h"},
+	    {"/h/.cargo/tools", "/h", "/h/.cargo/tools"}, /* not a bin/ */
+	    {"/opt/x/bin", "/h", "/opt/x/bin"},	      /* not under home */
+	    {"/hx/bin/bin", "/h", "/hx/bin/bin"},	      /* a sibling of home's name */
+	    {"/opt/x/bin", NULL, "/opt/x/bin"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *g = grants_toolchain_dir(cases[i].dir, cases[i].home);
+		CHECK_STR(g, cases[i].grant);
+		free(g);
+	}
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/vx-grants-XXXXXX";
@@ -340,6 +373,7 @@ int main(void)
 	test_refusals();
 	test_sees();
 	test_plan();
+	test_toolchain();
 	char *rm = xasprintf("rm -rf '%s'", root);
 	if (system(rm))
 		return 1;
