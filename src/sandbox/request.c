@@ -275,9 +275,7 @@ static void baseline_reads(struct builder *b)
 	}
 	for (size_t i = 0; i < b->in->n_linked; i++) {
 		char *real = grants_canonical(b->in->linked_projects[i]);
-		const struct wall *w = walls_holding(&b->walls, real);
-		if (!path_is_within(b->ws, real) || path_is_within(real, b->proj) ||
-		    (w && w->kind != WALL_NESTED)) {
+		if (!walls_show_linked(&b->walls, b->ws, b->proj, real)) {
 			free(real);
 			continue;
 		}

@@ -443,9 +443,8 @@ static void baselines(struct builder *b)
 	}
 	for (size_t i = 0; i < b->in->n_linked; i++) {
 		char *real = host_path(b->in->linked_projects[i]);
-		const struct wall *w = walls_holding(&b->walls, real);
-		if (path_is_within(b->ws, real) && !path_is_within(b->proj, real) &&
-		    (!w || w->kind == WALL_NESTED) && (!b->in->cached || keyed(b, real))) {
+		if (walls_show_linked(&b->walls, b->ws, b->proj, real) &&
+		    (!b->in->cached || keyed(b, real))) {
 			char *rel = path_relative(b->ws, real);
 			base_read(b, real, xasprintf("a linked workspace package (%s)", rel));
 			free(rel);

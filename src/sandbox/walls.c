@@ -120,6 +120,13 @@ const struct wall *walls_holding(const wall_vec *w, const char *path)
 	return NULL;
 }
 
+bool walls_show_linked(const wall_vec *w, const char *ws, const char *proj, const char *real)
+{
+	const struct wall *in = walls_holding(w, real);
+	return path_is_within(ws, real) && !path_is_within(real, proj) &&
+	       (!in || in->kind == WALL_NESTED);
+}
+
 const char *walls_kind_name(enum wall_kind k)
 {
 	switch (k) {

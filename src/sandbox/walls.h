@@ -44,6 +44,13 @@ const struct wall *walls_inside(const wall_vec *w, const char *path);
 const struct wall *walls_holding(const wall_vec *w, const char *path);
 /* Returns what a wall of kind k is, in words ("the vx cache"). */
 const char *walls_kind_name(enum wall_kind k);
+
+/* Whether a workspace package linked into a task's node_modules, at real
+ * (canonical), may be shown to a task of project proj in workspace ws:
+ * inside the workspace, holding not the project (the root linked by name
+ * would show every sibling), and in no wall but a nested project's. The
+ * bwrap plan and the Seatbelt profile both ask this. */
+bool walls_show_linked(const wall_vec *w, const char *ws, const char *proj, const char *real);
 /* The credential stores, relative to home, NULL-terminated. */
 extern const char *const walls_credentials[];
 

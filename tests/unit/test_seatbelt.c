@@ -395,6 +395,40 @@ static void test_note(void)
 	strvec_clear(&argv);
 }
 
+/* Linked workspace packages (a node_modules link to another project):
+ * each is read whole, as on Linux (request.c) — but never one that holds
+ * the project, such as the workspace root linked by name: that would make
+ * every sibling readable. A withheld one (a cached task whose key does
+ * not fold it) is not read either. */
+static void test_linked(void)
+{
+	struct req r;
+	req_init(&r, "packages/app");
+	char *lib = xasprintf("%s/ws/packages/lib", root), *util = xasprintf("%s/ws/packages/util", root);
+	const char *linked[] = {r.ws, lib, r.proj, util};
+	const char *keyed[] = {lib};
+	r.in.linked_projects = linked;
+	r.in.n_linked = 4;
+	char *text = profile(&r.in);
+	CHECK(strstr(text, "(allow file-read* (subpath \"@ROOT@/ws/packages/lib\")) ; a linked workspace package (packages/lib)"));
+	CHECK(strstr(text, "(subpath \"@ROOT@/ws/packages/util\")"));
+	CHECK(!strstr(text, "(subpath \"@ROOT@/ws\")"));
+	CHECK(!strstr(text, "a linked workspace package (.)"));
+	CHECK(!strstr(text, "a linked workspace package (packages/app)"));
+	free(text);
+	r.in.cached = true;
+	r.in.keyed_projects = keyed;
+	r.in.n_keyed = 1;
+	text = profile(&r.in);
+	CHECK(strstr(text, "(subpath \"@ROOT@/ws/packages/lib\")"));
+	CHECK(!strstr(text, "(subpath \"@ROOT@/ws/packages/util\")"));
+	CHECK(!strstr(text, "(subpath \"@ROOT@/ws\")"));
+	free(text);
+	free(lib);
+	free(util);
+	req_free(&r);
+}
+
 int main(void)
 {
 	root = fs_tmpdir();
@@ -417,6 +451,7 @@ int main(void)
 	test_globs_agree();
 	test_refusals();
 	test_note();
+	test_linked();
 	char *cmd = xasprintf("rm -rf '%s'", root);
 	if (system(cmd))
 		fprintf(stderr, "cannot remove %s\n", root);
