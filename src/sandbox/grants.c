@@ -251,3 +251,15 @@ char *grants_toolchain_dir(const char *dir, const char *home)
 	}
 	return xstrdup(dir);
 }
+
+char *grants_canonical_dir(const char *p)
+{
+	char *lexical = path_normalize(p);
+	char *dir = path_dirname(lexical);
+	char *real_dir = grants_canonical(dir);
+	char *at = path_join(real_dir, path_basename(lexical));
+	free(lexical);
+	free(dir);
+	free(real_dir);
+	return at;
+}

@@ -27,6 +27,12 @@ typedef VEC(struct grant) grant_vec;
  * cannot be resolved is kept as written). */
 char *grants_canonical(const char *p);
 
+/* grants_canonical of p's directory, with p's own name kept: a link at p
+ * stays the link (a dependency's output is shown as the file it is, never
+ * as what it points at). p absolute; "." and ".." are taken lexically
+ * first. Caller frees. */
+char *grants_canonical_dir(const char *p);
+
 /* Expands one entry: braces first ("g/{a,b}.txt" is two), "~" or "~/" to home,
  * a relative path against project_dir (both canonical), "dir/" + "**" and
  * "dir/" + "**" + "/" + "*" collapse to "dir"; a glob is expanded now (the hits on disk,

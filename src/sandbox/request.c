@@ -300,9 +300,7 @@ static void baseline_reads(struct builder *b)
 static void dep_output(struct builder *b, const char *path)
 {
 	char *lexical = path_normalize(path);
-	char *dir = path_dirname(lexical);
-	char *real_dir = grants_canonical(dir);
-	char *at = path_join(real_dir, path_basename(lexical));
+	char *at = grants_canonical_dir(lexical);
 	const struct wall *w = walls_holding(&b->walls, at);
 	struct stat st;
 	if (!path_is_within(b->ws, at) || (w && w->kind != WALL_NESTED)) {
@@ -330,8 +328,6 @@ static void dep_output(struct builder *b, const char *path)
 		lexical = at = NULL;
 	}
 	free(lexical);
-	free(dir);
-	free(real_dir);
 	free(at);
 }
 

@@ -452,7 +452,9 @@ static void baselines(struct builder *b)
 		free(real);
 	}
 	for (size_t i = 0; i < b->in->n_dep_outputs; i++) {
-		char *at = host_path(b->in->dep_outputs[i]);
+		/* the file it is: a link stays the link, and what it points
+		 * at is read only where the task may read it anyway */
+		char *at = grants_canonical_dir(b->in->dep_outputs[i]);
 		const struct wall *w = walls_holding(&b->walls, at);
 		if (path_is_within(b->ws, at) && (!w || w->kind == WALL_NESTED)) {
 			path_rule(b, F_LITERAL, OP_READ, at, xstrdup("a dependency's output"));

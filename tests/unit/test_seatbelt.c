@@ -429,6 +429,33 @@ static void test_linked(void)
 	req_free(&r);
 }
 
+/* A dependency's output is read as the file it is: a link among them is
+ * granted as the link, never as what it points at (a sibling's source
+ * here, which the task may not read), as the bwrap plan shows it. */
+static void test_dep_outputs(void)
+{
+	struct req r;
+	req_init(&r, "packages/app");
+	touch("ws/packages/lib/dist/index.js");
+	touch("ws/packages/other/src/secret.ts");
+	char *k = xasprintf("%s/ws/packages/lib/dist/k.js", root);
+	if (symlink("../../other/src/secret.ts", k))
+		die_errno("symlink %s", k);
+	char *idx = xasprintf("%s/ws/packages/lib/dist/index.js", root);
+	const char *outs[] = {idx, k};
+	r.in.dep_outputs = outs;
+	r.in.n_dep_outputs = 2;
+	char *text = profile(&r.in);
+	CHECK(strstr(text, "(literal \"@ROOT@/ws/packages/lib/dist/index.js\")"));
+	CHECK(strstr(text, "(literal \"@ROOT@/ws/packages/lib/dist/k.js\")"));
+	CHECK(!strstr(text, "secret.ts"));
+	free(text);
+	unlink(k);
+	free(k);
+	free(idx);
+	req_free(&r);
+}
+
 int main(void)
 {
 	root = fs_tmpdir();
@@ -452,6 +479,7 @@ int main(void)
 	test_refusals();
 	test_note();
 	test_linked();
+	test_dep_outputs();
 	char *cmd = xasprintf("rm -rf '%s'", root);
 	if (system(cmd))
 		fprintf(stderr, "cannot remove %s\n", root);
