@@ -247,10 +247,10 @@ static void add_read(struct builder *b, const char *path)
 	vec_push(&b->reads, g);
 }
 
-static bool keyed(struct builder *b, const char *real)
+bool sandbox_input_keys(const struct sandbox_input *in, const char *real)
 {
-	for (size_t i = 0; i < b->in->n_keyed; i++) {
-		char *k = grants_canonical(b->in->keyed_projects[i]);
+	for (size_t i = 0; i < in->n_keyed; i++) {
+		char *k = grants_canonical(in->keyed_projects[i]);
 		bool hit = !strcmp(k, real);
 		free(k);
 		if (hit)
@@ -279,7 +279,7 @@ static void baseline_reads(struct builder *b)
 			free(real);
 			continue;
 		}
-		if (b->in->cached && !keyed(b, real)) {
+		if (b->in->cached && !sandbox_input_keys(b->in, real)) {
 			/* The judge says so (a note) only if the task reaches for it. */
 			if (strvec_find(&b->req->withheld, real) < 0)
 				strvec_push(&b->req->withheld, real);

@@ -203,6 +203,11 @@ int sandbox_request_build(const struct sandbox_input *in, struct sandbox_request
  * socket or a shell line later carries it unquoted. */
 bool sandbox_path_safe(const char *p);
 
+/* Whether the linked package at real (canonical) is one of in's keyed
+ * projects: a cached task shows only those (the bwrap plan and the
+ * Seatbelt profile alike). */
+bool sandbox_input_keys(const struct sandbox_input *in, const char *real);
+
 /* Read-only tool caches under home a task sees (relative to home),
  * NULL-terminated; the rest of home is hidden. */
 extern const char *const sandbox_home_caches[];

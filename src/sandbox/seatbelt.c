@@ -417,18 +417,6 @@ static void base_read(struct builder *b, const char *path, char *why)
 	meta_above(b, path);
 }
 
-static bool keyed(const struct builder *b, const char *real)
-{
-	for (size_t i = 0; i < b->in->n_keyed; i++) {
-		char *k = host_path(b->in->keyed_projects[i]);
-		bool hit = !strcmp(k, real);
-		free(k);
-		if (hit)
-			return true;
-	}
-	return false;
-}
-
 /* What request.c's baseline_reads and dep_output grant, the same way. */
 static void baselines(struct builder *b)
 {
@@ -444,7 +432,7 @@ static void baselines(struct builder *b)
 	for (size_t i = 0; i < b->in->n_linked; i++) {
 		char *real = host_path(b->in->linked_projects[i]);
 		if (walls_show_linked(&b->walls, b->ws, b->proj, real) &&
-		    (!b->in->cached || keyed(b, real))) {
+		    (!b->in->cached || sandbox_input_keys(b->in, real))) {
 			char *rel = path_relative(b->ws, real);
 			base_read(b, real, xasprintf("a linked workspace package (%s)", rel));
 			free(rel);
