@@ -341,11 +341,30 @@ static int grant(struct builder *b, const char *entry, bool write)
 			char *lit = glob_unescape(abs, strlen(abs));
 			char *path = host_path(lit);
 			const struct wall *w = walls_holding(&b->walls, path);
+			bool in_proj = path_is_within(b->in->project_dir, lit) ||
+				       path_is_within(b->proj, lit);
 			if (w && w->kind == WALL_CREDENTIAL) {
 				strbuf_addf(b->err,
 					    "%s grant '%s' lies in %s, a credential store; vx never "
 					    "grants it",
 					    write ? "write" : "read", entry, w->path);
+				rc = -1;
+				free(why);
+			} else if (write && in_proj && !path_is_within(b->proj, path)) {
+				/* as request.c refuses it: a link made in the project
+				 * must not carry writes out of it */
+				strbuf_addf(b->err,
+					    "write grant '%s' leads through a link to %s, outside "
+					    "the project %s; grant the real path, or replace the "
+					    "link with a directory",
+					    entry, path, b->proj);
+				rc = -1;
+				free(why);
+			} else if (write && w && w->kind != WALL_NESTED) {
+				strbuf_addf(b->err,
+					    "write grant '%s' lies in %s (%s); vx never grants writes "
+					    "there",
+					    entry, w->path, walls_kind_name(w->kind));
 				rc = -1;
 				free(why);
 			} else {

@@ -363,6 +363,44 @@ static void test_refusals(void)
 		       "store; vx never grants it\n");
 	free(got);
 	req_free(&r);
+
+	/* refused as the bwrap plan refuses them (request.c), not granted and
+	 * then denied by a wall, or granted through a link out of the project */
+	req_init(&r, "packages/app");
+	const char *git_w[] = {".git/hooks/"};
+	r.in.allow_write = git_w;
+	r.in.n_write = 1;
+	got = profile(&r.in);
+	CHECK_STR(got, "ERR write grant '.git/hooks/' lies in @ROOT@/ws/packages/app/.git (the git "
+		       "repository); vx never grants writes there\n");
+	free(got);
+	mk("elsewhere/out");
+	mk("ws/packages/app");
+	char *link = xasprintf("%s/ws/packages/app/out", root);
+	if (symlink("../../../elsewhere/out", link))
+		die_errno("symlink %s", link);
+	const char *link_w[] = {"out/"};
+	r.in.allow_write = link_w;
+	got = profile(&r.in);
+	CHECK_STR(got, "ERR write grant 'out/' leads through a link to @ROOT@/elsewhere/out, outside "
+		       "the project @ROOT@/ws/packages/app; grant the real path, or replace the link "
+		       "with a directory\n");
+	free(got);
+	const char *real_w[] = {"../../../elsewhere/out/"};
+	r.in.allow_write = real_w;
+	got = profile(&r.in);
+	CHECK(!strncmp(got, "(version 1)", 11)); /* the real path, outside: granted */
+	free(got);
+	const char *read_link[] = {"out/"};
+	r.in.allow_read = read_link;
+	r.in.n_read = 1;
+	r.in.n_write = 0;
+	got = profile(&r.in);
+	CHECK(!strncmp(got, "(version 1)", 11)); /* reads through it: as on Linux */
+	free(got);
+	unlink(link);
+	free(link);
+	req_free(&r);
 }
 
 static void test_note(void)
