@@ -263,3 +263,18 @@ char *grants_canonical_dir(const char *p)
 	free(real_dir);
 	return at;
 }
+
+bool grants_link_out(const char *proj, const char *lexical, const char *real)
+{
+	return path_is_within(proj, lexical) && !path_is_within(proj, real);
+}
+
+void grants_say_link_out(struct strbuf *err, const char *entry, const char *real,
+			 const char *proj)
+{
+	strbuf_reset(err);
+	strbuf_addf(err,
+		    "write grant '%s' leads through a link to %s, outside the project %s; grant "
+		    "the real path, or replace the link with a directory",
+		    entry, real, proj);
+}

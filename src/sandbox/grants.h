@@ -57,6 +57,14 @@ bool grants_collapse_tree(char *pat);
 
 void grants_clear(grant_vec *g);
 
+/* Whether a write grant named lexical (in project proj, canonical) but
+ * reaching real through a link leaves the project: refused on every
+ * platform (a link made in the project must not carry writes out of it),
+ * with grants_say_link_out's words in err. */
+bool grants_link_out(const char *proj, const char *lexical, const char *real);
+void grants_say_link_out(struct strbuf *err, const char *entry, const char *real,
+			 const char *proj);
+
 /* The next absolute directory of a PATH value at *s (malloc'd), moving *s
  * past it; NULL at its end. Relative and empty entries are skipped. */
 char *grants_path_next(const char **s);

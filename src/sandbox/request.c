@@ -461,12 +461,10 @@ static int plan_writes(struct builder *b)
 		if (g->from_glob)
 			continue;
 		const struct wall *w = walls_holding(&b->walls, g->path);
-		if (path_is_within(b->proj, g->lexical) && !path_is_within(b->proj, g->path))
-			return refuse(b->err,
-				      "write grant '%s' leads through a link to %s, outside the "
-				      "project %s; grant "
-				      "the real path, or replace the link with a directory",
-				      g->entry, g->path, b->proj);
+		if (grants_link_out(b->proj, g->lexical, g->path)) {
+			grants_say_link_out(b->err, g->entry, g->path, b->proj);
+			return -1;
+		}
 		if (w && w->kind != WALL_NESTED)
 			return refuse(
 			    b->err,
@@ -516,6 +514,10 @@ static int plan_writes(struct builder *b)
 	for (size_t i = 0; i < b->glob_heads.n; i++) {
 		const struct grant *h = &b->glob_heads.v[i];
 		const struct wall *w = walls_holding(&b->walls, h->path);
+		if (grants_link_out(b->proj, h->lexical, h->path)) {
+			grants_say_link_out(b->err, h->entry, h->path, b->proj);
+			return -1;
+		}
 		if (w && w->kind != WALL_NESTED)
 			return refuse(
 			    b->err,

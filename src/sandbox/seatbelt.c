@@ -315,6 +315,14 @@ static void meta_above(struct builder *b, const char *path)
 /* One allow.read or allow.write entry: a literal is a subpath (a write
  * grant of a file is that file alone: macOS needs no directory widened),
  * a glob is a regex of its resolved head and the rest. */
+/* grants_link_out for a grant made absolute from the project dir as the
+ * input gives it (which may be reached through a link itself) */
+static bool link_out(const struct builder *b, const char *lexical, const char *real)
+{
+	return grants_link_out(b->proj, lexical, real) ||
+	       (path_is_within(b->in->project_dir, lexical) && !path_is_within(b->proj, real));
+}
+
 static int grant(struct builder *b, const char *entry, bool write)
 {
 	struct strvec pats = STRVEC_INIT;
@@ -341,8 +349,6 @@ static int grant(struct builder *b, const char *entry, bool write)
 			char *lit = glob_unescape(abs, strlen(abs));
 			char *path = host_path(lit);
 			const struct wall *w = walls_holding(&b->walls, path);
-			bool in_proj = path_is_within(b->in->project_dir, lit) ||
-				       path_is_within(b->proj, lit);
 			if (w && w->kind == WALL_CREDENTIAL) {
 				strbuf_addf(b->err,
 					    "%s grant '%s' lies in %s, a credential store; vx never "
@@ -350,14 +356,8 @@ static int grant(struct builder *b, const char *entry, bool write)
 					    write ? "write" : "read", entry, w->path);
 				rc = -1;
 				free(why);
-			} else if (write && in_proj && !path_is_within(b->proj, path)) {
-				/* as request.c refuses it: a link made in the project
-				 * must not carry writes out of it */
-				strbuf_addf(b->err,
-					    "write grant '%s' leads through a link to %s, outside "
-					    "the project %s; grant the real path, or replace the "
-					    "link with a directory",
-					    entry, path, b->proj);
+			} else if (write && link_out(b, lit, path)) {
+				grants_say_link_out(b->err, entry, path, b->proj);
 				rc = -1;
 				free(why);
 			} else if (write && w && w->kind != WALL_NESTED) {
@@ -393,6 +393,15 @@ static int grant(struct builder *b, const char *entry, bool write)
 		size_t lit = glob_literal_prefix(abs + 1);
 		char *head_lex = lit ? glob_unescape(abs, lit + 1) : xstrdup("/");
 		char *head = host_path(head_lex);
+		if (write && link_out(b, head_lex, head)) {
+			grants_say_link_out(b->err, entry, head, b->proj);
+			free(head);
+			free(head_lex);
+			free(why);
+			free(abs);
+			rc = -1;
+			break;
+		}
 		char *head_spelled = seatbelt_spell(head);
 		const char *rest = abs + 1 + lit + (lit ? 1 : 0);
 		struct strbuf rx = STRBUF_INIT;

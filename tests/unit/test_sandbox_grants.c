@@ -181,6 +181,21 @@ static void test_refusals(void)
 	CHECK(access(qx, F_OK) != 0); /* nothing created */
 	free(qx);
 	strbuf_reset(&err);
+	/* a write glob whose head is a link out of the project: refused as a
+	 * literal one is (it bound the link's target read-write) */
+	char *gen = at("real/ws/p/gen");
+	mk("real/elsewhere/gen", true);
+	if (symlink("../../elsewhere/gen", gen))
+		die_errno("symlink");
+	const char *wg[] = {"gen/*.js"};
+	CHECK_INT(build(NULL, 0, wg, 1, "/usr/bin/bwrap", &err), -1);
+	CHECK(strstr(err.buf, "write grant 'gen/*.js' leads through a link to ") != NULL);
+	strbuf_reset(&err);
+	const char *rg[] = {"gen/*.js"};
+	CHECK_INT(build(rg, 1, NULL, 0, "/usr/bin/bwrap", &err), 0); /* a read: as before */
+	unlink(gen);
+	free(gen);
+	strbuf_reset(&err);
 	const char *w2[] = {"../"};
 	CHECK_INT(build(NULL, 0, w2, 1, "/usr/bin/bwrap", &err), -1);
 	CHECK(strstr(err.buf, "which holds") != NULL);

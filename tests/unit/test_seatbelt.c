@@ -386,11 +386,35 @@ static void test_refusals(void)
 		       "the project @ROOT@/ws/packages/app; grant the real path, or replace the link "
 		       "with a directory\n");
 	free(got);
+	const char *glob_w[] = {"out/*.js"};
+	r.in.allow_write = glob_w;
+	got = profile(&r.in);
+	CHECK_STR(got, "ERR write grant 'out/*.js' leads through a link to @ROOT@/elsewhere/out, "
+		       "outside the project @ROOT@/ws/packages/app; grant the real path, or "
+		       "replace the link with a directory\n");
+	free(got);
 	const char *real_w[] = {"../../../elsewhere/out/"};
 	r.in.allow_write = real_w;
 	got = profile(&r.in);
 	CHECK(!strncmp(got, "(version 1)", 11)); /* the real path, outside: granted */
 	free(got);
+	/* the project reached through a link itself: its own grants stand */
+	char *wslink = xasprintf("%s/wslink", root), *via = xasprintf("%s/wslink/packages/app", root);
+	if (symlink("ws", wslink))
+		die_errno("symlink %s", wslink);
+	const char *dist_w[] = {"dist/"};
+	r.in.allow_write = dist_w;
+	r.in.project_dir = via;
+	r.in.workspace_root = wslink;
+	got = profile(&r.in);
+	CHECK(strstr(got, "(allow file-read* file-write* (subpath \"@ROOT@/ws/packages/app/dist\"))"));
+	free(got);
+	r.in.project_dir = r.proj;
+	r.in.workspace_root = r.ws;
+	unlink(wslink);
+	free(wslink);
+	free(via);
+	r.in.allow_write = real_w;
 	const char *read_link[] = {"out/"};
 	r.in.allow_read = read_link;
 	r.in.n_read = 1;
