@@ -300,7 +300,7 @@ static void baseline_reads(struct builder *b)
 static void dep_output(struct builder *b, const char *path)
 {
 	char *lexical = path_normalize(path);
-	char *at = grants_canonical_dir(lexical);
+	char *at = grants_canonical_dir(path);
 	const struct wall *w = walls_holding(&b->walls, at);
 	struct stat st;
 	if (!path_is_within(b->ws, at) || (w && w->kind != WALL_NESTED)) {

@@ -312,9 +312,6 @@ static void meta_above(struct builder *b, const char *path)
 	free(d);
 }
 
-/* One allow.read or allow.write entry: a literal is a subpath (a write
- * grant of a file is that file alone: macOS needs no directory widened),
- * a glob is a regex of its resolved head and the rest. */
 /* grants_link_out for a grant made absolute from the project dir as the
  * input gives it (which may be reached through a link itself) */
 static bool link_out(const struct builder *b, const char *lexical, const char *real)
@@ -323,6 +320,9 @@ static bool link_out(const struct builder *b, const char *lexical, const char *r
 	       (path_is_within(b->in->project_dir, lexical) && !path_is_within(b->proj, real));
 }
 
+/* One allow.read or allow.write entry: a literal is a subpath (a write
+ * grant of a file is that file alone: macOS needs no directory widened),
+ * a glob is a regex of its resolved head and the rest. */
 static int grant(struct builder *b, const char *entry, bool write)
 {
 	struct strvec pats = STRVEC_INIT;
