@@ -818,38 +818,55 @@ static int socket_grants(struct builder *b, const char *path_var)
 		free(real);
 		free(dir);
 	}
+	struct strvec socks = STRVEC_INIT, missing = STRVEC_INIT;
+	int rc = sandbox_socket_paths(in, b->proj, b->home, &b->walls, &socks, &missing, b->err);
+	for (size_t i = 0; !rc && i + 1 < missing.n; i += 2)
+		strvec_pushf(&b->req->notes,
+			     "unixSockets entry '%s' names nothing (no socket at %s): nothing is bound",
+			     missing.v[i], missing.v[i + 1]);
+	for (size_t i = 0; !rc && i < socks.n; i++) {
+		/* bound by path, read-only: the RO bind of a socket still connects */
+		mount_add(b->req, SANDBOX_RO, socks.v[i], socks.v[i]);
+		b->req->mounts.v[b->req->mounts.n - 1].by_path = true;
+	}
+	strvec_clear(&socks);
+	strvec_clear(&missing);
+	return rc;
+}
+
+int sandbox_socket_paths(const struct sandbox_input *in, const char *proj, const char *home,
+			 const wall_vec *walls, struct strvec *out, struct strvec *missing,
+			 struct strbuf *err)
+{
 	grant_vec socks = {0};
 	for (size_t i = 0; i < in->n_sockets; i++)
-		if (grants_resolve(in->unix_sockets[i], b->proj, b->home, &socks, NULL, b->err)) {
+		if (grants_resolve(in->unix_sockets[i], proj, home, &socks, NULL, err)) {
 			grants_clear(&socks);
 			return -1;
 		}
 	int rc = 0;
+	struct stat st;
 	for (size_t i = 0; i < socks.n && !rc; i++) {
 		struct grant *g = &socks.v[i];
-		const struct wall *w = walls_holding(&b->walls, g->path);
+		const struct wall *w = walls_holding(walls, g->path);
 		if (w && w->kind == WALL_CREDENTIAL) {
-			rc = refuse(b->err,
+			rc = refuse(err,
 				    "unixSockets entry '%s' lies in %s, a credential store; vx never "
 				    "grants it",
 				    g->entry, w->path);
 		} else if (w) {
-			rc = refuse(b->err, "unixSockets entry '%s' lies in %s, %s", g->entry, w->path,
+			rc = refuse(err, "unixSockets entry '%s' lies in %s, %s", g->entry, w->path,
 				    walls_kind_name(w->kind));
 		} else if (lstat(g->path, &st) != 0) {
-			strvec_pushf(&b->req->notes,
-				     "unixSockets entry '%s' names nothing (no socket at %s): nothing "
-				     "is bound",
-				     g->entry, g->path);
+			strvec_push(missing, g->entry);
+			strvec_push(missing, g->path);
 		} else if (!S_ISSOCK(st.st_mode)) {
-			rc = refuse(b->err,
+			rc = refuse(err,
 				    "unixSockets entry '%s' is not a socket (%s): grant a file or a "
 				    "directory with allow.read",
 				    g->entry, g->path);
 		} else {
-			/* bound by path, read-only: the RO bind of a socket still connects */
-			mount_add(b->req, SANDBOX_RO, g->path, g->path);
-			b->req->mounts.v[b->req->mounts.n - 1].by_path = true;
+			strvec_push(out, g->path);
 		}
 	}
 	grants_clear(&socks);

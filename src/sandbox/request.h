@@ -208,6 +208,17 @@ bool sandbox_path_safe(const char *p);
  * Seatbelt profile alike). */
 bool sandbox_input_keys(const struct sandbox_input *in, const char *real);
 
+/* in's allow.unixSockets resolved as grants are ("~", relative to the
+ * canonical project proj, globs) and checked against walls: each socket
+ * that is there goes to out (its canonical path); each entry that names
+ * nothing goes to missing as two strings, the entry and the path. Returns
+ * 0, or -1 with one line in err: a path in a credential store or another
+ * wall, or one that is no socket. The bwrap plan and the Seatbelt profile
+ * both read the entries this way. */
+int sandbox_socket_paths(const struct sandbox_input *in, const char *proj, const char *home,
+			 const wall_vec *walls, struct strvec *out, struct strvec *missing,
+			 struct strbuf *err);
+
 /* Read-only tool caches under home a task sees (relative to home),
  * NULL-terminated; the rest of home is hidden. */
 extern const char *const sandbox_home_caches[];

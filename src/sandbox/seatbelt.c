@@ -39,7 +39,8 @@ struct builder {
 	char *ws, *proj, *home, *tmp; /* as the profile names them */
 	wall_vec walls;		      /* likewise */
 	VEC(struct rule) rules;
-	struct strvec meta; /* directories above a grant: file-read-metadata, literal */
+	struct strvec meta;    /* directories above a grant: file-read-metadata, literal */
+	struct strvec sockets; /* allow.unixSockets resolved (sandbox_socket_paths) */
 };
 
 /* The OS and its toolchains, read-only, for every task (hermetic too):
@@ -738,7 +739,7 @@ static void network_section(struct strbuf *out, const struct builder *b)
 	const struct sandbox_input *in = b->in;
 	strbuf_addstr(out, "\n;; network: none but what is listed\n(deny network*)\n");
 	bool any = (in->proxy && in->proxy_port) || in->n_relays || in->n_local || in->local_any ||
-		   in->n_sockets;
+		   b->sockets.n;
 	if (any)
 		strbuf_addstr(out, "(allow system-socket)\n");
 	if (in->proxy && in->proxy_port)
@@ -765,16 +766,14 @@ static void network_section(struct strbuf *out, const struct builder *b)
 				    "localBinding: its own server\n",
 				    in->local_ports[i]);
 	}
-	for (size_t i = 0; i < in->n_sockets; i++) {
-		char *p = host_path(in->unix_sockets[i]);
+	for (size_t i = 0; i < b->sockets.n; i++) {
 		struct strbuf s = STRBUF_INIT;
-		if (!add_string(&s, p))
+		if (!add_string(&s, b->sockets.v[i]))
 			strbuf_addf(out,
 				    "(allow network-outbound (remote unix-socket (path-literal %s))) "
 				    "; allow.unixSockets\n",
 				    s.buf);
 		strbuf_release(&s);
-		free(p);
 	}
 }
 
@@ -850,6 +849,7 @@ static void builder_release(struct builder *b)
 	vec_free(&b->rules);
 	walls_clear(&b->walls);
 	strvec_clear(&b->meta);
+	strvec_clear(&b->sockets);
 	free(b->ws);
 	free(b->proj);
 	free(b->home);
@@ -922,10 +922,17 @@ int seatbelt_profile(const struct sandbox_input *in, struct strbuf *out, struct 
 		rc = grant(&b, in->allow_read[i], false);
 	for (size_t i = 0; !rc && i < in->n_write; i++)
 		rc = grant(&b, in->allow_write[i], true);
-	for (size_t i = 0; !rc && i < in->n_sockets; i++) {
-		char *p = host_path(in->unix_sockets[i]);
-		path_rule(&b, F_LITERAL, OP_READ | OP_WRITE, p, xstrdup("allow.unixSockets"));
-		free(p);
+	if (!rc) {
+		/* a literal can name a socket made later (a bind cannot): one
+		 * that names nothing yet is granted too */
+		struct strvec missing = STRVEC_INIT;
+		rc = sandbox_socket_paths(in, b.proj, b.home, &b.walls, &b.sockets, &missing, err);
+		for (size_t i = 1; i < missing.n; i += 2)
+			strvec_push(&b.sockets, missing.v[i]);
+		strvec_clear(&missing);
+		for (size_t i = 0; !rc && i < b.sockets.n; i++)
+			path_rule(&b, F_LITERAL, OP_READ | OP_WRITE, b.sockets.v[i],
+				  xstrdup("allow.unixSockets"));
 	}
 	if (!rc)
 		write_profile(out, &b);

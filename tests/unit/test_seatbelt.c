@@ -7,6 +7,8 @@
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -518,6 +520,58 @@ static void test_dep_outputs(void)
 	req_free(&r);
 }
 
+/* allow.unixSockets read as on Linux (request.c): "~" and project-relative
+ * paths resolved, a socket in a credential store or anything that is not a
+ * socket refused; one that does not exist yet is still named (a literal
+ * can name a socket made later, unlike a bind). */
+static void test_sockets(void)
+{
+	struct req r;
+	req_init(&r, "packages/app");
+	mk("home/.ssh");
+	mk("home/run");
+	mk("ws/packages/app");
+	const char *made[] = {"home/run/agent.sock", "home/.ssh/agent.sock", "ws/packages/app/db.sock"};
+	int fds[3];
+	for (int i = 0; i < 3; i++) {
+		struct sockaddr_un a = {.sun_family = AF_UNIX};
+		snprintf(a.sun_path, sizeof a.sun_path, "%s/%s", root, made[i]);
+		fds[i] = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (fds[i] < 0 || bind(fds[i], (struct sockaddr *)&a, sizeof a) < 0)
+			die_errno("socket %s", a.sun_path);
+	}
+	const char *ok[] = {"~/run/agent.sock", "db.sock", "/var/vx-seatbelt-none/later.sock"};
+	r.in.unix_sockets = ok;
+	r.in.n_sockets = 3;
+	char *text = profile(&r.in);
+	CHECK(strstr(text, "(path-literal \"@ROOT@/home/run/agent.sock\")"));
+	CHECK(strstr(text, "(path-literal \"@ROOT@/ws/packages/app/db.sock\")"));
+	CHECK(strstr(text, "(path-literal \"/private/var/vx-seatbelt-none/later.sock\")"));
+	free(text);
+	const char *cred[] = {"~/.ssh/agent.sock"};
+	r.in.unix_sockets = cred;
+	r.in.n_sockets = 1;
+	text = profile(&r.in);
+	CHECK_STR(text, "ERR unixSockets entry '~/.ssh/agent.sock' lies in @ROOT@/home/.ssh, a "
+			"credential store; vx never grants it\n");
+	free(text);
+	touch("ws/packages/app/notes.txt");
+	const char *file[] = {"notes.txt"};
+	r.in.unix_sockets = file;
+	text = profile(&r.in);
+	CHECK_STR(text, "ERR unixSockets entry 'notes.txt' is not a socket "
+			"(@ROOT@/ws/packages/app/notes.txt): grant a file or a directory with "
+			"allow.read\n");
+	free(text);
+	for (int i = 0; i < 3; i++) {
+		close(fds[i]);
+		char *p = path_join(root, made[i]);
+		unlink(p);
+		free(p);
+	}
+	req_free(&r);
+}
+
 int main(void)
 {
 	root = fs_tmpdir();
@@ -542,6 +596,7 @@ int main(void)
 	test_note();
 	test_linked();
 	test_dep_outputs();
+	test_sockets();
 	char *cmd = xasprintf("rm -rf '%s'", root);
 	if (system(cmd))
 		fprintf(stderr, "cannot remove %s\n", root);
