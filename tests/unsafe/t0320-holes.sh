@@ -174,6 +174,21 @@ test_expect_success 'kill -9 of vx mid-task leaves a run directory the next run 
 	test "$(cat app/dist/started)" = started
 '
 
+test_expect_success 'a link a task plants in its project carries no later write grant out of it, literal or glob' '
+	setup &&
+	mkdir -p "$TEST_DIR/elsewhere" &&
+	project "ln -s $TEST_DIR/elsewhere gen; ln -s $TEST_DIR/elsewhere out" "sandbox: {allow: {write: [\"./\"]}}" &&
+	run_vx 0 run app#build &&
+	test -L app/gen && test -L app/out &&
+	project "echo planted > gen/x.js" "sandbox: {allow: {write: [\"gen/*.js\"]}}" &&
+	run_vx 1 run app#build &&
+	test_grep "sandbox refused: write grant .gen/\*.js. leads through a link to $TEST_DIR/elsewhere, outside the project" "$ERR" &&
+	project "echo planted > out/x.js" "sandbox: {allow: {write: [\"out/\"]}}" &&
+	run_vx 1 run app#build &&
+	test_grep "sandbox refused: write grant .out/. leads through a link to $TEST_DIR/elsewhere, outside the project" "$ERR" &&
+	test_path_is_missing "$TEST_DIR/elsewhere/x.js"
+'
+
 test_expect_success '500 MB of output costs vx no more than 64 MiB of memory, and the entry still holds it all' '
 	setup &&
 	ws_project app app <<-'\''EOF'\'' &&
