@@ -466,10 +466,7 @@ static int plan_writes(struct builder *b)
 			return -1;
 		}
 		if (w && w->kind != WALL_NESTED)
-			return refuse(
-			    b->err,
-			    "write grant '%s' lies in %s (%s); vx never grants writes there",
-			    g->entry, w->path, walls_kind_name(w->kind));
+			return walls_say_no_writes(b->err, g->entry, w);
 		bool dir = g->exists ? g->is_dir : g->want_dir;
 		/* A FILE grant binds its directory: rename(2) onto a bind mount is
 		 * EBUSY, and every atomic writer renames a temp file over its output. */
@@ -519,10 +516,7 @@ static int plan_writes(struct builder *b)
 			return -1;
 		}
 		if (w && w->kind != WALL_NESTED)
-			return refuse(
-			    b->err,
-			    "write grant '%s' lies in %s (%s); vx never grants writes there",
-			    h->entry, w->path, walls_kind_name(w->kind));
+			return walls_say_no_writes(b->err, h->entry, w);
 		if (!h->exists) {
 			if (!path_is_within(b->proj, h->path))
 				return refuse(

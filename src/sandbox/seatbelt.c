@@ -362,11 +362,7 @@ static int grant(struct builder *b, const char *entry, bool write)
 				rc = -1;
 				free(why);
 			} else if (write && w && w->kind != WALL_NESTED) {
-				strbuf_addf(b->err,
-					    "write grant '%s' lies in %s (%s); vx never grants writes "
-					    "there",
-					    entry, w->path, walls_kind_name(w->kind));
-				rc = -1;
+				rc = walls_say_no_writes(b->err, entry, w);
 				free(why);
 			} else {
 				bool subpath = !write || want_dir || fs_is_dir(path);
@@ -394,8 +390,14 @@ static int grant(struct builder *b, const char *entry, bool write)
 		size_t lit = glob_literal_prefix(abs + 1);
 		char *head_lex = lit ? glob_unescape(abs, lit + 1) : xstrdup("/");
 		char *head = host_path(head_lex);
-		if (write && link_out(b, head_lex, head)) {
+		/* a write glob's head, refused as a literal write grant is */
+		const struct wall *hw = write ? walls_holding(&b->walls, head) : NULL;
+		bool refused = write && link_out(b, head_lex, head);
+		if (refused)
 			grants_say_link_out(b->err, entry, head, b->proj);
+		else if (hw && hw->kind != WALL_NESTED)
+			refused = walls_say_no_writes(b->err, entry, hw) < 0;
+		if (refused) {
 			free(head);
 			free(head_lex);
 			free(why);

@@ -127,6 +127,14 @@ bool walls_show_linked(const wall_vec *w, const char *ws, const char *proj, cons
 	       (!in || in->kind == WALL_NESTED);
 }
 
+int walls_say_no_writes(struct strbuf *err, const char *entry, const struct wall *w)
+{
+	strbuf_reset(err);
+	strbuf_addf(err, "write grant '%s' lies in %s (%s); vx never grants writes there", entry,
+		    w->path, walls_kind_name(w->kind));
+	return -1;
+}
+
 const char *walls_kind_name(enum wall_kind k)
 {
 	switch (k) {

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/strbuf.h"
 #include "util/vec.h"
 
 enum wall_kind {
@@ -51,6 +52,11 @@ const char *walls_kind_name(enum wall_kind k);
  * would show every sibling), and in no wall but a nested project's. The
  * bwrap plan and the Seatbelt profile both ask this. */
 bool walls_show_linked(const wall_vec *w, const char *ws, const char *proj, const char *real);
+
+/* Says in err (replacing it) that write grant entry lies in wall w, where
+ * no write is ever granted: the bwrap plan's and the Seatbelt profile's
+ * words. Returns -1. */
+int walls_say_no_writes(struct strbuf *err, const char *entry, const struct wall *w);
 /* The credential stores, relative to home, NULL-terminated. */
 extern const char *const walls_credentials[];
 

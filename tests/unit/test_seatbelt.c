@@ -376,6 +376,12 @@ static void test_refusals(void)
 	CHECK_STR(got, "ERR write grant '.git/hooks/' lies in @ROOT@/ws/packages/app/.git (the git "
 		       "repository); vx never grants writes there\n");
 	free(got);
+	const char *git_glob[] = {".git/hooks/*"};
+	r.in.allow_write = git_glob;
+	got = profile(&r.in);
+	CHECK_STR(got, "ERR write grant '.git/hooks/*' lies in @ROOT@/ws/packages/app/.git (the "
+		       "git repository); vx never grants writes there\n");
+	free(got);
 	mk("elsewhere/out");
 	mk("ws/packages/app");
 	char *link = xasprintf("%s/ws/packages/app/out", root);
