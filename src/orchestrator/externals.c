@@ -26,6 +26,19 @@ static const struct {
 };
 #define N_LOCKS (sizeof locks / sizeof *locks)
 
+const char *externals_lockfile_name(size_t i)
+{
+	return i < N_LOCKS ? locks[i].file : NULL;
+}
+
+bool externals_is_lockfile(const char *name)
+{
+	for (size_t k = 0; k < N_LOCKS; k++)
+		if (!strcmp(name, locks[k].file))
+			return true;
+	return false;
+}
+
 /* Kept copies of the lockfile, for -v: the newest few. */
 #define KEEP_COPIES 8
 

@@ -41,6 +41,12 @@ void externals_load(struct externals *x, const struct workspace *ws, const char 
 		    bool write);
 void externals_release(struct externals *x);
 
+/* Whether name is the file name of a lockfile vx reads (any of the six):
+ * vx watch plans again when one changes, as an install leaves it. */
+bool externals_is_lockfile(const char *name);
+/* The i-th of those names, NULL past the last. */
+const char *externals_lockfile_name(size_t i);
+
 /* Says in out what changed in project p's closure since the one keyed by
  * the lockfile whose content hash was old: "react 18.2.0 → 18.3.1, …". */
 void externals_explain(struct externals *x, size_t p, const char *old, struct strbuf *out);

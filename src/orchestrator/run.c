@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "orchestrator/externals.h"
 #include "orchestrator/filter.h"
 #include "orchestrator/graph.h"
 #include "orchestrator/output.h"
@@ -1250,6 +1251,8 @@ static void watch_set(const struct plan *p, bool affected, struct run_watch_set 
 			strvec_push_nodup(&ws->heads, glob_head(w->root, w->project_globs.v[k]));
 	for (const char *const *f = plan_files; *f; f++)
 		strvec_push_nodup(&ws->heads, path_join(w->root, *f));
+	for (size_t k = 0; externals_lockfile_name(k); k++)
+		strvec_push_nodup(&ws->heads, path_join(w->root, externals_lockfile_name(k)));
 	for (size_t g = 0; g < w->cfg->ws_input_files.n; g++)
 		if (w->cfg->ws_input_files.v[g].s[0] != '!')
 			strvec_push_nodup(&ws->heads, glob_head(w->root, w->cfg->ws_input_files.v[g].s));
@@ -1316,6 +1319,15 @@ static bool needs_plan(const struct plan *p, const struct strvec *changes)
 		for (const char *const *f = plan_files; *f; f++)
 			if (!strcmp(base, *f))
 				return true;
+		/* an install: every key folds the lockfile's closures, which
+		 * taskcache_rekey does not read again */
+		if (externals_is_lockfile(base)) {
+			char *dir = path_dirname(path);
+			bool at_root = !strcmp(dir, p->ws->root);
+			free(dir);
+			if (at_root)
+				return true;
+		}
 		if (path_is_within(path, p->ws->root))
 			return true;
 		for (size_t k = 0; k < p->ws->projects.n; k++)

@@ -123,4 +123,17 @@ test_expect_success 'a run whose lockfile and root package.json stats are unchan
 	grep -q "pnpm-lock.yaml\"" trace.txt
 '
 
+test_expect_success 'under vx watch, an install that bumps a package reruns the app that uses it, and no other' '
+	setup &&
+	watch_start build &&
+	test_wait_lines "watching" 1 "$OUT" &&
+	bump_left_pad &&
+	test_wait_lines "watching" 2 "$OUT" &&
+	watch_stop &&
+	test $(grep -c "b#build: running" "$OUT") = 2 &&
+	test $(grep -c "a#build: running" "$OUT") = 1 &&
+	test $(grep -c "c#build: running" "$OUT") = 1 &&
+	test $(grep -c "ui#build: running" "$OUT") = 1
+'
+
 test_done
