@@ -30,7 +30,11 @@ struct remote {
 	char *url, *token, *team, *team_id, *sig_key;
 	bool read, write;
 	long timeout_ms;
-	CURL *get, *put; /* one per thread: the loop's GETs, the saver's PUTs */
+	CURL *get; /* the loop's GETs */
+	/* The saver's uploaders PUT at once: each takes an idle handle (its
+	 * connection kept for the next PUT), or makes one. Under lock. */
+	CURL *idle_put[REMOTE_UPLOADERS];
+	size_t n_idle_put;
 	pthread_mutex_t lock;
 	struct remote_state st;
 	pthread_mutex_t status_lock; /* held while the status is asked (check_status) */
@@ -68,10 +72,9 @@ struct remote *remote_new(const struct remote_opts *o)
 	r->write = o->write;
 	r->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : DEFAULT_TIMEOUT_MS;
 	r->get = curl()->easy_init();
-	r->put = curl()->easy_init();
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_mutex_init(&r->status_lock, NULL);
-	if (!r->get || !r->put) {
+	if (!r->get) {
 		error("remote cache: libcurl cannot make a handle");
 		remote_free(r);
 		return NULL;
@@ -85,8 +88,8 @@ void remote_free(struct remote *r)
 		return;
 	if (r->get)
 		curl()->easy_cleanup(r->get);
-	if (r->put)
-		curl()->easy_cleanup(r->put);
+	for (size_t i = 0; i < r->n_idle_put; i++)
+		curl()->easy_cleanup(r->idle_put[i]);
 	pthread_mutex_destroy(&r->lock);
 	pthread_mutex_destroy(&r->status_lock);
 	/* secrets: do not leave them in freed memory */
@@ -511,12 +514,49 @@ int remote_head(struct remote *r, const char *key)
 	return code >= 200 && code < 300 ? 1 : code == 404 ? 0 : -1;
 }
 
+/* A PUT handle no other uploader holds: an idle one, or a new one (NULL
+ * when libcurl cannot make one: said). */
+static CURL *put_handle(struct remote *r)
+{
+	pthread_mutex_lock(&r->lock);
+	CURL *h = r->n_idle_put ? r->idle_put[--r->n_idle_put] : NULL;
+	pthread_mutex_unlock(&r->lock);
+	if (!h && !(h = curl()->easy_init()))
+		warning("remote cache: libcurl cannot make a handle; not uploaded");
+	return h;
+}
+
+static void put_handle_back(struct remote *r, CURL *h)
+{
+	pthread_mutex_lock(&r->lock);
+	bool kept = r->n_idle_put < REMOTE_UPLOADERS;
+	if (kept)
+		r->idle_put[r->n_idle_put++] = h;
+	pthread_mutex_unlock(&r->lock);
+	if (!kept)
+		curl()->easy_cleanup(h);
+}
+
+static int put_with(struct remote *r, CURL *h, const char *key, const void *head,
+		    size_t head_len, int fd, uint64_t size, uint64_t duration_ms);
+
 int remote_put(struct remote *r, const char *key, const void *head, size_t head_len, int fd,
 	       uint64_t size, uint64_t duration_ms)
 {
 	if (!remote_writable(r))
 		return -1;
-	check_status(r, r->put);
+	CURL *h = put_handle(r);
+	if (!h)
+		return -1;
+	int rc = put_with(r, h, key, head, head_len, fd, size, duration_ms);
+	put_handle_back(r, h);
+	return rc;
+}
+
+static int put_with(struct remote *r, CURL *h, const char *key, const void *head,
+		    size_t head_len, int fd, uint64_t size, uint64_t duration_ms)
+{
+	check_status(r, h);
 	if (!remote_writable(r))
 		return -1;
 	char *tag = NULL;
@@ -533,7 +573,7 @@ int remote_put(struct remote *r, const char *key, const void *head, size_t head_
 	char *dur = xasprintf("x-artifact-duration: %llu", (unsigned long long)duration_ms);
 	const char *extra[] = {"Content-Type: application/octet-stream", dur, tag, NULL};
 	struct body b = {.src = {head, head_len, 0, fd, 0}, .size = head_len + size};
-	long code = perform(r, r->put, "PUT", url, extra, &b, false);
+	long code = perform(r, h, "PUT", url, extra, &b, false);
 	free(dur);
 	free(tag);
 	free(url);

@@ -52,6 +52,9 @@ int remote_get(struct remote *r, const char *key, int fd);
  * before it started): ask for it alone if at all. Blocks until every item
  * is settled; runs on its caller's thread with handles of its own. */
 #define REMOTE_PARALLEL 16
+/* PUTs at once: the saver's uploader threads, each its own handle
+ * (remote_put may be called from that many threads at once). */
+#define REMOTE_UPLOADERS 8
 #define REMOTE_ASK 2
 struct remote_item {
 	const char *key; /* the caller's */
@@ -68,7 +71,9 @@ void remote_get_many(struct remote *r, struct remote_item *items, size_t n, remo
 int remote_head(struct remote *r, const char *key);
 /* PUT /v8/artifacts/KEY with a body of head (head_len bytes, in memory)
  * then the size bytes of fd from offset 0, streamed; duration_ms goes as
- * x-artifact-duration. Returns 0, or -1 (warned). */
+ * x-artifact-duration. Returns 0, or -1 (warned). Safe from several
+ * threads at once (the saver's uploaders), each PUT on a handle of its
+ * own. */
 int remote_put(struct remote *r, const char *key, const void *head, size_t head_len, int fd,
 	       uint64_t size, uint64_t duration_ms);
 

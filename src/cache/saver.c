@@ -52,10 +52,12 @@ struct saver {
 	size_t pending; /* submitted and not reaped */
 	bool stop;
 	int rd, wr; /* a byte per finished save */
-	/* Uploads run on a thread of their own, so a slow remote never holds
-	 * a save (nor so the dependents of its task). */
-	pthread_t up_thread;
-	pthread_cond_t up_wake;	    /* the uploader: an upload queued, or stop */
+	/* Uploads run on threads of their own, so a slow remote never holds
+	 * a save (nor so the dependents of its task); several at once, so a
+	 * far remote's round trips do not add up one after the other. */
+	pthread_t up_threads[REMOTE_UPLOADERS];
+	size_t n_up_threads;
+	pthread_cond_t up_wake;	    /* the uploaders: an upload queued, or stop */
 	struct upload *uploads, **up_tail;
 	long long upload_until; /* set as the run ends: no upload starts after it (ms) */
 	size_t skipped;		/* uploads not made for that */
@@ -209,8 +211,13 @@ struct saver *saver_new(const struct store *st, struct remote *remote)
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	int e = pthread_create(&sv->thread, NULL, worker, sv);
-	if (!e && remote)
-		e = pthread_create(&sv->up_thread, NULL, uploader, sv);
+	/* an uploader that cannot start only costs parallelism; none at all
+	 * is the error */
+	for (size_t k = 0; !e && remote && k < REMOTE_UPLOADERS; k++)
+		if (pthread_create(&sv->up_threads[sv->n_up_threads], NULL, uploader, sv) == 0)
+			sv->n_up_threads++;
+	if (!e && remote && !sv->n_up_threads)
+		e = EAGAIN;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (e) {
 		errno = e;
@@ -346,13 +353,13 @@ void saver_free(struct saver *sv)
 	pthread_mutex_lock(&sv->mu);
 	sv->stop = true;
 	pthread_cond_signal(&sv->wake);
-	pthread_cond_signal(&sv->up_wake);
+	pthread_cond_broadcast(&sv->up_wake);
 	pthread_mutex_unlock(&sv->mu);
 	pthread_join(sv->thread, NULL);
 	/* The uploads left: those that start before the grace is over; an
 	 * upload in flight ends first (its request timeout bounds it). */
-	if (sv->remote)
-		pthread_join(sv->up_thread, NULL);
+	for (size_t k = 0; k < sv->n_up_threads; k++)
+		pthread_join(sv->up_threads[k], NULL);
 	print_late(sv);
 	if (sv->skipped)
 		warning("remote cache: %zu upload%s not made: the run's end waited %llds for them "

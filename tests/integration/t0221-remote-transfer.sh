@@ -198,7 +198,9 @@ test_expect_success 'the run waits a bounded time for its uploads at its end, an
 	  build:
 	    outputs: ["dist/**"]
 	EOF
-	for p in u1 u2 u3 u4; do
+	# 12 saves, 8 uploaders (REMOTE_UPLOADERS): 8 PUTs of 2 s start at
+	# once, the 4 queued behind them are left when the 1 s grace is over
+	for p in u1 u2 u3 u4 u5 u6 u7 u8 u9 u10 u11 u12; do
 		mkdir -p $p && ws_project $p $p <<-EOF || exit 1
 		  build:
 		    command: "mkdir -p dist && echo $p > dist/out"
@@ -206,10 +208,10 @@ test_expect_success 'the run waits a bounded time for its uploads at its end, an
 	done &&
 	VX_TEST_UPLOAD_GRACE_MS=1000 VX_REMOTE_CACHE_URL=http://127.0.0.1:$sport run_vx 0 run build -j4 &&
 	kill $spid &&
-	test_grep "Tasks: 4 succeeded" "$OUT" &&
-	test_grep "uploads\? not made: the run.s end waited 1s for them" "$ERR" &&
+	test_grep "Tasks: 12 succeeded" "$OUT" &&
+	test_grep "4 uploads not made: the run.s end waited 1s for them" "$ERR" &&
 	rm -rf */dist && run_vx 0 run build --no-remote &&
-	test_grep "Tasks: 0 succeeded, 4 cached" "$OUT"
+	test_grep "Tasks: 0 succeeded, 12 cached" "$OUT"
 '
 
 test_expect_success 'the real server killed with kill -9 during a run costs warnings, never the run' '
