@@ -28,10 +28,11 @@ typedef void saver_done_fn(void *tag, int rc, const char *messages, void *ctx);
 struct remote;
 /* Starts the thread (with every signal blocked: they belong to the loop's
  * signalfd). st (and remote) must outlive the saver. With a remote, each
- * entry saved is uploaded after its save is reported (its task's
- * dependents never wait for the network), and before the next save;
- * saver_free waits for an upload in flight. Dies when no thread can
- * start. */
+ * entry saved is uploaded after its save is reported, on uploader threads
+ * of their own (REMOTE_UPLOADERS at once): neither its task's dependents
+ * nor the next save wait for the network; saver_free waits for the
+ * uploads in flight, and starts no queued one past the grace. Dies when
+ * no thread can start. */
 struct saver *saver_new(const struct store *st, struct remote *remote);
 
 /* Queues a save of req. Everything req points to is copied (the log bytes
