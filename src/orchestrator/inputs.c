@@ -137,7 +137,7 @@ static int walk_globs(const char *base, const char *prefix, const struct strvec 
 		struct glob_walk_opts o = {.skip_names = skip,
 					   .listings = c->in ? c->in->listings : NULL,
 					   .reads = c->in ? c->in->ws->reads : NULL};
-		if (glob_walk_with(base, pats->v[i], GLOB_WALK_FILES, &o, collect_one, c) < 0 &&
+		if (glob_walk_with(base, pats->v[i], GLOB_WALK_FILES | GLOB_WALK_LINKS, &o, collect_one, c) < 0 &&
 		    errno != ENOENT)
 			return error_errno("cannot read %s", base);
 	}
@@ -187,7 +187,7 @@ static int default_files(struct inputs *in, const struct task_node *t, const str
 		struct glob_walk_opts o = {
 		    .skip_names = listing_skip_names, .prune = outputs_only, .listings = in->listings,
 		    .reads = in->ws->reads};
-		if (glob_walk_with(p->dir, "**", GLOB_WALK_FILES, &o, collect_one, &c) < 0 &&
+		if (glob_walk_with(p->dir, "**", GLOB_WALK_FILES | GLOB_WALK_LINKS, &o, collect_one, &c) < 0 &&
 		    errno != ENOENT)
 			return error_errno("cannot read %s", p->dir);
 		return 0;
@@ -310,7 +310,7 @@ int outputs_collect(const char *project_dir, const lstr_vec *globs, struct strve
 	for (size_t i = 0; i < g.n && !rc; i++) {
 		if (g.v[i][0] == '!')
 			continue;
-		if (glob_walk(project_dir, g.v[i], GLOB_WALK_FILES, SKIP_EXPLICIT, output_one, &c) <
+		if (glob_walk(project_dir, g.v[i], GLOB_WALK_FILES | GLOB_WALK_LINKS, SKIP_EXPLICIT, output_one, &c) <
 			0 &&
 		    errno != ENOENT)
 			rc = error_errno("cannot read the outputs of %s", project_dir);

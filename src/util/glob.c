@@ -698,13 +698,15 @@ static bool is_skipped(const struct walk *w, const char *name)
 enum kind { KIND_NONE, KIND_FILE, KIND_DIR };
 
 /* Returns what rel (root-relative) is to the walk: a directory (never through
- * a link), a regular file (or a link to one), or neither; -1 with errno. */
+ * a link), a regular file (or a link to one; any link with GLOB_WALK_LINKS),
+ * or neither; -1 with errno. */
 static int entry_kind(struct walk *w, const char *rel, unsigned char type)
 {
 	struct stat st;
+	bool links = w->flags & GLOB_WALK_LINKS;
 	if (type == DT_DIR)
 		return KIND_DIR;
-	if (type == DT_REG)
+	if (type == DT_REG || (type == DT_LNK && links))
 		return KIND_FILE;
 	if (type != DT_UNKNOWN && type != DT_LNK)
 		return KIND_NONE;
@@ -713,6 +715,8 @@ static int entry_kind(struct walk *w, const char *rel, unsigned char type)
 			goto fail;
 		if (S_ISDIR(st.st_mode))
 			return KIND_DIR;
+		if (S_ISLNK(st.st_mode) && links)
+			return KIND_FILE;
 		if (!S_ISLNK(st.st_mode))
 			return S_ISREG(st.st_mode) ? KIND_FILE : KIND_NONE;
 	}

@@ -70,6 +70,11 @@ bool globlist_match(char *const *pats, size_t n, const char *path);
 enum glob_walk_flags {
 	GLOB_WALK_FILES = 1 << 0, /* report regular files (and symlinks to them) */
 	GLOB_WALK_DIRS = 1 << 1,  /* report directories */
+	/* with GLOB_WALK_FILES: report every symlink as a file, whatever it
+	 * points at (a directory, nothing), as git lists one; never followed.
+	 * A task's inputs and outputs are walked so: a link to a directory
+	 * retargeted changes the key, and an output link is saved. */
+	GLOB_WALK_LINKS = 1 << 2,
 };
 
 /* Calls cb(relpath, ctx) for each entry under root (an absolute directory)
@@ -81,7 +86,8 @@ enum glob_walk_flags {
  * GLOB_WALK_DIRS); root itself never is. Entries below the prefix named in
  * skip_names (NULL-terminated, e.g. ".git", "node_modules") are neither
  * reported nor entered. A symlink to a directory is never followed, in the
- * prefix either, and is reported as neither kind; a dangling link is skipped.
+ * prefix either, and is reported as neither kind; a dangling link is skipped
+ * (with GLOB_WALK_LINKS both are reported as files).
  * A non-zero return of cb stops the walk and is returned. Returns 0, or -1
  * with errno set when root or a directory under it cannot be read (a missing
  * prefix directory is no error: nothing matches). */

@@ -302,6 +302,41 @@ test_expect_success 'outside git, kept directory listings never answer stale: a 
 	test_grep "web/src/a.js removed" "$ERR"
 '
 
+test_expect_success 'a link to a directory is an input as git keys it (its text): pointed elsewhere, the task misses; back, it hits' '
+	ws_root </dev/null &&
+	ws_project web web <<-'\''EOF'\'' &&
+	  build:
+	    command: "echo run >> ../runs-web; cat conf/x > out.txt"
+	    outputs: ["out.txt"]
+	EOF
+	mkdir -p web/confA web/confB &&
+	echo A >web/confA/x && echo B >web/confB/x &&
+	ln -s confA web/conf &&
+	run_vx 0 run web#build && test "$(runs web)" = 1 &&
+	rm web/conf && ln -s confB web/conf &&
+	run_vx 0 run web#build -v && test "$(runs web)" = 2 &&
+	test_grep "web/conf changed" "$ERR" &&
+	test "$(cat web/out.txt)" = B &&
+	rm web/conf && ln -s confA web/conf &&
+	run_vx 0 run web#build && test "$(runs web)" = 2 &&
+	test "$(cat web/out.txt)" = A
+'
+
+test_expect_success 'a link to a directory and a dangling link among the outputs are saved and restored as links' '
+	ws_root </dev/null &&
+	ws_project web web <<-'\''EOF'\'' &&
+	  build:
+	    command: "echo run >> ../runs-web; mkdir -p dist/v2; echo two > dist/v2/a.js; ln -sfn v2 dist/latest; ln -sfn missing.js dist/gone"
+	    outputs: ["dist/**"]
+	EOF
+	run_vx 0 run web#build && test "$(runs web)" = 1 &&
+	rm -rf web/dist &&
+	run_vx 0 run web#build && test "$(runs web)" = 1 &&
+	test "$(readlink web/dist/latest)" = v2 &&
+	test "$(readlink web/dist/gone)" = missing.js &&
+	test "$(cat web/dist/latest/a.js)" = two
+'
+
 # Sets every file and directory under the arguments 30 seconds back, so the
 # kept reads keep what the next run reads (nothing is kept in the second a
 # file last changed: the racy rule).
