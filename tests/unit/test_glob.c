@@ -466,6 +466,15 @@ static void walks(const char *root)
 	walk(root, "{src,packages}/*", D, "packages/p1 packages/p2 src/lib", 0, 0);
 	walk(root, "**/*.ts", F, "a.ts alink.ts", 2, 7); /* cb's value stops and returns */
 	walk(root, "src/.git/*", F, "", 0, 0);
+	/* GLOB_WALK_LINKS: every link a file, whatever it points at, never
+	 * entered (a task's inputs and outputs, as git lists links) */
+	int L = GLOB_WALK_FILES | GLOB_WALK_LINKS;
+	walk(root, "*", L, "a.ts alink.ts b.js dangling.ts srclink", 0, 0);
+	walk(root, "*", F, "a.ts alink.ts b.js", 0, 0);
+	walk(root, "srclink", L, "srclink", 0, 0);
+	walk(root, "srclink/*", L, "", 0, 0);
+	walk(root, "dangling.ts", L, "dangling.ts", 0, 0);
+	walk(root, "dangling.ts", F, "", 0, 0);
 
 	struct seen s = {STRVEC_INIT, 0};
 	const char *bad[] = {"none", "a.ts"}; /* a missing root, a file */
