@@ -313,14 +313,6 @@ static void meta_above(struct builder *b, const char *path)
 	free(d);
 }
 
-/* grants_link_out for a grant made absolute from the project dir as the
- * input gives it (which may be reached through a link itself) */
-static bool link_out(const struct builder *b, const char *lexical, const char *real)
-{
-	return grants_link_out(b->proj, lexical, real) ||
-	       (path_is_within(b->in->project_dir, lexical) && !path_is_within(b->proj, real));
-}
-
 /* One allow.read or allow.write entry: a literal is a subpath (a write
  * grant of a file is that file alone: macOS needs no directory widened),
  * a glob is a regex of its resolved head and the rest. */
@@ -338,7 +330,9 @@ static int grant(struct builder *b, const char *entry, bool write)
 	for (size_t i = 0; i < pats.n && !rc; i++) {
 		char *pat = pats.v[i];
 		bool tree = grants_collapse_tree(pat);
-		char *abs = grants_absolute(pat, entry, b->in->project_dir, b->in->home, b->err);
+		/* from the canonical project, as request.c resolves grants: a
+		 * "..", and the link checks below, mean what they mean there */
+		char *abs = grants_absolute(pat, entry, b->proj, b->in->home, b->err);
 		if (!abs) {
 			rc = -1;
 			break;
@@ -357,7 +351,7 @@ static int grant(struct builder *b, const char *entry, bool write)
 					    write ? "write" : "read", entry, w->path);
 				rc = -1;
 				free(why);
-			} else if (write && link_out(b, lit, path)) {
+			} else if (write && grants_link_out(b->proj, lit, path)) {
 				grants_say_link_out(b->err, entry, path, b->proj);
 				rc = -1;
 				free(why);
@@ -392,7 +386,7 @@ static int grant(struct builder *b, const char *entry, bool write)
 		char *head = host_path(head_lex);
 		/* a write glob's head, refused as a literal write grant is */
 		const struct wall *hw = write ? walls_holding(&b->walls, head) : NULL;
-		bool refused = write && link_out(b, head_lex, head);
+		bool refused = write && grants_link_out(b->proj, head_lex, head);
 		if (refused)
 			grants_say_link_out(b->err, entry, head, b->proj);
 		else if (hw && hw->kind != WALL_NESTED)
