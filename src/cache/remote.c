@@ -538,22 +538,6 @@ static void put_handle_back(struct remote *r, CURL *h)
 }
 
 static int put_with(struct remote *r, CURL *h, const char *key, const void *head,
-		    size_t head_len, int fd, uint64_t size, uint64_t duration_ms);
-
-int remote_put(struct remote *r, const char *key, const void *head, size_t head_len, int fd,
-	       uint64_t size, uint64_t duration_ms)
-{
-	if (!remote_writable(r))
-		return -1;
-	CURL *h = put_handle(r);
-	if (!h)
-		return -1;
-	int rc = put_with(r, h, key, head, head_len, fd, size, duration_ms);
-	put_handle_back(r, h);
-	return rc;
-}
-
-static int put_with(struct remote *r, CURL *h, const char *key, const void *head,
 		    size_t head_len, int fd, uint64_t size, uint64_t duration_ms)
 {
 	check_status(r, h);
@@ -578,6 +562,19 @@ static int put_with(struct remote *r, CURL *h, const char *key, const void *head
 	free(tag);
 	free(url);
 	return code >= 200 && code < 300 ? 0 : -1;
+}
+
+int remote_put(struct remote *r, const char *key, const void *head, size_t head_len, int fd,
+	       uint64_t size, uint64_t duration_ms)
+{
+	if (!remote_writable(r))
+		return -1;
+	CURL *h = put_handle(r);
+	if (!h)
+		return -1;
+	int rc = put_with(r, h, key, head, head_len, fd, size, duration_ms);
+	put_handle_back(r, h);
+	return rc;
 }
 
 /* One transfer of remote_get_many: its handle, its body, its item. */
