@@ -360,7 +360,14 @@ int archive_writer_add(struct archive_writer *w, int rootfd, const char *path,
 	}
 	m->path = xstrdup(path);
 	m->mode = st.st_mode & 0777;
-	if (S_ISREG(st.st_mode)) {
+	if (S_ISREG(st.st_mode) && (st.st_mode & (S_ISUID | S_ISGID))) {
+		/* issue 36: a hit would restore it without the bit (modes are
+		 * kept to 0777), not what ran; and a set-ID file travelling
+		 * through a shared cache is not something to hand around */
+		ret = error("refusing to archive %s: it is set-user-ID or set-group-ID (mode %04o); "
+			    "clear the bit, or leave the file out of outputs",
+			    path, (unsigned)(st.st_mode & 07777));
+	} else if (S_ISREG(st.st_mode)) {
 		m->type = ARCHIVE_FILE;
 		fd = openat(dfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0 || fstat(fd, &st) < 0) {

@@ -661,7 +661,13 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 			close(pfd[0]);
 			fcntl(pfd[1], F_SETFL, O_NONBLOCK);
 			job->argv = sjob->argv.v;
-			job->envp = NULL;
+			/* bwrap is pid 1 of the task's namespace and its
+			 * /proc/1/environ is readable there: the tracer, the
+			 * init and bwrap get no environment at all (issue 36:
+			 * vx's GITHUB_TOKEN was one `tr` away); the task's
+			 * own is in the argv (--setenv), scrubbed. */
+			static char *no_env[] = {NULL};
+			job->envp = no_env;
 			job->relay_signals = true;
 			job->signal_fd = pfd[1];
 			job->spawn_actions = spawn_actions;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "orchestrator/config.h"
+#include "sandbox/env.h"
 #include "util/die.h"
 #include "util/strbuf.h"
 
@@ -74,20 +75,6 @@ static void env_put(struct strvec *env, const char *entry)
 	strvec_push(env, entry);
 }
 
-/* The remote cache's credentials are vx's, never a task's (docs/remote-cache.md). */
-static const char *const vx_secrets[] = {
-    "VX_REMOTE_CACHE_TOKEN=", "TURBO_TOKEN=", "VX_REMOTE_CACHE_SIGNATURE_KEY=",
-    "TURBO_REMOTE_CACHE_SIGNATURE_KEY=", NULL,
-};
-
-static bool vx_secret(const char *entry)
-{
-	for (const char *const *s = vx_secrets; *s; s++)
-		if (!strncmp(entry, *s, strlen(*s)))
-			return true;
-	return false;
-}
-
 /* What envMode strict passes to every task, as turbo 2.11.13 does: read
  * off its tasks' environments with ~90 candidate names set (docs/turborepo.md). */
 static const char *const strict_always[] = {
@@ -140,7 +127,7 @@ static bool strict_passes(const struct workspace *ws, const struct task_node *t,
 void task_env(const struct workspace *ws, const struct task_node *t, struct strvec *env)
 {
 	for (char **e = environ; *e; e++)
-		if (!vx_secret(*e) && (!ws->cfg->env_strict || strict_passes(ws, t, *e)))
+		if (!env_is_vx_secret(*e) && (!ws->cfg->env_strict || strict_passes(ws, t, *e)))
 			strvec_push(env, *e);
 	for (size_t i = 0; i < t->cfg->env_define.n; i++) {
 		char *kv = xasprintf("%s=%s", t->cfg->env_define.v[i].key,

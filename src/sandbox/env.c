@@ -36,6 +36,25 @@ static size_t name_len(const char *kv)
 	return strcspn(kv, "=");
 }
 
+/* The remote cache's credentials are vx's, never a task's
+ * (docs/remote-cache.md): no pattern, no spelled secret passes them. */
+static const char *const vx_secrets[] = {
+    "VX_REMOTE_CACHE_TOKEN",
+    "TURBO_TOKEN",
+    "VX_REMOTE_CACHE_SIGNATURE_KEY",
+    "TURBO_REMOTE_CACHE_SIGNATURE_KEY",
+    NULL,
+};
+
+bool env_is_vx_secret(const char *entry)
+{
+	size_t n = name_len(entry);
+	for (const char *const *s = vx_secrets; *s; s++)
+		if (strlen(*s) == n && !strncmp(entry, *s, n))
+			return true;
+	return false;
+}
+
 /* Sets kv, replacing an entry of the same name. */
 static void set(struct strvec *out, const char *kv)
 {
@@ -77,7 +96,7 @@ int env_build(const struct env_input *in, struct strvec *out, struct strbuf *err
 		return -1;
 	for (const char *const *h = in->host; h && *h; h++) {
 		size_t n = name_len(*h);
-		if (!(*h)[n])
+		if (!(*h)[n] || env_is_vx_secret(*h))
 			continue;
 		char *name = xstrndup(*h, n);
 		bool keep = !strncmp(name, "LC_", 3);

@@ -28,6 +28,12 @@ struct env_input {
  * AZURE_*, NPM_TOKEN, … (case-insensitive). */
 bool env_is_secret(const char *name);
 
+/* True when entry ("NAME" or "NAME=VALUE") is one of vx's own secrets
+ * (the remote cache's token and signature key, under vx's and Turborepo's
+ * names): removed from every task's environment, sandboxed or not,
+ * whatever passThrough or passThroughSecrets says. */
+bool env_is_vx_secret(const char *entry);
+
 /* The rule env_build enforces, alone and before anything runs: returns the
  * index of the first pass_through entry that looks like a credential and is
  * not in pass_secrets, with one line in err, or -1 when none is (the caller

@@ -259,13 +259,13 @@ static void test_corrupt_and_truncated(void)
 }
 
 /* A raw tar member, as a hostile writer would make it. */
-static void raw_member(struct strbuf *tar, const char *name, char type, const char *link,
-		       const char *data)
+static void raw_member_mode(struct strbuf *tar, const char *name, char type, const char *link,
+			    const char *data, unsigned mode)
 {
 	char h[512] = {0};
 	size_t n = data ? strlen(data) : 0;
 	snprintf(h, 100, "%s", name);
-	snprintf(h + 100, 8, "%07o", 0644);
+	snprintf(h + 100, 8, "%07o", mode);
 	snprintf(h + 108, 8, "%07o", 0);
 	snprintf(h + 116, 8, "%07o", 0);
 	snprintf(h + 124, 12, "%011o", (unsigned)(n & 07777777));
@@ -286,6 +286,12 @@ static void raw_member(struct strbuf *tar, const char *name, char type, const ch
 		static const char zeros[512];
 		strbuf_add(tar, zeros, (512 - n % 512) % 512);
 	}
+}
+
+static void raw_member(struct strbuf *tar, const char *name, char type, const char *link,
+		       const char *data)
+{
+	raw_member_mode(tar, name, type, link, data, 0644);
 }
 
 static void raw_archive(const char *file, struct strbuf *tar)
@@ -391,6 +397,43 @@ static void test_escapes_refused(void)
 	free(elsewhere);
 }
 
+/* A set-user-ID or set-group-ID file is never archived (issue 36): a
+ * hit restores modes to 0777, which would differ from what ran, and a
+ * set-ID file is no thing to pass around a team's cache. The save fails;
+ * the same file without the bit is archived. Restore never sets the bits:
+ * a hostile archive's 4755 comes back 0755. */
+static void test_setid_refused(void)
+{
+	fs_mkdir(root, "sid", 0755);
+	fs_mkdir(root, "sid/out", 0755);
+	char *dir = xasprintf("%s/sid", root), *file = xasprintf("%s/sid.tar.zst", root);
+	char *out = xasprintf("%s/sid/out", root);
+	fs_write(dir, "suid", "x", 0644);
+	fs_write(dir, "plain", "y", 0644);
+	char *suid = xasprintf("%s/suid", dir);
+	CHECK(chmod(suid, 04755) == 0);
+	const char *one[] = {"suid"}, *two[] = {"plain"};
+	CHECK_INT(archive_make(file, dir, one, 1, ""), -1);
+	CHECK(chmod(suid, 02755) == 0);
+	CHECK_INT(archive_make(file, dir, one, 1, ""), -1);
+	CHECK(chmod(suid, 0755) == 0);
+	CHECK_INT(archive_make(file, dir, one, 1, ""), 0);
+	CHECK_INT(archive_make(file, dir, two, 1, ""), 0);
+	struct strbuf tar = STRBUF_INIT;
+	raw_member_mode(&tar, "evil", '0', NULL, "x", 06755);
+	raw_archive(file, &tar);
+	CHECK_INT(extract(file, out, NULL), 0);
+	struct stat st;
+	char *evil = xasprintf("%s/evil", out);
+	CHECK(lstat(evil, &st) == 0 && (st.st_mode & 07777) == 0755);
+	free(evil);
+	strbuf_release(&tar);
+	free(suid);
+	free(out);
+	free(file);
+	free(dir);
+}
+
 int main(void)
 {
 	root = fs_tmpdir();
@@ -398,6 +441,7 @@ int main(void)
 	test_big_file_streams();
 	test_corrupt_and_truncated();
 	test_escapes_refused();
+	test_setid_refused();
 	fs_rmtree(root);
 	free(root);
 	return check_finish("test_archive");

@@ -1,12 +1,18 @@
 /* Unit tests for sandbox/seccomp.c: the filter installed in a child
- * process (no sandbox needed): the io_uring calls fail with ENOSYS, in the
- * x32 numbering too, and everything else still works; the fd holds exactly
- * the program. */
+ * process (no sandbox needed). io_uring, openat2 and fchmodat2 fail with
+ * ENOSYS (in the x32 numbering too), the kernel keyring with ENOSYS, a
+ * set-user-ID or set-group-ID mode with EPERM on every call that sets one,
+ * a filter with a listener with EPERM; everything else still works (the
+ * same calls without those bits); the fd holds exactly the program. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,26 +20,71 @@
 #include "check.h"
 #include "sandbox/seccomp.h"
 
-/* In a child: installs the filter and reports each call's errno through a
- * pipe: io_uring_setup, enter, register, x32 setup, then getpid and open. */
-static void run_child(int out)
+#define NCALLS 24
+
+static const char *const names[NCALLS] = {
+    "io_uring_setup", "io_uring_enter", "io_uring_register", "io_uring_setup x32",
+    "openat2", "keyctl", "add_key", "request_key",
+    "chmod 4755", "fchmod 2755", "fchmodat 6755", "open O_CREAT 4755",
+    "openat O_CREAT 2755", "creat 4755", "mknod S_IFREG|4755", "seccomp NEW_LISTENER",
+    "chmod 0755", "fchmod 0644", "open O_CREAT 0644", "openat 0 with setid bits, no create",
+    "mknod S_IFREG|0644", "getpid", "open /dev/null", "seccomp GET_ACTION_AVAIL",
+};
+
+/* In a child: installs the filter and reports each call's errno (0 when it
+ * worked) through a pipe, in the order of names. */
+static void run_child(int out, const char *dir)
 {
 	size_t n;
 	const struct sock_filter *f = seccomp_program(&n);
 	struct sock_fprog prog = {(unsigned short)n, (struct sock_filter *)f};
-	int res[6] = {0};
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	int res[NCALLS] = {0};
+	char a[4096], b[4096];
+	snprintf(a, sizeof a, "%s/a", dir);
+	int fd = open(a, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
 	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
 		_exit(3);
-	long nrs[] = {425, 426, 427, 425 | 0x40000000L};
-	for (int i = 0; i < 4; i++) {
-		errno = 0;
-		long r = syscall(nrs[i], 0, 0, 0, 0, 0, 0);
-		res[i] = r < 0 ? errno : 0;
-	}
-	res[4] = getpid() > 0 ? 0 : -1;
-	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	res[5] = fd >= 0 ? 0 : errno;
+	int k = 0;
+#define SAY(expr)                                                                                  \
+	do {                                                                                       \
+		errno = 0;                                                                         \
+		long r_ = (long)(expr);                                                            \
+		res[k++] = r_ < 0 ? errno : 0;                                                     \
+	} while (0)
+	SAY(syscall(425, 0, 0, 0, 0, 0, 0));
+	SAY(syscall(426, 0, 0, 0, 0, 0, 0));
+	SAY(syscall(427, 0, 0, 0, 0, 0, 0));
+	SAY(syscall(425 | 0x40000000L, 0, 0, 0, 0, 0, 0));
+	SAY(syscall(437, AT_FDCWD, a, NULL, 0));
+	SAY(syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -3 /* @s */, 0));
+	SAY(syscall(SYS_add_key, "user", "vx", "x", 1, -3));
+	SAY(syscall(SYS_request_key, "user", "vx", NULL, 0));
+	SAY(chmod(a, 04755));
+	SAY(fchmod(fd, 02755));
+	SAY(fchmodat(AT_FDCWD, a, 06755, 0));
+	snprintf(b, sizeof b, "%s/b", dir);
+	SAY(syscall(SYS_open, b, O_WRONLY | O_CREAT, 04755));
+	SAY(syscall(SYS_openat, AT_FDCWD, b, O_WRONLY | O_CREAT, 02755));
+	SAY(syscall(SYS_creat, b, 04755));
+	SAY(mknod(b, S_IFREG | 04755, 0));
+	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	struct sock_fprog one = {1, &allow};
+	SAY(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &one));
+	SAY(chmod(a, 0755));
+	SAY(fchmod(fd, 0644));
+	int c = (int)syscall(SYS_open, b, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	res[k++] = c < 0 ? errno : 0;
+	if (c >= 0)
+		close(c);
+	SAY(syscall(SYS_openat, AT_FDCWD, a, O_RDONLY | O_CLOEXEC, 06777));
+	snprintf(b, sizeof b, "%s/c", dir);
+	SAY(mknod(b, S_IFREG | 0644, 0));
+	SAY(getpid());
+	SAY(open("/dev/null", O_RDONLY | O_CLOEXEC));
+	unsigned action = SECCOMP_RET_ALLOW;
+	SAY(syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action));
+#undef SAY
 	if (write(out, res, sizeof res) != (ssize_t)sizeof res)
 		_exit(4);
 	_exit(0);
@@ -41,31 +92,49 @@ static void run_child(int out)
 
 int main(void)
 {
+	char dir[] = "/tmp/vx-seccomp-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
 	int p[2];
 	CHECK(pipe(p) == 0);
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(p[0]);
-		run_child(p[1]);
+		run_child(p[1], dir);
 	}
 	close(p[1]);
-	int res[6];
+	int res[NCALLS];
 	CHECK(read(p[0], res, sizeof res) == (ssize_t)sizeof res);
 	int st;
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	for (int i = 0; i < 4; i++)
-		CHECK_INT(res[i], ENOSYS);
-	CHECK_INT(res[4], 0);
-	CHECK_INT(res[5], 0);
+	int want[NCALLS] = {ENOSYS, ENOSYS, ENOSYS, ENOSYS, ENOSYS, ENOSYS, ENOSYS, ENOSYS,
+			    EPERM,  EPERM,  EPERM,  EPERM,  EPERM,  EPERM,  EPERM,  EPERM,
+			    0,	    0,	    0,	    0,	    0,	    0,	    0,	    0};
+	for (int i = 0; i < NCALLS; i++) {
+		if (res[i] != want[i])
+			fprintf(stderr, "%s: got %s, want %s\n", names[i], strerror(res[i]),
+				strerror(want[i]));
+		CHECK_INT(res[i], want[i]);
+	}
+	/* nothing set-ID was made: the refused calls changed nothing */
+	char a[4096];
+	struct stat sa;
+	snprintf(a, sizeof a, "%s/a", dir);
+	CHECK(stat(a, &sa) == 0 && !(sa.st_mode & 06000));
+	snprintf(a, sizeof a, "%s/b", dir);
+	CHECK(stat(a, &sa) == 0 && !(sa.st_mode & 06000));
 
 	size_t n;
 	const struct sock_filter *f = seccomp_program(&n);
+	CHECK(n > 10 && n < 200); /* every jump is within 255 */
 	int fd = seccomp_program_fd();
 	CHECK(fd > 2);
 	CHECK(fcntl(fd, F_GETFD) & FD_CLOEXEC);
-	struct sock_filter back[64];
+	struct sock_filter back[256];
 	CHECK(read(fd, back, sizeof back) == (ssize_t)(n * sizeof *f));
 	CHECK(memcmp(back, f, n * sizeof *f) == 0);
 	close(fd);
+	char cmd[4200];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	CHECK(system(cmd) == 0);
 	return check_finish("seccomp");
 }
