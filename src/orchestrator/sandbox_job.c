@@ -278,10 +278,12 @@ struct input_parts {
 	    sockets, mach, sysinfo;
 	VEC(int) relay_ports;
 	VEC(int) local_ports;
+	char *stage_pattern; /* vx sandbox show: where a stage would be */
 };
 
 static void input_parts_release(struct input_parts *h)
 {
+	free(h->stage_pattern);
 	struct strvec *all[] = {&h->nested, &h->reads, &h->writes, &h->dep_outs, &h->keyed,
 				&h->define, &h->pass,  &h->secrets, &h->vxenv, &h->linked,
 				&h->sockets, &h->mach, &h->sysinfo};
@@ -305,9 +307,14 @@ static void request_input(struct sandbox_jobs *sj, size_t i, struct sandbox_inpu
 					   : NULL;
 	const struct sandbox_cfg *sb = t->cfg->sandbox;
 	const struct workspace *ws = sj->ws;
+
 	const struct project *p = ws->projects.v[t->project];
 	struct input_parts *h = parts;
 	memset(h, 0, sizeof *h);
+	const char *stage_pattern = NULL;
+	if (sj->showing)
+		stage_pattern = h->stage_pattern =
+		    path_join(ws->root, ".vx/stage/vx-run-XXXXXX/task-XXXXXX");
 	workspace_linked_projects(ws, p, &h->linked);
 	for (size_t k = 0; k < ws->projects.n; k++)
 		strvec_push(&h->nested, ws->projects.v[k]->dir);
@@ -371,8 +378,11 @@ static void request_input(struct sandbox_jobs *sj, size_t i, struct sandbox_inpu
 	    .n_system_info = h->sysinfo.n,
 	    .pty = sb->pty,
 	    /* a dev server's outputs must be in place while it runs: never staged */
-	    .stage_dir = sj->jobs && !sj->showing && !t->cfg->persistent ? sj->jobs[i].stage_dir
-									 : NULL,
+	    /* shown as it will run: a stage's place spelled as a pattern */
+	    .stage_dir = t->cfg->persistent ? NULL
+			 : sj->showing	    ? stage_pattern
+			 : sj->jobs	    ? sj->jobs[i].stage_dir
+					    : NULL,
 	    .nested_dirs = (const char *const *)h->nested.v,
 	    .n_nested = h->nested.n,
 	    .allow_read = (const char *const *)h->reads.v,

@@ -192,6 +192,14 @@ int sandbox_show_main(int argc, char **argv)
 				printf("# a run creates the directory %s\n", req.mkdirs.v[k]);
 			for (size_t k = 0; k < req.files.n; k++)
 				printf("# a run creates the empty file %s\n", req.files.v[k]);
+			if (req.stage) {
+				printf("# staged: the project is bound read-write from %s, where its "
+				       "top-level write grants live while the task runs:",
+				       req.stage);
+				for (size_t k = 0; k < req.staged.n; k++)
+					printf(" %s", req.staged.v[k]);
+				printf("\n");
+			}
 			show_network(&sj.jobs[i]);
 			if (t->cfg->persistent)
 				printf("# untraced: a persistent task (a server) runs under these walls "

@@ -13,20 +13,52 @@
 #include "util/strbuf.h"
 
 const struct deny_rule denies_table[] = {
+    /* shells: startup files run with the developer's rights */
     {".bashrc", "runs in every interactive bash the developer starts"},
     {".bash_profile", "runs in every login bash"},
+    {".bash_login", "runs in every login bash that has no .bash_profile"},
+    {".bash_logout", "runs when a login bash exits"},
+    {".profile", "runs in every login shell"},
+    {".zshenv", "runs in every zsh, scripts included"},
     {".zshrc", "runs in every interactive zsh"},
     {".zprofile", "runs in every login zsh"},
-    {".profile", "runs in every login shell"},
+    {".zlogin", "runs in every login zsh"},
+    {".zlogout", "runs when a login zsh exits"},
+    {".cshrc", "runs in every csh and tcsh"},
+    {".tcshrc", "runs in every tcsh"},
+    {".login", "runs in every login csh"},
+    {".envrc", "direnv runs it on entering the directory"},
+    /* git, and the hook managers that run commands on a commit */
     {".gitconfig", "can set core.fsmonitor or aliases that run programs on git commands"},
     {".gitmodules", "can point a submodule at a URL or path the next clone fetches"},
-    {".ripgreprc", "read by every rg; can add --pre, which runs a program per file"},
-    {".mcp.json", "names MCP servers an AI agent starts with the developer's rights"},
     {".git/hooks", "hooks run on the developer's next commit, checkout or push"},
     {".git/config", "can set core.hooksPath, core.fsmonitor or a credential helper"},
+    {".husky", "husky's hooks run on the developer's next commit"},
+    {".pre-commit-config.yaml", "pre-commit runs the hooks it names on the next commit"},
+    {"lefthook.yml", "lefthook runs the commands it names on the next commit"},
+    {".lefthook.yml", "lefthook runs the commands it names on the next commit"},
+    /* package managers: configs and hooks they run without asking */
+    {".npmrc", "can set script-shell, node-options or a registry for the next npm command"},
+    {".yarnrc", "can set yarn-path, a program yarn 1 runs in its place"},
+    {".yarnrc.yml", "can set yarnPath or plugins, code yarn runs on its next command"},
+    {".pnpmfile.cjs", "pnpm runs its hooks on the next install"},
+    {"bunfig.toml", "can preload scripts into every bun run"},
+    {".bunfig.toml", "can preload scripts into every bun run"},
+    /* editors and AI agents: settings and tasks run when a folder opens */
     {".vscode", "tasks.json and settings can run programs when the folder opens"},
     {".idea", "run configurations and startup tasks run when the project opens"},
+    {".zed", "tasks and settings can run programs in the editor"},
+    {".devcontainer", "its commands run when the folder opens in a container"},
     {".claude", "settings and hooks an AI agent runs with the developer's rights"},
+    {".cursor", "rules and MCP servers an AI agent runs with the developer's rights"},
+    {".gemini", "settings and MCP servers an AI agent runs with the developer's rights"},
+    {".mcp.json", "names MCP servers an AI agent starts with the developer's rights"},
+    {".ripgreprc", "read by every rg; can add --pre, which runs a program per file"},
+    /* CI: workflows run with the repository's secrets */
+    {".github/workflows", "workflows run in CI with the repository's secrets"},
+    {".github/actions", "actions the workflows run in CI with the repository's secrets"},
+    {".gitlab-ci.yml", "the pipeline runs in CI with the project's secrets"},
+    {".circleci", "the pipeline runs in CI with the project's secrets"},
     {NULL, NULL},
 };
 
@@ -47,6 +79,39 @@ const struct deny_rule *denies_match(const char *rel)
 			return r;
 	}
 	return NULL;
+}
+
+const struct deny_rule *denies_holding(const char *path, const char *const *bases, size_t *len)
+{
+	size_t from = 0;
+	for (const char *const *b = bases; *b; b++)
+		if (path_is_within(*b, path)) {
+			from = strlen(*b);
+			break;
+		}
+	for (size_t i = from + 1; i <= strlen(path); i++) {
+		if (path[i] != '/' && path[i])
+			continue;
+		char *prefix = xstrndup(path, i);
+		const struct deny_rule *r = denies_match(prefix + from + (path[from] == '/'));
+		free(prefix);
+		if (r) {
+			*len = i;
+			return r;
+		}
+	}
+	return NULL;
+}
+
+int denies_say_no_writes(struct strbuf *err, const char *entry, const char *path, size_t len,
+			 const struct deny_rule *r)
+{
+	strbuf_reset(err);
+	strbuf_addf(err,
+		    "write grant '%s' %s %.*s, a mandatory deny (%s); no grant opens it: "
+		    "grant a directory that does not hold it",
+		    entry, path[len] ? "lies in" : "names", (int)len, path, r->why);
+	return -1;
 }
 
 static int walk(const char *root, const char *rel, struct strvec *out)

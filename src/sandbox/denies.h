@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "util/strbuf.h"
 #include "util/vec.h"
 
 struct deny_rule {
@@ -19,6 +20,19 @@ extern const struct deny_rule denies_table[];
 /* Returns the rule matching the entry at dir/name (rel is its path below the
  * grant, '/'-separated), or NULL. */
 const struct deny_rule *denies_match(const char *rel);
+
+/* The mandatory deny path (absolute, canonical) is or lies in, judged on
+ * its components below the first of bases (NULL-terminated: the
+ * workspace root, home) that holds it, or all of them: a workspace in an
+ * agent's `.claude/worktrees/` is no deny. Returns the rule and sets *len
+ * to the length of the path's prefix it names, or NULL. */
+const struct deny_rule *denies_holding(const char *path, const char *const *bases, size_t *len);
+
+/* Says in err (replacing it) that write grant entry names or lies in the
+ * mandatory deny path[0..len) of rule r: the bwrap plan's and the Seatbelt
+ * profile's words. Returns -1. */
+int denies_say_no_writes(struct strbuf *err, const char *entry, const char *path, size_t len,
+			 const struct deny_rule *r);
 
 /* Walks the write grant dir (canonical, absolute) and appends to out the
  * absolute path of each entry a rule names, a symlink counted by its own name

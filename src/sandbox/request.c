@@ -35,6 +35,7 @@ struct builder {
 	grant_vec glob_heads;	  /* the literal head dir of each write glob */
 	struct strvec punched;	  /* masked-and-punched dirs (avoid doing one twice) */
 	struct strvec masked;	  /* walls inside a RW bind: masked read-only there */
+	struct strvec staged_roots; /* canonical paths of the staged grants (in the project) */
 	bool staging;		  /* the project is bound from the stage (see plan_stage) */
 };
 
@@ -389,15 +390,15 @@ static int refuse(struct strbuf *err, const char *fmt, ...)
 	return -1;
 }
 
-/* Plans one read-write bind of dir for the write grant entry. A wall the
- * bind would hold: a nested project is refused (its files are other
- * tasks'); .git, the cache or a credential store is masked inside the bind,
- * read-only, when it is there, and one that is not there is no wall to keep
- * (`write: ["./"]` was refused for a .git that did not exist). The cache is
- * vx's own: made now, so the task cannot make it and plant entries.
- * widened: the bind holds more than the entry names (the judge must catch
- * writes there). Returns 0, or -1 with the reason in err. */
-static int plan_bind(struct builder *b, const char *entry, const char *dir, bool widened)
+/* Checks the walls a write grant's dir would hold, for the write grant
+ * entry: a nested project is refused (its files are other tasks'); .git,
+ * the cache or a credential store is masked inside it, read-only, when it
+ * is there, and one that is not there is no wall to keep (`write: ["./"]`
+ * was refused for a .git that did not exist). The cache is vx's own: made
+ * now, so the task cannot make it and plant entries. The same for a bind
+ * and a staged grant (issue 36: staged, a cache dir lost its mask and a
+ * nested project was rewritten). Returns 0, or -1 with the reason in err. */
+static int plan_walls(struct builder *b, const char *entry, const char *dir)
 {
 	for (size_t k = 0; k < b->walls.n; k++) {
 		const struct wall *in = &b->walls.v[k];
@@ -418,6 +419,16 @@ static int plan_bind(struct builder *b, const char *entry, const char *dir, bool
 		if (strvec_find(&b->masked, in->path) < 0)
 			strvec_push(&b->masked, in->path);
 	}
+	return 0;
+}
+
+/* Plans one read-write bind of dir for the write grant entry, after
+ * plan_walls. widened: the bind holds more than the entry names (the judge
+ * must catch writes there). Returns 0, or -1 with the reason in err. */
+static int plan_bind(struct builder *b, const char *entry, const char *dir, bool widened)
+{
+	if (plan_walls(b, entry, dir))
+		return -1;
 	if (strvec_find(&b->rw_dirs, dir) < 0)
 		strvec_push(&b->rw_dirs, dir);
 	if (widened && strvec_find(&b->req->widened, dir) < 0)
@@ -452,6 +463,17 @@ static bool wants_stage(const struct builder *b)
 	return top;
 }
 
+/* A write grant that names or lies in a mandatory deny is refused (issue
+ * 36: `write: [".vscode/"]` opened .vscode/tasks.json, which runs on the
+ * folder's next open): no grant opens one. Returns 0, or -1 with err. */
+static int no_deny(struct builder *b, const char *entry, const char *path)
+{
+	const char *bases[] = {b->ws, b->home ? b->home : b->ws, NULL};
+	size_t len;
+	const struct deny_rule *r = denies_holding(path, bases, &len);
+	return r ? denies_say_no_writes(b->err, entry, path, len, r) : 0;
+}
+
 /* Decides each write grant's bind and what to create; creates nothing. */
 static int plan_writes(struct builder *b)
 {
@@ -467,6 +489,8 @@ static int plan_writes(struct builder *b)
 		}
 		if (w && w->kind != WALL_NESTED)
 			return walls_say_no_writes(b->err, g->entry, w);
+		if (no_deny(b, g->entry, g->path))
+			return -1;
 		bool dir = g->exists ? g->is_dir : g->want_dir;
 		/* A FILE grant binds its directory: rename(2) onto a bind mount is
 		 * EBUSY, and every atomic writer renames a temp file over its output. */
@@ -491,11 +515,19 @@ static int plan_writes(struct builder *b)
 		free(parent);
 		if (top) {
 			/* Lives in the stage while the task runs: a plain entry
-			 * there, so it can be removed and made again. */
-			const char *name = path_basename(!strcmp(bind, b->proj) ? g->path : bind);
+			 * there, so it can be removed and made again. Its walls
+			 * and mandatory denies are the bind's (issue 36: staged,
+			 * `write: ["out/"]` rewrote out/.bashrc and out/sub/.git). */
+			const char *entry_path = !strcmp(bind, b->proj) ? g->path : bind;
+			const char *name = path_basename(entry_path);
 			if (strvec_find(&b->req->staged, name) < 0)
 				strvec_push(&b->req->staged, name);
+			int rc = plan_walls(b, g->entry, entry_path);
+			if (!rc && strvec_find(&b->staged_roots, entry_path) < 0)
+				strvec_push(&b->staged_roots, entry_path);
 			free(bind);
+			if (rc)
+				return rc;
 			continue;
 		}
 		int rc = plan_bind(b, g->entry, bind, !dir);
@@ -517,6 +549,8 @@ static int plan_writes(struct builder *b)
 		}
 		if (w && w->kind != WALL_NESTED)
 			return walls_say_no_writes(b->err, h->entry, w);
+		if (no_deny(b, h->entry, h->path))
+			return -1;
 		if (!h->exists) {
 			if (!path_is_within(b->proj, h->path))
 				return refuse(
@@ -616,6 +650,29 @@ static bool held_whole(struct builder *b, size_t i)
 	return false;
 }
 
+/* The mandatory denies in a writable path (a bound dir, or a staged
+ * entry, itself perhaps one): each made read-only where it is, but one in
+ * a masked wall (.git/config in a masked .git stays hidden). Returns 0, or
+ * -1 with the reason in err. */
+static int deny_within(struct builder *b, const char *path)
+{
+	struct strvec denied = STRVEC_INIT;
+	struct stat st;
+	if (denies_match(path_basename(path)) && lstat(path, &st) == 0)
+		strvec_push(&denied, path);
+	else if (denies_walk(path, &denied))
+		return refuse(b->err, "cannot walk write grant %s: %s", path, strerror(errno));
+	for (size_t j = 0; j < denied.n; j++) {
+		bool hidden = false;
+		for (size_t k = 0; k < b->masked.n && !hidden; k++)
+			hidden = path_is_within(b->masked.v[k], denied.v[j]);
+		if (!hidden)
+			mount_add(b->req, SANDBOX_RO, denied.v[j], denied.v[j]);
+	}
+	strvec_clear(&denied);
+	return 0;
+}
+
 static int assemble(struct builder *b)
 {
 	struct sandbox_request *req = b->req;
@@ -655,19 +712,12 @@ static int assemble(struct builder *b)
 		struct sandbox_mount m = {SANDBOX_RW, xstrdup(b->rw_dirs.v[i]),
 					  xstrdup(b->rw_dirs.v[i]), -1, false};
 		vec_push(&req->mounts, m);
-		struct strvec denied = STRVEC_INIT;
-		if (denies_walk(b->rw_dirs.v[i], &denied))
-			return refuse(b->err, "cannot walk write grant %s: %s", b->rw_dirs.v[i],
-				      strerror(errno));
-		for (size_t j = 0; j < denied.n; j++) {
-			bool hidden = false; /* .git/config in a masked .git stays hidden */
-			for (size_t k = 0; k < b->masked.n && !hidden; k++)
-				hidden = path_is_within(b->masked.v[k], denied.v[j]);
-			if (!hidden)
-				mount_add(req, SANDBOX_RO, denied.v[j], denied.v[j]);
-		}
-		strvec_clear(&denied);
+		if (deny_within(b, b->rw_dirs.v[i]))
+			return -1;
 	}
+	for (size_t i = 0; i < b->staged_roots.n; i++)
+		if (deny_within(b, b->staged_roots.v[i]))
+			return -1;
 	for (size_t i = 0; i < b->masked.n; i++) {
 		struct stat st;
 		const char *w = b->masked.v[i];
@@ -710,6 +760,18 @@ static int assemble(struct builder *b)
 		struct stat st;
 		m->by_path = m->kind == SANDBOX_RO &&
 			     (m->by_path || (lstat(m->src, &st) == 0 && S_ISLNK(st.st_mode)));
+		/* by path, a source in a staged entry is where the entry is when
+		 * bwrap runs: in the stage (a deny mask over a link there) */
+		if (m->by_path && req->stage && is_strictly_within(b->proj, m->src)) {
+			const char *rest = m->src + strlen(b->proj) + 1;
+			char *name = xstrndup(rest, strcspn(rest, "/"));
+			if (strvec_find(&req->staged, name) >= 0) {
+				char *in_stage = path_join(req->stage, rest);
+				free(m->src);
+				m->src = in_stage;
+			}
+			free(name);
+		}
 	}
 	return 0;
 }
@@ -727,6 +789,7 @@ static void builder_release(struct builder *b)
 	grants_clear(&b->glob_heads);
 	strvec_clear(&b->punched);
 	strvec_clear(&b->masked);
+	strvec_clear(&b->staged_roots);
 }
 
 /* The proxy variables every client reads (curl reads only the lowercase
@@ -956,14 +1019,8 @@ static int build(struct builder *b)
 	for (size_t i = 0; i < in->n_dep_outputs; i++)
 		dep_output(b, in->dep_outputs[i]);
 	b->staging = wants_stage(b);
-	if (b->staging) {
-		b->req->stage = grants_canonical(in->stage_dir);
-		struct stat st;
-		if (stat(b->req->stage, &st) || !S_ISDIR(st.st_mode))
-			return refuse(b->err,
-				      "cannot stage the project in %s: it is not a directory",
-				      b->req->stage);
-	}
+	if (b->staging) /* prepare checks it is a directory: a plan may name a pattern */
+		b->req->stage = path_normalize(in->stage_dir);
 	if (plan_writes(b))
 		return -1;
 	if (in->init) {
@@ -1100,7 +1157,12 @@ static int open_sources(struct sandbox_request *req, struct strbuf *err)
 
 int sandbox_request_prepare(struct sandbox_request *req, struct strbuf *err)
 {
-	int rc = create_missing(req, err);
+	struct stat st;
+	int rc = 0;
+	if (req->stage && (stat(req->stage, &st) || !S_ISDIR(st.st_mode)))
+		rc = refuse(err, "cannot stage the project in %s: it is not a directory", req->stage);
+	if (!rc)
+		rc = create_missing(req, err);
 	if (!rc) {
 		req->seccomp_fd = seccomp_program_fd();
 		if (req->seccomp_fd < 0)

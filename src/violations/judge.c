@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sandbox/denies.h"
 #include "sandbox/walls.h"
 #include "util/glob.h"
 #include "util/io.h"
@@ -1188,6 +1189,29 @@ void judge_events(const struct judge_input *in, const struct access_event *ev, s
 		for (size_t w = 0; w < in->n_walls && !wall; w++)
 			if (path_is_within(in->walls[w].path, e->path))
 				wall = &in->walls[w];
+		size_t deny_len = 0;
+		const struct deny_rule *deny = NULL;
+		if (write && !wall) {
+			const char *bases[] = {in->workspace_root,
+					       in->home ? in->home : in->workspace_root, NULL};
+			deny = denies_holding(e->path, bases, &deny_len);
+		}
+		if (deny) {
+			/* issue 36: the fix named .vscode/, and merged as printed
+			 * it opened .vscode/tasks.json to the next run */
+			char *at = xstrndup(e->path, deny_len);
+			if (!has_note(out, "walled", at)) {
+				char *shown = judge_display_path(in, at);
+				add_note(out, "walled", at,
+					 xasprintf("%s is a mandatory deny (%s), which no grant "
+						   "opens to a sandboxed task; change the command so it "
+						   "does not write there",
+						   shown, deny->why));
+				free(shown);
+			}
+			free(at);
+			continue;
+		}
 		if (wall) {
 			if (!has_note(out, "walled", wall->path)) {
 				char *shown = judge_display_path(in, wall->path);

@@ -288,9 +288,9 @@ static void test_goldens(void)
 	req_free(&r);
 
 	req_init(&r, "packages/app");
-	const char *d_writes[] = {".vscode/", "tools/", "out.log"};
+	const char *d_writes[] = {"tools/", "out.log"};
 	r.in.allow_write = d_writes;
-	r.in.n_write = 3;
+	r.in.n_write = 2;
 	golden("write-denies", &r.in);
 	req_free(&r);
 
@@ -375,6 +375,22 @@ static void test_refusals(void)
 	got = profile(&r.in);
 	CHECK_STR(got, "ERR write grant '.git/hooks/' lies in @ROOT@/ws/packages/app/.git (the git "
 		       "repository); vx never grants writes there\n");
+	free(got);
+	/* a mandatory deny: no grant opens it, named or as a glob's head
+	 * (issue 36: `.vscode/` was granted, and its tasks.json written) */
+	const char *deny_w[] = {".vscode/"};
+	r.in.allow_write = deny_w;
+	got = profile(&r.in);
+	CHECK_STR(got, "ERR write grant '.vscode/' names @ROOT@/ws/packages/app/.vscode, a "
+		       "mandatory deny (tasks.json and settings can run programs when the folder "
+		       "opens); no grant opens it: grant a directory that does not hold it\n");
+	free(got);
+	const char *deny_glob[] = {".github/workflows/*.yml"};
+	r.in.allow_write = deny_glob;
+	got = profile(&r.in);
+	CHECK(!strncmp(got, "ERR write grant '.github/workflows/*.yml' names "
+			    "@ROOT@/ws/packages/app/.github/workflows, a mandatory deny",
+		       95));
 	free(got);
 	const char *git_glob[] = {".git/hooks/*"};
 	r.in.allow_write = git_glob;

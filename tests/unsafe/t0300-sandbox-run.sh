@@ -204,7 +204,8 @@ test_expect_success 'vx sandbox show prints the argv a task would run under' '
 		fi
 	} &&
 	test_grep "^# a run creates the directory $PWD/app/dist$" "$OUT" &&
-	grep -A2 "^--bind-fd$" "$OUT" | grep -qx "$PWD/app/dist" &&
+	test_grep "^# staged: the project is bound read-write from $PWD/.vx/stage/vx-run-XXXXXX/task-XXXXXX, where its top-level write grants live while the task runs: dist$" "$OUT" &&
+	grep -A2 "^--bind-fd$" "$OUT" | grep -qx "$PWD/app" &&
 	test_path_is_missing app/dist &&
 	run_vx 0 run app#build &&
 	test -d app/dist &&
@@ -293,16 +294,16 @@ test_expect_success 'nine write grants bind (no cap), and the task holds none of
 	setup &&
 	ws_project app app <<-'\''EOF'\'' &&
 	  build:
-	    command: "for d in a b c d e f g h i; do echo $d > $d/out; done; for i in $(seq 3 255); do [ -e /proc/$$/fd/$i ] && echo fd-open-$i; done; echo end"
+	    command: "for d in a b c d e f g h i; do echo $d > gen/$d/out; done; for i in $(seq 3 255); do [ -e /proc/$$/fd/$i ] && echo fd-open-$i; done; echo end"
 	    cache: false
 	    sandbox:
 	      allow:
-	        write: ["a/", "b/", "c/", "d/", "e/", "f/", "g/", "h/", "i/"]
+	        write: ["gen/a/", "gen/b/", "gen/c/", "gen/d/", "gen/e/", "gen/f/", "gen/g/", "gen/h/", "gen/i/"]
 	EOF
 	run_vx 0 run app#build &&
 	test_grep "app#build: end" "$OUT" &&
 	test_grep ! "fd-open-[0-9]" "$OUT" &&
-	test "$(cat app/i/out)" = i &&
+	test "$(cat app/gen/i/out)" = i &&
 	run_vx 0 sandbox show app#build &&
 	test "$(grep -c "^--bind-fd$" "$OUT")" = 9 &&
 	test_grep -x -- "--ro-bind-fd" "$OUT" &&

@@ -90,11 +90,18 @@ test_expect_success 'a task can make nothing set-user-ID or set-group-ID' '
 	test -z "$(find app -perm /6000)"
 '
 
-# Item 9: the session keyring was the one of whoever started vx.
-test_expect_success 'a task reaches no kernel keyring' '
+# Item 9: the session keyring was the one of whoever started vx. Item 8: a
+# filter of the task's own with a listener answered its opens from a
+# supervisor of its own (SECCOMP_USER_NOTIF_FLAG_CONTINUE), never seen by
+# the tracer.
+test_expect_success 'a task reaches no kernel keyring and cannot take the tracer'"'"'s place' '
 	setup &&
 	cat >keys.c <<-\EOF &&
 	#include <errno.h>
+	#include <stddef.h>
+	#include <linux/filter.h>
+	#include <linux/seccomp.h>
+	#include <sys/prctl.h>
 	#include <stdio.h>
 	#include <string.h>
 	#include <sys/syscall.h>
@@ -107,6 +114,16 @@ test_expect_success 'a task reaches no kernel keyring' '
 		printf("user: %s\n", r >= 0 ? "reached" : strerror(errno));
 		r = syscall(SYS_add_key, "user", "vx-planted", "x", 1, -3L);
 		printf("add: %s\n", r >= 0 ? "reached" : strerror(errno));
+		struct sock_filter notif[] = {
+			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat, 0, 1),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		};
+		struct sock_fprog prog = {4, notif};
+		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+		r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+		printf("listener: %s\n", r >= 0 ? "installed" : strerror(errno));
 		return 0;
 	}
 	EOF
@@ -115,7 +132,100 @@ test_expect_success 'a task reaches no kernel keyring' '
 	run_vx 0 run app#build &&
 	test_grep "app#build: session: Function not implemented" "$OUT" &&
 	test_grep "app#build: user: Function not implemented" "$OUT" &&
-	test_grep "app#build: add: Function not implemented" "$OUT"
+	test_grep "app#build: add: Function not implemented" "$OUT" &&
+	test_grep "app#build: listener: Operation not permitted" "$OUT"
+'
+
+# The files of the deny table a test plants in DIR, each holding "orig".
+DENIED=".bashrc .zshenv .zlogin .bash_login .envrc .npmrc .yarnrc.yml .pnpmfile.cjs .mcp.json
+.husky/pre-commit .vscode/tasks.json .cursor/mcp.json .gemini/settings.json .claude/settings.json
+.github/workflows/ci.yml sub/.git/hooks/pre-commit sub/.git/config"
+plant_denied() {
+	for f in $DENIED; do
+		mkdir -p "$1/$(dirname "$f")" && echo orig >"$1/$f" || return 1
+	done
+}
+rewrite_denied() {
+	local cmd="" f
+	for f in $DENIED; do cmd="$cmd echo pwned >$1/$f;"; done
+	printf '%s' "$cmd echo end"
+}
+check_denied() {
+	local f
+	for f in $DENIED; do
+		test "$(cat "$1/$f")" = orig || { echo "$1/$f was rewritten"; return 1; }
+	done
+}
+
+# Item 1: a top-level write grant stages the project, and the staged grant
+# skipped the wall check and the mandatory-deny walk. Item 6: the table
+# missed shells', package managers', agents' and CI's kinds. The same grant
+# one level down (not staged) must hold the same.
+test_expect_success 'every mandatory deny holds in a write grant, staged or not' '
+	setup &&
+	plant_denied app/out && plant_denied app/gen/out &&
+	project "\"$(rewrite_denied out) 2>/dev/null; $(rewrite_denied gen/out) 2>/dev/null\"" \
+		"sandbox: {allow: {write: [\"out/\", \"gen/out/\"]}}" &&
+	run_vx 0 sandbox show app#build &&
+	test_grep "^# staged: .*: out$" "$OUT" &&
+	run_vx 1 run app#build &&
+	test_grep "app#build: end" "$OUT" &&
+	test_grep "violation: write app/out/.vscode/tasks.json" "$ERR" &&
+	check_denied app/out && check_denied app/gen/out
+'
+
+test_expect_success 'a staged grant holding a nested project is refused, as the same grant unstaged is' '
+	setup &&
+	sed -i "s|\"\*/\*\"\]|\"*/*\", \"app/packages/*\"]|" vx.yaml &&
+	write_file app/packages/inner/vx.yaml <<<"name: inner" &&
+	echo keep >app/packages/inner/file &&
+	project "\"echo pwned > packages/inner/file; echo pwned > packages/inner/vx.yaml\"" \
+		"sandbox: {allow: {write: [\"packages/\"]}}" &&
+	run_vx 1 run app#build &&
+	test_grep "sandbox refused: write grant .packages/. would bind $PWD/app/packages read-write, which holds $PWD/app/packages/inner (a nested project); grant a directory below it" "$ERR" &&
+	run_vx 2 sandbox show app#build &&
+	test "$(cat app/packages/inner/file)" = keep
+'
+
+test_expect_success 'a cache inside a staged grant keeps its mask' '
+	setup &&
+	project "\"mkdir -p out/cache/x; echo forged > out/cache/x/entry; echo end\"" \
+		"sandbox: {allow: {write: [\"out/\"]}}" &&
+	VX_CACHE_DIR=$PWD/app/out/cache run_vx 1 run app#build &&
+	test_path_is_missing app/out/cache/x/entry
+'
+
+# Item 7: the fix named .vscode/ and .bashrc; merged as printed, the next
+# run wrote a folderOpen task into .vscode/tasks.json.
+test_expect_success 'no printed fix names a mandatory deny, and no grant opens one' '
+	setup &&
+	mkdir -p app/.vscode app/.github/workflows && echo "{}" >app/.vscode/tasks.json && echo orig >app/.bashrc &&
+	project "\"echo pwned > .vscode/tasks.json; echo pwned > .bashrc; echo end\"" \
+		"sandbox: {allow: {write: [\"./\"]}}" &&
+	run_vx 1 run app#build --report json &&
+	test_grep "is a mandatory deny" "$OUT" &&
+	test_grep ! "\"\\.vscode/\"" "$OUT" && test_grep ! "\"\\.bashrc\"" "$OUT" &&
+	for g in ".vscode/" ".bashrc" ".vscode/tasks.json" ".github/workflows/*.yml"; do
+		project "\"echo pwned > .vscode/tasks.json\"" "sandbox: {allow: {write: [\"$g\"]}}" &&
+		run_vx 1 run app#build &&
+		test_grep "sandbox refused: write grant .* a mandatory deny" "$ERR" || return 1
+	done &&
+	test "$(cat app/.vscode/tasks.json)" = "{}" && test "$(cat app/.bashrc)" = orig
+'
+
+# What `vx sandbox show` prints is what runs: bwrap is pid 1 inside, and
+# /proc/1/cmdline is its argv. Staged and not.
+test_expect_success 'vx sandbox show prints the very argv bwrap runs with, staged or not' '
+	setup &&
+	for grant in "dist/" "gen/dist/"; do
+		project "\"tr \\\"\\\\\\\\0\\\" \\\"\\\\\\\\n\\\" </proc/1/cmdline\"" \
+			"sandbox: {allow: {write: [\"$grant\"]}}" &&
+		run_vx 0 sandbox show app#build &&
+		sed -n "/bwrap\$/,/^# /p" "$OUT" | sed "\$d" >shown &&
+		run_vx 0 run app#build &&
+		sed -n "s/^app#build: //p" "$OUT" | sed -n "/bwrap\$/,\$p" | sed "/^done in /d" >ran &&
+		test -s shown && test_cmp shown ran || return 1
+	done
 '
 
 test_done
