@@ -1145,6 +1145,9 @@ struct run_session {
 	struct strvec ids;  /* the last good plan's tasks, */
 	char (*keys)[KEY_HEX_SIZE]; /* their keys (what a cycle compares), */
 	struct strmap index; /* and id -> index, borrowing ids */
+	struct strvec tainted, tainted_by; /* config files sandboxed tasks of the last
+					    * cycle wrote, and the task of each: never
+					    * planned from (issue 36) */
 };
 
 struct run_session *run_session_new(int argc, char **argv, int *status)
@@ -1472,9 +1475,30 @@ int run_session_cycle(struct run_session *s, struct run_watch_set *ws,
 		      const struct strvec *changes, bool overflow, const struct run_watch_hooks *wh)
 {
 	long long t0 = loop_now();
+	/* A config a sandboxed task wrote is not the user's word: the plan
+	 * stays as it was until the user saves it (a change of their own). */
+	struct strvec trusted = STRVEC_INIT;
+	for (size_t c = 0; c < changes->n; c++) {
+		ssize_t at = strvec_find(&s->tainted, changes->v[c]);
+		if (at < 0) {
+			strvec_push(&trusted, changes->v[c]);
+			continue;
+		}
+		char *rel = s->p ? path_relative(s->p->ws->root, changes->v[c])
+				 : xstrdup(changes->v[c]);
+		fprintf(stderr,
+			"vx watch: %s was written by %s, a sandboxed task: not planned from; save "
+			"it yourself to plan from it\n",
+			rel, s->tainted_by.v[at]);
+		free(rel);
+	}
+	strvec_clear(&s->tainted);
+	strvec_clear(&s->tainted_by);
+	changes = &trusted;
 	bool full = !s->p || s->replan || overflow || s->o.affected || needs_plan(s->p, changes);
 	bool *run = NULL;
 	int status = full ? cycle_plan(s, ws, &run) : cycle_again(s, changes, ws, &run);
+	strvec_clear(&trusted);
 	if (status) {
 		free(run);
 		return status;
@@ -1489,6 +1513,7 @@ int run_session_cycle(struct run_session *s, struct run_watch_set *ws,
 	if (wh->planned)
 		wh->planned(ws, wh->ctx);
 	status = run_once(&s->o, p, t0, wh);
+	sandbox_jobs_configs_written(&p->sj, &s->tainted, &s->tainted_by);
 	for (size_t i = 0; i < n; i++)
 		if (run[i])
 			s->last[i] = p->jobs[i].state;
@@ -1527,6 +1552,8 @@ void run_session_free(struct run_session *s)
 	strmap_clear(&s->index);
 	strvec_clear(&s->ids);
 	free(s->keys);
+	strvec_clear(&s->tainted);
+	strvec_clear(&s->tainted_by);
 	free(s);
 }
 

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "orchestrator/externals.h"
 #include "orchestrator/inputs.h"
 #include "orchestrator/run.h"
 #include "orchestrator/taskcache.h"
@@ -275,7 +276,7 @@ static const struct strvec *dep_outputs(struct sandbox_jobs *sj, size_t d)
 /* What a sandbox_input borrows, owned until input_parts_release. */
 struct input_parts {
 	struct strvec nested, reads, writes, dep_outs, keyed, define, pass, secrets, vxenv, linked,
-	    sockets, mach, sysinfo;
+	    sockets, mach, sysinfo, configs;
 	VEC(int) relay_ports;
 	VEC(int) local_ports;
 	char *stage_pattern; /* vx sandbox show: where a stage would be */
@@ -286,11 +287,30 @@ static void input_parts_release(struct input_parts *h)
 	free(h->stage_pattern);
 	struct strvec *all[] = {&h->nested, &h->reads, &h->writes, &h->dep_outs, &h->keyed,
 				&h->define, &h->pass,  &h->secrets, &h->vxenv, &h->linked,
-				&h->sockets, &h->mach, &h->sysinfo};
+				&h->sockets, &h->mach, &h->sysinfo, &h->configs};
 	for (size_t k = 0; k < sizeof all / sizeof *all; k++)
 		strvec_clear(all[k]);
 	vec_free(&h->relay_ports);
 	vec_free(&h->local_ports);
+}
+
+/* The files that decide what vx runs, there or not (issue 36: a task that
+ * rewrote its vx.yaml ran unsandboxed in the next cycle of `vx watch`):
+ * each project's and the root's configs, the root's workspace list and
+ * lockfiles. (.npmrc, .yarnrc.yml and .pnpmfile.cjs are mandatory denies.) */
+static void config_files(const struct workspace *ws, struct strvec *out)
+{
+	static const char *const names[] = {"vx.yaml", "package.json", "turbo.json", "turbo.jsonc",
+					    NULL};
+	for (size_t k = 0; k <= ws->projects.n; k++) {
+		const char *dir = k < ws->projects.n ? ws->projects.v[k]->dir : ws->root;
+		for (const char *const *n = names; *n; n++)
+			strvec_push_nodup(out, path_join(dir, *n));
+	}
+	strvec_push_nodup(out, path_join(ws->root, "pnpm-workspace.yaml"));
+	for (size_t k = 0; externals_lockfile_name(k); k++)
+		strvec_push_nodup(out, path_join(ws->root, externals_lockfile_name(k)));
+	strvec_sort_unique(out);
 }
 
 /* Fills in, node i's sandbox request as written: the one input both
@@ -318,6 +338,7 @@ static void request_input(struct sandbox_jobs *sj, size_t i, struct sandbox_inpu
 	workspace_linked_projects(ws, p, &h->linked);
 	for (size_t k = 0; k < ws->projects.n; k++)
 		strvec_push(&h->nested, ws->projects.v[k]->dir);
+	config_files(ws, &h->configs);
 	lstr_vec_strings(&sb->allow_read, &h->reads);
 	lstr_vec_strings(&sb->allow_write, &h->writes);
 	lstr_vec_strings(&sb->unix_sockets.list, &h->sockets);
@@ -395,10 +416,11 @@ static void request_input(struct sandbox_jobs *sj, size_t i, struct sandbox_inpu
 	    .n_dep_outputs = h->dep_outs.n,
 	    .keyed_projects = (const char *const *)h->keyed.v,
 	    .n_keyed = h->keyed.n,
+	    .config_files = (const char *const *)h->configs.v,
+	    .n_config = h->configs.n,
 	    .linked_projects = (const char *const *)h->linked.v,
 	    .n_linked = h->linked.n,
 	    .hermetic = sb->hermetic,
-	    .cached = taskcache_cacheable(t),
 	    .env =
 		{
 		    .host = (const char *const *)environ,
@@ -1105,6 +1127,21 @@ struct judge_input sandbox_jobs_report_input(const struct sandbox_jobs *sj, size
 	    .tmpdir = "/tmp",
 	};
 	return in;
+}
+
+void sandbox_jobs_configs_written(const struct sandbox_jobs *sj, struct strvec *paths,
+				  struct strvec *ids)
+{
+	for (size_t i = 0; sj->jobs && i < sj->g->nodes.n; i++) {
+		const struct sandbox_job *sjob = &sj->jobs[i];
+		for (size_t k = 0; sjob->judged && k < sjob->verdict.notes.n; k++) {
+			const struct judge_note *n = &sjob->verdict.notes.v[k];
+			if (strcmp(n->kind, "config"))
+				continue;
+			strvec_push(paths, n->path);
+			strvec_push(ids, sj->g->nodes.v[i]->id);
+		}
+	}
 }
 
 void sandbox_jobs_done(struct sandbox_jobs *sj, size_t i)

@@ -144,6 +144,13 @@ void sandbox_jobs_unstage(struct sandbox_jobs *sj, size_t i);
  * WS/.vx/stage): each staged entry its project lacks. */
 void sandbox_jobs_reap_stage(int dirfd);
 
+/* The config files (vx.yaml, package.json, ...) sandboxed tasks of this
+ * run were judged to have written (the note "config"): each appended to
+ * paths, with the writing task's id at the same index of ids. `vx watch`
+ * never plans from them. */
+void sandbox_jobs_configs_written(const struct sandbox_jobs *sj, struct strvec *paths,
+				  struct strvec *ids);
+
 /* After node i ran: removes placeholders it left untouched and frees its
  * request. */
 void sandbox_jobs_done(struct sandbox_jobs *sj, size_t i);

@@ -32,6 +32,7 @@ struct builder {
 	wall_vec walls;
 	grant_vec reads, writes;
 	struct strvec rw_dirs;	  /* canonical dirs bound read-write */
+	struct strvec rw_files;	  /* canonical files bound read-write alone (untraced) */
 	grant_vec glob_heads;	  /* the literal head dir of each write glob */
 	struct strvec punched;	  /* masked-and-punched dirs (avoid doing one twice) */
 	struct strvec masked;	  /* walls inside a RW bind: masked read-only there */
@@ -262,8 +263,10 @@ bool sandbox_input_keys(const struct sandbox_input *in, const char *real)
 
 /* The node_modules of the project and of the workspace root, and each
  * workspace package linked into them (the orchestrator found them: it
- * knows the workspace): granted, unless it lies in a wall, or the task is
- * cached and its key does not fold that project (withheld then). */
+ * knows the workspace): granted, unless it lies in a wall, or the task's
+ * graph does not reach that project (withheld then: a task, cached or
+ * not, persistent or not, reads the packages it depends on; issue 36, a
+ * dev server read every sibling its cached build was refused). */
 static void baseline_reads(struct builder *b)
 {
 	const char *roots[] = {b->proj, b->ws};
@@ -280,7 +283,7 @@ static void baseline_reads(struct builder *b)
 			free(real);
 			continue;
 		}
-		if (b->in->cached && !sandbox_input_keys(b->in, real)) {
+		if (!sandbox_input_keys(b->in, real)) {
 			/* The judge says so (a note) only if the task reaches for it. */
 			if (strvec_find(&b->req->withheld, real) < 0)
 				strvec_push(&b->req->withheld, real);
@@ -513,6 +516,19 @@ static int plan_writes(struct builder *b)
 		char *parent = path_dirname(bind);
 		bool top = b->staging && (!strcmp(bind, b->proj) || !strcmp(parent, b->proj));
 		free(parent);
+		if (!dir && !top && !b->in->strace) {
+			/* Untraced (a persistent task): nothing would judge a
+			 * widened directory, so the file alone is bound, made
+			 * first when missing (issue 36: a dev server's
+			 * `write: ["server.log"]` opened src/ and vx.yaml). A
+			 * writer that renames over it meets EBUSY. */
+			free(bind);
+			if (plan_walls(b, g->entry, g->path))
+				return -1;
+			if (strvec_find(&b->rw_files, g->path) < 0)
+				strvec_push(&b->rw_files, g->path);
+			continue;
+		}
 		if (top) {
 			/* Lives in the stage while the task runs: a plain entry
 			 * there, so it can be removed and made again. Its walls
@@ -562,6 +578,13 @@ static int plan_writes(struct builder *b)
 		}
 		if (b->staging && !strcmp(h->path, b->proj))
 			continue; /* the stage is the project's root, widened */
+		if (!b->in->strace)
+			return refuse(b->err,
+				      "write grant '%s' would bind %s read-write whole, and this task "
+				      "runs untraced (a persistent task), so nothing would judge what "
+				      "it writes there beside what the glob names; grant the directory "
+				      "or each file by name",
+				      h->entry, h->path);
 		if (plan_bind(b, h->entry, h->path, true))
 			return -1;
 	}
@@ -628,6 +651,23 @@ static void mounts_tidy(struct sandbox_request *req)
 		req->mounts.v[out++] = *m;
 	}
 	req->mounts.n = out;
+	/* A mask's remount where a read-write bind replaced the mask (a write
+	 * grant of the workspace root's own file binds the root) would make
+	 * the bind read-only: dropped. */
+	out = 0;
+	for (size_t i = 0; i < req->mounts.n; i++) {
+		struct sandbox_mount *m = &req->mounts.v[i];
+		bool rw = false;
+		for (size_t k = 0; k < req->mounts.n && !rw && m->kind == SANDBOX_REMOUNT_RO; k++)
+			rw = req->mounts.v[k].kind == SANDBOX_RW && !strcmp(req->mounts.v[k].dst, m->dst);
+		if (rw) {
+			free(m->src);
+			free(m->dst);
+			continue;
+		}
+		req->mounts.v[out++] = *m;
+	}
+	req->mounts.n = out;
 }
 
 /* Is read grant i already shown by another bind that holds it whole: a RW
@@ -671,6 +711,34 @@ static int deny_within(struct builder *b, const char *path)
 	}
 	strvec_clear(&denied);
 	return 0;
+}
+
+/* Each config file that is there, in a writable place, and named by no
+ * grant is bound read-only over itself (a staged one from its fd, opened
+ * before it moves). One not there yet cannot be walled by a mount: the
+ * judge reports the write that makes it (req->configs). */
+static void protect_configs(struct builder *b)
+{
+	for (size_t i = 0; i < b->in->n_config; i++) {
+		char *dir = grants_canonical_dir(b->in->config_files[i]);
+		bool named = false;
+		for (size_t k = 0; k < b->writes.n && !named; k++)
+			named = !b->writes.v[k].from_glob && !strcmp(b->writes.v[k].path, dir);
+		if (named || strvec_find(&b->req->configs, dir) >= 0) {
+			free(dir);
+			continue;
+		}
+		strvec_push(&b->req->configs, dir);
+		struct stat st;
+		bool writable = strvec_find(&b->rw_files, dir) >= 0;
+		for (size_t k = 0; k < b->rw_dirs.n && !writable; k++)
+			writable = path_is_within(b->rw_dirs.v[k], dir);
+		for (size_t k = 0; k < b->staged_roots.n && !writable; k++)
+			writable = path_is_within(b->staged_roots.v[k], dir);
+		if (writable && lstat(dir, &st) == 0 && S_ISREG(st.st_mode))
+			mount_add(b->req, SANDBOX_RO, dir, dir);
+		free(dir);
+	}
 }
 
 static int assemble(struct builder *b)
@@ -718,6 +786,12 @@ static int assemble(struct builder *b)
 	for (size_t i = 0; i < b->staged_roots.n; i++)
 		if (deny_within(b, b->staged_roots.v[i]))
 			return -1;
+	for (size_t i = 0; i < b->rw_files.n; i++) {
+		struct sandbox_mount m = {SANDBOX_RW, xstrdup(b->rw_files.v[i]),
+					  xstrdup(b->rw_files.v[i]), -1, false};
+		vec_push(&req->mounts, m);
+	}
+	protect_configs(b);
 	for (size_t i = 0; i < b->masked.n; i++) {
 		struct stat st;
 		const char *w = b->masked.v[i];
@@ -786,6 +860,7 @@ static void builder_release(struct builder *b)
 	grants_clear(&b->reads);
 	grants_clear(&b->writes);
 	strvec_clear(&b->rw_dirs);
+	strvec_clear(&b->rw_files);
 	grants_clear(&b->glob_heads);
 	strvec_clear(&b->punched);
 	strvec_clear(&b->masked);
@@ -1133,7 +1208,9 @@ static int open_sources(struct sandbox_request *req, struct strbuf *err)
 		struct stat st;
 		int rc = 0;
 		if (m->kind == SANDBOX_RW && m->fd < 0) {
-			rc = open_source(m->src, true, &m->fd, err);
+			/* a directory, or a file bound alone (untraced) */
+			rc = open_source(m->src, lstat(m->src, &st) || S_ISDIR(st.st_mode), &m->fd,
+					 err);
 		} else if (m->kind == SANDBOX_RO && m->fd < 0 && !m->by_path) {
 			if (lstat(m->src, &st) != 0) {
 				free(m->src);
@@ -1304,6 +1381,7 @@ void sandbox_request_release(struct sandbox_request *req)
 	strvec_clear(&req->notes);
 	strvec_clear(&req->withheld);
 	strvec_clear(&req->widened);
+	strvec_clear(&req->configs);
 	walls_clear(&req->walls);
 	free(req->stage);
 	strvec_clear(&req->staged);

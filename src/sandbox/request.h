@@ -66,9 +66,16 @@ struct sandbox_input {
 	size_t n_sockets;
 	const char *const *dep_outputs; /* files the task's dependencies produced: readable */
 	size_t n_dep_outputs;
-	const char *const
-	    *keyed_projects; /* project dirs whose tasks the task's key folds (cached only) */
+	const char *const *keyed_projects; /* project dirs of the tasks this one depends on
+					    * (its key folds them when cached): the linked
+					    * packages it may see */
 	size_t n_keyed;
+	const char *const *config_files; /* the files that decide what vx runs (each project's
+					  * vx.yaml, package.json, turbo.json[c]; the root's
+					  * pnpm-workspace.yaml and lockfiles), there or not:
+					  * read-only in every write grant but one naming
+					  * that very file */
+	size_t n_config;
 	const char *const *linked_projects; /* project dirs linked into the task's node_modules
 					     * or the root's (workspace_linked_projects) */
 	size_t n_linked;
@@ -86,8 +93,6 @@ struct sandbox_input {
 	size_t n_system_info;
 	bool pty;		 /* sandbox.allow.pty */
 	bool hermetic; /* sandbox.hermetic: nothing outside the workspace but the OS roots */
-	bool cached;   /* the task is cached and not persistent: linked packages not keyed are
-			  withheld */
 	struct env_input
 	    env; /* the environment sources (env.h); env.home/tmpdir are set by the request */
 };
@@ -143,6 +148,10 @@ struct sandbox_request {
 	struct strvec
 	    notes; /* one line each: what the user should know (withheld links, empty globs) */
 	struct strvec withheld; /* canonical dirs of linked packages hidden from a cached task */
+	struct strvec configs;	/* the input's config_files no write grant names (canonical):
+				 * bound read-only where they are, and the judge reports a
+				 * write that made one (issue 36: a task rewrote the
+				 * vx.yaml `vx watch` planned from next) */
 	struct strvec widened;  /* canonical dirs bound writable only because a FILE write grant
 				 * lies in them: a write there that no grant names succeeds,
 				 * and the judge must catch it */

@@ -472,7 +472,7 @@ static void baselines(struct builder *b)
 	for (size_t i = 0; i < b->in->n_linked; i++) {
 		char *real = host_path(b->in->linked_projects[i]);
 		if (walls_show_linked(&b->walls, b->ws, b->proj, real) &&
-		    (!b->in->cached || sandbox_input_keys(b->in, real))) {
+		    sandbox_input_keys(b->in, real)) {
 			char *rel = path_relative(b->ws, real);
 			base_read(b, real, xasprintf("a linked workspace package (%s)", rel));
 			free(rel);

@@ -931,6 +931,43 @@ static void key_fix(const struct judge_input *in, struct verdict *out, const cha
 	free(ws_rel);
 }
 
+/* A write that made or changed a file that decides what vx runs, which no
+ * grant names (issue 36: a config not there yet cannot be walled by a
+ * mount, and `vx watch` would plan from what the task wrote): a violation
+ * with a note, and its fix names that very file. Returns true when e was
+ * one (reported once per path). */
+static bool config_write(const struct judge_input *in, struct verdict *out,
+			 const struct access_event *e, struct strvec *seen)
+{
+	if (!e->write_intent || e->op == ACCESS_UTIME || e->op == ACCESS_RENAME_FROM ||
+	    e->op == ACCESS_LINK_FROM)
+		return false;
+	bool config = false;
+	for (size_t i = 0; i < in->n_configs && !config; i++)
+		config = !strcmp(in->configs[i], e->path);
+	if (!config)
+		return false;
+	char *key = xasprintf("w%s", e->path);
+	if (strvec_find(seen, key) >= 0) {
+		free(key);
+		return true;
+	}
+	strvec_push_nodup(seen, key);
+	struct violation v = {true, false, xstrdup(e->path), e->syscall, 0, false, NULL};
+	vec_push(&out->violations, v);
+	if (!has_note(out, "config", e->path)) {
+		char *shown = judge_display_path(in, e->path);
+		add_note(out, "config", e->path,
+			 xasprintf("%s decides what vx runs: a sandboxed task writes it only when a "
+				   "write grant names that very file, and `vx watch` never plans from "
+				   "what a task wrote",
+				   shown));
+		free(shown);
+	}
+	strvec_push_nodup(&out->fix_write, fix_entry(in, e->path, true, false));
+	return true;
+}
+
 /* The grant for a write a widened directory let through: the topmost
  * directory the task made on the way to it (`dist/` for dist/a.js after
  * mkdir dist: a file grant there would be no directory), else the file by
@@ -989,6 +1026,8 @@ void judge_input_from_request(struct judge_input *in, const struct sandbox_reque
 	in->n_withheld = req->withheld.n;
 	in->widened = (const char *const *)req->widened.v;
 	in->n_widened = req->widened.n;
+	in->configs = (const char *const *)req->configs.v;
+	in->n_configs = req->configs.n;
 	in->sees = request_sees;
 	in->sees_ctx = (void *)req;
 	in->write_roots = (const char *const *)roots->v;
@@ -1094,6 +1133,8 @@ void judge_events(const struct judge_input *in, const struct access_event *ev, s
 				free(real);
 				continue;
 			}
+			if (config_write(in, out, e, &seen))
+				continue;
 			if (widened_write(in, e, &made, &gone, &seen)) {
 				struct violation v = {true, false, xstrdup(e->path), e->syscall, 0,
 						      false, NULL};

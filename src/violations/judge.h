@@ -42,6 +42,10 @@ struct judge_input {
 	 * that succeeded and no entry names is a violation. */
 	const char *const *widened;
 	size_t n_widened;
+	const char *const *configs; /* files that decide what vx runs and no grant names
+				     * (sandbox_request.configs): a write there is a
+				     * violation even where a bind let it through */
+	size_t n_configs;
 	const char *const *allow_write;
 	size_t n_allow_write;
 	/* What the task saw and printed, for the notes; each may be empty. */

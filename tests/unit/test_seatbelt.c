@@ -492,9 +492,11 @@ static void test_linked(void)
 	req_init(&r, "packages/app");
 	char *lib = xasprintf("%s/ws/packages/lib", root), *util = xasprintf("%s/ws/packages/util", root);
 	const char *linked[] = {r.ws, lib, r.proj, util};
-	const char *keyed[] = {lib};
+	const char *keyed[] = {lib, util};
 	r.in.linked_projects = linked;
 	r.in.n_linked = 4;
+	r.in.keyed_projects = keyed;
+	r.in.n_keyed = 2;
 	char *text = profile(&r.in);
 	CHECK(strstr(text, "(allow file-read* (subpath \"@ROOT@/ws/packages/lib\")) ; a linked workspace package (packages/lib)"));
 	CHECK(strstr(text, "(subpath \"@ROOT@/ws/packages/util\")"));
@@ -502,8 +504,8 @@ static void test_linked(void)
 	CHECK(!strstr(text, "a linked workspace package (.)"));
 	CHECK(!strstr(text, "a linked workspace package (packages/app)"));
 	free(text);
-	r.in.cached = true;
-	r.in.keyed_projects = keyed;
+	/* what the task's graph does not reach is withheld, cached or not,
+	 * persistent or not (issue 36: a dev server read every sibling) */
 	r.in.n_keyed = 1;
 	text = profile(&r.in);
 	CHECK(strstr(text, "(subpath \"@ROOT@/ws/packages/lib\")"));

@@ -228,4 +228,79 @@ test_expect_success 'vx sandbox show prints the very argv bwrap runs with, stage
 	done
 '
 
+# Item 2: a dev server's `write: ["server.log"]` bound the project
+# read-write (untraced, nothing judged the widening), and it read every
+# sibling npm linked into node_modules that its cached build is refused.
+test_expect_success 'a persistent task gets the walls of a one-shot task of the same config' '
+	setup &&
+	write_file lib/vx.yaml <<<"name: lib" && write_file lib/index.js <<<"lib code" &&
+	mkdir -p node_modules && ln -s ../lib node_modules/lib &&
+	echo orig >app/vx.yaml.keep && mkdir -p app/logs &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  dev:
+	    command: "echo serving > server.log; echo pwned > src/a.txt; echo pwned > vx.yaml.keep; echo x > planted; cat ../node_modules/lib/index.js; echo end"
+	    persistent: true
+	    sandbox: {allow: {write: ["server.log", "logs/*.log"]}}
+	  serve:
+	    command: "echo serving > server.log; echo pwned > src/a.txt; echo x > planted; cat ../node_modules/lib/index.js; echo end"
+	    persistent: true
+	    sandbox: {allow: {write: ["server.log"]}}
+	EOF
+	run_vx 1 run app#dev &&
+	test_grep "sandbox refused: write grant .logs/\*.log. would bind $PWD/app/logs read-write whole, and this task runs untraced" "$ERR" &&
+	run_vx 0 sandbox show app#serve &&
+	test_grep ! -x "$PWD/app" "$OUT" || { grep -B2 -x "$PWD/app" "$OUT" | grep -q -- "--ro-bind-fd"; } &&
+	grep -B2 -x "$PWD/app/server.log" "$OUT" | grep -q -- "--bind-fd" &&
+	run_vx 0 run app#serve &&
+	test_grep "app#serve: end" "$OUT" &&
+	test "$(cat app/server.log)" = serving &&
+	test "$(cat app/src/a.txt)" = "app source" &&
+	test_path_is_missing app/planted &&
+	test_grep ! "app#serve: lib code" "$OUT"
+'
+
+# Item 3: a task with a write grant over its project replaced its own
+# vx.yaml (or a package.json script) with an unsandboxed command, and
+# `vx watch` planned from it and ran it outside any sandbox.
+test_expect_success 'the files that decide what vx runs are read-only in every write grant but one naming them' '
+	setup &&
+	echo "{\"name\": \"app\", \"scripts\": {\"x\": \"true\"}}" >app/package.json &&
+	project "\"echo pwned >> vx.yaml; echo pwned >> package.json; echo \\\"# pwned\\\" >> ../vx.yaml; echo end\"" \
+		"sandbox: {allow: {write: [\"./\", \"../vx.yaml\"]}}" &&
+	cp app/vx.yaml vx.app &&
+	run_vx 1 run app#build &&
+	test_grep "app#build: end" "$OUT" &&
+	test_grep "violation: write app/vx.yaml" "$ERR" &&
+	test_grep "violation: write app/package.json" "$ERR" &&
+	test_cmp vx.app app/vx.yaml &&
+	test_grep ! pwned app/package.json &&
+	test_grep pwned vx.yaml &&
+	project "\"echo \\\"  # formatted\\\" >> package.json; echo end\"" \
+		"sandbox: {allow: {write: [\"package.json\"]}}" &&
+	run_vx 0 run app#build &&
+	test_grep "formatted" app/package.json
+'
+
+test_expect_success 'a config a sandboxed task makes is a violation, and vx watch never plans from it' '
+	setup &&
+	write_file lib/package.json <<<"{\"name\": \"lib\"}" &&
+	ws_root <<-EOF &&
+	tasks:
+	  build:
+	    command: "printf \"tasks:\\\\n  build:\\\\n    command: touch $TEST_DIR/escaped\\\\n\" > vx.yaml; echo made"
+	    cache: false
+	    sandbox: {allow: {write: ["./"]}}
+	EOF
+	run_vx 1 run lib#build &&
+	test_grep "violation: write lib/vx.yaml" "$ERR" &&
+	test_grep "lib/vx.yaml decides what vx runs" "$ERR" &&
+	rm lib/vx.yaml &&
+	watch_start lib#build &&
+	test_wait_lines "not planned from" 1 "$ERR" &&
+	test_grep "vx watch: lib/vx.yaml was written by lib#build, a sandboxed task: not planned from" "$ERR" &&
+	sleep 1 &&
+	watch_stop &&
+	test_path_is_missing "$TEST_DIR/escaped"
+'
+
 test_done

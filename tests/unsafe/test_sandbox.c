@@ -51,7 +51,10 @@ struct task {
 	const char *proj;
 	const char *read[4], *write[4];
 	bool hermetic;
+	bool untraced; /* as a persistent task runs: no strace, so a FILE grant binds the file */
 };
+
+static char *strace_bin, *trace_dir;
 
 static const char *nested[3];
 
@@ -71,6 +74,10 @@ static int build(const struct task *t, struct sandbox_request *req, struct strbu
 	while (t->write[in.n_write])
 		in.n_write++;
 	in.hermetic = t->hermetic;
+	if (!t->untraced) { /* as vx runs a one-shot task */
+		in.strace = strace_bin;
+		in.trace_dir = trace_dir;
+	}
 	in.env.host = (const char *const *)environ;
 	return sandbox_request_build(&in, req, err);
 }
@@ -157,7 +164,7 @@ static int run(const struct task *t, const char *command, struct strbuf *out)
 static void test_walls(void)
 {
 	struct strbuf out = STRBUF_INIT;
-	struct task t = {proj_a, {".", NULL}, {"dist/out.bin", NULL}, false};
+	struct task t = {proj_a, {".", NULL}, {"dist/out.bin", NULL}, false, false};
 	/* ../../x is the workspace root: masked, read-only, EROFS, nothing on the host. */
 	CHECK(run(&t, "echo x > ../../x", &out) != 0);
 	HAS(out, "Read-only file system");
@@ -206,6 +213,17 @@ static void test_walls(void)
 	struct strbuf host = STRBUF_INIT;
 	char *p = path_join(proj_a, "dist/out.bin");
 	CHECK(strbuf_read_file(&host, p) == 0 && !strcmp(host.buf, "data\n"));
+	/* Untraced (a persistent task), nothing would judge the widened
+	 * directory: the file alone is bound, written in place, and no
+	 * sibling can be made (issue 36). */
+	struct task u = t;
+	u.untraced = true;
+	CHECK_INT(run(&u, "echo in-place > dist/out.bin && cat dist/out.bin", &out), 0);
+	HAS(out, "in-place");
+	CHECK(run(&u, "echo x > dist/sibling", &out) != 0);
+	HAS(out, "Read-only file system");
+	strbuf_reset(&host);
+	CHECK(strbuf_read_file(&host, p) == 0 && !strcmp(host.buf, "in-place\n"));
 	free(p);
 	strbuf_release(&host);
 	/* TMPDIR: its own, empty, 0700, gone after; the host /tmp untouched. */
@@ -230,7 +248,7 @@ static void test_walls(void)
 static void test_denies(void)
 {
 	struct strbuf out = STRBUF_INIT;
-	struct task t = {proj_a, {NULL}, {"out/", NULL}, false};
+	struct task t = {proj_a, {NULL}, {"out/", NULL}, false, false};
 	CHECK(run(&t, "echo evil >> out/.bashrc", &out) != 0);
 	HAS(out, "Read-only file system");
 	CHECK(run(&t, "echo evil > out/sub/.git/hooks/pre-commit", &out) != 0);
@@ -247,7 +265,7 @@ static void test_denies(void)
 static void test_root_project(void)
 {
 	struct strbuf out = STRBUF_INIT;
-	struct task t = {ws, {".", NULL}, {NULL}, false};
+	struct task t = {ws, {".", NULL}, {NULL}, false, false};
 	CHECK_INT(run(&t,
 		      "cat root.txt; test ! -e .git && echo nogit; ls -A packages | wc -l; cat "
 		      "packages/b/x",
@@ -263,7 +281,7 @@ static void test_root_project(void)
 static void test_glob_escape(void)
 {
 	struct strbuf out = STRBUF_INIT;
-	struct task t = {proj_a, {"*", NULL}, {NULL}, false};
+	struct task t = {proj_a, {"*", NULL}, {NULL}, false, false};
 	CHECK(run(&t, "cat src.txt; cat shared/x", &out) != 0);
 	HAS(out, "a-src");
 	CHECK(strstr(out.buf, "sibling-bytes") == NULL);
@@ -274,7 +292,7 @@ static void test_refusals(void)
 {
 	struct sandbox_request req;
 	struct strbuf err = STRBUF_INIT;
-	struct task t = {proj_a, {NULL}, {"link-out.txt", NULL}, false};
+	struct task t = {proj_a, {NULL}, {"link-out.txt", NULL}, false, false};
 	CHECK(build(&t, &req, &err) == -1);
 	HAS(err, "outside the project");
 	CHECK(!exists("ws/packages/b/y"));
@@ -284,7 +302,7 @@ static void test_refusals(void)
 	CHECK(lstat(l, &st) == 0 && S_ISLNK(st.st_mode));
 	free(l);
 	strbuf_reset(&err);
-	struct task w = {ws, {NULL}, {"packages/", NULL}, false};
+	struct task w = {ws, {NULL}, {"packages/", NULL}, false, false};
 	CHECK(build(&w, &req, &err) == -1);
 	HAS(err, "holds");
 	strbuf_release(&err);
@@ -294,7 +312,7 @@ static void test_placeholders(void)
 {
 	struct sandbox_request req;
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
-	struct task t = {proj_a, {NULL}, {"gen/untouched.txt", "gen2/written.txt", NULL}, false};
+	struct task t = {proj_a, {NULL}, {"gen/untouched.txt", "gen2/written.txt", NULL}, false, false};
 	CHECK_INT(build(&t, &req, &err), 0);
 	CHECK(exists("ws/packages/a/gen/untouched.txt"));
 	CHECK_INT(run_req(&req, "echo w > gen2/written.txt", &out, NULL, false), 0);
@@ -313,7 +331,7 @@ static void test_root_cannot_undo(void)
 		return;
 	}
 	struct strbuf out = STRBUF_INIT;
-	struct task t = {proj_a, {".", NULL}, {"dist/", NULL}, false};
+	struct task t = {proj_a, {".", NULL}, {"dist/", NULL}, false, false};
 	char *cmd =
 	    xasprintf("mount -o remount,rw %s && echo REMOUNTED; umount %s/dist && echo UNMOUNTED; "
 		      "umount %s && echo UNMASKED; cat ../b/x; echo > ../../x",
@@ -332,7 +350,7 @@ static void test_signals(void)
 {
 	struct sandbox_request req;
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
-	struct task t = {proj_a, {NULL}, {NULL}, false};
+	struct task t = {proj_a, {NULL}, {NULL}, false, false};
 	CHECK_INT(build(&t, &req, &err), 0);
 	CHECK_INT(run_req(&req, "trap 'echo trapped; exit 7' TERM; echo ready; sleep 20 & wait",
 			  &out, "TERM\n", false),
@@ -377,7 +395,7 @@ static void test_sees_agrees(void)
 			    "echo \"N $p\"; fi; done");
 	for (int hermetic = 0; hermetic < 2; hermetic++) {
 		struct task t = {
-		    proj_a, {"src.txt", "../b/x", "~/notes.txt", NULL}, {"out/", NULL}, hermetic};
+		    proj_a, {"src.txt", "../b/x", "~/notes.txt", NULL}, {"out/", NULL}, hermetic, false};
 		struct sandbox_request req;
 		struct strbuf err = STRBUF_INIT;
 		CHECK_INT(build(&t, &req, &err), 0);
@@ -425,6 +443,10 @@ int main(void)
 	if (!mkdtemp(tmpl))
 		die_errno("mkdtemp");
 	root = tmpl;
+	strace_bin = probe_which("strace");
+	trace_dir = path_join(root, "trace");
+	if (mkdir(trace_dir, 0700))
+		die_errno("mkdir %s", trace_dir);
 	ws = path_join(root, "ws");
 	proj_a = path_join(ws, "packages/a");
 	proj_b = path_join(ws, "packages/b");
