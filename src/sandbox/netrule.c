@@ -66,6 +66,23 @@ static bool canonical_address(const char *s, char *out, int *family)
 	return false;
 }
 
+bool netrule_name_canonical(char *host)
+{
+	size_t n = strlen(host);
+	while (n && host[n - 1] == '.' && !strchr(host, ':'))
+		host[--n] = '\0'; /* the root's dot: "evil.test." is evil.test */
+	if (!n || n > 253)
+		return false;
+	for (char *s = host; *s; s++) {
+		if (*s >= 'A' && *s <= 'Z')
+			*s = (char)(*s - 'A' + 'a');
+		else if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '.' ||
+			   *s == '-' || *s == '_' || *s == ':'))
+			return false; /* a name not in ASCII (IDNA's U-label) matches no rule */
+	}
+	return true;
+}
+
 int netrule_parse(const char *entry, struct netrule *r, struct strbuf *why)
 {
 	memset(r, 0, sizeof *r);
@@ -99,6 +116,9 @@ int netrule_parse(const char *entry, struct netrule *r, struct strbuf *why)
 	free(port);
 	for (char *c = host; *c; c++)
 		*c = (char)tolower((unsigned char)*c);
+	size_t hl = strlen(host);
+	while (hl > 1 && host[hl - 1] == '.' && host[hl - 2] != '.')
+		host[--hl] = '\0'; /* "evil.test." names evil.test */
 	char addr[INET6_ADDRSTRLEN];
 	int family = 0;
 	if (rc) {
@@ -209,6 +229,8 @@ enum net_verdict netrules_decide(const struct netrules *rs, const char *host, in
 	char h[256];
 	canonical_host(host, h, sizeof h);
 	*exact = false;
+	if (!netrule_name_canonical(h))
+		return NET_NOT_ALLOWED; /* no rule names it, and network: true takes no such name */
 	for (size_t i = 0; i < rs->deny.n; i++)
 		if (matches(&rs->deny.v[i], h, port, true))
 			return NET_DENIED;

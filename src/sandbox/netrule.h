@@ -41,7 +41,14 @@ enum net_verdict {
 	NET_NOT_ALLOWED, /* no allow.network entry matches (and not network: true) */
 };
 
-/* Decides by name (lowercase it first) and port. *exact is set when an
+/* The one form every rule compares a name in (allow, deny, the relays,
+ * ignore.network): lower case, no trailing dot ("EVIL.TEST." is
+ * evil.test). Rewrites host in place; false when it is no host name (empty,
+ * over 253 bytes, or a byte outside [A-Za-z0-9._:-]: a name not in ASCII
+ * must come as its IDNA A-label, xn--..., which is what clients send). */
+bool netrule_name_canonical(char *host);
+
+/* Decides by name (put in canonical form here too) and port. *exact is set when an
  * entry names host itself (a name or an address, not a wildcard): only
  * then may it resolve to a private address. */
 enum net_verdict netrules_decide(const struct netrules *rs, const char *host, int port,

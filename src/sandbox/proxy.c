@@ -395,22 +395,6 @@ static void resolved(int rc, struct addrinfo *ai, void *data)
 	dial_next(c);
 }
 
-/* host is a name or an IP literal a client may ask for: lowercased in
- * place; anything else (spaces, controls, '%') is refused. */
-static bool tidy_host(char *host)
-{
-	if (!*host || strlen(host) > 253)
-		return false;
-	for (char *s = host; *s; s++) {
-		if (*s >= 'A' && *s <= 'Z')
-			*s = (char)(*s - 'A' + 'a');
-		else if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '.' ||
-			   *s == '-' || *s == '_' || *s == ':'))
-			return false;
-	}
-	return true;
-}
-
 /* Splits "host:port" / "[v6]:port" (port: default when absent, 0 for none
  * allowed). Returns false on a malformed authority. */
 static bool split_authority(const char *a, size_t n, int dflt, char **host, int *port)
@@ -447,7 +431,7 @@ static bool split_authority(const char *a, size_t n, int dflt, char **host, int 
 	if (*port <= 0)
 		return false;
 	*host = xstrndup(h, (size_t)(he - h));
-	if (!tidy_host(*host)) {
+	if (!netrule_name_canonical(*host)) {
 		free(*host);
 		*host = NULL;
 		return false;
@@ -569,7 +553,7 @@ static void socks_head(struct conn *c)
 		snprintf(addr, sizeof addr, "%.*s", (int)h[4], (char *)h + 5);
 	c->port = h[4 + alen] << 8 | h[4 + alen + 1];
 	c->host = xstrdup(addr);
-	if (!tidy_host(c->host) || !c->port)
+	if (!netrule_name_canonical(c->host) || !c->port)
 		return reply_and_close(c, 0, "", 1, "malformed request");
 	c->tunnel_mode = true;
 	size_t used = 4 + alen + 2;

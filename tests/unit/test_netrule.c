@@ -151,6 +151,28 @@ static void test_decide(void)
 	CHECK_INT(netrules_decide(&rs, "anything.org", 443, &exact), NET_ALLOWED);
 	CHECK(!exact);
 	CHECK_INT(netrules_decide(&rs, "evil.example.com", 443, &exact), NET_DENIED);
+	/* one canonical form for every name (issue 36: "evil.test." and
+	 * "EVIL.TEST." reached a denied host under network: true) */
+	add(&rs, true, "Evil.Test.");
+	add(&rs, true, "*.bad.test");
+	const char *denied[] = {"evil.test", "evil.test.", "EVIL.TEST.", "Evil.Test",
+				"x.bad.test.", "X.BAD.TEST", "evil.example.com.",
+				"EVIL.example.COM."};
+	for (size_t i = 0; i < sizeof denied / sizeof *denied; i++) {
+		if (netrules_decide(&rs, denied[i], 443, &exact) != NET_DENIED)
+			fprintf(stderr, "%s was not denied\n", denied[i]);
+		CHECK_INT(netrules_decide(&rs, denied[i], 443, &exact), NET_DENIED);
+	}
+	/* a name that is no ASCII host name matches no rule, network: true
+	 * included: a client sends an IDN as its A-label (xn--) */
+	CHECK_INT(netrules_decide(&rs, "\xc3\xa9vil.test", 443, &exact), NET_NOT_ALLOWED);
+	CHECK_INT(netrules_decide(&rs, "", 443, &exact), NET_NOT_ALLOWED);
+	CHECK_INT(netrules_decide(&rs, "a b.test", 443, &exact), NET_NOT_ALLOWED);
+	CHECK_INT(netrules_decide(&rs, "xn--vil-bpa.test", 443, &exact), NET_ALLOWED);
+	rs.any = false;
+	CHECK_INT(netrules_decide(&rs, "REGISTRY.npmjs.org.", 443, &exact), NET_ALLOWED);
+	CHECK_INT(netrules_decide(&rs, "cdn.EXAMPLE.com.", 443, &exact), NET_ALLOWED);
+	rs.any = true;
 	struct netrules copy;
 	netrules_copy(&copy, &rs);
 	CHECK_INT(netrules_decide(&copy, "cdn.example.com", 443, &exact), NET_ALLOWED);
