@@ -8,6 +8,8 @@
 #include "sandbox/proxy.h"
 
 #include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -354,6 +356,45 @@ static void decide(struct conn *c)
 	conn_update(c);
 }
 
+/* Is sa an address of one of this machine's own interfaces but loopback?
+ * Such an address reaches the host's own services (a dev database bound
+ * to 0.0.0.0) as loopback would, and a public or global IPv6 one passed
+ * as public (issue 36): refused however it is named, unless relayed
+ * (allow.network localhost:PORT). Loopback itself stays a private address
+ * (named exactly, or refused). Read afresh each time: interfaces come and
+ * go. A failure to list them refuses. */
+static bool host_address(const struct sockaddr *sa)
+{
+	struct ifaddrs *ifs;
+	if (getifaddrs(&ifs) < 0)
+		return true;
+	bool mine = false;
+	for (struct ifaddrs *i = ifs; i && !mine; i = i->ifa_next) {
+		const struct sockaddr *a = i->ifa_addr;
+		if (!a || a->sa_family != sa->sa_family || (i->ifa_flags & IFF_LOOPBACK))
+			continue;
+		if (sa->sa_family == AF_INET)
+			mine = ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+			       ((const struct sockaddr_in *)sa)->sin_addr.s_addr;
+		else if (sa->sa_family == AF_INET6)
+			mine = !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+				       &((const struct sockaddr_in6 *)sa)->sin6_addr,
+				       sizeof(struct in6_addr));
+	}
+	freeifaddrs(ifs);
+	if (!mine && sa->sa_family == AF_INET6) {
+		/* ::ffff:a.b.c.d is a.b.c.d */
+		const unsigned char *b = ((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr;
+		static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+		if (!memcmp(b, mapped, 12)) {
+			struct sockaddr_in v4 = {.sin_family = AF_INET};
+			memcpy(&v4.sin_addr, b + 12, 4);
+			return host_address((const struct sockaddr *)&v4);
+		}
+	}
+	return mine;
+}
+
 /* The name's addresses, judged, then dialled. */
 static void resolved(int rc, struct addrinfo *ai, void *data)
 {
@@ -375,7 +416,17 @@ static void resolved(int rc, struct addrinfo *ai, void *data)
 	while (*link) {
 		struct addrinfo *a = *link;
 		strbuf_reset(&why);
-		if (netrules_address_ok(&p->rules, a->ai_addr, c->exact, &why)) {
+		if (host_address(a->ai_addr)) {
+			char addr[INET6_ADDRSTRLEN] = "?";
+			const void *in = a->ai_family == AF_INET6
+					     ? (const void *)&((struct sockaddr_in6 *)a->ai_addr)->sin6_addr
+					     : (const void *)&((struct sockaddr_in *)a->ai_addr)->sin_addr;
+			inet_ntop(a->ai_family, in, addr, sizeof addr);
+			strbuf_addf(&why,
+				    "resolves to %s, an address of this machine: its services are "
+				    "reached only through a relay (allow.network localhost:PORT)",
+				    addr);
+		} else if (netrules_address_ok(&p->rules, a->ai_addr, c->exact, &why)) {
 			link = &a->ai_next;
 			continue;
 		}
@@ -384,7 +435,8 @@ static void resolved(int rc, struct addrinfo *ai, void *data)
 		freeaddrinfo(a);
 	}
 	if (!ai) {
-		bool deny = strstr(why.buf, "deny.network") != NULL;
+		bool deny = strstr(why.buf, "deny.network") != NULL ||
+			    strstr(why.buf, "this machine") != NULL;
 		bool metadata = strstr(why.buf, "metadata") != NULL;
 		refuse(c, why.buf, deny || metadata ? NULL : netrule_fix(c->host, c->port));
 		strbuf_release(&why);

@@ -303,4 +303,28 @@ test_expect_success 'a config a sandboxed task makes is a violation, and vx watc
 	test_path_is_missing "$TEST_DIR/escaped"
 '
 
+# Item 12: a service of the host bound to 0.0.0.0 was reached through one
+# of the host's own non-loopback addresses, which the proxy judged as any
+# other (a public one passes; a private one named exactly passes).
+test_expect_success 'the host'"'"'s own addresses are reached only through a relay' '
+	command -v socat >/dev/null && command -v curl >/dev/null || { echo "socat and curl are needed"; return 1; } &&
+	mine=$(ip -4 -o addr show scope global 2>/dev/null | awk "{print \$4}" | cut -d/ -f1 | head -n 1) &&
+	if [ -z "$mine" ]; then
+		echo "# this machine has no non-loopback IPv4 address: nothing to reach"
+		return 0
+	fi &&
+	free_port hport &&
+	printf "HTTP/1.0 200 OK\r\nContent-Length: 9\r\n\r\nhost-db\n" >resp &&
+	{ socat TCP-LISTEN:$hport,bind=0.0.0.0,reuseaddr,fork SYSTEM:"cat $PWD/resp; cat >/dev/null" & srv=$!; } &&
+	sleep 0.3 &&
+	setup &&
+	project "\"curl -sS -m 5 http://mine.example.test:$hport/; curl -sS -m 5 http://$mine:$hport/; echo end\"" \
+		"sandbox: {allow: {network: [\"mine.example.test:$hport\", \"$mine:$hport\"]}}" &&
+	VX_TEST_RESOLVE="mine.example.test=$mine" run_vx 1 run app#build; rc=$?; kill $srv; wait $srv 2>/dev/null || true
+	test $rc = 0 &&
+	test_grep "app#build: end" "$OUT" &&
+	test_grep ! "host-db" "$OUT" &&
+	test_grep "violation: network mine.example.test:$hport (resolves to $mine, an address of this machine" "$ERR"
+'
+
 test_done
