@@ -327,4 +327,23 @@ test_expect_success 'the host'"'"'s own addresses are reached only through a rel
 	test_grep "violation: network mine.example.test:$hport (resolves to $mine, an address of this machine" "$ERR"
 '
 
+# Item 13: under an explicit `allow.read: ["~/"]` these were readable,
+# though docs/sandbox.md calls each a credential.
+CREDS=".claude/.credentials.json .claude.json .yarnrc.yml .m2/settings.xml .gradle/gradle.properties
+.composer/auth.json .config/op/config .bash_history .local/share/keyrings/login.keyring .env
+.terraformrc .pgpass"
+test_expect_success 'the credential walls hold inside an explicit home grant' '
+	setup &&
+	for f in $CREDS; do mkdir -p "$HOME/$(dirname "$f")" && echo "cred-$f" >"$HOME/$f" || return 1; done &&
+	echo fine >"$HOME/notes.txt" &&
+	cmd="cat \$HOME/notes.txt;" &&
+	for f in $CREDS; do cmd="$cmd cat \$HOME/$f;"; done &&
+	project "\"$cmd echo end\"" "sandbox: {allow: {read: [\"~/\"]}}" &&
+	run_vx 0 sandbox show app#build &&
+	"$VX" run app#build >"$OUT" 2>"$ERR" || true &&
+	test_grep "app#build: end" "$OUT" &&
+	test_grep "app#build: fine" "$OUT" &&
+	test_grep ! "cred-" "$OUT"
+'
+
 test_done
