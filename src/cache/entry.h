@@ -66,6 +66,8 @@ struct entry {
 			   entry is replaced or pruned meanwhile */
 	off_t archive_off; /* where the archive starts in it: 0, or a bundle's
 			      (STORE_BUNDLE_SUFFIX) after its head and manifest */
+	uint64_t restore_limit; /* set by the caller: the bytes restore_entry may write at
+				 * most (files' sizes, holes included); 0: no bound */
 };
 
 /* Creates "<shard>/.tmp-<key>-XXXXXX" (mode 0644; the shard must exist).

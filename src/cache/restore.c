@@ -19,6 +19,10 @@
 #include "util/vec.h"
 
 
+/* The unit a hole is made of: a block of zeros this long, aligned in the
+ * file (ARCHIVE_IOBUF is a multiple of it), is skipped, not written. */
+#define HOLE_BLOCK 4096
+
 struct dir_mode {
 	char *path;
 	unsigned mode;
@@ -46,6 +50,7 @@ static int extract_file(struct archive_reader *r, int dfd, const char *leaf,
 	if (fd < 0)
 		return error_errno("cannot create %s", m->path);
 	int ret = 0;
+	static const unsigned char zeros[HOLE_BLOCK];
 	for (;;) {
 		ssize_t k = archive_reader_read(r, buf, ARCHIVE_IOBUF);
 		if (k < 0) {
@@ -54,11 +59,23 @@ static int extract_file(struct archive_reader *r, int dfd, const char *leaf,
 		}
 		if (k == 0)
 			break;
-		if (write_all(fd, buf, (size_t)k) < 0) {
-			ret = error_errno("cannot write %s", m->path);
-			break;
+		/* a whole block of zeros is skipped: the file gets a hole */
+		for (size_t at = 0; at < (size_t)k && !ret;) {
+			size_t n = (size_t)k - at < HOLE_BLOCK ? (size_t)k - at : HOLE_BLOCK;
+			if (n == HOLE_BLOCK && !memcmp(buf + at, zeros, HOLE_BLOCK)) {
+				if (lseek(fd, (off_t)n, SEEK_CUR) < 0)
+					ret = error_errno("cannot write %s", m->path);
+			} else if (write_all(fd, buf + at, n) < 0) {
+				ret = error_errno("cannot write %s", m->path);
+			}
+			at += n;
 		}
+		if (ret)
+			break;
 	}
+	/* a trailing hole: the size is the member's */
+	if (!ret && ftruncate(fd, (off_t)m->size) < 0)
+		ret = error_errno("cannot write %s", m->path);
 	/* fchmod, not the open mode: the umask must not change a restored mode. */
 	if (!ret && fchmod(fd, m->mode) < 0)
 		ret = error_errno("cannot chmod %s", m->path);
@@ -111,8 +128,9 @@ static int dirs_chmod(int rootfd, struct dir_mode *d, size_t n)
 	return ret;
 }
 
-int restore_archive(int fd, int rootfd, struct strbuf *log, bool log_only)
+int restore_archive(int fd, int rootfd, struct strbuf *log, bool log_only, uint64_t limit)
 {
+	uint64_t total = 0;
 	struct archive_reader *r = archive_reader_new(fd);
 	unsigned char *buf = xmalloc(ARCHIVE_IOBUF);
 	VEC(struct dir_mode) dirs = {0};
@@ -143,7 +161,13 @@ int restore_archive(int fd, int rootfd, struct strbuf *log, bool log_only)
 					  "directory",
 					  m.path)
 				  : error_errno("cannot restore %s", m.path);
+		} else if (m.type == ARCHIVE_FILE && limit &&
+			   (m.size > limit || total > limit - m.size)) {
+			ret = error("refusing %s: the entry would write more than %llu bytes "
+				    "(cache.maxSize)",
+				    m.path, (unsigned long long)limit);
 		} else if (m.type == ARCHIVE_FILE) {
+			total += m.size;
 			ret = extract_file(r, dfd, leaf, &m, buf);
 		} else if (m.type == ARCHIVE_SYMLINK) {
 			ret = place_clear(dfd, leaf, m.path);
@@ -297,14 +321,14 @@ int restore_entry(struct entry *e, const char *project_dir, const char *const *c
 		goto out;
 	}
 	if (outputs_in_place(e, rootfd, &cur)) {
-		if (restore_archive(e->archive_fd, rootfd, log, true) == 0)
+		if (restore_archive(e->archive_fd, rootfd, log, true, e->restore_limit) == 0)
 			ret = RESTORE_IN_PLACE;
 		goto out;
 	}
 	for (size_t i = 0; i < cur.n; i++)
 		if (output_remove(rootfd, cur.v[i]) < 0)
 			goto out;
-	if (restore_archive(e->archive_fd, rootfd, log, false) == 0)
+	if (restore_archive(e->archive_fd, rootfd, log, false, e->restore_limit) == 0)
 		ret = RESTORE_WRITTEN;
 out:
 	if (rootfd >= 0)

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cache/entry.h"
 #include "util/strbuf.h"
@@ -32,8 +33,12 @@ int restore_entry(struct entry *e, const char *project_dir, const char *const *c
  * existing directory), files get exactly their recorded mode, directory
  * modes are set last. The log's bytes are appended to log (dropped when
  * NULL). With log_only, stops at the first member that is not the log and
- * writes nothing. Returns 0, or -1 after error(); a refused member stops the
+ * writes nothing. A run of zero bytes (4 KiB blocks) is written as a hole,
+ * so a sparse output comes back sparse (issue 36: `truncate -s 2G` made a
+ * 65 KB entry whose restore wrote 2 GiB of real blocks); limit (0: none)
+ * bounds the files' total size, checked from each header before a byte is
+ * written. Returns 0, or -1 after error(); a refused member stops the
  * extraction with what came before it already written. */
-int restore_archive(int fd, int rootfd, struct strbuf *log, bool log_only);
+int restore_archive(int fd, int rootfd, struct strbuf *log, bool log_only, uint64_t limit);
 
 #endif

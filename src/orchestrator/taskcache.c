@@ -956,6 +956,9 @@ int taskcache_before(struct job *job, void *ctx)
 	int rc = outputs_collect(p->dir, &t->cfg->outputs, &current);
 	if (!rc) {
 		strbuf_reset(&job->log);
+		/* no entry writes more than the whole cache may hold (issue 36:
+		 * a tiny remote artifact can unpack to gigabytes) */
+		e.restore_limit = (uint64_t)tc->ws->cfg->cache_max_size;
 		rc = restore_entry(&e, p->dir, (const char *const *)current.v, current.n, &job->log);
 	}
 	entry_close(&e);

@@ -110,7 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	struct strbuf log = STRBUF_INIT;
 	fflush(stderr);
-	restore_archive(fd, rootfd, &log, false);
+	restore_archive(fd, rootfd, &log, false, 1u << 20);
 	close(rootfd);
 	close(fd);
 	strbuf_release(&log);

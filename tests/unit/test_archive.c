@@ -42,7 +42,7 @@ static int extract(const char *file, const char *dir, struct strbuf *log)
 	int rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || rootfd < 0)
 		die_errno("open");
-	int ret = restore_archive(fd, rootfd, log, false);
+	int ret = restore_archive(fd, rootfd, log, false, 0);
 	close(fd);
 	close(rootfd);
 	return ret;
@@ -434,6 +434,54 @@ static void test_setid_refused(void)
 	free(dir);
 }
 
+/* A sparse output comes back sparse, byte for byte (issue 36: a
+ * `truncate -s 2G` file was a 65 KB entry whose restore wrote 2 GiB of
+ * real blocks), and a restore refuses an entry past its bound before it
+ * writes the file. */
+static void test_sparse_and_bound(void)
+{
+	fs_mkdir(root, "sp", 0755);
+	fs_mkdir(root, "sp/out", 0755);
+	fs_mkdir(root, "sp/out2", 0755);
+	char *dir = xasprintf("%s/sp", root), *file = xasprintf("%s/sp.tar.zst", root);
+	char *big = xasprintf("%s/big", dir);
+	int fd = open(big, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	CHECK(fd >= 0);
+	CHECK(pwrite(fd, "head", 4, 0) == 4);
+	CHECK(pwrite(fd, "middle", 6, 300 << 20) == 6);
+	CHECK(ftruncate(fd, 512 << 20) == 0); /* 512 MiB, a trailing hole */
+	close(fd);
+	const char *paths[] = {"big"};
+	CHECK_INT(archive_make(file, dir, paths, 1, "log"), 0);
+	CHECK(fs_size(file) < (1 << 20));
+	char *out = xasprintf("%s/sp/out", root);
+	CHECK_INT(extract(file, out, NULL), 0);
+	char *back = xasprintf("%s/big", out);
+	struct stat st;
+	CHECK(stat(back, &st) == 0);
+	CHECK_INT(st.st_size, 512 << 20);
+	CHECK((long long)st.st_blocks * 512 < (4 << 20)); /* holes, not 512 MiB of blocks */
+	char buf[8] = {0};
+	fd = open(back, O_RDONLY | O_CLOEXEC);
+	CHECK(pread(fd, buf, 4, 0) == 4 && !memcmp(buf, "head", 4));
+	CHECK(pread(fd, buf, 6, 300 << 20) == 6 && !memcmp(buf, "middle", 6));
+	CHECK(pread(fd, buf, 4, (300 << 20) - 4) == 4 && !memcmp(buf, "\0\0\0\0", 4));
+	close(fd);
+	/* the bound: refused before the file is made */
+	char *out2 = xasprintf("%s/sp/out2", root);
+	int afd = open(file, O_RDONLY | O_CLOEXEC), rootfd = open(out2, O_RDONLY | O_DIRECTORY);
+	CHECK_INT(restore_archive(afd, rootfd, NULL, false, 100 << 20), -1);
+	close(afd);
+	close(rootfd);
+	CHECK_INT(fs_type(out2, "big"), 0);
+	free(out2);
+	free(back);
+	free(out);
+	free(big);
+	free(file);
+	free(dir);
+}
+
 int main(void)
 {
 	root = fs_tmpdir();
@@ -442,6 +490,7 @@ int main(void)
 	test_corrupt_and_truncated();
 	test_escapes_refused();
 	test_setid_refused();
+	test_sparse_and_bound();
 	fs_rmtree(root);
 	free(root);
 	return check_finish("test_archive");
