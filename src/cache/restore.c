@@ -128,7 +128,19 @@ static int dirs_chmod(int rootfd, struct dir_mode *d, size_t n)
 	return ret;
 }
 
-int restore_archive(int fd, int rootfd, struct strbuf *log, bool log_only, uint64_t limit)
+static int strbuf_sink(void *ctx, const char *buf, size_t n)
+{
+	strbuf_add(ctx, buf, n);
+	return 0;
+}
+
+struct restore_log restore_log_strbuf(struct strbuf *sb)
+{
+	return (struct restore_log){strbuf_sink, sb};
+}
+
+int restore_archive(int fd, int rootfd, const struct restore_log *log, bool log_only,
+		    uint64_t limit)
 {
 	uint64_t total = 0;
 	struct archive_reader *r = archive_reader_new(fd);
@@ -140,8 +152,10 @@ int restore_archive(int fd, int rootfd, struct strbuf *log, bool log_only, uint6
 		if (m.type == ARCHIVE_LOG) {
 			ssize_t k;
 			while ((k = archive_reader_read(r, buf, ARCHIVE_IOBUF)) > 0)
-				if (log)
-					strbuf_add(log, buf, (size_t)k);
+				if (log && log->add(log->ctx, (const char *)buf, (size_t)k) < 0) {
+					k = -1;
+					break;
+				}
 			archive_member_release(&m);
 			if (k < 0) {
 				ret = -1;
@@ -299,6 +313,13 @@ static bool outputs_in_place(const struct entry *e, int rootfd, const struct str
 
 int restore_entry(struct entry *e, const char *project_dir, const char *const *current,
 		  size_t n_current, struct strbuf *log)
+{
+	struct restore_log sink = restore_log_strbuf(log);
+	return restore_entry_to(e, project_dir, current, n_current, log ? &sink : NULL);
+}
+
+int restore_entry_to(struct entry *e, const char *project_dir, const char *const *current,
+		     size_t n_current, const struct restore_log *log)
 {
 	struct strvec cur = STRVEC_INIT;
 	int ret = -1;

@@ -257,6 +257,9 @@ static void add_line(struct strbuf *dst, const struct output_job *oj, const char
 	strbuf_addch(dst, '\n');
 }
 
+/* A spilled log is replayed this much at a time. */
+#define REPLAY_CHUNK ((size_t)64 << 10)
+
 static void split_lines(struct strbuf *dst, struct output_job *oj, const char *buf, size_t n)
 {
 	while (n) {
@@ -447,7 +450,21 @@ void output_job_cached(struct output *out, size_t i)
 	enum output_logs l = out->jobs[i].logs_own ? out->jobs[i].logs : out->logs;
 	if (l == LOGS_FULL) {
 		strbuf_addf(&out->batch, "%scache hit, replaying output\n", from);
-		split_lines(&out->batch, oj, job->log.buf, job->log.len);
+		if (job->log_fd < 0) {
+			split_lines(&out->batch, oj, job->log.buf, job->log.len);
+		} else {
+			/* a spilled log, streamed from its file a chunk at a
+			 * time: a 500 MB log replays in bounded memory */
+			char *buf = xmalloc(REPLAY_CHUNK);
+			off_t at = 0;
+			ssize_t k;
+			while ((k = pread(job->log_fd, buf, REPLAY_CHUNK, at)) > 0) {
+				split_lines(&out->batch, oj, buf, (size_t)k);
+				output_emit(out);
+				at += k;
+			}
+			free(buf);
+		}
 		flush_partial(&out->batch, oj);
 	} else {
 		strbuf_addf(&out->batch, "%scache hit\n", from);

@@ -1068,6 +1068,7 @@ static int run_once(const struct run_opts *o, struct plan *p, long long t0,
 	p->sj.keyed_ctx = &p->tc;
 	p->sj.externals_keyed = p->tc.ext.path != NULL;
 	p->sj.run_started = (long long)time(NULL);
+	p->tc.spill_dir = rd.path;
 	taskcache_start(&p->tc, loop);
 	struct run_hooks rh = {
 	    .tc = &p->tc, .sj = &p->sj, .ws = p->ws, .envs = p->envs, .only = o->only, .wh = wh};

@@ -204,7 +204,7 @@ static void job_ended(struct sched *s, size_t i)
 	}
 }
 
-static void log_reset(struct job *job)
+void scheduler_job_log_reset(struct job *job)
 {
 	strbuf_reset(&job->log);
 	if (job->log_fd >= 0)
@@ -221,9 +221,14 @@ static void log_reset(struct job *job)
  * the run goes on). */
 static void log_add(struct sched *s, struct job *job, const char *buf, size_t n)
 {
+	scheduler_job_log_add(job, s->opts->spill_dir, buf, n);
+}
+
+void scheduler_job_log_add(struct job *job, const char *spill_dir, const char *buf, size_t n)
+{
 	job->log_len += n;
-	if (job->log_fd < 0 && job->log.len + n > SCHEDULER_LOG_MEM && s->opts->spill_dir) {
-		int fd = compat_tmpfile(s->opts->spill_dir);
+	if (job->log_fd < 0 && job->log.len + n > SCHEDULER_LOG_MEM && spill_dir) {
+		int fd = compat_tmpfile(spill_dir);
 		if (fd >= 0 && write_all(fd, job->log.buf, job->log.len) == 0) {
 			job->log_fd = fd;
 			strbuf_add(&job->log_tail, job->log.buf + job->log.len - (job->log.len < SCHEDULER_LOG_TAIL ? job->log.len : SCHEDULER_LOG_TAIL),
@@ -557,7 +562,7 @@ static void job_reaped(struct sched *s, size_t i, int st)
 		output_job_note(&s->out, i, "running it once more: %s", job->retry);
 		p->retried = true;
 		job->reason = NULL;
-		log_reset(job);
+		scheduler_job_log_reset(job);
 		job_start(s, i);
 		return;
 	}
@@ -741,7 +746,7 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 		if (!job->log.buf)
 			strbuf_init(&job->log);
 		job->log_fd = -1; /* a zeroed job holds fd 0 here, never its own */
-		log_reset(job);
+		scheduler_job_log_reset(job);
 		s.procs[i].s = &s;
 		s.procs[i].i = i;
 		s.procs[i].fd = -1;

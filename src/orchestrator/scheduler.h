@@ -141,6 +141,14 @@ struct scheduler_opts {
 /* The log's end (the spill's tail, or the log itself) as *n bytes. */
 const char *scheduler_job_log_end(const struct job *job, size_t *n);
 
+/* Appends n bytes to job's log as a command's output is: in memory up to
+ * SCHEDULER_LOG_MEM, then, with spill_dir, the whole log in an unlinked
+ * file there (log_fd) and its tail in memory. A cache hit's replayed log
+ * goes the same way (issue 36: a 150 MB log cost ~600 MB to replay). */
+void scheduler_job_log_add(struct job *job, const char *spill_dir, const char *buf, size_t n);
+/* Empties job's log, a spilled one's file closed. */
+void scheduler_job_log_reset(struct job *job);
+
 /* Frees the job's log and closes its spill. */
 void scheduler_job_release(struct job *job);
 

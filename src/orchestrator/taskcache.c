@@ -878,6 +878,20 @@ static int remote_fetch(struct taskcache *tc, size_t i)
 	return rc;
 }
 
+/* A hit's log as restore reads it: into the job's log, which spills as a
+ * command's output does. */
+struct replay {
+	struct job *job;
+	const char *spill_dir;
+};
+
+static int replay_add(void *ctx, const char *buf, size_t n)
+{
+	struct replay *rp = ctx;
+	scheduler_job_log_add(rp->job, rp->spill_dir, buf, n);
+	return 0;
+}
+
 int taskcache_before(struct job *job, void *ctx)
 {
 	struct taskcache *tc = ctx;
@@ -955,18 +969,20 @@ int taskcache_before(struct job *job, void *ctx)
 	struct strvec current = STRVEC_INIT;
 	int rc = outputs_collect(p->dir, &t->cfg->outputs, &current);
 	if (!rc) {
-		strbuf_reset(&job->log);
+		scheduler_job_log_reset(job);
 		/* no entry writes more than the whole cache may hold (issue 36:
 		 * a tiny remote artifact can unpack to gigabytes) */
 		e.restore_limit = (uint64_t)tc->ws->cfg->cache_max_size;
-		rc = restore_entry(&e, p->dir, (const char *const *)current.v, current.n, &job->log);
+		struct replay rp = {job, tc->spill_dir};
+		struct restore_log sink = {replay_add, &rp};
+		rc = restore_entry_to(&e, p->dir, (const char *const *)current.v, current.n, &sink);
 	}
 	entry_close(&e);
 	strvec_clear(&current);
 	if (rc < 0) {
 		free(entry_tools);
 		warning("%s: cannot restore cache entry %s; running the task", t->id, tc->keys[i]);
-		strbuf_reset(&job->log);
+		scheduler_job_log_reset(job);
 		tc->status[i] = CACHE_MISS;
 		return 0;
 	}

@@ -57,6 +57,8 @@ struct taskcache {
 	struct saver *saver;    /* saves entries off the loop, between taskcache_start
 				 * and taskcache_finish; NULL: saves in the after hook */
 	struct loop *loop;      /* the run's, watching the saver */
+	const char *spill_dir;  /* set by the caller: where a hit's long log spills
+				 * (scheduler_opts.spill_dir); NULL: kept in memory */
 	struct remote *remote;  /* the remote cache (cache.remote, VX_REMOTE_CACHE_*,
 				 * TURBO_*), or NULL: none, or --no-remote */
 	bool remote_only;       /* --remote-only: the local store is only the remote's staging */

@@ -109,8 +109,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rootfd < 0)
 		abort();
 	struct strbuf log = STRBUF_INIT;
+	struct restore_log sink = restore_log_strbuf(&log);
 	fflush(stderr);
-	restore_archive(fd, rootfd, &log, false, 1u << 20);
+	restore_archive(fd, rootfd, &sink, false, 1u << 20);
 	close(rootfd);
 	close(fd);
 	strbuf_release(&log);

@@ -42,7 +42,8 @@ static int extract(const char *file, const char *dir, struct strbuf *log)
 	int rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || rootfd < 0)
 		die_errno("open");
-	int ret = restore_archive(fd, rootfd, log, false, 0);
+	struct restore_log sink = restore_log_strbuf(log);
+	int ret = restore_archive(fd, rootfd, log ? &sink : NULL, false, 0);
 	close(fd);
 	close(rootfd);
 	return ret;
