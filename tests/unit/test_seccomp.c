@@ -5,6 +5,9 @@
  * a filter with a listener with EPERM; everything else still works (the
  * same calls without those bits); the fd holds exactly the program. */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -20,7 +23,7 @@
 #include "check.h"
 #include "sandbox/seccomp.h"
 
-#define NCALLS 24
+#define NCALLS 28
 
 static const char *const names[NCALLS] = {
     "io_uring_setup", "io_uring_enter", "io_uring_register", "io_uring_setup x32",
@@ -29,7 +32,13 @@ static const char *const names[NCALLS] = {
     "openat O_CREAT 2755", "creat 4755", "mknod S_IFREG|4755", "seccomp NEW_LISTENER",
     "chmod 0755", "fchmod 0644", "open O_CREAT 0644", "openat 0 with setid bits, no create",
     "mknod S_IFREG|0644", "getpid", "open /dev/null", "seccomp GET_ACTION_AVAIL",
+    "clone CLONE_UNTRACED", "clone3", "fork", "pthread_create",
 };
+
+static void *thread_main(void *arg)
+{
+	return arg;
+}
 
 /* In a child: installs the filter and reports each call's errno (0 when it
  * worked) through a pipe, in the order of names. */
@@ -84,6 +93,23 @@ static void run_child(int out, const char *dir)
 	SAY(open("/dev/null", O_RDONLY | O_CLOEXEC));
 	unsigned action = SECCOMP_RET_ALLOW;
 	SAY(syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action));
+	long pid = syscall(SYS_clone, CLONE_UNTRACED | SIGCHLD, 0, 0, 0, 0);
+	if (pid == 0)
+		_exit(0);
+	res[k++] = pid < 0 ? errno : 0;
+	if (pid > 0)
+		waitpid((pid_t)pid, NULL, 0);
+	SAY(syscall(SYS_clone3, NULL, 0));
+	pid_t child = fork();
+	if (child == 0)
+		_exit(0);
+	res[k++] = child < 0 ? errno : 0;
+	if (child > 0)
+		waitpid(child, NULL, 0);
+	pthread_t th;
+	res[k++] = pthread_create(&th, NULL, thread_main, NULL);
+	if (!res[k - 1])
+		pthread_join(th, NULL);
 #undef SAY
 	if (write(out, res, sizeof res) != (ssize_t)sizeof res)
 		_exit(4);
@@ -108,7 +134,8 @@ int main(void)
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	int want[NCALLS] = {ENOSYS, ENOSYS, ENOSYS, ENOSYS, ENOSYS, ENOSYS, ENOSYS, ENOSYS,
 			    EPERM,  EPERM,  EPERM,  EPERM,  EPERM,  EPERM,  EPERM,  EPERM,
-			    0,	    0,	    0,	    0,	    0,	    0,	    0,	    0};
+			    0,	    0,	    0,	    0,	    0,	    0,	    0,	    0,
+			    EPERM,  ENOSYS, 0,	    0};
 	for (int i = 0; i < NCALLS; i++) {
 		if (res[i] != want[i])
 			fprintf(stderr, "%s: got %s, want %s\n", names[i], strerror(res[i]),

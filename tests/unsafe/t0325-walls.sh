@@ -372,4 +372,57 @@ test_expect_success 'a hit replays 150 MB of log in no more than 64 MiB of memor
 	fi
 '
 
+# Item 8, the review of ptrace(2): a child cloned with CLONE_UNTRACED is
+# never attached by strace -f (the kernel reports no event for it), so its
+# reads were never judged: a stale hit. clone with that flag is refused,
+# and clone3 (whose flags seccomp cannot read) fails with ENOSYS, which
+# libc takes as "use clone".
+test_expect_success 'a task cannot start a process the tracer does not see' '
+	setup &&
+	echo "unkeyed notes" >app/notes.txt &&
+	cat >untraced.c <<-\EOF &&
+	#define _GNU_SOURCE
+	#include <errno.h>
+	#include <fcntl.h>
+	#include <sched.h>
+	#include <signal.h>
+	#include <stdio.h>
+	#include <string.h>
+	#include <sys/syscall.h>
+	#include <sys/wait.h>
+	#include <unistd.h>
+	int main(void)
+	{
+		long pid = syscall(SYS_clone, CLONE_UNTRACED | SIGCHLD, 0, 0, 0, 0);
+		if (pid == 0) {
+			char b[64] = {0};
+			int fd = open("notes.txt", O_RDONLY);
+			if (read(fd, b, sizeof b - 1) > 0)
+				printf("child read: %s", b);
+			fflush(stdout);
+			_exit(0);
+		}
+		if (pid < 0)
+			printf("clone: %s\n", strerror(errno));
+		else
+			waitpid((pid_t)pid, NULL, 0);
+		long r = syscall(SYS_clone3, NULL, 0);
+		printf("clone3: %s\n", r < 0 ? strerror(errno) : "ran");
+		return 0;
+	}
+	EOF
+	cc -o app/untraced untraced.c &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "./untraced; echo end"
+	    inputs: {files: ["src/**", "untraced"]}
+	    outputs: []
+	    sandbox: {allow: {write: ["dist/"]}}
+	EOF
+	run_vx 0 run app#build &&
+	test_grep "app#build: clone: Operation not permitted" "$OUT" &&
+	test_grep "app#build: clone3: Function not implemented" "$OUT" &&
+	test_grep ! "child read" "$OUT"
+'
+
 test_done
