@@ -710,6 +710,37 @@ static void walls_section(struct strbuf *out, struct builder *b)
 
 /* Inside each allow.write grant, the startup files and hooks of
  * denies.h stay read-only (a regex covers those made later too). */
+/* The files that decide what vx runs stay read-only inside every write
+ * grant but a literal one naming that very file, as the bwrap plan binds
+ * them (request.c's protect_configs); here a missing one is refused too. */
+static void configs_section(struct strbuf *out, struct builder *b)
+{
+	bool header = false;
+	for (size_t i = 0; i < b->in->n_config; i++) {
+		char *f = host_path(b->in->config_files[i]);
+		bool inside = false, named = false;
+		for (size_t k = 0; k < b->rules.n; k++) {
+			const struct rule *r = &b->rules.v[k];
+			if (!r->denies || !path_is_within(r->root, f))
+				continue;
+			inside = true;
+			named |= r->kind == F_LITERAL && !strcmp(r->root, f);
+		}
+		if (inside && !named) {
+			if (!header)
+				strbuf_addstr(out, "\n;; what decides what vx runs: read-only in a "
+						   "write grant that does not name it\n");
+			header = true;
+			char *spelled = seatbelt_spell(f);
+			strbuf_addstr(out, "(deny file-write* (literal ");
+			add_string(out, spelled);
+			strbuf_addstr(out, "))\n");
+			free(spelled);
+		}
+		free(f);
+	}
+}
+
 static void denies_section(struct strbuf *out, struct builder *b)
 {
 	bool header = false;
@@ -743,6 +774,7 @@ static void denies_section(struct strbuf *out, struct builder *b)
 		}
 		strbuf_addf(out, ") ; inside %s\n", r->why);
 	}
+	configs_section(out, b);
 }
 
 static void network_section(struct strbuf *out, const struct builder *b)

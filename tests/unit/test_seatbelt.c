@@ -392,6 +392,29 @@ static void test_refusals(void)
 			    "@ROOT@/ws/packages/app/.github/workflows, a mandatory deny",
 		       95));
 	free(got);
+	/* the files that decide what vx runs: read-only inside a write grant
+	 * that does not name them, missing or not, as the bwrap plan binds
+	 * them (issue 36) */
+	char *cfg_yaml = xasprintf("%s/ws/packages/app/vx.yaml", root);
+	char *cfg_pkg = xasprintf("%s/ws/packages/app/package.json", root);
+	char *cfg_other = xasprintf("%s/ws/packages/lib/vx.yaml", root);
+	const char *configs[] = {cfg_yaml, cfg_pkg, cfg_other};
+	r.in.config_files = configs;
+	r.in.n_config = 3;
+	const char *cfg_w[] = {"./", "package.json"};
+	r.in.allow_write = cfg_w;
+	r.in.n_write = 2;
+	got = profile(&r.in);
+	CHECK(strstr(got, "(deny file-write* (literal \"@ROOT@/ws/packages/app/vx.yaml\"))") != NULL);
+	CHECK(strstr(got, "(deny file-write* (literal \"@ROOT@/ws/packages/app/package.json\"))") == NULL);
+	CHECK(strstr(got, "packages/lib/vx.yaml") == NULL);
+	free(got);
+	r.in.n_write = 1;
+	r.in.config_files = NULL;
+	r.in.n_config = 0;
+	free(cfg_yaml);
+	free(cfg_pkg);
+	free(cfg_other);
 	const char *git_glob[] = {".git/hooks/*"};
 	r.in.allow_write = git_glob;
 	got = profile(&r.in);
