@@ -437,6 +437,16 @@ int statcache_save(struct statcache *sc)
 	return ret;
 }
 
+bool statcache_changed(struct statcache *sc, const char *path)
+{
+	struct stat_entry *e = table_find(sc, path);
+	struct stat st;
+	if (!e || lstat(path, &st) < 0)
+		return true;
+	struct stat_data now = stat_data_of(&st);
+	return !stat_data_equal(&now, &e->sd);
+}
+
 struct statcache_stats statcache_stats(const struct statcache *sc)
 {
 	return sc->stats;

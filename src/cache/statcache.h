@@ -5,6 +5,7 @@
 #ifndef VX_CACHE_STATCACHE_H
 #define VX_CACHE_STATCACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "cache/key.h"
@@ -50,6 +51,14 @@ int statcache_lookup_or_hash(struct statcache *sc, const char *path, char hex[KE
  * number of failures. */
 size_t statcache_lookup_many(struct statcache *sc, const char *const *paths, size_t n,
 			     char (*out)[KEY_HEX_SIZE], int *errnos, int threads);
+
+/* Has path changed since this run took the lstat its hash was looked up
+ * or computed by (size, mtime and ctime in ns, inode, device, type and
+ * mode)? True too when it is gone, or was never looked up. One lstat. The
+ * save asks it of every input: an entry pairs the key of one content with
+ * outputs built from another when an input moved under its task (issue
+ * 37, Bazel's rule). */
+bool statcache_changed(struct statcache *sc, const char *path);
 
 /* Writes the cache to its file atomically, when anything would change in
  * it (a hash recorded, a path found gone, an entry the racy rule dropped

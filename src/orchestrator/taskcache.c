@@ -1008,6 +1008,21 @@ int taskcache_after(struct job *job, void *ctx)
 	if (job->state != JOB_SUCCEEDED || !tc->write || !taskcache_cacheable(t) || !tc->store_open)
 		return 0;
 	const struct project *p = tc->ws->projects.v[t->project];
+	/* An input that moved under the task (an editor's save, a checkout)
+	 * makes its key and its outputs two contents' (issue 37: a writer
+	 * rewriting an input every 3 ms gave 39 wrong entries of 39) */
+	const struct task_inputs *hashed = &tc->inputs[i];
+	for (size_t f = 0; tc->sc && f < hashed->paths.n; f++) {
+		char *abs = path_join(tc->ws->root, hashed->paths.v[f]);
+		bool moved = statcache_changed(tc->sc, abs);
+		free(abs);
+		if (moved) {
+			warning("%s: not saved to the cache: its input %s changed while it ran (its "
+				"key holds what was there before)",
+				t->id, hashed->paths.v[f]);
+			return 0;
+		}
+	}
 	struct strvec outs = STRVEC_INIT;
 	if (outputs_collect(p->dir, &t->cfg->outputs, &outs)) {
 		warning("%s: not saved to the cache: its outputs cannot be listed", t->id);

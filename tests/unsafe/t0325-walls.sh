@@ -225,7 +225,18 @@ test_expect_success 'vx sandbox show prints the very argv bwrap runs with, stage
 		run_vx 0 run app#build &&
 		sed -n "s/^app#build: //p" "$OUT" | sed -n "/bwrap\$/,\$p" | sed "/^done in /d" >ran &&
 		test -s shown && test_cmp shown ran || return 1
-	done
+	done &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  dev:
+	    command: "tr \"\\\\0\" \"\\\\n\" </proc/1/cmdline"
+	    persistent: true
+	    sandbox: {allow: {write: ["server.log"]}}
+	EOF
+	run_vx 0 sandbox show app#dev &&
+	sed -n "/bwrap\$/,/^# /p" "$OUT" | sed "\$d" >shown &&
+	run_vx 0 run app#dev &&
+	sed -n "s/^app#dev: //p" "$OUT" | sed -n "/bwrap\$/,\$p" | sed "/^done in /d" >ran &&
+	test -s shown && test_cmp shown ran
 '
 
 # Item 2: a dev server's `write: ["server.log"]` bound the project
