@@ -805,7 +805,11 @@ static void explain_miss(struct taskcache *tc, size_t i)
 
 const struct strvec *taskcache_keyed_files(const struct taskcache *tc, size_t i)
 {
-	bool cached = tc->inputs && (tc->read || tc->write) && taskcache_cacheable(tc->g->nodes.v[i]);
+	/* a task with no command keys its inputs for its dependents as a
+	 * command's does (Turborepo's <NONEXISTENT> task: issue 37, create-turbo's
+	 * next build read packages/typescript-config's files read-unkeyed) */
+	const struct task_node *t = tc->g->nodes.v[i];
+	bool cached = tc->inputs && (tc->read || tc->write) && (taskcache_cacheable(t) || !t->command);
 	return cached ? &tc->inputs[i].paths : NULL;
 }
 

@@ -132,7 +132,8 @@ void taskcache_finish(struct taskcache *tc);
 void taskcache_close(struct taskcache *tc);
 
 /* The workspace-relative files node i's key folds when the node is cached
- * this run (it is cacheable, its key was computed, and the cache is read
+ * this run (it is cacheable, or has no command: its inputs are its
+ * dependents' through its key; its key was computed, and the cache is read
  * or written), else NULL: the one answer to "is this task cached", which
  * the sandbox checks its reads against. */
 const struct strvec *taskcache_keyed_files(const struct taskcache *tc, size_t i);
