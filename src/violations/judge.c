@@ -766,6 +766,19 @@ static enum unkeyed unkeyed_read(const struct judge_input *in, const struct acce
 	*real_out = NULL;
 	if (!in->keyed || (e->op != ACCESS_READ && e->op != ACCESS_EXEC))
 		return KEYED;
+	/* Judged where the kernel opened it (issue 37: `src/config.json ->
+	 * ../config/dev.json` was keyed by its text, and its target read
+	 * unkeyed: a stale hit). A link on the path, the last component's or
+	 * a directory's, leads to the file judged. */
+	char *opened = realpath(e->path, NULL);
+	if (opened && strcmp(opened, e->path)) {
+		struct access_event at = *e;
+		at.path = opened;
+		enum unkeyed u = unkeyed_read(in, &at, seen, real_out); /* copies what it keeps */
+		free(opened);
+		return u;
+	}
+	free(opened);
 	if (!under(in->workspace_root, e->path)) {
 		/* outside: only what a read grant there lets through is judged;
 		 * the OS roots are the toolchain's, not file by file */

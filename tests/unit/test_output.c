@@ -22,6 +22,7 @@ static void jobs_init(struct job *jobs, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		jobs[i].id = ids[i];
 		jobs[i].argv = sh_argv;
+		jobs[i].log_fd = -1; /* as scheduler_run sets it: no spilled log */
 		jobs[i].state = JOB_RUNNING;
 		strbuf_init(&jobs[i].log);
 	}

@@ -32,4 +32,45 @@ test_expect_success 'a dependency with no command keys its files for its depende
 	test_grep "false" app/dist/o
 '
 
+# Item 1: a committed symlink in the inputs was keyed by its text, the
+# judge lstat'ed it, saw no regular file and skipped it: its target was
+# read unkeyed, and after the target changed the next run hit.
+test_expect_success 'a read through a link is judged at the file it reached' '
+	ws_root <<-'\''EOF'\'' &&
+	tasks:
+	  build:
+	    outputs: ["dist/**"]
+	EOF
+	write_file app/config/dev.json <<<"dev-1" &&
+	mkdir -p app/src && ln -s ../config/dev.json app/src/config.json &&
+	mkdir -p app/lib && echo "notes" >app/lib/notes.txt && ln -s lib app/linkdir &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "mkdir -p dist; cat src/config.json > dist/o"
+	    inputs: {files: ["src/**"]}
+	    sandbox: {allow: {write: ["dist/"]}}
+	EOF
+	run_vx 1 run app#build &&
+	test_grep "violation: read-unkeyed app/config/dev.json" "$ERR" &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "mkdir -p dist; cat linkdir/notes.txt > dist/o"
+	    inputs: {files: ["src/**", "linkdir"]}
+	    sandbox: {allow: {write: ["dist/"]}}
+	EOF
+	run_vx 1 run app#build &&
+	test_grep "violation: read-unkeyed app/lib/notes.txt" "$ERR" &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "mkdir -p dist; cat src/config.json > dist/o"
+	    inputs: {files: ["src/**", "config/**"]}
+	    sandbox: {allow: {write: ["dist/"]}}
+	EOF
+	run_vx 0 run app#build &&
+	write_file app/config/dev.json <<<"dev-2" &&
+	run_vx 0 run app#build &&
+	test_grep ! "cache hit" "$OUT" &&
+	test "$(cat app/dist/o)" = dev-2
+'
+
 test_done
