@@ -26,6 +26,7 @@
 #include "orchestrator/taskenv.h"
 #include "orchestrator/taskcache.h"
 #include "orchestrator/workspace.h"
+#include "orchestrator/wslock.h"
 #include "util/die.h"
 #include "util/glob.h"
 #include "util/loop.h"
@@ -780,6 +781,7 @@ static void print_report(const char *mode, const struct graph *g, const struct j
 struct plan {
 	struct workspace *ws;
 	struct graph g;
+	int lock_fd; /* the workspace's lock (wslock.h) while this plan runs, or -1 */
 	char *cache_dir;
 	struct taskcache tc;
 	bool tc_open;
@@ -818,6 +820,8 @@ static void plan_run_part_free(struct plan *p)
 
 static void plan_free(struct plan *p)
 {
+	wslock_release(p->lock_fd);
+	p->lock_fd = -1;
 	if (p->tc_open)
 		taskcache_close(&p->tc);
 	plan_run_part_free(p);
@@ -945,8 +949,17 @@ static int plan_shard(const struct run_opts *o, struct plan *p)
 static int run_plan(const struct run_opts *o, struct plan *p)
 {
 	memset(p, 0, sizeof *p);
+	p->lock_fd = -1;
 	if (plan(o, &p->ws, &p->g, true))
 		return 2;
+	/* One run at a time in a workspace, from before any input is hashed
+	 * to the last save; a server's run (a watch's) takes none, and a
+	 * dry run writes nothing. */
+	if (!o->dry_run && !o->served_by &&
+	    (p->lock_fd = wslock_take(p->ws->root, "vx run")) == -2) {
+		plan_free(p);
+		return 130;
+	}
 	if (o->shard && plan_shard(o, p)) {
 		plan_free(p);
 		return 2;
@@ -1479,6 +1492,10 @@ int run_session_cycle(struct run_session *s, struct run_watch_set *ws,
 	/* A config a sandboxed task wrote is not the user's word: the plan
 	 * stays as it was until the user saves it (a change of their own). */
 	struct strvec trusted = STRVEC_INIT;
+	/* a kept plan takes the workspace's lock again for this cycle */
+	if (s->p && s->p->lock_fd < 0 && !s->o.dry_run &&
+	    (s->p->lock_fd = wslock_take(s->p->ws->root, "vx watch")) == -2)
+		return 130;
 	for (size_t c = 0; c < changes->n; c++) {
 		ssize_t at = strvec_find(&s->tainted, changes->v[c]);
 		if (at < 0) {
@@ -1514,6 +1531,9 @@ int run_session_cycle(struct run_session *s, struct run_watch_set *ws,
 	if (wh->planned)
 		wh->planned(ws, wh->ctx);
 	status = run_once(&s->o, p, t0, wh);
+	/* between cycles the workspace is another run's to take */
+	wslock_release(p->lock_fd);
+	p->lock_fd = -1;
 	sandbox_jobs_configs_written(&p->sj, &s->tainted, &s->tainted_by);
 	for (size_t i = 0; i < n; i++)
 		if (run[i])

@@ -36,4 +36,50 @@ test_expect_success 'an input edited while its task runs is not saved, and the u
 	test_grep "cache hit" "$OUT" && test "$(cat app/dist/out)" = v1
 '
 
+# Item 3: two `vx run` at once in one workspace both exited 0 with wrong
+# outputs saved under correct keys (a dependent copied its dependency's
+# output while the other run was rewriting it). The second run waits.
+test_expect_success 'a second run in the workspace waits for the first, and every entry is a clean build'"'"'s' '
+	setup &&
+	write_file lib/src/a.txt <<<"lib-content" &&
+	ws_project lib lib <<-'\''EOF2'\'' &&
+	  build:
+	    command: "mkdir -p dist; : > dist/out; sleep 0.5; cat src/a.txt > dist/out"
+	EOF2
+	ws_project app app lib <<-'\''EOF2'\'' &&
+	  build:
+	    command: "mkdir -p dist; cat ../lib/dist/out > dist/out"
+	EOF2
+	for trial in 1 2 3; do
+		rm -rf lib/dist app/dist .vx/cache &&
+		{ "$VX" run build --force >out.a 2>err.a & a=$!; } &&
+		sleep 0.2 &&
+		"$VX" run build --force >out.b 2>err.b &&
+		wait $a &&
+		test_grep "another vx holds this workspace (pid $a, vx run, since" err.b &&
+		test "$(cat app/dist/out)" = lib-content || return 1
+	done &&
+	rm -rf lib/dist app/dist &&
+	run_vx 0 run build &&
+	test_grep "app#build: cache hit" "$OUT" &&
+	test "$(cat app/dist/out)" = lib-content
+'
+
+test_expect_success 'a vx a task of the running vx starts does not wait for it' '
+	setup &&
+	ws_project lib lib <<-'\''EOF2'\'' &&
+	  build:
+	    command: "echo inner-ran"
+	    cache: false
+	EOF2
+	ws_project app app <<-EOF2 &&
+	  build:
+	    command: "timeout 20 $VX run lib#build"
+	    cache: false
+	EOF2
+	run_vx 0 run app#build &&
+	test_grep "inner-ran" "$OUT" &&
+	test_grep ! "another vx holds" "$ERR"
+'
+
 test_done
