@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -41,8 +42,10 @@ static int place_clear(int dfd, const char *leaf, const char *path)
 	return error_errno("cannot replace %s", path);
 }
 
+/* Writes the member's bytes into leaf, its content hash into hash. */
 static int extract_file(struct archive_reader *r, int dfd, const char *leaf,
-			const struct archive_member *m, unsigned char *buf)
+			const struct archive_member *m, unsigned char *buf,
+			char hash[ARCHIVE_HASH_HEX])
 {
 	if (place_clear(dfd, leaf, m->path) < 0)
 		return -1;
@@ -51,6 +54,10 @@ static int extract_file(struct archive_reader *r, int dfd, const char *leaf,
 		return error_errno("cannot create %s", m->path);
 	int ret = 0;
 	static const unsigned char zeros[HOLE_BLOCK];
+	XXH3_state_t *st = XXH3_createState();
+	if (!st)
+		die("out of memory");
+	XXH3_128bits_reset(st);
 	for (;;) {
 		ssize_t k = archive_reader_read(r, buf, ARCHIVE_IOBUF);
 		if (k < 0) {
@@ -59,6 +66,7 @@ static int extract_file(struct archive_reader *r, int dfd, const char *leaf,
 		}
 		if (k == 0)
 			break;
+		XXH3_128bits_update(st, buf, (size_t)k);
 		/* a whole block of zeros is skipped: the file gets a hole */
 		for (size_t at = 0; at < (size_t)k && !ret;) {
 			size_t n = (size_t)k - at < HOLE_BLOCK ? (size_t)k - at : HOLE_BLOCK;
@@ -73,6 +81,8 @@ static int extract_file(struct archive_reader *r, int dfd, const char *leaf,
 		if (ret)
 			break;
 	}
+	archive_hash_hex(XXH3_128bits_digest(st), hash);
+	XXH3_freeState(st);
 	/* a trailing hole: the size is the member's */
 	if (!ret && ftruncate(fd, (off_t)m->size) < 0)
 		ret = error_errno("cannot write %s", m->path);
@@ -139,10 +149,38 @@ struct restore_log restore_log_strbuf(struct strbuf *sb)
 	return (struct restore_log){strbuf_sink, sb};
 }
 
-int restore_archive(int fd, int rootfd, const struct restore_log *log, bool log_only,
-		    uint64_t limit)
+/* The manifest's record of member m, or NULL. */
+static const struct manifest_file *expected(const struct manifest *e, const char *path)
 {
-	uint64_t total = 0;
+	struct manifest_file key = {.path = (char *)path};
+	return bsearch(&key, e->outputs.v, e->outputs.n, sizeof *e->outputs.v,
+		       manifest_file_cmp);
+}
+
+/* Does member m (its content hash, for a file, in hash) differ from its
+ * record? Says how when it does. */
+static bool differs(const struct manifest_file *f, const struct archive_member *m,
+		    const char *hash)
+{
+	const char *what = !f ? "is not in the manifest"
+			   : f->type != m->type ? "is not of the type the manifest records"
+			   : f->mode != m->mode ? "has another mode than the manifest records"
+			   : m->type == ARCHIVE_FILE && (f->size != m->size || strcmp(f->hash, hash))
+			       ? "does not hold what the manifest records (its content hash differs)"
+			   : m->type == ARCHIVE_SYMLINK && (!f->target || strcmp(f->target, m->target))
+			       ? "points elsewhere than the manifest records"
+			       : NULL;
+	if (what)
+		error("refusing the entry: its member %s %s", m->path, what);
+	return what != NULL;
+}
+
+int restore_archive(int fd, int rootfd, const struct restore_opts *o)
+{
+	const struct restore_log *log = o->log;
+	bool log_only = o->log_only;
+	uint64_t limit = o->limit, total = 0;
+	size_t matched = 0;
 	struct archive_reader *r = archive_reader_new(fd);
 	unsigned char *buf = xmalloc(ARCHIVE_IOBUF);
 	VEC(struct dir_mode) dirs = {0};
@@ -180,18 +218,31 @@ int restore_archive(int fd, int rootfd, const struct restore_log *log, bool log_
 			ret = error("refusing %s: the entry would write more than %llu bytes "
 				    "(cache.maxSize)",
 				    m.path, (unsigned long long)limit);
+		} else if (o->expect && m.type != ARCHIVE_FILE &&
+			   differs(expected(o->expect, m.path), &m, NULL)) {
+			ret = -1;
 		} else if (m.type == ARCHIVE_FILE) {
 			total += m.size;
-			ret = extract_file(r, dfd, leaf, &m, buf);
+			char hash[ARCHIVE_HASH_HEX];
+			if (o->made)
+				strvec_push(o->made, m.path);
+			ret = extract_file(r, dfd, leaf, &m, buf, hash);
+			if (!ret && o->expect && differs(expected(o->expect, m.path), &m, hash))
+				ret = -1;
 		} else if (m.type == ARCHIVE_SYMLINK) {
+			if (o->made)
+				strvec_push(o->made, m.path);
 			ret = place_clear(dfd, leaf, m.path);
 			if (!ret && symlinkat(m.target, dfd, leaf) < 0)
 				ret = error_errno("cannot symlink %s", m.path);
 		} else {
+			if (o->made)
+				strvec_push(o->made, m.path);
 			ret = extract_dir(dfd, leaf, m.path);
 			if (!ret)
 				vec_push(&dirs, ((struct dir_mode){xstrdup(m.path), m.mode}));
 		}
+		matched += !ret;
 		if (dfd >= 0)
 			close(dfd);
 		archive_member_release(&m);
@@ -200,6 +251,10 @@ int restore_archive(int fd, int rootfd, const struct restore_log *log, bool log_
 	}
 	if (got < 0)
 		ret = -1;
+	if (!ret && !log_only && o->expect && matched != o->expect->outputs.n)
+		ret = error("refusing the entry: its archive holds %zu of the %zu outputs its "
+			    "manifest records",
+			    matched, o->expect->outputs.n);
 	if (!ret)
 		ret = dirs_chmod(rootfd, dirs.v, dirs.n);
 	for (size_t i = 0; i < dirs.n; i++)
@@ -211,29 +266,6 @@ int restore_archive(int fd, int rootfd, const struct restore_log *log, bool log_
 }
 
 
-
-/* Removes leaf of dfd, a directory with all it holds; never follows a link. */
-static int tree_remove(int dfd, const char *leaf, const char *path)
-{
-	if (remove_tree_at(dfd, leaf) < 0)
-		return error_errno("cannot remove %s", path);
-	return 0;
-}
-
-/* Removes a current output. One reached through a symlink is outside the
- * project's own tree and is left alone. */
-static int output_remove(int rootfd, const char *path)
-{
-	const char *leaf;
-	int dfd = fsafe_open_parent(rootfd, path, false, &leaf);
-	if (dfd < 0)
-		return errno == ENOENT || errno == ELOOP || errno == ENOTDIR
-			   ? 0
-			   : error_errno("cannot remove %s", path);
-	int ret = tree_remove(dfd, leaf, path);
-	close(dfd);
-	return ret;
-}
 
 /* The parent directory of the last output checked, kept open: outputs
  * are sorted, so a directory's files come together, and each directory
@@ -311,6 +343,119 @@ static bool outputs_in_place(const struct entry *e, int rootfd, const struct str
 	return ok;
 }
 
+/* What a restore moved aside: the current matches, in a directory of the
+ * project's own (one rename each way, on its file system). */
+struct aside {
+	char *dir;	    /* PROJECT/.vx-restore-XXXXXX, or NULL when nothing moved */
+	int dfd;
+	struct strvec moved; /* project-relative, each renamed to dir/<same path> */
+};
+
+static void aside_put_back(struct aside *a, int rootfd);
+
+/* Moves every current match aside (one inside another moves with it).
+ * Returns 0, or -1 after error() with whatever moved put back. */
+static int aside_begin(struct aside *a, const char *project_dir, int rootfd,
+		       const struct strvec *cur)
+{
+	memset(a, 0, sizeof *a);
+	a->dfd = -1;
+	a->moved = (struct strvec)STRVEC_INIT;
+	if (!cur->n)
+		return 0;
+	a->dir = path_join(project_dir, RESTORE_ASIDE_PREFIX "XXXXXX");
+	if (!mkdtemp(a->dir) ||
+	    (a->dfd = open(a->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		error_errno("cannot make %s to restore into", a->dir);
+		if (a->dfd < 0)
+			rmdir(a->dir);
+		free(a->dir);
+		a->dir = NULL;
+		return -1;
+	}
+	for (size_t i = 0; i < cur->n; i++) {
+		const char *p = cur->v[i];
+		bool inside = false;
+		for (size_t k = 0; k < a->moved.n && !inside; k++)
+			inside = path_is_within(a->moved.v[k], p);
+		if (inside)
+			continue;
+		const char *leaf, *to_leaf;
+		int from = fsafe_open_parent(rootfd, p, false, &leaf);
+		if (from < 0) {
+			if (errno == ENOENT || errno == ELOOP || errno == ENOTDIR)
+				continue; /* reached through a link: not the project's own */
+			error_errno("cannot restore over %s", p);
+			aside_put_back(a, rootfd);
+			return -1;
+		}
+		int to = fsafe_open_parent(a->dfd, p, true, &to_leaf);
+		int rc = to < 0 ? -1 : renameat(from, leaf, to, to_leaf);
+		int e = errno;
+		close(from);
+		if (to >= 0)
+			close(to);
+		if (rc < 0 && e != ENOENT) {
+			errno = e;
+			error_errno("cannot move %s aside to restore over it", p);
+			aside_put_back(a, rootfd);
+			return -1;
+		}
+		if (rc == 0)
+			strvec_push(&a->moved, p);
+	}
+	return 0;
+}
+
+static void aside_free(struct aside *a)
+{
+	if (a->dfd >= 0)
+		close(a->dfd);
+	if (a->dir && remove_tree_at(AT_FDCWD, a->dir) < 0)
+		warning("cannot remove %s: %s", a->dir, strerror(errno));
+	free(a->dir);
+	strvec_clear(&a->moved);
+}
+
+/* The restore went through: what was moved aside goes. */
+static void aside_drop(struct aside *a)
+{
+	aside_free(a);
+}
+
+/* The restore failed: each moved match goes back where it was. */
+static void aside_put_back(struct aside *a, int rootfd)
+{
+	for (size_t i = a->moved.n; i-- > 0;) {
+		const char *p = a->moved.v[i], *leaf, *to_leaf;
+		int from = fsafe_open_parent(a->dfd, p, false, &leaf);
+		int to = fsafe_open_parent(rootfd, p, true, &to_leaf);
+		if (from < 0 || to < 0 || renameat(from, leaf, to, to_leaf) < 0)
+			warning("cannot put %s back (it is in %s): %s", p, a->dir, strerror(errno));
+		if (from >= 0)
+			close(from);
+		if (to >= 0)
+			close(to);
+	}
+	aside_free(a);
+}
+
+/* After a failed extraction: removes what it wrote, deepest first; a
+ * directory only when empty (it may hold what no output names). */
+static void made_remove(int rootfd, struct strvec *made)
+{
+	strvec_sort(made);
+	for (size_t i = made->n; i-- > 0;) {
+		const char *leaf;
+		int dfd = fsafe_open_parent(rootfd, made->v[i], false, &leaf);
+		if (dfd < 0)
+			continue;
+		if (unlinkat(dfd, leaf, 0) < 0 && (errno == EISDIR || errno == EPERM))
+			unlinkat(dfd, leaf, AT_REMOVEDIR);
+		close(dfd);
+	}
+}
+
 int restore_entry(struct entry *e, const char *project_dir, const char *const *current,
 		  size_t n_current, struct strbuf *log)
 {
@@ -341,16 +486,26 @@ int restore_entry_to(struct entry *e, const char *project_dir, const char *const
 		error_errno("cannot read the archive");
 		goto out;
 	}
+	struct restore_opts o = {.log = log, .limit = e->restore_limit, .expect = &e->m};
 	if (outputs_in_place(e, rootfd, &cur)) {
-		if (restore_archive(e->archive_fd, rootfd, log, true, e->restore_limit) == 0)
+		o.log_only = true;
+		if (restore_archive(e->archive_fd, rootfd, &o) == 0)
 			ret = RESTORE_IN_PLACE;
 		goto out;
 	}
-	for (size_t i = 0; i < cur.n; i++)
-		if (output_remove(rootfd, cur.v[i]) < 0)
-			goto out;
-	if (restore_archive(e->archive_fd, rootfd, log, false, e->restore_limit) == 0)
+	struct aside aside;
+	if (aside_begin(&aside, project_dir, rootfd, &cur) < 0)
+		goto out;
+	struct strvec made = STRVEC_INIT;
+	o.made = &made;
+	if (restore_archive(e->archive_fd, rootfd, &o) == 0) {
 		ret = RESTORE_WRITTEN;
+		aside_drop(&aside);
+	} else {
+		made_remove(rootfd, &made);
+		aside_put_back(&aside, rootfd);
+	}
+	strvec_clear(&made);
 out:
 	if (rootfd >= 0)
 		close(rootfd);

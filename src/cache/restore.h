@@ -21,6 +21,11 @@ struct restore_log {
 /* A sink appending to sb. */
 struct restore_log restore_log_strbuf(struct strbuf *sb);
 
+/* The directory a restore moves the current outputs into, in the project
+ * (PREFIX + 6 random characters), gone when the restore ends: a watch
+ * takes a change below it as the run's own. */
+#define RESTORE_ASIDE_PREFIX ".vx-restore-"
+
 enum restore_result {
 	RESTORE_WRITTEN = 0,
 	RESTORE_IN_PLACE = 1, /* every output already matched: nothing written */
@@ -30,11 +35,14 @@ enum restore_result {
  * log to log (when not NULL). current lists the output globs' matches now
  * on disk (project-relative). When every output of the manifest is on disk
  * with its type, mode and hash, and current names nothing else, writes
- * nothing and returns RESTORE_IN_PLACE. Otherwise deletes every current match
- * (recursively, never through a symlink) and extracts the archive, returning
- * RESTORE_WRITTEN. Returns -1 after error(): an unsafe path, an I/O error or
- * a refused member, with the outputs possibly half restored (the caller
- * should run the task). */
+ * nothing and returns RESTORE_IN_PLACE. Otherwise moves every current match
+ * aside (never through a symlink), extracts the archive, checking each
+ * member against the manifest, and removes what it moved aside, returning
+ * RESTORE_WRITTEN. Returns -1 after error(): an unsafe path, an I/O error
+ * or a refused member; then what the extraction wrote is removed and the
+ * current matches are put back, so the outputs are as they were before it
+ * began (issue 37: a restore that failed midway left directories at 0700,
+ * and the task's next save recorded them). */
 int restore_entry(struct entry *e, const char *project_dir, const char *const *current,
 		  size_t n_current, struct strbuf *log);
 /* restore_entry with the log going to sink (NULL: dropped). */
@@ -50,9 +58,20 @@ int restore_entry_to(struct entry *e, const char *project_dir, const char *const
  * so a sparse output comes back sparse (issue 36: `truncate -s 2G` made a
  * 65 KB entry whose restore wrote 2 GiB of real blocks); limit (0: none)
  * bounds the files' total size, checked from each header before a byte is
- * written. Returns 0, or -1 after error(); a refused member stops the
+ * written. With expect, a member that differs from the manifest refuses
+ * the entry (issue 37: a forged archive with the manifest's size and
+ * checksum updated restored altered content as a hit). Returns 0, or -1 after error(); a refused member stops the
  * extraction with what came before it already written. */
-int restore_archive(int fd, int rootfd, const struct restore_log *log, bool log_only,
-		    uint64_t limit);
+struct restore_opts {
+	const struct restore_log *log;	/* where the log goes; NULL: dropped */
+	bool log_only;			/* stop at the first member that is not the log */
+	uint64_t limit;			/* the files' total size at most; 0: no bound */
+	const struct manifest *expect;	/* every member must be one of its outputs, as it
+					 * records it (type, mode, size, link text, and a
+					 * file's content hash, computed as it streams),
+					 * and every output a member; NULL: unchecked */
+	struct strvec *made;		/* when set: each member's path, as it is written */
+};
+int restore_archive(int fd, int rootfd, const struct restore_opts *o);
 
 #endif

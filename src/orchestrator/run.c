@@ -952,19 +952,19 @@ static int run_plan(const struct run_opts *o, struct plan *p)
 	p->lock_fd = -1;
 	if (plan(o, &p->ws, &p->g, true))
 		return 2;
-	/* One run at a time in a workspace, from before any input is hashed
-	 * to the last save; a server's run (a watch's) takes none, and a
-	 * dry run writes nothing. */
-	if (!o->dry_run && !o->served_by &&
-	    (p->lock_fd = wslock_take(p->ws->root, "vx run")) == -2) {
-		plan_free(p);
-		return 130;
-	}
 	if (o->shard && plan_shard(o, p)) {
 		plan_free(p);
 		return 2;
 	}
 	p->cache_dir = workspace_cache_dir(p->ws);
+	/* One run at a time in a workspace, from before any input is hashed
+	 * to the last save; a server's run (a watch's) takes none, and a
+	 * dry run or a run that writes no cache writes nothing of it. */
+	if (!o->dry_run && !o->served_by && !o->no_cache &&
+	    (p->lock_fd = wslock_take(p->cache_dir, p->ws->root, "vx run")) == -2) {
+		plan_free(p);
+		return 130;
+	}
 	if (plan_run_part(o, p)) {
 		plan_free(p);
 		return 2;
@@ -1492,10 +1492,6 @@ int run_session_cycle(struct run_session *s, struct run_watch_set *ws,
 	/* A config a sandboxed task wrote is not the user's word: the plan
 	 * stays as it was until the user saves it (a change of their own). */
 	struct strvec trusted = STRVEC_INIT;
-	/* a kept plan takes the workspace's lock again for this cycle */
-	if (s->p && s->p->lock_fd < 0 && !s->o.dry_run &&
-	    (s->p->lock_fd = wslock_take(s->p->ws->root, "vx watch")) == -2)
-		return 130;
 	for (size_t c = 0; c < changes->n; c++) {
 		ssize_t at = strvec_find(&s->tainted, changes->v[c]);
 		if (at < 0) {
@@ -1514,6 +1510,13 @@ int run_session_cycle(struct run_session *s, struct run_watch_set *ws,
 	strvec_clear(&s->tainted_by);
 	changes = &trusted;
 	bool full = !s->p || s->replan || overflow || s->o.affected || needs_plan(s->p, changes);
+	/* a kept plan takes the workspace's lock again for this cycle (a new
+	 * plan takes its own: the kept one holds none between cycles) */
+	if (!full && s->p->lock_fd < 0 && !s->o.dry_run && !s->o.no_cache &&
+	    (s->p->lock_fd = wslock_take(s->p->cache_dir, s->p->ws->root, "vx watch")) == -2) {
+		strvec_clear(&trusted);
+		return 130;
+	}
 	bool *run = NULL;
 	int status = full ? cycle_plan(s, ws, &run) : cycle_again(s, changes, ws, &run);
 	strvec_clear(&trusted);

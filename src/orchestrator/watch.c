@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cache/restore.h"
 #include "orchestrator/run.h"
 #include "orchestrator/servers.h"
 #include "util/die.h"
@@ -114,6 +115,8 @@ static bool own_change(const struct watcher *w, const char *path)
 	size_t at;
 	if (w->set.git_dir && strmap_get(&w->heads, path, &at))
 		return false; /* .git/HEAD, .git/index: a commit, a checkout */
+	if (strstr(path, "/" RESTORE_ASIDE_PREFIX))
+		return true; /* a restore's outputs moved aside (cache/restore.h) */
 	for (size_t i = 0; i < w->set.outputs.n; i++)
 		if (glob_match(w->set.outputs.v[i], path) ||
 		    glob_match_below(w->set.outputs.v[i], path))

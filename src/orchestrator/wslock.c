@@ -1,4 +1,4 @@
-/* wslock.c - one run at a time in a workspace: WS/.vx/run.lock. */
+/* wslock.c - one run at a time in a workspace: CACHE/locks/<its hash>.lock. */
 #include "orchestrator/wslock.h"
 
 #include <errno.h>
@@ -12,7 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <xxhash.h>
+
 #include "util/die.h"
+#include "util/io.h"
 #include "util/path.h"
 #include "util/strbuf.h"
 
@@ -76,12 +79,15 @@ static bool is_ancestor(pid_t pid)
 	return false;
 }
 
-int wslock_take(const char *ws_root, const char *what)
+int wslock_take(const char *cache_dir, const char *ws_root, const char *what)
 {
-	char *dir = path_join(ws_root, ".vx");
-	char *file = path_join(dir, "run.lock");
+	char *dir = path_join(cache_dir, "locks");
+	char name[32];
+	snprintf(name, sizeof name, "%016llx.lock",
+		 (unsigned long long)XXH3_64bits(ws_root, strlen(ws_root)));
+	char *file = path_join(dir, name);
 	int fd = -1;
-	if (mkdir(dir, 0777) == 0 || errno == EEXIST)
+	if (fs_mkdirs(dir, 0777) == 0)
 		fd = open(file, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		warning("cannot lock the workspace (%s: %s): this run is not kept apart from "

@@ -111,7 +111,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct strbuf log = STRBUF_INIT;
 	struct restore_log sink = restore_log_strbuf(&log);
 	fflush(stderr);
-	restore_archive(fd, rootfd, &sink, false, 1u << 20);
+	struct restore_opts o = {.log = &sink, .limit = 1u << 20};
+	restore_archive(fd, rootfd, &o);
 	close(rootfd);
 	close(fd);
 	strbuf_release(&log);

@@ -43,7 +43,8 @@ static int extract(const char *file, const char *dir, struct strbuf *log)
 	if (fd < 0 || rootfd < 0)
 		die_errno("open");
 	struct restore_log sink = restore_log_strbuf(log);
-	int ret = restore_archive(fd, rootfd, log ? &sink : NULL, false, 0);
+	struct restore_opts o = {.log = log ? &sink : NULL};
+	int ret = restore_archive(fd, rootfd, &o);
 	close(fd);
 	close(rootfd);
 	return ret;
@@ -471,7 +472,8 @@ static void test_sparse_and_bound(void)
 	/* the bound: refused before the file is made */
 	char *out2 = xasprintf("%s/sp/out2", root);
 	int afd = open(file, O_RDONLY | O_CLOEXEC), rootfd = open(out2, O_RDONLY | O_DIRECTORY);
-	CHECK_INT(restore_archive(afd, rootfd, NULL, false, 100 << 20), -1);
+	struct restore_opts bound = {.limit = 100 << 20};
+	CHECK_INT(restore_archive(afd, rootfd, &bound), -1);
 	close(afd);
 	close(rootfd);
 	CHECK_INT(fs_type(out2, "big"), 0);

@@ -486,6 +486,71 @@ static void test_saver(void)
 	free(proj);
 }
 
+/* Issue 37: an archive forged with the manifest's archive size and hash
+ * updated (what a remote or a store writer can do) restored altered
+ * content as a hit. Each member is checked against the manifest's record
+ * as it streams, the entry refused, and the outputs left as they were
+ * before the restore began (item 10: a failed restore left directories at
+ * 0700, and the next save recorded them). */
+static void test_forged_member(void)
+{
+	static const char K1[] = "1111111111111111111111111111aaaa";
+	static const char K2[] = "2222222222222222222222222222bbbb";
+	char *good = project_make("forge-good"), *evil = project_make("forge-evil");
+	fs_write(evil, "dist/a.js", "console.log(2)\n", 0644); /* the same length */
+	CHECK_INT(save(K1, good, "log"), 0);
+	CHECK_INT(save(K2, evil, "log"), 0);
+	char *arc1 = store_entry_path(&st, K1, STORE_ARCHIVE_SUFFIX);
+	char *arc2 = store_entry_path(&st, K2, STORE_ARCHIVE_SUFFIX);
+	char *man1 = store_entry_path(&st, K1, STORE_MANIFEST_SUFFIX);
+	char *man2 = store_entry_path(&st, K2, STORE_MANIFEST_SUFFIX);
+	/* K1's manifest, with K2's archive and K2's archive size and hash */
+	struct strbuf m1 = STRBUF_INIT, m2 = STRBUF_INIT;
+	CHECK(strbuf_read_file(&m1, man1) == 0 && strbuf_read_file(&m2, man2) == 0);
+	char *a1 = strstr(m1.buf, "\"archive\""), *a2 = strstr(m2.buf, "\"archive\"");
+	CHECK(a1 && a2);
+	char *e1 = strchr(a1, '}'), *e2 = strchr(a2, '}');
+	struct strbuf forged = STRBUF_INIT;
+	strbuf_add(&forged, m1.buf, (size_t)(a1 - m1.buf));
+	strbuf_add(&forged, a2, (size_t)(e2 - a2));
+	strbuf_addstr(&forged, e1);
+	fs_write(root, "forged.json", forged.buf, 0644);
+	char *cmd = xasprintf("cp %s/forged.json %s && cp %s %s", root, man1, arc2, arc1);
+	CHECK_INT(system(cmd), 0);
+	free(cmd);
+	struct entry e;
+	struct strbuf why = STRBUF_INIT;
+	CHECK_INT(entry_open(&st, K1, &e, &why), ENTRY_HIT); /* the forgery passes the archive check */
+	fs_mkdir(root, "forge-fresh", 0755);
+	char *fresh = xasprintf("%s/forge-fresh", root);
+	fs_mkdir(fresh, "dist", 0700);
+	fs_write(fresh, "dist/old.txt", "what was there", 0644);
+	const char *current[] = {"dist"};
+	CHECK_INT(restore_entry(&e, fresh, current, 1, NULL), -1);
+	entry_close(&e);
+	char *old = fs_read(fresh, "dist/old.txt");
+	CHECK_STR(old, "what was there");
+	free(old);
+	CHECK_INT(fs_type(fresh, "dist/a.js"), 0);
+	CHECK_INT(fs_mode(fresh, "dist"), 0700);
+	CHECK_INT(fs_type(fresh, "dist/bin"), 0);
+	/* nothing left aside */
+	char *ls = xasprintf("ls -A %s | grep -q vx-restore", fresh);
+	CHECK(system(ls) != 0);
+	free(ls);
+	strbuf_release(&why);
+	strbuf_release(&forged);
+	strbuf_release(&m1);
+	strbuf_release(&m2);
+	free(fresh);
+	free(arc1);
+	free(arc2);
+	free(man1);
+	free(man2);
+	free(good);
+	free(evil);
+}
+
 int main(void)
 {
 	root = fs_tmpdir();
@@ -494,6 +559,7 @@ int main(void)
 		return 1;
 	test_save_open_restore();
 	test_bad_entries();
+	test_forged_member();
 	test_two_writers();
 	test_log_fd_and_manifest();
 	test_saver();
