@@ -67,16 +67,22 @@ static int extract_file(struct archive_reader *r, int dfd, const char *leaf,
 		if (k == 0)
 			break;
 		XXH3_128bits_update(st, buf, (size_t)k);
-		/* a whole block of zeros is skipped: the file gets a hole */
+		/* a whole block of zeros is skipped: the file gets a hole; a
+		 * run of blocks of either kind is one write or one seek */
 		for (size_t at = 0; at < (size_t)k && !ret;) {
-			size_t n = (size_t)k - at < HOLE_BLOCK ? (size_t)k - at : HOLE_BLOCK;
-			if (n == HOLE_BLOCK && !memcmp(buf + at, zeros, HOLE_BLOCK)) {
-				if (lseek(fd, (off_t)n, SEEK_CUR) < 0)
-					ret = error_errno("cannot write %s", m->path);
-			} else if (write_all(fd, buf + at, n) < 0) {
-				ret = error_errno("cannot write %s", m->path);
+			bool hole = (size_t)k - at >= HOLE_BLOCK && !memcmp(buf + at, zeros, HOLE_BLOCK);
+			size_t end = at;
+			for (;;) {
+				size_t n = (size_t)k - end < HOLE_BLOCK ? (size_t)k - end : HOLE_BLOCK;
+				bool zero = n == HOLE_BLOCK && !memcmp(buf + end, zeros, HOLE_BLOCK);
+				if (!n || zero != hole)
+					break;
+				end += n;
 			}
-			at += n;
+			if (hole ? lseek(fd, (off_t)(end - at), SEEK_CUR) < 0
+				 : write_all(fd, buf + at, end - at) < 0)
+				ret = error_errno("cannot write %s", m->path);
+			at = end;
 		}
 		if (ret)
 			break;
