@@ -17,6 +17,7 @@
 #include <yaml.h>
 
 #include "orchestrator/schema.h"
+#include "util/glob.h"
 #include "util/strbuf.h"
 
 struct parse {
@@ -445,6 +446,14 @@ static int parse_row(struct parse *p, const struct schema_row *r, yaml_node_t *k
 		for (size_t i = 0; !rc && r->refuses && i < l->n; i++)
 			if (r->refuses(l->v[i].s))
 				rc = config_error(&l->v[i].loc, r->refusal, l->v[i].s);
+		/* a glob that can never match keys nothing, silently (issue 37) */
+		for (size_t i = 0; !rc && (r->flags & SCHEMA_GLOBS) && i < l->n; i++) {
+			const char *g = l->v[i].s + (l->v[i].s[0] == '!'), *why;
+			size_t off;
+			if (glob_check(g, &why, &off))
+				rc = config_error(&l->v[i].loc, "%s \"%s\": %s (docs/glob.md)", what,
+						  l->v[i].s, why);
+		}
 		break;
 	}
 	case SCHEMA_GRANTS:

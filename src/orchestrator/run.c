@@ -957,17 +957,18 @@ static int run_plan(const struct run_opts *o, struct plan *p)
 		return 2;
 	}
 	p->cache_dir = workspace_cache_dir(p->ws);
+	if (plan_run_part(o, p)) {
+		plan_free(p);
+		return 2;
+	}
 	/* One run at a time in a workspace, from before any input is hashed
-	 * to the last save; a server's run (a watch's) takes none, and a
-	 * dry run or a run that writes no cache writes nothing of it. */
+	 * to the last save (a configuration the run refuses touches nothing
+	 * first); a server's run (a watch's) takes none, and a dry run or a
+	 * run that writes no cache writes nothing of it. */
 	if (!o->dry_run && !o->served_by && !o->no_cache &&
 	    (p->lock_fd = wslock_take(p->cache_dir, p->ws->root, "vx run")) == -2) {
 		plan_free(p);
 		return 130;
-	}
-	if (plan_run_part(o, p)) {
-		plan_free(p);
-		return 2;
 	}
 	struct taskcache_opts to = {
 	    .dir = p->cache_dir,

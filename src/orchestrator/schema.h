@@ -29,13 +29,15 @@ enum schema_kind {
 
 enum {
 	SCHEMA_EXPAND = 1, /* ${VAR} in the value is expanded from vx's environment */
+	SCHEMA_GLOBS = 2,  /* each entry is a glob (a leading '!' takes away) that can match:
+			    * glob_check's refusals are configuration errors */
 };
 
 struct schema_row {
 	const char *name;      /* dotted path below the table's root ("allow.read"); NULL ends */
 	enum schema_kind kind;
 	size_t off;            /* offsetof the field in the table's struct (not for a map) */
-	unsigned flags;        /* SCHEMA_EXPAND */
+	unsigned flags;        /* SCHEMA_EXPAND, SCHEMA_GLOBS */
 	unsigned field;        /* enum task_field bit, set when the key is written (tasks) */
 	const char *fold;      /* a bool's name in the folded key text (sandbox); NULL: none */
 	/* A string, or a list entry, the row refuses: refuses(entry) true gets

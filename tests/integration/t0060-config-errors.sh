@@ -294,4 +294,30 @@ test_expect_success 'a task name no project of the workspace has is an error (a 
 	test_grep "no project of the workspace has a task \"biuld\"" "$ERR"
 '
 
+# Issue 37, item 9: a glob that can never match was accepted, so an input
+# was silently not keyed (or an output not saved, a grant not granted).
+test_expect_success 'a glob that can never match is an error at its entry, wherever it is a glob' '
+	setup &&
+	for g in "src/[z-a]" "src/[]" "src/[abc" "" "src/{a,b"; do
+		ws_project bad bad <<-EOF &&
+		  build:
+		    command: touch ../ran-bad
+		    inputs: {files: ["src/**", "$g"]}
+		EOF
+		expect_error bad/vx.yaml:5:32 "inputs.files \"$(printf "%s" "$g" | sed "s/[][{}.*]/\\\\&/g")\": .* \(docs/glob.md\)" || return 1
+	done &&
+	ws_project bad bad <<-EOF &&
+	  build:
+	    command: touch ../ran-bad
+	    outputs: ["dist/[b-a]*"]
+	EOF
+	expect_error bad/vx.yaml:5:15 "outputs \"dist/\[b-a\]\*\": reversed range in character class matches nothing \(docs/glob.md\)" &&
+	ws_project bad bad <<-EOF &&
+	  build:
+	    command: touch ../ran-bad
+	    sandbox: {allow: {read: ["src/{x"]}}
+	EOF
+	expect_error bad/vx.yaml:5:30 "sandbox.allow.read \"src/\{x\": unclosed \{ \(docs/glob.md\)"
+'
+
 test_done
