@@ -228,6 +228,36 @@ void inplace_put(struct inplace *ip, const char *id, const char *key, const char
 					   fs_ns(st.st_mtim), fs_ns(st.st_ctim), (uint32_t)st.st_mode};
 		vec_push(&rec->outputs, o);
 	}
+	/* Each directory an output lies in (the project's own dir aside: its
+	 * sources change it): a file a late daemon adds there changes the
+	 * directory's mtime, and the fast path must not vouch for it (issue
+	 * 37: it survived every later run as a hit). */
+	struct strvec dirs = STRVEC_INIT;
+	for (size_t i = 0; i < n && ok; i++) {
+		char *d = path_dirname(outputs[i]);
+		while (strcmp(d, ".") && *d && strcmp(d, "/") && strvec_find(&dirs, d) < 0) {
+			char *up = path_dirname(d);
+			strvec_push_nodup(&dirs, d);
+			d = up;
+		}
+		free(d);
+	}
+	for (size_t i = 0; i < dirs.n && ok; i++) {
+		bool listed = false;
+		for (size_t k = 0; k < n && !listed; k++)
+			listed = !strcmp(outputs[k], dirs.v[i]);
+		struct stat st;
+		if (listed)
+			continue;
+		if (fstatat(dirfd, dirs.v[i], &st, AT_SYMLINK_NOFOLLOW)) {
+			ok = false;
+			break;
+		}
+		struct inplace_output o = {xstrdup(dirs.v[i]), (uint64_t)st.st_size, (uint64_t)st.st_ino,
+					   fs_ns(st.st_mtim), fs_ns(st.st_ctim), (uint32_t)st.st_mode};
+		vec_push(&rec->outputs, o);
+	}
+	strvec_clear(&dirs);
 	if (dirfd >= 0)
 		close(dirfd);
 	if (!ok) {

@@ -82,4 +82,25 @@ test_expect_success 'a vx a task of the running vx starts does not wait for it' 
 	test_grep ! "another vx holds" "$ERR"
 '
 
+# Item 12: a file a late daemon added to an output directory after its
+# task ended survived every later run as a hit once the run took the fast
+# path (the in-place record held the outputs' own stats, not their
+# directories').
+test_expect_success 'the fast hit notices a file added to an output directory' '
+	setup &&
+	ws_project app app <<-'\''EOF2'\'' &&
+	  build:
+	    command: "mkdir -p dist/sub; echo a > dist/a; echo b > dist/sub/b"
+	EOF2
+	run_vx 0 run app#build &&
+	sleep 1.1 &&
+	run_vx 0 run app#build && run_vx 0 run app#build &&
+	test_grep "app#build: cache hit" "$OUT" &&
+	echo late >app/dist/sub/late &&
+	run_vx 0 run app#build &&
+	test_grep "app#build: cache hit" "$OUT" &&
+	test_path_is_missing app/dist/sub/late &&
+	test "$(cat app/dist/sub/b)" = b
+'
+
 test_done
