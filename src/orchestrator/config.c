@@ -450,6 +450,9 @@ static int parse_row(struct parse *p, const struct schema_row *r, yaml_node_t *k
 		for (size_t i = 0; !rc && (r->flags & SCHEMA_GLOBS) && i < l->n; i++) {
 			const char *g = l->v[i].s + (l->v[i].s[0] == '!'), *why;
 			size_t off;
+			/* "." and "./" name the project itself (write: ["./"]) */
+			if (g[0] == '.' && strspn(g, "./") == strlen(g) && !strstr(g, ".."))
+				continue;
 			if (glob_check(g, &why, &off))
 				rc = config_error(&l->v[i].loc, "%s \"%s\": %s (docs/glob.md)", what,
 						  l->v[i].s, why);

@@ -764,13 +764,24 @@ static enum unkeyed unkeyed_read(const struct judge_input *in, const struct acce
 				 struct strvec *seen, char **real_out)
 {
 	*real_out = NULL;
-	if (!in->keyed || (e->op != ACCESS_READ && e->op != ACCESS_EXEC))
+	if (!in->keyed ||
+	    (e->op != ACCESS_READ && e->op != ACCESS_EXEC && e->op != ACCESS_READLINK))
 		return KEYED;
 	/* Judged where the kernel opened it (issue 37: `src/config.json ->
 	 * ../config/dev.json` was keyed by its text, and its target read
 	 * unkeyed: a stale hit). A link on the path, the last component's or
-	 * a directory's, leads to the file judged. */
-	char *opened = realpath(e->path, NULL);
+	 * a directory's, leads to the file judged; readlink reads the link
+	 * itself (`current -> releases/v1` repointed replayed v1), so only
+	 * its directories are followed. */
+	char *opened = NULL;
+	if (e->op == ACCESS_READLINK) {
+		char *dir = path_dirname(e->path), *rdir = realpath(dir, NULL);
+		opened = rdir ? path_join(rdir, path_basename(e->path)) : NULL;
+		free(rdir);
+		free(dir);
+	} else {
+		opened = realpath(e->path, NULL);
+	}
 	if (opened && strcmp(opened, e->path)) {
 		struct access_event at = *e;
 		at.path = opened;
@@ -838,7 +849,8 @@ static enum unkeyed unkeyed_read(const struct judge_input *in, const struct acce
 		}
 	}
 	if (has_component(rel, ".git") || has_component(rel, ".vx") || lstat(path, &st) ||
-	    !S_ISREG(st.st_mode) || in_key(in, rel) ||
+	    (e->op == ACCESS_READLINK ? !S_ISLNK(st.st_mode) : !S_ISREG(st.st_mode)) ||
+	    in_key(in, rel) ||
 	    (in->dep_keyed && bsearch(&rel, in->dep_keyed, in->n_dep_keyed, sizeof *in->dep_keyed,
 				      cmp_str)) ||
 	    (in->dep_outputs && bsearch(&path, in->dep_outputs, in->n_dep_outputs,

@@ -73,4 +73,35 @@ test_expect_success 'a read through a link is judged at the file it reached' '
 	test "$(cat app/dist/o)" = dev-2
 '
 
+# Item 6: `current -> releases/v1` read with readlink was no input:
+# repointed, the next run hit and replayed v1.
+test_expect_success 'readlink of a link is a read of the link, judged against the key' '
+	ws_root <<-'\''EOF'\'' &&
+	tasks:
+	  build:
+	    outputs: ["dist/**"]
+	EOF
+	mkdir -p app/releases/v1 app/releases/v2 app/src && echo s >app/src/a &&
+	ln -s releases/v1 app/current &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "mkdir -p dist; readlink current > dist/o"
+	    inputs: {files: ["src/**"]}
+	    sandbox: {allow: {write: ["dist/"]}}
+	EOF
+	run_vx 1 run app#build &&
+	test_grep "violation: read-unkeyed app/current (readlink" "$ERR" &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "mkdir -p dist; readlink current > dist/o"
+	    inputs: {files: ["src/**", "current"]}
+	    sandbox: {allow: {write: ["dist/"]}}
+	EOF
+	run_vx 0 run app#build &&
+	ln -sfn releases/v2 app/current &&
+	run_vx 0 run app#build &&
+	test_grep ! "cache hit" "$OUT" &&
+	test "$(cat app/dist/o)" = releases/v2
+'
+
 test_done
