@@ -9,7 +9,10 @@
  *   reported. So io_uring_setup/enter/register fail with ENOSYS, which
  *   io_uring users (liburing, libuv) take as "no io_uring here". openat2
  *   and fchmodat2 likewise: strace 6.1 cannot decode them, and libc falls
- *   back to openat and fchmodat, which the trace sees.
+ *   back to openat and fchmodat, which the trace sees. open_tree,
+ *   move_mount, fsopen, fsconfig, fsmount, fspick, mount_setattr and
+ *   pidfd_getfd likewise (issue 37): each mints a descriptor the trace
+ *   never sees opened, and a path relative to it cannot be placed.
  * - A filter with a listener (seccomp(2) with
  *   SECCOMP_FILTER_FLAG_NEW_LISTENER) fails with EPERM (issue 36, item 8):
  *   its SECCOMP_RET_USER_NOTIF answers a call from a supervisor of the
@@ -91,8 +94,12 @@ struct rule {
 #define UNTRACED(n) {(n), EPERM, 0, CLONE_UNTRACED, -1, 0}
 
 /* 425..427 io_uring, 435 clone3, 437 openat2 and 452 fchmodat2 are the
- * unified numbers every architecture shares. */
-#define COMMON NOSYS(425), NOSYS(426), NOSYS(427), NOSYS(435), NOSYS(437), NOSYS(452)
+ * unified numbers every architecture shares; so are 428..433 open_tree,
+ * move_mount, fsopen, fsconfig, fsmount, fspick, 438 pidfd_getfd and 442
+ * mount_setattr, which mint descriptors the trace never sees opened. */
+#define COMMON                                                                                     \
+	NOSYS(425), NOSYS(426), NOSYS(427), NOSYS(435), NOSYS(437), NOSYS(452), NOSYS(428),        \
+	    NOSYS(429), NOSYS(430), NOSYS(431), NOSYS(432), NOSYS(433), NOSYS(438), NOSYS(442)
 
 #if defined(__x86_64__)
 #define NATIVE_ARCH AUDIT_ARCH_X86_64

@@ -1136,6 +1136,31 @@ void judge_events(const struct judge_input *in, const struct access_event *ev, s
 			}
 			continue;
 		}
+		if (e->unresolved && !e->err && in->keyed && e->op != ACCESS_CONNECT &&
+		    e->op != ACCESS_CHDIR && e->op != ACCESS_PROBE) {
+			/* Fail closed (issue 37): relative to a descriptor the
+			 * trace never saw opened (received over a socket, made by
+			 * a call it does not follow), the access cannot be placed,
+			 * so nothing can say the key holds what it read. */
+			char *key = xasprintf("?%s", e->path);
+			if (strvec_find(&seen, key) < 0) {
+				strvec_push_nodup(&seen, key);
+				struct violation v = {e->write_intent, false, xstrdup(e->path),
+						      e->syscall, 0, false, NULL};
+				vec_push(&out->violations, v);
+				if (!has_note(out, "unplaced", ""))
+					add_note(out, "unplaced", "",
+						 xasprintf("%s %s a path relative to a descriptor the "
+							   "trace never saw opened (one received over "
+							   "a socket, or made by a call vx does not "
+							   "follow): it cannot be judged, so the task is "
+							   "not cached; open it by its path",
+							   e->syscall, e->write_intent ? "wrote" : "read"));
+			} else {
+				free(key);
+			}
+			continue;
+		}
 		if (e->unresolved || e->truncated || e->path[0] != '/')
 			continue;
 		if (!e->err && e->op == ACCESS_EXEC && !under(in->workspace_root, e->path) &&

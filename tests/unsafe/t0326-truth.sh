@@ -104,4 +104,77 @@ test_expect_success 'readlink of a link is a read of the link, judged against th
 	test "$(cat app/dist/o)" = releases/v2
 '
 
+# Item 7: a directory descriptor received over SCM_RIGHTS (or made by
+# open_tree) is one the parser never saw opened: a read relative to it was
+# dropped, a stale hit. It is a violation now (fail closed), and open_tree
+# and pidfd_getfd fail with ENOSYS.
+test_expect_success 'an access the trace cannot place fails the task; the calls that mint such descriptors are refused' '
+	ws_root <<-'\''EOF'\'' &&
+	tasks:
+	  build:
+	    outputs: ["dist/**"]
+	EOF
+	mkdir -p app/src && echo s >app/src/a && echo "unkeyed" >app/notes.txt &&
+	cat >passfd.c <<-\EOF &&
+	#include <errno.h>
+	#include <fcntl.h>
+	#include <stdio.h>
+	#include <string.h>
+	#include <sys/socket.h>
+	#include <sys/syscall.h>
+	#include <sys/wait.h>
+	#include <unistd.h>
+	int main(void)
+	{
+		long r = syscall(428, AT_FDCWD, ".", 0); /* open_tree */
+		printf("open_tree: %s\n", r < 0 ? strerror(errno) : "ran");
+		r = syscall(438, 0, 0, 0); /* pidfd_getfd */
+		printf("pidfd_getfd: %s\n", r < 0 ? strerror(errno) : "ran");
+		int sv[2];
+		socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+		if (fork() == 0) {
+			int d = open(".", O_RDONLY | O_DIRECTORY);
+			char c = 0;
+			struct iovec io = {&c, 1};
+			char ctl[CMSG_SPACE(sizeof d)] = {0};
+			struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = ctl,
+					   .msg_controllen = sizeof ctl};
+			struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+			h->cmsg_level = SOL_SOCKET;
+			h->cmsg_type = SCM_RIGHTS;
+			h->cmsg_len = CMSG_LEN(sizeof d);
+			memcpy(CMSG_DATA(h), &d, sizeof d);
+			sendmsg(sv[0], &m, 0);
+			_exit(0);
+		}
+		char c;
+		struct iovec io = {&c, 1};
+		char ctl[CMSG_SPACE(sizeof(int))];
+		struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = ctl,
+				   .msg_controllen = sizeof ctl};
+		recvmsg(sv[1], &m, 0);
+		int d;
+		memcpy(&d, CMSG_DATA(CMSG_FIRSTHDR(&m)), sizeof d);
+		wait(NULL);
+		/* a fresh number the parser never saw, for what it holds */
+		int fd = openat(dup2(d, 77), "notes.txt", O_RDONLY);
+		char b[32] = {0};
+		if (fd >= 0 && read(fd, b, sizeof b - 1) > 0)
+			printf("read through it: %s", b);
+		return 0;
+	}
+	EOF
+	cc -o app/passfd passfd.c &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "mkdir -p dist; ./passfd"
+	    inputs: {files: ["src/**", "passfd"]}
+	    sandbox: {allow: {write: ["dist/"]}}
+	EOF
+	run_vx 1 run app#build &&
+	test_grep "app#build: open_tree: Function not implemented" "$OUT" &&
+	test_grep "app#build: pidfd_getfd: Function not implemented" "$OUT" &&
+	test_grep "note: openat read a path relative to a descriptor the trace never saw opened" "$ERR"
+'
+
 test_done
