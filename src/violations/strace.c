@@ -810,67 +810,102 @@ static void path_of_fd(const struct tracee *pr, struct span fdarg, struct strbuf
 	}
 }
 
-/* A path through procfs that names a process's cwd, root or descriptor
- * (/proc/self/cwd/X, /proc/thread-self/..., /proc/PID/root/X,
- * /proc/self/fd/N/X) is a path of the file system, not of procfs: rewritten
- * into out as base + "/" + the rest as written (so a ".." after "cwd" climbs
- * from the cwd, as the kernel's walk does). Returns false, out untouched,
- * for anything else, or a base the trace does not know (the judge then
- * skips it as procfs). Issue 12: a hidden read through /proc/self/cwd
- * failed unreported. */
-static bool proc_path_rewrite(const struct strace_parser *p, const struct tracee *pr,
-			      const struct strbuf *in, struct strbuf *out)
+/* A process named in a /proc path ("self", "thread-self", a pid in the
+ * task's namespace), or NULL. */
+static const struct tracee *proc_named(const struct strace_parser *p, const struct tracee *pr,
+				       const char *who, size_t wlen)
+{
+	if ((wlen == 4 && !memcmp(who, "self", 4)) || (wlen == 11 && !memcmp(who, "thread-self", 11)))
+		return pr;
+	long pid = 0;
+	struct span sp = {who, wlen};
+	if (!wlen || !num_parse(sp, &pid) || pid <= 0)
+		return NULL;
+	for (size_t i = p->ns_pids.n; i-- > 0;)
+		if (p->ns_pids.v[i].ns == pid) { /* the latest one of that pid */
+			pid = p->ns_pids.v[i].host;
+			break;
+		}
+	return proc_find(p, (pid_t)pid);
+}
+
+enum proc_rewrite {
+	PROC_NOT,	  /* no /proc alias of a path: resolve as written */
+	PROC_REWRITTEN,	  /* out holds the path it reaches */
+	PROC_UNPLACEABLE, /* an alias of a process or descriptor the trace cannot place */
+};
+
+/* A path through procfs that names a process's cwd, root or descriptor is
+ * a path of the file system, not of procfs (issue 12: a hidden read
+ * through /proc/self/cwd failed unreported): /proc/PID/cwd/X,
+ * /proc/PID/root/X, /proc/PID/fd/N/X, and the same under
+ * /proc/PID/task/TID/ (issue 37: those reached workspace files
+ * unreported), with PID self, thread-self or a number in the task's
+ * namespace, rewritten into out as base + "/" + the rest as written (so a
+ * ".." after "cwd" climbs from the cwd, as the kernel's walk does). root is "/" for every process
+ * of the task (none can chroot: no capability). One that names a process
+ * or descriptor the trace does not know cannot be placed. */
+static enum proc_rewrite proc_path_rewrite(const struct strace_parser *p, const struct tracee *pr,
+					   const struct strbuf *in, struct strbuf *out)
 {
 	const char *s = in->buf, *e = in->buf + in->len;
 	if (in->len < 6 || memcmp(s, "/proc/", 6))
-		return false;
+		return PROC_NOT;
 	s += 6;
 	const char *who = s;
 	while (s < e && *s != '/')
 		s++;
-	size_t wlen = (size_t)(s - who);
-	const struct tracee *target = NULL;
-	if ((wlen == 4 && !memcmp(who, "self", 4)) || (wlen == 11 && !memcmp(who, "thread-self", 11))) {
-		target = pr;
-	} else {
-		long pid = 0;
-		struct span sp = {who, wlen};
-		if (!wlen || !num_parse(sp, &pid) || pid <= 0)
-			return false;
-		for (size_t i = p->ns_pids.n; i-- > 0;)
-			if (p->ns_pids.v[i].ns == pid) { /* the latest one of that pid */
-				pid = p->ns_pids.v[i].host;
-				break;
-			}
-		target = proc_find(p, (pid_t)pid);
-	}
-	if (!target || !target->fs || s >= e)
-		return false;
+	const struct tracee *target = proc_named(p, pr, who, (size_t)(s - who));
+	bool numeric = s > who && who[0] >= '0' && who[0] <= '9';
+	bool named = target || numeric || (s - who == 4 && !memcmp(who, "self", 4)) ||
+		     (s - who == 11 && !memcmp(who, "thread-self", 11));
+	if (!named || s >= e)
+		return PROC_NOT; /* /proc/cpuinfo, /proc/self */
 	const char *what = ++s;
 	while (s < e && *s != '/')
 		s++;
 	size_t n = (size_t)(s - what);
+	if (n == 4 && !memcmp(what, "task", 4) && s < e) {
+		const char *tid = ++s;
+		while (s < e && *s != '/')
+			s++;
+		const struct tracee *t = proc_named(p, pr, tid, (size_t)(s - tid));
+		target = t ? t : (s - tid > 0 ? NULL : target);
+		if (s >= e)
+			return PROC_NOT;
+		what = ++s;
+		while (s < e && *s != '/')
+			s++;
+		n = (size_t)(s - what);
+	}
 	const char *base = NULL;
-	if (n == 3 && !memcmp(what, "cwd", 3)) {
-		base = target->fs->unknown ? NULL : target->fs->cwd.buf;
-	} else if (n == 4 && !memcmp(what, "root", 4)) {
+	bool alias = true;
+	if (n == 4 && !memcmp(what, "root", 4)) {
 		base = "/";
+	} else if (n == 3 && !memcmp(what, "cwd", 3)) {
+		base = target && target->fs && !target->fs->unknown ? target->fs->cwd.buf : NULL;
 	} else if (n == 2 && !memcmp(what, "fd", 2) && s < e) {
 		const char *num = ++s;
 		while (s < e && *s != '/')
 			s++;
 		long fd;
 		struct span sp = {num, (size_t)(s - num)};
-		if (num_parse(sp, &fd) && target->fds)
+		if (target && num_parse(sp, &fd) && target->fds)
 			base = fdtab_get(target->fds, fd);
+		if (s >= e)
+			alias = false; /* the descriptor itself: path_of_fd's business */
+	} else {
+		alias = false; /* /proc/PID/status and the like */
 	}
+	if (!alias)
+		return PROC_NOT;
 	if (!base)
-		return false;
+		return PROC_UNPLACEABLE;
 	strbuf_reset(out);
 	strbuf_addstr(out, base);
 	strbuf_addch(out, '/');
 	strbuf_add(out, s, (size_t)(e - s));
-	return true;
+	return PROC_REWRITTEN;
 }
 
 struct call {
@@ -893,6 +928,7 @@ static const char *call_access(struct strace_parser *p, struct tracee *pr, struc
 		return NULL;
 	}
 	bool truncated, unresolved;
+	enum proc_rewrite rw;
 	enum str_result r = str_decode(c->args[pi], &p->str[k], &truncated);
 	if (r == STR_BAD) {
 		c->bad = true;
@@ -905,8 +941,12 @@ static const char *call_access(struct strace_parser *p, struct tracee *pr, struc
 			return NULL;
 		}
 		path_of_fd(pr, c->args[di], &p->path[k], &unresolved);
-	} else if (proc_path_rewrite(p, pr, &p->str[k], &p->proc_path)) {
+	} else if ((rw = proc_path_rewrite(p, pr, &p->str[k], &p->proc_path)) == PROC_REWRITTEN) {
 		path_resolve(pr, NULL, &p->proc_path, &p->path[k], &unresolved);
+	} else if (rw == PROC_UNPLACEABLE) {
+		strbuf_reset(&p->path[k]);
+		strbuf_add(&p->path[k], p->str[k].buf, p->str[k].len);
+		unresolved = true; /* judged as what it is: an access that cannot be placed */
 	} else {
 		path_resolve(pr, di >= 0 ? &c->args[di] : NULL, &p->str[k], &p->path[k],
 			     &unresolved);

@@ -430,6 +430,11 @@ static void test_proc_paths(void)
 	    "2 openat(AT_FDCWD, \"/proc/self/status\", O_RDONLY) = 5\n"
 	    "2 openat(AT_FDCWD, \"/proc/99/cwd/z\", O_RDONLY) = -1 ENOENT (No such file or "
 	    "directory)\n"
+	    "2 openat(AT_FDCWD, \"/proc/2/task/2/cwd/t.ts\", O_RDONLY) = 6\n"
+	    "2 openat(AT_FDCWD, \"/proc/self/task/2/fd/4/u.js\", O_RDONLY) = 7\n"
+	    "2 openat(AT_FDCWD, \"/proc/1/root/ws/app/notes.txt\", O_RDONLY) = 8\n"
+	    "2 openat(AT_FDCWD, \"/proc/2/task/77/cwd/v\", O_RDONLY) = 9\n"
+	    "2 openat(AT_FDCWD, \"/proc/2/task/2/status\", O_RDONLY) = 10\n"
 	    "2 +++ exited with 0 +++\n");
 	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/secret.txt"), ENOENT);
 	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/src/a.ts"), 0);
@@ -437,6 +442,16 @@ static void test_proc_paths(void)
 	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/b/y"), ENOENT);
 	CHECK_INT(err_of(&r, ACCESS_READ, "/proc/self/status"), 0); /* procfs itself */
 	CHECK_INT(err_of(&r, ACCESS_READ, "/proc/99/cwd/z"), ENOENT); /* a pid never traced */
+	/* issue 37: the task/TID forms and the root of a process the trace
+	 * does not know (bwrap, pid 1) reach the file system too; a thread
+	 * never traced cannot be placed, and says so (unresolved) */
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/src/t.ts"), 0);
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/lib/u.js"), 0);
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/notes.txt"), 0);
+	const struct access_event *v = find(&r, ACCESS_READ, "/proc/2/task/77/cwd/v");
+	CHECK(v && v->unresolved);
+	CHECK_INT(err_of(&r, ACCESS_READ, "/proc/2/task/2/status"), 0); /* procfs itself */
+	CHECK(!find(&r, ACCESS_READ, "/proc/2/task/2/status")->unresolved);
 	strace_parser_free(r.p);
 }
 
