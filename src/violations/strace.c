@@ -33,6 +33,7 @@ enum sys_kind {
 	SYS_DUP,
 	SYS_FCNTL,
 	SYS_CONNECT,
+	SYS_UNSHARE,
 };
 
 /* A followed call. For SYS_PATHS, argument pi (resolved against the dirfd
@@ -108,6 +109,7 @@ static const struct sysdef sysdefs[] = {
     OTHER("dup3", SYS_DUP),
     OTHER("fcntl", SYS_FCNTL),
     OTHER("connect", SYS_CONNECT),
+    OTHER("unshare", SYS_UNSHARE),
 };
 #undef PATH1
 #undef PATH2
@@ -1091,6 +1093,21 @@ static void call_apply(struct strace_parser *p, struct tracee *pr, struct call *
 	}
 	case SYS_CONNECT:
 		connect_access(p, pr, c);
+		break;
+	case SYS_UNSHARE:
+		/* issue 37: a thread that unshares its cwd or descriptor table
+		 * gets a copy of its own; a chdir or an fd number there is no
+		 * longer its siblings' */
+		if (!c->err && c->nargs && span_has(c->args[0], "CLONE_FS") && pr->fs->refs > 1) {
+			struct fsinfo *own = fs_new(pr->fs->cwd.buf, pr->fs->unknown);
+			fs_unref(pr->fs);
+			pr->fs = own;
+		}
+		if (!c->err && c->nargs && span_has(c->args[0], "CLONE_FILES") && pr->fds->refs > 1) {
+			struct fdtab *own = fdtab_copy(pr->fds);
+			fdtab_unref(pr->fds);
+			pr->fds = own;
+		}
 		break;
 	case SYS_UNLINKAT:
 		call_access(p, pr, c, 0, 1, 0,

@@ -223,6 +223,24 @@ static void test_shared_tables(void)
 	CHECK_INT(err_of(&r, ACCESS_READ, "/data/inherited"), 0);	      /* fork: fds copied */
 	CHECK_INT(err_of(&r, ACCESS_READ, "/data/still"), 0); /* the child's fd 5 is its own */
 	strace_parser_free(r.p);
+
+	/* issue 37: a thread that unshares its cwd or its descriptor table
+	 * takes copies; its chdir and its fd numbers are its own after */
+	r = parse_text("2 clone(child_stack=0x1, flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_THREAD) = 3\n"
+		       "3 unshare(CLONE_FS) = 0\n"
+		       "3 chdir(\"/elsewhere\") = 0\n"
+		       "2 openat(AT_FDCWD, \"main-rel\", O_RDONLY) = 4\n"
+		       "3 openat(AT_FDCWD, \"thread-rel\", O_RDONLY) = 5\n"
+		       "3 unshare(CLONE_FILES) = 0\n"
+		       "3 openat(AT_FDCWD, \"/data\", O_RDONLY|O_DIRECTORY) = 6\n"
+		       "2 openat(AT_FDCWD, \"/other\", O_RDONLY|O_DIRECTORY) = 6\n"
+		       "3 openat(6, \"via-six\", O_RDONLY) = 7\n"
+		       "2 openat(6, \"main-six\", O_RDONLY) = 7\n");
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/main-rel"), 0);
+	CHECK_INT(err_of(&r, ACCESS_READ, "/elsewhere/thread-rel"), 0);
+	CHECK_INT(err_of(&r, ACCESS_READ, "/data/via-six"), 0);
+	CHECK_INT(err_of(&r, ACCESS_READ, "/other/main-six"), 0);
+	strace_parser_free(r.p);
 }
 
 static void test_dirfds(void)
