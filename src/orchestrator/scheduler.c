@@ -610,6 +610,10 @@ static void on_interrupt(struct loop *l, int signo, void *data)
 {
 	(void)l;
 	struct sched *s = data;
+	/* A closed terminal (SIGHUP) or SIGQUIT ends vx as SIGTERM does, the
+	 * tasks first (issue 39: vx died by either and every task ran on). */
+	if (signo == SIGHUP || signo == SIGQUIT)
+		signo = SIGTERM;
 	if (!s->interrupted) {
 		s->interrupted = signo;
 		run_stop(s, signo, "run interrupted");
@@ -722,6 +726,8 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 	loop_signal(s.loop, SIGCHLD, on_sigchld, &s);
 	loop_signal(s.loop, SIGINT, on_interrupt, &s);
 	loop_signal(s.loop, SIGTERM, on_interrupt, &s);
+	loop_signal(s.loop, SIGHUP, on_interrupt, &s);
+	loop_signal(s.loop, SIGQUIT, on_interrupt, &s);
 	s.t0 = loop_now();
 
 	output_init(&s.out, STDOUT_FILENO, opts, jobs, njobs);
@@ -783,6 +789,8 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 	loop_signal(s.loop, SIGCHLD, NULL, NULL);
 	loop_signal(s.loop, SIGINT, NULL, NULL);
 	loop_signal(s.loop, SIGTERM, NULL, NULL);
+	loop_signal(s.loop, SIGHUP, NULL, NULL);
+	loop_signal(s.loop, SIGQUIT, NULL, NULL);
 	if (!opts->loop)
 		loop_free(s.loop);
 	if (sigaction(SIGCHLD, &oldchld, NULL) < 0)

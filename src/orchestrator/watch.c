@@ -240,6 +240,8 @@ static void own_signals(struct session_watch *sw)
 {
 	loop_signal(sw->loop, SIGINT, on_stop_signal, sw);
 	loop_signal(sw->loop, SIGTERM, on_stop_signal, sw);
+	loop_signal(sw->loop, SIGHUP, on_stop_signal, sw); /* a closed terminal */
+	loop_signal(sw->loop, SIGQUIT, on_stop_signal, sw);
 }
 
 static const char WATCH_USAGE[] =

@@ -66,4 +66,32 @@ test_expect_success 'SIGTERM: the same, with SIGTERM passed on' '
 	test_process_gone "$(cat pid)"
 '
 
+# Issue 39, item 1: vx died by SIGHUP (a closed terminal or SSH session) or
+# SIGQUIT, and every task ran on and wrote after it. Each is handled as
+# SIGTERM: the tasks' groups get SIGTERM, vx waits for them, exits 130.
+for sig in HUP QUIT; do
+test_expect_success "SIG$sig: the tasks stop with vx, and nothing writes after it" '
+	ws_root </dev/null &&
+	ws_project a a <<-EOF &&
+	  serve:
+	    command: |
+	      (sleep 2; echo late > ../late-'$sig') &
+	      echo \$\$ > ../pid
+	      sleep 60
+	EOF
+	set -m
+	"$VX" run serve >"$OUT" 2>"$ERR" &
+	vx=$!
+	trap "kill_leftovers $vx" EXIT
+	test_wait_for pid &&
+	kill -'$sig' $vx &&
+	rc=0 && wait $vx || rc=$?
+	set +m
+	test "$rc" -eq 130 &&
+	sleep 2.5 &&
+	test_path_is_missing late-'$sig' &&
+	! kill -0 "$(cat pid)" 2>/dev/null
+'
+done
+
 test_done
