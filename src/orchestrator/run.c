@@ -783,6 +783,7 @@ struct plan {
 	struct graph g;
 	int lock_fd; /* the workspace's lock (wslock.h) while this plan runs, or -1 */
 	char *cache_dir;
+	char *reaper; /* vx-sandbox-init, run around each unsandboxed task (--reap), or NULL */
 	struct taskcache tc;
 	bool tc_open;
 	/* --shard: the split's owner of each node (indexed like g.nodes), this
@@ -826,12 +827,15 @@ static void plan_free(struct plan *p)
 		taskcache_close(&p->tc);
 	plan_run_part_free(p);
 	free(p->cache_dir);
+	free(p->reaper);
+	p->reaper = NULL;
 	free(p->owner);
 	if (p->ws) {
 		graph_free(&p->g);
 		workspace_free(p->ws);
 	}
 	memset(p, 0, sizeof *p);
+	p->lock_fd = -1; /* a second free closes nothing */
 }
 
 /* sandbox_jobs' view of the key: node's keyed files. */
@@ -851,6 +855,12 @@ static const struct strvec *tools_of(const void *ctx, size_t node)
 static void plan_jobs(struct plan *p, bool only)
 {
 	size_t n = p->g.nodes.n;
+	/* No task outlives vx (issue 39): an unsandboxed task runs under the
+	 * reaper, which SIGKILLs its group when vx dies, kill -9 included (a
+	 * sandboxed one dies with its bwrap). Without the helper beside vx,
+	 * the shell runs alone, as before. */
+	free(p->reaper);
+	p->reaper = sandbox_jobs_helper();
 	p->jobs = xcalloc(n + 1, sizeof *p->jobs);
 	p->envs = xcalloc(n + 1, sizeof *p->envs);
 	p->argvs = xcalloc(n + 1, sizeof *p->argvs);
@@ -881,6 +891,10 @@ static void plan_jobs(struct plan *p, bool only)
 		j->ndeps = t->deps.n;
 		if (!t->command || (only && !t->requested))
 			continue;
+		if (p->reaper && !t->cfg->sandbox) {
+			strvec_push(&p->argvs[i], p->reaper);
+			strvec_push(&p->argvs[i], "--reap");
+		}
 		strvec_push(&p->argvs[i], "/bin/sh");
 		strvec_push(&p->argvs[i], "-c");
 		strvec_push(&p->argvs[i], t->command);

@@ -135,6 +135,14 @@ static char *sandbox_init_path(const char *self)
 	return init;
 }
 
+char *sandbox_jobs_helper(void)
+{
+	char *self = realpath("/proc/self/exe", NULL);
+	char *init = sandbox_init_path(self);
+	free(self);
+	return init;
+}
+
 int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const struct graph *g,
 		      const char *cache_dir, unsigned flags)
 {

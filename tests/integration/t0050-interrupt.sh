@@ -94,4 +94,30 @@ test_expect_success "SIG$sig: the tasks stop with vx, and nothing writes after i
 '
 done
 
+# Issue 39, item 1: after a kill -9 of vx its unsandboxed tasks ran on and
+# wrote dist/ after the next run had finished. The reaper vx runs around
+# each task SIGKILLs the task's group when vx dies.
+test_expect_success 'kill -9 of vx: nothing of its tasks runs after it' '
+	ws_root </dev/null &&
+	ws_project a a <<-EOF
+	  serve:
+	    command: |
+	      (sleep 2; echo late > ../late-kill) &
+	      echo \$! > ../child
+	      echo \$\$ > ../pid
+	      sleep 60
+	EOF
+	"$VX" run serve >"$OUT" 2>"$ERR" &
+	vx=$!
+	trap "kill_leftovers $vx" EXIT
+	test_wait_for pid &&
+	kill -KILL $vx && { wait $vx || true; } &&
+	sleep 2.5 &&
+	test_path_is_missing late-kill &&
+	for p in "$(cat pid)" "$(cat child)"; do
+		# gone, or a zombie nobody reaps (a container'"'"'s pid 1 may not)
+		! kill -0 "$p" 2>/dev/null || grep -q "^State:.*Z" /proc/$p/status || return 1
+	done
+'
+
 test_done
