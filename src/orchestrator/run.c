@@ -783,7 +783,7 @@ struct plan {
 	struct graph g;
 	int lock_fd; /* the workspace's lock (wslock.h) while this plan runs, or -1 */
 	char *cache_dir;
-	char *reaper; /* vx-sandbox-init, run around each unsandboxed task (--reap), or NULL */
+	char *reaper; /* vx-sandbox-init, the run's reaper (--reaper), or NULL */
 	struct taskcache tc;
 	bool tc_open;
 	/* --shard: the split's owner of each node (indexed like g.nodes), this
@@ -855,10 +855,9 @@ static const struct strvec *tools_of(const void *ctx, size_t node)
 static void plan_jobs(struct plan *p, bool only)
 {
 	size_t n = p->g.nodes.n;
-	/* No task outlives vx (issue 39): an unsandboxed task runs under the
-	 * reaper, which SIGKILLs its group when vx dies, kill -9 included (a
-	 * sandboxed one dies with its bwrap). Without the helper beside vx,
-	 * the shell runs alone, as before. */
+	/* No task outlives vx (issue 39): the run's reaper SIGKILLs every
+	 * task group still running when vx dies, kill -9 included
+	 * (scheduler.h). Without the helper beside vx, none runs. */
 	free(p->reaper);
 	p->reaper = sandbox_jobs_helper();
 	p->jobs = xcalloc(n + 1, sizeof *p->jobs);
@@ -891,10 +890,6 @@ static void plan_jobs(struct plan *p, bool only)
 		j->ndeps = t->deps.n;
 		if (!t->command || (only && !t->requested))
 			continue;
-		if (p->reaper && !t->cfg->sandbox) {
-			strvec_push(&p->argvs[i], p->reaper);
-			strvec_push(&p->argvs[i], "--reap");
-		}
 		strvec_push(&p->argvs[i], "/bin/sh");
 		strvec_push(&p->argvs[i], "-c");
 		strvec_push(&p->argvs[i], t->command);
@@ -1086,6 +1081,7 @@ static int run_once(const struct run_opts *o, struct plan *p, long long t0,
 	    .status_line = tty && term && strcmp(term, "dumb") && !o->served_by,
 	    .color = tty && !getenv("NO_COLOR"),
 	    .spill_dir = rd.path,
+	    .reaper = p->reaper,
 	    .cancel = wh ? wh->cancel : NULL,
 	};
 	struct loop *loop = wh && wh->loop ? wh->loop : loop_new();

@@ -87,7 +87,72 @@ struct sched {
 	int persistent_status;	 /* the exit status of a persistent job that failed
 				  * on its own: the run's */
 	const char *stop_reason; /* why jobs still pending at the end are skipped */
+	int reaper_fd;		 /* the write end of the reaper's pipe, or -1 */
+	pid_t reaper_pid;	 /* the run's reaper (opts->reaper), or 0 */
 };
+
+/* The run's reaper, started with the first job a run spawns (a fully cached
+ * run starts none): vx-sandbox-init --reaper, in a group of its own, its
+ * stdin a pipe whose write end only vx holds (O_CLOEXEC: no task inherits
+ * it). When vx dies by any signal the kernel closes it, and the reaper
+ * SIGKILLs every group it was told of and not told gone (issue 39). A
+ * reaper that cannot start is a warning: the run goes on. */
+static void reaper_start(struct sched *s)
+{
+	int pfd[2];
+	if (s->reaper_pid || !s->opts->reaper || pipe2(pfd, O_CLOEXEC) < 0)
+		return;
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none;
+	sigemptyset(&none);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&attr);
+	int err = posix_spawn_file_actions_adddup2(&fa, pfd[0], 0);
+	if (!err)
+		err = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
+	if (!err)
+		err = posix_spawnattr_setpgroup(&attr, 0);
+	if (!err)
+		err = posix_spawnattr_setsigmask(&attr, &none);
+	char *argv[] = {(char *)s->opts->reaper, "--reaper", NULL};
+	if (!err)
+		err = posix_spawn(&s->reaper_pid, argv[0], &fa, &attr, argv, environ);
+	posix_spawnattr_destroy(&attr);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pfd[0]);
+	if (err) {
+		warning("cannot start the reaper %s (%s): a task may outlive a vx killed by "
+			"SIGKILL",
+			s->opts->reaper, strerror(err));
+		s->reaper_pid = 0;
+		close(pfd[1]);
+		return;
+	}
+	s->reaper_fd = pfd[1];
+}
+
+/* "+PGID" when a job's group starts, "-PGID" when its leader is reaped. */
+static void reaper_tell(struct sched *s, char what, pid_t pgid)
+{
+	if (s->reaper_fd < 0)
+		return;
+	char line[32];
+	int n = snprintf(line, sizeof line, "%c%d\n", what, (int)pgid);
+	if (write(s->reaper_fd, line, (size_t)n) != n) { /* a reaper gone: nothing to do */
+	}
+}
+
+static void reaper_stop(struct sched *s)
+{
+	if (s->reaper_fd >= 0)
+		close(s->reaper_fd);
+	s->reaper_fd = -1;
+	if (s->reaper_pid)
+		while (waitpid(s->reaper_pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	s->reaper_pid = 0;
+}
 
 static long long now_ms(const struct sched *s)
 {
@@ -363,6 +428,8 @@ static int job_spawn(struct sched *s, size_t i)
 	}
 	p->fd = pfd[0];
 	loop_watch(s->loop, p->fd, LOOP_READ, on_output, p);
+	reaper_start(s);
+	reaper_tell(s, '+', p->pid);
 	return 0;
 }
 
@@ -548,6 +615,7 @@ static void job_reaped(struct sched *s, size_t i, int st)
 			      : s->cancelled ? "cancelled: files changed"
 					     : "stopped: a persistent task exited";
 	}
+	reaper_tell(s, '-', p->pid);
 	p->pid = 0;
 	job->retry = NULL;
 	if (s->hooks && s->hooks->after && s->hooks->after(job, s->hooks->ctx) < 0 &&
@@ -711,7 +779,8 @@ static void sched_index(struct sched *s)
 int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *opts,
 		  const struct scheduler_hooks *hooks)
 {
-	struct sched s = {.jobs = jobs, .njobs = njobs, .opts = opts, .hooks = hooks};
+	struct sched s = {
+	    .jobs = jobs, .njobs = njobs, .opts = opts, .hooks = hooks, .reaper_fd = -1};
 
 	s.grace_ms = opts->grace_ms > 0 ? opts->grace_ms : DEFAULT_GRACE_MS;
 	/* A reader that went away (| head) must cost vx its display, not its life. */
@@ -791,6 +860,7 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 	loop_signal(s.loop, SIGTERM, NULL, NULL);
 	loop_signal(s.loop, SIGHUP, NULL, NULL);
 	loop_signal(s.loop, SIGQUIT, NULL, NULL);
+	reaper_stop(&s);
 	if (!opts->loop)
 		loop_free(s.loop);
 	if (sigaction(SIGCHLD, &oldchld, NULL) < 0)

@@ -124,6 +124,9 @@ struct scheduler_opts {
 	long long grace_ms;     /* SIGTERM to SIGKILL, on timeout and interrupt; 0: 5000 */
 	const char *spill_dir;  /* where a log past SCHEDULER_LOG_MEM goes (the run's
 				 * directory); NULL: logs stay in memory whole */
+	const char *reaper;     /* vx-sandbox-init: run as `--reaper` for the run, told
+				 * each job's group, SIGKILLs those left when vx dies
+				 * (kill -9 too); NULL: none */
 	const bool *cancel;     /* set true by a callback on the loop (vx watch --interrupt):
 				 * the running jobs are stopped as after a persistent
 				 * task's exit (SIGTERM, the grace, SIGKILL) and the

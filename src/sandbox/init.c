@@ -5,7 +5,7 @@
  *
  *   vx-sandbox-init SHELL COMMAND        (fd 3: signal names from vx)
  *   vx-sandbox-init --die-with-parent PROGRAM ARGS...
- *   vx-sandbox-init --reap PROGRAM ARGS...   (an unsandboxed task: below)
+ *   vx-sandbox-init --reaper             (stdin: vx's task groups; below)
  *
  * The second form, outside the walls, runs the tracer: it asks the kernel
  * for SIGKILL when its parent (vx) dies, then execs PROGRAM (strace), so a
@@ -27,7 +27,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,8 +37,6 @@
 #include <unistd.h>
 
 #define SIGNAL_FD 3
-
-extern char **environ;
 
 static const struct {
 	const char *name;
@@ -103,86 +100,71 @@ static int die_with_parent(char **argv)
 	return 127;
 }
 
-/* The reaper's word that vx is gone: a signal no task is sent by vx. */
-#define REAP_SIGNAL (SIGRTMAX - 1)
-
-static void vx_gone(int sig)
-{
-	(void)sig;
-	kill(0, SIGKILL); /* the task's whole group, this process last */
-	_exit(137);
-}
-
-/* The signals vx relays to a task's group: for the command, not for the
- * reaper (which is in the group: it leads it). */
-static const int relayed[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
-
 /* The reaper's form (issue 39: after a kill -9 of vx its unsandboxed tasks
- * ran on, 2-6 processes each, and wrote dist/ after the next run hit): it
- * leads the task's process group, asks the kernel for REAP_SIGNAL when vx
- * dies, and runs PROGRAM as its child; on that signal it SIGKILLs the
- * group. It ends as its child ended (the same status, or the same signal),
- * so vx sees the command's own end. */
-static int reap(char **argv)
+ * ran on, 2-6 processes each, and wrote dist/ after the next run hit):
+ * one per run, in a group of its own, its stdin a pipe only vx holds the
+ * other end of. vx writes "+PGID\n" when a task's group starts and
+ * "-PGID\n" when its leader is reaped; when the pipe closes (vx ended,
+ * or died by any signal: the kernel closes it), every group still listed
+ * gets SIGKILL. One process per run, not per task: an exec costs ~2.5 ms
+ * of CPU on a paravirtualized machine, and a task runs at least one. */
+static int reaper(void)
 {
-#ifdef __linux__
-	struct sigaction sa = {.sa_handler = vx_gone};
-	sigemptyset(&sa.sa_mask);
-	pid_t parent = getppid();
-	if (sigaction(REAP_SIGNAL, &sa, NULL) < 0 || prctl(PR_SET_PDEATHSIG, REAP_SIGNAL) < 0) {
-		perror("vx-sandbox-init: the parent-death signal");
-		return 127;
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP && sig != SIGCHLD)
+			signal(sig, SIG_IGN); /* vx's end of the pipe decides, nothing else */
+	pid_t *groups = NULL;
+	size_t n = 0, cap = 0;
+	char line[32];
+	size_t len = 0;
+	for (;;) {
+		char buf[512];
+		ssize_t k = read(0, buf, sizeof buf);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		for (ssize_t i = 0; i < k; i++) {
+			if (buf[i] != '\n') {
+				if (len < sizeof line - 1)
+					line[len++] = buf[i];
+				continue;
+			}
+			line[len] = '\0';
+			len = 0;
+			long pg = strtol(line + 1, NULL, 10);
+			if (pg <= 1)
+				continue;
+			if (line[0] == '+') {
+				if (n == cap) {
+					cap = cap ? cap * 2 : 64;
+					pid_t *grown = realloc(groups, cap * sizeof *groups);
+					if (!grown)
+						break;
+					groups = grown;
+				}
+				groups[n++] = (pid_t)pg;
+			} else if (line[0] == '-') {
+				for (size_t g = 0; g < n; g++)
+					if (groups[g] == (pid_t)pg) {
+						groups[g] = groups[--n];
+						break;
+					}
+			}
+		}
 	}
-	if (getppid() != parent)
-		vx_gone(0); /* vx died before the request took */
-#endif
-	/* posix_spawn, not fork: a vfork-like clone, the cheapest start (a
-	 * fork cost each task ~2 ms on a paravirtualized machine); the child
-	 * gets the relayed signals back to their defaults */
-	sigset_t dfl;
-	sigemptyset(&dfl);
-	for (size_t i = 0; i < sizeof relayed / sizeof *relayed; i++) {
-		signal(relayed[i], SIG_IGN);
-		sigaddset(&dfl, relayed[i]);
-	}
-	sigaddset(&dfl, REAP_SIGNAL);
-	posix_spawnattr_t attr;
-	pid_t child;
-	int err = posix_spawnattr_init(&attr);
-	if (!err)
-		err = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
-	if (!err)
-		err = posix_spawnattr_setsigdefault(&attr, &dfl);
-	if (!err)
-		err = posix_spawn(&child, argv[0], NULL, &attr, argv, environ);
-	posix_spawnattr_destroy(&attr);
-	if (err) {
-		fprintf(stderr, "vx-sandbox-init: cannot run %s: %s\n", argv[0], strerror(err));
-		return 127;
-	}
-	int st = 0;
-	while (waitpid(child, &st, 0) < 0)
-		if (errno != EINTR)
-			return 127;
-	if (WIFSIGNALED(st)) {
-		int sig = WTERMSIG(st);
-		signal(sig, SIG_DFL);
-		sigset_t one;
-		sigemptyset(&one);
-		sigaddset(&one, sig);
-		sigprocmask(SIG_UNBLOCK, &one, NULL);
-		raise(sig);
-		return 128 + sig;
-	}
-	return WEXITSTATUS(st);
+	for (size_t g = 0; g < n; g++)
+		kill(-groups[g], SIGKILL);
+	free(groups);
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && !strcmp(argv[1], "--die-with-parent"))
 		return die_with_parent(argv + 2);
-	if (argc >= 3 && !strcmp(argv[1], "--reap"))
-		return reap(argv + 2);
+	if (argc == 2 && !strcmp(argv[1], "--reaper"))
+		return reaper();
 	if (argc != 3) {
 		fputs("usage: vx-sandbox-init SHELL COMMAND (run by vx inside a sandbox)\n", stderr);
 		return 127;
