@@ -100,7 +100,7 @@ struct sched {
 static void reaper_start(struct sched *s)
 {
 	int pfd[2];
-	if (s->reaper_pid || !s->opts->reaper || pipe2(pfd, O_CLOEXEC) < 0)
+	if (s->reaper_pid || !s->opts->reaper || compat_pipe(pfd, O_CLOEXEC) < 0)
 		return;
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
