@@ -114,6 +114,15 @@ int denies_say_no_writes(struct strbuf *err, const char *entry, const char *path
 	return -1;
 }
 
+int denies_refuse_write(struct strbuf *err, const char *entry, const char *path,
+			const char *ws, const char *home)
+{
+	const char *bases[] = {ws, home ? home : ws, NULL};
+	size_t len;
+	const struct deny_rule *r = denies_holding(path, bases, &len);
+	return r ? denies_say_no_writes(err, entry, path, len, r) : 0;
+}
+
 static int walk(const char *root, const char *rel, struct strvec *out)
 {
 	char *dir = rel[0] ? path_join(root, rel) : xstrdup(root);

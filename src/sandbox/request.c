@@ -466,16 +466,6 @@ static bool wants_stage(const struct builder *b)
 	return top;
 }
 
-/* A write grant that names or lies in a mandatory deny is refused (issue
- * 36: `write: [".vscode/"]` opened .vscode/tasks.json, which runs on the
- * folder's next open): no grant opens one. Returns 0, or -1 with err. */
-static int no_deny(struct builder *b, const char *entry, const char *path)
-{
-	const char *bases[] = {b->ws, b->home ? b->home : b->ws, NULL};
-	size_t len;
-	const struct deny_rule *r = denies_holding(path, bases, &len);
-	return r ? denies_say_no_writes(b->err, entry, path, len, r) : 0;
-}
 
 /* Decides each write grant's bind and what to create; creates nothing. */
 static int plan_writes(struct builder *b)
@@ -492,7 +482,7 @@ static int plan_writes(struct builder *b)
 		}
 		if (w && w->kind != WALL_NESTED)
 			return walls_say_no_writes(b->err, g->entry, w);
-		if (no_deny(b, g->entry, g->path))
+		if (denies_refuse_write(b->err, g->entry, g->path, b->ws, b->home))
 			return -1;
 		bool dir = g->exists ? g->is_dir : g->want_dir;
 		/* A FILE grant binds its directory: rename(2) onto a bind mount is
@@ -565,7 +555,7 @@ static int plan_writes(struct builder *b)
 		}
 		if (w && w->kind != WALL_NESTED)
 			return walls_say_no_writes(b->err, h->entry, w);
-		if (no_deny(b, h->entry, h->path))
+		if (denies_refuse_write(b->err, h->entry, h->path, b->ws, b->home))
 			return -1;
 		if (!h->exists) {
 			if (!path_is_within(b->proj, h->path))

@@ -313,15 +313,6 @@ static void meta_above(struct builder *b, const char *path)
 	free(d);
 }
 
-/* A write grant naming or lying in a mandatory deny is refused, as the
- * bwrap plan refuses it (request.c's no_deny). Returns 0, or -1 with err. */
-static int no_deny(struct builder *b, const char *entry, const char *path)
-{
-	const char *bases[] = {b->ws, b->home ? b->home : b->ws, NULL};
-	size_t len;
-	const struct deny_rule *r = denies_holding(path, bases, &len);
-	return r ? denies_say_no_writes(b->err, entry, path, len, r) : 0;
-}
 
 /* One allow.read or allow.write entry: a literal is a subpath (a write
  * grant of a file is that file alone: macOS needs no directory widened),
@@ -368,7 +359,7 @@ static int grant(struct builder *b, const char *entry, bool write)
 			} else if (write && w && w->kind != WALL_NESTED) {
 				rc = walls_say_no_writes(b->err, entry, w);
 				free(why);
-			} else if (write && no_deny(b, entry, path)) {
+			} else if (write && denies_refuse_write(b->err, entry, path, b->ws, b->home)) {
 				rc = -1;
 				free(why);
 			} else {
@@ -405,7 +396,7 @@ static int grant(struct builder *b, const char *entry, bool write)
 		else if (hw && hw->kind != WALL_NESTED)
 			refused = walls_say_no_writes(b->err, entry, hw) < 0;
 		else if (write)
-			refused = no_deny(b, entry, head) < 0;
+			refused = denies_refuse_write(b->err, entry, head, b->ws, b->home) < 0;
 		if (refused) {
 			free(head);
 			free(head_lex);
