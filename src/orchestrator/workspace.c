@@ -43,6 +43,11 @@ static int read_optional(struct readcache *rc, const char *path, struct strbuf *
 		return 1;
 	if (errno == ENOENT || errno == ENOTDIR)
 		return 0;
+	if (errno == EINVAL || errno == EISDIR) /* strbuf_read_file refuses it */
+		return error("cannot read %s: it is not a regular file", path);
+	if (errno == EFBIG)
+		return error("cannot read %s: it is larger than %lld MiB", path,
+			     STRBUF_READ_MAX >> 20);
 	return error_errno("cannot read %s", path);
 }
 

@@ -173,14 +173,23 @@ int strbuf_read_file_stat(struct strbuf *sb, const char *path, struct stat *stp)
 	memset(stp, 0, sizeof *stp);
 	const char *rel;
 	int at = fs_at(path, &rel);
-	int fd = openat(at, rel, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO's open must not wait for a writer (issue 39: a
+	 * vx.yaml that was a FIFO hung vx forever); it is refused below */
+	int fd = openat(at, rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
+	/* Only a regular file, and at most STRBUF_READ_MAX bytes of it: a link
+	 * to /dev/zero read until 3.5 GB of memory and "out of memory". */
+	if (fstat(fd, stp) < 0 || !S_ISREG(stp->st_mode) || stp->st_size > STRBUF_READ_MAX) {
+		int e = S_ISREG(stp->st_mode) ? EFBIG : S_ISDIR(stp->st_mode) ? EISDIR : EINVAL;
+		close(fd);
+		memset(stp, 0, sizeof *stp);
+		errno = e;
+		return -1;
+	}
 	/* A regular file's size lets one read do (and its short count mean
 	 * the end): a config file costs open, fstat, read, close. */
-	if (fstat(fd, stp) < 0)
-		memset(stp, 0, sizeof *stp);
-	if (S_ISREG(stp->st_mode) && stp->st_size > 0 && stp->st_size < (1 << 30)) {
+	if (stp->st_size > 0) {
 		size_t want = (size_t)stp->st_size;
 		strbuf_grow(sb, want + 1);
 		ssize_t n;
@@ -198,7 +207,27 @@ int strbuf_read_file_stat(struct strbuf *sb, const char *path, struct stat *stp)
 			sb->buf[sb->len] = '\0';
 		}
 	}
-	int rc = strbuf_read_fd(sb, fd);
+	/* grown since its fstat, or a size procfs does not tell: read on,
+	 * bounded */
+	size_t from = sb->len;
+	int rc = 0;
+	for (;;) {
+		strbuf_grow(sb, 8192);
+		ssize_t n = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			rc = n < 0 ? -1 : 0;
+			break;
+		}
+		sb->len += (size_t)n;
+		if (sb->len - from > STRBUF_READ_MAX) {
+			errno = EFBIG;
+			rc = -1;
+			break;
+		}
+	}
+	sb->buf[sb->len] = '\0';
 	int saved = errno;
 	close(fd);
 	errno = saved;

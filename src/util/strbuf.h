@@ -44,7 +44,13 @@ void strbuf_add_quoted(struct strbuf *sb, const char *s);
 void strbuf_add_controls_escaped(struct strbuf *sb, const char *s);
 /* Appends all of fd until EOF. Returns 0, or -1 with errno set. */
 int strbuf_read_fd(struct strbuf *sb, int fd);
-/* Appends the file's contents. Returns 0, or -1 with errno set. */
+/* The most strbuf_read_file reads of one file (a config, a lockfile, a
+ * cache of vx's own). */
+#define STRBUF_READ_MAX ((long long)256 << 20)
+
+/* Appends the file's contents. Returns 0, or -1 with errno set: EINVAL for
+ * what is not a regular file (a FIFO, a device: opened without blocking,
+ * never read), EISDIR for a directory, EFBIG past STRBUF_READ_MAX. */
 int strbuf_read_file(struct strbuf *sb, const char *path);
 /* strbuf_read_file, setting *st to the opened file's fstat (all zero when
  * it failed), taken before its bytes were read. */

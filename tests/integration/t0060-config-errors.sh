@@ -320,4 +320,19 @@ test_expect_success 'a glob that can never match is an error at its entry, where
 	expect_error bad/vx.yaml:5:30 "sandbox.allow.read \"src/\{x\": unclosed \{ \(docs/glob.md\)"
 '
 
+# Issue 39, item 2: a project vx.yaml that was a FIFO hung vx forever; one
+# that was a link to /dev/zero read until 3.5 GB and "out of memory".
+test_expect_success 'a config that is no regular file is an error at once, naming it' '
+	setup &&
+	mkdir bad && mkfifo bad/vx.yaml &&
+	rc=0 && timeout 20 "$VX" run build -j1 >"$OUT" 2>"$ERR" </dev/null || rc=$? &&
+	test "$rc" = 2 &&
+	test_grep "cannot read $(pwd -P)/bad/vx.yaml: it is not a regular file" "$ERR" &&
+	rm bad/vx.yaml && ln -s /dev/zero bad/vx.yaml &&
+	rc=0 && timeout 20 "$VX" run build -j1 >"$OUT" 2>"$ERR" </dev/null || rc=$? &&
+	test "$rc" = 2 &&
+	test_grep "cannot read $(pwd -P)/bad/vx.yaml: it is not a regular file" "$ERR" &&
+	test_path_is_missing ran-ok
+'
+
 test_done
