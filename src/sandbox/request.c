@@ -466,7 +466,6 @@ static bool wants_stage(const struct builder *b)
 	return top;
 }
 
-
 /* Decides each write grant's bind and what to create; creates nothing. */
 static int plan_writes(struct builder *b)
 {
