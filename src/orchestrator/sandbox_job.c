@@ -284,7 +284,7 @@ static const struct strvec *dep_outputs(struct sandbox_jobs *sj, size_t d)
 /* What a sandbox_input borrows, owned until input_parts_release. */
 struct input_parts {
 	struct strvec nested, reads, writes, dep_outs, keyed, define, pass, secrets, vxenv, linked,
-	    sockets, mach, sysinfo, configs;
+	    sockets, mach, sysinfo;
 	VEC(int) relay_ports;
 	VEC(int) local_ports;
 	char *stage_pattern; /* vx sandbox show: where a stage would be */
@@ -295,7 +295,7 @@ static void input_parts_release(struct input_parts *h)
 	free(h->stage_pattern);
 	struct strvec *all[] = {&h->nested, &h->reads, &h->writes, &h->dep_outs, &h->keyed,
 				&h->define, &h->pass,  &h->secrets, &h->vxenv, &h->linked,
-				&h->sockets, &h->mach, &h->sysinfo, &h->configs};
+				&h->sockets, &h->mach, &h->sysinfo};
 	for (size_t k = 0; k < sizeof all / sizeof *all; k++)
 		strvec_clear(all[k]);
 	vec_free(&h->relay_ports);
@@ -305,20 +305,30 @@ static void input_parts_release(struct input_parts *h)
 /* The files that decide what vx runs, there or not (issue 36: a task that
  * rewrote its vx.yaml ran unsandboxed in the next cycle of `vx watch`):
  * each project's and the root's configs, the root's workspace list and
- * lockfiles. (.npmrc, .yarnrc.yml and .pnpmfile.cjs are mandatory denies.) */
-static void config_files(const struct workspace *ws, struct strvec *out)
+ * lockfiles, canonical: one realpath a project dir, once a run, not once a
+ * config file for every sandboxed task. (.npmrc, .yarnrc.yml and
+ * .pnpmfile.cjs are mandatory denies.) */
+static const struct strvec *config_files(struct sandbox_jobs *sj)
 {
 	static const char *const names[] = {"vx.yaml", "package.json", "turbo.json", "turbo.jsonc",
 					    NULL};
+	const struct workspace *ws = sj->ws;
+	if (sj->configs.n)
+		return &sj->configs;
 	for (size_t k = 0; k <= ws->projects.n; k++) {
-		const char *dir = k < ws->projects.n ? ws->projects.v[k]->dir : ws->root;
-		for (const char *const *n = names; *n; n++)
-			strvec_push_nodup(out, path_join(dir, *n));
+		char *dir = realpath(k < ws->projects.n ? ws->projects.v[k]->dir : ws->root, NULL);
+		for (const char *const *n = names; dir && *n; n++)
+			strvec_push_nodup(&sj->configs, path_join(dir, *n));
+		if (k == ws->projects.n && dir) {
+			strvec_push_nodup(&sj->configs, path_join(dir, "pnpm-workspace.yaml"));
+			for (size_t l = 0; externals_lockfile_name(l); l++)
+				strvec_push_nodup(&sj->configs,
+						  path_join(dir, externals_lockfile_name(l)));
+		}
+		free(dir);
 	}
-	strvec_push_nodup(out, path_join(ws->root, "pnpm-workspace.yaml"));
-	for (size_t k = 0; externals_lockfile_name(k); k++)
-		strvec_push_nodup(out, path_join(ws->root, externals_lockfile_name(k)));
-	strvec_sort_unique(out);
+	strvec_sort_unique(&sj->configs);
+	return &sj->configs;
 }
 
 /* Fills in, node i's sandbox request as written: the one input both
@@ -335,7 +345,6 @@ static void request_input(struct sandbox_jobs *sj, size_t i, struct sandbox_inpu
 					   : NULL;
 	const struct sandbox_cfg *sb = t->cfg->sandbox;
 	const struct workspace *ws = sj->ws;
-
 	const struct project *p = ws->projects.v[t->project];
 	struct input_parts *h = parts;
 	memset(h, 0, sizeof *h);
@@ -346,7 +355,7 @@ static void request_input(struct sandbox_jobs *sj, size_t i, struct sandbox_inpu
 	workspace_linked_projects(ws, p, &h->linked);
 	for (size_t k = 0; k < ws->projects.n; k++)
 		strvec_push(&h->nested, ws->projects.v[k]->dir);
-	config_files(ws, &h->configs);
+	const struct strvec *configs = config_files(sj);
 	lstr_vec_strings(&sb->allow_read, &h->reads);
 	lstr_vec_strings(&sb->allow_write, &h->writes);
 	lstr_vec_strings(&sb->unix_sockets.list, &h->sockets);
@@ -424,8 +433,8 @@ static void request_input(struct sandbox_jobs *sj, size_t i, struct sandbox_inpu
 	    .n_dep_outputs = h->dep_outs.n,
 	    .keyed_projects = (const char *const *)h->keyed.v,
 	    .n_keyed = h->keyed.n,
-	    .config_files = (const char *const *)h->configs.v,
-	    .n_config = h->configs.n,
+	    .config_files = (const char *const *)configs->v,
+	    .n_config = configs->n,
 	    .linked_projects = (const char *const *)h->linked.v,
 	    .n_linked = h->linked.n,
 	    .hermetic = sb->hermetic,
@@ -1188,6 +1197,7 @@ void sandbox_jobs_release(struct sandbox_jobs *sj)
 		vec_free(&sj->jobs[i].bridges);
 	}
 	free(sj->jobs);
+	strvec_clear(&sj->configs);
 	free(sj->netd);
 	free(sj->bwrap);
 	free(sj->setsid);

@@ -36,6 +36,8 @@ struct sandbox_jobs {
 	const char *run_base;        /* where every run dir of this user lives: a wall */
 	struct rundir stage;         /* the run's stage directory under WS/.vx/stage (on the
 				      * workspace's file system); path NULL: no staging */
+	struct strvec configs;       /* the files that decide what vx runs, canonical:
+				      * made with the first request, for every task */
 	struct sandbox_job *jobs;     /* per node */
 	/* The key beyond a task (issue 18), set by the run: each node's keyed
 	 * files (workspace-relative, sorted; NULL when it is not cached), for

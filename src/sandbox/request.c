@@ -702,31 +702,29 @@ static int deny_within(struct builder *b, const char *path)
 	return 0;
 }
 
-/* Each config file that is there, in a writable place, and named by no
- * grant is bound read-only over itself (a staged one from its fd, opened
- * before it moves). One not there yet cannot be walled by a mount: the
- * judge reports the write that makes it (req->configs). */
+/* Each config file in a writable place that no grant names: bound
+ * read-only over itself when it is there (a staged one from its fd, opened
+ * before it moves); one not there yet cannot be walled by a mount, so the
+ * judge reports the write that makes it (req->configs, which lists these
+ * alone: a write anywhere else is refused by the walls already). */
 static void protect_configs(struct builder *b)
 {
 	for (size_t i = 0; i < b->in->n_config; i++) {
-		char *dir = grants_canonical_dir(b->in->config_files[i]);
-		bool named = false;
-		for (size_t k = 0; k < b->writes.n && !named; k++)
-			named = !b->writes.v[k].from_glob && !strcmp(b->writes.v[k].path, dir);
-		if (named || strvec_find(&b->req->configs, dir) >= 0) {
-			free(dir);
-			continue;
-		}
-		strvec_push(&b->req->configs, dir);
-		struct stat st;
-		bool writable = strvec_find(&b->rw_files, dir) >= 0;
+		const char *file = b->in->config_files[i];
+		bool writable = strvec_find(&b->rw_files, file) >= 0;
 		for (size_t k = 0; k < b->rw_dirs.n && !writable; k++)
-			writable = path_is_within(b->rw_dirs.v[k], dir);
+			writable = path_is_within(b->rw_dirs.v[k], file);
 		for (size_t k = 0; k < b->staged_roots.n && !writable; k++)
-			writable = path_is_within(b->staged_roots.v[k], dir);
-		if (writable && lstat(dir, &st) == 0 && S_ISREG(st.st_mode))
-			mount_add(b->req, SANDBOX_RO, dir, dir);
-		free(dir);
+			writable = path_is_within(b->staged_roots.v[k], file);
+		bool named = false;
+		for (size_t k = 0; k < b->writes.n && writable && !named; k++)
+			named = !b->writes.v[k].from_glob && !strcmp(b->writes.v[k].path, file);
+		if (!writable || named)
+			continue;
+		strvec_push(&b->req->configs, file);
+		struct stat st;
+		if (lstat(file, &st) == 0 && S_ISREG(st.st_mode))
+			mount_add(b->req, SANDBOX_RO, file, file);
 	}
 }
 

@@ -70,7 +70,7 @@ struct sandbox_input {
 					    * (its key folds them when cached): the linked
 					    * packages it may see */
 	size_t n_keyed;
-	const char *const *config_files; /* the files that decide what vx runs (each project's
+	const char *const *config_files; /* canonical: the files that decide what vx runs (each project's
 					  * vx.yaml, package.json, turbo.json[c]; the root's
 					  * pnpm-workspace.yaml and lockfiles), there or not:
 					  * read-only in every write grant but one naming
@@ -148,10 +148,10 @@ struct sandbox_request {
 	struct strvec
 	    notes; /* one line each: what the user should know (withheld links, empty globs) */
 	struct strvec withheld; /* canonical dirs of linked packages hidden from a cached task */
-	struct strvec configs;	/* the input's config_files no write grant names (canonical):
-				 * bound read-only where they are, and the judge reports a
-				 * write that made one (issue 36: a task rewrote the
-				 * vx.yaml `vx watch` planned from next) */
+	struct strvec configs;	/* the input's config_files in a writable place that no
+				 * write grant names: bound read-only where they are, and
+				 * the judge reports a write that made one (issue 36: a
+				 * task rewrote the vx.yaml `vx watch` planned from next) */
 	struct strvec widened;  /* canonical dirs bound writable only because a FILE write grant
 				 * lies in them: a write there that no grant names succeeds,
 				 * and the judge must catch it */
