@@ -2,6 +2,7 @@
 #include "util/io.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,8 +144,10 @@ void strbuf_add_json_string(struct strbuf *sb, const char *s)
 	strbuf_addch(sb, '"');
 }
 
-int strbuf_read_fd(struct strbuf *sb, int fd)
+/* Appends fd until EOF, failing with EFBIG past max bytes appended. */
+static int read_fd_max(struct strbuf *sb, int fd, size_t max)
 {
+	size_t from = sb->len;
 	for (;;) {
 		strbuf_grow(sb, 8192);
 		ssize_t n = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1);
@@ -157,9 +160,19 @@ int strbuf_read_fd(struct strbuf *sb, int fd)
 		if (n == 0)
 			break;
 		sb->len += (size_t)n;
+		if (sb->len - from > max) {
+			sb->buf[sb->len] = '\0';
+			errno = EFBIG;
+			return -1;
+		}
 	}
 	sb->buf[sb->len] = '\0';
 	return 0;
+}
+
+int strbuf_read_fd(struct strbuf *sb, int fd)
+{
+	return read_fd_max(sb, fd, SIZE_MAX);
 }
 
 int strbuf_read_file(struct strbuf *sb, const char *path)
@@ -209,25 +222,7 @@ int strbuf_read_file_stat(struct strbuf *sb, const char *path, struct stat *stp)
 	}
 	/* grown since its fstat, or a size procfs does not tell: read on,
 	 * bounded */
-	size_t from = sb->len;
-	int rc = 0;
-	for (;;) {
-		strbuf_grow(sb, 8192);
-		ssize_t n = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			rc = n < 0 ? -1 : 0;
-			break;
-		}
-		sb->len += (size_t)n;
-		if (sb->len - from > STRBUF_READ_MAX) {
-			errno = EFBIG;
-			rc = -1;
-			break;
-		}
-	}
-	sb->buf[sb->len] = '\0';
+	int rc = read_fd_max(sb, fd, (size_t)STRBUF_READ_MAX);
 	int saved = errno;
 	close(fd);
 	errno = saved;
