@@ -413,6 +413,8 @@ static int aside_begin(struct aside *a, const char *project_dir, int rootfd,
 	return 0;
 }
 
+/* Closes and removes the aside directory with what it holds: after a
+ * restore that went through, what was moved aside goes. */
 static void aside_free(struct aside *a)
 {
 	if (a->dfd >= 0)
@@ -421,12 +423,6 @@ static void aside_free(struct aside *a)
 		warning("cannot remove %s: %s", a->dir, strerror(errno));
 	free(a->dir);
 	strvec_clear(&a->moved);
-}
-
-/* The restore went through: what was moved aside goes. */
-static void aside_drop(struct aside *a)
-{
-	aside_free(a);
 }
 
 /* The restore failed: each moved match goes back where it was. */
@@ -506,7 +502,7 @@ int restore_entry_to(struct entry *e, const char *project_dir, const char *const
 	o.made = &made;
 	if (restore_archive(e->archive_fd, rootfd, &o) == 0) {
 		ret = RESTORE_WRITTEN;
-		aside_drop(&aside);
+		aside_free(&aside);
 	} else {
 		made_remove(rootfd, &made);
 		aside_put_back(&aside, rootfd);

@@ -49,19 +49,6 @@ int restore_entry(struct entry *e, const char *project_dir, const char *const *c
 int restore_entry_to(struct entry *e, const char *project_dir, const char *const *current,
 		     size_t n_current, const struct restore_log *sink);
 
-/* Extracts the archive at fd's current offset below rootfd: every member is
- * reached with fsafe_open_parent (no symlink followed), an existing
- * non-directory at a member's place is replaced (a directory member keeps an
- * existing directory), files get exactly their recorded mode, directory
- * modes are set last. The log's bytes go to log (dropped when NULL). With log_only, stops at the first member that is not the log and
- * writes nothing. A run of zero bytes (4 KiB blocks) is written as a hole,
- * so a sparse output comes back sparse (issue 36: `truncate -s 2G` made a
- * 65 KB entry whose restore wrote 2 GiB of real blocks); limit (0: none)
- * bounds the files' total size, checked from each header before a byte is
- * written. With expect, a member that differs from the manifest refuses
- * the entry (issue 37: a forged archive with the manifest's size and
- * checksum updated restored altered content as a hit). Returns 0, or -1 after error(); a refused member stops the
- * extraction with what came before it already written. */
 struct restore_opts {
 	const struct restore_log *log;	/* where the log goes; NULL: dropped */
 	bool log_only;			/* stop at the first member that is not the log */
@@ -72,6 +59,21 @@ struct restore_opts {
 					 * and every output a member; NULL: unchecked */
 	struct strvec *made;		/* when set: each member's path, as it is written */
 };
+
+/* Extracts the archive at fd's current offset below rootfd: every member is
+ * reached with fsafe_open_parent (no symlink followed), an existing
+ * non-directory at a member's place is replaced (a directory member keeps an
+ * existing directory), files get exactly their recorded mode, directory
+ * modes are set last. The log's bytes go to o->log. With o->log_only, stops
+ * at the first member that is not the log and writes nothing. A run of zero
+ * bytes (4 KiB blocks) is written as a hole, so a sparse output comes back
+ * sparse (issue 36: `truncate -s 2G` made a 65 KB entry whose restore wrote
+ * 2 GiB of real blocks); o->limit bounds the files' total size, checked
+ * from each header before a byte is written. With o->expect, a member that
+ * differs from the manifest refuses the entry (issue 37: a forged archive
+ * with the manifest's size and checksum updated restored altered content
+ * as a hit). Returns 0, or -1 after error(); a refused member stops the
+ * extraction with what came before it already written. */
 int restore_archive(int fd, int rootfd, const struct restore_opts *o);
 
 #endif
