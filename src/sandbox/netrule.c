@@ -282,7 +282,7 @@ v4:
 	return NET_PUBLIC;
 }
 
-static void address_text(const struct sockaddr *sa, char *out)
+void net_addr_text(const struct sockaddr *sa, char *out)
 {
 	const void *a = sa->sa_family == AF_INET6
 			    ? (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr
@@ -295,7 +295,7 @@ bool netrules_address_ok(const struct netrules *rs, const struct sockaddr *sa, b
 			 struct strbuf *why)
 {
 	char addr[INET6_ADDRSTRLEN];
-	address_text(sa, addr);
+	net_addr_text(sa, addr);
 	for (size_t i = 0; i < rs->deny.n; i++)
 		if (rs->deny.v[i].address && !strcmp(rs->deny.v[i].host, addr)) {
 			strbuf_addf(why, "resolves to %s, denied by deny.network", addr);

@@ -60,6 +60,9 @@ enum net_class {
 	NET_METADATA, /* 169.254.169.254, fd00:ec2::254: a cloud's credentials */
 };
 enum net_class net_addr_class(const struct sockaddr *sa);
+/* sa's address as text into out (INET6_ADDRSTRLEN bytes), "?" when it has
+ * none. */
+void net_addr_text(const struct sockaddr *sa, char *out);
 
 /* May the proxy connect to sa, which host resolved to? A private address
  * needs the name listed exactly (exact), or the address itself listed; a

@@ -417,11 +417,8 @@ static void resolved(int rc, struct addrinfo *ai, void *data)
 		struct addrinfo *a = *link;
 		strbuf_reset(&why);
 		if (host_address(a->ai_addr)) {
-			char addr[INET6_ADDRSTRLEN] = "?";
-			const void *in = a->ai_family == AF_INET6
-					     ? (const void *)&((struct sockaddr_in6 *)a->ai_addr)->sin6_addr
-					     : (const void *)&((struct sockaddr_in *)a->ai_addr)->sin_addr;
-			inet_ntop(a->ai_family, in, addr, sizeof addr);
+			char addr[INET6_ADDRSTRLEN];
+			net_addr_text(a->ai_addr, addr);
 			strbuf_addf(&why,
 				    "resolves to %s, an address of this machine: its services are "
 				    "reached only through a relay (allow.network localhost:PORT)",
