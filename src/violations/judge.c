@@ -751,7 +751,79 @@ enum unkeyed {
 	UNKEYED_DEP_OUTPUT, /* a file a dependency wrote in this run: its outputs */
 	UNKEYED_EXTERNAL,   /* node_modules with no lockfile keying it (once) */
 	UNKEYED_OUTSIDE,    /* a file under a read grant outside the workspace: inputs.toolchain */
+	UNKEYED_LEFTOVER,   /* a file in a write grant the task read before writing it:
+			     * left by an earlier run (a tool's cache: ignore.read) */
 };
+
+/* The paths the task made in this run, each with the index of its first
+ * event (a file written, linked or renamed there, a directory made), by
+ * its lexical path and by the one its directory resolves to. */
+static void note_written(struct strmap *written, const struct access_event *ev, size_t nev)
+{
+	for (size_t i = 0; i < nev; i++) {
+		const struct access_event *e = &ev[i];
+		if (e->err || e->unresolved || e->truncated || e->path[0] != '/' ||
+		    !(e->op == ACCESS_WRITE || e->op == ACCESS_RENAME_TO || e->op == ACCESS_LINK_TO ||
+		      e->op == ACCESS_SYMLINK || e->op == ACCESS_TRUNCATE || e->op == ACCESS_MKDIR))
+			continue;
+		size_t first;
+		if (!strmap_get(written, e->path, &first))
+			strmap_put(written, e->path, i);
+		char *dir = path_dirname(e->path), *rdir = realpath(dir, NULL);
+		if (rdir) {
+			char *real = path_join(rdir, path_basename(e->path));
+			if (strcmp(real, e->path) && !strmap_get(written, real, &first))
+				strmap_put(written, real, i);
+			free(real);
+		}
+		free(rdir);
+		free(dir);
+	}
+}
+
+/* The task made path (or a directory it lies in, below root) before
+ * event at, or vx made it empty for a file grant: what it reads there is
+ * its own work, not an earlier run's. */
+static bool made_in_run(const struct judge_input *in, const struct strmap *written,
+			const char *root, const char *path, size_t at)
+{
+	for (size_t i = 0; i < in->n_placeholders; i++)
+		if (!strcmp(in->placeholders[i].path, path))
+			return true;
+	char *p = xstrdup(path);
+	bool made = false;
+	for (;;) {
+		size_t first;
+		if (strmap_get(written, p, &first) && first < at) {
+			made = true;
+			break;
+		}
+		char *slash = strrchr(p, '/');
+		if (!strcmp(p, root) || !slash || slash == p)
+			break;
+		*slash = '\0';
+	}
+	free(p);
+	return made;
+}
+
+/* The ignore.read entry a leftover read needs, project-relative: the file
+ * when it is the grant or lies at its top, else its top directory below
+ * the grant ("/" ended: it and all below), so a tool cache of many files
+ * is one entry. */
+static char *leftover_fix(const struct judge_input *in, const char *root, const char *path)
+{
+	const char *below = path + strlen(root);
+	while (*below == '/')
+		below++;
+	const char *slash = strchr(below, '/');
+	char *top = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(path);
+	char *rel = path_relative(in->project_dir, top);
+	char *fix = slash ? xasprintf("%s/", rel) : xstrdup(rel);
+	free(rel);
+	free(top);
+	return fix;
+}
 
 /* A successful read of a regular file of the workspace that the cached
  * task's key does not hold: a hit would replay a build that read it (the
@@ -761,7 +833,8 @@ enum unkeyed {
  * of the task itself (under a write root, written before they are read)
  * and .git and the cache (walled) are not judged. Each path once (seen). */
 static enum unkeyed unkeyed_read(const struct judge_input *in, const struct access_event *e,
-				 struct strvec *seen, char **real_out)
+				 size_t at, const struct strmap *written, struct strvec *seen,
+				 char **real_out)
 {
 	*real_out = NULL;
 	if (!in->keyed ||
@@ -783,9 +856,9 @@ static enum unkeyed unkeyed_read(const struct judge_input *in, const struct acce
 		opened = realpath(e->path, NULL);
 	}
 	if (opened && strcmp(opened, e->path)) {
-		struct access_event at = *e;
-		at.path = opened;
-		enum unkeyed u = unkeyed_read(in, &at, seen, real_out); /* copies what it keeps */
+		struct access_event opened_at = *e;
+		opened_at.path = opened;
+		enum unkeyed u = unkeyed_read(in, &opened_at, at, written, seen, real_out);
 		free(opened);
 		return u;
 	}
@@ -818,9 +891,16 @@ static enum unkeyed unkeyed_read(const struct judge_input *in, const struct acce
 	}
 	if (!strcmp(in->project_dir, e->path))
 		return KEYED;
-	for (size_t i = 0; i < in->n_write_roots; i++)
-		if (path_is_within(in->write_roots[i], e->path))
-			return KEYED;
+	/* In a write grant, what the task made in this run is its own; a file
+	 * an earlier run left there and the task read is judged like any
+	 * (issue 37: a build that read its old output replayed it). */
+	const char *leftover = NULL;
+	for (size_t i = 0; i < in->n_write_roots && !leftover; i++)
+		if (path_is_within(in->write_roots[i], e->path)) {
+			if (made_in_run(in, written, in->write_roots[i], e->path, at))
+				return KEYED;
+			leftover = in->write_roots[i];
+		}
 	char *rel = path_relative(in->workspace_root, e->path);
 	char *path = xstrdup(e->path);
 	struct stat st;
@@ -857,13 +937,19 @@ static enum unkeyed unkeyed_read(const struct judge_input *in, const struct acce
 					sizeof *in->dep_outputs, cmp_str)) ||
 	    ignored(in, in->ignore_read, in->n_ignore_read, path))
 		goto out;
-	char *key = xasprintf("u%s", path);
+	if (leftover && !path_is_within(leftover, path))
+		leftover = NULL; /* a linked workspace package's file, judged where it lies */
+	char *fix = leftover ? leftover_fix(in, leftover, path) : NULL;
+	char *key = fix ? xasprintf("l%s", fix) : xasprintf("u%s", path);
+	free(fix);
 	if (strvec_find(seen, key) >= 0) {
 		free(key);
 		goto out;
 	}
 	strvec_push_nodup(seen, key);
-	if (under(in->project_dir, path))
+	if (leftover)
+		what = UNKEYED_LEFTOVER;
+	else if (under(in->project_dir, path))
 		what = UNKEYED_PROJECT;
 	else if (dep_written(in, path))
 		what = UNKEYED_DEP_OUTPUT;
@@ -912,6 +998,24 @@ static void unkeyed_verdict(const struct judge_input *in, struct verdict *out,
 			spelled = xstrdup(where);
 		}
 		strvec_push_nodup(&out->fix_toolchain, spelled);
+	} else if (u == UNKEYED_LEFTOVER) {
+		const char *root = NULL;
+		for (size_t i = 0; i < in->n_write_roots && !root; i++)
+			if (path_is_within(in->write_roots[i], where))
+				root = in->write_roots[i];
+		char *fix = leftover_fix(in, root, where);
+		char *rel = path_relative(in->project_dir, where);
+		add_note(out, "leftover", where,
+			 xasprintf("%s was left there before the task ran (an earlier run's, or "
+				   "put there by hand) and the task read it before writing it: "
+				   "what it makes may depend on it, and the key does not hold it; "
+				   "remove it before the task runs, or, if it is a tool's own cache "
+				   "that never changes what the task makes (.eslintcache, a "
+				   "tsbuildinfo, .next/cache), say so with sandbox.ignore.read: "
+				   "[\"%s\"]",
+				   rel, fix));
+		strvec_push_nodup(&out->fix_ignore_read, fix);
+		free(rel);
 	} else if (u == UNKEYED_DEP_OUTPUT) {
 		const struct judge_dep *d = dep_of(in, where);
 		char *rel = path_relative(d->dir, where);
@@ -1059,6 +1163,8 @@ void judge_input_from_request(struct judge_input *in, const struct sandbox_reque
 	in->n_write_roots = roots->n;
 	in->unwritten = (const char *const *)unwritten->v;
 	in->n_unwritten = unwritten->n;
+	in->placeholders = req->placeholders.v;
+	in->n_placeholders = req->placeholders.n;
 	in->walls = req->walls.v;
 	in->n_walls = req->walls.n;
 }
@@ -1121,6 +1227,9 @@ void judge_events(const struct judge_input *in, const struct access_event *ev, s
 		if (e->op == ACCESS_MKDIR)
 			strmap_put(&made_dirs, e->path, i);
 	}
+	struct strmap written = STRMAP_INIT;
+	if (in->keyed)
+		note_written(&written, ev, nev);
 	struct strvec seen = STRVEC_INIT;
 	struct strmap read_seen = STRMAP_INIT;
 	VEC(const char *) read_paths = {0};
@@ -1177,7 +1286,7 @@ void judge_events(const struct judge_input *in, const struct access_event *ev, s
 		}
 		if (!e->err) {
 			char *real;
-			enum unkeyed u = unkeyed_read(in, e, &seen, &real);
+			enum unkeyed u = unkeyed_read(in, e, i, &written, &seen, &real);
 			if (u) {
 				unkeyed_verdict(in, out, e, real ? real : e->path, u);
 				free(real);
@@ -1341,6 +1450,7 @@ void judge_events(const struct judge_input *in, const struct access_event *ev, s
 	strmap_clear(&made);
 	strmap_clear(&gone);
 	strmap_clear(&made_dirs);
+	strmap_clear(&written);
 	note_unwritten(in, out);
 	note_git(in, out);
 	note_last_line(in, out);
@@ -1379,4 +1489,5 @@ void verdict_release(struct verdict *v)
 	strvec_clear(&v->execs);
 	strvec_clear(&v->reads);
 	strvec_clear(&v->fix_toolchain);
+	strvec_clear(&v->fix_ignore_read);
 }

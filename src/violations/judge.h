@@ -56,10 +56,16 @@ struct judge_input {
 	const char *const *unwritten;   /* files vx made for write grants that named nothing,
 					 * still empty and untouched after the task */
 	size_t n_unwritten;
+	/* Every file vx made for a write grant that named nothing (empty
+	 * when the task began): reading one is no read of an earlier run. */
+	const struct sandbox_placeholder *placeholders;
+	size_t n_placeholders;
 	/* A cached task's key, workspace-relative and sorted (NULL: not
 	 * cached, nothing to check): a project file read that it does not
-	 * hold is a violation (SPEC §4 read-unkeyed). Outputs (write roots)
-	 * and node_modules are not judged here. */
+	 * hold is a violation (SPEC §4 read-unkeyed). What the task wrote
+	 * in this run before it read it is exempt; a file left in a write
+	 * root before the run is judged (issue 37). node_modules is the
+	 * lockfile's. */
 	const char *const *keyed;
 	size_t n_keyed;
 	/* Beyond the project (issue 18): what the key holds through its
@@ -124,6 +130,7 @@ struct violation {
  *                          does not fold
  *   unresolved-name        the output says a host name did not resolve (path: the
  *                          name, or "" when the output names none)
+ *   leftover               a file an earlier run left in a write grant was read
  *   refused-loopback-port  the output says a loopback port refused, and the host
  *                          listens there (path: "127.0.0.1:PORT") */
 struct judge_note {
@@ -144,6 +151,9 @@ struct verdict {
 	struct strvec fix_network;         /* allow.network entries (the proxy's refusals) */
 	struct strvec fix_toolchain;       /* inputs.toolchain entries: a file read under a
 					    * read grant outside the workspace */
+	struct strvec fix_ignore_read;     /* sandbox.ignore.read entries: a tool cache an
+					    * earlier run left in a write grant, if the
+					    * user vouches for it (project-relative) */
 	bool needs_network;                /* a connection past the proxy: no grant reaches it */
 	bool incomplete;     /* the trace ends before the command did: never cache */
 	struct strvec execs; /* the programs it exec'd from outside the workspace,

@@ -47,7 +47,7 @@ struct fix_field {
 	const char *field;
 	const struct strvec *list;
 };
-#define FIX_FIELDS 6
+#define FIX_FIELDS 7
 static void fix_fields(const struct verdict *v, struct fix_field out[FIX_FIELDS])
 {
 	out[0] = (struct fix_field){"sandbox.allow.read", &v->fix_read};
@@ -56,6 +56,7 @@ static void fix_fields(const struct verdict *v, struct fix_field out[FIX_FIELDS]
 	out[3] = (struct fix_field){"inputs.files", &v->fix_inputs};
 	out[4] = (struct fix_field){"inputs.workspaceFiles", &v->fix_workspace_inputs};
 	out[5] = (struct fix_field){"inputs.toolchain", &v->fix_toolchain};
+	out[6] = (struct fix_field){"sandbox.ignore.read", &v->fix_ignore_read};
 }
 
 /* "read app/notes.txt", "network 1.2.3.4:443": the op and what it reached. */
@@ -178,6 +179,7 @@ void report_json(const struct task_report *t, size_t n, struct strbuf *out)
 		cJSON *allow = cJSON_AddObjectToObject(fix, "allow");
 		cJSON *inputs = cJSON_AddObjectToObject(fix, "inputs");
 		cJSON *withheld = cJSON_AddArrayToObject(fix, "withheld");
+		cJSON *ignore = cJSON_AddObjectToObject(fix, "ignore");
 		if (r->v && r->in) {
 			for (size_t k = 0; k < r->v->violations.n; k++) {
 				const struct violation *x = &r->v->violations.v[k];
@@ -227,6 +229,9 @@ void report_json(const struct task_report *t, size_t n, struct strbuf *out)
 			if (r->v->fix_toolchain.n)
 				cJSON_AddItemToObject(inputs, "toolchain",
 						      string_array(&r->v->fix_toolchain));
+			if (r->v->fix_ignore_read.n)
+				cJSON_AddItemToObject(ignore, "read",
+						      string_array(&r->v->fix_ignore_read));
 		}
 		for (size_t k = 0; k < r->n_withheld; k++)
 			cJSON_AddItemToArray(withheld, cJSON_CreateString(r->withheld[k]));

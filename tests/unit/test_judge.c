@@ -366,6 +366,7 @@ static void test_unkeyed(void)
 	    "2 openat(AT_FDCWD, \"src/a.txt\", O_RDONLY) = 3\n"
 	    "2 openat(AT_FDCWD, \"src\", O_RDONLY|O_DIRECTORY) = 3\n"
 	    "2 openat(AT_FDCWD, \"node_modules/x/index.js\", O_RDONLY) = 3\n"
+	    "2 openat(AT_FDCWD, \"dist/old.js\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3\n"
 	    "2 openat(AT_FDCWD, \"dist/old.js\", O_RDONLY) = 3\n"
 	    "2 openat(AT_FDCWD, \"/etc/hostname\", O_RDONLY) = 3\n" EXIT;
 	struct verdict v;
@@ -395,6 +396,76 @@ static void test_unkeyed(void)
 	CHECK_INT(v.violations.n, 0);
 	verdict_release(&v);
 	free(dist);
+}
+
+/* Issue 37 item 5: in a write grant only what the task made in this run
+ * (or the empty file vx made for a file grant) is exempt; what an earlier
+ * run left there is judged, one violation per ignore.read entry. */
+static void test_leftover(void)
+{
+	fixture_write(root, "app/dist/old.js", "d\n");
+	fixture_write(root, "app/dist/cache/a", "a\n");
+	fixture_write(root, "app/dist/cache/b", "b\n");
+	fixture_write(root, "app/dist/gen/x.js", "x\n");
+	fixture_write(root, "app/dist/moved/y.js", "y\n");
+	fixture_write(root, "app/src/a.txt", "s\n");
+	fixture_write(root, "app/info", "\n");
+	char *dist = xasprintf("%s/dist", proj), *info = xasprintf("%s/info", proj);
+	const char *roots[] = {dist, info};
+	const char *keyed[] = {"app/src/a.txt"};
+	struct sandbox_placeholder ph = {info, 0, 0, {0, 0}};
+	struct judge_input in = input();
+	in.cached = true;
+	in.keyed = keyed;
+	in.n_keyed = 1;
+	in.write_roots = roots;
+	in.n_write_roots = 2;
+	in.placeholders = &ph;
+	in.n_placeholders = 1;
+	const char *log =
+	    "2 openat(AT_FDCWD, \"dist/old.js\", O_RDONLY) = 3\n"
+	    "2 openat(AT_FDCWD, \"dist/old.js\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3\n"
+	    "2 openat(AT_FDCWD, \"dist/cache/a\", O_RDONLY) = 3\n"
+	    "2 openat(AT_FDCWD, \"dist/cache/b\", O_RDONLY) = 3\n"
+	    "2 mkdir(\"dist/gen\", 0755) = 0\n"
+	    "2 openat(AT_FDCWD, \"dist/gen/x.js\", O_RDONLY) = 3\n"
+	    "2 rename(\"tmp1\", \"dist/moved\") = 0\n"
+	    "2 openat(AT_FDCWD, \"dist/moved/y.js\", O_RDONLY) = 3\n"
+	    "2 openat(AT_FDCWD, \"info\", O_RDONLY) = 3\n" EXIT;
+	struct verdict v;
+	judge(log, &in, &v);
+	CHECK_INT(v.violations.n, 2);
+	CHECK(has_violation(&v, false, "/app/dist/old.js")); /* read before it was written */
+	CHECK(has_violation(&v, false, "/app/dist/cache/a"));
+	CHECK(!has_violation(&v, false, "/app/dist/cache/b")); /* one per entry */
+	CHECK_INT(v.fix_ignore_read.n, 2);
+	CHECK_STR(v.fix_ignore_read.n > 0 ? v.fix_ignore_read.v[0] : "", "dist/old.js");
+	CHECK_STR(v.fix_ignore_read.n > 1 ? v.fix_ignore_read.v[1] : "", "dist/cache/");
+	CHECK_INT(v.fix_inputs.n + v.fix_workspace_inputs.n, 0); /* an output is no input */
+	CHECK(note_of(&v, "leftover") != NULL);
+	struct strbuf out = STRBUF_INIT;
+	report_text("app#build", "app/vx.yaml", "build", &in, &v, &out);
+	CHECK(strstr(out.buf, "tasks.build.sandbox.ignore.read: [\"dist/old.js\", \"dist/cache/\"]") !=
+	      NULL);
+	strbuf_release(&out);
+	verdict_release(&v);
+	/* vouched for: the report leaves them out */
+	const char *ig[] = {"dist/old.js", "dist/cache/"};
+	in.ignore_read = ig;
+	in.n_ignore_read = 2;
+	judge(log, &in, &v);
+	CHECK_INT(v.violations.n, 0);
+	verdict_release(&v);
+	/* the key holds it: a source under write: ["./"] is no leftover */
+	in.n_ignore_read = 0;
+	const char *proot[] = {proj};
+	in.write_roots = proot;
+	in.n_write_roots = 1;
+	judge("2 openat(AT_FDCWD, \"src/a.txt\", O_RDONLY) = 3\n" EXIT, &in, &v);
+	CHECK_INT(v.violations.n, 0);
+	verdict_release(&v);
+	free(dist);
+	free(info);
 }
 
 /* Issue 19: one judge, two feeds. The same refusals as strace shows them
@@ -618,6 +689,7 @@ int main(void)
 	test_shown_absence();
 	test_walled();
 	test_unkeyed();
+	test_leftover();
 	test_unkeyed_beyond();
 	test_two_feeds();
 	test_stable_fix();

@@ -177,4 +177,71 @@ test_expect_success 'an access the trace cannot place fails the task; the calls 
 	test_grep "note: openat read a path relative to a descriptor the trace never saw opened" "$ERR"
 '
 
+# Item 5: a read under a write grant was never judged: a file left there
+# before the run (a build that concatenates its old output), a link in
+# dist/ to an unkeyed file, and with write: ["./"] any cat of the project.
+# Only what the task wrote in this run (or the empty file vx made for a
+# file grant) is exempt; a tool cache is vouched for with ignore.read.
+test_expect_success 'a read under a write grant is judged unless the task wrote it first' '
+	ws_root <<-'\''EOF'\'' &&
+	tasks:
+	  build:
+	    outputs: ["dist/**"]
+	EOF
+	mkdir -p app/src && echo "src-1" >app/src/a.txt &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "mkdir -p dist; cat dist/old.txt src/a.txt > dist/new.txt 2>/dev/null; cat src/a.txt > dist/old.txt"
+	    sandbox: {allow: {write: ["dist/"]}}
+	EOF
+	run_vx 0 run app#build &&
+	test_grep ! "read-unkeyed" "$ERR" &&
+	echo "src-2" >app/src/a.txt &&
+	run_vx 1 run app#build &&
+	test_grep "violation: read-unkeyed app/dist/old.txt" "$ERR" &&
+	test_grep "left there before the task ran" "$ERR" &&
+	test_grep "sandbox.ignore.read: \[\"dist/old.txt\"\]" "$ERR" &&
+	rm -rf app/dist && echo "secret" >app/notes.txt &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "mkdir -p dist; ln -sf ../notes.txt dist/l; cat dist/l > dist/o"
+	    inputs: {files: ["src/**"]}
+	    sandbox: {allow: {write: ["dist/"]}}
+	EOF
+	run_vx 1 run app#build &&
+	test_grep "violation: read-unkeyed app/notes.txt" "$ERR" &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "cat src/a.txt notes.txt > out.txt"
+	    inputs: {files: ["src/**"]}
+	    outputs: ["out.txt"]
+	    sandbox: {allow: {write: ["./"]}}
+	EOF
+	run_vx 1 run app#build &&
+	test_grep "violation: read-unkeyed app/notes.txt" "$ERR" &&
+	test_grep ! "read-unkeyed app/src/a.txt" "$ERR" &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "cat cache.bin >/dev/null 2>&1; date +%N > cache.bin; cat src/a.txt cache.bin > out.txt"
+	    inputs: {files: ["src/**"]}
+	    outputs: ["out.txt"]
+	    sandbox: {allow: {write: ["cache.bin", "out.txt"]}}
+	EOF
+	rm -f app/cache.bin app/notes.txt &&
+	run_vx 0 run app#build &&
+	test_grep ! "read-unkeyed" "$ERR" &&
+	echo "src-3" >app/src/a.txt &&
+	run_vx 1 run app#build &&
+	test_grep "violation: read-unkeyed app/cache.bin" "$ERR" &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "cat cache.bin >/dev/null 2>&1; date +%N > cache.bin; cat src/a.txt > out.txt"
+	    inputs: {files: ["src/**"]}
+	    outputs: ["out.txt"]
+	    sandbox: {allow: {write: ["cache.bin", "out.txt"]}, ignore: {read: ["cache.bin"]}}
+	EOF
+	run_vx 0 run app#build &&
+	test_grep ! "read-unkeyed" "$ERR"
+'
+
 test_done
