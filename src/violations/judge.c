@@ -758,8 +758,12 @@ enum unkeyed {
 /* The paths the task made in this run, each with the index of its first
  * event (a file written, linked or renamed there, a directory made), by
  * its lexical path and by the one its directory resolves to. */
-static void note_written(struct strmap *written, const struct access_event *ev, size_t nev)
+static void note_written(struct strmap *written, struct strvec *keys,
+			 const struct access_event *ev, size_t nev)
 {
+	/* a directory's resolution, once (keys borrowed from names): into reals */
+	struct strmap dirs = STRMAP_INIT;
+	struct strvec names = STRVEC_INIT, reals = STRVEC_INIT;
 	for (size_t i = 0; i < nev; i++) {
 		const struct access_event *e = &ev[i];
 		if (e->err || e->unresolved || e->truncated || e->path[0] != '/' ||
@@ -769,16 +773,31 @@ static void note_written(struct strmap *written, const struct access_event *ev, 
 		size_t first;
 		if (!strmap_get(written, e->path, &first))
 			strmap_put(written, e->path, i);
-		char *dir = path_dirname(e->path), *rdir = realpath(dir, NULL);
-		if (rdir) {
-			char *real = path_join(rdir, path_basename(e->path));
-			if (strcmp(real, e->path) && !strmap_get(written, real, &first))
-				strmap_put(written, real, i);
-			free(real);
+		char *dir = path_dirname(e->path);
+		size_t at;
+		if (!strmap_get(&dirs, dir, &at)) {
+			char *rdir = realpath(dir, NULL);
+			at = reals.n;
+			strvec_push(&reals, rdir ? rdir : "");
+			free(rdir);
+			strvec_push_nodup(&names, dir);
+			strmap_put(&dirs, dir, at);
+		} else {
+			free(dir);
 		}
-		free(rdir);
-		free(dir);
+		if (*reals.v[at]) {
+			char *real = path_join(reals.v[at], path_basename(e->path));
+			if (strcmp(real, e->path) && !strmap_get(written, real, &first)) {
+				strvec_push_nodup(keys, real);
+				strmap_put(written, real, i);
+			} else {
+				free(real);
+			}
+		}
 	}
+	strmap_clear(&dirs);
+	strvec_clear(&names);
+	strvec_clear(&reals);
 }
 
 /* The task made path (or a directory it lies in, below root) before
@@ -1228,8 +1247,9 @@ void judge_events(const struct judge_input *in, const struct access_event *ev, s
 			strmap_put(&made_dirs, e->path, i);
 	}
 	struct strmap written = STRMAP_INIT;
+	struct strvec written_keys = STRVEC_INIT;
 	if (in->keyed)
-		note_written(&written, ev, nev);
+		note_written(&written, &written_keys, ev, nev);
 	struct strvec seen = STRVEC_INIT;
 	struct strmap read_seen = STRMAP_INIT;
 	VEC(const char *) read_paths = {0};
@@ -1451,6 +1471,7 @@ void judge_events(const struct judge_input *in, const struct access_event *ev, s
 	strmap_clear(&gone);
 	strmap_clear(&made_dirs);
 	strmap_clear(&written);
+	strvec_clear(&written_keys);
 	note_unwritten(in, out);
 	note_git(in, out);
 	note_last_line(in, out);
