@@ -15,6 +15,7 @@
 
 #include "lockfile/lockgraph.h"
 #include "util/die.h"
+#include "util/yamlload.h"
 #include "util/yamlnode.h"
 
 /* The node of an entry's header "D1, D2, …": its first descriptor's, the
@@ -49,9 +50,9 @@ int lock_parse_berry(struct lockset *ls, const char *text, size_t len, struct st
 	if (!yaml_parser_initialize(&parser))
 		die("cannot initialize the YAML parser");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		strbuf_addf(err, "line %zu: %s", parser.problem_mark.line + 1,
-			    parser.problem ? parser.problem : "not YAML");
+	struct yamlload_error yerr;
+	if (!yamlload_next(&parser, &doc, &yerr)) {
+		strbuf_addf(err, "line %d: %s", yerr.line, yerr.message);
 		yaml_parser_delete(&parser);
 		return -1;
 	}

@@ -22,6 +22,7 @@
 #include "util/die.h"
 #include "util/path.h"
 #include "util/strmap.h"
+#include "util/yamlload.h"
 
 /* A dependency as written: from (an importer's rel, or a package's id) to
  * NAME by REF. */
@@ -386,6 +387,14 @@ static int parse_stream(const char *text, size_t len, bool need_version, struct 
 			doc_release(&r.d);
 			strmap_clear(&r.pkg_index);
 			r.depth = 0;
+		} else if (r.depth >= YAMLLOAD_MAX_DEPTH && (type == YAML_MAPPING_START_EVENT ||
+							     type == YAML_SEQUENCE_START_EVENT)) {
+			/* libyaml's scanner is quadratic in the depth (yamlload.h) */
+			strbuf_addf(err, "line %zu: nested deeper than %d levels",
+				    e.start_mark.line + 1, YAMLLOAD_MAX_DEPTH);
+			yaml_event_delete(&e);
+			rc = -1;
+			break;
 		} else {
 			on_event(&r, &e);
 		}

@@ -19,6 +19,7 @@
 #include "orchestrator/schema.h"
 #include "util/glob.h"
 #include "util/strbuf.h"
+#include "util/yamlload.h"
 
 struct parse {
 	const char *path;
@@ -719,20 +720,17 @@ struct config *config_parse(const char *path, const char *text, size_t len)
 		die("cannot initialize the YAML parser");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	struct parse p = {.path = cfg->path};
-	if (!yaml_parser_load(&parser, &p.doc)) {
-		yaml_mark_t m = parser.problem_mark;
-		if (parser.error == YAML_MEMORY_ERROR)
-			die("out of memory parsing %s", path);
-		struct loc l = {path, (int)m.line + 1, (int)m.column + 1};
-		config_error(&l, "%s%s%s", parser.problem ? parser.problem : "YAML syntax error",
-			     parser.context ? " " : "", parser.context ? parser.context : "");
+	struct yamlload_error err;
+	if (!yamlload_next(&parser, &p.doc, &err)) {
+		struct loc l = {path, err.line, err.col};
+		config_error(&l, "%s", err.message);
 		yaml_parser_delete(&parser);
 		config_free(cfg);
 		return NULL;
 	}
 	/* A second document in the same file is almost always a mistake. */
 	yaml_document_t extra;
-	if (yaml_parser_load(&parser, &extra)) {
+	if (yamlload_next(&parser, &extra, &err)) {
 		yaml_node_t *r = yaml_document_get_root_node(&extra);
 		if (r) {
 			struct loc l = {path, (int)r->start_mark.line + 1, (int)r->start_mark.column + 1};

@@ -7,6 +7,7 @@
 
 #include "util/die.h"
 #include "util/strbuf.h"
+#include "util/yamlload.h"
 #include "util/yamlnode.h"
 
 static struct loc mark(const char *path, yaml_mark_t m)
@@ -36,9 +37,10 @@ int pnpm_workspace_parse(const char *path, const char *text, size_t len, lstr_ve
 		die("cannot initialize the YAML parser");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	int rc = 0;
-	if (!yaml_parser_load(&parser, &doc)) {
-		struct loc l = mark(path, parser.problem_mark);
-		rc = config_error(&l, "%s", parser.problem ? parser.problem : "YAML syntax error");
+	struct yamlload_error err;
+	if (!yamlload_next(&parser, &doc, &err)) {
+		struct loc l = {path, err.line, err.col};
+		rc = config_error(&l, "%s", err.message);
 		yaml_parser_delete(&parser);
 		return rc;
 	}

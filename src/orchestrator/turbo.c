@@ -16,6 +16,7 @@
 
 #include "util/die.h"
 #include "util/jsonc.h"
+#include "util/yamlload.h"
 #include "util/yamlnode.h"
 #include "util/path.h"
 #include "util/readcache.h"
@@ -419,11 +420,10 @@ static int parse(struct turbo *tp, char *text, size_t len)
 	if (!yaml_parser_initialize(&parser))
 		die("cannot initialize the YAML parser");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-	if (!yaml_parser_load(&parser, &t.doc)) {
-		struct loc l = {path, (int)parser.problem_mark.line + 1,
-				(int)parser.problem_mark.column + 1};
-		int rc = config_error(&l, "turbo.json is not JSON: %s",
-				      parser.problem ? parser.problem : "syntax error");
+	struct yamlload_error err;
+	if (!yamlload_next(&parser, &t.doc, &err)) {
+		struct loc l = {path, err.line, err.col};
+		int rc = config_error(&l, "turbo.json is not JSON: %s", err.message);
 		yaml_parser_delete(&parser);
 		return rc;
 	}
@@ -552,7 +552,8 @@ static bool top_level_key(char *text, size_t len, const char *key)
 		die("cannot initialize the YAML parser");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	bool found = false;
-	if (yaml_parser_load(&parser, &doc)) {
+	struct yamlload_error err;
+	if (yamlload_next(&parser, &doc, &err)) {
 		yaml_node_t *root = yaml_document_get_root_node(&doc);
 		for (yaml_node_pair_t *pr = root && root->type == YAML_MAPPING_NODE
 						? root->data.mapping.pairs.start

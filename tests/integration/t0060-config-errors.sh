@@ -335,4 +335,38 @@ test_expect_success 'a config that is no regular file is an error at once, namin
 	test_path_is_missing ran-ok
 '
 
+# Issue 39, item 3: libyaml's scanner costs the open depth on every
+# token: [[[…]]] 100 000 deep took 22 s, a million more than 90. The depth
+# is bounded (256), the error at the bracket that passes it, and 1 MB of
+# nesting fails at once (the timeout guards a hang; no time is asserted).
+test_expect_success 'nesting deeper than 256 levels is an error at its bracket, found at once' '
+	setup &&
+	mkdir -p bad &&
+	{ printf "tasks: "; head -c 1000000 /dev/zero | tr "\0" "["; } >bad/vx.yaml &&
+	rc=0 && timeout 60 "$VX" run build >"$OUT" 2>"$ERR" || rc=$? &&
+	test "$rc" = 2 &&
+	test_grep -x "vx: $(pwd -P)/bad/vx.yaml:1:263: nested deeper than 256 levels" "$ERR" &&
+	test_path_is_missing ran-ok &&
+	rm -rf bad &&
+	{ printf "{\"tasks\": {\"build\": {\"env\": "; head -c 300000 /dev/zero | tr "\0" "["; } >turbo.json &&
+	write_file package.json <<<"{\"name\": \"root\"}" &&
+	rc=0 && timeout 60 "$VX" run build >"$OUT" 2>"$ERR" || rc=$? &&
+	test "$rc" = 2 &&
+	test_grep -x "vx: $(pwd -P)/turbo.json:1:282: turbo.json is not JSON: nested deeper than 256 levels" "$ERR"
+'
+
+# Issue 39, item 4: invalid UTF-8 and NUL bytes were reported at 1:1 (the
+# bytes were at 2:24 and 5:12): libyaml gives a reader error a byte
+# offset, not a mark.
+test_expect_success 'invalid UTF-8 and a NUL in vx.yaml are errors at their byte' '
+	setup &&
+	mkdir -p bad &&
+	printf "tasks:\n  build: {command: \"touch ../ran-\xff\"}\n" >bad/vx.yaml &&
+	expect_error bad/vx.yaml:2:34 "invalid leading UTF-8 octet" &&
+	printf "tasks:\n  build:\n    command: \"touch ../ran-bad\"\n    # a comment\n    env: [\"A\0\"]\n" >bad/vx.yaml &&
+	expect_error bad/vx.yaml:5:13 "control characters are not allowed" &&
+	printf "tasks:\n  build: {command: \"touch ../ran-\xc3\xa9\xc3\"}\n" >bad/vx.yaml &&
+	expect_error bad/vx.yaml:2:35 "incomplete UTF-8 octet sequence|invalid trailing UTF-8 octet"
+'
+
 test_done
