@@ -16,7 +16,7 @@
 
 #define CONFIG_MAGIC "VXCB"
 #define PKG_MAGIC "VXPB"
-#define BLOB_VERSION 1
+#define BLOB_VERSION 2
 #define NONE UINT32_MAX
 
 #define AT(base, r, type) ((type *)((char *)(base) + (r)->off))
@@ -387,6 +387,8 @@ void pkg_blob_write(const struct pkg_fields *f, struct strbuf *out)
 	strbuf_add(out, PKG_MAGIC, 4);
 	put_u(&w, signature(), 8);
 	put_str(&w, f->name);
+	put_u(&w, (uint32_t)f->name_line, 4);
+	put_u(&w, (uint32_t)f->name_col, 4);
 	put_str(&w, f->version);
 	put_pairs(&w, &f->deps, &f->dep_specs);
 	put_pairs(&w, &f->script_names, &f->scripts);
@@ -417,6 +419,8 @@ bool pkg_blob_read(const char *blob, size_t len, struct pkg_fields *f)
 	if (!header(&r, PKG_MAGIC))
 		return false;
 	f->name = get_str(&r);
+	f->name_line = (int)get_u(&r, 4);
+	f->name_col = (int)get_u(&r, 4);
 	f->version = get_str(&r);
 	get_pairs(&r, &f->deps, &f->dep_specs);
 	get_pairs(&r, &f->script_names, &f->scripts);

@@ -30,6 +30,7 @@ struct config *config_blob_read(const char *path, const char *blob, size_t len);
 /* What vx takes from a package.json. */
 struct pkg_fields {
 	char *name;    /* "name", or NULL */
+	int name_line, name_col; /* where its value is in the file (1-based) */
 	char *version; /* "version", or NULL */
 	struct strvec deps, dep_specs;	  /* the four dependency kinds, parallel */
 	struct strvec script_names, scripts; /* string "scripts", parallel */

@@ -22,6 +22,7 @@
 #include "orchestrator/turbo.h"
 #include "util/glob.h"
 #include "util/io.h"
+#include "util/jsonloc.h"
 #include "util/path.h"
 #include "util/readcache.h"
 #include "util/strbuf.h"
@@ -52,33 +53,52 @@ static int read_optional(struct readcache *rc, const char *path, struct strbuf *
 }
 
 /* Converts a byte offset in text to a 1-based line and column. */
-static void offset_to_loc(const char *text, size_t off, int *line, int *col)
+/* Where the value keys name lies in a package.json's text (or the
+ * deepest one found on the way), for an error there. */
+static struct loc pkg_loc(const char *path, const struct strbuf *text, const char *const *keys,
+			  size_t n)
 {
-	*line = 1;
-	*col = 1;
-	for (size_t i = 0; i < off && text[i]; i++) {
-		if (text[i] == '\n') {
-			(*line)++;
-			*col = 1;
-		} else {
-			(*col)++;
-		}
-	}
+	struct loc l = {path, 1, 1};
+	jsonloc_line_col(text->buf, jsonloc_find(text->buf, text->len, keys, n), &l.line, &l.col);
+	return l;
+}
+
+static struct loc byte_loc(const char *path, const struct strbuf *text, size_t off)
+{
+	struct loc l = {path, 1, 1};
+	jsonloc_line_col(text->buf, off, &l.line, &l.col);
+	return l;
 }
 
 /* Parses a package.json. Returns the document, or NULL after printing
- * "vx: FILE:LINE:COL: ..." for invalid JSON. */
+ * "vx: FILE:LINE:COL: ..." at the byte that is wrong: one that is not
+ * UTF-8 or a NUL (cJSON takes both, and a string cut at a NUL), invalid
+ * JSON, or anything but white space after the object (issue 39: trailing
+ * garbage was accepted silently). */
 static cJSON *pkg_parse(const char *path, struct strbuf *text)
 {
 	struct strbuf sb = *text;
+	const char *why;
+	size_t bad = jsonloc_bad_byte(sb.buf, sb.len, &why);
+	if (bad < sb.len) {
+		struct loc l = byte_loc(path, text, bad);
+		config_error(&l, "%s: a package.json is UTF-8 JSON", why);
+		return NULL;
+	}
 	const char *end = NULL;
 	cJSON *doc = cJSON_ParseWithLengthOpts(sb.buf, sb.len, &end, false);
-	if (!doc || !cJSON_IsObject(doc)) {
-		int line, col;
-		size_t off = doc ? 0 : (end ? (size_t)(end - sb.buf) : 0);
-		offset_to_loc(sb.buf, off, &line, &col);
-		struct loc l = {path, line, col};
-		config_error(&l, "%s", doc ? "package.json must hold a JSON object" : "invalid JSON");
+	if (!doc) {
+		struct loc l = byte_loc(path, text, end ? (size_t)(end - sb.buf) : 0);
+		config_error(&l, "invalid JSON");
+		return NULL;
+	}
+	size_t rest = end ? (size_t)(end - sb.buf) : sb.len;
+	while (rest < sb.len && strchr(" \t\r\n", sb.buf[rest]))
+		rest++;
+	if (!cJSON_IsObject(doc) || rest < sb.len) {
+		struct loc l = byte_loc(path, text, cJSON_IsObject(doc) ? rest : 0);
+		config_error(&l, "%s", cJSON_IsObject(doc) ? "text after the JSON object"
+							  : "package.json must hold a JSON object");
 		cJSON_Delete(doc);
 		return NULL;
 	}
@@ -93,7 +113,7 @@ static void pkg_apply(struct project *p, const char *path, struct pkg_fields *f)
 	if (!p->name && f->name && *f->name) {
 		p->name = f->name;
 		f->name = NULL;
-		p->name_loc = (struct loc){p->pkg_path, 1, 1};
+		p->name_loc = (struct loc){p->pkg_path, f->name_line, f->name_col};
 	}
 	/* everything but a name p already had is moved */
 	p->pkg_version = f->version;
@@ -105,6 +125,33 @@ static void pkg_apply(struct project *p, const char *path, struct pkg_fields *f)
 	memset(f, 0, sizeof *f);
 }
 
+/* An object's members, each a string (a dependency's spec, a script's
+ * command), into names and values. Returns 0, or -1 after an error line
+ * at the one that is not (issue 39: "scripts": {"build": 42} became a
+ * task with no command). */
+static int pkg_strings(const char *path, const struct strbuf *text, const cJSON *obj,
+		       const char *field, const char *what, struct strvec *names,
+		       struct strvec *values)
+{
+	const cJSON *m;
+	if (!cJSON_IsObject(obj)) {
+		struct loc l = pkg_loc(path, text, &field, 1);
+		return config_error(&l, "package.json \"%s\" must be an object", field);
+	}
+	cJSON_ArrayForEach(m, obj)
+	{
+		if (!cJSON_IsString(m)) {
+			const char *keys[] = {field, m->string};
+			struct loc l = pkg_loc(path, text, keys, 2);
+			return config_error(&l, "package.json \"%s\" \"%s\" must be %s", field,
+					    m->string, what);
+		}
+		strvec_push(names, m->string);
+		strvec_push(values, m->valuestring);
+	}
+	return 0;
+}
+
 /* Parses a package.json into f. Returns 0, or -1 after an error line. */
 static int pkg_fields_parse(const char *path, struct strbuf *text, struct pkg_fields *f)
 {
@@ -112,49 +159,36 @@ static int pkg_fields_parse(const char *path, struct strbuf *text, struct pkg_fi
 	cJSON *doc = pkg_parse(path, text);
 	if (!doc)
 		return -1;
-	struct loc loc = {path, 1, 1};
+	int rc = 0;
+	static const char *const name_key[] = {"name"};
+	struct loc name_loc = pkg_loc(path, text, name_key, 1);
 	cJSON *name = cJSON_GetObjectItemCaseSensitive(doc, "name");
-	if (name && !cJSON_IsString(name)) {
-		cJSON_Delete(doc);
-		return config_error(&loc, "package.json \"name\" must be a string");
-	}
-	if (name)
+	if (name && !cJSON_IsString(name))
+		rc = config_error(&name_loc, "package.json \"name\" must be a string");
+	if (name && !rc) {
 		f->name = xstrdup(name->valuestring);
+		f->name_line = name_loc.line;
+		f->name_col = name_loc.col;
+	}
 	cJSON *version = cJSON_GetObjectItemCaseSensitive(doc, "version");
 	if (cJSON_IsString(version))
 		f->version = xstrdup(version->valuestring);
 	static const char *const kinds[] = {"dependencies", "devDependencies",
 					    "optionalDependencies", "peerDependencies"};
-	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+	for (size_t k = 0; !rc && k < sizeof kinds / sizeof *kinds; k++) {
 		cJSON *deps = cJSON_GetObjectItemCaseSensitive(doc, kinds[k]);
-		cJSON *d;
-		if (!deps)
-			continue;
-		if (!cJSON_IsObject(deps)) {
-			cJSON_Delete(doc);
-			pkg_fields_free(f);
-			return config_error(&loc, "package.json \"%s\" must be an object",
-					    kinds[k]);
-		}
-		cJSON_ArrayForEach(d, deps)
-		{
-			strvec_push(&f->deps, d->string);
-			strvec_push(&f->dep_specs, cJSON_IsString(d) ? d->valuestring : "");
-		}
+		if (deps)
+			rc = pkg_strings(path, text, deps, kinds[k], "a version string", &f->deps,
+					 &f->dep_specs);
 	}
 	cJSON *scripts = cJSON_GetObjectItemCaseSensitive(doc, "scripts");
-	cJSON *s;
-	if (scripts && cJSON_IsObject(scripts)) {
-		cJSON_ArrayForEach(s, scripts)
-		{
-			if (!cJSON_IsString(s))
-				continue;
-			strvec_push(&f->script_names, s->string);
-			strvec_push(&f->scripts, s->valuestring);
-		}
-	}
+	if (!rc && scripts)
+		rc = pkg_strings(path, text, scripts, "scripts", "a command string",
+				 &f->script_names, &f->scripts);
 	cJSON_Delete(doc);
-	return 0;
+	if (rc)
+		pkg_fields_free(f);
+	return rc;
 }
 
 /* Reads p's package.json at path (1), or says there is none (0), or -1
@@ -216,7 +250,7 @@ static int yaml_load(struct workspace *ws, const char *path, struct config **cfg
  * as read_optional says) into patterns. Returns 0 (none is fine), or -1
  * after an error line. */
 static int pkg_workspaces(const char *path, int found, struct strbuf *text, const cJSON *doc,
-			  lstr_vec *out, const char *file_for_loc)
+			  lstr_vec *out)
 {
 	if (found <= 0)
 		return found;
@@ -224,17 +258,26 @@ static int pkg_workspaces(const char *path, int found, struct strbuf *text, cons
 		cJSON_Delete(pkg_parse(path, text)); /* says where it is not JSON */
 		return -1;
 	}
-	struct loc loc = {file_for_loc, 1, 1};
+	const char *keys[] = {"workspaces", "packages"};
+	size_t depth = 1;
 	const cJSON *ws = cJSON_GetObjectItemCaseSensitive(doc, "workspaces");
-	if (ws && cJSON_IsObject(ws))
+	if (ws && cJSON_IsObject(ws)) {
 		ws = cJSON_GetObjectItemCaseSensitive(ws, "packages");
+		depth = 2;
+	}
 	if (!ws)
 		return 0;
-	if (!cJSON_IsArray(ws))
-		return config_error(&loc, "package.json \"workspaces\" must be an array of globs");
+	size_t at = jsonloc_find(text->buf, text->len, keys, depth);
+	if (!cJSON_IsArray(ws)) {
+		struct loc loc = byte_loc(path, text, at);
+		return config_error(&loc, "package.json \"%s\" must be an array of globs",
+				    depth == 2 ? "workspaces.packages" : "workspaces");
+	}
 	const cJSON *e;
+	size_t i = 0;
 	cJSON_ArrayForEach(e, ws)
 	{
+		struct loc loc = byte_loc(path, text, jsonloc_item(text->buf, text->len, at, i++));
 		if (!cJSON_IsString(e))
 			return config_error(&loc,
 					    "package.json \"workspaces\" entries must be strings");
@@ -447,6 +490,7 @@ void workspace_free(struct workspace *ws)
 	strmap_clear(&ws->by_name);
 	strvec_clear(&ws->project_globs);
 	free(ws->pnpm_path);
+	free(ws->root_pkg_path);
 	cJSON_Delete(ws->root_pkg);
 	readcache_free(ws->reads);
 	config_free(ws->cfg);
@@ -620,6 +664,7 @@ static struct workspace *load(const char *start_dir, bool listing)
 	 * packageManager, and (externals.c) its dependencies. Not JSON, it is
 	 * an error only where its workspaces are asked for. */
 	char *pkg = path_join(ws->root, "package.json");
+	ws->root_pkg_path = xstrdup(pkg); /* the locs of its workspaces point here */
 	struct strbuf pkg_text = STRBUF_INIT;
 	int pkg_found = read_optional(NULL, pkg, &pkg_text);
 	if (pkg_found > 0)
@@ -633,10 +678,8 @@ static struct workspace *load(const char *start_dir, bool listing)
 			goto fail;
 		ws->projects_from = "pnpm-workspace.yaml packages";
 		if (rc == 0) {
-			rc = pkg_workspaces(pkg, pkg_found, &pkg_text, ws->root_pkg, &pkg_pats, pkg);
-			/* the loc's file must outlive this function: point at the vx.yaml */
-			for (size_t i = 0; i < pkg_pats.n; i++)
-				pkg_pats.v[i].loc = (struct loc){ws->cfg->path, 1, 1};
+			rc = pkg_workspaces(ws->root_pkg_path, pkg_found, &pkg_text, ws->root_pkg,
+					    &pkg_pats);
 			if (rc)
 				goto fail;
 			ws->projects_from = "package.json workspaces";

@@ -53,6 +53,7 @@ struct workspace {
 				    * "turbo.json", "pnpm-workspace.yaml", "package.json
 				    * workspaces" (static text) */
 	char *pnpm_path;       /* the pnpm-workspace.yaml read, when it was (locs point here) */
+	char *root_pkg_path;   /* the root package.json (the locs of its workspaces point here) */
 	struct package_manager pm; /* the root's (workspace_load) */
 	struct cJSON *root_pkg; /* the root package.json, parsed once by the load;
 				 * NULL when there is none or it is not JSON */

@@ -369,4 +369,38 @@ test_expect_success 'invalid UTF-8 and a NUL in vx.yaml are errors at their byte
 	expect_error bad/vx.yaml:2:35 "incomplete UTF-8 octet sequence|invalid trailing UTF-8 octet"
 '
 
+# Issue 39, item 4: a wrongly typed package.json field was reported at
+# 1:1, invalid UTF-8 in a name blamed another project's vx.yaml, trailing
+# garbage (or garbage after a NUL) was accepted, and "scripts": {"build":
+# 42} silently became a task with no command. Each is an error at its byte.
+test_expect_success 'a package.json error is at its byte' '
+	setup &&
+	mkdir -p bad &&
+	printf "{\n  \"version\": \"1.0.0\",\n  \"name\": 5\n}\n" >bad/package.json &&
+	expect_error bad/package.json:3:11 "package.json \"name\" must be a string" &&
+	printf "{\n  \"name\": \"bad\",\n  \"dependencies\": [\"ok\"]\n}\n" >bad/package.json &&
+	expect_error bad/package.json:3:19 "package.json \"dependencies\" must be an object" &&
+	printf "{\n  \"name\": \"bad\",\n  \"devDependencies\": {\"a\": \"1\", \"b\": 2}\n}\n" >bad/package.json &&
+	expect_error bad/package.json:3:38 "package.json \"devDependencies\" \"b\" must be a version string" &&
+	printf "{\n  \"name\": \"bad\",\n  \"scripts\": {\n    \"build\": 42\n  }\n}\n" >bad/package.json &&
+	expect_error bad/package.json:4:14 "package.json \"scripts\" \"build\" must be a command string" &&
+	printf "{\n  \"name\": \"b\xe9d\"\n}\n" >bad/package.json &&
+	expect_error bad/package.json:2:13 "invalid UTF-8: a package.json is UTF-8 JSON" &&
+	printf "{\"name\": \"bad\"}\n}garbage\n" >bad/package.json &&
+	expect_error bad/package.json:2:1 "text after the JSON object" &&
+	printf "{\"name\": \"bad\"}\n\0garbage\n" >bad/package.json &&
+	expect_error bad/package.json:2:1 "a NUL byte: a package.json is UTF-8 JSON" &&
+	rm -r bad && mkdir zbad &&
+	printf "{\"name\": \"ok\"}\n" >zbad/package.json &&
+	expect_error zbad/package.json:1:10 "duplicate project name \"ok\" \(also ok\)"
+'
+
+test_expect_success 'a root package.json workspaces entry that is no string is an error at it' '
+	rm -f vx.yaml &&
+	printf "{\n  \"name\": \"root\",\n  \"workspaces\": [\"a\",\n    7]\n}\n" >package.json &&
+	rc=0 && "$VX" run build >"$OUT" 2>"$ERR" || rc=$? &&
+	test "$rc" = 2 &&
+	test_grep -x "vx: $(pwd -P)/package.json:4:5: package.json \"workspaces\" entries must be strings" "$ERR"
+'
+
 test_done

@@ -1,0 +1,140 @@
+/* jsonloc.c - see jsonloc.h. A scanner of just enough JSON to step over a
+ * value: strings (with their escapes), nesting, and the rest up to a
+ * delimiter. It runs on text cJSON has already accepted. */
+#include "util/jsonloc.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+static size_t skip_space(const char *s, size_t len, size_t i)
+{
+	while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+		i++;
+	return i;
+}
+
+/* i at a '"': the offset past its closing quote. */
+static size_t skip_string(const char *s, size_t len, size_t i)
+{
+	for (i++; i < len && s[i] != '"'; i++)
+		if (s[i] == '\\')
+			i++;
+	return i < len ? i + 1 : len;
+}
+
+/* i at a value: the offset past it. */
+static size_t skip_value(const char *s, size_t len, size_t i)
+{
+	if (i >= len)
+		return len;
+	if (s[i] == '"')
+		return skip_string(s, len, i);
+	if (s[i] != '{' && s[i] != '[') {
+		while (i < len && !strchr(",}] \t\r\n", s[i]))
+			i++;
+		return i;
+	}
+	size_t depth = 0;
+	for (; i < len; i++) {
+		if (s[i] == '"') {
+			i = skip_string(s, len, i) - 1;
+		} else if (s[i] == '{' || s[i] == '[') {
+			depth++;
+		} else if ((s[i] == '}' || s[i] == ']') && --depth == 0) {
+			return i + 1;
+		}
+	}
+	return len;
+}
+
+/* i at a '{': the offset of key's value in that object, or len. */
+static size_t member(const char *s, size_t len, size_t i, const char *key)
+{
+	size_t klen = strlen(key);
+	for (i = skip_space(s, len, i + 1); i < len && s[i] == '"';) {
+		size_t end = skip_string(s, len, i);
+		bool match = end - i == klen + 2 && !memcmp(s + i + 1, key, klen);
+		i = skip_space(s, len, end);
+		if (i >= len || s[i] != ':')
+			return len;
+		i = skip_space(s, len, i + 1);
+		if (match)
+			return i;
+		i = skip_space(s, len, skip_value(s, len, i));
+		if (i >= len || s[i] != ',')
+			return len;
+		i = skip_space(s, len, i + 1);
+	}
+	return len;
+}
+
+size_t jsonloc_find(const char *text, size_t len, const char *const *keys, size_t n)
+{
+	size_t at = skip_space(text, len, 0), found = 0;
+	for (size_t k = 0; k < n && at < len && text[at] == '{'; k++) {
+		at = member(text, len, at, keys[k]);
+		if (at >= len)
+			break;
+		found = at;
+	}
+	return found;
+}
+
+size_t jsonloc_item(const char *text, size_t len, size_t at, size_t index)
+{
+	if (at >= len || text[at] != '[')
+		return at;
+	size_t i = skip_space(text, len, at + 1);
+	for (size_t k = 0; k < index && i < len && text[i] != ']'; k++) {
+		i = skip_space(text, len, skip_value(text, len, i));
+		if (i >= len || text[i] != ',')
+			return at;
+		i = skip_space(text, len, i + 1);
+	}
+	return i < len && text[i] != ']' ? i : at;
+}
+
+size_t jsonloc_bad_byte(const char *text, size_t len, const char **why)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	for (size_t i = 0; i < len;) {
+		unsigned c = s[i];
+		if (c == 0) {
+			*why = "a NUL byte";
+			return i;
+		}
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+		bool ok = n && i + n <= len;
+		for (size_t k = 1; ok && k < n; k++)
+			ok = (s[i + k] & 0xC0) == 0x80;
+		/* no overlong form, no surrogate, nothing past U+10FFFF */
+		if (ok && n == 3)
+			ok = !(c == 0xE0 && s[i + 1] < 0xA0) && !(c == 0xED && s[i + 1] >= 0xA0);
+		if (ok && n == 4)
+			ok = !(c == 0xF0 && s[i + 1] < 0x90) && !(c == 0xF4 && s[i + 1] >= 0x90);
+		if (!ok) {
+			*why = "invalid UTF-8";
+			return i;
+		}
+		i += n;
+	}
+	return len;
+}
+
+void jsonloc_line_col(const char *text, size_t off, int *line, int *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < off; i++) {
+		if (text[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else if (((unsigned char)text[i] & 0xC0) != 0x80) {
+			(*col)++;
+		}
+	}
+}

@@ -1,0 +1,29 @@
+/* jsonloc.h - where things lie in a JSON text, for errors that point at
+ * their byte (issue 39: a wrongly typed package.json field was reported
+ * at 1:1). cJSON keeps no positions; these find them again in the text it
+ * parsed, only when an error is to be printed. */
+#ifndef VX_UTIL_JSONLOC_H
+#define VX_UTIL_JSONLOC_H
+
+#include <stddef.h>
+
+/* The byte offset of the value that keys name, an object path from the
+ * top-level object (keys[0] in it, keys[1] in that, ...), or of the
+ * deepest value found on the way (0: the text's start). Keys compare as
+ * written: one spelled with an escape is not found. */
+size_t jsonloc_find(const char *text, size_t len, const char *const *keys, size_t n);
+
+/* The offset of item index of the array at offset at, or at when there
+ * is no such item. */
+size_t jsonloc_item(const char *text, size_t len, size_t at, size_t index);
+
+/* The offset of the first byte that no JSON text may hold: one that is not
+ * UTF-8 (an overlong form, a surrogate, a truncated sequence), or a NUL.
+ * Returns len when there is none; else *why says which. */
+size_t jsonloc_bad_byte(const char *text, size_t len, const char **why);
+
+/* The 1-based line and column of byte off: columns count characters (a
+ * UTF-8 sequence is one), as libyaml's marks do. */
+void jsonloc_line_col(const char *text, size_t off, int *line, int *col);
+
+#endif

@@ -1,0 +1,51 @@
+/* Unit tests for util/jsonloc.c: a value found again in the text by its
+ * path of keys (escaped strings and nesting stepped over), an array's
+ * item, the bytes no JSON may hold, and lines and columns in characters. */
+#include <string.h>
+
+#include "check.h"
+#include "util/jsonloc.h"
+
+static size_t find(const char *text, const char *const *keys, size_t n)
+{
+	return jsonloc_find(text, strlen(text), keys, n);
+}
+
+int main(void)
+{
+	const char *t = "{ \"a\": {\"x\": \"}\\\"]\", \"y\": [1, {\"z\": 2}]},\n  \"b\" : [10, \"s,]\", {}],"
+			" \"c\": {\"d\": null} }";
+	const char *ka[] = {"a", "y"}, *kb[] = {"b"}, *kc[] = {"c", "d"}, *kn[] = {"c", "nope"};
+	const char *kx[] = {"x"};
+	CHECK_INT(find(t, ka, 1), 7);
+	size_t y = find(t, ka, 2);
+	CHECK(!strncmp(t + y, "[1, {", 5));
+	size_t b = find(t, kb, 1);
+	CHECK(!strncmp(t + b, "[10,", 4));
+	CHECK(!strncmp(t + jsonloc_item(t, strlen(t), b, 1), "\"s,]\"", 5));
+	CHECK(!strncmp(t + jsonloc_item(t, strlen(t), b, 2), "{}]", 3));
+	CHECK_INT(jsonloc_item(t, strlen(t), b, 3), b); /* no such item: the array */
+	CHECK(!strncmp(t + find(t, kc, 2), "null", 4));
+	CHECK(!strncmp(t + find(t, kn, 2), "{\"d\"", 4)); /* the deepest found */
+	CHECK_INT(find(t, kx, 1), 0);                       /* not at the top: the start */
+	CHECK_INT(find("[1]", kx, 1), 0);
+
+	const char *why = NULL;
+	CHECK_INT(jsonloc_bad_byte("ok \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14, &why), 14);
+	CHECK_INT(jsonloc_bad_byte("ab\xff", 3, &why), 2);
+	CHECK_STR(why, "invalid UTF-8");
+	CHECK_INT(jsonloc_bad_byte("a\xc3", 2, &why), 1);         /* truncated */
+	CHECK_INT(jsonloc_bad_byte("\xc0\xaf", 2, &why), 0);      /* overlong */
+	CHECK_INT(jsonloc_bad_byte("x\xed\xa0\x80", 4, &why), 1); /* a surrogate */
+	CHECK_INT(jsonloc_bad_byte("x\xf4\x90\x80\x80", 5, &why), 1); /* past U+10FFFF */
+	CHECK_INT(jsonloc_bad_byte("ab\0c", 4, &why), 2);
+	CHECK_STR(why, "a NUL byte");
+
+	int line, col;
+	jsonloc_line_col("ab\n\xc3\xa9x", 5, &line, &col);
+	CHECK_INT(line, 2);
+	CHECK_INT(col, 2); /* é is one character */
+	jsonloc_line_col("abc", 0, &line, &col);
+	CHECK(line == 1 && col == 1);
+	return check_finish("jsonloc");
+}
