@@ -164,6 +164,10 @@ static int mapping_begin(struct parse *p, yaml_node_t *n, const char *what, stru
 static int mapping_next(struct parse *p, struct pair_iter *it, const char *what,
 			const char *const *valid, const char **key, yaml_node_t **value)
 {
+	/* set on every path: GCC 12 at -O2 cannot see the callers read them
+	 * only after a 1 (-Werror=maybe-uninitialized in a Release build) */
+	*key = NULL;
+	*value = NULL;
 	if (it->cur == it->end)
 		return 0;
 	yaml_node_pair_t *pair = it->cur++;
