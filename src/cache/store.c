@@ -34,6 +34,9 @@ int store_open(struct store *st, const char *dir)
 		error_errno("cannot open %s", st->path);
 		goto fail;
 	}
+	st->read_only = 0;
+	if (faccessat(st->dirfd, ".", W_OK, AT_EACCESS) < 0)
+		st->read_only = errno;
 	return 0;
 fail:
 	free(st->path);
@@ -104,7 +107,14 @@ int store_shard_make(const struct store *st, const char *key)
 
 int store_lock(const struct store *st, bool exclusive)
 {
-	int fd = openat(st->dirfd, LOCK_NAME, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	int fd;
+	if (st->read_only && !exclusive) {
+		fd = openat(st->dirfd, LOCK_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT)
+			return fcntl(st->dirfd, F_DUPFD_CLOEXEC, 0); /* nothing to wait for */
+	} else {
+		fd = openat(st->dirfd, LOCK_NAME, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	}
 	if (fd < 0)
 		return error_errno("cannot open %s/%s", st->path, LOCK_NAME);
 	while (flock(fd, exclusive ? LOCK_EX : LOCK_SH) < 0) {

@@ -21,11 +21,14 @@
 struct store {
 	char *path; /* absolute */
 	int dirfd;  /* O_CLOEXEC; every file of the store is reached through it */
+	int read_only; /* 0, or why vx cannot write it (EROFS: a CI cache restored
+			* read-only, a shared NFS mount; EACCES): it is read, its
+			* hits restored, and nothing of it is written */
 };
 
 /* Opens dir, creating it and its parents 0755 when missing. dir itself may
  * be a symlink (a cache moved to a bigger disk); nothing below it is ever
- * followed. Returns 0, or -1 after error(). */
+ * followed. Sets read_only. Returns 0, or -1 after error(). */
 int store_open(struct store *st, const char *dir);
 void store_close(struct store *st);
 
@@ -47,8 +50,10 @@ int store_shard_make(const struct store *st, const char *key);
 /* Takes the store's lock (flock on <dir>/.lock, opened afresh so a forked
  * child never shares its parent's lock): shared for reading an entry's pair
  * of files, exclusive for replacing or deleting a pair. Held for a few
- * syscalls, never while a task runs. Returns the fd to give to store_unlock,
- * or -1 after error(). */
+ * syscalls, never while a task runs. A read-only store's lock is taken
+ * shared through a read-only open of the file, or not at all when it does
+ * not exist (no writer ever took it). Returns the fd to give to
+ * store_unlock, or -1 after error(). */
 int store_lock(const struct store *st, bool exclusive);
 void store_unlock(int fd);
 

@@ -103,6 +103,19 @@ int cache_main(int argc, char **argv)
 			else
 				printf("hit rate, last runs: no cacheable task has run yet\n");
 		}
+	} else if (st.read_only) {
+		/* a read-only cache is read, never changed (issue 39): one line,
+		 * and a prune that has nothing to evict has done its work */
+		struct store_stats s;
+		char lim[32];
+		human(max, lim, sizeof lim);
+		if (!strcmp(sub, "prune") && !store_stats(&st, &s) && s.bytes <= (uint64_t)max) {
+			printf("cache: evicted 0 entries to fit %s (%s is read-only)\n", lim, dir);
+		} else {
+			error("the cache %s is read-only (%s): nothing in it can be removed", dir,
+			      strerror(st.read_only));
+			rc = 2;
+		}
 	} else if (!strcmp(sub, "clean")) {
 		rc = store_clean(&st) ? 2 : 0;
 		/* "remove all" includes what vx remembers of outputs in place, so

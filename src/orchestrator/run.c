@@ -1034,7 +1034,7 @@ static int run_record(const struct run_opts *o, struct plan *p, int status, long
 		hits += p->tc.status[i] == CACHE_HIT;
 		misses += p->tc.status[i] == CACHE_MISS || p->tc.status[i] == CACHE_BAD;
 	}
-	if (p->tc.store_open && (hits || misses))
+	if (p->tc.store_open && !p->tc.store.read_only && (hits || misses))
 		runlog_append(p->tc.dir, hits, misses);
 	if (o->summarize && summary_write(o->summary_path, &p->g, p->jobs, &p->tc, status, total) &&
 	    !status)

@@ -135,6 +135,15 @@ int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struc
 		if (store_open(&tc->store, tc->dir))
 			return -1;
 		tc->store_open = true;
+		if (tc->store.read_only) {
+			/* issue 39: every task rebuilt, and "cannot open .lock"
+			 * twenty times, though every entry was there */
+			if (tc->write && !tc->dry_run)
+				warning("the cache %s is read-only (%s): its hits are restored, and "
+					"nothing is saved to it",
+					tc->store.path, strerror(tc->store.read_only));
+			tc->write = false;
+		}
 		char *scpath = path_join(tc->dir, "statcache");
 		tc->sc = statcache_load(scpath);
 		statcache_use_reads(tc->sc, tc->ws->reads);
@@ -670,7 +679,7 @@ int taskcache_rekey(struct taskcache *tc, const bool *touched, bool *changed)
 
 void taskcache_checkpoint(struct taskcache *tc)
 {
-	if (tc->sc && !tc->dry_run) {
+	if (tc->sc && !tc->dry_run && !tc->store.read_only) {
 		statcache_save(tc->sc);
 		listcache_save(tc->lc);
 		ignores_save(tc->ig);
@@ -990,7 +999,8 @@ int taskcache_before(struct job *job, void *ctx)
 		tc->status[i] = CACHE_MISS;
 		return 0;
 	}
-	store_touch(&tc->store, tc->keys[i]);
+	if (!tc->store.read_only)
+		store_touch(&tc->store, tc->keys[i]);
 	if (outputs_collect(p->dir, &t->cfg->outputs, &current) == 0)
 		inplace_put(tc->ip, t->id, tc->keys[i], p->dir, current.v, current.n, job->log.buf,
 			    job->log.len, entry_tools);
@@ -1166,7 +1176,7 @@ void taskcache_close(struct taskcache *tc)
 {
 	taskcache_finish(tc);
 	if (tc->sc) {
-		if (!tc->dry_run) {
+		if (!tc->dry_run && !tc->store.read_only) {
 			statcache_save(tc->sc);
 			listcache_save(tc->lc);
 			ignores_save(tc->ig);

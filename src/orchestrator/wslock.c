@@ -87,8 +87,18 @@ int wslock_take(const char *cache_dir, const char *ws_root, const char *what)
 		 (unsigned long long)XXH3_64bits(ws_root, strlen(ws_root)));
 	char *file = path_join(dir, name);
 	int fd = -1;
-	if (fs_mkdirs(dir, 0777) == 0)
+	if (fs_mkdirs(dir, 0777) == 0 || errno == EROFS || errno == EACCES)
 		fd = open(file, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	if (fd < 0 && (errno == EROFS || errno == EACCES)) {
+		/* a read-only cache (said once by the run): its lock file, when
+		 * a writer made one, still takes a lock opened read-only */
+		fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0) {
+			free(file);
+			free(dir);
+			return -1;
+		}
+	}
 	if (fd < 0) {
 		warning("cannot lock the workspace (%s: %s): this run is not kept apart from "
 			"another one",
