@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -64,6 +65,10 @@ int entry_tmp_create(const struct store *st, const char *key, char **path)
 		*path = NULL;
 		return -1;
 	}
+	/* Locked while it is written: a file nobody holds is a killed save's,
+	 * which the next save of the key or a prune removes at once
+	 * (store_sweep_tmp) rather than after an hour. */
+	(void)flock(fd, LOCK_EX | LOCK_NB);
 	/* mkostemp makes 0600; the cache is as readable as the project. */
 	if (fchmod(fd, 0644) < 0) {
 		error_errno("cannot chmod %s", *path);
@@ -168,7 +173,10 @@ int entry_save(const struct store *st, const struct entry_save_request *req,
 		error_errno("cannot open %s", req->project_dir);
 		goto out;
 	}
-	if (store_shard_make(st, req->key) < 0 || (afd = entry_tmp_create(st, req->key, &arc_tmp)) < 0)
+	if (store_shard_make(st, req->key) < 0)
+		goto out;
+	store_sweep_tmp(st, req->key);
+	if ((afd = entry_tmp_create(st, req->key, &arc_tmp)) < 0)
 		goto out;
 	if (archive_write(afd, rootfd, req, &m) < 0)
 		goto out;
@@ -187,7 +195,8 @@ int entry_save(const struct store *st, const struct entry_save_request *req,
 	 * The lock pairs the two renames against a concurrent writer of the
 	 * same key (else its archive could end up beside this manifest) and
 	 * against a reader opening the pair. */
-	if ((lock = store_lock(st, true)) < 0)
+	if ((lock = store_lock(st, true)) < 0 || store_repair(st, arc_name, false) < 0 ||
+	    store_repair(st, man_name, false) < 0)
 		goto out;
 	if (renameat(AT_FDCWD, arc_tmp, st->dirfd, arc_name) < 0) {
 		error_errno("cannot rename %s", arc_tmp);
@@ -291,13 +300,40 @@ int entry_archive_check(int fd, off_t off, const struct manifest *m, struct strb
 	return 0;
 }
 
+static bool fd_is_regular(int fd)
+{
+	struct stat s;
+	return !fstat(fd, &s) && S_ISREG(s.st_mode);
+}
+
+/* Whether an entry file's open failed (err), or gave what is no regular
+ * file (err EISDIR), because the store is damaged there: its shard is no
+ * directory, or the name holds a directory, a link or a special file. Such
+ * an entry is bad, not an error: the task runs and its save repairs the
+ * store (store_repair). */
+static bool damaged(const struct store *st, const char *name, int err, struct strbuf *why)
+{
+	if (err != ENOTDIR && err != ELOOP && err != EISDIR)
+		return false;
+	char shard[3] = {name[0], name[1], 0};
+	struct stat s;
+	if (err == ENOTDIR)
+		strbuf_addf(why, "its shard %s/%s is no directory", st->path, shard);
+	else if (!fstatat(st->dirfd, name, &s, AT_SYMLINK_NOFOLLOW) && S_ISLNK(s.st_mode))
+		strbuf_addf(why, "%s/%s is a symbolic link", st->path, name);
+	else
+		strbuf_addf(why, "%s/%s is no regular file", st->path, name);
+	return true;
+}
+
 /* key's bundle (STORE_BUNDLE_SUFFIX), opened and verified into e. */
 static int bundle_open(const struct store *st, const char *key, struct entry *e,
 		       struct strbuf *why)
 {
 	char *name = store_entry_name(key, STORE_BUNDLE_SUFFIX);
 	int lock = store_lock(st, false), status = ENTRY_ERROR;
-	int fd = lock < 0 ? -1 : openat(st->dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = lock < 0 ? -1
+			  : openat(st->dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	int err = errno;
 	store_unlock(lock);
 	if (lock < 0)
@@ -305,8 +341,14 @@ static int bundle_open(const struct store *st, const char *key, struct entry *e,
 	if (fd < 0) {
 		if (err == ENOENT)
 			status = ENTRY_MISS;
+		else if (damaged(st, name, err, why))
+			status = ENTRY_BAD;
 		else
 			error("cannot open %s/%s: %s", st->path, name, strerror(err));
+		goto out;
+	}
+	if (damaged(st, name, fd_is_regular(fd) ? 0 : EISDIR, why)) {
+		status = ENTRY_BAD;
 		goto out;
 	}
 	status = ENTRY_BAD;
@@ -350,15 +392,21 @@ int entry_open(const struct store *st, const char *key, struct entry *e, struct 
 	int lock = store_lock(st, false);
 	if (lock < 0)
 		goto out;
-	mfd = openat(st->dirfd, man_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	mfd = openat(st->dirfd, man_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (mfd < 0) {
 		if (errno == ENOENT) {
 			store_unlock(lock);
 			lock = -1;
 			status = bundle_open(st, key, e, why);
+		} else if (damaged(st, man_name, errno, why)) {
+			status = ENTRY_BAD;
 		} else {
 			error_errno("cannot open %s/%s", st->path, man_name);
 		}
+		goto out;
+	}
+	if (damaged(st, man_name, fd_is_regular(mfd) ? 0 : EISDIR, why)) {
+		status = ENTRY_BAD;
 		goto out;
 	}
 	e->archive_fd = openat(st->dirfd, arc_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);

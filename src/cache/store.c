@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -96,10 +97,39 @@ char *store_tmp_template(const struct store *st, const char *key)
 	return xasprintf("%s/%s/%s%s-XXXXXX", st->path, shard, STORE_TMP_PREFIX, key);
 }
 
+/* What a damaged store holds where it keeps something else (issue 39: a
+ * directory at an entry's name, a file at a shard's, a bad .lock made
+ * every later run rebuild and say "not saved", forever). These names are
+ * vx's alone, so what is there of the wrong type is debris: removed, and
+ * said. */
+static const char *type_name(mode_t m)
+{
+	return S_ISDIR(m) ? "a directory" : S_ISLNK(m) ? "a symbolic link" : S_ISREG(m) ? "a file"
+									   : "a special file";
+}
+
+int store_repair(const struct store *st, const char *name, bool dir)
+{
+	struct stat s;
+	if (fstatat(st->dirfd, name, &s, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 0
+							   : error_errno("cannot stat %s/%s", st->path, name);
+	if (dir ? S_ISDIR(s.st_mode) : S_ISREG(s.st_mode))
+		return 0;
+	if (S_ISDIR(s.st_mode) ? remove_tree_at(st->dirfd, name) < 0
+			       : unlinkat(st->dirfd, name, 0) < 0 && errno != ENOENT)
+		return error_errno("cannot remove %s/%s", st->path, name);
+	warning("removed %s/%s: %s where the cache keeps %s (a damaged cache, repaired)", st->path,
+		name, type_name(s.st_mode), dir ? "a directory" : "a file");
+	return 0;
+}
+
 int store_shard_make(const struct store *st, const char *key)
 {
 	char shard[3];
 	store_shard_name(key, shard);
+	if (store_repair(st, shard, true) < 0)
+		return -1;
 	if (mkdirat(st->dirfd, shard, 0755) < 0 && errno != EEXIST)
 		return error_errno("cannot mkdir %s/%s", st->path, shard);
 	return 0;
@@ -114,6 +144,9 @@ int store_lock(const struct store *st, bool exclusive)
 			return fcntl(st->dirfd, F_DUPFD_CLOEXEC, 0); /* nothing to wait for */
 	} else {
 		fd = openat(st->dirfd, LOCK_NAME, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0 && (errno == EISDIR || errno == ELOOP) && !store_repair(st, LOCK_NAME, false))
+			fd = openat(st->dirfd, LOCK_NAME, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+				    0644);
 	}
 	if (fd < 0)
 		return error_errno("cannot open %s/%s", st->path, LOCK_NAME);
@@ -314,6 +347,58 @@ static int unlink_store_file(const struct store *st, const char *name)
 	return 0;
 }
 
+/* A temporary file (name relative to the store) whose writer is gone:
+ * unlocked and untouched for STORE_TMP_GRACE seconds, or for an hour. */
+static bool tmp_dead(const struct store *st, const char *name, const struct stat *s, time_t now)
+{
+	if (now - s->st_mtime > TMP_STALE_SECONDS)
+		return true;
+	if (now - s->st_mtime <= STORE_TMP_GRACE)
+		return false;
+	int fd = openat(st->dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool dead = flock(fd, LOCK_EX | LOCK_NB) == 0;
+	close(fd);
+	return dead;
+}
+
+int store_sweep_tmp(const struct store *st, const char *key)
+{
+	char shard[3];
+	store_shard_name(key, shard);
+	int fd = openat(st->dirfd, shard, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	char *prefix = xasprintf("%s%s-", STORE_TMP_PREFIX, key);
+	size_t plen = strlen(prefix);
+	time_t now = time(NULL);
+	int n = 0;
+	unsigned long long bytes = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		struct stat s;
+		char *name = xasprintf("%s/%s", shard, de->d_name);
+		if (!strncmp(de->d_name, prefix, plen) &&
+		    !fstatat(st->dirfd, name, &s, AT_SYMLINK_NOFOLLOW) && S_ISREG(s.st_mode) &&
+		    tmp_dead(st, name, &s, now) && !unlinkat(st->dirfd, name, 0)) {
+			n++;
+			bytes += (unsigned long long)s.st_size;
+		}
+		free(name);
+	}
+	closedir(d);
+	if (n)
+		warning("removed %d temporary file%s (%llu bytes) a killed save of %s left in %s/%s",
+			n, n == 1 ? "" : "s", bytes, key, st->path, shard);
+	free(prefix);
+	return n;
+}
+
 int store_clean(const struct store *st)
 {
 	int lock = store_lock(st, true);
@@ -386,8 +471,12 @@ long store_prune(const struct store *st, uint64_t max_bytes)
 	time_t now = time(NULL);
 	for (size_t i = 0; !ret && i < files.n; i++) {
 		const struct scan_file *f = &files.v[i];
-		if (f->kind == SCAN_TMP && now - f->st.st_mtime > TMP_STALE_SECONDS)
+		if (f->kind == SCAN_TMP && tmp_dead(st, f->name, &f->st, now)) {
 			ret = unlink_store_file(st, f->name);
+			if (!ret)
+				printf("cache: removed %s/%s (%lld bytes): a killed save's\n",
+					st->path, f->name, (long long)f->st.st_size);
+		}
 		else if (f->kind == SCAN_TMP)
 			total += (uint64_t)f->st.st_size;
 	}

@@ -16,6 +16,12 @@
 #define STORE_BUNDLE_SUFFIX ".vxe"
 /* Temporary files of entries being written start with this. */
 #define STORE_TMP_PREFIX ".tmp-"
+/* An unlocked temporary file untouched this long is a killed writer's
+ * (the lock is taken right after the file is made). */
+#define STORE_TMP_GRACE 10
+/* An unlocked temporary file untouched this long is a killed writer's
+ * (the lock is taken right after the file is made). */
+#define STORE_TMP_GRACE 10
 
 /* Filled by store_open; released by store_close. */
 struct store {
@@ -44,7 +50,17 @@ char *store_entry_path(const struct store *st, const char *key, const char *suff
 /* Returns the mkostemp template of a temporary file of key's entry,
  * "<store>/<shard>/.tmp-<key>-XXXXXX"; caller frees. */
 char *store_tmp_template(const struct store *st, const char *key);
-/* Makes the shard directory of key. Returns 0, or -1 after error(). */
+/* Removes what lies at name (relative to the store) when it is not what
+ * the store keeps there, a directory for dir, else a regular file, with a
+ * warning naming it: the store's names are vx's alone, so anything else
+ * there is a damaged store's debris. Returns 0 (also when nothing is
+ * there), or -1 after error(). */
+int store_repair(const struct store *st, const char *name, bool dir);
+/* Removes the temporary files of key's entry whose writers are gone (see
+ * store_prune), saying how much a killed save left. Returns how many. */
+int store_sweep_tmp(const struct store *st, const char *key);
+/* Makes the shard directory of key (repaired first). Returns 0, or -1
+ * after error(). */
 int store_shard_make(const struct store *st, const char *key);
 
 /* Takes the store's lock (flock on <dir>/.lock, opened afresh so a forked
@@ -75,8 +91,9 @@ int store_stats(const struct store *st, struct store_stats *out);
  * a file the store did not make is left alone. Returns 0, or -1 after
  * error(). */
 int store_clean(const struct store *st);
-/* Removes orphans (an archive with no manifest, a temporary file older than
- * an hour), then evicts least recently used entries, manifest first, until
+/* Removes orphans (an archive with no manifest; a temporary file whose
+ * writer is gone: unlocked (entry_tmp_create locks it) and untouched for
+ * STORE_TMP_GRACE seconds, or untouched for an hour), then evicts least recently used entries, manifest first, until
  * the store holds at most max_bytes. Returns the entries evicted, or -1
  * after error(). */
 long store_prune(const struct store *st, uint64_t max_bytes);

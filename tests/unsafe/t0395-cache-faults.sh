@@ -67,4 +67,47 @@ test_expect_success 'a read-only cache restores its hits, saves nothing, and say
 	test_grep "the cache .* is read-only (Read-only file system): nothing in it can be removed" "$ERR"
 '
 
+# Item 6: a directory at an entry's name, a file at a shard's name or a
+# bad .lock made every later run rebuild with "not saved", forever; a
+# killed save's .tmp-KEY-* stayed for an hour and prune kept it.
+test_expect_success 'a damaged store is repaired by the next save, saying what it removed' '
+	two_projects &&
+	run_vx 0 run build &&
+	man=$(cd .vx/cache && ls ??/*.json | head -1) && shard=$(cd .vx/cache && ls -d ?? | sed -n 2p) &&
+	rm .vx/cache/$man && mkdir -p .vx/cache/$man/sub && echo x >.vx/cache/$man/sub/f &&
+	rm -rf .vx/cache/$shard && echo junk >.vx/cache/$shard &&
+	rm -f .vx/cache/.lock && mkdir .vx/cache/.lock &&
+	run_vx 0 run build &&
+	test_grep "removed .*/.vx/cache/.lock: a directory where the cache keeps a file" "$ERR" &&
+	test_grep "removed .*/.vx/cache/$shard: a file where the cache keeps a directory" "$ERR" &&
+	test_grep "removed .*/.vx/cache/$man: a directory where the cache keeps a file" "$ERR" &&
+	test_grep "is damaged (.*); running the task and replacing it" "$ERR" &&
+	test_grep ! "not saved" "$ERR" &&
+	run_vx 0 run build &&
+	test_grep "a#build: cache hit" "$OUT" &&
+	test_grep "b#build: cache hit" "$OUT" &&
+	test ! -s "$ERR"
+'
+
+test_expect_success 'a killed save'"'"'s temporary file goes with the next save of its key or a prune; a live one stays' '
+	two_projects &&
+	run_vx 0 run build &&
+	man=$(cd .vx/cache && ls ??/*.json | head -1) && key=$(basename $man .json) && sh=${man%%/*} &&
+	head -c 300000 /dev/urandom >.vx/cache/$sh/.tmp-$key-dead01 &&
+	head -c 1000 /dev/urandom >.vx/cache/$sh/.tmp-$key-live01 &&
+	touch -d "-30 seconds" .vx/cache/$sh/.tmp-$key-dead01 .vx/cache/$sh/.tmp-$key-live01 &&
+	{ flock -x .vx/cache/$sh/.tmp-$key-live01 sleep 60 & lockpid=$!; } && sleep 0.3 &&
+	run_vx 0 run build --force &&
+	test_grep "removed 1 temporary file (300000 bytes) a killed save of $key left in" "$ERR" &&
+	test_path_is_missing .vx/cache/$sh/.tmp-$key-dead01 &&
+	test_path_is_file .vx/cache/$sh/.tmp-$key-live01 &&
+	head -c 500 /dev/urandom >.vx/cache/$sh/.tmp-$key-dead02 &&
+	touch -d "-30 seconds" .vx/cache/$sh/.tmp-$key-dead02 &&
+	run_vx 0 cache prune &&
+	test_grep "cache: removed .*/$sh/.tmp-$key-dead02 (500 bytes): a killed save" "$OUT" &&
+	test_path_is_missing .vx/cache/$sh/.tmp-$key-dead02 &&
+	test_path_is_file .vx/cache/$sh/.tmp-$key-live01 &&
+	{ kill $lockpid; wait $lockpid || true; }
+'
+
 test_done
