@@ -103,7 +103,7 @@ struct inplace *inplace_load(const char *file)
 	if (strbuf_read_file(&sb, file)) {
 		if (errno != ENOENT)
 			warning("cannot read %s: %s; cached outputs will be checked the slow way", file,
-				strerror(errno));
+				strbuf_read_strerror(errno));
 		strbuf_release(&sb);
 		return ip;
 	}

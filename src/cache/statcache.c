@@ -246,7 +246,7 @@ struct statcache *statcache_load(const char *file)
 	if (strbuf_read_file(&sb, file) < 0) {
 		if (errno != ENOENT) {
 			warning("cannot read stat cache %s: %s; hashing every input", file,
-				strerror(errno));
+				strbuf_read_strerror(errno));
 			sc->dirty = true; /* to be replaced */
 		}
 		strbuf_release(&sb);

@@ -175,6 +175,15 @@ int strbuf_read_fd(struct strbuf *sb, int fd)
 	return read_fd_max(sb, fd, SIZE_MAX);
 }
 
+const char *strbuf_read_strerror(int err)
+{
+	if (err == EINVAL)
+		return "it is not a regular file";
+	if (err == EFBIG)
+		return "it is larger than 256 MiB";
+	return strerror(err);
+}
+
 int strbuf_read_file(struct strbuf *sb, const char *path)
 {
 	struct stat st;

@@ -52,6 +52,10 @@ int strbuf_read_fd(struct strbuf *sb, int fd);
  * what is not a regular file (a FIFO, a device: opened without blocking,
  * never read), EISDIR for a directory, EFBIG past STRBUF_READ_MAX. */
 int strbuf_read_file(struct strbuf *sb, const char *path);
+/* What a failed strbuf_read_file says, for an error line: "it is not a
+ * regular file" (EINVAL), "it is larger than 256 MiB" (EFBIG), else
+ * strerror(err). */
+const char *strbuf_read_strerror(int err);
 /* strbuf_read_file, setting *st to the opened file's fstat (all zero when
  * it failed), taken before its bytes were read. */
 struct stat;

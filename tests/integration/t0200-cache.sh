@@ -441,4 +441,34 @@ test_expect_success 'the toolchain is keyed: a changed program or its #! interpr
 	test_grep "Tasks: 0 succeeded, 1 cached" "$OUT"
 '
 
+# Issue 39, item 2: a kept record of the cache that is a link to
+# /dev/zero read until 3.5 GB and "out of memory"; a FIFO hung vx. Each is
+# refused (it is no regular file), costs its speed only, and the run is
+# right; the time is bounded by a timeout, the memory by the child's RSS.
+test_expect_success 'a cache record that is a FIFO or /dev/zero costs speed, not memory or a hang' '
+	ws_root <<-'\''EOF'\'' &&
+	tasks:
+	  build:
+	    outputs: ["out.txt"]
+	EOF
+	ws_project a a <<-'\''EOF'\'' &&
+	  build: {command: "echo a > out.txt"}
+	EOF
+	run_vx 0 run build &&
+	for f in statcache listings configs inplace ignores runs.log; do
+		rm -f .vx/cache/$f && ln -s /dev/zero .vx/cache/$f || return 1
+	done &&
+	rm -f .vx/cache/.lockfile-closures && mkfifo .vx/cache/lockfile-closures &&
+	rm a/out.txt &&
+	python3 -c "import resource, subprocess, sys
+r = subprocess.run(sys.argv[1:], stdout=open(\"$OUT\", \"w\"), stderr=open(\"$ERR\", \"w\"), stdin=subprocess.DEVNULL, timeout=60)
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(\"exit\", r.returncode, \"rss\", rss, \"KiB\")
+sys.exit(0 if r.returncode == 0 and rss < 400 * 1024 else 1)" "$VX" run build &&
+	test_grep "a#build: cache hit" "$OUT" &&
+	test "$(cat a/out.txt)" = a &&
+	test_grep "warning: cannot read stat cache .*/statcache: it is not a regular file; hashing every input" "$ERR" &&
+	run_vx 0 cache stats
+'
+
 test_done
