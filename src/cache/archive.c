@@ -78,6 +78,7 @@ bool archive_path_ok(const char *path)
 
 struct archive_writer {
 	int fd;
+	const char *name; /* fd's file, for error lines */
 	ZSTD_CCtx *cctx;
 	unsigned char *in; /* tar bytes not yet handed to zstd */
 	size_t in_len;
@@ -88,10 +89,11 @@ struct archive_writer {
 	bool failed; /* sticks, so finish reports a failed add the caller ignored */
 };
 
-struct archive_writer *archive_writer_new(int fd, int level)
+struct archive_writer *archive_writer_new(int fd, const char *name, int level)
 {
 	struct archive_writer *w = xcalloc(1, sizeof *w);
 	w->fd = fd;
+	w->name = name;
 	w->cctx = ZSTD_createCCtx();
 	w->hash = XXH3_createState();
 	if (!w->cctx || !w->hash)
@@ -128,7 +130,7 @@ static int writer_compress(struct archive_writer *w, ZSTD_EndDirective mode)
 			return error("cannot compress the archive: zstd: %s", ZSTD_getErrorName(left));
 		if (out.pos) {
 			if (write_all(w->fd, w->out, out.pos) < 0)
-				return error_errno("cannot write the archive");
+				return error_errno("cannot write %s", w->name);
 			XXH3_128bits_update(w->hash, w->out, out.pos);
 			w->size += out.pos;
 		}

@@ -53,9 +53,10 @@ bool archive_path_ok(const char *path);
 
 struct archive_writer;
 
-/* Starts an archive written to fd (not closed by the writer) at zstd level
+/* Starts an archive written to fd (not closed by the writer), the file
+ * name (borrowed) in its error lines, at zstd level
  * (ARCHIVE_LEVEL_DEFAULT when 0). Never returns NULL. */
-struct archive_writer *archive_writer_new(int fd, int level);
+struct archive_writer *archive_writer_new(int fd, const char *name, int level);
 /* Adds the log member from len bytes at buf. Returns 0, or -1 after error(). */
 int archive_writer_add_log(struct archive_writer *w, const void *buf, size_t len);
 /* Adds the log member from fd's current offset to its end (fd is a regular

@@ -81,10 +81,10 @@ int entry_tmp_create(const struct store *st, const char *key, char **path)
 	return fd;
 }
 
-static int archive_write(int fd, int rootfd, const struct entry_save_request *req,
-			 struct manifest *m)
+static int archive_write(int fd, const char *name, int rootfd,
+			 const struct entry_save_request *req, struct manifest *m)
 {
-	struct archive_writer *w = archive_writer_new(fd, req->level);
+	struct archive_writer *w = archive_writer_new(fd, name, req->level);
 	struct strvec paths = STRVEC_INIT, links = STRVEC_INIT;
 	int ret;
 	/* The log goes first, so a hit whose outputs are already in place reads
@@ -178,7 +178,7 @@ int entry_save(const struct store *st, const struct entry_save_request *req,
 	store_sweep_tmp(st, req->key);
 	if ((afd = entry_tmp_create(st, req->key, &arc_tmp)) < 0)
 		goto out;
-	if (archive_write(afd, rootfd, req, &m) < 0)
+	if (archive_write(afd, arc_tmp, rootfd, req, &m) < 0)
 		goto out;
 	if (req->durable && fsync(afd) < 0) {
 		error_errno("cannot fsync %s", arc_tmp);

@@ -276,38 +276,26 @@ void scheduler_job_log_reset(struct job *job)
 		close(job->log_fd);
 	job->log_fd = -1;
 	job->log_len = 0;
+	job->log_lost = false;
 	strbuf_release(&job->log_tail);
 	strbuf_init(&job->log_tail);
 }
 
 /* Appends n bytes to job's log: in memory up to SCHEDULER_LOG_MEM, then,
  * with a spill dir, the whole log goes to an unlinked file there and only
- * its head and tail stay (a file that cannot be made keeps it in memory:
- * the run goes on). */
+ * its head and tail stay. */
 static void log_add(struct sched *s, struct job *job, const char *buf, size_t n)
 {
 	scheduler_job_log_add(job, s->opts->spill_dir, buf, n);
 }
 
-void scheduler_job_log_add(struct job *job, const char *spill_dir, const char *buf, size_t n)
+/* Keeps n bytes in job's tail, at most twice SCHEDULER_LOG_TAIL. */
+static void tail_add(struct job *job, const char *buf, size_t n)
 {
-	job->log_len += n;
-	if (job->log_fd < 0 && job->log.len + n > SCHEDULER_LOG_MEM && spill_dir) {
-		int fd = compat_tmpfile(spill_dir);
-		if (fd >= 0 && write_all(fd, job->log.buf, job->log.len) == 0) {
-			job->log_fd = fd;
-			strbuf_add(&job->log_tail, job->log.buf + job->log.len - (job->log.len < SCHEDULER_LOG_TAIL ? job->log.len : SCHEDULER_LOG_TAIL),
-				   job->log.len < SCHEDULER_LOG_TAIL ? job->log.len : SCHEDULER_LOG_TAIL);
-		} else if (fd >= 0) {
-			close(fd);
-		}
+	if (n > SCHEDULER_LOG_TAIL) {
+		buf += n - SCHEDULER_LOG_TAIL;
+		n = SCHEDULER_LOG_TAIL;
 	}
-	if (job->log_fd < 0) {
-		strbuf_add(&job->log, buf, n);
-		return;
-	}
-	if (write_all(job->log_fd, buf, n) < 0)
-		warning("%s: cannot spill its output: %s", job->id, strerror(errno));
 	strbuf_add(&job->log_tail, buf, n);
 	if (job->log_tail.len > 2 * SCHEDULER_LOG_TAIL) {
 		size_t cut = job->log_tail.len - SCHEDULER_LOG_TAIL;
@@ -316,9 +304,55 @@ void scheduler_job_log_add(struct job *job, const char *spill_dir, const char *b
 	}
 }
 
+/* The spill failed (a full TMPDIR): said once, the file given up, the
+ * head and the tail kept (issue 39: the log grew in memory unbounded, 397
+ * MB for 200 MB, and O_TMPFILE was tried again on every chunk). */
+static void log_lose(struct job *job, const char *spill_dir)
+{
+	warning("%s: cannot keep its output past %zu MiB in %s (%s): only its first %zu MiB "
+		"and its last %zu KiB are kept, and it is not saved to the cache",
+		job->id, SCHEDULER_LOG_MEM >> 20, spill_dir, strerror(errno),
+		SCHEDULER_LOG_MEM >> 20, SCHEDULER_LOG_TAIL >> 10);
+	if (job->log_fd >= 0)
+		close(job->log_fd);
+	job->log_fd = -1;
+	job->log_lost = true;
+}
+
+void scheduler_job_log_add(struct job *job, const char *spill_dir, const char *buf, size_t n)
+{
+	job->log_len += n;
+	if (job->log_lost) {
+		tail_add(job, buf, n);
+		return;
+	}
+	if (job->log_fd < 0 && job->log.len + n > SCHEDULER_LOG_MEM && spill_dir) {
+		int fd = compat_tmpfile(spill_dir);
+		if (fd < 0 || write_all(fd, job->log.buf, job->log.len) < 0) {
+			int e = errno;
+			if (fd >= 0)
+				close(fd);
+			errno = e;
+			log_lose(job, spill_dir);
+			tail_add(job, job->log.buf, job->log.len);
+			tail_add(job, buf, n);
+			return;
+		}
+		job->log_fd = fd;
+		tail_add(job, job->log.buf, job->log.len);
+	}
+	if (job->log_fd < 0) {
+		strbuf_add(&job->log, buf, n);
+		return;
+	}
+	if (write_all(job->log_fd, buf, n) < 0)
+		log_lose(job, spill_dir);
+	tail_add(job, buf, n);
+}
+
 const char *scheduler_job_log_end(const struct job *job, size_t *n)
 {
-	const struct strbuf *sb = job->log_fd >= 0 ? &job->log_tail : &job->log;
+	const struct strbuf *sb = job->log_fd >= 0 || job->log_lost ? &job->log_tail : &job->log;
 	*n = sb->len;
 	return sb->buf ? sb->buf : "";
 }

@@ -77,6 +77,9 @@ struct job {
 	size_t log_len;      /* the whole log's length, spilled or not */
 	struct strbuf log_tail; /* after a spill: its last bytes (at least
 				 * SCHEDULER_LOG_TAIL), for who reads the end */
+	bool log_lost;       /* its log could not be spilled (TMPDIR full): only its
+			      * head (log) and tail (log_tail) are kept, and the
+			      * task is not saved (its replay would be cut) */
 	const char *reason;  /* static text: why it failed or was skipped, or NULL;
 			      * a hook may set it before failing a job */
 	const char *retry;   /* set by the after hook: run the job once more, for

@@ -97,10 +97,12 @@ int summary_write(const char *path, const struct graph *g, const struct job *job
 	size_t n = strlen(text);
 	text = xrealloc(text, n + 2);
 	memcpy(text + n, "\n", 2);
+	/* A warning: the run's status is its tasks', not a report file's
+	 * (issue 39: a fully cached run on a full disk exited 2). */
 	if (fs_mkdirs(dir, 0755))
-		rc = error_errno("cannot make %s", dir);
+		rc = -1, warning("cannot make %s for the run summary: %s", dir, strerror(errno));
 	else if (write_file_atomic(file, text, n + 1))
-		rc = error_errno("cannot write %s", file);
+		rc = -1, warning("cannot write the run summary %s: %s", file, strerror(errno));
 	else
 		fprintf(stderr, "vx: run summary: %s\n", file);
 	free(text);

@@ -1011,7 +1011,14 @@ int taskcache_before(struct job *job, void *ctx)
 	return 1;
 }
 
-static void save_finished(struct taskcache *tc, struct job *job, int rc);
+static void save_finished(struct taskcache *tc, struct job *job, int rc, const char *messages);
+
+/* A line error() or warning() made, kept for save_finished. */
+static void collect_line(const char *line, void *ctx)
+{
+	strbuf_addstr(ctx, line);
+}
+
 static void on_save_ready(struct loop *l, int fd, unsigned events, void *data);
 
 int taskcache_after(struct job *job, void *ctx)
@@ -1019,7 +1026,9 @@ int taskcache_after(struct job *job, void *ctx)
 	struct taskcache *tc = ctx;
 	size_t i = taskcache_node_of(tc, job);
 	const struct task_node *t = tc->g->nodes.v[i];
-	if (job->state != JOB_SUCCEEDED || !tc->write || !taskcache_cacheable(t) || !tc->store_open)
+	/* a log that could not be kept whole was said with its reason */
+	if (job->state != JOB_SUCCEEDED || !tc->write || !taskcache_cacheable(t) || !tc->store_open ||
+	    job->log_lost)
 		return 0;
 	const struct project *p = tc->ws->projects.v[t->project];
 	/* An input that moved under the task (an editor's save, a checkout)
@@ -1076,24 +1085,47 @@ int taskcache_after(struct job *job, void *ctx)
 		saver_submit(tc->saver, &req, job);
 		job->held = true;
 	} else {
-		save_finished(tc, job, entry_save(&tc->store, &req, NULL));
+		struct strbuf messages = STRBUF_INIT;
+		report_to(collect_line, &messages);
+		int rc = entry_save(&tc->store, &req, NULL);
+		report_to(NULL, NULL);
+		save_finished(tc, job, rc, messages.buf);
+		strbuf_release(&messages);
 	}
 	free(ins);
 	return 0;
 }
 
-/* A save of job's outputs ended with rc: on success the outputs it holds
- * are recorded as in place (the fast hit of the next run). */
-static void save_finished(struct taskcache *tc, struct job *job, int rc)
+/* A save of job's outputs ended with rc, saying messages (the lines its
+ * error() and warning() calls made): on success they are printed and the
+ * outputs it holds are recorded as in place (the fast hit of the next
+ * run); on failure they are the reason of one warning that names the task
+ * (issue 39: "cannot write the archive: No space left on device" named no
+ * task and no file, and lacked "warning:"). */
+static void save_finished(struct taskcache *tc, struct job *job, int rc, const char *messages)
 {
 	size_t i = taskcache_node_of(tc, job);
 	const struct task_node *t = tc->g->nodes.v[i];
 	const struct project *p = tc->ws->projects.v[t->project];
 	struct strvec *outs = &tc->saving[i];
-	if (rc)
-		warning("%s: not saved to the cache (see above); the run goes on", t->id);
-	else /* a log too long for the record (a spilled one is) leaves it without one */
-	{
+	if (rc) {
+		struct strbuf why = STRBUF_INIT;
+		for (const char *s = messages; s && *s;) {
+			const char *nl = strchrnul(s, '\n');
+			const char *line = s;
+			if (!strncmp(line, "vx: ", 4))
+				line += 4;
+			if (!strncmp(line, "warning: ", 9))
+				line += 9;
+			if (nl > line)
+				strbuf_addf(&why, "%s%.*s", why.len ? "; " : ": ", (int)(nl - line), line);
+			s = *nl ? nl + 1 : nl;
+		}
+		warning("%s: not saved to the cache%s; the run goes on", t->id, why.buf);
+		strbuf_release(&why);
+	} else {
+		fputs(messages, stderr);
+		/* a log too long for the record (a spilled one is) leaves it without one */
 		char *tools = exec_blob(tc->facts[i].paths.v, tc->facts[i].hashes, tc->facts[i].paths.n,
 					NULL);
 		inplace_put(tc->ip, t->id, tc->keys[i], p->dir, outs->v, outs->n, job->log.buf,
@@ -1106,8 +1138,7 @@ static void save_finished(struct taskcache *tc, struct job *job, int rc)
 
 static void on_saved(void *tag, int rc, const char *messages, void *ctx)
 {
-	fputs(messages, stderr);
-	save_finished(ctx, tag, rc);
+	save_finished(ctx, tag, rc, messages);
 }
 
 static void on_save_ready(struct loop *l, int fd, unsigned events, void *data)

@@ -21,7 +21,7 @@ static int archive_make(const char *file, const char *dir, const char *const *pa
 	int rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || rootfd < 0)
 		die_errno("open");
-	struct archive_writer *w = archive_writer_new(fd, 0);
+	struct archive_writer *w = archive_writer_new(fd, "test.tar.zst", 0);
 	archive_writer_add_log(w, log, strlen(log));
 	for (size_t i = 0; i < n; i++)
 		archive_writer_add(w, rootfd, paths[i], NULL);
@@ -375,7 +375,7 @@ static void test_escapes_refused(void)
 	/* The writer refuses unsafe paths too. */
 	int fd = open(file, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	int rootfd = open(target, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct archive_writer *w = archive_writer_new(fd, 0);
+	struct archive_writer *w = archive_writer_new(fd, "test.tar.zst", 0);
 	CHECK_INT(archive_writer_add(w, rootfd, "../esc", NULL), -1);
 	CHECK_INT(archive_writer_add(w, rootfd, "/etc/passwd", NULL), -1);
 	CHECK_INT(archive_writer_add(w, rootfd, ARCHIVE_LOG_PATH, NULL), -1);

@@ -110,4 +110,62 @@ test_expect_success 'a killed save'"'"'s temporary file goes with the next save 
 	{ kill $lockpid; wait $lockpid || true; }
 '
 
+# full_run DIR KIB FREE CMD...: runs CMD with a tmpfs of KIB KiB mounted at
+# DIR, filled but for FREE KiB, in a mount namespace that ends with CMD.
+full_run() {
+	local dir=$1 kib=$2 free=$3 u=-m
+	shift 3
+	[ "$(id -u)" = 0 ] || u=-rm
+	unshare $u sh -c 'mount -t tmpfs -o size=$1k tmpfs "$0" && head -c $(( ($1 - $2) * 1024 )) /dev/zero >"$0/fill" && shift 2 && exec "$@"' "$dir" "$kib" "$free" "$@"
+}
+
+# Item 7: on a full disk the archive's line named no task and no file and
+# lacked "warning:"; --summarize made a fully cached run exit 2; with
+# TMPDIR full the log spill fell back to memory unbounded (90 MB of RSS
+# for 30 MB of output) and opened a new O_TMPFILE for every chunk (1707).
+test_expect_success 'a full disk costs one line naming the task and the file; the status is the tasks'"'"'' '
+	ws_root <<-'\''EOF'\'' &&
+	tasks:
+	  build:
+	    outputs: ["out.bin"]
+	EOF
+	ws_project a a <<-'\''EOF'\'' &&
+	  build: {command: "head -c 3000000 /dev/urandom > out.bin"}
+	EOF
+	mkdir -p .vx/cache &&
+	full_run .vx/cache 2048 100 "$VX" run build >"$OUT" 2>"$ERR" &&
+	test "$(wc -l <"$ERR")" = 1 &&
+	test_grep "^vx: warning: a#build: not saved to the cache: cannot write .*/.vx/cache/../.tmp-[0-9a-f]*-.*: No space left on device; the run goes on$" "$ERR" &&
+	run_vx 0 run build &&
+	run_vx 0 run build &&
+	test_grep "a#build: cache hit" "$OUT" &&
+	mkdir -p sums &&
+	full_run sums 200 0 "$VX" run build --summarize=sums/run.json >"$OUT" 2>"$ERR" &&
+	test_grep "a#build: cache hit" "$OUT" &&
+	test_grep "^vx: warning: cannot write the run summary .*/sums/run.json: No space left on device$" "$ERR"
+'
+
+test_expect_success 'a full TMPDIR keeps a long log'"'"'s head and tail, says so once, and saves nothing' '
+	ws_root <<-'\''EOF'\'' &&
+	tasks:
+	  build:
+	    outputs: ["out.txt"]
+	EOF
+	ws_project a a <<-'\''EOF'\'' &&
+	  build: {command: "head -c 30000000 /dev/zero | tr \"\\\\0\" x; echo; echo END; echo ok > out.txt"}
+	EOF
+	mkdir -p tmp &&
+	full_run tmp 1024 100 env TMPDIR="$PWD/tmp" strace -f -qq -e trace=openat -o trace.log python3 -c "import resource, subprocess, sys
+r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=open(\"$ERR\", \"w\"))
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(\"exit\", r.returncode, \"rss\", rss, \"KiB\")
+sys.exit(0 if r.returncode == 0 and rss < 60 * 1024 else 1)" "$VX" run build &&
+	test "$(grep -c O_TMPFILE trace.log)" = 1 &&
+	test "$(wc -l <"$ERR")" = 1 &&
+	test_grep "^vx: warning: a#build: cannot keep its output past 8 MiB in .*/tmp/vx-.* (No space left on device): only its first 8 MiB and its last 64 KiB are kept, and it is not saved to the cache$" "$ERR" &&
+	run_vx 0 run build &&
+	test_grep "a#build: running" "$OUT" &&
+	test_grep "^a#build: END$" "$OUT"
+'
+
 test_done
