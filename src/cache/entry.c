@@ -55,29 +55,14 @@ static bool below_any(const struct strvec *dirs, const char *path)
 	return false;
 }
 
-int entry_tmp_create(const struct store *st, const char *key, char **path)
+int entry_tmp_create(const struct store *st, const char *key, char **name)
 {
-	*path = store_tmp_template(st, key);
-	int fd = mkostemp(*path, O_CLOEXEC);
-	if (fd < 0) {
-		error_errno("cannot create %s", *path);
-		free(*path);
-		*path = NULL;
-		return -1;
-	}
+	int fd = store_tmp_create(st, key, name);
 	/* Locked while it is written: a file nobody holds is a killed save's,
 	 * which the next save of the key or a prune removes at once
 	 * (store_sweep_tmp) rather than after an hour. */
-	(void)flock(fd, LOCK_EX | LOCK_NB);
-	/* mkostemp makes 0600; the cache is as readable as the project. */
-	if (fchmod(fd, 0644) < 0) {
-		error_errno("cannot chmod %s", *path);
-		close(fd);
-		unlink(*path);
-		free(*path);
-		*path = NULL;
-		return -1;
-	}
+	if (fd >= 0)
+		(void)flock(fd, LOCK_EX | LOCK_NB);
 	return fd;
 }
 
@@ -164,7 +149,7 @@ int entry_save(const struct store *st, const struct entry_save_request *req,
 		snprintf(f.hash, sizeof f.hash, "%s", req->inputs[i].hash);
 		vec_push(&m.inputs, f);
 	}
-	char *arc_tmp = NULL, *man_tmp = NULL, *json = NULL;
+	char *arc_tmp = NULL, *man_tmp = NULL, *json = NULL, *shown = NULL;
 	char *arc_name = store_entry_name(req->key, STORE_ARCHIVE_SUFFIX);
 	char *man_name = store_entry_name(req->key, STORE_MANIFEST_SUFFIX);
 	int afd = -1, mfd = -1, ret = -1, lock = -1;
@@ -178,17 +163,18 @@ int entry_save(const struct store *st, const struct entry_save_request *req,
 	store_sweep_tmp(st, req->key);
 	if ((afd = entry_tmp_create(st, req->key, &arc_tmp)) < 0)
 		goto out;
-	if (archive_write(afd, arc_tmp, rootfd, req, &m) < 0)
+	shown = xasprintf("%s/%s", st->path, arc_tmp);
+	if (archive_write(afd, shown, rootfd, req, &m) < 0)
 		goto out;
 	if (req->durable && fsync(afd) < 0) {
-		error_errno("cannot fsync %s", arc_tmp);
+		error_errno("cannot fsync %s/%s", st->path, arc_tmp);
 		goto out;
 	}
 	json = manifest_format(&m);
 	if ((mfd = entry_tmp_create(st, req->key, &man_tmp)) < 0)
 		goto out;
 	if (write_all(mfd, json, strlen(json)) < 0 || (req->durable && fsync(mfd) < 0)) {
-		error_errno("cannot write %s", man_tmp);
+		error_errno("cannot write %s/%s", st->path, man_tmp);
 		goto out;
 	}
 	/* The manifest is renamed last: its presence says the entry is whole.
@@ -198,14 +184,14 @@ int entry_save(const struct store *st, const struct entry_save_request *req,
 	if ((lock = store_lock(st, true)) < 0 || store_repair(st, arc_name, false) < 0 ||
 	    store_repair(st, man_name, false) < 0)
 		goto out;
-	if (renameat(AT_FDCWD, arc_tmp, st->dirfd, arc_name) < 0) {
-		error_errno("cannot rename %s", arc_tmp);
+	if (renameat(st->dirfd, arc_tmp, st->dirfd, arc_name) < 0) {
+		error_errno("cannot rename %s/%s", st->path, arc_tmp);
 		goto out;
 	}
 	free(arc_tmp);
 	arc_tmp = NULL;
-	if (renameat(AT_FDCWD, man_tmp, st->dirfd, man_name) < 0) {
-		error_errno("cannot rename %s", man_tmp);
+	if (renameat(st->dirfd, man_tmp, st->dirfd, man_name) < 0) {
+		error_errno("cannot rename %s/%s", st->path, man_tmp);
 		/* An archive with no manifest is a miss; prune removes it. */
 		goto out;
 	}
@@ -225,11 +211,12 @@ out:
 	if (rootfd >= 0)
 		close(rootfd);
 	if (arc_tmp)
-		unlink(arc_tmp);
+		unlinkat(st->dirfd, arc_tmp, 0);
 	if (man_tmp)
-		unlink(man_tmp);
+		unlinkat(st->dirfd, man_tmp, 0);
 	free(arc_tmp);
 	free(man_tmp);
+	free(shown);
 	free(arc_name);
 	free(man_name);
 	free(json);

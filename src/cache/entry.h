@@ -70,9 +70,10 @@ struct entry {
 				 * most (files' sizes, holes included); 0: no bound */
 };
 
-/* Creates "<shard>/.tmp-<key>-XXXXXX" (mode 0644; the shard must exist).
- * Returns the fd and *path, or -1 after error(). */
-int entry_tmp_create(const struct store *st, const char *key, char **path);
+/* Creates "<shard>/.tmp-<key>-XXXXXX" (mode 0644; the shard must exist),
+ * locked while it is written (store_sweep_tmp). Returns the fd and *name,
+ * relative to the store, or -1 after error(). */
+int entry_tmp_create(const struct store *st, const char *key, char **name);
 
 /* The head of a bundle ("vx-entry 1 N\n", then N bytes of manifest, then
  * the archive) in fd: parses its manifest into m and sets *archive_off.

@@ -304,22 +304,9 @@ int inplace_save(struct inplace *ip)
 		}
 	}
 	wr_u64(&sb, XXH3_64bits(sb.buf, sb.len));
-	char *tmp = xasprintf("%s.tmp-%d", ip->file, (int)getpid());
 	int rc = 0;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		rc = error_errno("cannot write %s", tmp);
-	} else {
-		if (write_all(fd, sb.buf, sb.len))
-			rc = error_errno("cannot write %s", tmp);
-		if (close(fd) && !rc)
-			rc = error_errno("cannot write %s", tmp);
-		if (!rc && rename(tmp, ip->file))
-			rc = error_errno("cannot rename %s", tmp);
-		if (rc)
-			unlink(tmp);
-	}
-	free(tmp);
+	if (write_file_atomic(ip->file, sb.buf, sb.len) < 0)
+		rc = error_errno("cannot write %s", ip->file);
 	strbuf_release(&sb);
 	if (!rc)
 		ip->dirty = false;

@@ -55,7 +55,7 @@ static void body_done(struct remote_item *it, int fd, void *ctx)
 		s = rc == 0 ? PREFETCH_HIT : PREFETCH_MISS;
 	}
 	close(fd);
-	unlink(p->paths[it->index]);
+	unlinkat(p->st->dirfd, p->paths[it->index], 0);
 	free(p->paths[it->index]);
 	p->paths[it->index] = NULL;
 	atomic_store(&p->state[it->index], s);

@@ -413,26 +413,9 @@ int statcache_save(struct statcache *sc)
 	/* Same directory, so rename(2) replaces the file atomically. No fsync:
 	 * after a crash a torn or empty file fails its checksum and costs one
 	 * re-hash of every input, never a wrong hash. */
-	char *tmp = xasprintf("%s.tmp-XXXXXX", sc->file);
-	int fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		int ret = error_errno("cannot create %s", tmp);
-		free(tmp);
-		strbuf_release(&sb);
-		return ret;
-	}
 	int ret = 0;
-	if (write_all(fd, sb.buf, sb.len) < 0) {
-		ret = error_errno("cannot write %s", tmp);
-		close(fd);
-	} else if (close(fd) < 0) {
-		ret = error_errno("cannot write %s", tmp);
-	} else if (rename(tmp, sc->file) < 0) {
-		ret = error_errno("cannot rename %s to %s", tmp, sc->file);
-	}
-	if (ret < 0 && unlink(tmp) < 0 && errno != ENOENT)
-		warning("cannot remove %s: %s", tmp, strerror(errno));
-	free(tmp);
+	if (write_file_atomic(sc->file, sb.buf, sb.len) < 0)
+		ret = error_errno("cannot write %s", sc->file);
 	strbuf_release(&sb);
 	return ret;
 }

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/die.h"
@@ -30,7 +32,9 @@ int store_open(struct store *st, const char *dir)
 		error_errno("cannot make the cache directory %s", st->path);
 		goto fail;
 	}
-	st->dirfd = open(st->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	const char *rel; /* from the anchor, as every file below it is reached */
+	int at = fs_at(st->path, &rel);
+	st->dirfd = openat(at, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (st->dirfd < 0) {
 		error_errno("cannot open %s", st->path);
 		goto fail;
@@ -90,11 +94,41 @@ char *store_entry_path(const struct store *st, const char *key, const char *suff
 	return path;
 }
 
-char *store_tmp_template(const struct store *st, const char *key)
+int store_tmp_create(const struct store *st, const char *key, char **name)
 {
+	static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 	char shard[3];
 	store_shard_name(key, shard);
-	return xasprintf("%s/%s/%s%s-XXXXXX", st->path, shard, STORE_TMP_PREFIX, key);
+	for (int attempt = 0; attempt < 100; attempt++) {
+		unsigned char r[6];
+		if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+			unsigned long long x = (unsigned long long)getpid() * 2654435761ULL ^
+					       (unsigned long long)time(NULL) ^ (unsigned long long)attempt << 40;
+			for (size_t i = 0; i < sizeof r; i++, x >>= 8)
+				r[i] = (unsigned char)x;
+		}
+		char suffix[7];
+		for (size_t i = 0; i < 6; i++)
+			suffix[i] = letters[r[i] % (sizeof letters - 1)];
+		suffix[6] = 0;
+		*name = xasprintf("%s/%s%s-%s", shard, STORE_TMP_PREFIX, key, suffix);
+		int fd = openat(st->dirfd, *name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				0644);
+		if (fd >= 0)
+			return fd;
+		int e = errno;
+		if (e != EEXIST) {
+			error("cannot create %s/%s: %s", st->path, *name, strerror(e));
+			free(*name);
+			*name = NULL;
+			errno = e;
+			return -1;
+		}
+		free(*name);
+	}
+	*name = NULL;
+	errno = EEXIST;
+	return error("cannot create a temporary file in %s/%s", st->path, shard);
 }
 
 /* What a damaged store holds where it keeps something else (issue 39: a

@@ -47,9 +47,13 @@ void store_shard_name(const char *key, char shard[3]);
 char *store_entry_name(const char *key, const char *suffix);
 /* Returns the absolute path of an entry file; caller frees. */
 char *store_entry_path(const struct store *st, const char *key, const char *suffix);
-/* Returns the mkostemp template of a temporary file of key's entry,
- * "<store>/<shard>/.tmp-<key>-XXXXXX"; caller frees. */
-char *store_tmp_template(const struct store *st, const char *key);
+/* Creates a temporary file of key's entry, "<shard>/.tmp-<key>-XXXXXX"
+ * relative to the store (the shard must exist), O_RDWR, mode 0644. Every
+ * file of the store is reached through its fd, so no entry's path grows
+ * with the workspace's (issue 39: a workspace ~4000 characters deep never
+ * cached: "File name too long"). Returns the fd and *name, or -1 after
+ * error(). */
+int store_tmp_create(const struct store *st, const char *key, char **name);
 /* Removes what lies at name (relative to the store) when it is not what
  * the store keeps there, a directory for dir, else a regular file, with a
  * warning naming it: the store's names are vx's alone, so anything else

@@ -115,8 +115,8 @@ int transfer_import(const struct store *st, const char *key, int fd, const char 
 		rc = -1;
 		goto out;
 	}
-	if (renameat(AT_FDCWD, tmp, st->dirfd, name) < 0)
-		rc = error_errno("cannot rename %s", tmp);
+	if (renameat(st->dirfd, tmp, st->dirfd, name) < 0)
+		rc = error_errno("cannot rename %s/%s", st->path, tmp);
 	else
 		rc = 0;
 	store_unlock(lock);

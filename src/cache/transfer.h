@@ -21,8 +21,9 @@ int transfer_export(const struct store *st, const char *key, char **head, size_t
 		    int *archive_fd, uint64_t *archive_size);
 
 /* A temporary file for a download of key, in its shard (made). Returns the
- * fd and *path (caller unlinks and frees), or -1 after error(). */
-int transfer_tmp(const struct store *st, const char *key, char **path);
+ * fd and *name, relative to the store (the caller unlinks it at the
+ * store's fd and frees it), or -1 after error(). */
+int transfer_tmp(const struct store *st, const char *key, char **name);
 
 /* Checks the body in fd (from offset 0), the file tmp (transfer_tmp's):
  * its head, a manifest that parses and names key, an archive of the

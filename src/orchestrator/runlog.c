@@ -8,13 +8,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/io.h"
 #include "util/path.h"
 #include "util/strbuf.h"
 
 void runlog_append(const char *dir, size_t hits, size_t misses)
 {
 	char *path = path_join(dir, "runs.log");
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	const char *rel; /* from the anchor: a deep workspace's path may pass PATH_MAX */
+	int at = fs_at(path, &rel);
+	int fd = openat(at, rel, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	free(path);
 	if (fd < 0)
 		return;

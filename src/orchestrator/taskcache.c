@@ -886,7 +886,7 @@ static int remote_fetch(struct taskcache *tc, size_t i)
 		rc = rc == 0 ? 1 : -1;
 	}
 	close(fd);
-	unlink(path);
+	unlinkat(tc->store.dirfd, path, 0);
 	free(path);
 	return rc;
 }
@@ -1111,7 +1111,9 @@ static void save_finished(struct taskcache *tc, struct job *job, int rc, const c
 	if (rc) {
 		struct strbuf why = STRBUF_INIT;
 		for (const char *s = messages; s && *s;) {
-			const char *nl = strchrnul(s, '\n');
+			const char *nl = strchr(s, '\n');
+			if (!nl)
+				nl = s + strlen(s);
 			const char *line = s;
 			if (!strncmp(line, "vx: ", 4))
 				line += 4;

@@ -86,18 +86,30 @@ int wslock_take(const char *cache_dir, const char *ws_root, const char *what)
 	snprintf(name, sizeof name, "%016llx.lock",
 		 (unsigned long long)XXH3_64bits(ws_root, strlen(ws_root)));
 	char *file = path_join(dir, name);
-	int fd = -1;
+	int fd = -1, dfd = -1;
+	/* the file through its directory's fd: a workspace ~4000 characters
+	 * deep puts the whole path past PATH_MAX */
+	const char *rel;
+	int at = fs_at(dir, &rel);
 	if (fs_mkdirs(dir, 0777) == 0 || errno == EROFS || errno == EACCES)
-		fd = open(file, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
-	if (fd < 0 && (errno == EROFS || errno == EACCES)) {
+		dfd = openat(at, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0)
+		fd = openat(dfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	if (dfd >= 0 && fd < 0 && (errno == EROFS || errno == EACCES)) {
 		/* a read-only cache (said once by the run): its lock file, when
 		 * a writer made one, still takes a lock opened read-only */
-		fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0) {
+			close(dfd);
 			free(file);
 			free(dir);
 			return -1;
 		}
+	}
+	if (dfd >= 0) {
+		int e = errno;
+		close(dfd);
+		errno = e;
 	}
 	if (fd < 0) {
 		warning("cannot lock the workspace (%s: %s): this run is not kept apart from "

@@ -81,18 +81,23 @@ int remove_tree_at(int dfd, const char *leaf)
 
 int write_file_atomic(const char *path, const void *buf, size_t n)
 {
-	char *tmp = xasprintf("%s.tmp-%ld", path, (long)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* from the anchor when the file lies under it, as reads are: a
+	 * workspace ~4000 characters deep puts its cache's files past
+	 * PATH_MAX (issue 39) */
+	const char *rel;
+	int at = fs_at(path, &rel);
+	char *tmp = xasprintf("%s.tmp-%ld", rel, (long)getpid());
+	int fd = openat(at, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	int rc = -1;
 	if (fd >= 0) {
 		rc = write_all(fd, buf, n);
 		if (close(fd))
 			rc = -1;
 		if (!rc)
-			rc = rename(tmp, path);
+			rc = renameat(at, tmp, at, rel);
 		if (rc) {
 			int e = errno;
-			unlink(tmp);
+			unlinkat(at, tmp, 0);
 			errno = e;
 		}
 	}
@@ -170,13 +175,17 @@ int64_t fs_clock_sec(void)
 
 int fs_mkdirs(const char *dir, mode_t mode)
 {
+	/* from the anchor under it, as fs_stat looks: a deep workspace's
+	 * path may pass PATH_MAX below it */
 	struct stat st;
-	if (stat(dir, &st) == 0)
+	if (fs_stat(dir, &st, 0) == 0)
 		return S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
 	char *parent = path_dirname(dir);
 	int rc = strcmp(parent, dir) ? fs_mkdirs(parent, mode) : 0;
 	free(parent);
-	if (rc == 0 && mkdir(dir, mode) && errno != EEXIST)
+	const char *rel;
+	int at = fs_at(dir, &rel);
+	if (rc == 0 && mkdirat(at, rel, mode) && errno != EEXIST)
 		rc = -1;
 	return rc;
 }

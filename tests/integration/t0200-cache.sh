@@ -471,4 +471,31 @@ sys.exit(0 if r.returncode == 0 and rss < 400 * 1024 else 1)" "$VX" run build &&
 	run_vx 0 cache stats
 '
 
+# Issue 39, item 8: a workspace ~4000 characters deep never cached: every
+# save met "File name too long" (the entry's temporary file, the records,
+# the workspace lock all took the workspace's absolute path past PATH_MAX).
+test_expect_success 'a workspace 4080 characters deep caches, and says nothing' '
+	deep=$(pwd -P) &&
+	while [ ${#deep} -lt 3880 ]; do deep=$deep/$(printf "%0200d" 0); done &&
+	deep=$deep/$(printf "%0$((4079 - ${#deep}))d" 0) &&
+	test ${#deep} = 4080 &&
+	mkdir -p "$deep" && cd "$deep" &&
+	ws_root <<-'\''EOF'\'' &&
+	tasks:
+	  build:
+	    outputs: ["out.txt"]
+	EOF
+	ws_project a a <<-'\''EOF'\'' &&
+	  build: {command: "echo deep > out.txt"}
+	EOF
+	run_vx 0 run build &&
+	test ! -s "$ERR" &&
+	rm a/out.txt &&
+	run_vx 0 run build &&
+	test_grep "a#build: cache hit" "$OUT" &&
+	test "$(cat a/out.txt)" = deep &&
+	test ! -s "$ERR" &&
+	test -s .vx/cache/statcache && test -s .vx/cache/runs.log && test -s .vx/cache/inplace
+'
+
 test_done
