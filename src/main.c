@@ -5,11 +5,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "orchestrator/cache_cmd.h"
-#include "orchestrator/info.h"
-#include "orchestrator/run.h"
-#include "orchestrator/sandbox_show.h"
-#include "orchestrator/watch.h"
+#include "cli/cache_cmd.h"
+#include "cli/info.h"
+#include "run/run.h"
+#include "cli/sandbox_show.h"
+#include "watch/watch.h"
 #include "sandbox/netd.h"
 #include "util/die.h"
 #include "util/spawn.h"

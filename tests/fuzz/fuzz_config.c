@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "orchestrator/config.h"
+#include "config/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,4 +1,4 @@
-/* libFuzzer target: parsed-config blobs (orchestrator/config_blob.h), as a
+/* libFuzzer target: parsed-config blobs (config/config_blob.h), as a
  * damaged cache or another build may hold them: config_blob_read and
  * pkg_blob_read must refuse or load without crashing, leaking or reading
  * out of bounds, and what they load must write back. Inputs whose first
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "orchestrator/config_blob.h"
+#include "config/config_blob.h"
 #include "util/die.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

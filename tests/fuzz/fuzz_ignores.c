@@ -1,4 +1,4 @@
-/* libFuzzer target: the kept ignore answers' file (orchestrator/ignores.h),
+/* libFuzzer target: the kept ignore answers' file (keys/ignores.h),
  * as a damaged or hostile cache directory may hold it: it must load or be
  * refused (a warning, no answers) without crashing, leaking or reading out
  * of bounds, answer lookups and walks into directories, and save what it
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "orchestrator/ignores.h"
+#include "keys/ignores.h"
 #include "util/die.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

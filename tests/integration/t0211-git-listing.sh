@@ -2,7 +2,7 @@
 # vx's list of a git work tree's files against git's own. vx asks git for
 # the tracked files only, walks for the untracked ones and asks `git
 # check-ignore` about them, keeping the answers while the rules are
-# unchanged (orchestrator/listing.c, ignores.c; issue 20). Here random trees
+# unchanged (keys/listing.c, ignores.c; issue 20). Here random trees
 # with random .gitignore files, info/exclude and core.excludesFile are
 # listed by both after every random change, twice: once right after the
 # change (the answers asked afresh) and once more with nothing changed,

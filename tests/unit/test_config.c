@@ -1,12 +1,12 @@
-/* Unit tests for orchestrator/config.c: the schema, each kind of error with
+/* Unit tests for config/config.c: the schema, each kind of error with
  * its FILE:LINE:COL, ${VAR} expansion and the field-by-field merge. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "capture.h"
 #include "check.h"
-#include "orchestrator/config.h"
-#include "orchestrator/schema.h"
+#include "config/config.h"
+#include "config/schema.h"
 
 static struct config *parse(const char *text)
 {

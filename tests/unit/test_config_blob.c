@@ -1,4 +1,4 @@
-/* Unit tests for orchestrator/config_blob.c: every task key survives the
+/* Unit tests for config/config_blob.c: every task key survives the
  * round trip with its place; a config the environment shaped, or a
  * workspace file, is never made a blob; a damaged or foreign blob is
  * refused at every length. */
@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "orchestrator/config_blob.h"
-#include "orchestrator/schema.h"
+#include "config/config_blob.h"
+#include "config/schema.h"
 
 static const char every_key[] =
     "name: web\n"

@@ -7,9 +7,9 @@
 #include "capture.h"
 #include "check.h"
 #include "fixture.h"
-#include "orchestrator/filter.h"
-#include "orchestrator/graph.h"
-#include "orchestrator/workspace.h"
+#include "plan/filter.h"
+#include "plan/graph.h"
+#include "config/workspace.h"
 
 static const char *root;
 

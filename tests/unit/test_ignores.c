@@ -1,4 +1,4 @@
-/* Unit tests for orchestrator/ignores.c with a real git: answers asked are
+/* Unit tests for keys/ignores.c with a real git: answers asked are
  * kept across a save and a load; a changed .gitignore drops the answers
  * below its directory (not the directory's own, not a sibling's); a rule
  * file outside the tree that changed drops all; a rule file changed in the
@@ -12,7 +12,7 @@
 
 #include "check.h"
 #include "fstest.h"
-#include "orchestrator/ignores.h"
+#include "keys/ignores.h"
 #include "util/io.h"
 #include "util/spawn.h"
 

@@ -1,4 +1,4 @@
-/* Unit tests for orchestrator/output.c: line formats, prefixes, partial
+/* Unit tests for run/output.c: line formats, prefixes, partial
  * lines, grouping, the logs modes, colours and the status line, written to
  * a temporary file and read back byte for byte. */
 #include <fcntl.h>
@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "orchestrator/output.h"
+#include "run/output.h"
 #include "util/strbuf.h"
 
 static char path[] = "/tmp/vxoutput-XXXXXX";

@@ -1,4 +1,4 @@
-/* Unit tests for orchestrator/scheduler.c, driving scheduler_run with real
+/* Unit tests for run/scheduler.c, driving scheduler_run with real
  * /bin/sh -c jobs in a temporary directory. Orderings are read from files
  * the jobs write; no test asserts a wall time except as a loose upper bound
  * that tells "grace skipped" from "grace waited out". */
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "orchestrator/scheduler.h"
+#include "run/scheduler.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
 

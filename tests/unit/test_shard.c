@@ -1,4 +1,4 @@
-/* Unit tests for orchestrator/shard.c: the I/N spelling, the split (the
+/* Unit tests for plan/shard.c: the I/N spelling, the split (the
  * same owners from any order, balanced within 20% of the best split on
  * recorded durations, by count when none is known) and the timings read
  * from run summaries. */
@@ -6,7 +6,7 @@
 
 #include "check.h"
 #include "fstest.h"
-#include "orchestrator/shard.h"
+#include "plan/shard.h"
 #include "util/die.h"
 
 static void test_parse(void)

@@ -1,4 +1,4 @@
-/* Unit tests for orchestrator/toolchain.c: the program a shell command
+/* Unit tests for keys/toolchain.c: the program a shell command
  * starts with, and a program found on PATH with its "#!" interpreter. */
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -6,7 +6,7 @@
 
 #include "check.h"
 #include "fixture.h"
-#include "orchestrator/toolchain.h"
+#include "keys/toolchain.h"
 #include "util/die.h"
 
 static void first(const char *cmd, const char *want)

@@ -1,4 +1,4 @@
-/* Unit tests for orchestrator/turbo.c: turbo.json's comments and trailing
+/* Unit tests for config/turbo.c: turbo.json's comments and trailing
  * commas; each mapped field; pipeline (schema 1) read as tasks; keys vx
  * does not read warned at their place; errors at their place; env
  * wildcards matched against the environment; vx.yaml's task over
@@ -8,8 +8,8 @@
 
 #include "capture.h"
 #include "check.h"
-#include "orchestrator/config.h"
-#include "orchestrator/turbo.h"
+#include "config/config.h"
+#include "config/turbo.h"
 #include "util/die.h"
 
 static struct config *empty(void)

@@ -1,0 +1,143 @@
+/* taskenv.c - the environment vx gives a task's command. */
+#include "keys/taskenv.h"
+
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "sandbox/env.h"
+#include "util/die.h"
+#include "util/strbuf.h"
+
+extern char **environ;
+
+/* node_modules/.bin of the project, then the root's, before host_path
+ * (NULL: the usual system directories). */
+static char *project_path(const struct workspace *ws, const struct project *p,
+			  const char *host_path)
+{
+	const char *rest = host_path ? host_path : "/usr/local/bin:/usr/bin:/bin";
+	if (p->is_root)
+		return xasprintf("%s/node_modules/.bin:%s", p->dir, rest);
+	return xasprintf("%s/node_modules/.bin:%s/node_modules/.bin:%s", p->dir, ws->root, rest);
+}
+
+char *task_env_path(const struct workspace *ws, const struct task_node *t)
+{
+	const struct project *p = ws->projects.v[t->project];
+	const char *host = getenv("PATH");
+	if (p->pkg_path)
+		return project_path(ws, p, host);
+	return xstrdup(host ? host : "/usr/local/bin:/usr/bin:/bin");
+}
+
+void task_env_delta(const struct workspace *ws, const struct task_node *t, struct strvec *delta)
+{
+	const struct project *p = ws->projects.v[t->project];
+	strvec_pushf(delta, "VX_TASK=%s", t->id);
+	strvec_pushf(delta, "VX_PROJECT=%s", p->name);
+	strvec_pushf(delta, "VX_WORKSPACE_ROOT=%s", ws->root);
+	if (p->pkg_path) {
+		char *path = project_path(ws, p, getenv("PATH"));
+		strvec_pushf(delta, "PATH=%s", path);
+		free(path);
+	}
+	if (t->from_script) {
+		/* What a script of the workspace's package manager sees when that
+		 * manager runs it in the package's directory; vx spawns no
+		 * manager (docs/config.md). */
+		strvec_pushf(delta, "npm_package_name=%s", p->name);
+		if (p->pkg_version)
+			strvec_pushf(delta, "npm_package_version=%s", p->pkg_version);
+		strvec_pushf(delta, "npm_lifecycle_event=%s", t->task);
+		const char *script = project_script(p, t->task);
+		if (script)
+			strvec_pushf(delta, "npm_lifecycle_script=%s", script);
+		if (p->pkg_path)
+			strvec_pushf(delta, "npm_package_json=%s", p->pkg_path);
+		strvec_pushf(delta, "INIT_CWD=%s", p->dir);
+		strvec_pushf(delta, "npm_config_user_agent=%s/%s vx/%s", ws->pm.name,
+			     *ws->pm.version ? ws->pm.version : "0.0.0", VX_VERSION);
+	}
+}
+
+/* Sets entry ("NAME=VALUE") in env, replacing one of the same name. */
+static void env_put(struct strvec *env, const char *entry)
+{
+	size_t n = strcspn(entry, "=");
+	for (size_t i = 0; i < env->n; i++)
+		if (!strncmp(env->v[i], entry, n) && env->v[i][n] == '=') {
+			free(env->v[i]);
+			env->v[i] = xstrdup(entry);
+			return;
+		}
+	strvec_push(env, entry);
+}
+
+/* What envMode strict passes to every task, as turbo 2.11.13 does: read
+ * off its tasks' environments with ~90 candidate names set (docs/turborepo.md). */
+static const char *const strict_always[] = {
+    "APPDATA", "CI", "COLORTERM", "COMSPEC", "COREPACK_*", "DISPLAY",
+    "DYLD_FALLBACK_LIBRARY_PATH", "FORCE_COLOR", "GITHUB_*", "HOME", "HOMEDRIVE", "HOMEPATH",
+    "LANG", "LD_LIBRARY_PATH", "LIBPATH", "LOCALAPPDATA", "NEXT_*", "NO_COLOR", "NODE_OPTIONS",
+    "PATH", "PATHEXT", "PNPM_HOME", "PROGRAMDATA", "ProgramFiles", "PWD", "RUNNER_*", "SHELL",
+    "SYSTEMROOT", "TEMP", "TERM", "TERM_PROGRAM", "TMP", "TMPDIR", "TURBO_*", "TZ", "USER",
+    "USERPROFILE", "VERCEL", "VERCEL_*", "WINDIR", "XDG_DATA_HOME", "XDG_RUNTIME_DIR", NULL,
+};
+
+/* Does NAME (len bytes) match a pattern: NAME, or PREFIX* ? */
+static bool name_matches(const char *pat, const char *name, size_t len)
+{
+	size_t pl = strlen(pat);
+	if (pl && pat[pl - 1] == '*')
+		return len >= pl - 1 && !strncmp(pat, name, pl - 1);
+	return pl == len && !strncmp(pat, name, len);
+}
+
+/* Whether a list of Turborepo env patterns (NAME, wildcards, "!NAME"
+ * taking away) lets NAME through. */
+static bool list_passes(const lstr_vec *l, const char *name, size_t len)
+{
+	bool pass = false;
+	for (size_t i = 0; i < l->n; i++) {
+		const char *p = l->v[i].s;
+		char *n = xstrndup(name, len);
+		bool m = !fnmatch(p[0] == '!' ? p + 1 : p, n, 0);
+		free(n);
+		if (m)
+			pass = p[0] != '!';
+	}
+	return pass;
+}
+
+/* envMode strict: the variable of entry ("NAME=VALUE") reaches task t. */
+static bool strict_passes(const struct workspace *ws, const struct task_node *t, const char *entry)
+{
+	size_t len = strcspn(entry, "=");
+	for (const char *const *p = strict_always; *p; p++)
+		if (name_matches(*p, entry, len))
+			return true;
+	return list_passes(&t->cfg->input_env, entry, len) ||
+	       list_passes(&t->cfg->env_pass, entry, len) ||
+	       list_passes(&ws->cfg->ws_input_env, entry, len) ||
+	       list_passes(&ws->cfg->ws_env_pass, entry, len);
+}
+
+void task_env(const struct workspace *ws, const struct task_node *t, struct strvec *env)
+{
+	for (char **e = environ; *e; e++)
+		if (!env_is_vx_secret(*e) && (!ws->cfg->env_strict || strict_passes(ws, t, *e)))
+			strvec_push(env, *e);
+	for (size_t i = 0; i < t->cfg->env_define.n; i++) {
+		char *kv = xasprintf("%s=%s", t->cfg->env_define.v[i].key,
+				     t->cfg->env_define.v[i].value);
+		env_put(env, kv);
+		free(kv);
+	}
+	struct strvec delta = STRVEC_INIT;
+	task_env_delta(ws, t, &delta);
+	for (size_t i = 0; i < delta.n; i++)
+		env_put(env, delta.v[i]);
+	strvec_clear(&delta);
+}

@@ -1,0 +1,29 @@
+/* taskenv.h - the environment vx gives a task's command, sandboxed or not. */
+#ifndef VX_KEYS_TASKENV_H
+#define VX_KEYS_TASKENV_H
+
+#include "plan/graph.h"
+#include "config/workspace.h"
+#include "util/vec.h"
+
+/* Appends to delta, "NAME=VALUE" each, what vx sets for task t on top of
+ * the environment it starts from and env.define (git's run-command keeps a
+ * child's environment the same way, as one list of changes): VX_TASK,
+ * VX_PROJECT, VX_WORKSPACE_ROOT; for a project with a package.json, its
+ * node_modules/.bin and the root's first on PATH (every task, `command:`
+ * too: issue 11's `vitest: not found`); for a package.json script, npm's
+ * npm_package_name, npm_lifecycle_event and npm_package_json. The one list
+ * both an unsandboxed task (task_env) and the sandbox's scrubbed
+ * environment (env_build's vx entries) apply. */
+void task_env_delta(const struct workspace *ws, const struct task_node *t, struct strvec *delta);
+
+/* Fills env with an unsandboxed task's whole environment: vx's own (less
+ * the remote cache's token and signature key: VX_REMOTE_CACHE_TOKEN,
+ * TURBO_TOKEN, ..._SIGNATURE_KEY), then env.define, then task_env_delta,
+ * later entries replacing earlier ones. */
+void task_env(const struct workspace *ws, const struct task_node *t, struct strvec *env);
+/* The PATH task t's command sees (task_env_delta's, else vx's own); caller
+ * frees. */
+char *task_env_path(const struct workspace *ws, const struct task_node *t);
+
+#endif

@@ -1,0 +1,1206 @@
+/* sandbox_job.c - from a task to its sandbox request, and the wrapped job.
+ *
+ * The request is built when the task starts, not when the run is planned:
+ * a glob grant expands to what exists then (a bind is a mount), and the
+ * outputs of the task's dependencies exist only once they have run. */
+#include "run/sandbox_job.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "keys/externals.h"
+#include "keys/inputs.h"
+#include "run/run.h"
+#include "run/taskcache.h"
+#include "keys/taskenv.h"
+#include "sandbox/bwrap.h"
+#include "sandbox/env.h"
+#include "sandbox/probe.h"
+#include "sandbox/seatbelt.h"
+#include "util/compat.h"
+#include "util/glob.h"
+#include "util/io.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "violations/judge.h"
+#include "violations/report.h"
+
+extern char **environ;
+
+/* Does the task get a network of its own (netd, a control socket): a host
+ * grant (its proxy), a relay or a port bridge? */
+static bool wants_net(const struct sandbox_job *sjob)
+{
+	return sjob->has_net || sjob->relays.n || sjob->binds.n;
+}
+
+/* Parses t's allow.network and deny.network into rules, its loopback
+ * entries (localhost:PORT) into relays, and localBinding into binds; an
+ * entry that is not a host (a URL, a path, "*", a dotless name) is a
+ * configuration error at its line, as is a port granted both ways or
+ * vx's own proxy port. */
+static int network_rules(const struct task_node *t, struct sandbox_job *sjob, bool darwin)
+{
+	const struct sandbox_cfg *sb = t->cfg->sandbox;
+	struct netrules *rules = &sjob->net;
+	memset(rules, 0, sizeof *rules);
+	rules->any = sb->allow_network.any;
+	struct strbuf why = STRBUF_INIT;
+	for (int deny = 0; deny < 2; deny++) {
+		const lstr_vec *l = deny ? &sb->deny_network : &sb->allow_network.list;
+		for (size_t k = 0; k < l->n; k++) {
+			struct netrule r;
+			strbuf_reset(&why);
+			if (netrule_parse(l->v[k].s, &r, &why) < 0) {
+				config_error(&l->v[k].loc, "%s: %s", t->id, why.buf);
+				strbuf_release(&why);
+				return -1;
+			}
+			if (r.loopback && !deny) {
+				bool dup = false;
+				for (size_t j = 0; j < sjob->relays.n && !dup; j++)
+					dup = sjob->relays.v[j].port == r.port;
+				/* a port listed twice keeps its first entry's address */
+				struct bridge_relay b = {
+				    r.port, strcmp(r.host, "localhost") ? xstrdup(r.host) : NULL};
+				if (!dup)
+					vec_push(&sjob->relays, b);
+				netrule_clear(&r);
+				continue;
+			}
+			if (deny)
+				vec_push(&rules->deny, r);
+			else
+				vec_push(&rules->allow, r);
+		}
+	}
+	strbuf_release(&why);
+	bool proxy = rules->any || rules->allow.n;
+	for (size_t j = 0; j < sjob->relays.n; j++)
+		if (proxy && sjob->relays.v[j].port == SANDBOX_PROXY_PORT)
+			return config_error(&sb->allow_network.list.v[0].loc,
+					    "%s: port %d is where the task reaches its proxy inside "
+					    "the sandbox; relay the host's service on another port",
+					    t->id, SANDBOX_PROXY_PORT);
+	if (sb->local_binding.any && !darwin)
+		return config_error(&sb->local_binding.loc,
+				    "%s: localBinding: true cannot be built on Linux: a network "
+				    "namespace has no bridge for every port; list the ports the task "
+				    "listens on (localBinding: [5173])",
+				    t->id);
+	for (size_t k = 0; k < sb->local_binding.list.n; k++) {
+		const struct lstr *e = &sb->local_binding.list.v[k];
+		int port = atoi(e->s);
+		bool dup = false;
+		for (size_t j = 0; j < sjob->binds.n && !dup; j++)
+			dup = sjob->binds.v[j] == port;
+		for (size_t j = 0; j < sjob->relays.n; j++)
+			if (sjob->relays.v[j].port == port)
+				return config_error(&e->loc,
+						    "%s: port %d is both relayed in from the host "
+						    "(allow.network) and bridged out (localBinding): "
+						    "one of them must go",
+						    t->id, port);
+		if (proxy && port == SANDBOX_PROXY_PORT)
+			return config_error(&e->loc,
+					    "%s: port %d is where the task reaches its proxy inside "
+					    "the sandbox; listen on another port",
+					    t->id, SANDBOX_PROXY_PORT);
+		if (!dup)
+			vec_push(&sjob->binds, port);
+	}
+	return 0;
+}
+
+/* vx-sandbox-init beside the running vx (CMake builds both into one
+ * directory), when it is there and executable; else NULL and the wrapper
+ * is the shell script (bwrap.c). */
+static char *sandbox_init_path(const char *self)
+{
+	if (!self)
+		return NULL;
+	char *dir = path_dirname(self);
+	char *init = path_join(dir, "vx-sandbox-init");
+	free(dir);
+	struct stat st;
+	if (stat(init, &st) < 0 || !S_ISREG(st.st_mode) || access(init, X_OK) < 0) {
+		free(init);
+		return NULL;
+	}
+	return init;
+}
+
+char *sandbox_jobs_helper(void)
+{
+	char *self = realpath("/proc/self/exe", NULL);
+	char *init = sandbox_init_path(self);
+	free(self);
+	return init;
+}
+
+int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const struct graph *g,
+		      const char *cache_dir, unsigned flags)
+{
+	memset(sj, 0, sizeof *sj);
+	sj->ws = ws;
+	sj->g = g;
+	sj->cache_dir = cache_dir;
+	sj->quiet_report = flags & SANDBOX_JOBS_QUIET;
+	sj->showing = flags & SANDBOX_JOBS_SHOW;
+	sj->darwin = flags & SANDBOX_JOBS_DARWIN;
+	sj->stage.lock_fd = -1;
+	size_t n = g->nodes.n + 1;
+	sj->jobs = xcalloc(n, sizeof *sj->jobs);
+	for (size_t i = 0; i < n; i++)
+		sj->jobs[i].signal_rd = -1;
+	const struct task_node *first = NULL;
+	bool any_net = false;
+	for (size_t i = 0; i < g->nodes.n; i++) {
+		const struct task_node *t = g->nodes.v[i];
+		const struct sandbox_cfg *sb = t->cfg->sandbox;
+		if (!sb || !t->command)
+			continue;
+		if (!first)
+			first = t;
+		/* The sandbox's own rule, asked before anything runs so the
+		 * error can name the config line. */
+		struct strvec pass = STRVEC_INIT, secrets = STRVEC_INIT;
+		lstr_vec_strings(&t->cfg->env_pass, &pass);
+		lstr_vec_strings(&t->cfg->env_pass_secrets, &secrets);
+		struct env_input ein = {
+		    .pass_through = (const char *const *)pass.v,
+		    .n_pass = pass.n,
+		    .pass_secrets = (const char *const *)secrets.v,
+		    .n_secrets = secrets.n,
+		};
+		struct strbuf why = STRBUF_INIT;
+		long bad = env_refused(&ein, &why);
+		strvec_clear(&pass);
+		strvec_clear(&secrets);
+		if (bad >= 0) {
+			config_error(&t->cfg->env_pass.v[bad].loc, "%s: %s", t->id, why.buf);
+			strbuf_release(&why);
+			return -1;
+		}
+		strbuf_release(&why);
+		struct sandbox_job *sjob = &sj->jobs[i];
+		if (network_rules(t, sjob, sj->darwin) < 0)
+			return -1;
+		sjob->has_net = sjob->net.any || sjob->net.allow.n;
+		any_net = any_net || wants_net(sjob);
+		if (sb->unix_sockets.any)
+			return config_error(&sb->unix_sockets.loc,
+					    "%s: unixSockets: true cannot be built: the host's sockets "
+					    "are not enumerable, and the docker socket or an agent's "
+					    "must never ride in unnamed; list the socket paths",
+					    t->id);
+	}
+	/* vx's own binary: the network helper, and beside it vx-sandbox-init */
+	char *self = sj->darwin || !first ? NULL : realpath("/proc/self/exe", NULL);
+	if (any_net && !sj->darwin && !(sj->netd = self ? xstrdup(self) : NULL))
+		return error_errno("a sandboxed task has a network or port grant, and vx cannot "
+				   "find its own binary to run as its network helper");
+	if (!first || sj->darwin)
+		return 0; /* a Seatbelt profile is shown: nothing of Linux's is asked for */
+	/* The probes' answer is kept in WS/.vx/probe (probe.h): a run whose
+	 * machine did not change spawns no trial. vx sandbox show keeps none. */
+	char *dotvx = path_join(ws->root, ".vx");
+	char *state = sj->showing || (mkdir(dotvx, 0755) < 0 && errno != EEXIST)
+			  ? NULL
+			  : path_join(dotvx, "probe");
+	free(dotvx);
+	struct probe p, st;
+	probe_sandbox(state, &p, &st);
+	free(state);
+	if (!p.works) {
+		error("%s declares sandbox:, and this machine cannot give one: %s", first->id,
+		      p.reason ? p.reason : "bwrap does not work");
+		probe_free(&p);
+		probe_free(&st);
+		free(self);
+		return -1;
+	}
+	sj->bwrap = xstrdup(p.path);
+	probe_free(&p);
+	sj->setsid = probe_which("setsid");
+	sj->init = sandbox_init_path(self);
+	free(self);
+	if (st.works)
+		sj->strace = xstrdup(st.path);
+	else
+		warning(
+		    "sandboxed tasks run untraced this run (the walls still hold, but no violation "
+		    "can be reported): %s",
+		    st.reason ? st.reason : "strace does not work");
+	probe_free(&st);
+	if (!sj->setsid)
+		return error("%s declares sandbox:, and setsid(1) is not on PATH (apt-get install "
+			     "util-linux)",
+			     first->id);
+	return 0;
+}
+
+/* Marks node i's dependencies, transitively: their outputs are readable and
+ * their projects keyed (the key folds every one of them, through the chain). */
+static void mark_deps(const struct graph *g, size_t i, bool *seen)
+{
+	const struct task_node *t = g->nodes.v[i];
+	for (size_t k = 0; k < t->deps.n; k++) {
+		size_t d = t->deps.v[k].to;
+		if (!seen[d]) {
+			seen[d] = true;
+			mark_deps(g, d, seen);
+		}
+	}
+}
+
+static int spawn_actions(posix_spawn_file_actions_t *fa, void *data)
+{
+	const struct sandbox_job *sjob = data;
+	return sandbox_spawn_actions(&sjob->fds, sjob->signal_rd, fa);
+}
+
+/* What dependency d's output globs match, walked once per run: it has
+ * finished when a dependent starts, and every dependent reads the same list
+ * (a file made there later is not granted: a false violation at worst,
+ * never a read let through). NULL when the walk failed. */
+static const struct strvec *dep_outputs(struct sandbox_jobs *sj, size_t d)
+{
+	struct sandbox_job *dj = &sj->jobs[d];
+	if (!dj->outputs_walked) {
+		const struct task_node *dt = sj->g->nodes.v[d];
+		const struct project *dp = sj->ws->projects.v[dt->project];
+		dj->outputs_walked = true;
+		dj->outputs_ok = outputs_collect(dp->dir, &dt->cfg->outputs, &dj->outputs) == 0;
+	}
+	return dj->outputs_ok ? &dj->outputs : NULL;
+}
+
+/* What a sandbox_input borrows, owned until input_parts_release. */
+struct input_parts {
+	struct strvec nested, reads, writes, dep_outs, keyed, define, pass, secrets, vxenv, linked,
+	    sockets, mach, sysinfo;
+	VEC(int) relay_ports;
+	VEC(int) local_ports;
+	char *stage_pattern; /* vx sandbox show: where a stage would be */
+};
+
+static void input_parts_release(struct input_parts *h)
+{
+	free(h->stage_pattern);
+	struct strvec *all[] = {&h->nested, &h->reads, &h->writes, &h->dep_outs, &h->keyed,
+				&h->define, &h->pass,  &h->secrets, &h->vxenv, &h->linked,
+				&h->sockets, &h->mach, &h->sysinfo};
+	for (size_t k = 0; k < sizeof all / sizeof *all; k++)
+		strvec_clear(all[k]);
+	vec_free(&h->relay_ports);
+	vec_free(&h->local_ports);
+}
+
+/* The files that decide what vx runs, there or not (issue 36: a task that
+ * rewrote its vx.yaml ran unsandboxed in the next cycle of `vx watch`):
+ * each project's and the root's configs, the root's workspace list and
+ * lockfiles, canonical: one realpath a project dir, once a run, not once a
+ * config file for every sandboxed task. (.npmrc, .yarnrc.yml and
+ * .pnpmfile.cjs are mandatory denies.) */
+static const struct strvec *config_files(struct sandbox_jobs *sj)
+{
+	static const char *const names[] = {"vx.yaml", "package.json", "turbo.json", "turbo.jsonc",
+					    NULL};
+	const struct workspace *ws = sj->ws;
+	if (sj->configs.n)
+		return &sj->configs;
+	for (size_t k = 0; k <= ws->projects.n; k++) {
+		char *dir = realpath(k < ws->projects.n ? ws->projects.v[k]->dir : ws->root, NULL);
+		for (const char *const *n = names; dir && *n; n++)
+			strvec_push_nodup(&sj->configs, path_join(dir, *n));
+		if (k == ws->projects.n && dir) {
+			strvec_push_nodup(&sj->configs, path_join(dir, "pnpm-workspace.yaml"));
+			for (size_t l = 0; externals_lockfile_name(l); l++)
+				strvec_push_nodup(&sj->configs,
+						  path_join(dir, externals_lockfile_name(l)));
+		}
+		free(dir);
+	}
+	strvec_sort_unique(&sj->configs);
+	return &sj->configs;
+}
+
+/* Fills in, node i's sandbox request as written: the one input both
+ * translations (the bwrap plan, the Seatbelt profile) are made from. */
+static void request_input(struct sandbox_jobs *sj, size_t i, struct sandbox_input *in,
+			  struct input_parts *parts)
+{
+	/* `vx sandbox show` has no jobs: it shows a traced task's tracer with
+	 * the log's place spelled as a pattern, so what is shown is what runs. */
+	const struct task_node *t = sj->g->nodes.v[i];
+	const char *trace_dir = sj->showing && sj->strace && !t->cfg->persistent
+				    ? "$TMPDIR/vx-UID/vx-run-XXXXXX/trace-XXXXXX"
+				: sj->jobs ? sj->jobs[i].trace.dir
+					   : NULL;
+	const struct sandbox_cfg *sb = t->cfg->sandbox;
+	const struct workspace *ws = sj->ws;
+	const struct project *p = ws->projects.v[t->project];
+	struct input_parts *h = parts;
+	memset(h, 0, sizeof *h);
+	const char *stage_pattern = NULL;
+	if (sj->showing)
+		stage_pattern = h->stage_pattern =
+		    path_join(ws->root, ".vx/stage/vx-run-XXXXXX/task-XXXXXX");
+	workspace_linked_projects(ws, p, &h->linked);
+	for (size_t k = 0; k < ws->projects.n; k++)
+		strvec_push(&h->nested, ws->projects.v[k]->dir);
+	const struct strvec *configs = config_files(sj);
+	lstr_vec_strings(&sb->allow_read, &h->reads);
+	lstr_vec_strings(&sb->allow_write, &h->writes);
+	lstr_vec_strings(&sb->unix_sockets.list, &h->sockets);
+	bool *seen = xcalloc(sj->g->nodes.n + 1, 1);
+	mark_deps(sj->g, i, seen);
+	for (size_t d = 0; d < sj->g->nodes.n; d++) {
+		if (!seen[d])
+			continue;
+		const struct task_node *dt = sj->g->nodes.v[d];
+		const struct project *dp = ws->projects.v[dt->project];
+		if (strvec_find(&h->keyed, dp->dir) < 0)
+			strvec_push(&h->keyed, dp->dir);
+		const struct strvec *outs = dep_outputs(sj, d);
+		for (size_t o = 0; outs && o < outs->n; o++)
+			strvec_push_nodup(&h->dep_outs, path_join(dp->dir, outs->v[o]));
+	}
+	free(seen);
+	for (size_t k = 0; k < t->cfg->env_define.n; k++)
+		strvec_pushf(&h->define, "%s=%s", t->cfg->env_define.v[k].key,
+			     t->cfg->env_define.v[k].value);
+	lstr_vec_strings(&t->cfg->env_pass, &h->pass);
+	lstr_vec_strings(&t->cfg->env_pass_secrets, &h->secrets);
+	task_env_delta(ws, t, &h->vxenv);
+	for (size_t k = 0; sj->jobs && k < sj->jobs[i].relays.n; k++)
+		vec_push(&h->relay_ports, sj->jobs[i].relays.v[k].port);
+	for (size_t k = 0; k < sb->local_binding.list.n; k++)
+		vec_push(&h->local_ports, atoi(sb->local_binding.list.v[k].s));
+	lstr_vec_strings(&sb->mach_lookup, &h->mach);
+	lstr_vec_strings(&sb->system_info, &h->sysinfo);
+	const struct sandbox_job *nj = sj->jobs ? &sj->jobs[i] : NULL;
+	bool net = nj && wants_net(nj);
+	*in = (struct sandbox_input){
+	    .workspace_root = ws->root,
+	    .project_dir = p->dir,
+	    .home = getenv("HOME"),
+	    .cache_dir = sj->cache_dir,
+	    .run_base = sj->run_base,
+	    .bwrap = sj->bwrap,
+	    .shell = "/bin/sh",
+	    .setsid = sj->setsid,
+	    .init = sj->init,
+	    .strace = trace_dir ? sj->strace : NULL,
+	    .trace_dir = trace_dir,
+	    .netd = net ? sj->netd : NULL,
+	    .net_ctl = !net ? NULL
+		       : sj->showing ? "$TMPDIR/vx-UID/vx-run-XXXXXX/net-XXXXXX/ctl.sock"
+				     : nj->net_ctl,
+	    .proxy = nj && nj->has_net,
+	    .relay_ports = h->relay_ports.v,
+	    .n_relays = h->relay_ports.n,
+	    .proxy_port = nj && nj->has_net ? SANDBOX_PROXY_PORT : 0,
+	    .local_ports = h->local_ports.v,
+	    .n_local = h->local_ports.n,
+	    .local_any = sb->local_binding.any,
+	    .mach_lookup = (const char *const *)h->mach.v,
+	    .n_mach = h->mach.n,
+	    .system_info = (const char *const *)h->sysinfo.v,
+	    .n_system_info = h->sysinfo.n,
+	    .pty = sb->pty,
+	    /* a dev server's outputs must be in place while it runs: never staged */
+	    /* shown as it will run: a stage's place spelled as a pattern */
+	    .stage_dir = t->cfg->persistent ? NULL
+			 : sj->showing	    ? stage_pattern
+			 : sj->jobs	    ? sj->jobs[i].stage_dir
+					    : NULL,
+	    .nested_dirs = (const char *const *)h->nested.v,
+	    .n_nested = h->nested.n,
+	    .allow_read = (const char *const *)h->reads.v,
+	    .n_read = h->reads.n,
+	    .allow_write = (const char *const *)h->writes.v,
+	    .n_write = h->writes.n,
+	    .unix_sockets = (const char *const *)h->sockets.v,
+	    .n_sockets = h->sockets.n,
+	    .dep_outputs = (const char *const *)h->dep_outs.v,
+	    .n_dep_outputs = h->dep_outs.n,
+	    .keyed_projects = (const char *const *)h->keyed.v,
+	    .n_keyed = h->keyed.n,
+	    .config_files = (const char *const *)configs->v,
+	    .n_config = configs->n,
+	    .linked_projects = (const char *const *)h->linked.v,
+	    .n_linked = h->linked.n,
+	    .hermetic = sb->hermetic,
+	    .env =
+		{
+		    .host = (const char *const *)environ,
+		    .define = (const char *const *)h->define.v,
+		    .n_define = h->define.n,
+		    .pass_through = (const char *const *)h->pass.v,
+		    .n_pass = h->pass.n,
+		    .pass_secrets = (const char *const *)h->secrets.v,
+		    .n_secrets = h->secrets.n,
+		    .vx = (const char *const *)h->vxenv.v,
+		    .n_vx = h->vxenv.n,
+		},
+	};
+}
+
+int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_request *req,
+			 struct strbuf *err)
+{
+	struct sandbox_input in;
+	struct input_parts parts;
+	request_input(sj, i, &in, &parts);
+	int rc = sandbox_request_plan(&in, req, err);
+	input_parts_release(&parts);
+	return rc;
+}
+
+int sandbox_jobs_profile(struct sandbox_jobs *sj, size_t i, const char *tmpdir, struct strbuf *out,
+			 struct strvec *notes, struct strbuf *err)
+{
+	struct sandbox_input in;
+	struct input_parts parts;
+	request_input(sj, i, &in, &parts);
+	in.tmpdir = tmpdir;
+	int rc = seatbelt_profile(&in, out, notes, err);
+	input_parts_release(&parts);
+	return rc;
+}
+
+/* The vx.yaml a fix goes into, workspace-relative: the project's own, or
+ * where it would be (a project of package.json alone, or the root's tasks). */
+static char *project_yaml(const struct sandbox_jobs *sj, const struct task_node *t)
+{
+	const struct project *p = sj->ws->projects.v[t->project];
+	return p->cfg && p->cfg != sj->ws->cfg ? path_relative(sj->ws->root, p->cfg->path)
+					       : xasprintf("%s/vx.yaml", p->rel);
+}
+
+/* The files the task's own inputs.workspaceFiles key that the sandbox hides,
+ * as allow.read entries (relative to the project), appended to out. The
+ * workspace's inputs.workspaceFiles are left out: they invalidate every task
+ * at once (a lockfile), which claims no task reads them. */
+static void keyed_hidden(const struct sandbox_jobs *sj, const struct task_node *t,
+			 const struct sandbox_request *req, const struct strvec *keyed,
+			 struct strvec *out)
+{
+	struct strvec own = STRVEC_INIT;
+	lstr_vec_strings(&t->cfg->input_ws_files, &own);
+	for (size_t k = 0; keyed && own.n && k < keyed->n; k++) {
+		if (!globlist_match(own.v, own.n, keyed->v[k]))
+			continue;
+		char *abs = path_join(sj->ws->root, keyed->v[k]);
+		char *real = realpath(abs, NULL);
+		const char *p = real ? real : abs;
+		if (!path_is_within(req->cwd, p) && !sandbox_request_sees(req, p))
+			strvec_push_nodup(out, path_relative(req->cwd, p));
+		free(real);
+		free(abs);
+	}
+	strvec_clear(&own);
+}
+
+static int stage_record(struct sandbox_job *sjob);
+
+static void net_stop(struct sandbox_job *sjob)
+{
+	/* the proxies first: their connections cancel what they wait on
+	 * from the bridge (bridge.h) */
+	proxy_free(sjob->proxy);
+	sjob->proxy = NULL;
+	for (size_t k = 0; k < sjob->bridges.n; k++)
+		proxy_free(sjob->bridges.v[k]);
+	sjob->bridges.n = 0;
+	bridge_free(sjob->bridge);
+	sjob->bridge = NULL;
+	free(sjob->net_ctl);
+	sjob->net_ctl = NULL;
+	if (sjob->net_dir && remove_tree_at(AT_FDCWD, sjob->net_dir) < 0)
+		warning("cannot remove %s: %s", sjob->net_dir, strerror(errno));
+	free(sjob->net_dir);
+	sjob->net_dir = NULL;
+}
+
+/* The running task of the run, not me, whose port bridge holds port, or NULL. */
+static const struct task_node *port_holder_task(const struct sandbox_jobs *sj,
+						const struct sandbox_job *me, int port)
+{
+	for (size_t k = 0; k < sj->g->nodes.n; k++) {
+		const struct sandbox_job *o = &sj->jobs[k];
+		if (o == me || !o->bridges.n)
+			continue;
+		for (size_t j = 0; j < o->binds.n; j++)
+			if (o->binds.v[j] == port)
+				return sj->g->nodes.v[k];
+	}
+	return NULL;
+}
+
+/* The task's port bridges: the host's ports held for it, each carried to
+ * the task's port through its netd. A port held already refuses the task,
+ * naming the holder: another task of this run, or the process /proc names. */
+static int binds_start(struct sandbox_jobs *sj, struct sandbox_job *sjob, struct strbuf *err)
+{
+	for (size_t k = 0; k < sjob->binds.n; k++) {
+		int port = sjob->binds.v[k];
+		const struct task_node *other = port_holder_task(sj, sjob, port);
+		if (other) {
+			strbuf_addf(err,
+				    "localBinding port %d is held by %s, which runs now in this run; "
+				    "give one of them another port, or make one depend on the other",
+				    port, other->id);
+			return -1;
+		}
+		struct proxy *got[2];
+		size_t n;
+		int rc = bridge_bind_new(sj->loop, sjob->bridge, port, got, &n, err);
+		for (size_t j = 0; j < n; j++)
+			vec_push(&sjob->bridges, got[j]);
+		if (rc) {
+			strbuf_addstr(err, " (localBinding: the task's server could not be reached "
+					   "there; stop the holder or grant another port)");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The task's network, before it starts: a 0700 directory of the run's (a
+ * retry gets a fresh one; the refusals of the attempt before are gone with
+ * it, as its trace is) holding netd's control socket; the proxy and a
+ * relay per loopback entry, routed from it; the port bridges. */
+static int net_start(struct sandbox_jobs *sj, struct sandbox_job *sjob, const struct task_node *t,
+		     struct job *job)
+{
+	net_stop(sjob);
+	struct strbuf err = STRBUF_INIT;
+	char *tmpl = path_join(sj->run_dir ? sj->run_dir : "/tmp", "net-XXXXXX");
+	if (!sj->loop || !mkdtemp(tmpl)) {
+		error_errno("%s: cannot make its network's directory %s", t->id, tmpl);
+		free(tmpl);
+		job->reason = "its network could not be started (see above)";
+		return -1;
+	}
+	sjob->net_dir = tmpl;
+	sjob->net_ctl = path_join(tmpl, "ctl.sock");
+	sjob->bridge = bridge_new(sj->loop, sjob->net_ctl, &err);
+	int rc = sjob->bridge ? 0 : -1;
+	if (!rc && sjob->has_net && !sj->resolver && !(sj->resolver = resolver_new(sj->loop))) {
+		strbuf_addf(&err, "cannot start the proxy's name lookups: %s", strerror(errno));
+		rc = -1;
+	}
+	if (!rc && sjob->has_net) {
+		sjob->proxy = proxy_new(sj->loop, sj->resolver, &sjob->net, NULL, &err);
+		rc = sjob->proxy ? 0 : -1;
+		if (!rc)
+			bridge_route(sjob->bridge, SANDBOX_PROXY_PORT, sjob->proxy);
+	}
+	for (size_t k = 0; !rc && k < sjob->relays.n; k++) {
+		struct proxy *r = bridge_relay_new(sj->loop, &sjob->relays.v[k], &err);
+		rc = r ? 0 : -1;
+		if (r) {
+			vec_push(&sjob->bridges, r);
+			bridge_route(sjob->bridge, sjob->relays.v[k].port, r);
+		}
+	}
+	if (!rc && sjob->binds.n)
+		rc = binds_start(sj, sjob, &err);
+	if (rc) {
+		error("%s: %s", t->id, err.buf);
+		net_stop(sjob);
+		job->reason = "its network could not be started (see above)";
+	}
+	strbuf_release(&err);
+	return rc;
+}
+
+int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
+		      const struct strvec *keyed)
+{
+	const struct task_node *t = sj->g->nodes.v[i];
+	if (!t->cfg->sandbox || !job->argv)
+		return 0;
+	struct sandbox_job *sjob = &sj->jobs[i];
+	sjob->keyed = t->cfg->sandbox->no_verify_key ? NULL : keyed;
+	strvec_clear(&sjob->argv); /* a retry builds everything afresh */
+	if (sj->strace && !t->cfg->persistent) {
+		/* The run is traced, so the task's key says traced: a task that
+		 * cannot be traced must not run (it would be saved unjudged). A
+		 * server is never cached and its trace would grow for as long
+		 * as it serves, to be read only after it exits: untraced. */
+		trace_log_remove(&sjob->trace); /* a retry's log is a new one */
+		if (trace_log_make(&sjob->trace, sj->run_dir)) {
+			error_errno("%s: cannot make its trace log in %s", t->id,
+				    sj->run_dir ? sj->run_dir : "/tmp");
+			job->reason = "its trace log could not be made (see above)";
+			return -1;
+		}
+	}
+	if (sj->stage.path && !sjob->stage_dir) {
+		char *tmpl = path_join(sj->stage.path, "task-XXXXXX");
+		if (mkdtemp(tmpl))
+			sjob->stage_dir = tmpl;
+		else
+			free(tmpl); /* no stage: the grants are bound as they are */
+	}
+	if (wants_net(sjob) && net_start(sj, sjob, t, job) < 0)
+		return -1;
+	struct strbuf err = STRBUF_INIT;
+	int rc = sandbox_jobs_request(sj, i, &sjob->req, &err);
+	if (!rc)
+		rc = sandbox_request_prepare(&sjob->req, &err);
+	if (!rc && !sjob->req.stage && sjob->stage_dir) {
+		rmdir(sjob->stage_dir);
+		free(sjob->stage_dir);
+		sjob->stage_dir = NULL;
+	}
+	if (rc) {
+		if (err.len)
+			error("%s: sandbox refused: %s", t->id, err.buf);
+		if (!job->reason)
+			job->reason = "its sandbox could not be built (see above)";
+	} else {
+		sjob->built = true;
+		for (size_t k = 0; k < sjob->req.notes.n; k++)
+			fprintf(stderr, "%s: note: %s\n", t->id, sjob->req.notes.v[k]);
+		struct strvec hidden = STRVEC_INIT;
+		keyed_hidden(sj, t, &sjob->req, keyed, &hidden);
+		int pfd[2];
+		if (hidden.n) {
+			char *yaml = project_yaml(sj, t);
+			struct strbuf list = STRBUF_INIT;
+			for (size_t k = 0; k < hidden.n; k++) {
+				strbuf_addstr(&list, k ? ", " : "[");
+				strbuf_add_json_string(&list, hidden.v[k]);
+			}
+			strbuf_addch(&list, ']');
+			error("%s: its key holds %s outside the project that its sandbox "
+				"hides, so the key "
+				"would claim a dependency the task cannot read; add to %s "
+				"tasks.%s.sandbox.allow.read: "
+				"%s",
+				t->id, hidden.n == 1 ? "a file" : "files", yaml, t->task, list.buf);
+			strbuf_release(&list);
+			free(yaml);
+			job->reason = "its key holds a file its sandbox hides (see above)";
+			rc = -1;
+		} else {
+			sandbox_fds_close(&sjob->fds);
+			sandbox_argv(&sjob->req, t->command, &sjob->argv, &sjob->fds);
+			rc = sandbox_fds_lift(&sjob->fds) < 0 || compat_pipe(pfd, O_CLOEXEC) < 0 ? -1 : 0;
+			if (rc) {
+				error_errno("%s: cannot pass its sandbox the fds it needs", t->id);
+				job->reason = "its sandbox's fds could not be passed (see above)";
+			}
+		}
+		if (!rc) {
+			/* The signal pipe is dup2'd first (onto fd 3), so it
+			 * only needs to lie above 3 (dup2 onto itself would
+			 * leave it close-on-exec). */
+			sjob->signal_rd = fcntl(pfd[0], F_DUPFD_CLOEXEC, SANDBOX_SIGNAL_FD + 1);
+			close(pfd[0]);
+			fcntl(pfd[1], F_SETFL, O_NONBLOCK);
+			job->argv = sjob->argv.v;
+			/* bwrap is pid 1 of the task's namespace and its
+			 * /proc/1/environ is readable there: the tracer, the
+			 * init and bwrap get no environment at all (issue 36:
+			 * vx's GITHUB_TOKEN was one `tr` away); the task's
+			 * own is in the argv (--setenv), scrubbed. */
+			static char *no_env[] = {NULL};
+			job->envp = no_env;
+			job->relay_signals = true;
+			job->signal_fd = pfd[1];
+			job->spawn_actions = spawn_actions;
+			job->spawn_data = sjob;
+		}
+		strvec_clear(&hidden);
+	}
+	/* Last, once nothing else can refuse the task: the grants move into
+	 * the stage only for a task about to run (its after hook moves them
+	 * back; run.c puts back whatever a failed spawn left). */
+	if (!rc && sjob->req.stage && stage_record(sjob) < 0) {
+		error_errno("%s: cannot stage its write grants in %s", t->id, sjob->stage_dir);
+		job->reason = "its write grants could not be staged (see above)";
+		rc = -1;
+	}
+	if (rc)
+		net_stop(sjob); /* a refused task holds no port while the run goes on */
+	strbuf_release(&err);
+	return rc;
+}
+
+/* Writes beside the stage what the reaper needs should vx die (the project
+ * and the staged names), then moves the staged entries into it. Returns 0,
+ * or -1 with errno (nothing is left moved). */
+static int stage_record(struct sandbox_job *sjob)
+{
+	char *rec = xasprintf("%s.project", sjob->stage_dir);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "%s\n", sjob->req.cwd);
+	for (size_t k = 0; k < sjob->req.staged.n; k++)
+		strbuf_addf(&sb, "%s\n", sjob->req.staged.v[k]);
+	int fd = open(rec, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int rc = fd < 0 || write_all(fd, sb.buf, sb.len) < 0 ? -1 : 0;
+	if (fd >= 0)
+		close(fd);
+	strbuf_release(&sb);
+	free(rec);
+	return rc ? rc : sandbox_request_stage(&sjob->req);
+}
+
+void sandbox_jobs_unstage(struct sandbox_jobs *sj, size_t i)
+{
+	struct sandbox_job *sjob = &sj->jobs[i];
+	if (!sjob->built || !sjob->req.stage || !sjob->stage_dir)
+		return;
+	const struct task_node *t = sj->g->nodes.v[i];
+	struct strvec aw = STRVEC_INIT;
+	lstr_vec_strings(&t->cfg->sandbox->allow_write, &aw);
+	sandbox_request_unstage(&sjob->req, (const char *const *)aw.v, aw.n);
+	strvec_clear(&aw);
+	if (rmdir(sjob->stage_dir) == 0) {
+		char *rec = xasprintf("%s.project", sjob->stage_dir);
+		unlink(rec);
+		free(rec);
+	} else {
+		warning("%s: %s keeps what could not be moved back to %s; the next run puts it back",
+			t->id, sjob->stage_dir, sjob->req.cwd);
+	}
+	free(sjob->stage_dir);
+	sjob->stage_dir = NULL; /* unstaged: never twice; req.stage stays for the judge */
+}
+
+void sandbox_jobs_reap_stage(int dirfd)
+{
+	struct strvec entries = STRVEC_INIT;
+	dir_names_at(dirfd, &entries);
+	for (size_t k = 0; k < entries.n; k++) {
+		const char *rec = entries.v[k];
+		size_t n = strlen(rec);
+		if (n < 9 || strcmp(rec + n - 8, ".project"))
+			continue;
+		struct strbuf sb = STRBUF_INIT;
+		int fd = openat(dirfd, rec, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || strbuf_read_fd(&sb, fd) < 0) {
+			if (fd >= 0)
+				close(fd);
+			strbuf_release(&sb);
+			continue;
+		}
+		close(fd);
+		char *stage = xstrndup(rec, n - 8);
+		int sfd = openat(dirfd, stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		char *save = NULL, *project = strtok_r(sb.buf, "\n", &save);
+		int pfd = project ? open(project, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+		for (char *name = strtok_r(NULL, "\n", &save); name && sfd >= 0 && pfd >= 0;
+		     name = strtok_r(NULL, "\n", &save)) {
+			struct stat st;
+			if (!strchr(name, '/') && strcmp(name, "..") &&
+			    fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
+				renameat(sfd, name, pfd, name);
+		}
+		if (sfd >= 0)
+			close(sfd);
+		if (pfd >= 0)
+			close(pfd);
+		free(stage);
+		strbuf_release(&sb);
+	}
+	strvec_clear(&entries);
+}
+
+void sandbox_jobs_start(struct sandbox_jobs *sj, const struct rundir *run, struct loop *loop)
+{
+	sj->run_dir = run->path;
+	sj->run_base = run->base;
+	sj->loop = loop;
+	if (!sj->bwrap)
+		return;
+	char *vx_dir = path_join(sj->ws->root, ".vx");
+	char *base = path_join(vx_dir, "stage");
+	if ((mkdir(vx_dir, 0777) == 0 || errno == EEXIST) &&
+	    (mkdir(base, 0700) == 0 || errno == EEXIST) &&
+	    rundir_open_reaping(&sj->stage, base, sandbox_jobs_reap_stage) < 0)
+		sj->stage = (struct rundir){NULL, NULL, -1};
+	free(base);
+	free(vx_dir);
+}
+
+void sandbox_jobs_finish(struct sandbox_jobs *sj)
+{
+	/* Before the loop goes: whatever still listens on it (a task whose
+	 * wrap failed late) is released, and the lookups with it. */
+	for (size_t i = 0; sj->jobs && i < sj->g->nodes.n; i++)
+		net_stop(&sj->jobs[i]);
+	resolver_free(sj->resolver);
+	sj->resolver = NULL;
+	sj->loop = NULL;
+	sj->run_dir = sj->run_base = NULL;
+	if (!sj->stage.path)
+		return;
+	/* A staged grant a failed spawn never gave back goes home before
+	 * the stage is removed: a stage never takes a user's files with it. */
+	int sfd = open(sj->stage.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (sfd >= 0) {
+		sandbox_jobs_reap_stage(sfd);
+		close(sfd);
+	}
+	rundir_close(&sj->stage);
+}
+
+/* The proxy's refusals as network violations, each with its reason and
+ * the allow.network entry that would have allowed it; ignore.network (a
+ * glob on "HOST:PORT" or "HOST") silences one in the report, never in the
+ * proxy. */
+static void proxy_violations(const struct proxy *p, const struct judge_input *in,
+			     struct verdict *v)
+{
+	size_t n = 0;
+	const struct proxy_refusal *r = p ? proxy_refusals(p, &n) : NULL;
+	for (size_t k = 0; k < n; k++) {
+		if (judge_network_ignored(in, r[k].target))
+			continue;
+		struct violation x = {false, true, xstrdup(r[k].target), "proxy", 0, false,
+				      xstrdup(r[k].reason)};
+		vec_push(&v->violations, x);
+		if (r[k].fix)
+			strvec_push(&v->fix_network, r[k].fix);
+	}
+	strvec_sort_unique(&v->fix_network);
+}
+
+/* Would the task's proxy let host through, on 443, 80 or a port an entry
+ * names? (The output that says a name did not resolve names no port.) */
+static bool net_allowed(const char *host, void *ctx)
+{
+	const struct netrules *rs = ctx;
+	bool exact;
+	if (netrules_decide(rs, host, 443, &exact) == NET_ALLOWED ||
+	    netrules_decide(rs, host, 80, &exact) == NET_ALLOWED)
+		return true;
+	for (size_t k = 0; k < rs->allow.n; k++)
+		if (rs->allow.v[k].port &&
+		    netrules_decide(rs, host, rs->allow.v[k].port, &exact) == NET_ALLOWED)
+			return true;
+	return false;
+}
+
+/* "read: the project, its dependencies' outputs, ../shared; write: dist;
+ * network: none" */
+static void walls_line(const struct sandbox_job *sjob, const struct sandbox_cfg *sb,
+		       struct strbuf *sb_out)
+{
+	strbuf_addstr(sb_out, "read: the project, what it depends on");
+	for (size_t k = 0; k < sb->allow_read.n; k++)
+		strbuf_addf(sb_out, ", %s", sb->allow_read.v[k].s);
+	strbuf_addstr(sb_out, "; write:");
+	for (size_t k = 0; k < sb->allow_write.n; k++)
+		strbuf_addf(sb_out, "%s %s", k ? "," : "", sb->allow_write.v[k].s);
+	if (!sb->allow_write.n)
+		strbuf_addstr(sb_out, " its TMPDIR only");
+	strbuf_addstr(sb_out, "; network:");
+	if (sjob->has_net)
+		strbuf_addstr(sb_out, sjob->net.any ? " any public host" : " the hosts allow.network lists");
+	else if (!sjob->relays.n && !sjob->binds.n)
+		strbuf_addstr(sb_out, " none");
+	for (size_t k = 0; k < sjob->relays.n; k++)
+		strbuf_addf(sb_out, "%s the host's port %d", sjob->has_net || k ? "," : "",
+			    sjob->relays.v[k].port);
+	for (size_t k = 0; k < sjob->binds.n; k++)
+		strbuf_addf(sb_out, "%s serving port %d", sjob->has_net || sjob->relays.n || k ? "," : "",
+			    sjob->binds.v[k]);
+}
+
+/* A persistent task ran untraced: when it failed on its own (not stopped
+ * by vx), beside its output go the walls it ran under and what its output
+ * alone tells (a hidden path its last line names, a name that did not
+ * resolve), each with the grant that would have let it through. */
+static int judge_untraced(struct sandbox_jobs *sj, size_t i, struct job *job)
+{
+	struct sandbox_job *sjob = &sj->jobs[i];
+	const struct task_node *t = sj->g->nodes.v[i];
+	if (!sjob->built || job->state != JOB_FAILED || job->reason || sj->quiet_report)
+		return 0;
+	struct strvec roots = STRVEC_INIT, unwritten = STRVEC_INIT;
+	struct judge_input in = {
+	    .workspace_root = sj->ws->root,
+	    .home = getenv("HOME"),
+	    .tmpdir = "/tmp",
+	    .wrapped = true,
+	};
+	judge_input_from_request(&in, &sjob->req, &roots, &unwritten);
+	in.output = scheduler_job_log_end(job, &in.output_len);
+	VEC(int) ports = {0};
+	for (size_t k = 0; k < sjob->relays.n; k++)
+		vec_push(&ports, sjob->relays.v[k].port);
+	for (size_t k = 0; k < sjob->binds.n; k++)
+		vec_push(&ports, sjob->binds.v[k]);
+	in.net_allowed = sjob->has_net ? net_allowed : NULL;
+	in.net_ctx = &sjob->net;
+	in.host_listens = bridge_host_listens;
+	in.net_ports = ports.v;
+	in.n_net_ports = ports.n;
+	struct verdict v;
+	judge_output(&in, &v);
+	proxy_violations(sjob->proxy, &in, &v);
+	struct strbuf out = STRBUF_INIT;
+	strbuf_addf(&out, "%s: it ran untraced in its sandbox (a persistent task), where it could ",
+		    t->id);
+	walls_line(sjob, t->cfg->sandbox, &out);
+	strbuf_addch(&out, '\n');
+	if (v.notes.n || v.violations.n) {
+		char *yaml = project_yaml(sj, t);
+		report_text(t->id, yaml, t->task, &in, &v, &out);
+		free(yaml);
+	}
+	fputs(out.buf, stderr);
+	strbuf_release(&out);
+	sjob->project_dir = xstrdup(sjob->req.cwd);
+	sjob->verdict = v;
+	sjob->judged = true;
+	vec_free(&ports);
+	strvec_clear(&roots);
+	strvec_clear(&unwritten);
+	return 0;
+}
+
+int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
+{
+	struct sandbox_job *sjob = &sj->jobs[i];
+	if (sj->g->nodes.v[i]->cfg->persistent)
+		return judge_untraced(sj, i, job);
+	size_t n_refused = 0;
+	if (sjob->proxy)
+		proxy_refusals(sjob->proxy, &n_refused);
+	if (!sjob->built || (!sjob->trace.dir && !n_refused))
+		return 0;
+	const struct task_node *t = sj->g->nodes.v[i];
+	const struct sandbox_cfg *sb = t->cfg->sandbox;
+	struct strvec ir = STRVEC_INIT, iw = STRVEC_INIT, inet = STRVEC_INIT, inputs = STRVEC_INIT;
+	lstr_vec_strings(&sb->ignore_read, &ir);
+	lstr_vec_strings(&sb->ignore_write, &iw);
+	lstr_vec_strings(&sb->ignore_network, &inet);
+	lstr_vec_strings(&t->cfg->input_files, &inputs);
+	struct strvec roots = STRVEC_INIT, unwritten = STRVEC_INIT, aw = STRVEC_INIT;
+	lstr_vec_strings(&sb->allow_write, &aw);
+	/* what the key holds through the dependencies (their keys fold into
+	 * this one's): their keyed files and their outputs */
+	struct strvec dep_keyed = STRVEC_INIT, dep_outs = STRVEC_INIT, dep_cfg = STRVEC_INIT,
+		      outside = STRVEC_INIT, tools = STRVEC_INIT;
+	const char *p_dir = sj->ws->projects.v[t->project]->dir;
+	VEC(struct judge_dep) deps = {0};
+	if (sjob->keyed) {
+		bool *seen = xcalloc(sj->g->nodes.n + 1, 1);
+		mark_deps(sj->g, i, seen);
+		for (size_t d = 0; d < sj->g->nodes.n; d++) {
+			if (!seen[d])
+				continue;
+			const struct task_node *dt = sj->g->nodes.v[d];
+			const struct project *dp = sj->ws->projects.v[dt->project];
+			const struct strvec *k = sj->keyed_of ? sj->keyed_of(sj->keyed_ctx, d) : NULL;
+			if (k)
+				strvec_extend(&dep_keyed, k);
+			const struct strvec *outs = dep_outputs(sj, d);
+			for (size_t o = 0; outs && o < outs->n; o++)
+				strvec_push_nodup(&dep_outs, path_join(dp->dir, outs->v[o]));
+			strvec_push_nodup(&dep_cfg, project_yaml(sj, dt));
+			struct judge_dep jd = {dp->dir, NULL, dt->task, dt->id};
+			vec_push(&deps, jd);
+		}
+		for (size_t d = 0; d < deps.n; d++)
+			deps.v[d].config = dep_cfg.v[d];
+		free(seen);
+		strvec_sort_unique(&dep_keyed);
+		strvec_sort_unique(&dep_outs);
+		/* read grants outside the workspace, and the programs keyed */
+		for (size_t r = 0; r < sb->allow_read.n; r++) {
+			const char *g = sb->allow_read.v[r].s;
+			char *abs = g[0] == '~' && (g[1] == '/' || !g[1]) && getenv("HOME")
+					? path_join(getenv("HOME"), g[1] ? g + 2 : ".")
+					: path_join(p_dir, g);
+			char *real = realpath(abs, NULL);
+			if (real && !path_is_within(sj->ws->root, real))
+				strvec_push_nodup(&outside, real);
+			else
+				free(real);
+			free(abs);
+		}
+		const struct strvec *tl = sj->tools_of ? sj->tools_of(sj->keyed_ctx, i) : NULL;
+		if (tl)
+			strvec_extend(&tools, tl);
+		strvec_sort_unique(&tools);
+	}
+	struct judge_input in = {
+	    .workspace_root = sj->ws->root,
+	    .home = getenv("HOME"),
+	    .tmpdir = "/tmp",
+	    .wrapped = true,
+	    .dep_keyed = (const char *const *)dep_keyed.v,
+	    .n_dep_keyed = dep_keyed.n,
+	    .dep_outputs = (const char *const *)dep_outs.v,
+	    .n_dep_outputs = dep_outs.n,
+	    .deps = deps.v,
+	    .n_deps = deps.n,
+	    .externals_keyed = sj->externals_keyed,
+	    .run_started = sj->run_started,
+	    .outside_grants = (const char *const *)outside.v,
+	    .n_outside_grants = outside.n,
+	    .toolchain = (const char *const *)tools.v,
+	    .n_toolchain = tools.n,
+	    .ignore_read = (const char *const *)ir.v,
+	    .n_ignore_read = ir.n,
+	    .ignore_network = (const char *const *)inet.v,
+	    .n_ignore_network = inet.n,
+	    .ignore_write = (const char *const *)iw.v,
+	    .n_ignore_write = iw.n,
+	    .cached = taskcache_cacheable(t),
+	    .input_files = (const char *const *)inputs.v,
+	    .n_input_files = inputs.n,
+	    .inputs_explicit = (t->cfg->set & TF_INPUT_FILES) != 0,
+	    .allow_write = (const char *const *)aw.v,
+	    .n_allow_write = aw.n,
+	    .keyed = sjob->keyed ? (const char *const *)sjob->keyed->v : NULL,
+	    .n_keyed = sjob->keyed ? sjob->keyed->n : 0,
+	    .output = NULL,
+	    .output_len = 0,
+	};
+	judge_input_from_request(&in, &sjob->req, &roots, &unwritten);
+	in.output = scheduler_job_log_end(job, &in.output_len);
+	VEC(int) ports = {0};
+	for (size_t k = 0; k < sjob->relays.n; k++)
+		vec_push(&ports, sjob->relays.v[k].port);
+	for (size_t k = 0; k < sjob->binds.n; k++)
+		vec_push(&ports, sjob->binds.v[k]);
+	in.net_allowed = sjob->has_net ? net_allowed : NULL;
+	in.net_ctx = &sjob->net;
+	in.host_listens = bridge_host_listens;
+	in.net_ports = ports.v;
+	in.n_net_ports = ports.n;
+	struct verdict v;
+	if (sjob->trace.dir)
+		judge_trace(&in, sjob->trace.path, &v);
+	else
+		memset(&v, 0, sizeof v); /* untraced: the proxy's word is all there is */
+	proxy_violations(sjob->proxy, &in, &v);
+	sjob->project_dir = xstrdup(sjob->req.cwd);
+	bool succeeded = job->state == JOB_SUCCEEDED;
+	int rc = 0;
+	if (!sj->quiet_report && (v.violations.n || (!succeeded && (v.notes.n || v.fix_read.n)))) {
+		struct strbuf out = STRBUF_INIT;
+		char *yaml = project_yaml(sj, t);
+		report_text(t->id, yaml, t->task, &in, &v, &out);
+		fputs(out.buf, stderr);
+		strbuf_release(&out);
+		free(yaml);
+	}
+	if (succeeded && v.violations.n) {
+		snprintf(sjob->reason, sizeof sjob->reason, "%zu sandbox violation%s",
+			 v.violations.n, v.violations.n == 1 ? "" : "s");
+		job->reason = sjob->reason; /* lives as long as sj: the summary reads it */
+		rc = -1;
+	} else if (succeeded && v.incomplete) {
+		fprintf(
+		    stderr,
+		    "%s: the trace ended before the command did (its tracer died or was killed): "
+		    "failed, and not cached\n",
+		    t->id);
+		job->reason = "incomplete trace";
+		rc = -1;
+	}
+	sjob->verdict = v; /* kept for --report json|sarif|github */
+	sjob->judged = true;
+	vec_free(&ports);
+	strvec_clear(&ir);
+	strvec_clear(&iw);
+	strvec_clear(&inet);
+	strvec_clear(&inputs);
+	strvec_clear(&roots);
+	strvec_clear(&unwritten);
+	strvec_clear(&aw);
+	strvec_clear(&dep_keyed);
+	strvec_clear(&dep_outs);
+	strvec_clear(&dep_cfg);
+	strvec_clear(&outside);
+	strvec_clear(&tools);
+	vec_free(&deps);
+	return rc;
+}
+
+struct judge_input sandbox_jobs_report_input(const struct sandbox_jobs *sj, size_t i)
+{
+	struct judge_input in = {
+	    .project_dir = sj->jobs[i].project_dir,
+	    .workspace_root = sj->ws->root,
+	    .home = getenv("HOME"),
+	    .tmpdir = "/tmp",
+	};
+	return in;
+}
+
+void sandbox_jobs_configs_written(const struct sandbox_jobs *sj, struct strvec *paths,
+				  struct strvec *ids)
+{
+	for (size_t i = 0; sj->jobs && i < sj->g->nodes.n; i++) {
+		const struct sandbox_job *sjob = &sj->jobs[i];
+		for (size_t k = 0; sjob->judged && k < sjob->verdict.notes.n; k++) {
+			const struct judge_note *n = &sjob->verdict.notes.v[k];
+			if (strcmp(n->kind, "config"))
+				continue;
+			strvec_push(paths, n->path);
+			strvec_push(ids, sj->g->nodes.v[i]->id);
+		}
+	}
+}
+
+void sandbox_jobs_done(struct sandbox_jobs *sj, size_t i)
+{
+	struct sandbox_job *sjob = &sj->jobs[i];
+	trace_log_remove(&sjob->trace);
+	net_stop(sjob);
+	sandbox_jobs_unstage(sj, i);
+	if (sjob->signal_rd >= 0) {
+		close(sjob->signal_rd);
+		sjob->signal_rd = -1;
+	}
+	sandbox_fds_close(&sjob->fds);
+	if (!sjob->built)
+		return;
+	sandbox_request_sweep(&sjob->req);
+	sandbox_request_release(&sjob->req);
+	sjob->built = false;
+}
+
+void sandbox_jobs_release(struct sandbox_jobs *sj)
+{
+	sandbox_jobs_finish(sj);
+	for (size_t i = 0; sj->jobs && i < sj->g->nodes.n; i++) {
+		sandbox_jobs_done(sj, i);
+		strvec_clear(&sj->jobs[i].argv);
+		strvec_clear(&sj->jobs[i].outputs);
+		if (sj->jobs[i].judged)
+			verdict_release(&sj->jobs[i].verdict);
+		free(sj->jobs[i].project_dir);
+		netrules_clear(&sj->jobs[i].net);
+		for (size_t k = 0; k < sj->jobs[i].relays.n; k++)
+			free((char *)sj->jobs[i].relays.v[k].addr);
+		vec_free(&sj->jobs[i].relays);
+		vec_free(&sj->jobs[i].binds);
+		vec_free(&sj->jobs[i].bridges);
+	}
+	free(sj->jobs);
+	strvec_clear(&sj->configs);
+	free(sj->netd);
+	free(sj->bwrap);
+	free(sj->setsid);
+	free(sj->init);
+	free(sj->strace);
+}
