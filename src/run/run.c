@@ -621,7 +621,9 @@ static void server_fingerprint(const struct run_hooks *rh, size_t i, char out[KE
 	key_finish(&k, out);
 }
 
-static int run_before(struct job *job, void *ctx)
+/* The one place the cache's, the shard's and the sandbox's answers become
+ * the scheduler's. */
+static enum before_result run_before(struct job *job, void *ctx)
 {
 	struct run_hooks *rh = ctx;
 	const struct task_node *t = job->data;
@@ -633,22 +635,24 @@ static int run_before(struct job *job, void *ctx)
 		server_fingerprint(rh, i, fp);
 		bool never = t->cfg->restart.s && !strcmp(t->cfg->restart.s, "never");
 		job->reason = rh->wh->serve(t->id, fp, never, rh->wh->ctx);
-		return SCHEDULER_HANDED_OFF;
+		return BEFORE_HANDED_OFF;
 	}
-	int r = taskcache_before(job, rh->tc);
+	enum taskcache_answer r = taskcache_before(job, rh->tc);
 	if (r == TASKCACHE_WAIT) {
 		job->later_ms = 2; /* the remote lookup of its key is in flight */
-		return SCHEDULER_LATER;
+		return BEFORE_LATER;
 	}
-	if (r == 0 && shard_wait(rh, i, job))
-		return SCHEDULER_LATER;
-	if (r == 0) {
-		if (t->cfg->sandbox)
-			return sandbox_jobs_wrap(rh->sj, i, job, taskcache_keyed_files(rh->tc, i));
-		task_env(rh->ws, t, &rh->envs[i]);
-		job->envp = rh->envs[i].v;
-	}
-	return r;
+	if (r == TASKCACHE_HIT)
+		return BEFORE_DONE;
+	if (shard_wait(rh, i, job))
+		return BEFORE_LATER;
+	if (t->cfg->sandbox)
+		return sandbox_jobs_wrap(rh->sj, i, job, taskcache_keyed_files(rh->tc, i)) < 0
+			   ? BEFORE_FAIL
+			   : BEFORE_RUN;
+	task_env(rh->ws, t, &rh->envs[i]);
+	job->envp = rh->envs[i].v;
+	return BEFORE_RUN;
 }
 
 /* --only: did a task upstream of t stay unrun (its outputs taken as found)? */
@@ -660,7 +664,7 @@ static bool upstream_unrun(const struct task_node *t, const struct graph *g)
 	return false;
 }
 
-static int run_after(struct job *job, void *ctx)
+static enum after_result run_after(struct job *job, void *ctx)
 {
 	struct run_hooks *rh = ctx;
 	size_t i = taskcache_node_of(rh->tc, job);
@@ -681,7 +685,7 @@ static int run_after(struct job *job, void *ctx)
 			job->retry = "strace printed an error of its own, so the trace is broken";
 		if (job->retry) {
 			sandbox_jobs_done(rh->sj, i);
-			return -1;
+			return AFTER_FAIL;
 		}
 	}
 	/* A violation fails a task that exited 0, and such a task is never
@@ -693,12 +697,12 @@ static int run_after(struct job *job, void *ctx)
 		taskcache_set_execs(rh->tc, i, &rh->sj->jobs[i].verdict.execs);
 	sandbox_jobs_done(rh->sj, i);
 	if (verdict < 0)
-		return -1;
+		return AFTER_FAIL;
 	/* Its key says what its dependencies were built from; under --only
 	 * they were not built, so what it made is not that key's to keep. */
-	if (rh->only && upstream_unrun(t, rh->tc->g))
-		return 0;
-	return taskcache_after(job, rh->tc);
+	if (!rh->only || !upstream_unrun(t, rh->tc->g))
+		taskcache_after(job, rh->tc);
+	return AFTER_KEEP;
 }
 
 static const char *job_state_name(enum job_state st)

@@ -48,7 +48,7 @@ struct proc {
 	size_t slot;	   /* its place in sched.live while RUNNING */
 	bool retried;	   /* already run a second time: its timeout counts from the first start */
 	long long first_start; /* the first attempt's start, for the timeout of a retry */
-	unsigned long later_timer; /* while its before hook said SCHEDULER_LATER: the
+	unsigned long later_timer; /* while its before hook said BEFORE_LATER: the
 				    * loop timer that queues it again, else 0 */
 };
 
@@ -220,7 +220,7 @@ static bool job_ok(const struct job *job)
 }
 
 /* The run starts nothing more: what waits to be asked again (the before
- * hook's SCHEDULER_LATER) never will, and ends skipped. */
+ * hook's BEFORE_LATER) never will, and ends skipped. */
 static void later_cancel_all(struct sched *s)
 {
 	for (size_t i = 0; i < s->njobs && s->later; i++)
@@ -528,14 +528,14 @@ static void job_start(struct sched *s, size_t i)
 		return;
 	}
 	if (s->hooks && s->hooks->before) {
-		int r = s->hooks->before(job, s->hooks->ctx);
-		if (r == SCHEDULER_LATER) {
+		enum before_result r = s->hooks->before(job, s->hooks->ctx);
+		if (r == BEFORE_LATER) {
 			long long at = now_ms(s) + (job->later_ms > 0 ? job->later_ms : 1);
 			p->later_timer = loop_timer(s->loop, s->t0 + at, on_later, p);
 			s->later++;
 			return;
 		}
-		if (r == SCHEDULER_HANDED_OFF) {
+		if (r == BEFORE_HANDED_OFF) {
 			job->state = JOB_NOOP;
 			job->handed_off = true;
 			job->duration_ms = now_ms(s) - job->start_ms;
@@ -543,14 +543,14 @@ static void job_start(struct sched *s, size_t i)
 			job_ended(s, i);
 			return;
 		}
-		if (r > 0) {
+		if (r == BEFORE_DONE) {
 			job->state = JOB_CACHED;
 			job->duration_ms = now_ms(s) - job->start_ms;
 			output_job_cached(&s->out, i);
 			job_ended(s, i);
 			return;
 		}
-		if (r < 0) {
+		if (r == BEFORE_FAIL) {
 			job->state = JOB_FAILED;
 			if (!job->reason)
 				job->reason = "could not prepare the task";
@@ -652,7 +652,7 @@ static void job_reaped(struct sched *s, size_t i, int st)
 	reaper_tell(s, '-', p->pid);
 	p->pid = 0;
 	job->retry = NULL;
-	if (s->hooks && s->hooks->after && s->hooks->after(job, s->hooks->ctx) < 0 &&
+	if (s->hooks && s->hooks->after && s->hooks->after(job, s->hooks->ctx) == AFTER_FAIL &&
 	    job->state == JOB_SUCCEEDED) {
 		job->state = JOB_FAILED;
 		if (!job->reason)

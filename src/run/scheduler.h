@@ -84,9 +84,9 @@ struct job {
 			      * trace), within what is left of its timeout; the
 			      * scheduler does it at most once and never while
 			      * stopping, and clears this before each after hook */
-	bool handed_off;     /* the before hook handed it off (SCHEDULER_HANDED_OFF) */
+	bool handed_off;     /* the before hook handed it off (BEFORE_HANDED_OFF) */
 	bool remote;         /* its hit came from the remote cache (the before hook's word) */
-	long long later_ms;  /* set by a before hook returning SCHEDULER_LATER: ask
+	long long later_ms;  /* set by a before hook returning BEFORE_LATER: ask
 			      * it again in this many ms (at least 1) */
 	bool held;           /* set by the after hook of a job that succeeded:
 			      * it is done (printed, its slot free) but its
@@ -95,22 +95,32 @@ struct job {
 			      * save still reading its outputs) */
 };
 
-#define SCHEDULER_HANDED_OFF 2
-#define SCHEDULER_LATER 3
+/* What a before hook says of a ready job (issue 38: these were integers,
+ * and the task cache's "wait" was 2 as "handed off" was). */
+enum before_result {
+	BEFORE_FAIL = -1,     /* fail it (job->reason says why) */
+	BEFORE_RUN = 0,       /* spawn it */
+	BEFORE_DONE,          /* the hook satisfied it: a cache hit (job->log holds
+			       * what to show) */
+	BEFORE_HANDED_OFF,    /* someone else runs it (vx watch's servers): it counts
+			       * as a no-op, and job->reason is printed as its line */
+	BEFORE_LATER,         /* ask again after job->later_ms (--shard: another
+			       * machine is building it; the job holds no slot
+			       * meanwhile, and a stop skips it) */
+};
+
+/* What an after hook says of a reaped job. */
+enum after_result {
+	AFTER_FAIL = -1, /* fail a job that exited 0 (a sandbox violation) */
+	AFTER_KEEP = 0,  /* keep its verdict */
+};
 
 struct scheduler_hooks {
-	/* When a job is ready, before it is spawned: returns 0 to run it, 1
-	 * when the hook satisfied it (a cache hit; job->log holds what to
-	 * show), SCHEDULER_HANDED_OFF when someone else runs it (vx watch's
-	 * servers: it counts as a no-op, and job->reason is printed as its
-	 * line), SCHEDULER_LATER to be asked again after job->later_ms
-	 * (--shard: another machine is building it; the job holds no slot
-	 * meanwhile, and a stop skips it), -1 to fail it. NULL: always run. */
-	int (*before)(struct job *job, void *ctx);
-	/* After a run job is reaped, before its dependents are released:
-	 * returns 0 to keep the verdict, -1 to fail a job that exited 0 (a
-	 * sandbox violation); it may set job->held. NULL: keep. */
-	int (*after)(struct job *job, void *ctx);
+	/* When a job is ready, before it is spawned. NULL: always run. */
+	enum before_result (*before)(struct job *job, void *ctx);
+	/* After a run job is reaped, before its dependents are released; it
+	 * may set job->held. NULL: keep. */
+	enum after_result (*after)(struct job *job, void *ctx);
 	void *ctx;
 };
 

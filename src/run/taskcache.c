@@ -905,18 +905,18 @@ static int replay_add(void *ctx, const char *buf, size_t n)
 	return 0;
 }
 
-int taskcache_before(struct job *job, void *ctx)
+enum taskcache_answer taskcache_before(struct job *job, void *ctx)
 {
 	struct taskcache *tc = ctx;
 	size_t i = taskcache_node_of(tc, job);
 	const struct task_node *t = tc->g->nodes.v[i];
 	if (!taskcache_cacheable(t) || !tc->store_open) {
 		tc->status[i] = CACHE_DISABLED;
-		return 0;
+		return TASKCACHE_RUN;
 	}
 	tc->status[i] = CACHE_MISS;
 	if (!tc->read)
-		return 0;
+		return TASKCACHE_RUN;
 	const struct project *p = tc->ws->projects.v[t->project];
 	tc->from_remote[i] = false;
 	/* The fast hit: outputs still in place from the last time this key
@@ -928,7 +928,7 @@ int taskcache_before(struct job *job, void *ctx)
 		strbuf_add(&job->log, rec->log, rec->log_len);
 		tc->status[i] = CACHE_HIT;
 		job->exit_code = 0;
-		return 1;
+		return TASKCACHE_HIT;
 	}
 	/* The prefetch's answer, taken once: a later ask (a --shard wait)
 	 * goes to the remote itself. */
@@ -961,7 +961,7 @@ int taskcache_before(struct job *job, void *ctx)
 	if (r != ENTRY_HIT) {
 		if (tc->verbose)
 			explain_miss(tc, i);
-		return 0;
+		return TASKCACHE_RUN;
 	}
 	/* the programs its cached run exec'd must be the ones here (issue 18);
 	 * the same list goes into the in-place record below */
@@ -976,7 +976,7 @@ int taskcache_before(struct job *job, void *ctx)
 		strbuf_release(&which);
 		free(entry_tools);
 		tc->from_remote[i] = job->remote = false;
-		return 0;
+		return TASKCACHE_RUN;
 	}
 	strbuf_release(&which);
 	struct strvec current = STRVEC_INIT;
@@ -997,7 +997,7 @@ int taskcache_before(struct job *job, void *ctx)
 		warning("%s: cannot restore cache entry %s; running the task", t->id, tc->keys[i]);
 		scheduler_job_log_reset(job);
 		tc->status[i] = CACHE_MISS;
-		return 0;
+		return TASKCACHE_RUN;
 	}
 	if (!tc->store.read_only)
 		store_touch(&tc->store, tc->keys[i]);
@@ -1008,7 +1008,7 @@ int taskcache_before(struct job *job, void *ctx)
 	strvec_clear(&current);
 	tc->status[i] = CACHE_HIT;
 	job->exit_code = 0;
-	return 1;
+	return TASKCACHE_HIT;
 }
 
 static void save_finished(struct taskcache *tc, struct job *job, int rc, const char *messages);
@@ -1021,7 +1021,7 @@ static void collect_line(const char *line, void *ctx)
 
 static void on_save_ready(struct loop *l, int fd, unsigned events, void *data);
 
-int taskcache_after(struct job *job, void *ctx)
+void taskcache_after(struct job *job, void *ctx)
 {
 	struct taskcache *tc = ctx;
 	size_t i = taskcache_node_of(tc, job);
@@ -1029,7 +1029,7 @@ int taskcache_after(struct job *job, void *ctx)
 	/* a log that could not be kept whole was said with its reason */
 	if (job->state != JOB_SUCCEEDED || !tc->write || !taskcache_cacheable(t) || !tc->store_open ||
 	    job->log_lost)
-		return 0;
+		return;
 	const struct project *p = tc->ws->projects.v[t->project];
 	/* An input that moved under the task (an editor's save, a checkout)
 	 * makes its key and its outputs two contents' (issue 37: a writer
@@ -1043,14 +1043,14 @@ int taskcache_after(struct job *job, void *ctx)
 			warning("%s: not saved to the cache: its input %s changed while it ran (its "
 				"key holds what was there before)",
 				t->id, hashed->paths.v[f]);
-			return 0;
+			return;
 		}
 	}
 	struct strvec outs = STRVEC_INIT;
 	if (outputs_collect(p->dir, &t->cfg->outputs, &outs)) {
 		warning("%s: not saved to the cache: its outputs cannot be listed", t->id);
 		strvec_clear(&outs);
-		return 0;
+		return;
 	}
 	const struct task_inputs *ti = &tc->facts[i];
 	struct entry_input *ins = xcalloc(ti->paths.n + 1, sizeof *ins);
@@ -1093,7 +1093,6 @@ int taskcache_after(struct job *job, void *ctx)
 		strbuf_release(&messages);
 	}
 	free(ins);
-	return 0;
 }
 
 /* A save of job's outputs ended with rc, saying messages (the lines its

@@ -112,14 +112,17 @@ void taskcache_checkpoint(struct taskcache *tc);
 /* Returns whether node i would hit without restoring anything (dry runs). */
 enum cache_status taskcache_probe(struct taskcache *tc, size_t i);
 
-/* Scheduler hooks; ctx is the taskcache, job->data the task_node. before:
- * a verified hit restores the outputs and puts the captured log in job->log
- * (returns 1); TASKCACHE_WAIT while the remote lookup of its key is still
- * in flight (ask again shortly); anything else runs the task (0). after: a task that succeeded
- * is saved; a failed save costs a warning, never the task. */
-#define TASKCACHE_WAIT 2
-int taskcache_before(struct job *job, void *ctx);
-int taskcache_after(struct job *job, void *ctx);
+/* What the cache says of a ready task. */
+enum taskcache_answer {
+	TASKCACHE_RUN,  /* a miss, or no cache: run it */
+	TASKCACHE_HIT,  /* a verified hit restored its outputs; job->log holds its log */
+	TASKCACHE_WAIT, /* the remote lookup of its key is in flight: ask again shortly */
+};
+/* Scheduler hooks' halves; ctx is the taskcache, job->data the task_node.
+ * after: a task that succeeded is saved; a failed save costs a warning,
+ * never the task (it always keeps the verdict). */
+enum taskcache_answer taskcache_before(struct job *job, void *ctx);
+void taskcache_after(struct job *job, void *ctx);
 
 /* Around one run on loop l: from here the after hook hands each save to a
  * worker thread (started at the first save) and holds the job (job->held) until the save ends, so

@@ -407,31 +407,31 @@ struct hook_ctx {
 	int after_saw_exit;
 };
 
-static int hook_before(struct job *job, void *ctx)
+static enum before_result hook_before(struct job *job, void *ctx)
 {
 	struct hook_ctx *h = ctx;
 	h->before_calls++;
 	if (job->data && !strcmp(job->data, "hit")) {
 		strbuf_addstr(&job->log, "replayed line\nno newline");
-		return 1;
+		return BEFORE_DONE;
 	}
 	if (job->data && !strcmp(job->data, "refuse")) {
 		job->reason = "hook says no";
-		return -1;
+		return BEFORE_FAIL;
 	}
-	return 0;
+	return BEFORE_RUN;
 }
 
-static int hook_after(struct job *job, void *ctx)
+static enum after_result hook_after(struct job *job, void *ctx)
 {
 	struct hook_ctx *h = ctx;
 	h->after_calls++;
 	h->after_saw_exit = job->exit_code;
 	if (job->data && !strcmp(job->data, "veto")) {
 		job->reason = "sandbox violation";
-		return -1;
+		return AFTER_FAIL;
 	}
-	return 0;
+	return AFTER_KEEP;
 }
 
 static void test_hooks(void)
@@ -588,7 +588,7 @@ static void hold_release(struct loop *l, void *data)
 	h->held->held = false;
 }
 
-static int hook_hold(struct job *job, void *ctx)
+static enum after_result hook_hold(struct job *job, void *ctx)
 {
 	struct hold_ctx *h = ctx;
 	if (job->data && !strcmp(job->data, "hold")) {
@@ -596,7 +596,7 @@ static int hook_hold(struct job *job, void *ctx)
 		h->held = job;
 		loop_timer(h->loop, loop_now() + 300, hold_release, h);
 	}
-	return 0;
+	return AFTER_KEEP;
 }
 
 static void test_held(void)
@@ -663,13 +663,13 @@ static void test_settled(void)
 
 /* A before hook that hands a job off: it counts as done, its reason is
  * its line, its dependents start. */
-static int hand_off(struct job *job, void *ctx)
+static enum before_result hand_off(struct job *job, void *ctx)
 {
 	(void)ctx;
 	if (strcmp(job->id, "web#dev"))
-		return 0;
+		return BEFORE_RUN;
 	job->reason = "started elsewhere";
-	return SCHEDULER_HANDED_OFF;
+	return BEFORE_HANDED_OFF;
 }
 
 static void test_handed_off(void)
@@ -698,16 +698,16 @@ struct later_ctx {
 	int asks;
 };
 
-static int ask_later(struct job *job, void *ctx)
+static enum before_result ask_later(struct job *job, void *ctx)
 {
 	struct later_ctx *c = ctx;
 	if (strcmp(job->id, "w#build"))
-		return 0;
+		return BEFORE_RUN;
 	if (++c->asks < 3) {
 		job->later_ms = 100;
-		return SCHEDULER_LATER;
+		return BEFORE_LATER;
 	}
-	return 0;
+	return BEFORE_RUN;
 }
 
 static void test_later(void)
