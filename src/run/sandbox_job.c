@@ -869,8 +869,10 @@ static void proxy_violations(const struct proxy *p, const struct judge_input *in
 	for (size_t k = 0; k < n; k++) {
 		if (judge_network_ignored(in, r[k].target))
 			continue;
-		struct violation x = {false, true, xstrdup(r[k].target), "proxy", 0, false,
-				      xstrdup(r[k].reason)};
+		struct violation x = {.op = VIOLATION_NETWORK,
+				      .path = xstrdup(r[k].target),
+				      .syscall = "proxy",
+				      .reason = xstrdup(r[k].reason)};
 		vec_push(&v->violations, x);
 		if (r[k].fix)
 			strvec_push(&v->fix_network, r[k].fix);

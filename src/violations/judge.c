@@ -743,6 +743,18 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+const char *violation_op_name(enum violation_op op)
+{
+	static const char *const names[VIOLATION_OPS] = {"read", "write", "exec", "network",
+							 "read-unkeyed"};
+	return op < VIOLATION_OPS ? names[op] : "?";
+}
+
+bool violation_unkeyed(const struct violation *v)
+{
+	return v->op == VIOLATION_READ_UNKEYED || (v->op == VIOLATION_EXEC && !v->err);
+}
+
 /* What an unkeyed read is, for its fix. */
 enum unkeyed {
 	KEYED = 0,
@@ -999,7 +1011,9 @@ static void unkeyed_verdict(const struct judge_input *in, struct verdict *out,
 		if (nm)
 			nm[13] = '\0';
 	}
-	struct violation v = {false, false, path, e->syscall, 0, true, NULL};
+	struct violation v = {.op = e->op == ACCESS_EXEC ? VIOLATION_EXEC : VIOLATION_READ_UNKEYED,
+			      .path = path,
+			      .syscall = e->syscall};
 	vec_push(&out->violations, v);
 	if (u == UNKEYED_PROJECT && in->inputs_explicit) {
 		strvec_push_nodup(&out->fix_inputs, path_relative(in->project_dir, where));
@@ -1101,7 +1115,7 @@ static bool config_write(const struct judge_input *in, struct verdict *out,
 		return true;
 	}
 	strvec_push_nodup(seen, key);
-	struct violation v = {true, false, xstrdup(e->path), e->syscall, 0, false, NULL};
+	struct violation v = {.op = VIOLATION_WRITE, .path = xstrdup(e->path), .syscall = e->syscall};
 	vec_push(&out->violations, v);
 	if (!has_note(out, "config", e->path)) {
 		char *shown = judge_display_path(in, e->path);
@@ -1258,8 +1272,10 @@ void judge_events(const struct judge_input *in, const struct access_event *ev, s
 		const struct access_event *e = &ev[i];
 		if (e->op == ACCESS_CONNECT && !e->unresolved && e->path[0] != '/') {
 			if (network_refused(in, e)) {
-				struct violation v = {false, true, xstrdup(e->path), e->syscall,
-						      e->err, false, NULL};
+				struct violation v = {.op = VIOLATION_NETWORK,
+						      .path = xstrdup(e->path),
+						      .syscall = e->syscall,
+						      .err = e->err};
 				vec_push(&out->violations, v);
 				out->needs_network = true;
 			}
@@ -1274,8 +1290,11 @@ void judge_events(const struct judge_input *in, const struct access_event *ev, s
 			char *key = xasprintf("?%s", e->path);
 			if (strvec_find(&seen, key) < 0) {
 				strvec_push_nodup(&seen, key);
-				struct violation v = {e->write_intent, false, xstrdup(e->path),
-						      e->syscall, 0, false, NULL};
+				struct violation v = {.op = e->write_intent ? VIOLATION_WRITE
+								 : e->op == ACCESS_EXEC ? VIOLATION_EXEC
+											 : VIOLATION_READ,
+						      .path = xstrdup(e->path),
+						      .syscall = e->syscall};
 				vec_push(&out->violations, v);
 				if (!has_note(out, "unplaced", ""))
 					add_note(out, "unplaced", "",
@@ -1315,8 +1334,9 @@ void judge_events(const struct judge_input *in, const struct access_event *ev, s
 			if (config_write(in, out, e, &seen))
 				continue;
 			if (widened_write(in, e, &made, &gone, &seen)) {
-				struct violation v = {true, false, xstrdup(e->path), e->syscall, 0,
-						      false, NULL};
+				struct violation v = {.op = VIOLATION_WRITE,
+						      .path = xstrdup(e->path),
+						      .syscall = e->syscall};
 				vec_push(&out->violations, v);
 				strvec_push_nodup(&out->fix_write, widened_fix(in, e, &made_dirs));
 			}
@@ -1398,8 +1418,12 @@ void judge_events(const struct judge_input *in, const struct access_event *ev, s
 		if (write ? ignored(in, in->ignore_write, in->n_ignore_write, e->path)
 			  : ignored(in, in->ignore_read, in->n_ignore_read, e->path))
 			continue;
-		struct violation v = {write, false, xstrdup(e->path), e->syscall, e->err, false,
-				      NULL};
+		struct violation v = {.op = write ? VIOLATION_WRITE
+					 : e->op == ACCESS_EXEC ? VIOLATION_EXEC
+								 : VIOLATION_READ,
+				      .path = xstrdup(e->path),
+				      .syscall = e->syscall,
+				      .err = e->err};
 		vec_push(&out->violations, v);
 		if (withheld) {
 			note_withheld(in, out, e->path, real_path);
@@ -1455,7 +1479,7 @@ void judge_events(const struct judge_input *in, const struct access_event *ev, s
 		const char *path = read_paths.v[r];
 		bool unkeyed = false;
 		for (size_t k = 0; k < out->violations.n && !unkeyed; k++)
-			unkeyed = out->violations.v[k].unkeyed &&
+			unkeyed = violation_unkeyed(&out->violations.v[k]) &&
 				  path_is_within(out->violations.v[k].path, path);
 		struct stat st;
 		bool inside = under(in->workspace_root, path);

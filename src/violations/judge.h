@@ -106,17 +106,34 @@ struct judge_input {
 	size_t n_net_ports;
 };
 
+/* A violation's op, as reports spell it (SPEC §5; the SARIF rules are in
+ * this order). Issue 38: three booleans could not say exec. */
+enum violation_op {
+	VIOLATION_READ,         /* a read refused (open, probe, readlink, chdir) */
+	VIOLATION_WRITE,        /* a write refused, or one that succeeded only
+				 * through a widened grant (err 0) */
+	VIOLATION_EXEC,         /* an execve refused, or a program run that the
+				 * task's key does not hold (err 0) */
+	VIOLATION_NETWORK,      /* a connection refused: path is "ADDR:PORT",
+				 * "[ADDR6]:PORT", or the proxy's "HOST:PORT" */
+	VIOLATION_READ_UNKEYED, /* a read that succeeded of a file the task's key
+				 * does not hold (err 0) */
+	VIOLATION_OPS
+};
+
 struct violation {
-	bool write;          /* a write refused, else a read (open, exec, probe, readlink, chdir) */
-	bool network;        /* a connection refused: path is "ADDR:PORT", "[ADDR6]:PORT" */
+	enum violation_op op;
 	char *path;          /* absolute, but for network */
 	const char *syscall; /* static */
-	int err;             /* 0: a write that succeeded only through a widened grant */
-	bool unkeyed;        /* a read that succeeded of a project file the task's key
-			      * does not hold (op "read-unkeyed"; err 0) */
+	int err;             /* the errno of a refusal; 0: it succeeded (widened, unkeyed) */
 	char *reason;        /* the proxy's word on a network refusal it made ("not in
 			      * allow.network"; syscall "proxy", err 0), else NULL */
 };
+
+/* "read", "write", "exec", "network", "read-unkeyed". */
+const char *violation_op_name(enum violation_op op);
+/* A read or a run that succeeded of what the key does not hold. */
+bool violation_unkeyed(const struct violation *v);
 
 /* A note explains a failure without counting as a violation. kind is one of
  *   refused-write-outside  a write outside the project met the wall

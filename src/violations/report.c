@@ -39,7 +39,7 @@ static void add_list(struct strbuf *out, const struct strvec *sv)
 
 static const char *op_name(const struct violation *x)
 {
-	return x->network ? "network" : x->write ? "write" : x->unkeyed ? "read-unkeyed" : "read";
+	return violation_op_name(x->op);
 }
 
 /* The fields of a fix, in the order every report lists them. */
@@ -63,7 +63,7 @@ static void fix_fields(const struct verdict *v, struct fix_field out[FIX_FIELDS]
 static void add_what(struct strbuf *out, const struct judge_input *in, const struct violation *x)
 {
 	strbuf_addf(out, "%s ", op_name(x));
-	if (x->network)
+	if (x->op == VIOLATION_NETWORK)
 		strbuf_addstr(out, x->path);
 	else
 		add_path(out, in, x->path);
@@ -74,7 +74,7 @@ static void add_how(struct strbuf *out, const struct violation *x)
 {
 	if (x->reason)
 		strbuf_addf(out, "(%s)", x->reason);
-	else if (x->unkeyed)
+	else if (violation_unkeyed(x))
 		strbuf_addf(out, "(%s, %s)", x->syscall, UNKEYED);
 	else if (x->err)
 		strbuf_addf(out, "(%s %s)", x->syscall, errno_name(x->err));
@@ -89,7 +89,7 @@ static void add_message(struct strbuf *out, const char *id, const char *sep,
 	strbuf_addf(out, "%s%s", id, sep);
 	add_what(out, in, x);
 	strbuf_addstr(out, x->err || x->reason ? " refused "
-			   : x->unkeyed	     ? " not keyed "
+			   : violation_unkeyed(x) ? " not keyed "
 					     : " not granted ");
 	add_how(out, x);
 }
@@ -184,7 +184,7 @@ void report_json(const struct task_report *t, size_t n, struct strbuf *out)
 			for (size_t k = 0; k < r->v->violations.n; k++) {
 				const struct violation *x = &r->v->violations.v[k];
 				cJSON *e = cJSON_CreateObject();
-				char *p = x->network ? xstrdup(x->path)
+				char *p = x->op == VIOLATION_NETWORK ? xstrdup(x->path)
 						     : judge_display_path(r->in, x->path);
 				cJSON_AddStringToObject(e, "op", op_name(x));
 				cJSON_AddStringToObject(e, "path", p);
@@ -268,18 +268,35 @@ void report_sarif(const struct task_report *t, size_t n, struct strbuf *out)
 	cJSON_AddStringToObject(driver, "name", "vx");
 	cJSON_AddStringToObject(driver, "version", VX_VERSION);
 	cJSON *rules = cJSON_AddArrayToObject(driver, "rules");
-	static const char *const rule_ids[] = {"vx/sandbox-read", "vx/sandbox-write",
-					       "vx/sandbox-network", "vx/read-unkeyed"};
-	static const char *const rule_text[] = {
+	/* one rule per op, in enum violation_op's order (SPEC §5) */
+	static const char *const rule_ids[VIOLATION_OPS] = {
+	    "vx/sandbox-read", "vx/sandbox-write", "vx/sandbox-exec", "vx/sandbox-network",
+	    "vx/read-unkeyed"};
+	static const char *const rule_text[VIOLATION_OPS] = {
 	    "A sandboxed task read a path in its project that no grant allows",
 	    "A sandboxed task wrote a path in its project that no grant allows",
+	    "A sandboxed task ran a program that no grant allows, or that its cache key does not hold",
 	    "A sandboxed task reached a host its allow.network does not grant, or the network past its proxy",
 	    "A cached sandboxed task read a file its cache key does not hold"};
-	for (int i = 0; i < 4; i++) {
+	static const char *const rule_help[VIOLATION_OPS] = {
+	    "Grant the read with sandbox.allow.read in the task's vx.yaml (the fix vx prints), "
+	    "and key it with inputs when the task is cached; or change the command not to read it.",
+	    "Grant the write with sandbox.allow.write in the task's vx.yaml (the fix vx prints); "
+	    "a write into .git, the cache or a mandatory deny is never granted.",
+	    "Grant the program's directory with sandbox.allow.read, and key it with "
+	    "inputs.toolchain or inputs.files when the task is cached (the fix vx prints).",
+	    "Name the host in sandbox.allow.network, and use a client that reads HTTP_PROXY and "
+	    "HTTPS_PROXY: a sandboxed task reaches the network only through vx's proxy.",
+	    "Add the file to the task's inputs (the fix vx prints), so a change to it misses the "
+	    "cache; a replay of a build that read an unkeyed file is a stale hit."};
+	for (int i = 0; i < VIOLATION_OPS; i++) {
 		cJSON *r = cJSON_CreateObject();
 		cJSON_AddStringToObject(r, "id", rule_ids[i]);
 		cJSON_AddStringToObject(cJSON_AddObjectToObject(r, "shortDescription"), "text",
 					rule_text[i]);
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(r, "fullDescription"), "text",
+					rule_text[i]);
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(r, "help"), "text", rule_help[i]);
 		cJSON_AddItemToArray(rules, r);
 	}
 	cJSON *results = cJSON_AddArrayToObject(run, "results");
@@ -290,7 +307,7 @@ void report_sarif(const struct task_report *t, size_t n, struct strbuf *out)
 		for (size_t k = 0; k < r->v->violations.n; k++) {
 			const struct violation *x = &r->v->violations.v[k];
 			cJSON *res = cJSON_CreateObject();
-			int rule = x->network ? 2 : x->unkeyed ? 3 : x->write;
+			int rule = (int)x->op;
 			cJSON_AddStringToObject(res, "ruleId", rule_ids[rule]);
 			cJSON_AddNumberToObject(res, "ruleIndex", rule);
 			cJSON_AddStringToObject(res, "level", "error");

@@ -1,6 +1,7 @@
 /* Unit tests for violations/judge.c and report.c: each rule of the judge on
  * a hand-written strace log against a real temporary tree (ENOENT counts
  * only for a path that exists on the host), ignore matching, fix spelling. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,7 +36,7 @@ static bool has_violation(const struct verdict *v, bool write, const char *suffi
 	for (size_t i = 0; i < v->violations.n; i++) {
 		const char *p = v->violations.v[i].path;
 		size_t n = strlen(p), m = strlen(suffix);
-		if (v->violations.v[i].write == write && n >= m && !strcmp(p + n - m, suffix))
+		if ((v->violations.v[i].op == VIOLATION_WRITE) == write && n >= m && !strcmp(p + n - m, suffix))
 			return true;
 	}
 	return false;
@@ -372,7 +373,7 @@ static void test_unkeyed(void)
 	struct verdict v;
 	judge(log, &in, &v);
 	CHECK_INT(v.violations.n, 1);
-	CHECK(v.violations.n == 1 && v.violations.v[0].unkeyed && !v.violations.v[0].err);
+	CHECK(v.violations.n == 1 && v.violations.v[0].op == VIOLATION_READ_UNKEYED && !v.violations.v[0].err);
 	CHECK(has_violation(&v, false, "/app/notes.txt"));
 	CHECK_INT(v.fix_read.n, 0); /* readable already: only the key is missing */
 	CHECK_INT(v.fix_workspace_inputs.n, 1);
@@ -468,6 +469,54 @@ static void test_leftover(void)
 	free(info);
 }
 
+/* Issue 38 item 9 (SPEC §5): op exec was never emitted, the violation's op
+ * being three booleans: a refused execve read "read", a program run that
+ * the key does not hold "read-unkeyed", and SARIF had no vx/sandbox-exec. */
+static void test_exec_op(void)
+{
+	fixture_write(root, "app/bin/tool", "#!/bin/sh\n");
+	fixture_write(root, "app/secret/run", "#!/bin/sh\n");
+	const char *keyed[] = {"app/src/a.txt"};
+	struct judge_input in = input();
+	in.cached = true;
+	in.keyed = keyed;
+	in.n_keyed = 1;
+	const char *log = "2 execve(\"/w-nowhere/app/secret/run\", [\"run\"], 0x0 /* 1 var */) = -1 ENOENT "
+			  "(No such file or directory)\n"
+			  "2 execve(\"bin/tool\", [\"tool\"], 0x0 /* 1 var */) = 0\n" EXIT;
+	char *refused = xasprintf("%s/secret/run", proj);
+	struct strbuf l = STRBUF_INIT;
+	strbuf_addf(&l, "2 execve(\"%s\", [\"run\"], 0x0 /* 1 var */) = -1 ENOENT (No such file or "
+		    "directory)\n%s", refused, strchr(log, '\n') + 1);
+	struct verdict v;
+	judge(l.buf, &in, &v);
+	CHECK_INT(v.violations.n, 2);
+	for (size_t i = 0; i < v.violations.n; i++)
+		CHECK_INT(v.violations.v[i].op, VIOLATION_EXEC);
+	CHECK(v.violations.n == 2 && v.violations.v[0].err == ENOENT &&
+	      !violation_unkeyed(&v.violations.v[0]));
+	CHECK(v.violations.n == 2 && !v.violations.v[1].err && violation_unkeyed(&v.violations.v[1]));
+	struct strbuf out = STRBUF_INIT;
+	report_text("app#build", "app/vx.yaml", "build", &in, &v, &out);
+	CHECK(strstr(out.buf, "violation: exec app/secret/run (execve ENOENT)") != NULL);
+	CHECK(strstr(out.buf, "violation: exec app/bin/tool (execve, read, and not in the task's "
+			      "cache key)") != NULL);
+	strbuf_reset(&out);
+	struct task_report tr = {.id = "app#build", .project = "app", .task = "build", .name = "app",
+				 .status = "failed", .cache = "miss", .key = "k", .yaml = "app/vx.yaml",
+				 .line = 3, .col = 5, .in = &in, .v = &v};
+	report_json(&tr, 1, &out);
+	CHECK(strstr(out.buf, "\"op\":\t\"exec\"") != NULL); /* cJSON_Print's tab */
+	strbuf_reset(&out);
+	report_sarif(&tr, 1, &out);
+	CHECK(strstr(out.buf, "\"ruleId\":\t\"vx/sandbox-exec\"") != NULL);
+	CHECK(strstr(out.buf, "fullDescription") != NULL && strstr(out.buf, "\"help\"") != NULL);
+	strbuf_release(&out);
+	strbuf_release(&l);
+	verdict_release(&v);
+	free(refused);
+}
+
 /* Issue 19: one judge, two feeds. The same refusals as strace shows them
  * in the Linux sandbox and as Seatbelt's records report them give the
  * same violations and the same fix. */
@@ -505,7 +554,7 @@ static void test_two_feeds(void)
 	CHECK_INT(b.violations.n, a.violations.n);
 	for (size_t i = 0; i < a.violations.n && i < b.violations.n; i++) {
 		CHECK_STR(b.violations.v[i].path + 8, a.violations.v[i].path); /* past "/private" */
-		CHECK_INT(b.violations.v[i].write, a.violations.v[i].write);
+		CHECK_INT(b.violations.v[i].op, a.violations.v[i].op);
 	}
 	CHECK_INT(b.fix_read.n, a.fix_read.n);
 	CHECK_INT(b.fix_write.n, a.fix_write.n);
@@ -523,7 +572,7 @@ static void test_two_feeds(void)
 	memset(&b, 0, sizeof b);
 	judge_events(&mac, ev, n, &b);
 	CHECK_INT(b.violations.n, 1);
-	CHECK(b.violations.n == 1 && b.violations.v[0].write);
+	CHECK(b.violations.n == 1 && b.violations.v[0].op == VIOLATION_WRITE);
 	verdict_release(&b);
 	for (size_t i = 0; i < n; i++)
 		free(ev[i].path);
@@ -690,6 +739,7 @@ int main(void)
 	test_walled();
 	test_unkeyed();
 	test_leftover();
+	test_exec_op();
 	test_unkeyed_beyond();
 	test_two_feeds();
 	test_stable_fix();
@@ -845,9 +895,9 @@ int main(void)
 	CHECK_INT(v.violations.n, 2);
 	CHECK(v.needs_network);
 	if (v.violations.n == 2) {
-		CHECK(v.violations.v[0].network &&
+		CHECK(v.violations.v[0].op == VIOLATION_NETWORK &&
 		      !strcmp(v.violations.v[0].path, "93.184.216.34:443"));
-		CHECK(v.violations.v[1].network && !strcmp(v.violations.v[1].path, "10.0.0.2:53"));
+		CHECK(v.violations.v[1].op == VIOLATION_NETWORK && !strcmp(v.violations.v[1].path, "10.0.0.2:53"));
 	}
 	CHECK_INT(v.fix_read.n + v.fix_write.n, 0);
 	{

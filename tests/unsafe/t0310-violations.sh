@@ -170,7 +170,9 @@ test_expect_success '--report sarif: valid SARIF 2.1.0 shape, one result per vio
 	app_task "cat vendor/notes.txt; cat vendor/gen.sh; true" "\"src/\"" &&
 	run_vx 1 run app#build --report sarif &&
 	jq -e ".version == \"2.1.0\" and (.runs | length) == 1" "$OUT" &&
-	jq -e ".runs[0].tool.driver.name == \"vx\" and (.runs[0].tool.driver.rules | length) == 4" "$OUT" &&
+	jq -e ".runs[0].tool.driver.name == \"vx\" and ([.runs[0].tool.driver.rules[].id] == [\"vx/sandbox-read\", \"vx/sandbox-write\", \"vx/sandbox-exec\", \"vx/sandbox-network\", \"vx/read-unkeyed\"])" "$OUT" &&
+	jq -e "[.runs[0].tool.driver.rules[] | (.fullDescription.text | length) > 0 and (.help.text | length) > 0] | all" "$OUT" &&
+	jq -e ".runs[0] as \$r | [\$r.results[] | \$r.tool.driver.rules[.ruleIndex].id == .ruleId] | all" "$OUT" &&
 	jq -e "(.runs[0].results | length) == 2" "$OUT" &&
 	jq -e "[.runs[0].results[] | .ruleId == \"vx/sandbox-read\" and .level == \"error\" and (.message.text | length) > 0] | all" "$OUT" &&
 	jq -e "[.runs[0].results[].locations[0].physicalLocation | .artifactLocation.uri == \"app/vx.yaml\" and .region.startLine == 5] | all" "$OUT" &&
