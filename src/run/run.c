@@ -378,7 +378,6 @@ static void json_list(struct strbuf *sb, const char *name, const char *const *v,
 	strbuf_addstr(sb, "],");
 }
 
-/* owner: --shard's owner per node, with this run's part and the count, or NULL. */
 /* --explain-key: the task's key and each ingredient folded into it, in
  * the order folded, with its hash (a file's content hash, an env value's,
  * a dependency's key). Returns 0, or 2 when no task of the run has id. */
@@ -442,6 +441,9 @@ static int print_explain_key(const struct graph *g, const struct taskcache *tc, 
 	return error("--explain-key %s: no such task in this run (write PROJECT#TASK)", id), 2;
 }
 
+/* --dry-run (text or json, mode): each task, its key and whether it would
+ * hit. owner: --shard's owner per node, with this run's part and the
+ * count, or NULL. */
 static void print_dry_run(const struct graph *g, const struct job *jobs, struct taskcache *tc,
 			  int mode, const unsigned *owner, unsigned part, unsigned count)
 {

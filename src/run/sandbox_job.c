@@ -15,7 +15,6 @@
 
 #include "keys/externals.h"
 #include "keys/inputs.h"
-#include "run/run.h"
 #include "run/taskcache.h"
 #include "keys/taskenv.h"
 #include "sandbox/bwrap.h"
@@ -708,7 +707,19 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 			 * leave it close-on-exec). */
 			sjob->signal_rd = fcntl(pfd[0], F_DUPFD_CLOEXEC, SANDBOX_SIGNAL_FD + 1);
 			close(pfd[0]);
-			fcntl(pfd[1], F_SETFL, O_NONBLOCK);
+			if (sjob->signal_rd < 0 || fcntl(pfd[1], F_SETFL, O_NONBLOCK) < 0) {
+				/* without its signal pipe the task could not be
+				 * stopped from outside: it does not run */
+				error_errno("%s: cannot make its sandbox's signal pipe", t->id);
+				job->reason = "its sandbox's signal pipe could not be made (see above)";
+				if (sjob->signal_rd >= 0)
+					close(sjob->signal_rd);
+				sjob->signal_rd = -1;
+				close(pfd[1]);
+				rc = -1;
+			}
+		}
+		if (!rc) {
 			job->argv = sjob->argv.v;
 			/* bwrap is pid 1 of the task's namespace and its
 			 * /proc/1/environ is readable there: the tracer, the

@@ -25,7 +25,6 @@
 #include "cache/saver.h"
 #include "cache/transfer.h"
 #include "keys/listing.h"
-#include "run/output.h"
 #include "config/schema.h"
 #include "keys/taskenv.h"
 #include "keys/toolchain.h"

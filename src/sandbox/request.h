@@ -20,7 +20,7 @@
  * but a hermetic one (which has no /run), unixSockets bound back. */
 #define SANDBOX_RUN_DIR "/run"
 
-/* Filled by the orchestrator (run.c) from the workspace, the task's config
+/* Filled by run/sandbox_job.c from the workspace, the task's config
  * and its graph edges, just before the task starts. Paths are absolute; they
  * need not be canonical (the request resolves links). Lists are borrowed. */
 struct sandbox_input {
