@@ -933,6 +933,139 @@ static void walls_line(const struct sandbox_job *sjob, const struct sandbox_cfg 
 			    sjob->binds.v[k]);
 }
 
+/* The judge's input for task i and all it borrows: one builder for the
+ * traced and the untraced path (issue 38: the input was built twice,
+ * eleven runs of it copied between the two, fifteen vectors cleared by
+ * hand). */
+struct judging {
+	struct judge_input in;
+	struct strvec ignore_read, ignore_write, ignore_net, inputs, allow_write;
+	struct strvec roots, unwritten; /* judge_input_from_request's */
+	struct strvec dep_keyed, dep_outs, dep_cfg, outside, tools;
+	VEC(struct judge_dep) deps;
+	VEC(int) ports;
+};
+
+/* What the key holds through the dependencies of a cached task i (their
+ * keys fold into its own): their keyed files and their outputs, each
+ * one's config for the notes; its read grants outside the workspace, and
+ * the programs its key holds. */
+static void judging_keyed(struct sandbox_jobs *sj, size_t i, struct judging *jg)
+{
+	const struct task_node *t = sj->g->nodes.v[i];
+	const struct sandbox_cfg *sb = t->cfg->sandbox;
+	const char *p_dir = sj->ws->projects.v[t->project]->dir;
+	bool *seen = xcalloc(sj->g->nodes.n + 1, 1);
+	mark_deps(sj->g, i, seen);
+	for (size_t d = 0; d < sj->g->nodes.n; d++) {
+		if (!seen[d])
+			continue;
+		const struct task_node *dt = sj->g->nodes.v[d];
+		const struct project *dp = sj->ws->projects.v[dt->project];
+		const struct strvec *k = sj->keyed_of ? sj->keyed_of(sj->keyed_ctx, d) : NULL;
+		if (k)
+			strvec_extend(&jg->dep_keyed, k);
+		const struct strvec *outs = dep_outputs(sj, d);
+		for (size_t o = 0; outs && o < outs->n; o++)
+			strvec_push_nodup(&jg->dep_outs, path_join(dp->dir, outs->v[o]));
+		strvec_push_nodup(&jg->dep_cfg, project_yaml(sj, dt));
+		vec_push(&jg->deps, ((struct judge_dep){.dir = dp->dir, .task = dt->task, .id = dt->id}));
+	}
+	for (size_t d = 0; d < jg->deps.n; d++)
+		jg->deps.v[d].config = jg->dep_cfg.v[d];
+	free(seen);
+	strvec_sort_unique(&jg->dep_keyed);
+	strvec_sort_unique(&jg->dep_outs);
+	for (size_t r = 0; r < sb->allow_read.n; r++) {
+		const char *g = sb->allow_read.v[r].s;
+		char *abs = g[0] == '~' && (g[1] == '/' || !g[1]) && getenv("HOME")
+				? path_join(getenv("HOME"), g[1] ? g + 2 : ".")
+				: path_join(p_dir, g);
+		char *real = realpath(abs, NULL);
+		if (real && !path_is_within(sj->ws->root, real))
+			strvec_push_nodup(&jg->outside, real);
+		else
+			free(real);
+		free(abs);
+	}
+	const struct strvec *tl = sj->tools_of ? sj->tools_of(sj->keyed_ctx, i) : NULL;
+	if (tl)
+		strvec_extend(&jg->tools, tl);
+	strvec_sort_unique(&jg->tools);
+}
+
+#define SV(sv) ((const char *const *)(sv).v)
+
+static void judging_init(struct sandbox_jobs *sj, size_t i, const struct job *job,
+			 struct judging *jg)
+{
+	memset(jg, 0, sizeof *jg);
+	struct sandbox_job *sjob = &sj->jobs[i];
+	const struct task_node *t = sj->g->nodes.v[i];
+	const struct sandbox_cfg *sb = t->cfg->sandbox;
+	lstr_vec_strings(&sb->ignore_read, &jg->ignore_read);
+	lstr_vec_strings(&sb->ignore_write, &jg->ignore_write);
+	lstr_vec_strings(&sb->ignore_network, &jg->ignore_net);
+	lstr_vec_strings(&t->cfg->input_files, &jg->inputs);
+	lstr_vec_strings(&sb->allow_write, &jg->allow_write);
+	if (sjob->keyed)
+		judging_keyed(sj, i, jg);
+	for (size_t k = 0; k < sjob->relays.n; k++)
+		vec_push(&jg->ports, sjob->relays.v[k].port);
+	for (size_t k = 0; k < sjob->binds.n; k++)
+		vec_push(&jg->ports, sjob->binds.v[k]);
+	jg->in = (struct judge_input){
+	    .workspace_root = sj->ws->root,
+	    .home = getenv("HOME"),
+	    .tmpdir = "/tmp",
+	    .wrapped = true,
+	    .ignore_read = SV(jg->ignore_read),
+	    .n_ignore_read = jg->ignore_read.n,
+	    .ignore_write = SV(jg->ignore_write),
+	    .n_ignore_write = jg->ignore_write.n,
+	    .ignore_network = SV(jg->ignore_net),
+	    .n_ignore_network = jg->ignore_net.n,
+	    .cached = taskcache_cacheable(t),
+	    .input_files = SV(jg->inputs),
+	    .n_input_files = jg->inputs.n,
+	    .inputs_explicit = (t->cfg->set & TF_INPUT_FILES) != 0,
+	    .allow_write = SV(jg->allow_write),
+	    .n_allow_write = jg->allow_write.n,
+	    .keyed = sjob->keyed ? SV(*sjob->keyed) : NULL,
+	    .n_keyed = sjob->keyed ? sjob->keyed->n : 0,
+	    .dep_keyed = SV(jg->dep_keyed),
+	    .n_dep_keyed = jg->dep_keyed.n,
+	    .dep_outputs = SV(jg->dep_outs),
+	    .n_dep_outputs = jg->dep_outs.n,
+	    .deps = jg->deps.v,
+	    .n_deps = jg->deps.n,
+	    .externals_keyed = sj->externals_keyed,
+	    .run_started = sj->run_started,
+	    .outside_grants = SV(jg->outside),
+	    .n_outside_grants = jg->outside.n,
+	    .toolchain = SV(jg->tools),
+	    .n_toolchain = jg->tools.n,
+	    .net_allowed = sjob->has_net ? net_allowed : NULL,
+	    .net_ctx = &sjob->net,
+	    .host_listens = bridge_host_listens,
+	    .net_ports = jg->ports.v,
+	    .n_net_ports = jg->ports.n,
+	};
+	judge_input_from_request(&jg->in, &sjob->req, &jg->roots, &jg->unwritten);
+	jg->in.output = scheduler_job_log_end(job, &jg->in.output_len);
+}
+
+static void judging_release(struct judging *jg)
+{
+	struct strvec *all[] = {&jg->ignore_read, &jg->ignore_write, &jg->ignore_net, &jg->inputs,
+				&jg->allow_write, &jg->roots,	     &jg->unwritten,  &jg->dep_keyed,
+				&jg->dep_outs,	  &jg->dep_cfg,	     &jg->outside,    &jg->tools};
+	for (size_t k = 0; k < sizeof all / sizeof *all; k++)
+		strvec_clear(all[k]);
+	vec_free(&jg->deps);
+	vec_free(&jg->ports);
+}
+
 /* A persistent task ran untraced: when it failed on its own (not stopped
  * by vx), beside its output go the walls it ran under and what its output
  * alone tells (a hidden path its last line names, a name that did not
@@ -943,28 +1076,11 @@ static int judge_untraced(struct sandbox_jobs *sj, size_t i, struct job *job)
 	const struct task_node *t = sj->g->nodes.v[i];
 	if (!sjob->built || job->state != JOB_FAILED || job->reason || sj->quiet_report)
 		return 0;
-	struct strvec roots = STRVEC_INIT, unwritten = STRVEC_INIT;
-	struct judge_input in = {
-	    .workspace_root = sj->ws->root,
-	    .home = getenv("HOME"),
-	    .tmpdir = "/tmp",
-	    .wrapped = true,
-	};
-	judge_input_from_request(&in, &sjob->req, &roots, &unwritten);
-	in.output = scheduler_job_log_end(job, &in.output_len);
-	VEC(int) ports = {0};
-	for (size_t k = 0; k < sjob->relays.n; k++)
-		vec_push(&ports, sjob->relays.v[k].port);
-	for (size_t k = 0; k < sjob->binds.n; k++)
-		vec_push(&ports, sjob->binds.v[k]);
-	in.net_allowed = sjob->has_net ? net_allowed : NULL;
-	in.net_ctx = &sjob->net;
-	in.host_listens = bridge_host_listens;
-	in.net_ports = ports.v;
-	in.n_net_ports = ports.n;
+	struct judging jg;
+	judging_init(sj, i, job, &jg);
 	struct verdict v;
-	judge_output(&in, &v);
-	proxy_violations(sjob->proxy, &in, &v);
+	judge_output(&jg.in, &v);
+	proxy_violations(sjob->proxy, &jg.in, &v);
 	struct strbuf out = STRBUF_INIT;
 	strbuf_addf(&out, "%s: it ran untraced in its sandbox (a persistent task), where it could ",
 		    t->id);
@@ -972,7 +1088,7 @@ static int judge_untraced(struct sandbox_jobs *sj, size_t i, struct job *job)
 	strbuf_addch(&out, '\n');
 	if (v.notes.n || v.violations.n) {
 		char *yaml = project_yaml(sj, t);
-		report_text(t->id, yaml, t->task, &in, &v, &out);
+		report_text(t->id, yaml, t->task, &jg.in, &v, &out);
 		free(yaml);
 	}
 	fputs(out.buf, stderr);
@@ -980,9 +1096,7 @@ static int judge_untraced(struct sandbox_jobs *sj, size_t i, struct job *job)
 	sjob->project_dir = xstrdup(sjob->req.cwd);
 	sjob->verdict = v;
 	sjob->judged = true;
-	vec_free(&ports);
-	strvec_clear(&roots);
-	strvec_clear(&unwritten);
+	judging_release(&jg);
 	return 0;
 }
 
@@ -997,120 +1111,21 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	if (!sjob->built || (!sjob->trace.dir && !n_refused))
 		return 0;
 	const struct task_node *t = sj->g->nodes.v[i];
-	const struct sandbox_cfg *sb = t->cfg->sandbox;
-	struct strvec ir = STRVEC_INIT, iw = STRVEC_INIT, inet = STRVEC_INIT, inputs = STRVEC_INIT;
-	lstr_vec_strings(&sb->ignore_read, &ir);
-	lstr_vec_strings(&sb->ignore_write, &iw);
-	lstr_vec_strings(&sb->ignore_network, &inet);
-	lstr_vec_strings(&t->cfg->input_files, &inputs);
-	struct strvec roots = STRVEC_INIT, unwritten = STRVEC_INIT, aw = STRVEC_INIT;
-	lstr_vec_strings(&sb->allow_write, &aw);
-	/* what the key holds through the dependencies (their keys fold into
-	 * this one's): their keyed files and their outputs */
-	struct strvec dep_keyed = STRVEC_INIT, dep_outs = STRVEC_INIT, dep_cfg = STRVEC_INIT,
-		      outside = STRVEC_INIT, tools = STRVEC_INIT;
-	const char *p_dir = sj->ws->projects.v[t->project]->dir;
-	VEC(struct judge_dep) deps = {0};
-	if (sjob->keyed) {
-		bool *seen = xcalloc(sj->g->nodes.n + 1, 1);
-		mark_deps(sj->g, i, seen);
-		for (size_t d = 0; d < sj->g->nodes.n; d++) {
-			if (!seen[d])
-				continue;
-			const struct task_node *dt = sj->g->nodes.v[d];
-			const struct project *dp = sj->ws->projects.v[dt->project];
-			const struct strvec *k = sj->keyed_of ? sj->keyed_of(sj->keyed_ctx, d) : NULL;
-			if (k)
-				strvec_extend(&dep_keyed, k);
-			const struct strvec *outs = dep_outputs(sj, d);
-			for (size_t o = 0; outs && o < outs->n; o++)
-				strvec_push_nodup(&dep_outs, path_join(dp->dir, outs->v[o]));
-			strvec_push_nodup(&dep_cfg, project_yaml(sj, dt));
-			struct judge_dep jd = {dp->dir, NULL, dt->task, dt->id};
-			vec_push(&deps, jd);
-		}
-		for (size_t d = 0; d < deps.n; d++)
-			deps.v[d].config = dep_cfg.v[d];
-		free(seen);
-		strvec_sort_unique(&dep_keyed);
-		strvec_sort_unique(&dep_outs);
-		/* read grants outside the workspace, and the programs keyed */
-		for (size_t r = 0; r < sb->allow_read.n; r++) {
-			const char *g = sb->allow_read.v[r].s;
-			char *abs = g[0] == '~' && (g[1] == '/' || !g[1]) && getenv("HOME")
-					? path_join(getenv("HOME"), g[1] ? g + 2 : ".")
-					: path_join(p_dir, g);
-			char *real = realpath(abs, NULL);
-			if (real && !path_is_within(sj->ws->root, real))
-				strvec_push_nodup(&outside, real);
-			else
-				free(real);
-			free(abs);
-		}
-		const struct strvec *tl = sj->tools_of ? sj->tools_of(sj->keyed_ctx, i) : NULL;
-		if (tl)
-			strvec_extend(&tools, tl);
-		strvec_sort_unique(&tools);
-	}
-	struct judge_input in = {
-	    .workspace_root = sj->ws->root,
-	    .home = getenv("HOME"),
-	    .tmpdir = "/tmp",
-	    .wrapped = true,
-	    .dep_keyed = (const char *const *)dep_keyed.v,
-	    .n_dep_keyed = dep_keyed.n,
-	    .dep_outputs = (const char *const *)dep_outs.v,
-	    .n_dep_outputs = dep_outs.n,
-	    .deps = deps.v,
-	    .n_deps = deps.n,
-	    .externals_keyed = sj->externals_keyed,
-	    .run_started = sj->run_started,
-	    .outside_grants = (const char *const *)outside.v,
-	    .n_outside_grants = outside.n,
-	    .toolchain = (const char *const *)tools.v,
-	    .n_toolchain = tools.n,
-	    .ignore_read = (const char *const *)ir.v,
-	    .n_ignore_read = ir.n,
-	    .ignore_network = (const char *const *)inet.v,
-	    .n_ignore_network = inet.n,
-	    .ignore_write = (const char *const *)iw.v,
-	    .n_ignore_write = iw.n,
-	    .cached = taskcache_cacheable(t),
-	    .input_files = (const char *const *)inputs.v,
-	    .n_input_files = inputs.n,
-	    .inputs_explicit = (t->cfg->set & TF_INPUT_FILES) != 0,
-	    .allow_write = (const char *const *)aw.v,
-	    .n_allow_write = aw.n,
-	    .keyed = sjob->keyed ? (const char *const *)sjob->keyed->v : NULL,
-	    .n_keyed = sjob->keyed ? sjob->keyed->n : 0,
-	    .output = NULL,
-	    .output_len = 0,
-	};
-	judge_input_from_request(&in, &sjob->req, &roots, &unwritten);
-	in.output = scheduler_job_log_end(job, &in.output_len);
-	VEC(int) ports = {0};
-	for (size_t k = 0; k < sjob->relays.n; k++)
-		vec_push(&ports, sjob->relays.v[k].port);
-	for (size_t k = 0; k < sjob->binds.n; k++)
-		vec_push(&ports, sjob->binds.v[k]);
-	in.net_allowed = sjob->has_net ? net_allowed : NULL;
-	in.net_ctx = &sjob->net;
-	in.host_listens = bridge_host_listens;
-	in.net_ports = ports.v;
-	in.n_net_ports = ports.n;
+	struct judging jg;
+	judging_init(sj, i, job, &jg);
 	struct verdict v;
 	if (sjob->trace.dir)
-		judge_trace(&in, sjob->trace.path, &v);
+		judge_trace(&jg.in, sjob->trace.path, &v);
 	else
 		memset(&v, 0, sizeof v); /* untraced: the proxy's word is all there is */
-	proxy_violations(sjob->proxy, &in, &v);
+	proxy_violations(sjob->proxy, &jg.in, &v);
 	sjob->project_dir = xstrdup(sjob->req.cwd);
 	bool succeeded = job->state == JOB_SUCCEEDED;
 	int rc = 0;
 	if (!sj->quiet_report && (v.violations.n || (!succeeded && (v.notes.n || v.fix_read.n)))) {
 		struct strbuf out = STRBUF_INIT;
 		char *yaml = project_yaml(sj, t);
-		report_text(t->id, yaml, t->task, &in, &v, &out);
+		report_text(t->id, yaml, t->task, &jg.in, &v, &out);
 		fputs(out.buf, stderr);
 		strbuf_release(&out);
 		free(yaml);
@@ -1131,20 +1146,7 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	}
 	sjob->verdict = v; /* kept for --report json|sarif|github */
 	sjob->judged = true;
-	vec_free(&ports);
-	strvec_clear(&ir);
-	strvec_clear(&iw);
-	strvec_clear(&inet);
-	strvec_clear(&inputs);
-	strvec_clear(&roots);
-	strvec_clear(&unwritten);
-	strvec_clear(&aw);
-	strvec_clear(&dep_keyed);
-	strvec_clear(&dep_outs);
-	strvec_clear(&dep_cfg);
-	strvec_clear(&outside);
-	strvec_clear(&tools);
-	vec_free(&deps);
+	judging_release(&jg);
 	return rc;
 }
 

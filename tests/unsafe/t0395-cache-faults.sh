@@ -96,7 +96,8 @@ test_expect_success 'a killed save'"'"'s temporary file goes with the next save 
 	head -c 300000 /dev/urandom >.vx/cache/$sh/.tmp-$key-dead01 &&
 	head -c 1000 /dev/urandom >.vx/cache/$sh/.tmp-$key-live01 &&
 	touch -d "-30 seconds" .vx/cache/$sh/.tmp-$key-dead01 .vx/cache/$sh/.tmp-$key-live01 &&
-	{ flock -x .vx/cache/$sh/.tmp-$key-live01 sleep 60 & lockpid=$!; } && sleep 0.3 &&
+	{ flock -x .vx/cache/$sh/.tmp-$key-live01 sleep 60 & lockpid=$!; } &&
+	n=0 && while flock -n .vx/cache/$sh/.tmp-$key-live01 true && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done &&
 	run_vx 0 run build --force &&
 	test_grep "removed 1 temporary file (300000 bytes) a killed save of $key left in" "$ERR" &&
 	test_path_is_missing .vx/cache/$sh/.tmp-$key-dead01 &&
