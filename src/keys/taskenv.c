@@ -120,6 +120,7 @@ static bool strict_passes(const struct workspace *ws, const struct task_node *t,
 			return true;
 	return list_passes(&t->cfg->input_env, entry, len) ||
 	       list_passes(&t->cfg->env_pass, entry, len) ||
+	       list_passes(&t->cfg->env_pass_secrets, entry, len) ||
 	       list_passes(&ws->cfg->ws_input_env, entry, len) ||
 	       list_passes(&ws->cfg->ws_env_pass, entry, len);
 }

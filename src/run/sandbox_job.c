@@ -283,7 +283,7 @@ static const struct strvec *dep_outputs(struct sandbox_jobs *sj, size_t d)
 /* What a sandbox_input borrows, owned until input_parts_release. */
 struct input_parts {
 	struct strvec nested, reads, writes, dep_outs, keyed, define, pass, secrets, vxenv, linked,
-	    sockets, mach, sysinfo;
+	    sockets, mach, sysinfo, plain_env;
 	VEC(int) relay_ports;
 	VEC(int) local_ports;
 	char *stage_pattern; /* vx sandbox show: where a stage would be */
@@ -294,7 +294,7 @@ static void input_parts_release(struct input_parts *h)
 	free(h->stage_pattern);
 	struct strvec *all[] = {&h->nested, &h->reads, &h->writes, &h->dep_outs, &h->keyed,
 				&h->define, &h->pass,  &h->secrets, &h->vxenv, &h->linked,
-				&h->sockets, &h->mach, &h->sysinfo};
+				&h->sockets, &h->mach, &h->sysinfo, &h->plain_env};
 	for (size_t k = 0; k < sizeof all / sizeof *all; k++)
 		strvec_clear(all[k]);
 	vec_free(&h->relay_ports);
@@ -378,6 +378,10 @@ static void request_input(struct sandbox_jobs *sj, size_t i, struct sandbox_inpu
 	lstr_vec_strings(&t->cfg->env_pass, &h->pass);
 	lstr_vec_strings(&t->cfg->env_pass_secrets, &h->secrets);
 	task_env_delta(ws, t, &h->vxenv);
+	/* what envMode gives the same task unsandboxed (issue 40: CI was
+	 * dropped, so vitest entered watch mode and hung), scrubbed by
+	 * env_build (a strvec is NULL-terminated) */
+	task_env(ws, t, &h->plain_env);
 	for (size_t k = 0; sj->jobs && k < sj->jobs[i].relays.n; k++)
 		vec_push(&h->relay_ports, sj->jobs[i].relays.v[k].port);
 	for (size_t k = 0; k < sb->local_binding.list.n; k++)
@@ -439,7 +443,7 @@ static void request_input(struct sandbox_jobs *sj, size_t i, struct sandbox_inpu
 	    .hermetic = sb->hermetic,
 	    .env =
 		{
-		    .host = (const char *const *)environ,
+		    .host = (const char *const *)h->plain_env.v,
 		    .define = (const char *const *)h->define.v,
 		    .n_define = h->define.n,
 		    .pass_through = (const char *const *)h->pass.v,

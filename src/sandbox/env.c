@@ -5,11 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/glob.h"
-
-/* Enough for a shell, a compiler and a locale; nothing that authenticates. */
-static const char *const basics[] = {"PATH", "HOME", "USER",  "LOGNAME",   "LANG", "LANGUAGE",
-				     "TERM", "TZ",   "SHELL", "COLORTERM", NULL};
 
 bool env_is_secret(const char *name)
 {
@@ -94,21 +89,15 @@ int env_build(const struct env_input *in, struct strvec *out, struct strbuf *err
 {
 	if (env_refused(in, err) >= 0)
 		return -1;
+	/* host is what envMode gives the same task unsandboxed; the sandbox
+	 * takes all of it but what authenticates (issue 40: with only a shell's
+	 * basics, CI was dropped and vitest hung in watch mode) */
 	for (const char *const *h = in->host; h && *h; h++) {
 		size_t n = name_len(*h);
 		if (!(*h)[n] || env_is_vx_secret(*h))
 			continue;
 		char *name = xstrndup(*h, n);
-		bool keep = !strncmp(name, "LC_", 3);
-		for (const char *const *b = basics; *b && !keep; b++)
-			keep = !strcmp(*b, name);
-		for (size_t i = 0; i < in->n_pass && !keep; i++)
-			keep =
-			    glob_match(in->pass_through[i], name) &&
-			    (!env_is_secret(name) || listed(in->pass_secrets, in->n_secrets, name));
-		for (size_t i = 0; i < in->n_secrets && !keep; i++)
-			keep = !strcmp(in->pass_secrets[i], name);
-		if (keep)
+		if (!env_is_secret(name) || listed(in->pass_secrets, in->n_secrets, name))
 			set(out, *h);
 		free(name);
 	}

@@ -10,7 +10,8 @@
 
 /* Filled by the orchestrator from the task's env: block and vx's own state. */
 struct env_input {
-	const char *const *host;   /* NULL-terminated "K=V" (environ) */
+	const char *const *host;   /* NULL-terminated "K=V": what envMode gives the same
+				    * task unsandboxed (keys/taskenv.c's task_env) */
 	const char *const *define; /* "K=V", set as written; n_define of them */
 	size_t n_define;
 	const char *const *pass_through; /* names or globs ("NODE_*") copied from host */
@@ -41,8 +42,10 @@ bool env_is_vx_secret(const char *entry);
 long env_refused(const struct env_input *in, struct strbuf *err);
 
 /* Builds the environment into out ("K=V", sorted, one per name; later sources
- * win: host basics, passThrough, define, vx's, TMPDIR). Returns 0, or -1 with
- * one line in err when env_refused refuses. */
+ * win: host, define, vx's, HOME, TMPDIR): every host entry but vx's own
+ * secrets and, unless spelled in passThroughSecrets, what looks like a
+ * credential (env_is_secret). Returns 0, or -1 with one line in err when
+ * env_refused refuses. */
 int env_build(const struct env_input *in, struct strvec *out, struct strbuf *err);
 
 #endif
