@@ -136,7 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (judge_trace(&in, log_path, &v))
 		abort(); /* the log is there: it must be read */
 	for (size_t i = 0; i < v.violations.n; i++)
-		if ((v.violations.v[i].path[0] != '/') != v.violations.v[i].network ||
+		if ((v.violations.v[i].path[0] != '/') != (v.violations.v[i].op == VIOLATION_NETWORK) ||
 		    !v.violations.v[i].syscall)
 			abort();
 	for (size_t i = 0; i < v.notes.n; i++) {
