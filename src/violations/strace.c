@@ -714,7 +714,8 @@ static bool num_parse(struct span a, long *out)
 	long v = 0;
 	if (e - s > 2 && s[0] == '0' && s[1] == 'x') {
 		for (s += 2; s < e && hexval(*s) >= 0; s++)
-			v = v * 16 + hexval(*s);
+			if (v < INT32_MAX) /* as below: a long string must not overflow */
+				v = v * 16 + hexval(*s);
 	} else {
 		for (; s < e && *s >= '0' && *s <= '9'; s++)
 			if (v < INT32_MAX)
