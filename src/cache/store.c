@@ -509,10 +509,10 @@ long store_prune(const struct store *st, uint64_t max_bytes)
 			ret = unlink_store_file(st, f->name);
 			if (!ret)
 				printf("cache: removed %s/%s (%lld bytes): a killed save's\n",
-					st->path, f->name, (long long)f->st.st_size);
-		}
-		else if (f->kind == SCAN_TMP)
+				       st->path, f->name, (long long)f->st.st_size);
+		} else if (f->kind == SCAN_TMP) {
 			total += (uint64_t)f->st.st_size;
+		}
 	}
 	if (!ret)
 		scan_group(&files, &all);

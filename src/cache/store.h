@@ -19,9 +19,6 @@
 /* An unlocked temporary file untouched this long is a killed writer's
  * (the lock is taken right after the file is made). */
 #define STORE_TMP_GRACE 10
-/* An unlocked temporary file untouched this long is a killed writer's
- * (the lock is taken right after the file is made). */
-#define STORE_TMP_GRACE 10
 
 /* Filled by store_open; released by store_close. */
 struct store {
@@ -97,8 +94,9 @@ int store_stats(const struct store *st, struct store_stats *out);
 int store_clean(const struct store *st);
 /* Removes orphans (an archive with no manifest; a temporary file whose
  * writer is gone: unlocked (entry_tmp_create locks it) and untouched for
- * STORE_TMP_GRACE seconds, or untouched for an hour), then evicts least recently used entries, manifest first, until
- * the store holds at most max_bytes. Returns the entries evicted, or -1
+ * STORE_TMP_GRACE seconds, or untouched for an hour), then evicts least
+ * recently used entries, manifest first, until the store holds at most
+ * max_bytes. Returns the entries evicted, or -1
  * after error(). */
 long store_prune(const struct store *st, uint64_t max_bytes);
 
