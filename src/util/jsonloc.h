@@ -22,8 +22,9 @@ size_t jsonloc_item(const char *text, size_t len, size_t at, size_t index);
  * Returns len when there is none; else *why says which. */
 size_t jsonloc_bad_byte(const char *text, size_t len, const char **why);
 
-/* The 1-based line and column of byte off: columns count characters (a
- * UTF-8 sequence is one), as libyaml's marks do. */
+/* The 1-based line and column of byte off in text (any UTF-8 text:
+ * yamlload.c places libyaml's reader errors with it): columns count
+ * characters (a UTF-8 sequence is one), as libyaml's marks do. */
 void jsonloc_line_col(const char *text, size_t off, int *line, int *col);
 
 #endif

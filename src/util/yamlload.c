@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "util/die.h"
+#include "util/jsonloc.h"
 #include "util/strmap.h"
 #include "util/vec.h"
 
@@ -18,22 +19,14 @@ static void parser_error(const yaml_parser_t *p, struct yamlload_error *err)
 {
 	if (p->error == YAML_MEMORY_ERROR)
 		die("out of memory parsing YAML");
-	int line = (int)p->problem_mark.line + 1, col = (int)p->problem_mark.column + 1;
+	err->line = (int)p->problem_mark.line + 1;
+	err->col = (int)p->problem_mark.column + 1;
 	if (p->error == YAML_READER_ERROR) {
-		const unsigned char *s = p->input.string.start;
-		size_t n = (size_t)(p->input.string.end - s), off = p->problem_offset;
-		line = col = 1;
-		for (size_t i = 0; i < off && i < n; i++) {
-			if (s[i] == '\n') {
-				line++;
-				col = 1;
-			} else if ((s[i] & 0xC0) != 0x80) {
-				col++; /* a character's first byte */
-			}
-		}
+		const char *s = (const char *)p->input.string.start;
+		size_t n = (size_t)(p->input.string.end - p->input.string.start);
+		jsonloc_line_col(s, p->problem_offset < n ? p->problem_offset : n, &err->line,
+				 &err->col);
 	}
-	err->line = line;
-	err->col = col;
 	snprintf(err->message, sizeof err->message, "%s%s%s",
 		 p->problem ? p->problem : "YAML syntax error", p->context ? " " : "",
 		 p->context ? p->context : "");
@@ -164,7 +157,8 @@ int yamlload_next(yaml_parser_t *parser, yaml_document_t *doc, struct yamlload_e
 				die("out of memory parsing YAML");
 			set_marks(doc, id, &e);
 			attach(doc, top, id);
-			/* the event keeps its anchor until it is deleted: copied */
+			/* the event keeps its anchor until it is deleted: copied,
+			 * and named when the collection closes */
 			yaml_char_t *anchor = seq ? e.data.sequence_start.anchor
 						  : e.data.mapping_start.anchor;
 			if (anchor) {
@@ -177,7 +171,9 @@ int yamlload_next(yaml_parser_t *parser, yaml_document_t *doc, struct yamlload_e
 		case YAML_MAPPING_END_EVENT:
 			if (top) {
 				yaml_document_get_node(doc, top->id)->end_mark = e.end_mark;
-				name_anchor(&anchors, top->anchor, top->id);
+				if (top->anchor) /* its name is kept in names already */
+					strmap_put(&anchors.ids, (const char *)top->anchor,
+						   (size_t)top->id);
 				stack.n--;
 			}
 			break;
