@@ -812,6 +812,15 @@ static void note_written(struct strmap *written, struct strvec *keys,
 	strvec_clear(&reals);
 }
 
+/* The write grant path lies in (the first that holds it), or NULL. */
+static const char *write_root_of(const struct judge_input *in, const char *path)
+{
+	for (size_t i = 0; i < in->n_write_roots; i++)
+		if (path_is_within(in->write_roots[i], path))
+			return in->write_roots[i];
+	return NULL;
+}
+
 /* The task made path (or a directory it lies in, below root) before
  * event at, or vx made it empty for a file grant: what it reads there is
  * its own work, not an earlier run's. */
@@ -925,13 +934,9 @@ static enum unkeyed unkeyed_read(const struct judge_input *in, const struct acce
 	/* In a write grant, what the task made in this run is its own; a file
 	 * an earlier run left there and the task read is judged like any
 	 * (issue 37: a build that read its old output replayed it). */
-	const char *leftover = NULL;
-	for (size_t i = 0; i < in->n_write_roots && !leftover; i++)
-		if (path_is_within(in->write_roots[i], e->path)) {
-			if (made_in_run(in, written, in->write_roots[i], e->path, at))
-				return KEYED;
-			leftover = in->write_roots[i];
-		}
+	const char *leftover = write_root_of(in, e->path);
+	if (leftover && made_in_run(in, written, leftover, e->path, at))
+		return KEYED;
 	char *rel = path_relative(in->workspace_root, e->path);
 	char *path = xstrdup(e->path);
 	struct stat st;
@@ -1032,11 +1037,7 @@ static void unkeyed_verdict(const struct judge_input *in, struct verdict *out,
 		}
 		strvec_push_nodup(&out->fix_toolchain, spelled);
 	} else if (u == UNKEYED_LEFTOVER) {
-		const char *root = NULL;
-		for (size_t i = 0; i < in->n_write_roots && !root; i++)
-			if (path_is_within(in->write_roots[i], where))
-				root = in->write_roots[i];
-		char *fix = leftover_fix(in, root, where);
+		char *fix = leftover_fix(in, write_root_of(in, where), where);
 		char *rel = path_relative(in->project_dir, where);
 		add_note(out, "leftover", where,
 			 xasprintf("%s was left there before the task ran (an earlier run's, or "
@@ -1262,7 +1263,7 @@ void judge_events(const struct judge_input *in, const struct access_event *ev, s
 	}
 	struct strmap written = STRMAP_INIT;
 	struct strvec written_keys = STRVEC_INIT;
-	if (in->keyed)
+	if (in->keyed && in->n_write_roots) /* read only under a write grant */
 		note_written(&written, &written_keys, ev, nev);
 	struct strvec seen = STRVEC_INIT;
 	struct strmap read_seen = STRMAP_INIT;
