@@ -68,14 +68,9 @@ struct saver {
  * how many it leaves (VX_TEST_UPLOAD_GRACE_MS: the tests' shorter one). */
 #define UPLOAD_GRACE_MS 30000LL
 
-static void collect_line(const char *line, void *ctx)
-{
-	strbuf_addstr(ctx, line);
-}
-
 static void save_run(const struct store *st, struct save *s)
 {
-	report_to(collect_line, &s->messages);
+	report_to(strbuf_report_line, &s->messages);
 	if (s->dup_errno) {
 		errno = s->dup_errno;
 		s->rc = error_errno("cannot read the task log");
@@ -102,7 +97,7 @@ static void upload(struct saver *sv, const char *key, uint64_t duration_ms)
 	if (late)
 		return;
 	struct strbuf lines = STRBUF_INIT;
-	report_to(collect_line, &lines);
+	report_to(strbuf_report_line, &lines);
 	char *head = NULL;
 	size_t head_len = 0;
 	int afd = -1;

@@ -1011,13 +1011,6 @@ enum taskcache_answer taskcache_before(struct job *job, void *ctx)
 }
 
 static void save_finished(struct taskcache *tc, struct job *job, int rc, const char *messages);
-
-/* A line error() or warning() made, kept for save_finished. */
-static void collect_line(const char *line, void *ctx)
-{
-	strbuf_addstr(ctx, line);
-}
-
 static void on_save_ready(struct loop *l, int fd, unsigned events, void *data);
 
 void taskcache_after(struct job *job, void *ctx)
@@ -1085,7 +1078,7 @@ void taskcache_after(struct job *job, void *ctx)
 		job->held = true;
 	} else {
 		struct strbuf messages = STRBUF_INIT;
-		report_to(collect_line, &messages);
+		report_to(strbuf_report_line, &messages);
 		int rc = entry_save(&tc->store, &req, NULL);
 		report_to(NULL, NULL);
 		save_finished(tc, job, rc, messages.buf);

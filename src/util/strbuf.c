@@ -170,6 +170,11 @@ static int read_fd_max(struct strbuf *sb, int fd, size_t max)
 	return 0;
 }
 
+void strbuf_report_line(const char *line, void *ctx)
+{
+	strbuf_addstr(ctx, line);
+}
+
 int strbuf_read_fd(struct strbuf *sb, int fd)
 {
 	return read_fd_max(sb, fd, SIZE_MAX);

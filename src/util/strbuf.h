@@ -42,6 +42,9 @@ void strbuf_add_quoted(struct strbuf *sb, const char *s);
 /* Appends s with each control byte but none written C-style (\n, \033),
  * unquoted: for a sentence that holds words a task chose. */
 void strbuf_add_controls_escaped(struct strbuf *sb, const char *s);
+/* A report_to() sink (util/die.h): appends each line error() or warning()
+ * makes to the strbuf ctx, for a caller that says them later or as one. */
+void strbuf_report_line(const char *line, void *ctx);
 /* Appends all of fd until EOF. Returns 0, or -1 with errno set. */
 int strbuf_read_fd(struct strbuf *sb, int fd);
 /* The most strbuf_read_file reads of one file (a config, a lockfile, a
