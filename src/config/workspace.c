@@ -43,15 +43,9 @@ static int read_optional(struct readcache *rc, const char *path, struct strbuf *
 		return 1;
 	if (errno == ENOENT || errno == ENOTDIR)
 		return 0;
-	if (errno == EINVAL || errno == EISDIR) /* strbuf_read_file refuses it */
-		return error("cannot read %s: it is not a regular file", path);
-	if (errno == EFBIG)
-		return error("cannot read %s: it is larger than %lld MiB", path,
-			     STRBUF_READ_MAX >> 20);
-	return error_errno("cannot read %s", path);
+	return error("cannot read %s: %s", path, strbuf_read_strerror(errno));
 }
 
-/* Converts a byte offset in text to a 1-based line and column. */
 /* Where the value keys name lies in a package.json's text (or the
  * deepest one found on the way), for an error there. */
 static struct loc pkg_loc(const char *path, const struct strbuf *text, const char *const *keys,

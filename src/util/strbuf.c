@@ -180,12 +180,15 @@ int strbuf_read_fd(struct strbuf *sb, int fd)
 	return read_fd_max(sb, fd, SIZE_MAX);
 }
 
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x) STRINGIFY_(x)
+
 const char *strbuf_read_strerror(int err)
 {
-	if (err == EINVAL)
+	if (err == EINVAL || err == EISDIR)
 		return "it is not a regular file";
 	if (err == EFBIG)
-		return "it is larger than 256 MiB";
+		return "it is larger than " STRINGIFY(STRBUF_READ_MAX_MIB) " MiB";
 	return strerror(err);
 }
 

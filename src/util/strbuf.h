@@ -49,15 +49,16 @@ void strbuf_report_line(const char *line, void *ctx);
 int strbuf_read_fd(struct strbuf *sb, int fd);
 /* The most strbuf_read_file reads of one file (a config, a lockfile, a
  * cache of vx's own). */
-#define STRBUF_READ_MAX ((long long)256 << 20)
+#define STRBUF_READ_MAX_MIB 256
+#define STRBUF_READ_MAX ((long long)STRBUF_READ_MAX_MIB << 20)
 
 /* Appends the file's contents. Returns 0, or -1 with errno set: EINVAL for
  * what is not a regular file (a FIFO, a device: opened without blocking,
  * never read), EISDIR for a directory, EFBIG past STRBUF_READ_MAX. */
 int strbuf_read_file(struct strbuf *sb, const char *path);
 /* What a failed strbuf_read_file says, for an error line: "it is not a
- * regular file" (EINVAL), "it is larger than 256 MiB" (EFBIG), else
- * strerror(err). */
+ * regular file" (EINVAL, EISDIR), "it is larger than 256 MiB" (EFBIG),
+ * else strerror(err). */
 const char *strbuf_read_strerror(int err);
 /* strbuf_read_file, setting *st to the opened file's fstat (all zero when
  * it failed), taken before its bytes were read. */
