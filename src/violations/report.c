@@ -37,11 +37,6 @@ static void add_list(struct strbuf *out, const struct strvec *sv)
 	strbuf_addch(out, ']');
 }
 
-static const char *op_name(const struct violation *x)
-{
-	return violation_op_name(x->op);
-}
-
 /* The fields of a fix, in the order every report lists them. */
 struct fix_field {
 	const char *field;
@@ -62,7 +57,7 @@ static void fix_fields(const struct verdict *v, struct fix_field out[FIX_FIELDS]
 /* "read app/notes.txt", "network 1.2.3.4:443": the op and what it reached. */
 static void add_what(struct strbuf *out, const struct judge_input *in, const struct violation *x)
 {
-	strbuf_addf(out, "%s ", op_name(x));
+	strbuf_addf(out, "%s ", violation_op_name(x->op));
 	if (x->op == VIOLATION_NETWORK)
 		strbuf_addstr(out, x->path);
 	else
@@ -186,7 +181,7 @@ void report_json(const struct task_report *t, size_t n, struct strbuf *out)
 				cJSON *e = cJSON_CreateObject();
 				char *p = x->op == VIOLATION_NETWORK ? xstrdup(x->path)
 						     : judge_display_path(r->in, x->path);
-				cJSON_AddStringToObject(e, "op", op_name(x));
+				cJSON_AddStringToObject(e, "op", violation_op_name(x->op));
 				cJSON_AddStringToObject(e, "path", p);
 				if (x->reason) {
 					/* the proxy refused it: no system call failed */
