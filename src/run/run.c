@@ -4,7 +4,7 @@
 #include "run/run.h"
 
 #include <fcntl.h>
-#include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <stdio.h>
@@ -31,6 +31,7 @@
 #include "util/die.h"
 #include "util/glob.h"
 #include "util/loop.h"
+#include "util/parseopt.h"
 #include "util/path.h"
 #include "util/rundir.h"
 #include "util/strbuf.h"
@@ -56,12 +57,12 @@ struct run_opts {
 	struct strvec args; /* after "--" */
 	const char *format; /* graph: dot or json */
 	bool only;          /* --only: the named tasks, not what they depend on */
-	enum remote_mode remote; /* --no-remote, --remote-only */
+	int remote;         /* enum remote_mode: --no-remote, --remote-only */
 	const char *shard;  /* --shard I/N, as written; NULL: none */
 	unsigned shard_index, shard_count; /* its part (0-based) and count, parsed */
 	struct strvec shard_timings; /* --shard-timings PATH... */
-	long long shard_wait_ms; /* --shard-wait SECONDS, in ms */
-	pid_t served_by;    /* --served-by PID (vx watch's server runs): 0 no */
+	int shard_wait_s;   /* --shard-wait SECONDS */
+	int served_by;      /* --served-by PID (vx watch's server runs): 0 no */
 	const char *env_mode; /* --env-mode strict|loose; NULL: the config's */
 	const char *explain_key; /* --explain-key PROJECT#TASK: its key's ingredients */
 };
@@ -76,249 +77,157 @@ static void run_opts_free(struct run_opts *o)
 	free(o->summary_path);
 }
 
-static const char RUN_USAGE[] =
+static int affected_cb(const struct opt *row, const char *arg)
+{
+	struct run_opts *o = row->value;
+	o->affected = true;
+	free(o->affected_ref);
+	o->affected_ref = arg ? xstrdup(arg) : NULL;
+	return 0;
+}
+
+static int dry_run_cb(const struct opt *row, const char *arg)
+{
+	struct run_opts *o = row->value;
+	if (arg && strcmp(arg, "text") && strcmp(arg, "json"))
+		return error("--dry-run takes =json or nothing, not \"%s\"", arg);
+	o->dry_run = arg && !strcmp(arg, "json") ? 2 : 1;
+	return 0;
+}
+
+static int output_logs_cb(const struct opt *row, const char *arg)
+{
+	struct run_opts *o = row->value;
+	if (output_logs_parse(arg) < 0)
+		return error("--output-logs takes full, new-only, errors-only, hash-only or none, "
+			     "not \"%s\"",
+			     arg);
+	o->logs = (enum output_logs)output_logs_parse(arg);
+	o->logs_set = true;
+	return 0;
+}
+
+static int summarize_cb(const struct opt *row, const char *arg)
+{
+	struct run_opts *o = row->value;
+	o->summarize = true;
+	free(o->summary_path);
+	o->summary_path = arg ? xstrdup(arg) : NULL;
+	return 0;
+}
+
+static int shard_cb(const struct opt *row, const char *arg)
+{
+	struct run_opts *o = row->value;
+	if (shard_parse(arg, &o->shard_index, &o->shard_count))
+		return -1;
+	o->shard = arg;
+	return 0;
+}
+
+static const char *const report_modes[] = {"text", "json", "sarif", "github", NULL};
+static const char *const env_modes[] = {"strict", "loose", NULL};
+static const char *const graph_formats[] = {"dot", "json", NULL};
+
+static const struct opt_usage run_usage = {
     "usage: vx run TASK... [options] [-- ARGS]\n"
     "\n"
     "Runs the tasks in every selected project, and the tasks they depend on.\n"
-    "\n"
-    "  -F, --filter PATTERN   only projects matching PATTERN (a name glob or ./dir);\n"
-    "                         PATTERN... adds dependencies, ...PATTERN dependents,\n"
-    "                         !PATTERN takes away; repeatable\n"
-    "      --affected[=REF]   only projects changed since REF (default: merge base with main)\n"
-    "                         and their dependents\n"
-    "  -j, --concurrency N    tasks at once (default: the number of CPUs)\n"
-    "      --force            ignore cache hits\n"
-    "      --no-cache         neither read nor write the cache\n"
-    "      --continue         keep running independent tasks after a failure\n"
-    "      --no-remote        neither read nor write the remote cache\n"
-    "      --explain-key PROJECT#TASK  print what that task's key folds, each\n"
-    "                         ingredient with its hash, and run nothing\n"
-    "      --env-mode MODE    strict: an unsandboxed task sees only the variables\n"
-    "                         its key or a pass-through list names; loose: all\n"
-    "                         (default: turbo.json's envMode, strict with a\n"
-    "                         turbo.json, else loose)\n"
-    "      --remote-only      hits come from the remote cache alone, not the local one\n"
-    "      --shard I/N        run the part I of N of the tasks (a CI matrix job), and what\n"
-    "                         it needs that the remote cache does not hold yet\n"
-    "      --shard-timings PATH  run summaries (a file or a directory of them) whose\n"
-    "                         durations balance the split; every shard must get the same\n"
-    "      --shard-wait SECONDS  how long to wait for another shard's upload of a task\n"
-    "                         this one needs before building it here (default 600)\n"
-    "      --only             run only the named tasks, not what they depend on (their\n"
-    "                         outputs are taken as they are on disk; not saved to the cache)\n"
-    "      --dry-run[=json]   print what would run and hit, with keys; run nothing\n"
-    "      --summarize[=FILE] write the run summary JSON (default .vx/runs/<id>.json)\n"
-    "      --output-logs MODE full|new-only|errors-only|hash-only|none (over each\n"
-    "                         task's outputLogs)\n"
-    "      --report MODE      text|json|sarif|github: failures, violations and fixes\n"
-    "                         (json, sarif: one document on stdout; the run's lines go to stderr)\n"
-    "  -v, --verbose          say more\n"
+    "\n",
     "  -C DIR                 run as if started in DIR\n"
-    "  -- ARGS                appended, shell-quoted, to the requested tasks' commands\n";
+    "  -- ARGS                appended, shell-quoted, to the requested tasks' commands\n"};
 
-static const char GRAPH_USAGE[] =
-    "usage: vx graph TASK... [--format dot|json] [-F PATTERN]... [--affected[=REF]]\n"
+static const struct opt_usage graph_usage = {
+    "usage: vx graph TASK... [options]\n"
     "\n"
-    "Prints the task graph the same run would build, without running anything.\n";
+    "Prints the task graph the same run would build, without running anything.\n"
+    "\n",
+    "  -C DIR                 as if started in DIR\n"};
 
-enum {
-	OPT_AFFECTED = 256,
-	OPT_FORCE,
-	OPT_NO_CACHE,
-	OPT_CONTINUE,
-	OPT_DRY_RUN,
-	OPT_OUTPUT_LOGS,
-	OPT_FORMAT,
-	OPT_SUMMARIZE,
-	OPT_REPORT,
-	OPT_ONLY,
-	OPT_SERVED_BY,
-	OPT_NO_REMOTE,
-	OPT_REMOTE_ONLY,
-	OPT_SHARD,
-	OPT_SHARD_TIMINGS,
-	OPT_SHARD_WAIT,
-	OPT_ENV_MODE,
-	OPT_EXPLAIN_KEY,
-	OPT_HELP
-};
+#define FILTER_ROW(o)                                                                              \
+	OPT_STRVEC('F', "filter", &(o)->filters, "PATTERN",                                        \
+		   "only projects matching PATTERN (a name glob or ./dir);\n"                      \
+		   "PATTERN... adds dependencies, ...PATTERN dependents,\n"                        \
+		   "!PATTERN takes away; repeatable")
+#define AFFECTED_ROW(o)                                                                            \
+	OPT_CALLBACK(0, "affected", (o), "REF", true, affected_cb,                                 \
+		     "only projects changed since REF (default: merge base with\n"                 \
+		     "main) and their dependents")
 
+/* Parses argv (argv[0] the verb) into o, as `vx run` or, graph, as `vx
+ * graph`. Returns 0; 1 after --help; -1 after an error line. */
 static int parse_opts(int argc, char **argv, bool graph, struct run_opts *o)
 {
-	static const struct option longopts[] = {
-	    {"filter", required_argument, NULL, 'F'},
-	    {"affected", optional_argument, NULL, OPT_AFFECTED},
-	    {"concurrency", required_argument, NULL, 'j'},
-	    {"force", no_argument, NULL, OPT_FORCE},
-	    {"no-cache", no_argument, NULL, OPT_NO_CACHE},
-	    {"continue", no_argument, NULL, OPT_CONTINUE},
-	    {"dry-run", optional_argument, NULL, OPT_DRY_RUN},
-	    {"output-logs", required_argument, NULL, OPT_OUTPUT_LOGS},
-	    {"summarize", optional_argument, NULL, OPT_SUMMARIZE},
-	    {"report", required_argument, NULL, OPT_REPORT},
-	    {"verbose", no_argument, NULL, 'v'},
-	    {"format", required_argument, NULL, OPT_FORMAT},
-	    {"only", no_argument, NULL, OPT_ONLY},
-	    {"no-remote", no_argument, NULL, OPT_NO_REMOTE},
-	    {"env-mode", required_argument, NULL, OPT_ENV_MODE},
-	    {"explain-key", required_argument, NULL, OPT_EXPLAIN_KEY},
-	    {"remote-only", no_argument, NULL, OPT_REMOTE_ONLY},
-	    {"served-by", required_argument, NULL, OPT_SERVED_BY},
-	    {"shard", required_argument, NULL, OPT_SHARD},
-	    {"shard-timings", required_argument, NULL, OPT_SHARD_TIMINGS},
-	    {"shard-wait", required_argument, NULL, OPT_SHARD_WAIT},
-	    {"help", no_argument, NULL, OPT_HELP},
-	    {0},
+	const struct opt run_rows[] = {
+	    FILTER_ROW(o),
+	    AFFECTED_ROW(o),
+	    OPT_INT('j', "concurrency", &o->concurrency, "N", 1, 4096,
+		    "tasks at once (default: the number of CPUs)"),
+	    OPT_BOOL(0, "force", &o->force, "ignore cache hits"),
+	    OPT_BOOL(0, "no-cache", &o->no_cache, "neither read nor write the cache"),
+	    OPT_BOOL(0, "continue", &o->keep_going, "keep running independent tasks after a failure"),
+	    OPT_SET_INT(0, "no-remote", &o->remote, REMOTE_OFF,
+			"neither read nor write the remote cache"),
+	    OPT_SET_INT(0, "remote-only", &o->remote, REMOTE_ONLY,
+			"hits come from the remote cache alone, not the local one"),
+	    OPT_STRING(0, "explain-key", &o->explain_key, "PROJECT#TASK",
+		       "print what that task's key folds, each\n"
+		       "ingredient with its hash, and run nothing"),
+	    OPT_CHOICE(0, "env-mode", &o->env_mode, env_modes, "MODE",
+		       "strict: an unsandboxed task sees only the variables\n"
+		       "its key or a pass-through list names; loose: all\n"
+		       "(default: turbo.json's envMode, strict with a\n"
+		       "turbo.json, else loose)"),
+	    OPT_CALLBACK(0, "shard", o, "I/N", false, shard_cb,
+			 "run the part I of N of the tasks (a CI matrix job), and what\n"
+			 "it needs that the remote cache does not hold yet"),
+	    OPT_STRVEC(0, "shard-timings", &o->shard_timings, "PATH",
+		       "run summaries (a file or a directory of them) whose\n"
+		       "durations balance the split; every shard must get the same"),
+	    OPT_INT(0, "shard-wait", &o->shard_wait_s, "SECONDS", 0, 86400,
+		    "how long to wait for another shard's upload of a task\n"
+		    "this one needs before building it here (default 600)"),
+	    OPT_BOOL(0, "only", &o->only,
+		     "run only the named tasks, not what they depend on (their\n"
+		     "outputs are taken as they are on disk; not saved to the cache)"),
+	    OPT_CALLBACK(0, "dry-run", o, "json", true, dry_run_cb,
+			 "print what would run and hit, with keys; run nothing"),
+	    OPT_CALLBACK(0, "summarize", o, "FILE", true, summarize_cb,
+			 "write the run summary JSON (default .vx/runs/<id>.json)"),
+	    OPT_CALLBACK(0, "output-logs", o, "MODE", false, output_logs_cb,
+			 "full|new-only|errors-only|hash-only|none (over each\n"
+			 "task's outputLogs)"),
+	    OPT_CHOICE(0, "report", &o->report, report_modes, "MODE",
+		       "text|json|sarif|github: failures, violations and fixes\n"
+		       "(json, sarif: one document on stdout; the run's lines go to stderr)"),
+	    OPT_COUNT('v', "verbose", &o->verbose, "say more"),
+	    /* vx watch's own: it runs each server as `vx run ID --only
+	     * --served-by=ITS_PID` (watch/servers.c) */
+	    OPT_INT(0, "served-by", &o->served_by, "PID", 1, INT_MAX, NULL),
+	    OPT_HELP(),
+	    OPT_END(),
 	};
-	const char *usage = graph ? GRAPH_USAGE : RUN_USAGE;
+	const struct opt graph_rows[] = {
+	    FILTER_ROW(o),
+	    AFFECTED_ROW(o),
+	    OPT_CHOICE(0, "format", &o->format, graph_formats, "FORMAT", "dot or json (default json)"),
+	    OPT_HELP(),
+	    OPT_END(),
+	};
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	o->concurrency = ncpu > 0 ? (int)ncpu : 1;
 	o->format = "json";
-	o->shard_wait_ms = 600 * 1000LL;
-	/* Everything after "--" is ARGS for the tasks, not options for vx. */
-	int end = argc;
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--")) {
-			end = i;
-			for (int k = i + 1; k < argc; k++)
-				strvec_push(&o->args, argv[k]);
-			break;
-		}
-	optind = 1;
-	opterr = 0;
-	int c;
-	while ((c = getopt_long(end, argv, "F:j:v", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'F':
-			strvec_push(&o->filters, optarg);
-			break;
-		case OPT_AFFECTED:
-			o->affected = true;
-			free(o->affected_ref);
-			o->affected_ref = optarg ? xstrdup(optarg) : NULL;
-			break;
-		case 'j': {
-			char *e;
-			long n = strtol(optarg, &e, 10);
-			if (!*optarg || *e || n < 1 || n > 4096)
-				return error(
-				    "--concurrency wants a number from 1 to 4096, not \"%s\"",
-				    optarg);
-			o->concurrency = (int)n;
-			break;
-		}
-		case OPT_EXPLAIN_KEY:
-			o->explain_key = optarg;
-			o->dry_run = 1; /* nothing runs, nothing is written */
-			break;
-		case OPT_ENV_MODE:
-			if (strcmp(optarg, "strict") && strcmp(optarg, "loose"))
-				return error("--env-mode is strict or loose, not \"%s\"", optarg);
-			o->env_mode = optarg;
-			break;
-		case OPT_FORCE:
-			o->force = true;
-			break;
-		case OPT_NO_CACHE:
-			o->no_cache = true;
-			break;
-		case OPT_CONTINUE:
-			o->keep_going = true;
-			break;
-		case OPT_DRY_RUN:
-			if (!optarg || !strcmp(optarg, "text"))
-				o->dry_run = 1;
-			else if (!strcmp(optarg, "json"))
-				o->dry_run = 2;
-			else
-				return error("--dry-run takes =json or nothing, not \"%s\"",
-					     optarg);
-			break;
-		case OPT_OUTPUT_LOGS:
-			if (output_logs_parse(optarg) < 0)
-				return error("--output-logs takes full, new-only, errors-only, hash-only "
-					     "or none, not \"%s\"",
-					     optarg);
-			o->logs = (enum output_logs)output_logs_parse(optarg);
-			o->logs_set = true;
-			break;
-		case OPT_SUMMARIZE:
-			o->summarize = true;
-			free(o->summary_path);
-			o->summary_path = optarg ? xstrdup(optarg) : NULL;
-			break;
-		case OPT_REPORT:
-			if (strcmp(optarg, "text") && strcmp(optarg, "json") &&
-			    strcmp(optarg, "sarif") && strcmp(optarg, "github"))
-				return error(
-				    "--report takes text, json, sarif or github, not \"%s\"",
-				    optarg);
-			o->report = optarg;
-			break;
-		case 'v':
-			o->verbose++;
-			break;
-		case OPT_FORMAT:
-			if (!graph || (strcmp(optarg, "dot") && strcmp(optarg, "json")))
-				return error("--format takes dot or json (vx graph only)");
-			o->format = optarg;
-			break;
-		case OPT_ONLY:
-			o->only = true;
-			break;
-		case OPT_NO_REMOTE:
-			o->remote = REMOTE_OFF;
-			break;
-		case OPT_REMOTE_ONLY:
-			o->remote = REMOTE_ONLY;
-			break;
-		case OPT_SHARD:
-			if (graph)
-				return error("--shard is for vx run");
-			if (shard_parse(optarg, &o->shard_index, &o->shard_count))
-				return -1;
-			o->shard = optarg;
-			break;
-		case OPT_SHARD_TIMINGS:
-			strvec_push(&o->shard_timings, optarg);
-			break;
-		case OPT_SHARD_WAIT: {
-			char *e;
-			long sec = strtol(optarg, &e, 10);
-			if (!*optarg || *e || sec < 0 || sec > 86400)
-				return error("--shard-wait wants seconds from 0 to 86400, not \"%s\"",
-					     optarg);
-			o->shard_wait_ms = sec * 1000LL;
-			break;
-		}
-		case OPT_SERVED_BY: {
-			/* vx watch's own: it runs each server as `vx run ID --only
-			 * --served-by=ITS_PID` (watch/servers.c) */
-			char *e;
-			long pid = strtol(optarg, &e, 10);
-			if (graph || !*optarg || *e || pid < 1)
-				return error("--served-by is vx watch's own option");
-			o->served_by = (pid_t)pid;
-			break;
-		}
-		case OPT_HELP:
-			fputs(usage, stdout);
-			return 1;
-		default:
-			if (optopt && optopt < 256)
-				error("unknown option -%c", optopt);
-			else
-				error("unknown option %s", argv[optind - 1]);
-			fputs(usage, stderr);
-			return -1;
-		}
-	}
-	for (int i = optind; i < end; i++)
-		strvec_push(&o->tasks, argv[i]);
+	o->shard_wait_s = 600;
+	const struct opt_usage *usage = graph ? &graph_usage : &run_usage;
+	int rc = parseopt(argc, argv, graph ? graph_rows : run_rows, usage, &o->tasks, &o->args);
+	if (rc)
+		return rc;
+	if (o->explain_key)
+		o->dry_run = 1; /* nothing runs, nothing is written */
 	if (!o->tasks.n && o->explain_key)
 		strvec_push(&o->tasks, o->explain_key);
 	if (!o->tasks.n) {
-		fputs(usage, stderr);
+		parseopt_usage(graph ? graph_rows : run_rows, usage, stderr);
 		return error("name at least one task");
 	}
 	return 0;
@@ -992,7 +901,7 @@ static int run_plan(const struct run_opts *o, struct plan *p)
 	    .read = !o->force && !o->no_cache,
 	    .write = !o->no_cache,
 	    .dry_run = o->dry_run != 0,
-	    .remote = o->served_by ? REMOTE_OFF : o->remote,
+	    .remote = o->served_by ? REMOTE_OFF : (enum remote_mode)o->remote,
 	    .traced = p->sj.strace != NULL,
 	    .verbose = o->verbose,
 	};
@@ -1107,7 +1016,7 @@ static int run_once(const struct run_opts *o, struct plan *p, long long t0,
 		rh.owner = p->owner;
 		rh.shard_index = p->shard_index;
 		rh.shard_count = p->shard_count;
-		rh.shard_wait_ms = o->shard_wait_ms;
+		rh.shard_wait_ms = o->shard_wait_s * 1000LL;
 		rh.wait_since = xcalloc(n + 1, sizeof *rh.wait_since);
 		rh.poll_ms = xcalloc(n + 1, sizeof *rh.poll_ms);
 	}
@@ -1138,7 +1047,7 @@ static int run_once(const struct run_opts *o, struct plan *p, long long t0,
 /* --served-by PID: this run is a server of vx watch's, and ends (as after
  * a SIGTERM: the task's trap, the grace) when the watch does, even by
  * kill -9. Returns false when the watch is gone already. */
-static bool serve_watch(pid_t watch)
+static bool serve_watch(int watch)
 {
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0)
 		die_errno("prctl(PR_SET_PDEATHSIG)");

@@ -1,0 +1,221 @@
+/* parseopt.c - the option table's parser and usage (parseopt.h): the rows
+ * become getopt_long's optstring and longopts, and each answer is the row
+ * it names. */
+#include "util/parseopt.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/die.h"
+#include "util/strbuf.h"
+
+/* The column a help starts at, as the usage texts of git and GNU do. */
+#define HELP_COLUMN 25
+
+static size_t rows_count(const struct opt *rows)
+{
+	size_t n = 0;
+	while (rows[n].type != OPTION_END)
+		n++;
+	return n;
+}
+
+/* "--name" or "-c", for messages. */
+static void row_name(const struct opt *row, struct strbuf *sb)
+{
+	if (row->long_name)
+		strbuf_addf(sb, "--%s", row->long_name);
+	else
+		strbuf_addf(sb, "-%c", row->short_name);
+}
+
+static bool takes_arg(const struct opt *row)
+{
+	switch (row->type) {
+	case OPTION_STRING:
+	case OPTION_STRVEC:
+	case OPTION_INT:
+	case OPTION_CHOICE:
+		return true;
+	case OPTION_CALLBACK:
+		return row->argh != NULL;
+	default:
+		return false;
+	}
+}
+
+/* "a, b or c" */
+static void choices_list(const char *const *c, struct strbuf *sb)
+{
+	for (size_t k = 0; c[k]; k++)
+		strbuf_addf(sb, "%s%s", k == 0 ? "" : c[k + 1] ? ", " : " or ", c[k]);
+}
+
+/* Sets what row names from arg. Returns 0, or -1 after an error line. */
+static int row_apply(const struct opt *row, const char *arg)
+{
+	struct strbuf name = STRBUF_INIT;
+	int rc = 0;
+	switch (row->type) {
+	case OPTION_BOOL:
+		*(bool *)row->value = true;
+		break;
+	case OPTION_SET_INT:
+		*(int *)row->value = row->num;
+		break;
+	case OPTION_COUNT:
+		(*(int *)row->value)++;
+		break;
+	case OPTION_STRING:
+		*(const char **)row->value = arg;
+		break;
+	case OPTION_STRVEC:
+		strvec_push(row->value, arg);
+		break;
+	case OPTION_INT: {
+		char *end;
+		errno = 0;
+		long n = strtol(arg, &end, 10);
+		if (!*arg || *end || errno || n < row->min || n > row->max) {
+			row_name(row, &name);
+			rc = error("%s wants a number from %d to %d, not \"%s\"", name.buf, row->min,
+				   row->max, arg);
+			break;
+		}
+		*(int *)row->value = (int)n;
+		break;
+	}
+	case OPTION_CHOICE: {
+		size_t k = 0;
+		while (row->choices[k] && strcmp(row->choices[k], arg))
+			k++;
+		if (row->choices[k]) {
+			*(const char **)row->value = row->choices[k];
+			break;
+		}
+		row_name(row, &name);
+		strbuf_addstr(&name, " takes ");
+		choices_list(row->choices, &name);
+		rc = error("%s, not \"%s\"", name.buf, arg);
+		break;
+	}
+	case OPTION_CALLBACK:
+		rc = row->cb(row, arg);
+		break;
+	case OPTION_END:
+	case OPTION_HELP:
+		break;
+	}
+	strbuf_release(&name);
+	return rc;
+}
+
+int parseopt(int argc, char **argv, const struct opt *rows, const struct opt_usage *usage,
+	     struct strvec *operands, struct strvec *rest)
+{
+	size_t n = rows_count(rows);
+	/* ':' first: a missing argument is told from an unknown option */
+	struct strbuf shorts = STRBUF_INIT;
+	strbuf_addch(&shorts, ':');
+	struct option *longs = xcalloc(n + 1, sizeof *longs);
+	size_t nl = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct opt *r = &rows[i];
+		int has = !takes_arg(r) ? no_argument
+			  : r->optional_arg ? optional_argument
+					    : required_argument;
+		if (r->short_name) {
+			strbuf_addch(&shorts, (char)r->short_name);
+			if (has != no_argument)
+				strbuf_addstr(&shorts, has == optional_argument ? "::" : ":");
+		}
+		if (r->long_name)
+			longs[nl++] = (struct option){r->long_name, has, NULL, 256 + (int)i};
+	}
+	/* What follows "--" is not vx's: the tasks' ARGS, or operands. */
+	int end = argc;
+	struct strvec after = STRVEC_INIT;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			end = i;
+			for (int k = i + 1; k < argc; k++)
+				strvec_push(&after, argv[k]);
+			break;
+		}
+	optind = 1;
+	opterr = 0;
+	int c, rc = 0;
+	while (!rc && (c = getopt_long(end, argv, shorts.buf, longs, NULL)) != -1) {
+		if (c == ':' || c == '?') {
+			if (c == ':' && optopt && optopt < 256)
+				rc = error("option -%c needs an argument", optopt);
+			else if (c == ':')
+				rc = error("option %s needs an argument", argv[optind - 1]);
+			else if (optopt && optopt < 256)
+				rc = error("unknown option -%c", optopt);
+			else
+				rc = error("unknown option %s", argv[optind - 1]);
+			parseopt_usage(rows, usage, stderr);
+			break;
+		}
+		const struct opt *row = c >= 256 ? &rows[c - 256] : NULL;
+		for (size_t i = 0; i < n && !row; i++)
+			if (rows[i].short_name == c)
+				row = &rows[i];
+		if (row->type == OPTION_HELP) {
+			parseopt_usage(rows, usage, stdout);
+			rc = 1;
+			break;
+		}
+		rc = row_apply(row, optarg);
+	}
+	for (int i = optind; i < end && !rc; i++)
+		strvec_push(operands, argv[i]);
+	strvec_extend(rest ? rest : operands, &after);
+	strvec_clear(&after);
+	free(longs);
+	strbuf_release(&shorts);
+	return rc;
+}
+
+void parseopt_usage(const struct opt *rows, const struct opt_usage *usage, FILE *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (usage->head)
+		strbuf_addstr(&sb, usage->head);
+	for (const struct opt *r = rows; r->type != OPTION_END; r++) {
+		if (!r->help)
+			continue;
+		size_t start = sb.len;
+		strbuf_addstr(&sb, "  ");
+		if (r->short_name && r->long_name)
+			strbuf_addf(&sb, "-%c, --%s", r->short_name, r->long_name);
+		else if (r->short_name)
+			strbuf_addf(&sb, "-%c", r->short_name);
+		else
+			strbuf_addf(&sb, "    --%s", r->long_name);
+		if (r->argh)
+			strbuf_addf(&sb, r->optional_arg ? "[=%s]" : " %s", r->argh);
+		size_t width = sb.len - start;
+		if (width < HELP_COLUMN)
+			strbuf_addf(&sb, "%*s", (int)(HELP_COLUMN - width), "");
+		else
+			strbuf_addstr(&sb, "  ");
+		/* each further line of the help under the first */
+		for (const char *h = r->help; *h;) {
+			const char *nl = strchr(h, '\n');
+			size_t len = nl ? (size_t)(nl - h) : strlen(h);
+			strbuf_add(&sb, h, len);
+			strbuf_addch(&sb, '\n');
+			h += len + (nl != NULL);
+			if (*h)
+				strbuf_addf(&sb, "%*s", HELP_COLUMN, "");
+		}
+	}
+	if (usage->tail)
+		strbuf_addstr(&sb, usage->tail);
+	fputs(sb.buf, out);
+	strbuf_release(&sb);
+}

@@ -1,0 +1,171 @@
+/* Unit tests for util/parseopt.c: the table's rows parsed as getopt_long
+ * would (permuted, shortened, clustered), each type's checks, and the
+ * usage printed from the rows. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+#include "check.h"
+#include "util/parseopt.h"
+
+struct opts {
+	bool force;
+	int verbose, jobs, remote;
+	const char *report, *name;
+	struct strvec filters;
+	bool summarize;
+	char *summary;
+};
+
+static int summarize_cb(const struct opt *row, const char *arg)
+{
+	struct opts *o = row->value;
+	o->summarize = true;
+	free(o->summary);
+	o->summary = arg ? strdup(arg) : NULL;
+	return 0;
+}
+
+static const char *const reports[] = {"text", "json", "sarif", NULL};
+static const struct opt_usage usage = {"usage: t [options]\n\n", "  -- ARGS    theirs\n"};
+
+/* Parses the words of line (split at spaces) with a fresh table. */
+static int parse(const char *line, struct opts *o, struct strvec *ops, struct strvec *rest)
+{
+	struct opt rows[] = {
+	    OPT_STRVEC('F', "filter", &o->filters, "PATTERN", "only PATTERN;\nrepeatable"),
+	    OPT_BOOL(0, "force", &o->force, "ignore hits"),
+	    OPT_COUNT('v', "verbose", &o->verbose, "say more"),
+	    OPT_INT('j', "concurrency", &o->jobs, "N", 1, 4096, "tasks at once"),
+	    OPT_SET_INT(0, "no-remote", &o->remote, 1, "no remote"),
+	    OPT_SET_INT(0, "remote-only", &o->remote, 2, "remote only"),
+	    OPT_CHOICE(0, "report", &o->report, reports, "MODE", "text|json|sarif"),
+	    OPT_STRING(0, "name-given-as-a-very-long-option", &o->name, "WHAT", "long"),
+	    OPT_CALLBACK(0, "summarize", o, "FILE", true, summarize_cb, "write it"),
+	    OPT_INT(0, "hidden", &o->jobs, "N", 1, 9, NULL),
+	    OPT_HELP(),
+	    OPT_END(),
+	};
+	struct strvec words = STRVEC_INIT;
+	strvec_push(&words, "t");
+	char *copy = strdup(line);
+	for (char *w = strtok(copy, " "); w; w = strtok(NULL, " "))
+		strvec_push(&words, w);
+	free(copy);
+	capture_begin();
+	int rc = parseopt((int)words.n, words.v, rows, &usage, ops, rest);
+	capture_end();
+	strvec_clear(&words);
+	return rc;
+}
+
+static void reset(struct opts *o, struct strvec *ops, struct strvec *rest)
+{
+	strvec_clear(&o->filters);
+	free(o->summary);
+	memset(o, 0, sizeof *o);
+	strvec_clear(ops);
+	strvec_clear(rest);
+}
+
+int main(void)
+{
+	struct opts o = {0};
+	struct strvec ops = STRVEC_INIT, rest = STRVEC_INIT;
+
+	/* permuted: options after the operands; -- keeps the rest apart */
+	CHECK_INT(parse("build -F a --force test -vv -F b -- --force x", &o, &ops, &rest), 0);
+	CHECK_INT(ops.n, 2);
+	CHECK_STR(ops.v[0], "build");
+	CHECK_STR(ops.v[1], "test");
+	CHECK_INT(rest.n, 2);
+	CHECK_STR(rest.v[0], "--force");
+	CHECK_INT(o.filters.n, 2);
+	CHECK_STR(o.filters.v[1], "b");
+	CHECK(o.force);
+	CHECK_INT(o.verbose, 2);
+	reset(&o, &ops, &rest);
+
+	/* a rest vector of NULL: what follows -- is operands, after the others */
+	CHECK_INT(parse("a -- -b", &o, &ops, NULL), 0);
+	CHECK_INT(ops.n, 2);
+	CHECK_STR(ops.v[1], "-b");
+	reset(&o, &ops, &rest);
+
+	/* each spelling of an argument; a shortened long option */
+	CHECK_INT(parse("-j4 --concurrency=7 --conc 9 --report json --summ", &o, &ops, &rest), 0);
+	CHECK_INT(o.jobs, 9);
+	CHECK_STR(o.report, "json");
+	CHECK(o.summarize);
+	CHECK(o.summary == NULL);
+	CHECK_INT(parse("--summarize=out.json --no-remote", &o, &ops, &rest), 0);
+	CHECK_STR(o.summary, "out.json");
+	CHECK_INT(o.remote, 1);
+	reset(&o, &ops, &rest);
+
+	/* an optional argument is only ever --name=ARG */
+	CHECK_INT(parse("--summarize out.json", &o, &ops, &rest), 0);
+	CHECK(o.summary == NULL);
+	CHECK_INT(ops.n, 1);
+	reset(&o, &ops, &rest);
+
+	/* errors: each a line naming the option, then the usage */
+	capture_begin();
+	struct opt rows[] = {OPT_INT('j', "concurrency", &o.jobs, "N", 1, 4096, "x"), OPT_END()};
+	char *argv0[] = {"t", "-j0", NULL};
+	CHECK_INT(parseopt(2, argv0, rows, &usage, &ops, &rest), -1);
+	const char *err = capture_end();
+	CHECK(strstr(err, "-j wants a number from 1 to 4096, not \"0\"") == NULL);
+	CHECK(strstr(err, "--concurrency wants a number from 1 to 4096, not \"0\"") != NULL);
+	reset(&o, &ops, &rest);
+	CHECK_INT(parse("-j many", &o, &ops, &rest), -1);
+	CHECK_INT(parse("-j 99999999999999999999", &o, &ops, &rest), -1);
+	CHECK_INT(parse("--report yaml", &o, &ops, &rest), -1);
+	CHECK_INT(parse("--nope", &o, &ops, &rest), -1);
+	CHECK_INT(parse("-x", &o, &ops, &rest), -1);
+	CHECK_INT(parse("--filter", &o, &ops, &rest), -1);
+	CHECK_INT(parse("-j", &o, &ops, &rest), -1);
+	CHECK_INT(parse("--force=yes", &o, &ops, &rest), -1);
+	/* --no-remote and --name... share no prefix with --n alone: ambiguous */
+	CHECK_INT(parse("--n", &o, &ops, &rest), -1);
+	CHECK_INT(parse("--help", &o, &ops, &rest), 1);
+	reset(&o, &ops, &rest);
+
+	/* the choice error lists them all */
+	capture_begin();
+	struct opt crow[] = {OPT_CHOICE(0, "report", &o.report, reports, "MODE", "x"), OPT_END()};
+	char *argv1[] = {"t", "--report=yaml", NULL};
+	CHECK_INT(parseopt(2, argv1, crow, &usage, &ops, &rest), -1);
+	err = capture_end();
+	CHECK(strstr(err, "--report takes text, json or sarif, not \"yaml\"") != NULL);
+
+	/* the usage, from the rows: aligned at one column, continued lines
+	 * under the first, a long left part given two spaces, hidden rows
+	 * left out */
+	struct opt urows[] = {
+	    OPT_STRVEC('F', "filter", &o.filters, "PATTERN", "only PATTERN;\nrepeatable"),
+	    OPT_BOOL(0, "force", &o.force, "ignore hits"),
+	    OPT_CALLBACK(0, "summarize", &o, "FILE", true, summarize_cb, "write it"),
+	    OPT_STRING(0, "name-given-as-a-very-long-option", &o.name, "WHAT", "long"),
+	    OPT_COUNT('v', NULL, &o.verbose, "say more"),
+	    OPT_INT(0, "hidden", &o.jobs, "N", 1, 9, NULL),
+	    OPT_END(),
+	};
+	FILE *f = tmpfile();
+	parseopt_usage(urows, &usage, f);
+	rewind(f);
+	char buf[2048];
+	size_t len = fread(buf, 1, sizeof buf - 1, f);
+	buf[len] = 0;
+	fclose(f);
+	CHECK_STR(buf, "usage: t [options]\n\n"
+		       "  -F, --filter PATTERN   only PATTERN;\n"
+		       "                         repeatable\n"
+		       "      --force            ignore hits\n"
+		       "      --summarize[=FILE] write it\n"
+		       "      --name-given-as-a-very-long-option WHAT  long\n"
+		       "  -v                     say more\n"
+		       "  -- ARGS    theirs\n");
+	reset(&o, &ops, &rest);
+	return check_finish("parseopt");
+}
