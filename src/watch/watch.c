@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "cache/restore.h"
-#include "run/run.h"
+#include "watch/session.h"
 #include "watch/servers.h"
 #include "util/die.h"
 #include "util/fswatch.h"

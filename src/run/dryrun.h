@@ -1,0 +1,21 @@
+/* dryrun.h - what a run would do, printed instead of running it:
+ * --explain-key and --dry-run. */
+#ifndef VX_RUN_DRYRUN_H
+#define VX_RUN_DRYRUN_H
+
+#include "plan/graph.h"
+#include "run/scheduler.h"
+#include "run/taskcache.h"
+
+/* --explain-key: the task's key and each ingredient folded into it, in
+ * the order folded, with its hash (a file's content hash, an env value's,
+ * a dependency's key), then what its last traced run read against its
+ * key. Returns 0, or 2 when no task of the run has id. */
+int dryrun_explain_key(const struct graph *g, const struct taskcache *tc, const char *id);
+/* --dry-run (text or json, mode 1 or 2): each task, its key and whether it
+ * would hit. owner: --shard's owner per node, with this run's part and the
+ * count, or NULL. */
+void dryrun_print(const struct graph *g, const struct job *jobs, struct taskcache *tc, int mode,
+		  const unsigned *owner, unsigned part, unsigned count);
+
+#endif

@@ -1,0 +1,179 @@
+/* runhooks.c - the run's scheduler hooks (runhooks.h). */
+#include "run/runhooks.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/key.h"
+#include "keys/taskenv.h"
+#include "run/output.h"
+#include "util/die.h"
+#include "util/loop.h"
+#include "util/path.h"
+
+/* --shard: node i is another shard's and missed both caches. While that
+ * shard may still upload it (the remote readable, the task cacheable,
+ * within --shard-wait), the job is asked again later, polling the remote
+ * from 250 ms up to every 2 s; then it is built here: never a failed shard
+ * because another was slower (docs/ci.md). */
+static bool shard_wait(struct run_hooks *rh, size_t i, struct job *job)
+{
+	if (!rh->owner || rh->owner[i] == rh->shard_index)
+		return false;
+	const struct task_node *t = job->data;
+	if (!taskcache_cacheable(t) || !taskcache_remote_readable(rh->tc))
+		return false;
+	long long now = loop_now();
+	if (!rh->wait_since[i]) {
+		rh->wait_since[i] = now;
+		rh->poll_ms[i] = 250;
+		fprintf(stderr, "vx: %s: shard %u/%u builds it; waiting for its upload\n", t->id,
+			rh->owner[i] + 1, rh->shard_count);
+	} else if (now - rh->wait_since[i] >= rh->shard_wait_ms) {
+		warning("%s: shard %u/%u did not upload it within %llds; building it here", t->id,
+			rh->owner[i] + 1, rh->shard_count, rh->shard_wait_ms / 1000);
+		return false;
+	}
+	job->later_ms = rh->poll_ms[i];
+	rh->poll_ms[i] = rh->poll_ms[i] * 3 / 2 > 2000 ? 2000 : rh->poll_ms[i] * 3 / 2;
+	return true;
+}
+
+/* A server's fingerprint: what it would see if it started now. Its own key
+ * but for its dependencies' keys, and, in their place, the content of every
+ * upstream task's outputs: a rebuild upstream that hits, or that writes
+ * byte-identical outputs, leaves it unchanged (docs/watch.md). */
+static void server_fingerprint(const struct run_hooks *rh, size_t i, char out[KEY_HEX_SIZE])
+{
+	const struct graph *g = rh->tc->g;
+	struct key k;
+	key_init(&k);
+	const struct task_inputs *facts = &rh->tc->facts[i];
+	for (size_t f = 0; f < facts->paths.n; f++) {
+		if (!strncmp(facts->paths.v[f], "//dep/", 6) || !strcmp(facts->paths.v[f], "//lockfile") ||
+		    !strncmp(facts->paths.v[f], "//exec/", 7))
+			continue;
+		key_add_str(&k, "fact", facts->paths.v[f]);
+		key_add_str(&k, "hash", facts->hashes[f]);
+	}
+	/* Upstream, in the graph's (topological) order: deterministic. */
+	bool *up = xcalloc(g->nodes.n + 1, 1);
+	up[i] = true;
+	for (size_t j = i + 1; j-- > 0;) {
+		if (!up[j])
+			continue;
+		const struct task_node *t = g->nodes.v[j];
+		for (size_t d = 0; d < t->deps.n; d++)
+			up[t->deps.v[d].to] = true;
+	}
+	for (size_t j = 0; j < i; j++) {
+		if (!up[j])
+			continue;
+		const struct task_node *t = g->nodes.v[j];
+		const struct project *pr = rh->ws->projects.v[t->project];
+		struct strvec rel = STRVEC_INIT, abs = STRVEC_INIT;
+		if (t->cfg->outputs.n && outputs_collect(pr->dir, &t->cfg->outputs, &rel))
+			key_add_str(&k, "unlistable", t->id); /* an error line said why */
+		for (size_t f = 0; f < rel.n; f++)
+			strvec_push_nodup(&abs, path_join(pr->dir, rel.v[f]));
+		char(*hashes)[KEY_HEX_SIZE] = xcalloc(abs.n + 1, sizeof *hashes);
+		int *errs = xcalloc(abs.n + 1, sizeof *errs);
+		taskcache_hash(rh->tc, (const char *const *)abs.v, abs.n, hashes, errs);
+		key_add_str(&k, "upstream", t->id);
+		for (size_t f = 0; f < rel.n; f++) {
+			key_add_str(&k, "file", rel.v[f]);
+			key_add_str(&k, "hash", hashes[f][0] ? hashes[f] : NULL);
+		}
+		free(hashes);
+		free(errs);
+		strvec_clear(&rel);
+		strvec_clear(&abs);
+	}
+	free(up);
+	key_finish(&k, out);
+}
+
+/* The one place the cache's, the shard's and the sandbox's answers become
+ * the scheduler's. */
+enum before_result run_before(struct job *job, void *ctx)
+{
+	struct run_hooks *rh = ctx;
+	const struct task_node *t = job->data;
+	size_t i = taskcache_node_of(rh->tc, job);
+	if (t->cfg->persistent && rh->wh && rh->wh->serve) {
+		/* Its dependencies ran and succeeded (turborepo#8673): vx watch
+		 * runs it from here, across cycles. */
+		char fp[KEY_HEX_SIZE];
+		server_fingerprint(rh, i, fp);
+		bool never = t->cfg->restart.s && !strcmp(t->cfg->restart.s, "never");
+		job->reason = rh->wh->serve(t->id, fp, never, rh->wh->ctx);
+		return BEFORE_HANDED_OFF;
+	}
+	enum taskcache_answer r = taskcache_before(job, rh->tc);
+	if (r == TASKCACHE_WAIT) {
+		job->later_ms = 2; /* the remote lookup of its key is in flight */
+		return BEFORE_LATER;
+	}
+	if (r == TASKCACHE_HIT)
+		return BEFORE_DONE;
+	if (shard_wait(rh, i, job))
+		return BEFORE_LATER;
+	if (t->cfg->sandbox)
+		return sandbox_jobs_wrap(rh->sj, i, job, taskcache_keyed_files(rh->tc, i)) < 0
+			   ? BEFORE_FAIL
+			   : BEFORE_RUN;
+	task_env(rh->ws, t, &rh->envs[i]);
+	job->envp = rh->envs[i].v;
+	return BEFORE_RUN;
+}
+
+/* --only: did a task upstream of t stay unrun (its outputs taken as found)? */
+static bool upstream_unrun(const struct task_node *t, const struct graph *g)
+{
+	for (size_t d = 0; d < t->deps.n; d++)
+		if (!g->nodes.v[t->deps.v[d].to]->requested)
+			return true;
+	return false;
+}
+
+enum after_result run_after(struct job *job, void *ctx)
+{
+	struct run_hooks *rh = ctx;
+	size_t i = taskcache_node_of(rh->tc, job);
+	const struct task_node *t = job->data;
+	if (t->cfg->sandbox) {
+		/* The staged grants go back before anything looks at the
+		 * project: the judge, the retry, the cache. */
+		sandbox_jobs_unstage(rh->sj, i);
+		/* Two failures that are the setup's, not the task's: run it once
+		 * more (the scheduler decides whether there is time). This
+		 * attempt fails and is not saved either way: fail closed. */
+		const char *log = job->log.buf;
+		if (job->state == JOB_FAILED && !job->timed_out && strstr(log, "bwrap: Can't ") &&
+		    strstr(log, "No such file or directory"))
+			job->retry = "bwrap met a mount race while it set the sandbox up";
+		else if (rh->sj->strace &&
+			 (!strncmp(log, "strace: ", 8) || strstr(log, "\nstrace: ")))
+			job->retry = "strace printed an error of its own, so the trace is broken";
+		if (job->retry) {
+			sandbox_jobs_done(rh->sj, i);
+			return AFTER_FAIL;
+		}
+	}
+	/* A violation fails a task that exited 0, and such a task is never
+	 * saved: judged before the cache sees it. */
+	int verdict = sandbox_jobs_judge(rh->sj, i, job);
+	if (rh->sj->jobs && rh->sj->jobs[i].judged)
+		taskcache_set_reads(rh->tc, i, &rh->sj->jobs[i].verdict.reads);
+	if (verdict == 0 && rh->sj->jobs && rh->sj->jobs[i].judged)
+		taskcache_set_execs(rh->tc, i, &rh->sj->jobs[i].verdict.execs);
+	sandbox_jobs_done(rh->sj, i);
+	if (verdict < 0)
+		return AFTER_FAIL;
+	/* Its key says what its dependencies were built from; under --only
+	 * they were not built, so what it made is not that key's to keep. */
+	if (!rh->only || !upstream_unrun(t, rh->tc->g))
+		taskcache_after(job, rh->tc);
+	return AFTER_KEEP;
+}

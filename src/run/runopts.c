@@ -1,0 +1,176 @@
+/* runopts.c - the options of `vx run` and `vx graph`, one row each. */
+#include "run/runopts.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "run/taskcache.h"
+#include "plan/shard.h"
+#include "util/die.h"
+#include "util/parseopt.h"
+
+void run_opts_free(struct run_opts *o)
+{
+	strvec_clear(&o->tasks);
+	strvec_clear(&o->filters);
+	strvec_clear(&o->args);
+	strvec_clear(&o->shard_timings);
+	free(o->affected_ref);
+	free(o->summary_path);
+}
+
+static int affected_cb(const struct opt *row, const char *arg)
+{
+	struct run_opts *o = row->value;
+	o->affected = true;
+	free(o->affected_ref);
+	o->affected_ref = arg ? xstrdup(arg) : NULL;
+	return 0;
+}
+
+static int dry_run_cb(const struct opt *row, const char *arg)
+{
+	struct run_opts *o = row->value;
+	if (arg && strcmp(arg, "text") && strcmp(arg, "json"))
+		return error("--dry-run takes =json or nothing, not \"%s\"", arg);
+	o->dry_run = arg && !strcmp(arg, "json") ? 2 : 1;
+	return 0;
+}
+
+static int output_logs_cb(const struct opt *row, const char *arg)
+{
+	struct run_opts *o = row->value;
+	if (output_logs_parse(arg) < 0)
+		return error("--output-logs takes full, new-only, errors-only, hash-only or none, "
+			     "not \"%s\"",
+			     arg);
+	o->logs = (enum output_logs)output_logs_parse(arg);
+	o->logs_set = true;
+	return 0;
+}
+
+static int summarize_cb(const struct opt *row, const char *arg)
+{
+	struct run_opts *o = row->value;
+	o->summarize = true;
+	free(o->summary_path);
+	o->summary_path = arg ? xstrdup(arg) : NULL;
+	return 0;
+}
+
+static int shard_cb(const struct opt *row, const char *arg)
+{
+	struct run_opts *o = row->value;
+	if (shard_parse(arg, &o->shard_index, &o->shard_count))
+		return -1;
+	o->shard = arg;
+	return 0;
+}
+
+static const char *const report_modes[] = {"text", "json", "sarif", "github", NULL};
+static const char *const env_modes[] = {"strict", "loose", NULL};
+static const char *const graph_formats[] = {"dot", "json", NULL};
+
+static const struct opt_usage run_usage = {
+    "usage: vx run TASK... [options] [-- ARGS]\n"
+    "\n"
+    "Runs the tasks in every selected project, and the tasks they depend on.\n"
+    "\n",
+    "  -C DIR                 run as if started in DIR\n"
+    "  -- ARGS                appended, shell-quoted, to the requested tasks' commands\n"};
+
+static const struct opt_usage graph_usage = {
+    "usage: vx graph TASK... [options]\n"
+    "\n"
+    "Prints the task graph the same run would build, without running anything.\n"
+    "\n",
+    "  -C DIR                 as if started in DIR\n"};
+
+#define FILTER_ROW(o)                                                                              \
+	OPT_STRVEC('F', "filter", &(o)->filters, "PATTERN",                                        \
+		   "only projects matching PATTERN (a name glob or ./dir);\n"                      \
+		   "PATTERN... adds dependencies, ...PATTERN dependents,\n"                        \
+		   "!PATTERN takes away; repeatable")
+#define AFFECTED_ROW(o)                                                                            \
+	OPT_CALLBACK(0, "affected", (o), "REF", true, affected_cb,                                 \
+		     "only projects changed since REF (default: merge base with\n"                 \
+		     "main) and their dependents")
+
+int run_opts_parse(int argc, char **argv, bool graph, struct run_opts *o)
+{
+	const struct opt run_rows[] = {
+	    FILTER_ROW(o),
+	    AFFECTED_ROW(o),
+	    OPT_INT('j', "concurrency", &o->concurrency, "N", 1, 4096,
+		    "tasks at once (default: the number of CPUs)"),
+	    OPT_BOOL(0, "force", &o->force, "ignore cache hits"),
+	    OPT_BOOL(0, "no-cache", &o->no_cache, "neither read nor write the cache"),
+	    OPT_BOOL(0, "continue", &o->keep_going, "keep running independent tasks after a failure"),
+	    OPT_SET_INT(0, "no-remote", &o->remote, REMOTE_OFF,
+			"neither read nor write the remote cache"),
+	    OPT_SET_INT(0, "remote-only", &o->remote, REMOTE_ONLY,
+			"hits come from the remote cache alone, not the local one"),
+	    OPT_STRING(0, "explain-key", &o->explain_key, "PROJECT#TASK",
+		       "print what that task's key folds, each\n"
+		       "ingredient with its hash, and run nothing"),
+	    OPT_CHOICE(0, "env-mode", &o->env_mode, env_modes, "MODE",
+		       "strict: an unsandboxed task sees only the variables\n"
+		       "its key or a pass-through list names; loose: all\n"
+		       "(default: turbo.json's envMode, strict with a\n"
+		       "turbo.json, else loose)"),
+	    OPT_CALLBACK(0, "shard", o, "I/N", false, shard_cb,
+			 "run the part I of N of the tasks (a CI matrix job), and what\n"
+			 "it needs that the remote cache does not hold yet"),
+	    OPT_STRVEC(0, "shard-timings", &o->shard_timings, "PATH",
+		       "run summaries (a file or a directory of them) whose\n"
+		       "durations balance the split; every shard must get the same"),
+	    OPT_INT(0, "shard-wait", &o->shard_wait_s, "SECONDS", 0, 86400,
+		    "how long to wait for another shard's upload of a task\n"
+		    "this one needs before building it here (default 600)"),
+	    OPT_BOOL(0, "only", &o->only,
+		     "run only the named tasks, not what they depend on (their\n"
+		     "outputs are taken as they are on disk; not saved to the cache)"),
+	    OPT_CALLBACK(0, "dry-run", o, "json", true, dry_run_cb,
+			 "print what would run and hit, with keys; run nothing"),
+	    OPT_CALLBACK(0, "summarize", o, "FILE", true, summarize_cb,
+			 "write the run summary JSON (default .vx/runs/<id>.json)"),
+	    OPT_CALLBACK(0, "output-logs", o, "MODE", false, output_logs_cb,
+			 "full|new-only|errors-only|hash-only|none (over each\n"
+			 "task's outputLogs)"),
+	    OPT_CHOICE(0, "report", &o->report, report_modes, "MODE",
+		       "text|json|sarif|github: failures, violations and fixes\n"
+		       "(json, sarif: one document on stdout; the run's lines go to stderr)"),
+	    OPT_COUNT('v', "verbose", &o->verbose, "say more"),
+	    /* vx watch's own: it runs each server as `vx run ID --only
+	     * --served-by=ITS_PID` (watch/servers.c) */
+	    OPT_INT(0, "served-by", &o->served_by, "PID", 1, INT_MAX, NULL),
+	    OPT_HELP(),
+	    OPT_END(),
+	};
+	const struct opt graph_rows[] = {
+	    FILTER_ROW(o),
+	    AFFECTED_ROW(o),
+	    OPT_CHOICE(0, "format", &o->format, graph_formats, "FORMAT", "dot or json (default json)"),
+	    OPT_HELP(),
+	    OPT_END(),
+	};
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	o->concurrency = ncpu > 0 ? (int)ncpu : 1;
+	o->format = "json";
+	o->shard_wait_s = 600;
+	const struct opt_usage *usage = graph ? &graph_usage : &run_usage;
+	int rc = parseopt(argc, argv, graph ? graph_rows : run_rows, usage, &o->tasks, &o->args);
+	if (rc)
+		return rc;
+	if (o->explain_key)
+		o->dry_run = 1; /* nothing runs, nothing is written */
+	if (!o->tasks.n && o->explain_key)
+		strvec_push(&o->tasks, o->explain_key);
+	if (!o->tasks.n) {
+		parseopt_usage(graph ? graph_rows : run_rows, usage, stderr);
+		return error("name at least one task");
+	}
+	return 0;
+}

@@ -1,0 +1,44 @@
+/* runopts.h - `vx run`'s and `vx graph`'s command line, parsed: one table
+ * row per option (util/parseopt.h), the usage printed from the rows. */
+#ifndef VX_RUN_RUNOPTS_H
+#define VX_RUN_RUNOPTS_H
+
+#include <stdbool.h>
+
+#include "run/output.h"
+#include "util/vec.h"
+
+struct run_opts {
+	struct strvec tasks;   /* TASK... */
+	struct strvec filters; /* --filter, as written */
+	bool affected;
+	char *affected_ref; /* NULL: the merge base with main */
+	int concurrency;
+	bool force, no_cache, keep_going;
+	int dry_run; /* 0 no, 1 text, 2 json */
+	bool summarize;
+	char *summary_path; /* --summarize=FILE; NULL: .vx/runs/<id>.json */
+	enum output_logs logs;
+	bool logs_set;      /* --output-logs given: it wins over each task's outputLogs */
+	int verbose;
+	const char *report; /* text, json, sarif, github */
+	struct strvec args; /* after "--" */
+	const char *format; /* graph: dot or json */
+	bool only;          /* --only: the named tasks, not what they depend on */
+	int remote;         /* enum remote_mode: --no-remote, --remote-only */
+	const char *shard;  /* --shard I/N, as written; NULL: none */
+	unsigned shard_index, shard_count; /* its part (0-based) and count, parsed */
+	struct strvec shard_timings; /* --shard-timings PATH... */
+	int shard_wait_s;   /* --shard-wait SECONDS */
+	int served_by;      /* --served-by PID (vx watch's server runs): 0 no */
+	const char *env_mode; /* --env-mode strict|loose; NULL: the config's */
+	const char *explain_key; /* --explain-key PROJECT#TASK: its key's ingredients */
+};
+
+
+/* Parses argv (argv[0] the verb) into o, as `vx run` or, graph, as `vx
+ * graph`. Returns 0; 1 after --help; -1 after an error line. */
+int run_opts_parse(int argc, char **argv, bool graph, struct run_opts *o);
+void run_opts_free(struct run_opts *o);
+
+#endif

@@ -1,0 +1,243 @@
+/* runplan.c - a run's plan (runplan.h): the graph, the shard's part, the
+ * keys, the jobs. */
+#include "run/runplan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "keys/listing.h"
+#include "plan/filter.h"
+#include "plan/shard.h"
+#include "run/wslock.h"
+#include "util/die.h"
+#include "util/path.h"
+
+int plan_graph(const struct run_opts *o, struct workspace **wsp, struct graph *g, bool listing)
+{
+	char *cwd = path_absolute(".");
+	struct workspace *ws = listing ? workspace_load_listing(cwd, listing_start, listing_abandon)
+				       : workspace_load(cwd);
+	if (!ws) {
+		free(cwd);
+		return -1;
+	}
+	if (o->env_mode)
+		ws->cfg->env_strict = !strcmp(o->env_mode, "strict");
+	size_t np = ws->projects.n;
+	bool *selected = xcalloc(np + 1, 1);
+	struct filter *filters = xcalloc(o->filters.n + 1, sizeof *filters);
+	size_t nf = 0;
+	int rc = 0;
+	for (size_t i = 0; i < o->filters.n && !rc; i++, nf++)
+		rc = filter_parse(o->filters.v[i], ws, cwd, &filters[i]);
+	if (!rc)
+		rc = filter_select(ws, filters, nf, selected);
+	if (!rc && o->affected)
+		rc = filter_affected(ws, o->affected_ref, selected);
+	if (!rc)
+		rc = graph_build(g, ws, o->tasks.v, o->tasks.n, selected);
+	if (!rc)
+		graph_append_args(g, o->args.v, o->args.n);
+	for (size_t i = 0; i < nf; i++)
+		filter_free(&filters[i]);
+	free(filters);
+	free(selected);
+	free(cwd);
+	if (rc) {
+		graph_free(g);
+		workspace_free(ws);
+		return -1;
+	}
+	*wsp = ws;
+	return 0;
+}
+
+void plan_run_part_free(struct plan *p)
+{
+	size_t n = p->jobs ? p->g.nodes.n : 0;
+	if (p->sj_init)
+		sandbox_jobs_release(&p->sj);
+	p->sj_init = false;
+	for (size_t i = 0; i < n; i++) {
+		scheduler_job_release(&p->jobs[i]);
+		strvec_clear(&p->envs[i]);
+		strvec_clear(&p->argvs[i]);
+		free(p->deps[i]);
+	}
+	free(p->deps);
+	free(p->envs);
+	free(p->argvs);
+	free(p->jobs);
+	p->deps = NULL;
+	p->envs = p->argvs = NULL;
+	p->jobs = NULL;
+}
+
+void plan_free(struct plan *p)
+{
+	wslock_release(p->lock_fd);
+	p->lock_fd = -1;
+	if (p->tc_open)
+		taskcache_close(&p->tc);
+	plan_run_part_free(p);
+	free(p->cache_dir);
+	free(p->reaper);
+	p->reaper = NULL;
+	free(p->owner);
+	if (p->ws) {
+		graph_free(&p->g);
+		workspace_free(p->ws);
+	}
+	memset(p, 0, sizeof *p);
+	p->lock_fd = -1; /* a second free closes nothing */
+}
+
+/* One job per node: its command under /bin/sh -c, its place and its edges.
+ * only: a node not named on the command line runs nothing. */
+static void plan_jobs(struct plan *p, bool only)
+{
+	size_t n = p->g.nodes.n;
+	/* No task outlives vx (issue 39): the run's reaper SIGKILLs every
+	 * task group still running when vx dies, kill -9 included
+	 * (scheduler.h). Without the helper beside vx, none runs. */
+	free(p->reaper);
+	p->reaper = sandbox_jobs_helper();
+	p->jobs = xcalloc(n + 1, sizeof *p->jobs);
+	p->envs = xcalloc(n + 1, sizeof *p->envs);
+	p->argvs = xcalloc(n + 1, sizeof *p->argvs);
+	p->deps = xcalloc(n + 1, sizeof *p->deps);
+	for (size_t i = 0; i < n; i++) {
+		struct task_node *t = p->g.nodes.v[i];
+		struct job *j = &p->jobs[i];
+		/* no descriptor yet: a dry run never starts the scheduler, and
+		 * its release closed fd 0 of a zeroed job */
+		j->log_fd = -1;
+		j->signal_fd = -1;
+		j->id = t->id;
+		j->cwd = p->ws->projects.v[t->project]->dir;
+		j->timeout_ms = t->cfg->timeout_ms;
+		j->persistent = t->cfg->persistent;
+		if (t->cfg->sandbox && t->cfg->sandbox->no_verify_key && taskcache_cacheable(t))
+			j->start_note = "sandbox.verifyKey: false: its reads are not checked against "
+					"its key";
+		if (t->cfg->output_logs.s && output_logs_parse(t->cfg->output_logs.s) >= 0) {
+			j->logs_own = true;
+			j->logs = (enum output_logs)output_logs_parse(t->cfg->output_logs.s);
+		}
+		j->data = t;
+		p->deps[i] = xmalloc((t->deps.n + 1) * sizeof **p->deps);
+		for (size_t k = 0; k < t->deps.n; k++)
+			p->deps[i][k] = t->deps.v[k].to;
+		j->deps = p->deps[i];
+		j->ndeps = t->deps.n;
+		if (!t->command || (only && !t->requested))
+			continue;
+		strvec_push(&p->argvs[i], "/bin/sh");
+		strvec_push(&p->argvs[i], "-c");
+		strvec_push(&p->argvs[i], t->command);
+		j->argv = p->argvs[i].v;
+		j->command = t->command;
+	}
+}
+
+/* Settles the sandbox (a task that asked for one never runs without it,
+ * SPEC §4: whether this machine can give it is known before anything runs)
+ * and makes the jobs. Returns 0, or 2 after an error line. */
+int plan_run_part(const struct run_opts *o, struct plan *p)
+{
+	unsigned flags = o->report && strcmp(o->report, "text") ? SANDBOX_JOBS_QUIET : 0;
+	p->sj_init = true;
+	if (sandbox_jobs_init(&p->sj, p->ws, &p->g, p->cache_dir, flags))
+		return 2;
+	plan_jobs(p, o->only);
+	return 0;
+}
+
+/* --shard I/N: splits the graph (shard.h) and keeps what part I owns and
+ * what that needs; p->owner says whose each kept node is. Returns 0, or -1
+ * after an error line. */
+static int plan_shard(const struct run_opts *o, struct plan *p)
+{
+	size_t n = p->g.nodes.n;
+	p->shard_index = o->shard_index;
+	p->shard_count = o->shard_count;
+	struct shard_task *st = xcalloc(n + 1, sizeof *st);
+	for (size_t i = 0; i < n; i++)
+		st[i] = (struct shard_task){.id = p->g.nodes.v[i]->id,
+					    .noop = !p->g.nodes.v[i]->command,
+					    .weight_ms = -1};
+	for (size_t k = 0; k < o->shard_timings.n; k++)
+		if (shard_timings_load(o->shard_timings.v[k], st, n)) {
+			free(st);
+			return -1;
+		}
+	unsigned *owner = xcalloc(n + 1, sizeof *owner);
+	shard_split(st, n, p->shard_count, owner);
+	free(st);
+	/* Dependents come after their dependencies: one sweep from the end
+	 * keeps what an owned node needs. */
+	bool *keep = xcalloc(n + 1, 1);
+	for (size_t i = n; i-- > 0;) {
+		keep[i] |= owner[i] == p->shard_index;
+		if (!keep[i])
+			continue;
+		const struct task_node *t = p->g.nodes.v[i];
+		for (size_t d = 0; d < t->deps.n; d++)
+			keep[t->deps.v[d].to] = true;
+	}
+	size_t kept = 0;
+	for (size_t i = 0; i < n; i++)
+		if (keep[i])
+			owner[kept++] = owner[i];
+	graph_keep(&p->g, keep);
+	free(keep);
+	p->owner = owner;
+	return 0;
+}
+
+/* Loads, selects, builds the graph, makes the run part and computes every
+ * key. Returns 0, or 2 after an error line (p is then freed). */
+int plan_make(const struct run_opts *o, struct plan *p)
+{
+	memset(p, 0, sizeof *p);
+	p->lock_fd = -1;
+	if (plan_graph(o, &p->ws, &p->g, true))
+		return 2;
+	if (o->shard && plan_shard(o, p)) {
+		plan_free(p);
+		return 2;
+	}
+	p->cache_dir = workspace_cache_dir(p->ws);
+	if (plan_run_part(o, p)) {
+		plan_free(p);
+		return 2;
+	}
+	/* One run at a time in a workspace, from before any input is hashed
+	 * to the last save (a configuration the run refuses touches nothing
+	 * first); a server's run (a watch's) takes none, and a dry run or a
+	 * run that writes no cache writes nothing of it. */
+	if (!o->dry_run && !o->served_by && !o->no_cache &&
+	    (p->lock_fd = wslock_take(p->cache_dir, p->ws->root, "vx run")) == -2) {
+		plan_free(p);
+		return 130;
+	}
+	struct taskcache_opts to = {
+	    .dir = p->cache_dir,
+	    .read = !o->force && !o->no_cache,
+	    .write = !o->no_cache,
+	    .dry_run = o->dry_run != 0,
+	    .remote = o->served_by ? REMOTE_OFF : (enum remote_mode)o->remote,
+	    .traced = p->sj.strace != NULL,
+	    .verbose = o->verbose,
+	};
+	p->tc_open = true;
+	if (taskcache_open(&p->tc, p->ws, &p->g, &to) || taskcache_keys(&p->tc)) {
+		plan_free(p);
+		return 2;
+	}
+	if (p->owner && !o->dry_run && !taskcache_remote_readable(&p->tc))
+		warning("--shard %s without a remote cache to read: this shard builds every task "
+			"its part needs, other shards' too (docs/ci.md)",
+			o->shard);
+	return 0;
+}
