@@ -69,17 +69,22 @@ test_expect_success 'a read-only cache restores its hits, saves nothing, and say
 
 # Item 6: a directory at an entry's name, a file at a shard's name or a
 # bad .lock made every later run rebuild with "not saved", forever; a
-# killed save's .tmp-KEY-* stayed for an hour and prune kept it.
+# killed save's .tmp-KEY-* stayed for an hour and prune kept it. The
+# in-place record goes first: a hit with its outputs in place opens no
+# entry (the two keys may share a shard: then only the manifest is hurt).
 test_expect_success 'a damaged store is repaired by the next save, saying what it removed' '
 	two_projects &&
 	run_vx 0 run build &&
-	man=$(cd .vx/cache && ls ??/*.json | head -1) && shard=$(cd .vx/cache && ls -d ?? | sed -n 2p) &&
+	man=$(cd .vx/cache && ls ??/*.json | head -1) &&
+	shard=$(cd .vx/cache && ls -d ?? | grep -vx "${man%%/*}" | head -1) &&
 	rm .vx/cache/$man && mkdir -p .vx/cache/$man/sub && echo x >.vx/cache/$man/sub/f &&
-	rm -rf .vx/cache/$shard && echo junk >.vx/cache/$shard &&
+	{ test -z "$shard" || { rm -rf .vx/cache/$shard && echo junk >.vx/cache/$shard; }; } &&
 	rm -f .vx/cache/.lock && mkdir .vx/cache/.lock &&
+	rm .vx/cache/inplace &&
 	run_vx 0 run build &&
 	test_grep "removed .*/.vx/cache/.lock: a directory where the cache keeps a file" "$ERR" &&
-	test_grep "removed .*/.vx/cache/$shard: a file where the cache keeps a directory" "$ERR" &&
+	{ test -z "$shard" ||
+	  test_grep "removed .*/.vx/cache/$shard: a file where the cache keeps a directory" "$ERR"; } &&
 	test_grep "removed .*/.vx/cache/$man: a directory where the cache keeps a file" "$ERR" &&
 	test_grep "is damaged (.*); running the task and replacing it" "$ERR" &&
 	test_grep ! "not saved" "$ERR" &&
