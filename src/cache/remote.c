@@ -30,11 +30,11 @@ struct remote {
 	char *url, *token, *team, *team_id, *sig_key;
 	bool read, write;
 	long timeout_ms;
-	CURL *get; /* the loop's GETs */
-	/* The saver's uploaders PUT at once: each takes an idle handle (its
-	 * connection kept for the next PUT), or makes one. Under lock. */
-	CURL *idle_put[REMOTE_UPLOADERS];
-	size_t n_idle_put;
+	/* The restorers GET and the saver's uploaders PUT at once: each
+	 * request takes an idle handle (its connection kept for the next), or
+	 * makes one. Under lock. */
+	CURL *idle[REMOTE_HANDLES];
+	size_t n_idle;
 	pthread_mutex_t lock;
 	struct remote_state st;
 	pthread_mutex_t status_lock; /* held while the status is asked (check_status) */
@@ -71,10 +71,9 @@ struct remote *remote_new(const struct remote_opts *o)
 	r->read = o->read;
 	r->write = o->write;
 	r->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : DEFAULT_TIMEOUT_MS;
-	r->get = curl()->easy_init();
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_mutex_init(&r->status_lock, NULL);
-	if (!r->get) {
+	if (!(r->idle[r->n_idle++] = curl()->easy_init())) {
 		error("remote cache: libcurl cannot make a handle");
 		remote_free(r);
 		return NULL;
@@ -86,10 +85,9 @@ void remote_free(struct remote *r)
 {
 	if (!r)
 		return;
-	if (r->get)
-		curl()->easy_cleanup(r->get);
-	for (size_t i = 0; i < r->n_idle_put; i++)
-		curl()->easy_cleanup(r->idle_put[i]);
+	for (size_t i = 0; i < r->n_idle; i++)
+		if (r->idle[i])
+			curl()->easy_cleanup(r->idle[i]);
 	pthread_mutex_destroy(&r->lock);
 	pthread_mutex_destroy(&r->status_lock);
 	/* secrets: do not leave them in freed memory */
@@ -485,16 +483,45 @@ static int verify(struct remote *r, const char *key, const struct body *b)
 	return ok == 1;
 }
 
+/* A handle no other thread holds: an idle one, or a new one (NULL when
+ * libcurl cannot make one: said). */
+static CURL *handle_take(struct remote *r)
+{
+	pthread_mutex_lock(&r->lock);
+	CURL *h = r->n_idle ? r->idle[--r->n_idle] : NULL;
+	pthread_mutex_unlock(&r->lock);
+	if (!h && !(h = curl()->easy_init()))
+		warning("remote cache: libcurl cannot make a handle; the request is not made");
+	return h;
+}
+
+static void handle_give(struct remote *r, CURL *h)
+{
+	pthread_mutex_lock(&r->lock);
+	bool kept = r->n_idle < REMOTE_HANDLES;
+	if (kept)
+		r->idle[r->n_idle++] = h;
+	pthread_mutex_unlock(&r->lock);
+	if (!kept)
+		curl()->easy_cleanup(h);
+}
+
 int remote_get(struct remote *r, const char *key, int fd)
 {
 	if (!remote_readable(r))
 		return -1;
-	check_status(r, r->get);
-	if (!remote_readable(r))
+	CURL *h = handle_take(r);
+	if (!h)
 		return -1;
+	check_status(r, h);
+	if (!remote_readable(r)) {
+		handle_give(r, h);
+		return -1;
+	}
 	char *url = remote_artifact_url(r->url, key, r->team_id, r->team);
 	struct body b = {.sink = {fd, false}, .start = lseek(fd, 0, SEEK_CUR)};
-	long code = perform(r, r->get, "GET", url, NULL, &b, true);
+	long code = perform(r, h, "GET", url, NULL, &b, true);
+	handle_give(r, h);
 	free(url);
 	if (code != 200)
 		return code == 404 ? 0 : -1;
@@ -505,36 +532,19 @@ int remote_head(struct remote *r, const char *key)
 {
 	if (!remote_readable(r))
 		return -1;
-	check_status(r, r->get);
-	if (!remote_readable(r))
+	CURL *h = handle_take(r);
+	if (!h)
 		return -1;
+	check_status(r, h);
+	if (!remote_readable(r)) {
+		handle_give(r, h);
+		return -1;
+	}
 	char *url = remote_artifact_url(r->url, key, r->team_id, r->team);
-	long code = perform(r, r->get, "HEAD", url, NULL, NULL, true);
+	long code = perform(r, h, "HEAD", url, NULL, NULL, true);
+	handle_give(r, h);
 	free(url);
 	return code >= 200 && code < 300 ? 1 : code == 404 ? 0 : -1;
-}
-
-/* A PUT handle no other uploader holds: an idle one, or a new one (NULL
- * when libcurl cannot make one: said). */
-static CURL *put_handle(struct remote *r)
-{
-	pthread_mutex_lock(&r->lock);
-	CURL *h = r->n_idle_put ? r->idle_put[--r->n_idle_put] : NULL;
-	pthread_mutex_unlock(&r->lock);
-	if (!h && !(h = curl()->easy_init()))
-		warning("remote cache: libcurl cannot make a handle; not uploaded");
-	return h;
-}
-
-static void put_handle_back(struct remote *r, CURL *h)
-{
-	pthread_mutex_lock(&r->lock);
-	bool kept = r->n_idle_put < REMOTE_UPLOADERS;
-	if (kept)
-		r->idle_put[r->n_idle_put++] = h;
-	pthread_mutex_unlock(&r->lock);
-	if (!kept)
-		curl()->easy_cleanup(h);
 }
 
 static int put_with(struct remote *r, CURL *h, const char *key, const void *head,
@@ -569,11 +579,11 @@ int remote_put(struct remote *r, const char *key, const void *head, size_t head_
 {
 	if (!remote_writable(r))
 		return -1;
-	CURL *h = put_handle(r);
+	CURL *h = handle_take(r);
 	if (!h)
 		return -1;
 	int rc = put_with(r, h, key, head, head_len, fd, size, duration_ms);
-	put_handle_back(r, h);
+	handle_give(r, h);
 	return rc;
 }
 

@@ -55,6 +55,9 @@ int remote_get(struct remote *r, const char *key, int fd);
 /* PUTs at once: the saver's uploader threads, each its own handle
  * (remote_put may be called from that many threads at once). */
 #define REMOTE_UPLOADERS 8
+/* Idle handles kept (their connections too): the uploaders' and the
+ * restorers' (remote_get and remote_head may be called from any thread). */
+#define REMOTE_HANDLES 12
 #define REMOTE_ASK 2
 struct remote_item {
 	const char *key; /* the caller's */

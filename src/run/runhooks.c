@@ -115,6 +115,8 @@ enum before_result run_before(struct job *job, void *ctx)
 		job->later_ms = 2; /* the remote lookup of its key is in flight */
 		return BEFORE_LATER;
 	}
+	if (r == TASKCACHE_PENDING)
+		return BEFORE_PENDING; /* its restore runs off the loop */
 	if (r == TASKCACHE_HIT)
 		return BEFORE_DONE;
 	if (shard_wait(rh, i, job))

@@ -50,6 +50,7 @@ struct proc {
 	long long first_start; /* the first attempt's start, for the timeout of a retry */
 	unsigned long later_timer; /* while its before hook said BEFORE_LATER: the
 				    * loop timer that queues it again, else 0 */
+	bool asked;	   /* its hook said BEFORE_PENDING: its start stays the first ask's */
 };
 
 /* A binary min-heap of job indices: the ready queue hands out jobs in the
@@ -77,6 +78,8 @@ struct sched {
 	size_t later; /* jobs waiting on a later_timer */
 	size_t *held; /* the jobs ended but held (job->held), nheld of them */
 	size_t nheld;
+	size_t *pending; /* the jobs whose before hook is pending (job->pending) */
+	size_t npending;
 	unsigned long tick; /* the status line's redraw timer, or 0 */
 	long long t0;	  /* loop_now() at the start: job times count from it */
 	long long grace_ms;
@@ -516,12 +519,13 @@ static void on_later(struct loop *l, void *data)
 }
 
 /* Takes job i off the ready queue: a no-op, a cache hit, a hook failure, a
- * spawn failure or a running job. */
+ * spawn failure, a running job, or a job asked again later. */
 static void job_start(struct sched *s, size_t i)
 {
 	struct job *job = &s->jobs[i];
 	struct proc *p = &s->procs[i];
-	job->start_ms = now_ms(s);
+	if (!p->asked) /* a job asked again keeps its first start */
+		job->start_ms = now_ms(s);
 	if (!job->argv) {
 		job->state = JOB_NOOP;
 		job_ended(s, i);
@@ -529,6 +533,11 @@ static void job_start(struct sched *s, size_t i)
 	}
 	if (s->hooks && s->hooks->before) {
 		enum before_result r = s->hooks->before(job, s->hooks->ctx);
+		if (r == BEFORE_PENDING) {
+			job->pending = p->asked = true;
+			s->pending[s->npending++] = i;
+			return;
+		}
 		if (r == BEFORE_LATER) {
 			long long at = now_ms(s) + (job->later_ms > 0 ? job->later_ms : 1);
 			p->later_timer = loop_timer(s->loop, s->t0 + at, on_later, p);
@@ -743,7 +752,7 @@ static void run_start_ready(struct sched *s)
 
 static void run_status(struct sched *s)
 {
-	size_t busy = s->running + s->nheld;
+	size_t busy = s->running + s->nheld + s->npending;
 	output_status(&s->out, s->ended, busy, s->njobs - s->ended - busy, now_ms(s));
 }
 
@@ -761,6 +770,22 @@ static void run_release_held(struct sched *s)
 	}
 }
 
+/* The pending jobs whose owner let go go back on the ready queue, where
+ * the hook is asked again when a slot is free (the answer may be to run
+ * it); after a stop, none does (each ends skipped). */
+static void run_requeue_pending(struct sched *s)
+{
+	size_t kept = 0;
+	for (size_t k = 0; k < s->npending; k++) {
+		size_t i = s->pending[k];
+		if (s->jobs[i].pending)
+			s->pending[kept++] = i;
+		else if (!s->stop_starting)
+			ready_push(&s->ready, i);
+	}
+	s->npending = kept;
+}
+
 /* Start what may start, then let the loop sleep until output, a signal or
  * a deadline. Ends when nothing runs and nothing may start. */
 static void run_loop(struct sched *s)
@@ -769,12 +794,13 @@ static void run_loop(struct sched *s)
 		on_tick(s->loop, s);
 	for (;;) {
 		run_start_ready(s);
-		if (!s->running && !s->nheld && !s->later)
+		if (!s->running && !s->nheld && !s->later && !s->npending)
 			break;
 		run_status(s);
 		output_flush(&s->out);
 		loop_once(s->loop, -1);
 		run_release_held(s);
+		run_requeue_pending(s);
 		if (s->opts->cancel && *s->opts->cancel && !s->cancelled && !s->interrupted) {
 			s->cancelled = true;
 			run_stop(s, SIGTERM, "run cancelled: files changed");
@@ -839,6 +865,7 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 	s.todo = xcalloc(njobs ? njobs : 1, sizeof *s.todo);
 	s.live = xcalloc(njobs ? njobs : 1, sizeof *s.live);
 	s.held = xcalloc(njobs ? njobs : 1, sizeof *s.held);
+	s.pending = xcalloc(njobs ? njobs : 1, sizeof *s.pending);
 	sched_index(&s);
 	for (size_t i = 0; i < njobs; i++) {
 		struct job *job = &jobs[i];
@@ -849,6 +876,7 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 		job->start_ms = job->duration_ms = 0;
 		job->reason = NULL;
 		job->held = false;
+		job->pending = false;
 		job->handed_off = false;
 		job->remote = false;
 		job->later_ms = 0;
@@ -904,6 +932,7 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 	free(s.todo);
 	free(s.live);
 	free(s.held);
+	free(s.pending);
 	free(s.rdep_off);
 	free(s.rdeps);
 	if (s.interrupted)

@@ -88,6 +88,11 @@ struct job {
 	bool remote;         /* its hit came from the remote cache (the before hook's word) */
 	long long later_ms;  /* set by a before hook returning BEFORE_LATER: ask
 			      * it again in this many ms (at least 1) */
+	bool pending;        /* set when its before hook returned BEFORE_PENDING:
+			      * the hook's owner works on it off the loop (a
+			      * restore) and owns job->log meanwhile; the hook is
+			      * asked again once the owner clears this from a
+			      * callback on the run's loop */
 	bool held;           /* set by the after hook of a job that succeeded:
 			      * it is done (printed, its slot free) but its
 			      * dependents wait until the hook's owner clears
@@ -107,6 +112,8 @@ enum before_result {
 	BEFORE_LATER,         /* ask again after job->later_ms (--shard: another
 			       * machine is building it; the job holds no slot
 			       * meanwhile, and a stop skips it) */
+	BEFORE_PENDING,       /* ask again when job->pending is cleared: the job
+			       * holds no slot meanwhile, and a stop skips it */
 };
 
 /* What an after hook says of a reaped job. */

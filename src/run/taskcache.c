@@ -34,6 +34,11 @@
 #include "util/path.h"
 #include "util/strbuf.h"
 #include "util/strmap.h"
+#include "util/worker.h"
+
+/* Threads that restore hits: two keep a disk and a zstd stream busy while
+ * the loop runs the misses; more only queue on the same disk. */
+#define RESTORE_THREADS 2
 
 const char *cache_status_name(enum cache_status s)
 {
@@ -124,6 +129,7 @@ int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struc
 	tc->tools = xcalloc(n, sizeof *tc->tools);
 	tc->from_remote = xcalloc(n, sizeof *tc->from_remote);
 	tc->prefetch_of = xcalloc(n, sizeof *tc->prefetch_of);
+	tc->fetching = xcalloc(n, sizeof *tc->fetching);
 	if (o->remote != REMOTE_OFF && (o->read || o->write))
 		tc->remote = remote_from(ws, o);
 	tc->remote_only = tc->remote && o->remote == REMOTE_ONLY;
@@ -904,11 +910,178 @@ static int replay_add(void *ctx, const char *buf, size_t n)
 	return 0;
 }
 
+/* One hit's way from the store (or the remote) into the project, off the
+ * loop when the run has a worker: opened (and fetched), then, on the loop,
+ * its programs checked against the ones here, then restored. While it is
+ * on its way the job is pending (scheduler.h) and its log is the fetch's;
+ * the before hook asked again takes the answer. */
+struct fetch {
+	struct taskcache *tc;
+	struct job *job;
+	size_t i;
+	enum prefetch_state pf; /* the prefetch's answer, taken once */
+	int r;			/* entry_open's */
+	bool bad;		/* the local entry was damaged (why says how) */
+	struct strbuf why;
+	struct entry e;
+	bool from_remote;
+	char *entry_tools;	/* the programs its cached run exec'd (exec_blob) */
+	int rc;			/* the restore's */
+	struct strvec after;	/* the outputs once restored */
+	int after_rc;
+	enum taskcache_answer answer; /* TASKCACHE_WAIT until settled */
+};
+
+static void fetch_free(struct fetch *f)
+{
+	strbuf_release(&f->why);
+	free(f->entry_tools);
+	strvec_clear(&f->after);
+	free(f);
+}
+
+/* The answer is known: the job is asked again (async) or answered now. */
+static void fetch_settle(struct fetch *f, enum taskcache_answer a)
+{
+	f->answer = a;
+	f->job->pending = false;
+}
+
+/* Worker: the local entry, else the remote's into the store, opened. */
+static void fetch_open(void *arg)
+{
+	struct fetch *f = arg;
+	struct taskcache *tc = f->tc;
+	const char *key = tc->keys[f->i];
+	f->r = tc->remote_only && f->pf != PREFETCH_HIT ? ENTRY_MISS
+							: entry_open(&tc->store, key, &f->e, &f->why);
+	f->from_remote = f->r == ENTRY_HIT && f->pf == PREFETCH_HIT;
+	f->bad = f->r == ENTRY_BAD;
+	if (f->r != ENTRY_HIT && f->r != ENTRY_ERROR && f->pf == PREFETCH_ASK &&
+	    remote_fetch(tc, f->i) == 0) {
+		struct strbuf why = STRBUF_INIT;
+		f->r = entry_open(&tc->store, key, &f->e, &why);
+		strbuf_release(&why);
+		f->from_remote = f->r == ENTRY_HIT;
+	}
+	if (f->r == ENTRY_HIT)
+		f->entry_tools = exec_blob(NULL, NULL, 0, &f->e.m);
+}
+
+/* Worker: the project's outputs replaced by the entry's, its log into the
+ * job's (the job is pending: its log is the fetch's). */
+static void fetch_restore(void *arg)
+{
+	struct fetch *f = arg;
+	struct taskcache *tc = f->tc;
+	const struct task_node *t = tc->g->nodes.v[f->i];
+	const struct project *p = tc->ws->projects.v[t->project];
+	struct strvec current = STRVEC_INIT;
+	f->rc = outputs_collect(p->dir, &t->cfg->outputs, &current);
+	if (!f->rc) {
+		scheduler_job_log_reset(f->job);
+		/* no entry writes more than the whole cache may hold (issue 36:
+		 * a tiny remote artifact can unpack to gigabytes) */
+		f->e.restore_limit = (uint64_t)tc->ws->cfg->cache_max_size;
+		struct replay rp = {f->job, tc->spill_dir};
+		struct restore_log sink = {replay_add, &rp};
+		f->rc = restore_entry_to(&f->e, p->dir, (const char *const *)current.v, current.n,
+					 &sink);
+	}
+	entry_close(&f->e);
+	strvec_clear(&current);
+	if (f->rc < 0) {
+		scheduler_job_log_reset(f->job);
+		return;
+	}
+	if (!tc->store.read_only)
+		store_touch(&tc->store, tc->keys[f->i]);
+	f->after_rc = outputs_collect(p->dir, &t->cfg->outputs, &f->after);
+}
+
+static void fetch_restored(void *arg, const char *messages)
+{
+	struct fetch *f = arg;
+	struct taskcache *tc = f->tc;
+	const struct task_node *t = tc->g->nodes.v[f->i];
+	fputs(messages ? messages : "", stderr);
+	if (f->rc < 0) {
+		warning("%s: cannot restore cache entry %s; running the task", t->id, tc->keys[f->i]);
+		tc->status[f->i] = CACHE_MISS;
+		fetch_settle(f, TASKCACHE_RUN);
+		return;
+	}
+	if (!f->after_rc)
+		inplace_put(tc->ip, t->id, tc->keys[f->i], tc->ws->projects.v[t->project]->dir,
+			    f->after.v, f->after.n, f->job->log.buf, f->job->log.len, f->entry_tools);
+	fetch_settle(f, TASKCACHE_HIT);
+}
+
+/* Loop: what the open found; a hit whose programs are still the ones here
+ * goes on to its restore. */
+static void fetch_opened(void *arg, const char *messages)
+{
+	struct fetch *f = arg;
+	struct taskcache *tc = f->tc;
+	size_t i = f->i;
+	const struct task_node *t = tc->g->nodes.v[i];
+	fputs(messages ? messages : "", stderr);
+	if (f->bad) {
+		warning("%s: cache entry %s is damaged (%s); running the task and replacing it",
+			t->id, tc->keys[i], f->why.buf);
+		tc->status[i] = CACHE_BAD;
+	}
+	if (f->r != ENTRY_HIT) {
+		if (tc->verbose)
+			explain_miss(tc, i);
+		fetch_settle(f, TASKCACHE_RUN);
+		return;
+	}
+	/* the programs its cached run exec'd must be the ones here (issue 18);
+	 * the same list goes into the in-place record */
+	struct strbuf which = STRBUF_INIT;
+	if (tools_changed_blob(tc, f->entry_tools, &which)) {
+		if (tc->verbose)
+			fprintf(stderr, "%s: cache miss: toolchain changed: %s (a program its "
+					"cached run exec'd)\n",
+				t->id, which.buf);
+		entry_close(&f->e);
+		strbuf_release(&which);
+		f->from_remote = false;
+		fetch_settle(f, TASKCACHE_RUN);
+		return;
+	}
+	strbuf_release(&which);
+	if (tc->worker) {
+		worker_submit(tc->worker, fetch_restore, fetch_restored, f);
+		return;
+	}
+	fetch_restore(f);
+	fetch_restored(f, NULL);
+}
+
+/* The settled fetch of node i, taken: its answer, and the node's status. */
+static enum taskcache_answer fetch_take(struct taskcache *tc, size_t i, struct job *job)
+{
+	struct fetch *f = tc->fetching[i];
+	tc->fetching[i] = NULL;
+	enum taskcache_answer a = f->answer;
+	tc->from_remote[i] = job->remote = a == TASKCACHE_HIT && f->from_remote;
+	if (a == TASKCACHE_HIT) {
+		tc->status[i] = CACHE_HIT;
+		job->exit_code = 0;
+	}
+	fetch_free(f);
+	return a;
+}
+
 enum taskcache_answer taskcache_before(struct job *job, void *ctx)
 {
 	struct taskcache *tc = ctx;
 	size_t i = taskcache_node_of(tc, job);
 	const struct task_node *t = tc->g->nodes.v[i];
+	if (tc->fetching[i]) /* asked again: its fetch has settled */
+		return fetch_take(tc, i, job);
 	if (!taskcache_cacheable(t) || !tc->store_open) {
 		tc->status[i] = CACHE_DISABLED;
 		return TASKCACHE_RUN;
@@ -939,75 +1112,23 @@ enum taskcache_answer taskcache_before(struct job *job, void *ctx)
 			return TASKCACHE_WAIT;
 		tc->prefetch_of[i] = 0;
 	}
-	struct entry e;
-	struct strbuf why = STRBUF_INIT;
-	int r = tc->remote_only && pf != PREFETCH_HIT ? ENTRY_MISS
-						      : entry_open(&tc->store, tc->keys[i], &e, &why);
-	if (r == ENTRY_HIT && pf == PREFETCH_HIT)
-		job->remote = tc->from_remote[i] = true;
-	if (r == ENTRY_BAD) {
-		warning("%s: cache entry %s is damaged (%s); running the task and replacing it", t->id, tc->keys[i],
-			why.buf);
-		tc->status[i] = CACHE_BAD;
+	struct fetch *f = xcalloc(1, sizeof *f);
+	f->tc = tc;
+	f->job = job;
+	f->i = i;
+	f->pf = pf;
+	f->answer = TASKCACHE_WAIT;
+	strbuf_init(&f->why);
+	tc->fetching[i] = f;
+	if (tc->worker) {
+		/* off the loop: the entry's open, a remote GET (and its
+		 * back-off), the restore (docs/architecture.md) */
+		worker_submit(tc->worker, fetch_open, fetch_opened, f);
+		return TASKCACHE_PENDING;
 	}
-	strbuf_release(&why);
-	if (r != ENTRY_HIT && r != ENTRY_ERROR && pf == PREFETCH_ASK && remote_fetch(tc, i) == 0) {
-		r = entry_open(&tc->store, tc->keys[i], &e, &why);
-		strbuf_release(&why);
-		tc->from_remote[i] = r == ENTRY_HIT;
-		job->remote = tc->from_remote[i];
-	}
-	if (r != ENTRY_HIT) {
-		if (tc->verbose)
-			explain_miss(tc, i);
-		return TASKCACHE_RUN;
-	}
-	/* the programs its cached run exec'd must be the ones here (issue 18);
-	 * the same list goes into the in-place record below */
-	char *entry_tools = exec_blob(NULL, NULL, 0, &e.m);
-	struct strbuf which = STRBUF_INIT;
-	if (tools_changed_blob(tc, entry_tools, &which)) {
-		if (tc->verbose)
-			fprintf(stderr, "%s: cache miss: toolchain changed: %s (a program its "
-					"cached run exec'd)\n",
-				t->id, which.buf);
-		entry_close(&e);
-		strbuf_release(&which);
-		free(entry_tools);
-		tc->from_remote[i] = job->remote = false;
-		return TASKCACHE_RUN;
-	}
-	strbuf_release(&which);
-	struct strvec current = STRVEC_INIT;
-	int rc = outputs_collect(p->dir, &t->cfg->outputs, &current);
-	if (!rc) {
-		scheduler_job_log_reset(job);
-		/* no entry writes more than the whole cache may hold (issue 36:
-		 * a tiny remote artifact can unpack to gigabytes) */
-		e.restore_limit = (uint64_t)tc->ws->cfg->cache_max_size;
-		struct replay rp = {job, tc->spill_dir};
-		struct restore_log sink = {replay_add, &rp};
-		rc = restore_entry_to(&e, p->dir, (const char *const *)current.v, current.n, &sink);
-	}
-	entry_close(&e);
-	strvec_clear(&current);
-	if (rc < 0) {
-		free(entry_tools);
-		warning("%s: cannot restore cache entry %s; running the task", t->id, tc->keys[i]);
-		scheduler_job_log_reset(job);
-		tc->status[i] = CACHE_MISS;
-		return TASKCACHE_RUN;
-	}
-	if (!tc->store.read_only)
-		store_touch(&tc->store, tc->keys[i]);
-	if (outputs_collect(p->dir, &t->cfg->outputs, &current) == 0)
-		inplace_put(tc->ip, t->id, tc->keys[i], p->dir, current.v, current.n, job->log.buf,
-			    job->log.len, entry_tools);
-	free(entry_tools);
-	strvec_clear(&current);
-	tc->status[i] = CACHE_HIT;
-	job->exit_code = 0;
-	return TASKCACHE_HIT;
+	fetch_open(f);
+	fetch_opened(f, NULL);
+	return fetch_take(tc, i, job);
 }
 
 static void save_finished(struct taskcache *tc, struct job *job, int rc, const char *messages);
@@ -1179,12 +1300,23 @@ void taskcache_start(struct taskcache *tc, struct loop *l)
 		return;
 	if (tc->read && taskcache_remote_readable(tc))
 		prefetch_begin(tc);
+	if (tc->read && l)
+		tc->worker = worker_new(l, RESTORE_THREADS);
 	if (tc->write)
 		tc->loop = l;
 }
 
 void taskcache_finish(struct taskcache *tc)
 {
+	worker_free(tc->worker); /* idle: the scheduler waits for its pending jobs */
+	tc->worker = NULL;
+	/* a fetch settled after a stop was never asked for (the job was
+	 * skipped): the next cycle asks afresh */
+	for (size_t i = 0; tc->fetching && i < tc->g->nodes.n; i++) {
+		if (tc->fetching[i])
+			fetch_free(tc->fetching[i]);
+		tc->fetching[i] = NULL;
+	}
 	prefetch_free(tc->prefetch);
 	tc->prefetch = NULL;
 	if (tc->saver) {
@@ -1235,6 +1367,7 @@ void taskcache_close(struct taskcache *tc)
 	free(tc->status);
 	free(tc->from_remote);
 	free(tc->prefetch_of);
+	free(tc->fetching);
 	remote_free(tc->remote);
 	free(tc->dir);
 }

@@ -67,6 +67,9 @@ struct taskcache {
 				    * taskcache_start and _finish, or NULL */
 	size_t *prefetch_of;    /* per node: 1 + its index in the prefetch, 0: not in it */
 	struct strvec *saving;  /* per node: the outputs a save in flight archives */
+	struct worker *worker;  /* restores and remote GETs off the loop, between
+				 * taskcache_start and _finish; NULL: in the hook */
+	struct fetch **fetching; /* per node: its hit on its way (taskcache.c), or NULL */
 	struct externals ext;   /* each project's external dependencies (the lockfile) */
 	struct task_inputs *tools; /* per node: the programs it runs (toolchain.h),
 				    * canonical paths and content hashes */
@@ -117,6 +120,9 @@ enum taskcache_answer {
 	TASKCACHE_RUN,  /* a miss, or no cache: run it */
 	TASKCACHE_HIT,  /* a verified hit restored its outputs; job->log holds its log */
 	TASKCACHE_WAIT, /* the remote lookup of its key is in flight: ask again shortly */
+	TASKCACHE_PENDING, /* its entry is being opened, fetched or restored off the
+			    * loop: job->pending is cleared when it is settled,
+			    * and the hook asked again answers */
 };
 /* Scheduler hooks' halves; ctx is the taskcache, job->data the task_node.
  * after: a task that succeeded is saved; a failed save costs a warning,

@@ -1,8 +1,10 @@
 /* loop.h - vx's one event loop: descriptors with read or write interest,
  * one-shot timers, and signals delivered through one signalfd, all on one
  * poll(2). redis's ae.c is the model. The scheduler is its first user; the
- * network proxy, the watcher's inotify and curl's multi handle register on
- * the same loop, so no thread per connection is ever needed.
+ * network proxy and the watcher's inotify register on the same loop, so no
+ * thread per connection is ever needed. Work that blocks on a disk or a
+ * server (a cache save, a restore, a remote GET) runs on util/worker.h's
+ * threads and reports back through a descriptor the loop watches.
  *
  * Callbacks run on the loop's thread, one at a time, and may add or remove
  * watches, timers and signals (their own too) while they run. In one

@@ -747,6 +747,84 @@ static void test_later(void)
 	strbuf_release(&out);
 }
 
+/* A before hook that says "pending" (a restore off the loop): the job
+ * holds no slot while its owner works (another job runs with -j1), its
+ * owner lets go from a loop timer, and the hook asked again answers; three
+ * let go at once still run one at a time (-j1); a stop while one is
+ * pending skips it without asking again. */
+struct pending_ctx {
+	struct loop *loop;
+	int asks[4];
+	bool cached; /* the second answer: a hit, not a run */
+};
+
+static void pending_release(struct loop *l, void *data)
+{
+	(void)l;
+	((struct job *)data)->pending = false;
+}
+
+static enum before_result ask_pending(struct job *job, void *ctx)
+{
+	struct pending_ctx *c = ctx;
+	int k = job->id[0] - 'p';
+	if (k < 0 || k > 3)
+		return BEFORE_RUN;
+	if (c->asks[k]++ == 0) {
+		loop_timer(c->loop, loop_now() + 200, pending_release, job);
+		return BEFORE_PENDING;
+	}
+	return c->cached ? BEFORE_DONE : BEFORE_RUN;
+}
+
+static void test_pending(void)
+{
+	struct job jobs[4];
+	struct strbuf out = STRBUF_INIT;
+	struct pending_ctx c = {.loop = loop_new()};
+	struct scheduler_hooks hooks = {ask_pending, NULL, &c};
+	struct scheduler_opts opts = {.concurrency = 1, .logs = LOGS_FULL, .loop = c.loop};
+	job_sh(&jobs[0], "p#build", "echo start-p >> order; sleep 0.1; echo end-p >> order");
+	job_sh(&jobs[1], "q#build", "echo start-q >> order; sleep 0.1; echo end-q >> order");
+	job_sh(&jobs[2], "r#build", "echo start-r >> order; sleep 0.1; echo end-r >> order");
+	job_sh(&jobs[3], "x#build", "echo x >> order");
+	CHECK_INT(run(jobs, 4, &opts, &hooks, &out), 0);
+	for (int k = 0; k < 3; k++)
+		CHECK_INT(c.asks[k], 2);
+	char *order = file_read("order");
+	CHECK_STR(order, "x\nstart-p\nend-p\nstart-q\nend-q\nstart-r\nend-r\n");
+	free(order);
+	for (int i = 0; i < 4; i++)
+		CHECK_INT(jobs[i].state, JOB_SUCCEEDED);
+	jobs_free(jobs, 4);
+	file_remove("order");
+
+	/* answered as a hit once let go */
+	memset(c.asks, 0, sizeof c.asks);
+	c.cached = true;
+	job_sh(&jobs[0], "p#build", "echo ran-p >> order");
+	CHECK_INT(run(jobs, 1, &opts, &hooks, &out), 0);
+	CHECK_INT(jobs[0].state, JOB_CACHED);
+	CHECK(!file_exists("order"));
+	/* a hit's time counts from its first ask: its restore is in it */
+	CHECK(jobs[0].duration_ms >= 200);
+	jobs_free(jobs, 1);
+
+	/* x fails while p is pending: p is skipped, never asked again */
+	memset(c.asks, 0, sizeof c.asks);
+	c.cached = false;
+	job_sh(&jobs[0], "p#build", "echo p >> order");
+	job_sh(&jobs[1], "x#build", "exit 3");
+	CHECK_INT(run(jobs, 2, &opts, &hooks, &out), 1);
+	CHECK_INT(jobs[0].state, JOB_SKIPPED);
+	CHECK_INT(jobs[1].state, JOB_FAILED);
+	CHECK_INT(c.asks[0], 1);
+	CHECK(!file_exists("order"));
+	jobs_free(jobs, 2);
+	loop_free(c.loop);
+	strbuf_release(&out);
+}
+
 int main(void)
 {
 	/* The child-environment test counts the fds a child gets: start from a
@@ -774,6 +852,7 @@ int main(void)
 	test_hooks();
 	test_held();
 	test_later();
+	test_pending();
 	test_noop();
 	test_settled();
 	test_handed_off();
