@@ -196,39 +196,66 @@ static int cmp_kv(const void *a, const void *b)
 	return strcmp(((const struct kv *)a)->key, ((const struct kv *)b)->key);
 }
 
+/* A key being folded and the facts --explain-key and -v print of it: each
+ * ingredient goes into both by one call, so the two cannot drift (issue
+ * 38). The key's bytes are what they were before the facts joined it. */
+struct fold {
+	struct key k;
+	struct task_inputs *facts;
+};
+
+/* tag: value into the key; the fact (NULL: none) records value hashed. */
+static void fold_str(struct fold *f, const char *tag, const char *value, const char *fact)
+{
+	key_add_str(&f->k, tag, value);
+	if (fact)
+		add_fact(f->facts, fact, value);
+}
+
+/* A named value (an env variable, a define): name, then its value, into
+ * the key; the fact prefix+name records the value hashed. */
+static void fold_named(struct fold *f, const char *tag, const char *name, const char *value,
+		       const char *prefix)
+{
+	key_add_str(&f->k, tag, name);
+	key_add_str(&f->k, "value", value); /* unset is not "" */
+	char *fact = xasprintf("%s%s", prefix, name);
+	add_fact(f->facts, fact, value);
+	free(fact);
+}
+
+/* A file by its content hash ("": unreadable): the fact records the hash
+ * as it is, under prefix+path. */
+static void fold_file(struct fold *f, const char *tag, const char *path, const char *hash,
+		      const char *prefix)
+{
+	key_add_str(&f->k, tag, path);
+	key_add_str(&f->k, "hash", hash[0] ? hash : NULL);
+	char *fact = xasprintf("%s%s", prefix, path);
+	push_fact(f->facts, fact, hash);
+	free(fact);
+}
+
 static void fold_key(struct taskcache *tc, size_t i, const char *command, const char *platform)
 {
 	const struct task_node *t = tc->g->nodes.v[i];
-	struct key k;
-	key_init(&k);
-	key_add_str(&k, "task", t->id);
-	key_add_str(&k, "command", command);
-	key_add_str(&k, "platform", platform);
+	struct fold f = {.facts = &tc->facts[i]};
+	key_init(&f.k);
+	fold_str(&f, "task", t->id, NULL); /* the id is the entry's name, not a fact */
+	fold_str(&f, "command", command, "//command");
+	fold_str(&f, "platform", platform, "//platform");
 	const struct task_inputs *in = &tc->inputs[i];
-	struct task_inputs *facts = &tc->facts[i];
-	add_fact(facts, "//command", command);
-	add_fact(facts, "//platform", platform);
-	key_add_int(&k, "inputs", (int64_t)in->paths.n);
-	for (size_t f = 0; f < in->paths.n; f++) {
-		key_add_str(&k, "file", in->paths.v[f]);
-		key_add_str(&k, "hash", in->hashes[f][0] ? in->hashes[f] : NULL);
-		strvec_push(&facts->paths, in->paths.v[f]);
-		facts->hashes = xrealloc(facts->hashes, (facts->paths.n + 1) * sizeof *facts->hashes);
-		memcpy(facts->hashes[facts->paths.n - 1], in->hashes[f], KEY_HEX_SIZE);
-	}
+	key_add_int(&f.k, "inputs", (int64_t)in->paths.n);
+	for (size_t n = 0; n < in->paths.n; n++)
+		fold_file(&f, "file", in->paths.v[n], in->hashes[n], "");
 	struct strvec names = STRVEC_INIT;
 	for (size_t e = 0; e < t->cfg->input_env.n; e++)
 		strvec_push(&names, t->cfg->input_env.v[e].s);
 	for (size_t e = 0; e < tc->ws->cfg->ws_input_env.n; e++)
 		strvec_push(&names, tc->ws->cfg->ws_input_env.v[e].s);
 	strvec_sort_unique(&names);
-	for (size_t e = 0; e < names.n; e++) {
-		key_add_str(&k, "env", names.v[e]);
-		key_add_str(&k, "value", getenv(names.v[e])); /* unset is not "" */
-		char *fact = xasprintf("//env/%s", names.v[e]);
-		add_fact(facts, fact, getenv(names.v[e]));
-		free(fact);
-	}
+	for (size_t e = 0; e < names.n; e++)
+		fold_named(&f, "env", names.v[e], getenv(names.v[e]), "//env/");
 	strvec_clear(&names);
 	size_t nd = t->cfg->env_define.n;
 	struct kv *defs = xmalloc((nd + 1) * sizeof *defs);
@@ -236,75 +263,62 @@ static void fold_key(struct taskcache *tc, size_t i, const char *command, const 
 		memcpy(defs, t->cfg->env_define.v, nd * sizeof *defs);
 		qsort(defs, nd, sizeof *defs, cmp_kv);
 	}
-	for (size_t e = 0; e < nd; e++) {
-		key_add_str(&k, "define", defs[e].key);
-		key_add_str(&k, "value", defs[e].value);
-		char *fact = xasprintf("//define/%s", defs[e].key);
-		add_fact(facts, fact, defs[e].value);
-		free(fact);
-	}
+	for (size_t e = 0; e < nd; e++)
+		fold_named(&f, "define", defs[e].key, defs[e].value, "//define/");
 	free(defs);
 	/* the programs it runs, by content (toolchain.h) */
 	const struct task_inputs *tools = &tc->tools[i];
-	key_add_int(&k, "tools", (int64_t)tools->paths.n);
-	for (size_t f = 0; f < tools->paths.n; f++) {
-		key_add_str(&k, "tool", tools->paths.v[f]);
-		key_add_str(&k, "hash", tools->hashes[f][0] ? tools->hashes[f] : NULL);
-		char *fact = xasprintf("//toolchain%s", tools->paths.v[f]);
-		push_fact(facts, fact, tools->hashes[f]);
-		free(fact);
-	}
+	key_add_int(&f.k, "tools", (int64_t)tools->paths.n);
+	for (size_t n = 0; n < tools->paths.n; n++)
+		fold_file(&f, "tool", tools->paths.v[n], tools->hashes[n], "//toolchain");
 	if (tc->ext.path) {
 		/* the project's external dependencies, and (not in the key: for
 		 * -v to find the closure it was) the lockfile they came from */
-		key_add_str(&k, "externals", tc->ext.hash[t->project]);
-		push_fact(facts, "//externals", tc->ext.hash[t->project]);
-		push_fact(facts, "//lockfile", tc->ext.content);
+		key_add_str(&f.k, "externals", tc->ext.hash[t->project]);
+		push_fact(f.facts, "//externals", tc->ext.hash[t->project]);
+		push_fact(f.facts, "//lockfile", tc->ext.content);
 	}
 	if (t->cfg->sandbox) {
 		struct strbuf sb = STRBUF_INIT;
 		schema_sandbox_fold(t->cfg->sandbox, &sb);
-		key_add_str(&k, "sandbox", sb.buf);
-		key_add_int(&k, "traced", tc->traced);
-		strbuf_addf(&sb, "traced=%d\n", tc->traced);
-		add_fact(facts, "//sandbox", sb.buf);
+		key_add_str(&f.k, "sandbox", sb.buf);
+		key_add_int(&f.k, "traced", tc->traced);
+		strbuf_addf(&sb, "traced=%d\n", tc->traced); /* the fact: both, as one text */
+		add_fact(f.facts, "//sandbox", sb.buf);
 		strbuf_release(&sb);
 	} else {
-		key_add_str(&k, "sandbox", NULL);
+		fold_str(&f, "sandbox", NULL, NULL);
 	}
 	/* Output globs: a "!" makes order meaningful (later wins), else sorted. */
 	struct strvec outs = STRVEC_INIT;
 	bool negated = false;
+	struct strbuf ot = STRBUF_INIT;
 	for (size_t o = 0; o < t->cfg->outputs.n; o++) {
 		strvec_push(&outs, t->cfg->outputs.v[o].s);
+		strbuf_addf(&ot, "%s\n", t->cfg->outputs.v[o].s);
 		negated |= t->cfg->outputs.v[o].s[0] == '!';
 	}
 	if (negated)
 		for (size_t o = 0; o < outs.n; o++)
-			key_add_str(&k, "output", outs.v[o]);
+			key_add_str(&f.k, "output", outs.v[o]);
 	else
-		key_add_strvec_sorted(&k, "outputs", &outs);
-	struct strbuf ot = STRBUF_INIT;
-	for (size_t o = 0; o < outs.n; o++)
-		strbuf_addf(&ot, "%s\n", outs.v[o]);
-	add_fact(facts, "//outputs", ot.buf);
+		key_add_strvec_sorted(&f.k, "outputs", &outs);
+	add_fact(f.facts, "//outputs", ot.buf);
 	strbuf_release(&ot);
 	strvec_clear(&outs);
-	/* Dependencies by id, so the key does not depend on edge order. */
+	/* Dependencies by id, so the key does not depend on edge order; the
+	 * facts in edge order. */
 	struct strvec deps = STRVEC_INIT;
 	for (size_t d = 0; d < t->deps.n; d++) {
 		size_t j = t->deps.v[d].to;
 		strvec_pushf(&deps, "%s\n%s", tc->g->nodes.v[j]->id, tc->keys[j]);
-	}
-	key_add_strvec_sorted(&k, "deps", &deps);
-	strvec_clear(&deps);
-	for (size_t d = 0; d < t->deps.n; d++) {
-		size_t j = t->deps.v[d].to;
 		char *fact = xasprintf("//dep/%s", tc->g->nodes.v[j]->id);
-		add_fact(facts, fact, tc->keys[j]);
+		add_fact(f.facts, fact, tc->keys[j]);
 		free(fact);
 	}
-	key_finish(&k, tc->keys[i]);
+	key_add_strvec_sorted(&f.k, "deps", &deps);
+	strvec_clear(&deps);
+	key_finish(&f.k, tc->keys[i]);
 }
 
 void taskcache_hash(struct taskcache *tc, const char *const *paths, size_t n,
