@@ -693,11 +693,37 @@ static bool network_refused(const struct judge_input *in, const struct access_ev
 	return !judge_network_ignored(in, e->path);
 }
 
+/* What was reported already, by kind and path ("w/x", "u/x", "n"): each
+ * once. The map looks up, the vector owns the keys (they never move). */
+struct seen {
+	struct strmap map;
+	struct strvec keys;
+};
+
+/* Takes key: true the first time it is seen. */
+static bool seen_first(struct seen *s, char *key)
+{
+	size_t at;
+	if (strmap_get(&s->map, key, &at)) {
+		free(key);
+		return false;
+	}
+	strvec_push_nodup(&s->keys, key);
+	strmap_put(&s->map, key, 0);
+	return true;
+}
+
+static void seen_clear(struct seen *s)
+{
+	strmap_clear(&s->map);
+	strvec_clear(&s->keys);
+}
+
 /* A write that succeeded in a widened dir, on a path no allow.write entry
  * names, that left something behind: made and not removed again, or a file
  * that was there before removed. Each path once (seen). */
 static bool widened_write(const struct judge_input *in, const struct access_event *e,
-			  const struct strmap *made, const struct strmap *gone, struct strvec *seen)
+			  const struct strmap *made, const struct strmap *gone, struct seen *seen)
 {
 	if (!(e->write_intent || e->op == ACCESS_RENAME_FROM) || e->op == ACCESS_UTIME)
 		return false;
@@ -709,13 +735,7 @@ static bool widened_write(const struct judge_input *in, const struct access_even
 	    ignored(in, in->allow_write, in->n_allow_write, e->path) ||
 	    ignored(in, in->ignore_write, in->n_ignore_write, e->path))
 		return false;
-	char *key = xasprintf("w%s", e->path);
-	if (strvec_find(seen, key) >= 0) {
-		free(key);
-		return false;
-	}
-	strvec_push_nodup(seen, key);
-	return true;
+	return seen_first(seen, xasprintf("w%s", e->path));
 }
 
 static int cmp_rel(const void *key, const void *elem)
@@ -873,7 +893,7 @@ static char *leftover_fix(const struct judge_input *in, const char *root, const 
  * of the task itself (under a write root, written before they are read)
  * and .git and the cache (walled) are not judged. Each path once (seen). */
 static enum unkeyed unkeyed_read(const struct judge_input *in, const struct access_event *e,
-				 size_t at, const struct strmap *written, struct strvec *seen,
+				 size_t at, const struct strmap *written, struct seen *seen,
 				 char **real_out)
 {
 	*real_out = NULL;
@@ -918,14 +938,10 @@ static enum unkeyed unkeyed_read(const struct judge_input *in, const struct acce
 			free(real);
 			return KEYED;
 		}
-		char *key = xasprintf("u%s", real);
-		bool again = strvec_find(seen, key) >= 0;
-		if (again) {
-			free(key);
+		if (!seen_first(seen, xasprintf("u%s", real))) {
 			free(real);
 			return KEYED;
 		}
-		strvec_push_nodup(seen, key);
 		*real_out = real;
 		return UNKEYED_OUTSIDE;
 	}
@@ -957,10 +973,8 @@ static enum unkeyed unkeyed_read(const struct judge_input *in, const struct acce
 			free(real);
 			/* one violation for the lot (the directory), not one per file */
 			if (!in->externals_keyed && !lstat(e->path, &st) && S_ISREG(st.st_mode) &&
-			    strvec_find(seen, "n") < 0) {
-				strvec_push(seen, "n");
+			    seen_first(seen, xstrdup("n")))
 				what = UNKEYED_EXTERNAL;
-			}
 			goto out;
 		}
 	}
@@ -978,11 +992,8 @@ static enum unkeyed unkeyed_read(const struct judge_input *in, const struct acce
 	char *fix = leftover ? leftover_fix(in, leftover, path) : NULL;
 	char *key = fix ? xasprintf("l%s", fix) : xasprintf("u%s", path);
 	free(fix);
-	if (strvec_find(seen, key) >= 0) {
-		free(key);
+	if (!seen_first(seen, key))
 		goto out;
-	}
-	strvec_push_nodup(seen, key);
 	if (leftover)
 		what = UNKEYED_LEFTOVER;
 	else if (under(in->project_dir, path))
@@ -1100,7 +1111,7 @@ static void key_fix(const struct judge_input *in, struct verdict *out, const cha
  * with a note, and its fix names that very file. Returns true when e was
  * one (reported once per path). */
 static bool config_write(const struct judge_input *in, struct verdict *out,
-			 const struct access_event *e, struct strvec *seen)
+			 const struct access_event *e, struct seen *seen)
 {
 	if (!e->write_intent || e->op == ACCESS_UTIME || e->op == ACCESS_RENAME_FROM ||
 	    e->op == ACCESS_LINK_FROM)
@@ -1110,12 +1121,8 @@ static bool config_write(const struct judge_input *in, struct verdict *out,
 		config = !strcmp(in->configs[i], e->path);
 	if (!config)
 		return false;
-	char *key = xasprintf("w%s", e->path);
-	if (strvec_find(seen, key) >= 0) {
-		free(key);
+	if (!seen_first(seen, xasprintf("w%s", e->path)))
 		return true;
-	}
-	strvec_push_nodup(seen, key);
 	struct violation v = {.op = VIOLATION_WRITE, .path = xstrdup(e->path), .syscall = e->syscall};
 	vec_push(&out->violations, v);
 	if (!has_note(out, "config", e->path)) {
@@ -1237,19 +1244,300 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 	return 0;
 }
 
+/* What judge_events gathers before and while its rules run. */
+struct judging {
+	const struct judge_input *in;
+	struct verdict *out;
+	struct strmap touched;	/* paths whose times the task set (touch) */
+	struct strmap made, gone, made_dirs; /* in a widened dir: written, removed, mkdir'd */
+	struct strmap written;	/* what the task made in a write grant (note_written) */
+	struct strvec written_keys;
+	struct seen seen;	/* what was reported already */
+	struct strmap read_seen; /* what it read, once each, */
+	VEC(const char *) read_paths; /* in order */
+};
+
+/* A rule's word on an event: go on to the next rule, or it is settled. */
+enum rule_says { RULE_NEXT, RULE_SETTLED };
+
+static enum rule_says rule_network(struct judging *j, const struct access_event *e, size_t i)
+{
+	(void)i;
+	if (e->op != ACCESS_CONNECT || e->unresolved || e->path[0] == '/')
+		return RULE_NEXT;
+	if (network_refused(j->in, e)) {
+		struct violation v = {
+		    .op = VIOLATION_NETWORK, .path = xstrdup(e->path), .syscall = e->syscall, .err = e->err};
+		vec_push(&j->out->violations, v);
+		j->out->needs_network = true;
+	}
+	return RULE_SETTLED;
+}
+
+static enum rule_says rule_unplaced(struct judging *j, const struct access_event *e, size_t i)
+{
+	(void)i;
+	if (!e->unresolved || e->err || !j->in->keyed || e->op == ACCESS_CONNECT ||
+	    e->op == ACCESS_CHDIR || e->op == ACCESS_PROBE)
+		return RULE_NEXT;
+	if (!seen_first(&j->seen, xasprintf("?%s", e->path)))
+		return RULE_SETTLED;
+	struct violation v = {.op = e->write_intent	 ? VIOLATION_WRITE
+				    : e->op == ACCESS_EXEC ? VIOLATION_EXEC
+							   : VIOLATION_READ,
+			      .path = xstrdup(e->path),
+			      .syscall = e->syscall};
+	vec_push(&j->out->violations, v);
+	if (!has_note(j->out, "unplaced", ""))
+		add_note(j->out, "unplaced", "",
+			 xasprintf("%s %s a path relative to a descriptor the trace never saw opened "
+				   "(one received over a socket, or made by a call vx does not "
+				   "follow): it cannot be judged, so the task is not cached; open it "
+				   "by its path",
+				   e->syscall, e->write_intent ? "wrote" : "read"));
+	return RULE_SETTLED;
+}
+
+static enum rule_says rule_unplaceable(struct judging *j, const struct access_event *e, size_t i)
+{
+	(void)j, (void)i;
+	return e->unresolved || e->truncated || e->path[0] != '/' ? RULE_SETTLED : RULE_NEXT;
+}
+
+static enum rule_says rule_record(struct judging *j, const struct access_event *e, size_t i)
+{
+	(void)i;
+	const struct judge_input *in = j->in;
+	if (e->err)
+		return RULE_NEXT;
+	if (e->op == ACCESS_EXEC && !under(in->workspace_root, e->path) && !under("/proc", e->path) &&
+	    !under("/tmp", e->path)) {
+		char *real = realpath(e->path, NULL);
+		if (real && strvec_find(&j->out->execs, real) < 0)
+			strvec_push(&j->out->execs, real);
+		free(real);
+	}
+	size_t dummy;
+	if (in->keyed && (e->op == ACCESS_READ || e->op == ACCESS_EXEC) &&
+	    !strmap_get(&j->read_seen, e->path, &dummy)) {
+		strmap_put(&j->read_seen, e->path, 0);
+		vec_push(&j->read_paths, e->path);
+	}
+	return RULE_NEXT;
+}
+
+static enum rule_says rule_done(struct judging *j, const struct access_event *e, size_t i)
+{
+	const struct judge_input *in = j->in;
+	if (e->err)
+		return RULE_NEXT;
+	char *real;
+	enum unkeyed u = unkeyed_read(in, e, i, &j->written, &j->seen, &real);
+	if (u) {
+		unkeyed_verdict(in, j->out, e, real ? real : e->path, u);
+		free(real);
+		return RULE_SETTLED;
+	}
+	if (config_write(in, j->out, e, &j->seen))
+		return RULE_SETTLED;
+	if (widened_write(in, e, &j->made, &j->gone, &j->seen)) {
+		struct violation v = {.op = VIOLATION_WRITE, .path = xstrdup(e->path), .syscall = e->syscall};
+		vec_push(&j->out->violations, v);
+		strvec_push_nodup(&j->out->fix_write, widened_fix(in, e, &j->made_dirs));
+	}
+	return RULE_SETTLED;
+}
+
+static enum rule_says rule_own_places(struct judging *j, const struct access_event *e, size_t i)
+{
+	(void)i;
+	const struct judge_input *in = j->in;
+	return under("/dev", e->path) || under("/proc", e->path) || under("/sys", e->path) ||
+		       (under(in->tmpdir ? in->tmpdir : "/tmp", e->path) &&
+			!under(in->workspace_root, e->path))
+		   ? RULE_SETTLED
+		   : RULE_NEXT;
+}
+
+static enum rule_says rule_mkdir_exists(struct judging *j, const struct access_event *e, size_t i)
+{
+	(void)j, (void)i;
+	return e->op == ACCESS_MKDIR && e->err == EEXIST ? RULE_SETTLED : RULE_NEXT;
+}
+
+static enum rule_says rule_grant_root(struct judging *j, const struct access_event *e, size_t i)
+{
+	(void)i;
+	const struct judge_input *in = j->in;
+	if (!((e->err == EBUSY || e->err == EROFS) && is_write_root(in, e->path) &&
+	      (e->op == ACCESS_RMDIR || e->op == ACCESS_UNLINK || e->op == ACCESS_RENAME_FROM ||
+	       e->op == ACCESS_RENAME_TO)))
+		return RULE_NEXT;
+	if (!has_note(j->out, "grant-root-busy", e->path)) {
+		char *rel = path_relative(in->project_dir, e->path);
+		add_note(j->out, "grant-root-busy", e->path,
+			 xasprintf("%s is a write grant's root, a mount point in the sandbox: it "
+				   "cannot be removed or renamed (%s %s); empty it instead (rm -rf "
+				   "%s/*, not rm -rf %s)",
+				   rel, e->syscall, e->err == EBUSY ? "EBUSY" : "EROFS", rel, rel));
+		free(rel);
+	}
+	return RULE_SETTLED;
+}
+
+static enum rule_says rule_not_refused(struct judging *j, const struct access_event *e, size_t i)
+{
+	(void)i;
+	bool refused = e->err == EACCES || e->err == EPERM || e->err == EROFS ||
+		       (e->err == ENOENT && exists_on_host(e->path) && !shown_inside(j->in, e->path));
+	return refused ? RULE_NEXT : RULE_SETTLED;
+}
+
+static enum rule_says rule_times(struct judging *j, const struct access_event *e, size_t i)
+{
+	(void)i;
+	size_t at;
+	if (e->op == ACCESS_UTIME && e->err != ENOENT)
+		return RULE_SETTLED;
+	if (e->op == ACCESS_WRITE && e->err != ENOENT && strmap_get(&j->touched, e->path, &at))
+		return RULE_SETTLED;
+	return RULE_NEXT;
+}
+
+/* A refusal the task met: a violation, with its note (outside the
+ * project, a withheld package, a mandatory deny, a wall) or its fix. */
+static enum rule_says rule_refused(struct judging *j, const struct access_event *e, size_t i)
+{
+	(void)i;
+	const struct judge_input *in = j->in;
+	struct verdict *out = j->out;
+	bool write = e->write_intent && e->op != ACCESS_UTIME;
+	if (!seen_first(&j->seen, xasprintf("%c%s", write ? 'w' : 'r', e->path)))
+		return RULE_SETTLED;
+	/* A withheld package is reached through a link in node_modules:
+	 * judged by where the link leads on the host. */
+	char *real = realpath(e->path, NULL);
+	bool withheld = false;
+	const char *real_path = NULL;
+	for (size_t w = 0; w < in->n_withheld && !withheld; w++) {
+		withheld = under(in->withheld[w], e->path) || (real && under(in->withheld[w], real));
+		if (withheld)
+			real_path = in->withheld[w];
+	}
+	free(real);
+	bool inside = withheld || under(in->project_dir, e->path);
+	if (!inside) {
+		note_outside(in, out, e->path, write);
+		return RULE_SETTLED;
+	}
+	if (write ? ignored(in, in->ignore_write, in->n_ignore_write, e->path)
+		  : ignored(in, in->ignore_read, in->n_ignore_read, e->path))
+		return RULE_SETTLED;
+	struct violation v = {.op = write		 ? VIOLATION_WRITE
+				    : e->op == ACCESS_EXEC ? VIOLATION_EXEC
+							   : VIOLATION_READ,
+			      .path = xstrdup(e->path),
+			      .syscall = e->syscall,
+			      .err = e->err};
+	vec_push(&out->violations, v);
+	if (withheld) {
+		note_withheld(in, out, e->path, real_path);
+		return RULE_SETTLED; /* the fix is a dependsOn edge (the note says so), not a grant */
+	}
+	const struct wall *wall = NULL;
+	for (size_t w = 0; w < in->n_walls && !wall; w++)
+		if (path_is_within(in->walls[w].path, e->path))
+			wall = &in->walls[w];
+	size_t deny_len = 0;
+	const struct deny_rule *deny = NULL;
+	if (write && !wall) {
+		const char *bases[] = {in->workspace_root, in->home ? in->home : in->workspace_root,
+				       NULL};
+		deny = denies_holding(e->path, bases, &deny_len);
+	}
+	if (deny) {
+		/* issue 36: the fix named .vscode/, and merged as printed it
+		 * opened .vscode/tasks.json to the next run */
+		char *at = xstrndup(e->path, deny_len);
+		if (!has_note(out, "walled", at)) {
+			char *shown = judge_display_path(in, at);
+			add_note(out, "walled", at,
+				 xasprintf("%s is a mandatory deny (%s), which no grant opens to a "
+					   "sandboxed task; change the command so it does not write "
+					   "there",
+					   shown, deny->why));
+			free(shown);
+		}
+		free(at);
+		return RULE_SETTLED;
+	}
+	if (wall) {
+		if (!has_note(out, "walled", wall->path)) {
+			char *shown = judge_display_path(in, wall->path);
+			add_note(out, "walled", wall->path,
+				 xasprintf("%s is %s, which no grant opens to a sandboxed task; change "
+					   "the command so it does not %s there",
+					   shown, walls_kind_name(wall->kind), write ? "write" : "read"));
+			free(shown);
+		}
+		return RULE_SETTLED;
+	}
+	strvec_push_nodup(write ? &out->fix_write : &out->fix_read,
+			  fix_entry(in, e->path, write, e->op == ACCESS_MKDIR));
+	if (!write && in->cached)
+		key_fix(in, out, e->path);
+	return RULE_SETTLED;
+}
+
+/* Each event goes down the rows in order until one settles it: the
+ * judge's rules, each with its why (the strace parser's sysdefs[] is the
+ * model). */
+static const struct rule {
+	const char *name;
+	enum rule_says (*judge)(struct judging *j, const struct access_event *e, size_t i);
+	const char *why;
+} rules[] = {
+    {"network", rule_network,
+     "a connect to a host by name or address: refused unless a network grant names it"},
+    {"unplaced", rule_unplaced,
+     "an access relative to a descriptor the trace never saw opened cannot be placed, so "
+     "nothing can say the key holds it: fail closed (issue 37)"},
+    {"unplaceable", rule_unplaceable,
+     "what is left unresolved, cut off by strace, or not a path cannot be judged further"},
+    {"record", rule_record,
+     "every program run outside the workspace (the key's toolchain check) and every read "
+     "(--explain-key) is recorded; never settles"},
+    {"done", rule_done,
+     "an access that succeeded: a read the key does not hold, a config file written, a "
+     "write in a widened directory that left something behind"},
+    {"own-places", rule_own_places,
+     "/dev, /proc, /sys and the task's own TMPDIR are the task's (a workspace under /tmp "
+     "is bound back in at its host path, and judged)"},
+    {"mkdir-exists", rule_mkdir_exists, "a directory bwrap made for a bind already exists"},
+    {"grant-root", rule_grant_root,
+     "a write grant's root is a mount point: removing or renaming it fails, and the "
+     "command is what needs the change"},
+    {"not-refused", rule_not_refused,
+     "ENOENT is a refusal only where the sandbox hid the path; where it shows the path, it "
+     "is plain absence at that moment (issue 11)"},
+    {"times", rule_times,
+     "a timestamp refused on a path the task can read changes nothing the build depends "
+     "on, nor does touch's open for writing before it sets the times"},
+    {"refused", rule_refused, "every other refusal is a violation, with its note or fix"},
+};
+
 void judge_events(const struct judge_input *in, const struct access_event *ev, size_t nev,
 		  struct verdict *out)
 {
+	struct judging j = {.in = in, .out = out};
 	/* touch opens the file for writing before it sets the times: the paths
 	 * whose times the task tried to set (keys borrowed from the parser). */
-	struct strmap touched = STRMAP_INIT;
 	for (size_t i = 0; i < nev; i++)
 		if (ev[i].op == ACCESS_UTIME && ev[i].path[0] == '/')
-			strmap_put(&touched, ev[i].path, i);
+			strmap_put(&j.touched, ev[i].path, i);
 	/* In a widened dir the wall lets every write through: the trace is
 	 * the only judge. A file the task made and removed again (a temp file
 	 * renamed over its output) changed nothing. */
-	struct strmap made = STRMAP_INIT, gone = STRMAP_INIT, made_dirs = STRMAP_INIT;
 	for (size_t i = 0; in->n_widened && i < nev; i++) {
 		const struct access_event *e = &ev[i];
 		if (e->err || !(e->write_intent || e->op == ACCESS_RENAME_FROM) ||
@@ -1257,227 +1545,20 @@ void judge_events(const struct judge_input *in, const struct access_event *ev, s
 			continue;
 		bool removes =
 		    e->op == ACCESS_UNLINK || e->op == ACCESS_RMDIR || e->op == ACCESS_RENAME_FROM;
-		strmap_put(removes ? &gone : &made, e->path, i);
+		strmap_put(removes ? &j.gone : &j.made, e->path, i);
 		if (e->op == ACCESS_MKDIR)
-			strmap_put(&made_dirs, e->path, i);
+			strmap_put(&j.made_dirs, e->path, i);
 	}
-	struct strmap written = STRMAP_INIT;
-	struct strvec written_keys = STRVEC_INIT;
 	if (in->keyed && in->n_write_roots) /* read only under a write grant */
-		note_written(&written, &written_keys, ev, nev);
-	struct strvec seen = STRVEC_INIT;
-	struct strmap read_seen = STRMAP_INIT;
-	VEC(const char *) read_paths = {0};
-	size_t dummy;
-	for (size_t i = 0; i < nev; i++) {
-		const struct access_event *e = &ev[i];
-		if (e->op == ACCESS_CONNECT && !e->unresolved && e->path[0] != '/') {
-			if (network_refused(in, e)) {
-				struct violation v = {.op = VIOLATION_NETWORK,
-						      .path = xstrdup(e->path),
-						      .syscall = e->syscall,
-						      .err = e->err};
-				vec_push(&out->violations, v);
-				out->needs_network = true;
-			}
-			continue;
-		}
-		if (e->unresolved && !e->err && in->keyed && e->op != ACCESS_CONNECT &&
-		    e->op != ACCESS_CHDIR && e->op != ACCESS_PROBE) {
-			/* Fail closed (issue 37): relative to a descriptor the
-			 * trace never saw opened (received over a socket, made by
-			 * a call it does not follow), the access cannot be placed,
-			 * so nothing can say the key holds what it read. */
-			char *key = xasprintf("?%s", e->path);
-			if (strvec_find(&seen, key) < 0) {
-				strvec_push_nodup(&seen, key);
-				struct violation v = {.op = e->write_intent ? VIOLATION_WRITE
-								 : e->op == ACCESS_EXEC ? VIOLATION_EXEC
-											 : VIOLATION_READ,
-						      .path = xstrdup(e->path),
-						      .syscall = e->syscall};
-				vec_push(&out->violations, v);
-				if (!has_note(out, "unplaced", ""))
-					add_note(out, "unplaced", "",
-						 xasprintf("%s %s a path relative to a descriptor the "
-							   "trace never saw opened (one received over "
-							   "a socket, or made by a call vx does not "
-							   "follow): it cannot be judged, so the task is "
-							   "not cached; open it by its path",
-							   e->syscall, e->write_intent ? "wrote" : "read"));
-			} else {
-				free(key);
-			}
-			continue;
-		}
-		if (e->unresolved || e->truncated || e->path[0] != '/')
-			continue;
-		if (!e->err && e->op == ACCESS_EXEC && !under(in->workspace_root, e->path) &&
-		    !under("/proc", e->path) && !under("/tmp", e->path)) {
-			char *real = realpath(e->path, NULL);
-			if (real && strvec_find(&out->execs, real) < 0)
-				strvec_push(&out->execs, real);
-			free(real);
-		}
-		if (!e->err && in->keyed && (e->op == ACCESS_READ || e->op == ACCESS_EXEC) &&
-		    !strmap_get(&read_seen, e->path, &dummy)) {
-			strmap_put(&read_seen, e->path, 0);
-			vec_push(&read_paths, e->path);
-		}
-		if (!e->err) {
-			char *real;
-			enum unkeyed u = unkeyed_read(in, e, i, &written, &seen, &real);
-			if (u) {
-				unkeyed_verdict(in, out, e, real ? real : e->path, u);
-				free(real);
-				continue;
-			}
-			if (config_write(in, out, e, &seen))
-				continue;
-			if (widened_write(in, e, &made, &gone, &seen)) {
-				struct violation v = {.op = VIOLATION_WRITE,
-						      .path = xstrdup(e->path),
-						      .syscall = e->syscall};
-				vec_push(&out->violations, v);
-				strvec_push_nodup(&out->fix_write, widened_fix(in, e, &made_dirs));
-			}
-			continue;
-		}
-		/* The task's TMPDIR is a tmpfs of its own, but a workspace under
-		 * /tmp is bound back into it at its host path: judged. */
-		if (under("/dev", e->path) || under("/proc", e->path) || under("/sys", e->path) ||
-		    (under(in->tmpdir ? in->tmpdir : "/tmp", e->path) &&
-		     !under(in->workspace_root, e->path)))
-			continue;
-		/* A directory bwrap made for a bind already exists: no refusal. */
-		if (e->op == ACCESS_MKDIR && e->err == EEXIST)
-			continue;
-		/* `rm -rf dist` of a grant root: a mount point cannot go, and its
-		 * parent is read-only. The command is what needs the change. */
-		if ((e->err == EBUSY || e->err == EROFS) && is_write_root(in, e->path) &&
-		    (e->op == ACCESS_RMDIR || e->op == ACCESS_UNLINK ||
-		     e->op == ACCESS_RENAME_FROM || e->op == ACCESS_RENAME_TO)) {
-			if (!has_note(out, "grant-root-busy", e->path)) {
-				char *rel = path_relative(in->project_dir, e->path);
-				add_note(
-				    out, "grant-root-busy", e->path,
-				    xasprintf(
-					"%s is a write grant's root, a mount point in the sandbox: "
-					"it "
-					"cannot be removed or renamed (%s %s); empty it instead "
-					"(rm -rf %s/*, not rm -rf %s)",
-					rel, e->syscall, e->err == EBUSY ? "EBUSY" : "EROFS", rel,
-					rel));
-				free(rel);
-			}
-			continue;
-		}
-		/* ENOENT is a refusal only where the sandbox hid the path: one
-		 * it shows (a grant, the project, a dir it made) is plain
-		 * absence at that moment, whatever the host holds afterwards
-		 * (make's readlink of build/add.o before gcc wrote it, next's
-		 * mkdir in .next/: issue 11). */
-		bool refused = e->err == EACCES || e->err == EPERM || e->err == EROFS ||
-			       (e->err == ENOENT && exists_on_host(e->path) &&
-				!shown_inside(in, e->path));
-		if (!refused)
-			continue;
-		/* A timestamp refused on a path the task could read (tsc touching
-		 * a dependency's buildinfo) changes nothing the build depends on. */
-		if (e->op == ACCESS_UTIME && e->err != ENOENT)
-			continue;
-		/* touch of such a path: its open for writing (no O_TRUNC can be
-		 * told apart in the event, but the times were what it set next) */
-		size_t at;
-		if (e->op == ACCESS_WRITE && e->err != ENOENT && strmap_get(&touched, e->path, &at))
-			continue;
-		bool write = e->write_intent && e->op != ACCESS_UTIME;
-		char *key = xasprintf("%c%s", write ? 'w' : 'r', e->path);
-		bool dup = strvec_find(&seen, key) >= 0;
-		if (dup) {
-			free(key);
-			continue;
-		}
-		strvec_push_nodup(&seen, key);
-		/* A withheld package is reached through a link in node_modules:
-		 * judged by where the link leads on the host. */
-		char *real = realpath(e->path, NULL);
-		bool withheld = false;
-		const char *real_path = NULL;
-		for (size_t w = 0; w < in->n_withheld && !withheld; w++) {
-			withheld = under(in->withheld[w], e->path) ||
-				   (real && under(in->withheld[w], real));
-			if (withheld)
-				real_path = in->withheld[w];
-		}
-		free(real);
-		bool inside = withheld || under(in->project_dir, e->path);
-		if (!inside) {
-			note_outside(in, out, e->path, write);
-			continue;
-		}
-		if (write ? ignored(in, in->ignore_write, in->n_ignore_write, e->path)
-			  : ignored(in, in->ignore_read, in->n_ignore_read, e->path))
-			continue;
-		struct violation v = {.op = write ? VIOLATION_WRITE
-					 : e->op == ACCESS_EXEC ? VIOLATION_EXEC
-								 : VIOLATION_READ,
-				      .path = xstrdup(e->path),
-				      .syscall = e->syscall,
-				      .err = e->err};
-		vec_push(&out->violations, v);
-		if (withheld) {
-			note_withheld(in, out, e->path, real_path);
-			continue; /* the fix is a dependsOn edge (the note says so), not a grant */
-		}
-		const struct wall *wall = NULL;
-		for (size_t w = 0; w < in->n_walls && !wall; w++)
-			if (path_is_within(in->walls[w].path, e->path))
-				wall = &in->walls[w];
-		size_t deny_len = 0;
-		const struct deny_rule *deny = NULL;
-		if (write && !wall) {
-			const char *bases[] = {in->workspace_root,
-					       in->home ? in->home : in->workspace_root, NULL};
-			deny = denies_holding(e->path, bases, &deny_len);
-		}
-		if (deny) {
-			/* issue 36: the fix named .vscode/, and merged as printed
-			 * it opened .vscode/tasks.json to the next run */
-			char *at = xstrndup(e->path, deny_len);
-			if (!has_note(out, "walled", at)) {
-				char *shown = judge_display_path(in, at);
-				add_note(out, "walled", at,
-					 xasprintf("%s is a mandatory deny (%s), which no grant "
-						   "opens to a sandboxed task; change the command so it "
-						   "does not write there",
-						   shown, deny->why));
-				free(shown);
-			}
-			free(at);
-			continue;
-		}
-		if (wall) {
-			if (!has_note(out, "walled", wall->path)) {
-				char *shown = judge_display_path(in, wall->path);
-				add_note(out, "walled", wall->path,
-					 xasprintf("%s is %s, which no grant opens to a sandboxed "
-						   "task; change the command so it does not %s there",
-						   shown, walls_kind_name(wall->kind),
-						   write ? "write" : "read"));
-				free(shown);
-			}
-			continue;
-		}
-		strvec_push_nodup(write ? &out->fix_write : &out->fix_read,
-				  fix_entry(in, e->path, write, e->op == ACCESS_MKDIR));
-		if (!write && in->cached)
-			key_fix(in, out, e->path);
-	}
+		note_written(&j.written, &j.written_keys, ev, nev);
+	for (size_t i = 0; i < nev; i++)
+		for (size_t r = 0; r < sizeof rules / sizeof *rules; r++)
+			if (rules[r].judge(&j, &ev[i], i) == RULE_SETTLED)
+				break;
 	/* what it read, for --explain-key: the unkeyed ones by their
 	 * violations, the rest by where they lie (directories left out) */
-	for (size_t r = 0; r < read_paths.n; r++) {
-		const char *path = read_paths.v[r];
+	for (size_t r = 0; r < j.read_paths.n; r++) {
+		const char *path = j.read_paths.v[r];
 		bool unkeyed = false;
 		for (size_t k = 0; k < out->violations.n && !unkeyed; k++)
 			unkeyed = violation_unkeyed(&out->violations.v[k]) &&
@@ -1488,15 +1569,15 @@ void judge_events(const struct judge_input *in, const struct access_event *ev, s
 			continue;
 		strvec_pushf(&out->reads, "%c %s", unkeyed ? 'U' : inside ? 'K' : 'O', path);
 	}
-	vec_free(&read_paths);
-	strmap_clear(&read_seen);
-	strvec_clear(&seen);
-	strmap_clear(&touched);
-	strmap_clear(&made);
-	strmap_clear(&gone);
-	strmap_clear(&made_dirs);
-	strmap_clear(&written);
-	strvec_clear(&written_keys);
+	vec_free(&j.read_paths);
+	strmap_clear(&j.read_seen);
+	seen_clear(&j.seen);
+	strmap_clear(&j.touched);
+	strmap_clear(&j.made);
+	strmap_clear(&j.gone);
+	strmap_clear(&j.made_dirs);
+	strmap_clear(&j.written);
+	strvec_clear(&j.written_keys);
 	note_unwritten(in, out);
 	note_git(in, out);
 	note_last_line(in, out);
