@@ -8,6 +8,7 @@
 #include "run/taskcache.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,9 +37,10 @@
 #include "util/strmap.h"
 #include "util/worker.h"
 
-/* Threads that restore hits: two keep a disk and a zstd stream busy while
- * the loop runs the misses; more only queue on the same disk. */
-#define RESTORE_THREADS 2
+/* Threads that restore hits: one, so hits are opened and restored in the
+ * order the tasks came up (a -j1 run's output stays in that order) while
+ * the loop goes on with everything else; before, each ran on the loop. */
+#define RESTORE_THREADS 1
 
 const char *cache_status_name(enum cache_status s)
 {
@@ -924,6 +926,21 @@ static int replay_add(void *ctx, const char *buf, size_t n)
 	return 0;
 }
 
+/* Whether the store holds an entry of key: its manifest or its bundle
+ * (a hash lookup costs two stats; opening it is the restore's). */
+static bool entry_here(const struct taskcache *tc, const char *key)
+{
+	/* by the store's descriptor: a workspace deeper than PATH_MAX has
+	 * a store no absolute path reaches (issue 39) */
+	char *man = store_entry_name(key, STORE_MANIFEST_SUFFIX);
+	char *bundle = store_entry_name(key, STORE_BUNDLE_SUFFIX);
+	bool here = faccessat(tc->store.dirfd, man, F_OK, 0) == 0 ||
+		    faccessat(tc->store.dirfd, bundle, F_OK, 0) == 0;
+	free(man);
+	free(bundle);
+	return here;
+}
+
 /* One hit's way from the store (or the remote) into the project, off the
  * loop when the run has a worker: opened (and fetched), then, on the loop,
  * its programs checked against the ones here, then restored. While it is
@@ -1126,6 +1143,15 @@ enum taskcache_answer taskcache_before(struct job *job, void *ctx)
 			return TASKCACHE_WAIT;
 		tc->prefetch_of[i] = 0;
 	}
+	/* A plain miss is known on the loop, in the order the tasks come up:
+	 * no entry here (two stats, as the prefetch asks) and no GET to make.
+	 * Only a hit's way in, or a GET, leaves the loop. */
+	bool here = (!tc->remote_only || pf == PREFETCH_HIT) && entry_here(tc, tc->keys[i]);
+	if (!here && !(pf == PREFETCH_ASK && remote_readable(tc->remote))) {
+		if (tc->verbose)
+			explain_miss(tc, i);
+		return TASKCACHE_RUN;
+	}
 	struct fetch *f = xcalloc(1, sizeof *f);
 	f->tc = tc;
 	f->job = job;
@@ -1291,12 +1317,7 @@ static void prefetch_begin(struct taskcache *tc)
 			const struct inplace_record *rec = inplace_get(tc->ip, tc->g->nodes.v[i]->id);
 			if (rec && !strcmp(rec->key, tc->keys[i]))
 				continue;
-			char *man = store_entry_path(&tc->store, tc->keys[i], STORE_MANIFEST_SUFFIX);
-			char *bundle = store_entry_path(&tc->store, tc->keys[i], STORE_BUNDLE_SUFFIX);
-			bool here = access(man, F_OK) == 0 || access(bundle, F_OK) == 0;
-			free(man);
-			free(bundle);
-			if (here)
+			if (entry_here(tc, tc->keys[i]))
 				continue;
 		}
 		keys[k] = tc->keys[i];
