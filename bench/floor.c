@@ -2,11 +2,10 @@
  * workspace can do, as one process, the fastest plain C way: for each
  * project under WS/packages, read package.json, list src/ and lstat every
  * entry, lstat the project's config files, lstat dist/out.txt (the output,
- * known by name as a cache's manifest knows it). Issue 20 measures vx's no-op run against this (bench/noop).
- * Built and run by bench/noop:
- *   cc -O2 -o bench/out/floor bench/floor.c && bench/out/floor WS
- * It prints the number of files it looked at, so a reader can check it did
- * the work. */
+ * known by name as a cache's manifest knows it). Issue 20 measures vx's no-op run against this
+ * (bench/noop). Built and run by bench/noop: cc -O2 -o bench/out/floor bench/floor.c &&
+ * bench/out/floor WS It prints the number of files it looked at, so a reader can check it did the
+ * work. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
@@ -44,7 +43,8 @@ static void stat_listing(int dir, const char *name)
 	struct dirent *e;
 	struct stat st;
 	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+		if (e->d_name[0] == '.' &&
+		    (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
 			continue;
 		if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 			looked++;

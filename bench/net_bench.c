@@ -37,7 +37,8 @@ static int dial(const char *hostport)
 	char host[64];
 	const char *colon = strrchr(hostport, ':');
 	snprintf(host, sizeof host, "%.*s", (int)(colon - hostport), hostport);
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(colon + 1))};
+	struct sockaddr_in sa = {.sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)atoi(colon + 1))};
 	inet_pton(AF_INET, host, &sa.sin_addr);
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
@@ -52,8 +53,8 @@ static long long request(const char *hostport, const char *url)
 {
 	int fd = dial(hostport);
 	char req[512];
-	int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n",
-			 url);
+	int n = snprintf(req, sizeof req,
+			 "GET %s HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n", url);
 	if (write(fd, req, (size_t)n) != n)
 		exit(1);
 	static char buf[1 << 16];
@@ -76,7 +77,8 @@ static void serve(int port)
 	signal(SIGPIPE, SIG_IGN);
 	int lfd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+	struct sockaddr_in sa = {.sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port),
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	if (bind(lfd, (struct sockaddr *)&sa, sizeof sa) || listen(lfd, 128)) {
 		perror("bind");
@@ -109,8 +111,9 @@ static void serve(int port)
 				 big ? BIG : 2, big ? "" : "ok");
 		if (write(fd, out, (size_t)h) == h && big)
 			for (long long left = BIG; left > 0;) {
-				ssize_t w = write(fd, zero, left < (long long)sizeof zero ? (size_t)left
-											  : sizeof zero);
+				ssize_t w = write(fd, zero,
+						  left < (long long)sizeof zero ? (size_t)left
+										: sizeof zero);
 				if (w <= 0)
 					break;
 				left -= w;
@@ -154,7 +157,9 @@ int main(int argc, char **argv)
 		}
 		printf("mib_per_s=%.0f\n", best);
 	} else {
-		fprintf(stderr, "usage: net_bench serve PORT | small HOST:PORT URL N | big HOST:PORT URL N\n");
+		fprintf(
+		    stderr,
+		    "usage: net_bench serve PORT | small HOST:PORT URL N | big HOST:PORT URL N\n");
 		return 2;
 	}
 	return 0;

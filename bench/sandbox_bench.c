@@ -2,7 +2,8 @@
  * argv, spawn, wait, sweep) against 100 bare `bwrap --ro-bind / / true`, in
  * one run, and against bwrap with the same argv running /bin/true directly.
  * Not built by CMake; after a build of vxcore:
- *   cc -O2 -std=c11 -D_GNU_SOURCE -Isrc bench/sandbox_bench.c (run it with bench/sandbox) build/libvxcore.a \
+ *   cc -O2 -std=c11 -D_GNU_SOURCE -Isrc bench/sandbox_bench.c (run it with bench/sandbox)
+ * build/libvxcore.a \
  *      $(pkg-config --libs libxxhash libzstd libcjson yaml-0.1) -o /tmp/sandbox_bench
  *   /tmp/sandbox_bench 100 */
 #include <errno.h>
@@ -51,7 +52,8 @@ int main(int argc, char **argv)
 	int n = argc > 1 ? atoi(argv[1]) : 100;
 	char *bwrap = probe_which("bwrap");
 	/* BENCH_INIT=path: vx-sandbox-init, as vx runs it beside itself */
-	const char *init = getenv("BENCH_INIT") && *getenv("BENCH_INIT") ? getenv("BENCH_INIT") : NULL;
+	const char *init =
+	    getenv("BENCH_INIT") && *getenv("BENCH_INIT") ? getenv("BENCH_INIT") : NULL;
 	if (!bwrap)
 		die("bwrap is not installed");
 	char tmpl[] = "/var/tmp/vx-sandbox-bench-XXXXXX";

@@ -15,17 +15,18 @@
 #include "util/spawn.h"
 
 static const char USAGE[] =
-	"usage: vx [-C DIR] VERB [options]\n"
-	"\n"
-	"  run TASK... [options] [-- ARGS]   run tasks and their dependencies\n"
-	"  watch TASK... [options]           run, then run again through the cache on each change\n"
-	"  graph TASK... [--format dot|json] the task graph, without running anything\n"
-	"  info                              platform, sandbox and tracer availability\n"
-	"  cache stats|clean|prune           the local cache: size and entries; remove all; evict to maxSize\n"
-	"  sandbox show TASK                 the exact bwrap argv a sandboxed task would run under\n"
-	"  version                           the version of vx\n"
-	"\n"
-	"`vx VERB --help` describes each verb.\n";
+    "usage: vx [-C DIR] VERB [options]\n"
+    "\n"
+    "  run TASK... [options] [-- ARGS]   run tasks and their dependencies\n"
+    "  watch TASK... [options]           run, then run again through the cache on each change\n"
+    "  graph TASK... [--format dot|json] the task graph, without running anything\n"
+    "  info                              platform, sandbox and tracer availability\n"
+    "  cache stats|clean|prune           the local cache: size and entries; remove all; evict to "
+    "maxSize\n"
+    "  sandbox show TASK                 the exact bwrap argv a sandboxed task would run under\n"
+    "  version                           the version of vx\n"
+    "\n"
+    "`vx VERB --help` describes each verb.\n";
 
 /* Removes every "-C DIR" (and "-CDIR") from argv and enters each DIR in turn,
  * as git and make do. Returns the new argc. */

@@ -127,7 +127,8 @@ static int writer_compress(struct archive_writer *w, ZSTD_EndDirective mode)
 		ZSTD_outBuffer out = {w->out, w->out_cap, 0};
 		size_t left = ZSTD_compressStream2(w->cctx, &out, &in, mode);
 		if (ZSTD_isError(left))
-			return error("cannot compress the archive: zstd: %s", ZSTD_getErrorName(left));
+			return error("cannot compress the archive: zstd: %s",
+				     ZSTD_getErrorName(left));
 		if (out.pos) {
 			if (write_all(w->fd, w->out, out.pos) < 0)
 				return error_errno("cannot write %s", w->name);
@@ -366,9 +367,10 @@ int archive_writer_add(struct archive_writer *w, int rootfd, const char *path,
 		/* issue 36: a hit would restore it without the bit (modes are
 		 * kept to 0777), not what ran; and a set-ID file travelling
 		 * through a shared cache is not something to hand around */
-		ret = error("refusing to archive %s: it is set-user-ID or set-group-ID (mode %04o); "
-			    "clear the bit, or leave the file out of outputs",
-			    path, (unsigned)(st.st_mode & 07777));
+		ret =
+		    error("refusing to archive %s: it is set-user-ID or set-group-ID (mode %04o); "
+			  "clear the bit, or leave the file out of outputs",
+			  path, (unsigned)(st.st_mode & 07777));
 	} else if (S_ISREG(st.st_mode)) {
 		m->type = ARCHIVE_FILE;
 		fd = openat(dfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -672,8 +674,8 @@ int archive_reader_next(struct archive_reader *r, struct archive_member *m)
 			pax_link = NULL;
 			break;
 		default:
-			error("corrupt archive: member '%s' has type '%c', which vx never writes", m->path,
-			      h->typeflag);
+			error("corrupt archive: member '%s' has type '%c', which vx never writes",
+			      m->path, h->typeflag);
 			goto fail;
 		}
 		if (!archive_path_ok(m->path)) {

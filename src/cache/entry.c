@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
 #include "cache/filehash.h"
 #include "cache/fsafe.h"
 #include "util/io.h"
@@ -66,8 +65,8 @@ int entry_tmp_create(const struct store *st, const char *key, char **name)
 	return fd;
 }
 
-static int archive_write(int fd, const char *name, int rootfd,
-			 const struct entry_save_request *req, struct manifest *m)
+static int archive_write(int fd, const char *name, int rootfd, const struct entry_save_request *req,
+			 struct manifest *m)
 {
 	struct archive_writer *w = archive_writer_new(fd, name, req->level);
 	struct strvec paths = STRVEC_INIT, links = STRVEC_INIT;
@@ -77,7 +76,9 @@ static int archive_write(int fd, const char *name, int rootfd,
 	if (req->log_fd >= 0) {
 		off_t at = lseek(req->log_fd, 0, SEEK_CUR);
 		struct stat lst;
-		ret = at < 0 || fstat(req->log_fd, &lst) < 0 ? error_errno("cannot read the task log") : 0;
+		ret = at < 0 || fstat(req->log_fd, &lst) < 0
+			  ? error_errno("cannot read the task log")
+			  : 0;
 		m->log_size = !ret && lst.st_size > at ? (uint64_t)(lst.st_size - at) : 0;
 		if (!ret)
 			ret = archive_writer_add_log_fd(w, req->log_fd);
@@ -98,10 +99,10 @@ static int archive_write(int fd, const char *name, int rootfd,
 		if (am.type == ARCHIVE_SYMLINK)
 			strvec_push(&links, am.path);
 		struct manifest_file f = {.path = am.path,
-				       .type = am.type,
-				       .mode = am.mode,
-				       .size = am.size,
-				       .target = am.target};
+					  .type = am.type,
+					  .mode = am.mode,
+					  .size = am.size,
+					  .target = am.target};
 		memcpy(f.hash, am.hash, sizeof f.hash);
 		vec_push(&m->outputs, f);
 	}
@@ -128,8 +129,7 @@ static int fsync_dir(const struct store *st, const char *key)
 	return 0;
 }
 
-int entry_save(const struct store *st, const struct entry_save_request *req,
-	       struct manifest *out)
+int entry_save(const struct store *st, const struct entry_save_request *req, struct manifest *out)
 {
 	if (!store_key_valid(req->key))
 		return error("invalid cache key '%s'", req->key);
@@ -272,7 +272,8 @@ int entry_archive_check(int fd, off_t off, const struct manifest *m, struct strb
 	char hash[ARCHIVE_HASH_HEX];
 	if (fstat(fd, &st) < 0)
 		return -1;
-	uint64_t size = (uint64_t)st.st_size - (st.st_size >= off ? (uint64_t)off : (uint64_t)st.st_size);
+	uint64_t size =
+	    (uint64_t)st.st_size - (st.st_size >= off ? (uint64_t)off : (uint64_t)st.st_size);
 	if (st.st_size < off || size != m->archive_size) {
 		strbuf_addf(why, "archive is %llu bytes, the manifest says %llu",
 			    (unsigned long long)size, (unsigned long long)m->archive_size);
@@ -281,7 +282,8 @@ int entry_archive_check(int fd, off_t off, const struct manifest *m, struct strb
 	if (lseek(fd, off, SEEK_SET) < 0 || filehash_fd(fd, hash) < 0)
 		return -1;
 	if (strcmp(hash, m->archive_hash)) {
-		strbuf_addf(why, "archive checksum %s, the manifest says %s", hash, m->archive_hash);
+		strbuf_addf(why, "archive checksum %s, the manifest says %s", hash,
+			    m->archive_hash);
 		return 1;
 	}
 	return 0;
@@ -314,13 +316,12 @@ static bool damaged(const struct store *st, const char *name, int err, struct st
 }
 
 /* key's bundle (STORE_BUNDLE_SUFFIX), opened and verified into e. */
-static int bundle_open(const struct store *st, const char *key, struct entry *e,
-		       struct strbuf *why)
+static int bundle_open(const struct store *st, const char *key, struct entry *e, struct strbuf *why)
 {
 	char *name = store_entry_name(key, STORE_BUNDLE_SUFFIX);
 	int lock = store_lock(st, false), status = ENTRY_ERROR;
-	int fd = lock < 0 ? -1
-			  : openat(st->dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd =
+	    lock < 0 ? -1 : openat(st->dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	int err = errno;
 	store_unlock(lock);
 	if (lock < 0)

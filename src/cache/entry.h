@@ -46,8 +46,7 @@ struct entry_save_request {
  * this manifest. Fills *out when not NULL. Returns 0, or -1 after error()
  * (nothing is left behind but, on a crash, a temporary that store_prune
  * removes). */
-int entry_save(const struct store *st, const struct entry_save_request *req,
-	       struct manifest *out);
+int entry_save(const struct store *st, const struct entry_save_request *req, struct manifest *out);
 
 enum entry_status {
 	ENTRY_ERROR = -1, /* the store could not be read; error() printed */
@@ -62,10 +61,10 @@ enum entry_status {
 /* Filled by entry_open; released by entry_close. */
 struct entry {
 	struct manifest m;
-	int archive_fd; /* verified against m; the inode is pinned even if the
-			   entry is replaced or pruned meanwhile */
-	off_t archive_off; /* where the archive starts in it: 0, or a bundle's
-			      (STORE_BUNDLE_SUFFIX) after its head and manifest */
+	int archive_fd;		/* verified against m; the inode is pinned even if the
+				   entry is replaced or pruned meanwhile */
+	off_t archive_off;	/* where the archive starts in it: 0, or a bundle's
+				   (STORE_BUNDLE_SUFFIX) after its head and manifest */
 	uint64_t restore_limit; /* set by the caller: the bytes restore_entry may write at
 				 * most (files' sizes, holes included); 0: no bound */
 };

@@ -127,7 +127,8 @@ int filehash_path(const char *path, char hex[KEY_HEX_SIZE])
 	if (fd < 0) {
 		int e = errno;
 		struct stat st;
-		if (e == ELOOP && !fstatat(at, rel, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode))
+		if (e == ELOOP && !fstatat(at, rel, &st, AT_SYMLINK_NOFOLLOW) &&
+		    S_ISLNK(st.st_mode))
 			return hash_symlink(path, hex);
 		errno = e;
 		return -1;

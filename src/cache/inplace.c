@@ -22,8 +22,8 @@
 struct inplace {
 	char *file;
 	VEC(struct inplace_record *) recs; /* a dropped task's slot is NULL */
-	struct strmap index;               /* id -> slot; keys borrowed from ids[] */
-	struct strvec ids;                 /* one per slot, never freed before the map */
+	struct strmap index;		   /* id -> slot; keys borrowed from ids[] */
+	struct strvec ids;		   /* one per slot, never freed before the map */
 	bool dirty;
 };
 
@@ -102,23 +102,26 @@ struct inplace *inplace_load(const char *file)
 	struct strbuf sb = STRBUF_INIT;
 	if (strbuf_read_file(&sb, file)) {
 		if (errno != ENOENT)
-			warning("cannot read %s: %s; cached outputs will be checked the slow way", file,
-				strbuf_read_strerror(errno));
+			warning("cannot read %s: %s; cached outputs will be checked the slow way",
+				file, strbuf_read_strerror(errno));
 		strbuf_release(&sb);
 		return ip;
 	}
 	size_t ml = strlen(MAGIC);
 	struct reader tail = {(const unsigned char *)sb.buf + (sb.len >= 8 ? sb.len - 8 : 0),
 			      (const unsigned char *)sb.buf + sb.len, false};
-	if (sb.len < ml + 8 || memcmp(sb.buf, MAGIC, ml) || XXH3_64bits(sb.buf, sb.len - 8) != rd_u64(&tail)) {
-		bool other_version = sb.len >= ml && !memcmp(sb.buf, MAGIC_ANY, strlen(MAGIC_ANY)) &&
+	if (sb.len < ml + 8 || memcmp(sb.buf, MAGIC, ml) ||
+	    XXH3_64bits(sb.buf, sb.len - 8) != rd_u64(&tail)) {
+		bool other_version = sb.len >= ml &&
+				     !memcmp(sb.buf, MAGIC_ANY, strlen(MAGIC_ANY)) &&
 				     memcmp(sb.buf, MAGIC, ml);
 		if (sb.len && !other_version)
 			warning("%s is damaged; cached outputs will be checked the slow way", file);
 		strbuf_release(&sb);
 		return ip;
 	}
-	struct reader r = {(const unsigned char *)sb.buf + ml, (const unsigned char *)sb.buf + sb.len - 8, false};
+	struct reader r = {(const unsigned char *)sb.buf + ml,
+			   (const unsigned char *)sb.buf + sb.len - 8, false};
 	uint64_t n = rd_u64(&r);
 	for (uint64_t i = 0; i < n && !r.bad; i++) {
 		struct inplace_record *rec = xcalloc(1, sizeof *rec);
@@ -183,8 +186,9 @@ bool inplace_check(const struct inplace_record *rec, const char *project_dir)
 		strbuf_addf(&path, "%s/%s", project_dir, o->path);
 		ok = fs_stat(path.buf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		     (uint32_t)st.st_mode == o->mode && (uint64_t)st.st_size == o->size &&
-		     (uint64_t)st.st_ino == o->ino && fs_ns(st.st_mtim) == o->mtime_ns && fs_ns(st.st_ctim) == o->ctime_ns &&
-		     o->mtime_ns < racy_from && o->ctime_ns < racy_from;
+		     (uint64_t)st.st_ino == o->ino && fs_ns(st.st_mtim) == o->mtime_ns &&
+		     fs_ns(st.st_ctim) == o->ctime_ns && o->mtime_ns < racy_from &&
+		     o->ctime_ns < racy_from;
 	}
 	strbuf_release(&path);
 	return ok;
@@ -224,8 +228,9 @@ void inplace_put(struct inplace *ip, const char *id, const char *key, const char
 			ok = false;
 			break;
 		}
-		struct inplace_output o = {xstrdup(outputs[i]), (uint64_t)st.st_size, (uint64_t)st.st_ino,
-					   fs_ns(st.st_mtim), fs_ns(st.st_ctim), (uint32_t)st.st_mode};
+		struct inplace_output o = {xstrdup(outputs[i]), (uint64_t)st.st_size,
+					   (uint64_t)st.st_ino, fs_ns(st.st_mtim),
+					   fs_ns(st.st_ctim),	(uint32_t)st.st_mode};
 		vec_push(&rec->outputs, o);
 	}
 	/* Each directory an output lies in (the project's own dir aside: its
@@ -253,8 +258,9 @@ void inplace_put(struct inplace *ip, const char *id, const char *key, const char
 			ok = false;
 			break;
 		}
-		struct inplace_output o = {xstrdup(dirs.v[i]), (uint64_t)st.st_size, (uint64_t)st.st_ino,
-					   fs_ns(st.st_mtim), fs_ns(st.st_ctim), (uint32_t)st.st_mode};
+		struct inplace_output o = {xstrdup(dirs.v[i]),	(uint64_t)st.st_size,
+					   (uint64_t)st.st_ino, fs_ns(st.st_mtim),
+					   fs_ns(st.st_ctim),	(uint32_t)st.st_mode};
 		vec_push(&rec->outputs, o);
 	}
 	strvec_clear(&dirs);

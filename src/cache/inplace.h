@@ -21,22 +21,22 @@
 #define INPLACE_MAX_LOG (64 * 1024)
 
 struct inplace_output {
-	char *path;            /* project-relative */
+	char *path; /* project-relative */
 	uint64_t size, ino;
 	int64_t mtime_ns, ctime_ns;
-	uint32_t mode;         /* st_mode: type and permissions */
+	uint32_t mode; /* st_mode: type and permissions */
 };
 
 struct inplace_record {
-	char *id;              /* "project#task" */
-	char *project_dir;     /* absolute: a record is only good for the tree it was made in */
+	char *id;	   /* "project#task" */
+	char *project_dir; /* absolute: a record is only good for the tree it was made in */
 	char key[KEY_HEX_SIZE];
-	int64_t recorded_ns;   /* wall clock when the outputs were lstat'ed */
-	bool has_log;          /* log holds the whole captured output */
+	int64_t recorded_ns; /* wall clock when the outputs were lstat'ed */
+	bool has_log;	     /* log holds the whole captured output */
 	char *log;
 	size_t log_len;
-	char *tools;           /* "PATH\tHASH\n" for each program the outputs' run exec'd
-			        * from outside the workspace (never NULL) */
+	char *tools; /* "PATH\tHASH\n" for each program the outputs' run exec'd
+		      * from outside the workspace (never NULL) */
 	VEC(struct inplace_output) outputs;
 };
 
@@ -56,7 +56,8 @@ bool inplace_check(const struct inplace_record *rec, const char *project_dir);
  * are in place for key, lstat'ing them now, with the captured log. An output
  * that cannot be lstat'ed leaves the task without a record. */
 void inplace_put(struct inplace *ip, const char *id, const char *key, const char *project_dir,
-		 char *const *outputs, size_t n, const char *log, size_t log_len, const char *tools);
+		 char *const *outputs, size_t n, const char *log, size_t log_len,
+		 const char *tools);
 /* Forgets task id (its outputs are about to change). */
 void inplace_drop(struct inplace *ip, const char *id);
 /* Writes the records through a temporary file renamed into place, when any

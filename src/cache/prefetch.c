@@ -18,13 +18,13 @@ struct prefetch {
 	const struct store *st;
 	struct remote *r;
 	struct remote_item *items;
-	char **paths;             /* per item: its temporary file while in flight */
-	_Atomic int *state;       /* per item: enum prefetch_state */
+	char **paths;	    /* per item: its temporary file while in flight */
+	_Atomic int *state; /* per item: enum prefetch_state */
 	size_t n;
 	volatile bool stop;
 	pthread_t thread;
-	pthread_mutex_t lock;     /* guards said */
-	struct strbuf said;       /* the thread's warnings, for the caller's thread */
+	pthread_mutex_t lock; /* guards said */
+	struct strbuf said;   /* the thread's warnings, for the caller's thread */
 };
 
 static void collect(const char *line, void *ctx)
@@ -49,8 +49,8 @@ static void body_done(struct remote_item *it, int fd, void *ctx)
 		struct strbuf why = STRBUF_INIT;
 		int rc = transfer_import(p->st, it->key, fd, p->paths[it->index], &why);
 		if (rc == 1)
-			warning("the remote cache's artifact %s is refused (%s); its task runs", it->key,
-				why.buf);
+			warning("the remote cache's artifact %s is refused (%s); its task runs",
+				it->key, why.buf);
 		strbuf_release(&why);
 		s = rc == 0 ? PREFETCH_HIT : PREFETCH_MISS;
 	}
@@ -74,8 +74,8 @@ static void *run(void *arg)
 	return NULL;
 }
 
-struct prefetch *prefetch_start(const struct store *st, struct remote *r,
-				const char *const *keys, size_t n)
+struct prefetch *prefetch_start(const struct store *st, struct remote *r, const char *const *keys,
+				size_t n)
 {
 	if (!n || !remote_readable(r))
 		return NULL;

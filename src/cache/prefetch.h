@@ -15,17 +15,17 @@
 
 enum prefetch_state {
 	PREFETCH_PENDING, /* not settled yet: wait */
-	PREFETCH_HIT,     /* it is in the local store now, from the remote */
-	PREFETCH_MISS,    /* the remote has no good artifact (or failed): do not ask again */
-	PREFETCH_ASK,     /* not asked here: ask alone */
+	PREFETCH_HIT,	  /* it is in the local store now, from the remote */
+	PREFETCH_MISS,	  /* the remote has no good artifact (or failed): do not ask again */
+	PREFETCH_ASK,	  /* not asked here: ask alone */
 };
 
 struct prefetch;
 
 /* Starts the thread on keys (n of them; they and r, st outlive it).
  * Returns NULL when there is nothing to do or no thread can start. */
-struct prefetch *prefetch_start(const struct store *st, struct remote *r,
-				const char *const *keys, size_t n);
+struct prefetch *prefetch_start(const struct store *st, struct remote *r, const char *const *keys,
+				size_t n);
 /* Key i's state, as of now. */
 enum prefetch_state prefetch_state(struct prefetch *p, size_t i);
 /* Prints, on the caller's thread, the warnings the prefetch thread made

@@ -132,8 +132,7 @@ static void add_query(struct strbuf *sb, const char *name, const char *value)
 	curl()->free(esc);
 }
 
-char *remote_artifact_url(const char *base, const char *key, const char *team_id,
-			  const char *slug)
+char *remote_artifact_url(const char *base, const char *key, const char *team_id, const char *slug)
 {
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb, "%s/v8/artifacts/%s", base, key);
@@ -282,11 +281,11 @@ static long retry_after(CURL *h)
 /* One request's body, whichever way it goes. */
 struct body {
 	char tag[SIGNATURE_TAG_SIZE + 8]; /* a GET's x-artifact-tag ("" when none) */
-	struct sink sink;     /* a GET's: into sink.fd from start; fd -1: kept in text */
+	struct sink sink; /* a GET's: into sink.fd from start; fd -1: kept in text */
 	off_t start;
-	struct strbuf *text;  /* a small response read whole (the status), or NULL */
-	struct source src;    /* a PUT's: head then the file */
-	uint64_t size;        /* a PUT's whole length */
+	struct strbuf *text; /* a small response read whole (the status), or NULL */
+	struct source src;   /* a PUT's: head then the file */
+	uint64_t size;	     /* a PUT's whole length */
 };
 
 static size_t on_header(char *data, size_t size, size_t n, void *ctx)
@@ -348,7 +347,8 @@ static struct curl_slist *prepare(struct remote *r, CURL *h, const char *method,
 		b->tag[0] = 0;
 		curl()->easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
 		curl()->easy_setopt(h, CURLOPT_HEADERDATA, b);
-		if (ftruncate(b->sink.fd, b->start) < 0 || lseek(b->sink.fd, b->start, SEEK_SET) < 0)
+		if (ftruncate(b->sink.fd, b->start) < 0 ||
+		    lseek(b->sink.fd, b->start, SEEK_SET) < 0)
 			b->sink.failed = true;
 		curl()->easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
 		curl()->easy_setopt(h, CURLOPT_WRITEDATA, &b->sink);
@@ -427,7 +427,8 @@ static void check_status(struct remote *r, CURL *h)
 			pthread_mutex_lock(&r->lock);
 			r->st.off = r->st.said_off = true;
 			pthread_mutex_unlock(&r->lock);
-			warning("remote cache: the server says its cache is %s for this team: it is off "
+			warning("remote cache: the server says its cache is %s for this team: it "
+				"is off "
 				"for this run",
 				!strcmp(st, "over_limit") ? "over its usage limit" : st);
 		}
@@ -471,15 +472,17 @@ static int verify(struct remote *r, const char *key, const struct body *b)
 	off_t end = lseek(b->sink.fd, 0, SEEK_END);
 	int ok = 0;
 	if (!b->tag[0])
-		warning("remote cache: artifact %s has no x-artifact-tag, and this remote is signed: "
-			"taken as a miss",
-			key);
+		warning(
+		    "remote cache: artifact %s has no x-artifact-tag, and this remote is signed: "
+		    "taken as a miss",
+		    key);
 	else if (end < b->start ||
 		 (ok = signature_verify(r->sig_key, key, r->team_id, b->sink.fd, b->start,
 					(uint64_t)(end - b->start), b->tag)) != 1)
-		warning("remote cache: the x-artifact-tag of artifact %s does not verify%s: taken as a "
-			"miss",
-			key, ok < 0 ? " (the download cannot be read)" : "");
+		warning(
+		    "remote cache: the x-artifact-tag of artifact %s does not verify%s: taken as a "
+		    "miss",
+		    key, ok < 0 ? " (the download cannot be read)" : "");
 	return ok == 1;
 }
 
@@ -547,8 +550,8 @@ int remote_head(struct remote *r, const char *key)
 	return code >= 200 && code < 300 ? 1 : code == 404 ? 0 : -1;
 }
 
-static int put_with(struct remote *r, CURL *h, const char *key, const void *head,
-		    size_t head_len, int fd, uint64_t size, uint64_t duration_ms)
+static int put_with(struct remote *r, CURL *h, const char *key, const void *head, size_t head_len,
+		    int fd, uint64_t size, uint64_t duration_ms)
 {
 	check_status(r, h);
 	if (!remote_writable(r))
@@ -596,8 +599,9 @@ struct slot {
 	size_t item; /* index into items; SIZE_MAX: free */
 };
 
-void remote_get_many(struct remote *r, struct remote_item *items, size_t n, remote_open_fn *open_body,
-		     remote_done_fn *done, const volatile bool *stop, void *ctx)
+void remote_get_many(struct remote *r, struct remote_item *items, size_t n,
+		     remote_open_fn *open_body, remote_done_fn *done, const volatile bool *stop,
+		     void *ctx)
 {
 	for (size_t k = 0; k < n; k++)
 		items[k].result = REMOTE_ASK;
@@ -649,11 +653,13 @@ void remote_get_many(struct remote *r, struct remote_item *items, size_t n, remo
 			long code = 0;
 			curl()->easy_getinfo(sl->h, CURLINFO_RESPONSE_CODE, &code);
 			if (c == CURLE_OK && code == 429) {
-				item->result = REMOTE_ASK; /* asked again alone, after its Retry-After */
+				item->result =
+				    REMOTE_ASK; /* asked again alone, after its Retry-After */
 			} else {
-				code = judge(r, sl->h, sl->b.sink.failed ? CURLE_WRITE_ERROR : c, "GET",
-					     sl->url, &sl->b, true);
-				item->result = code == 200 ? (r->sig_key ? verify(r, item->key, &sl->b) : 1)
+				code = judge(r, sl->h, sl->b.sink.failed ? CURLE_WRITE_ERROR : c,
+					     "GET", sl->url, &sl->b, true);
+				item->result = code == 200
+						   ? (r->sig_key ? verify(r, item->key, &sl->b) : 1)
 					       : code == 404 ? 0
 							     : -1;
 			}

@@ -9,14 +9,14 @@
 #include <stdint.h>
 
 struct remote_opts {
-	const char *url;   /* the API's base, "http://127.0.0.1:3000" */
-	const char *token; /* Bearer; never printed */
-	const char *team;  /* the team's slug (slug=), as Turborepo's --team; NULL: none */
-	const char *team_id; /* its id (teamId=, and signed), as TURBO_TEAMID; NULL: none */
+	const char *url;	   /* the API's base, "http://127.0.0.1:3000" */
+	const char *token;	   /* Bearer; never printed */
+	const char *team;	   /* the team's slug (slug=), as Turborepo's --team; NULL: none */
+	const char *team_id;	   /* its id (teamId=, and signed), as TURBO_TEAMID; NULL: none */
 	const char *signature_key; /* sign every upload, verify every download
 				    * (x-artifact-tag, signature.h); NULL: neither */
 	bool read, write;
-	long timeout_ms;   /* per request; 0: 30 s (connect: 2 s) */
+	long timeout_ms; /* per request; 0: 30 s (connect: 2 s) */
 };
 
 /* A remote cache for one run. Before its first request it asks
@@ -61,13 +61,14 @@ int remote_get(struct remote *r, const char *key, int fd);
 #define REMOTE_ASK 2
 struct remote_item {
 	const char *key; /* the caller's */
-	size_t index;    /* the caller's */
-	int result;      /* set as above */
+	size_t index;	 /* the caller's */
+	int result;	 /* set as above */
 };
 typedef int remote_open_fn(struct remote_item *item, void *ctx);
 typedef void remote_done_fn(struct remote_item *item, int fd, void *ctx);
-void remote_get_many(struct remote *r, struct remote_item *items, size_t n, remote_open_fn *open_body,
-		     remote_done_fn *done, const volatile bool *stop, void *ctx);
+void remote_get_many(struct remote *r, struct remote_item *items, size_t n,
+		     remote_open_fn *open_body, remote_done_fn *done, const volatile bool *stop,
+		     void *ctx);
 
 /* HEAD /v8/artifacts/KEY: 1 when the remote holds it, 0 when not, -1 for
  * a failure (warned). */
@@ -82,8 +83,7 @@ int remote_put(struct remote *r, const char *key, const void *head, size_t head_
 
 /* "BASE/v8/artifacts/KEY?teamId=ID&slug=SLUG" (each when set, as Turborepo
  * sends them); caller frees. */
-char *remote_artifact_url(const char *base, const char *key, const char *team_id,
-			  const char *slug);
+char *remote_artifact_url(const char *base, const char *key, const char *team_id, const char *slug);
 /* "BASE/v8/artifacts/status" with the team's query; caller frees. */
 char *remote_status_url(const char *base, const char *team_id, const char *slug);
 /* The "status" of a /v8/artifacts/status answer ("enabled", "disabled",
@@ -97,7 +97,7 @@ char *remote_redact(const char *url);
  * updates the consecutive failures and returns what to say (static text,
  * or NULL to stay quiet), setting *off when the remote goes off. */
 struct remote_state {
-	int failures;   /* in a row */
+	int failures; /* in a row */
 	bool off;
 	bool said_auth; /* 401/403 said once */
 	bool said_off;

@@ -19,7 +19,6 @@
 #include "util/path.h"
 #include "util/vec.h"
 
-
 /* The unit a hole is made of: a block of zeros this long, aligned in the
  * file (ARCHIVE_IOBUF is a multiple of it), is skipped, not written. */
 #define HOLE_BLOCK 4096
@@ -70,11 +69,14 @@ static int extract_file(struct archive_reader *r, int dfd, const char *leaf,
 		/* a whole block of zeros is skipped: the file gets a hole; a
 		 * run of blocks of either kind is one write or one seek */
 		for (size_t at = 0; at < (size_t)k && !ret;) {
-			bool hole = (size_t)k - at >= HOLE_BLOCK && !memcmp(buf + at, zeros, HOLE_BLOCK);
+			bool hole =
+			    (size_t)k - at >= HOLE_BLOCK && !memcmp(buf + at, zeros, HOLE_BLOCK);
 			size_t end = at;
 			for (;;) {
-				size_t n = (size_t)k - end < HOLE_BLOCK ? (size_t)k - end : HOLE_BLOCK;
-				bool zero = n == HOLE_BLOCK && !memcmp(buf + end, zeros, HOLE_BLOCK);
+				size_t n =
+				    (size_t)k - end < HOLE_BLOCK ? (size_t)k - end : HOLE_BLOCK;
+				bool zero =
+				    n == HOLE_BLOCK && !memcmp(buf + end, zeros, HOLE_BLOCK);
 				if (!n || zero != hole)
 					break;
 				end += n;
@@ -159,23 +161,22 @@ struct restore_log restore_log_strbuf(struct strbuf *sb)
 static const struct manifest_file *expected(const struct manifest *e, const char *path)
 {
 	struct manifest_file key = {.path = (char *)path};
-	return bsearch(&key, e->outputs.v, e->outputs.n, sizeof *e->outputs.v,
-		       manifest_file_cmp);
+	return bsearch(&key, e->outputs.v, e->outputs.n, sizeof *e->outputs.v, manifest_file_cmp);
 }
 
 /* Does member m (its content hash, for a file, in hash) differ from its
  * record? Says how when it does. */
-static bool differs(const struct manifest_file *f, const struct archive_member *m,
-		    const char *hash)
+static bool differs(const struct manifest_file *f, const struct archive_member *m, const char *hash)
 {
-	const char *what = !f ? "is not in the manifest"
-			   : f->type != m->type ? "is not of the type the manifest records"
-			   : f->mode != m->mode ? "has another mode than the manifest records"
-			   : m->type == ARCHIVE_FILE && (f->size != m->size || strcmp(f->hash, hash))
-			       ? "does not hold what the manifest records (its content hash differs)"
-			   : m->type == ARCHIVE_SYMLINK && (!f->target || strcmp(f->target, m->target))
-			       ? "points elsewhere than the manifest records"
-			       : NULL;
+	const char *what =
+	    !f			 ? "is not in the manifest"
+	    : f->type != m->type ? "is not of the type the manifest records"
+	    : f->mode != m->mode ? "has another mode than the manifest records"
+	    : m->type == ARCHIVE_FILE && (f->size != m->size || strcmp(f->hash, hash))
+		? "does not hold what the manifest records (its content hash differs)"
+	    : m->type == ARCHIVE_SYMLINK && (!f->target || strcmp(f->target, m->target))
+		? "points elsewhere than the manifest records"
+		: NULL;
 	if (what)
 		error("refusing the entry: its member %s %s", m->path, what);
 	return what != NULL;
@@ -271,8 +272,6 @@ int restore_archive(int fd, int rootfd, const struct restore_opts *o)
 	return ret;
 }
 
-
-
 /* The parent directory of the last output checked, kept open: outputs
  * are sorted, so a directory's files come together, and each directory
  * is walked to once (it was once per file: 287 opens of "dist" for 242
@@ -352,7 +351,7 @@ static bool outputs_in_place(const struct entry *e, int rootfd, const struct str
 /* What a restore moved aside: the current matches, in a directory of the
  * project's own (one rename each way, on its file system). */
 struct aside {
-	char *dir;	    /* PROJECT/.vx-restore-XXXXXX, or NULL when nothing moved */
+	char *dir; /* PROJECT/.vx-restore-XXXXXX, or NULL when nothing moved */
 	int dfd;
 	struct strvec moved; /* project-relative, each renamed to dir/<same path> */
 };
@@ -478,7 +477,8 @@ int restore_entry_to(struct entry *e, const char *project_dir, const char *const
 	for (size_t i = 0; i < n_current; i++) {
 		char *p = path_normalize(current[i]);
 		if (!archive_path_ok(p)) {
-			error("cannot restore output '%s': it is not inside the project", current[i]);
+			error("cannot restore output '%s': it is not inside the project",
+			      current[i]);
 			free(p);
 			goto out;
 		}

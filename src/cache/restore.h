@@ -50,14 +50,14 @@ int restore_entry_to(struct entry *e, const char *project_dir, const char *const
 		     size_t n_current, const struct restore_log *sink);
 
 struct restore_opts {
-	const struct restore_log *log;	/* where the log goes; NULL: dropped */
-	bool log_only;			/* stop at the first member that is not the log */
-	uint64_t limit;			/* the files' total size at most; 0: no bound */
-	const struct manifest *expect;	/* every member must be one of its outputs, as it
-					 * records it (type, mode, size, link text, and a
-					 * file's content hash, computed as it streams),
-					 * and every output a member; NULL: unchecked */
-	struct strvec *made;		/* when set: each member's path, as it is written */
+	const struct restore_log *log; /* where the log goes; NULL: dropped */
+	bool log_only;		       /* stop at the first member that is not the log */
+	uint64_t limit;		       /* the files' total size at most; 0: no bound */
+	const struct manifest *expect; /* every member must be one of its outputs, as it
+					* records it (type, mode, size, link text, and a
+					* file's content hash, computed as it streams),
+					* and every output a member; NULL: unchecked */
+	struct strvec *made;	       /* when set: each member's path, as it is written */
 };
 
 /* Extracts the archive at fd's current offset below rootfd: every member is

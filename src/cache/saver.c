@@ -41,8 +41,8 @@ struct upload {
 
 struct saver {
 	const struct store *st;
-	struct remote *remote;	    /* each entry saved is uploaded after, or NULL */
-	struct strbuf late;	    /* the uploads' warnings, for the loop's thread */
+	struct remote *remote; /* each entry saved is uploaded after, or NULL */
+	struct strbuf late;    /* the uploads' warnings, for the loop's thread */
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t wake;	    /* the worker: work queued, or stop */
@@ -57,7 +57,7 @@ struct saver {
 	 * far remote's round trips do not add up one after the other. */
 	pthread_t up_threads[REMOTE_UPLOADERS];
 	size_t n_up_threads;
-	pthread_cond_t up_wake;	    /* the uploaders: an upload queued, or stop */
+	pthread_cond_t up_wake; /* the uploaders: an upload queued, or stop */
 	struct upload *uploads, **up_tail;
 	long long upload_until; /* set as the run ends: no upload starts after it (ms) */
 	size_t skipped;		/* uploads not made for that */
@@ -359,8 +359,7 @@ void saver_free(struct saver *sv)
 	if (sv->skipped)
 		warning("remote cache: %zu upload%s not made: the run's end waited %llds for them "
 			"(the tasks ran and are in the local cache)",
-			sv->skipped, sv->skipped == 1 ? "" : "s",
-			sv->grace_ms / 1000);
+			sv->skipped, sv->skipped == 1 ? "" : "s", sv->grace_ms / 1000);
 	strbuf_release(&sv->late);
 	pthread_mutex_destroy(&sv->mu);
 	pthread_cond_destroy(&sv->wake);

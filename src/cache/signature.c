@@ -38,9 +38,9 @@ static int update_field(const struct crypto_lib *lib, EVP_MAC_CTX *c, const void
 }
 
 /* The 32-byte MAC of the body; 0, or -1 with errno. */
-static int mac(const struct crypto_lib *lib, const char *key, const char *hash,
-	       const char *team_id, const void *head, size_t head_len, int fd, off_t at,
-	       uint64_t size, unsigned char out[32])
+static int mac(const struct crypto_lib *lib, const char *key, const char *hash, const char *team_id,
+	       const void *head, size_t head_len, int fd, off_t at, uint64_t size,
+	       unsigned char out[32])
 {
 	EVP_MAC *m = lib->mac_fetch(NULL, "HMAC", NULL);
 	EVP_MAC_CTX *c = m ? lib->mac_ctx_new(m) : NULL;
@@ -55,7 +55,8 @@ static int mac(const struct crypto_lib *lib, const char *key, const char *hash,
 	if (!update_field(lib, c, DOMAIN, strlen(DOMAIN)) ||
 	    !update_field(lib, c, hash, strlen(hash)) ||
 	    !update_field(lib, c, team_id, strlen(team_id)) ||
-	    !update_len(lib, c, head_len + size) || (head_len && !lib->mac_update(c, head, head_len)))
+	    !update_len(lib, c, head_len + size) ||
+	    (head_len && !lib->mac_update(c, head, head_len)))
 		goto out;
 	unsigned char buf[65536];
 	uint64_t left = size;

@@ -96,14 +96,16 @@ char *store_entry_path(const struct store *st, const char *key, const char *suff
 
 int store_tmp_create(const struct store *st, const char *key, char **name)
 {
-	static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	static const char letters[] =
+	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 	char shard[3];
 	store_shard_name(key, shard);
 	for (int attempt = 0; attempt < 100; attempt++) {
 		unsigned char r[6];
 		if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
 			unsigned long long x = (unsigned long long)getpid() * 2654435761ULL ^
-					       (unsigned long long)time(NULL) ^ (unsigned long long)attempt << 40;
+					       (unsigned long long)time(NULL) ^
+					       (unsigned long long)attempt << 40;
 			for (size_t i = 0; i < sizeof r; i++, x >>= 8)
 				r[i] = (unsigned char)x;
 		}
@@ -112,8 +114,8 @@ int store_tmp_create(const struct store *st, const char *key, char **name)
 			suffix[i] = letters[r[i] % (sizeof letters - 1)];
 		suffix[6] = 0;
 		*name = xasprintf("%s/%s%s-%s", shard, STORE_TMP_PREFIX, key, suffix);
-		int fd = openat(st->dirfd, *name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-				0644);
+		int fd = openat(st->dirfd, *name,
+				O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd >= 0)
 			return fd;
 		int e = errno;
@@ -138,16 +140,19 @@ int store_tmp_create(const struct store *st, const char *key, char **name)
  * said. */
 static const char *type_name(mode_t m)
 {
-	return S_ISDIR(m) ? "a directory" : S_ISLNK(m) ? "a symbolic link" : S_ISREG(m) ? "a file"
-									   : "a special file";
+	return S_ISDIR(m)   ? "a directory"
+	       : S_ISLNK(m) ? "a symbolic link"
+	       : S_ISREG(m) ? "a file"
+			    : "a special file";
 }
 
 int store_repair(const struct store *st, const char *name, bool dir)
 {
 	struct stat s;
 	if (fstatat(st->dirfd, name, &s, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT || errno == ENOTDIR ? 0
-							   : error_errno("cannot stat %s/%s", st->path, name);
+		return errno == ENOENT || errno == ENOTDIR
+			   ? 0
+			   : error_errno("cannot stat %s/%s", st->path, name);
 	if (dir ? S_ISDIR(s.st_mode) : S_ISREG(s.st_mode))
 		return 0;
 	if (S_ISDIR(s.st_mode) ? remove_tree_at(st->dirfd, name) < 0
@@ -178,7 +183,8 @@ int store_lock(const struct store *st, bool exclusive)
 			return fcntl(st->dirfd, F_DUPFD_CLOEXEC, 0); /* nothing to wait for */
 	} else {
 		fd = openat(st->dirfd, LOCK_NAME, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-		if (fd < 0 && (errno == EISDIR || errno == ELOOP) && !store_repair(st, LOCK_NAME, false))
+		if (fd < 0 && (errno == EISDIR || errno == ELOOP) &&
+		    !store_repair(st, LOCK_NAME, false))
 			fd = openat(st->dirfd, LOCK_NAME, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
 				    0644);
 	}
@@ -427,8 +433,9 @@ int store_sweep_tmp(const struct store *st, const char *key)
 	}
 	closedir(d);
 	if (n)
-		warning("removed %d temporary file%s (%llu bytes) a killed save of %s left in %s/%s",
-			n, n == 1 ? "" : "s", bytes, key, st->path, shard);
+		warning(
+		    "removed %d temporary file%s (%llu bytes) a killed save of %s left in %s/%s", n,
+		    n == 1 ? "" : "s", bytes, key, st->path, shard);
 	free(prefix);
 	return n;
 }

@@ -22,8 +22,8 @@
 
 /* Filled by store_open; released by store_close. */
 struct store {
-	char *path; /* absolute */
-	int dirfd;  /* O_CLOEXEC; every file of the store is reached through it */
+	char *path;    /* absolute */
+	int dirfd;     /* O_CLOEXEC; every file of the store is reached through it */
 	int read_only; /* 0, or why vx cannot write it (EROFS: a CI cache restored
 			* read-only, a shared NFS mount; EACCES): it is read, its
 			* hits restored, and nothing of it is written */

@@ -39,7 +39,9 @@ int transfer_export(const struct store *st, const char *key, char **head, size_t
 		lock = -1;
 		struct stat bst;
 		if (bfd < 0 || fstat(bfd, &bst) < 0) {
-			rc = bfd < 0 && errno == ENOENT ? 1 : error_errno("cannot open the entry %s", key);
+			rc = bfd < 0 && errno == ENOENT
+				 ? 1
+				 : error_errno("cannot open the entry %s", key);
 			if (bfd >= 0)
 				close(bfd);
 			goto out;

@@ -14,12 +14,12 @@
 #include "util/path.h"
 
 static const char USAGE[] =
-	"usage: vx cache stats|clean|prune [--max-size SIZE]\n"
-	"\n"
-	"  stats   entries, bytes, oldest and newest use, hit rate of the last runs\n"
-	"  clean   remove every entry\n"
-	"  prune   evict least recently used entries until the cache fits cache.maxSize\n"
-	"          (or --max-size SIZE)\n";
+    "usage: vx cache stats|clean|prune [--max-size SIZE]\n"
+    "\n"
+    "  stats   entries, bytes, oldest and newest use, hit rate of the last runs\n"
+    "  clean   remove every entry\n"
+    "  prune   evict least recently used entries until the cache fits cache.maxSize\n"
+    "          (or --max-size SIZE)\n";
 
 static void human(long long b, char *out, size_t n)
 {
@@ -51,7 +51,8 @@ int cache_main(int argc, char **argv)
 	for (int i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--max-size") && i + 1 < argc && !strcmp(sub, "prune")) {
 			if (config_parse_size(argv[++i], &max)) {
-				error("--max-size: \"%s\" is not a size (e.g. 5GiB, 500MB)", argv[i]);
+				error("--max-size: \"%s\" is not a size (e.g. 5GiB, 500MB)",
+				      argv[i]);
 				return 2;
 			}
 		} else {
@@ -88,8 +89,9 @@ int cache_main(int argc, char **argv)
 			human(max, lim, sizeof lim);
 			when(s.oldest, o, sizeof o);
 			when(s.newest, nw, sizeof nw);
-			printf("cache: %s\nentries: %llu\nsize: %s (maxSize %s)\noldest use: %s\nnewest use: %s\n", dir,
-			       (unsigned long long)s.entries, b, lim, o, nw);
+			printf("cache: %s\nentries: %llu\nsize: %s (maxSize %s)\noldest use: "
+			       "%s\nnewest use: %s\n",
+			       dir, (unsigned long long)s.entries, b, lim, o, nw);
 			struct runlog_line lines[10];
 			size_t n = runlog_read(dir, lines, 10);
 			size_t hits = 0, total = 0;
@@ -98,8 +100,9 @@ int cache_main(int argc, char **argv)
 				total += lines[i].hits + lines[i].misses;
 			}
 			if (total)
-				printf("hit rate, last %zu runs: %.0f%% (%zu of %zu cacheable tasks)\n", n,
-				       100.0 * (double)hits / (double)total, hits, total);
+				printf("hit rate, last %zu runs: %.0f%% (%zu of %zu cacheable "
+				       "tasks)\n",
+				       n, 100.0 * (double)hits / (double)total, hits, total);
 			else
 				printf("hit rate, last runs: no cacheable task has run yet\n");
 		}
@@ -120,8 +123,9 @@ int cache_main(int argc, char **argv)
 		rc = store_clean(&st) ? 2 : 0;
 		/* "remove all" includes what vx remembers of outputs in place, so
 		 * the next run rebuilds rather than trusting them */
-		static const char *const records[] = {"inplace",  "statcache", "runs.log",
-						      "lockfile-closures", "listings", "configs", "ignores"};
+		static const char *const records[] = {
+		    "inplace",	"statcache", "runs.log", "lockfile-closures",
+		    "listings", "configs",   "ignores"};
 		for (size_t i = 0; !rc && i < sizeof records / sizeof *records; i++) {
 			char *f = path_join(dir, records[i]);
 			if (unlink(f) && errno != ENOENT) {

@@ -23,12 +23,13 @@ static void print_workspace(void)
 	struct workspace *ws = workspace_load_here();
 	report_to(NULL, NULL);
 	if (!ws) {
-		printf("workspace: none here (or its configuration does not load: vx run says why)\n");
+		printf(
+		    "workspace: none here (or its configuration does not load: vx run says why)\n");
 		return;
 	}
-	printf("workspace: %s (its root by %s%s; %zu projects, from %s)\n", ws->root,
-	       ws->root_from, ws->cfg->turbo_path ? ", configured by turbo.json" : "",
-	       ws->projects.n, ws->projects_from);
+	printf("workspace: %s (its root by %s%s; %zu projects, from %s)\n", ws->root, ws->root_from,
+	       ws->cfg->turbo_path ? ", configured by turbo.json" : "", ws->projects.n,
+	       ws->projects_from);
 	printf("package manager: %s%s%s (%s)\n", ws->pm.name, *ws->pm.version ? " " : "",
 	       ws->pm.version, ws->pm.source);
 	workspace_free(ws);
@@ -74,8 +75,9 @@ int info_main(int argc, char **argv)
 	if (!bwrap_works)
 		printf("violation reports: unavailable (no sandbox)\n");
 	else if (strace_works)
-		printf("violation reports: available (strace traces each sandboxed task from outside "
-		       "its walls)\n");
+		printf(
+		    "violation reports: available (strace traces each sandboxed task from outside "
+		    "its walls)\n");
 	else
 		printf("violation reports: unavailable: sandboxed tasks run untraced (the walls "
 		       "still hold; "

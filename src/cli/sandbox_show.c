@@ -52,12 +52,14 @@ static int show_darwin(struct sandbox_jobs *sj, const struct graph *g, const cha
 			for (size_t k = 0; k < notes.n; k++)
 				printf(";; note: %s\n", notes.v[k]);
 			if (sj->jobs[i].has_net)
-				printf(";; note: a run starts the task's proxy on a free loopback port; "
+				printf(";; note: a run starts the task's proxy on a free loopback "
+				       "port; "
 				       "%d stands for it here\n",
 				       SANDBOX_PROXY_PORT);
 			if (sj->jobs[i].binds.n || t->cfg->sandbox->local_binding.any)
-				printf(";; note: on macOS localBinding opens every loopback port to "
-				       "the task's servers: a profile cannot name a port list\n");
+				printf(
+				    ";; note: on macOS localBinding opens every loopback port to "
+				    "the task's servers: a profile cannot name a port list\n");
 			shown++;
 		}
 		strbuf_release(&out);
@@ -95,16 +97,18 @@ static void show_network(const struct sandbox_job *sjob)
 {
 	for (size_t k = 0; k < sjob->relays.n; k++) {
 		const struct bridge_relay *r = &sjob->relays.v[k];
-		printf("# network: relay in: 127.0.0.1:%d and [::1]:%d inside carried to the host's "
-		       "%s%s%s:%d%s\n",
-		       r->port, r->port, r->addr && strchr(r->addr, ':') ? "[" : "",
-		       r->addr ? r->addr : "127.0.0.1", r->addr && strchr(r->addr, ':') ? "]" : "",
-		       r->port, r->addr ? "" : " (else [::1])");
+		printf(
+		    "# network: relay in: 127.0.0.1:%d and [::1]:%d inside carried to the host's "
+		    "%s%s%s:%d%s\n",
+		    r->port, r->port, r->addr && strchr(r->addr, ':') ? "[" : "",
+		    r->addr ? r->addr : "127.0.0.1", r->addr && strchr(r->addr, ':') ? "]" : "",
+		    r->port, r->addr ? "" : " (else [::1])");
 	}
 	for (size_t k = 0; k < sjob->binds.n; k++)
-		printf("# network: bridge out: the host's 127.0.0.1:%d and [::1]:%d carried to the "
-		       "task's own port %d (localBinding); a port held on the host refuses the task\n",
-		       sjob->binds.v[k], sjob->binds.v[k], sjob->binds.v[k]);
+		printf(
+		    "# network: bridge out: the host's 127.0.0.1:%d and [::1]:%d carried to the "
+		    "task's own port %d (localBinding); a port held on the host refuses the task\n",
+		    sjob->binds.v[k], sjob->binds.v[k], sjob->binds.v[k]);
 	if (!sjob->has_net) {
 		if (sjob->relays.n || sjob->binds.n)
 			printf("# network: no host beyond these ports\n");
@@ -193,18 +197,22 @@ int sandbox_show_main(int argc, char **argv)
 			for (size_t k = 0; k < req.files.n; k++)
 				printf("# a run creates the empty file %s\n", req.files.v[k]);
 			if (req.stage) {
-				printf("# staged: the project is bound read-write from %s, where its "
-				       "top-level write grants live while the task runs:",
-				       req.stage);
+				printf(
+				    "# staged: the project is bound read-write from %s, where its "
+				    "top-level write grants live while the task runs:",
+				    req.stage);
 				for (size_t k = 0; k < req.staged.n; k++)
 					printf(" %s", req.staged.v[k]);
 				printf("\n");
 			}
 			show_network(&sj.jobs[i]);
 			if (t->cfg->persistent)
-				printf("# untraced: a persistent task (a server) runs under these walls "
-				       "without strace: it is never cached, and its trace would grow for "
-				       "as long as it serves; when it fails, vx prints these walls and "
+				printf("# untraced: a persistent task (a server) runs under these "
+				       "walls "
+				       "without strace: it is never cached, and its trace would "
+				       "grow for "
+				       "as long as it serves; when it fails, vx prints these walls "
+				       "and "
 				       "what its output names\n");
 			sandbox_request_release(&req);
 			shown++;

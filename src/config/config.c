@@ -78,10 +78,14 @@ static bool is_null(const yaml_node_t *n)
 static const char *type_name(const yaml_node_t *n)
 {
 	switch (n->type) {
-	case YAML_MAPPING_NODE: return "a mapping";
-	case YAML_SEQUENCE_NODE: return "a list";
-	case YAML_SCALAR_NODE: return is_null(n) ? "nothing" : "a scalar";
-	default: return "nothing";
+	case YAML_MAPPING_NODE:
+		return "a mapping";
+	case YAML_SEQUENCE_NODE:
+		return "a list";
+	case YAML_SCALAR_NODE:
+		return is_null(n) ? "nothing" : "a scalar";
+	default:
+		return "nothing";
 	}
 }
 
@@ -97,7 +101,10 @@ static size_t edit_distance(const char *a, const char *b)
 		row[0] = i;
 		for (size_t j = 1; j <= lb; j++) {
 			size_t up = row[j];
-			size_t cost = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]) ? 0 : 1;
+			size_t cost =
+			    tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1])
+				? 0
+				: 1;
 			size_t best = diag + cost;
 			if (up + 1 < best)
 				best = up + 1;
@@ -132,7 +139,8 @@ static int check_key(struct parse *p, yaml_node_t *kn, const char *key, const ch
 	size_t len = strlen(key);
 	size_t limit = len < 6 ? 2 : len / 3 + 1;
 	if (best && best_d <= limit)
-		return perr(p, kn, "unknown key \"%s\" in %s (did you mean \"%s\"?)", key, what, best);
+		return perr(p, kn, "unknown key \"%s\" in %s (did you mean \"%s\"?)", key, what,
+			    best);
 	struct strbuf sb = STRBUF_INIT;
 	for (const char *const *v = valid; *v; v++)
 		strbuf_addf(&sb, "%s%s", v == valid ? "" : ", ", *v);
@@ -177,9 +185,10 @@ static int mapping_next(struct parse *p, struct pair_iter *it, const char *what,
 	*key = (const char *)kn->data.scalar.value;
 	for (yaml_node_pair_t *q = it->start; q < pair; q++) {
 		yaml_node_t *prev = node(p, q->key);
-		if (prev->type == YAML_SCALAR_NODE && !strcmp((const char *)prev->data.scalar.value, *key))
-			return perr(p, kn, "duplicate key \"%s\" in %s (first at line %d)", *key, what,
-				    (int)prev->start_mark.line + 1);
+		if (prev->type == YAML_SCALAR_NODE &&
+		    !strcmp((const char *)prev->data.scalar.value, *key))
+			return perr(p, kn, "duplicate key \"%s\" in %s (first at line %d)", *key,
+				    what, (int)prev->start_mark.line + 1);
 	}
 	if (valid && check_key(p, kn, *key, what, valid))
 		return -1;
@@ -204,7 +213,9 @@ static int expand_env(struct parse *p, yaml_node_t *n, const char *in, char **ou
 			const char *end = strchr(s + 2, '}');
 			if (!end) {
 				strbuf_release(&sb);
-				return perr(p, n, "unclosed \"${\" in \"%s\" (write \"$${\" for a literal)", in);
+				return perr(
+				    p, n, "unclosed \"${\" in \"%s\" (write \"$${\" for a literal)",
+				    in);
 			}
 			char *name = xstrndup(s + 2, (size_t)(end - s - 2));
 			bool ok = *name != '\0';
@@ -219,7 +230,9 @@ static int expand_env(struct parse *p, yaml_node_t *n, const char *in, char **ou
 			}
 			const char *v = getenv(name);
 			if (!v) {
-				int rc = perr(p, n, "environment variable %s is not set (used as ${%s})", name, name);
+				int rc =
+				    perr(p, n, "environment variable %s is not set (used as ${%s})",
+					 name, name);
 				free(name);
 				strbuf_release(&sb);
 				return rc;
@@ -281,11 +294,13 @@ static int get_list(struct parse *p, yaml_node_t *n, const char *what, int expan
 		return 0;
 	if (n->type != YAML_SEQUENCE_NODE)
 		return perr(p, n, "%s must be a list of strings, not %s", what, type_name(n));
-	for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top; i++) {
+	for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top;
+	     i++) {
 		struct lstr s;
 		yaml_node_t *item = node(p, *i);
 		if (item->type != YAML_SCALAR_NODE || is_null(item))
-			return perr(p, item, "each entry of %s must be a string, not %s", what, type_name(item));
+			return perr(p, item, "each entry of %s must be a string, not %s", what,
+				    type_name(item));
 		if (get_lstr(p, item, what, expand, &s))
 			return -1;
 		vec_push(out, s);
@@ -357,10 +372,19 @@ int config_parse_size(const char *s, long long *bytes)
 		const char *suffix;
 		double mult;
 	} units[] = {
-		{"", 1},          {"B", 1},          {"KB", 1e3},       {"MB", 1e6},
-		{"GB", 1e9},      {"TB", 1e12},      {"KiB", 1024.0},   {"MiB", 1048576.0},
-		{"GiB", 1073741824.0}, {"TiB", 1099511627776.0}, {"K", 1024.0}, {"M", 1048576.0},
-		{"G", 1073741824.0},
+	    {"", 1},
+	    {"B", 1},
+	    {"KB", 1e3},
+	    {"MB", 1e6},
+	    {"GB", 1e9},
+	    {"TB", 1e12},
+	    {"KiB", 1024.0},
+	    {"MiB", 1048576.0},
+	    {"GiB", 1073741824.0},
+	    {"TiB", 1099511627776.0},
+	    {"K", 1024.0},
+	    {"M", 1048576.0},
+	    {"G", 1073741824.0},
 	};
 	for (size_t i = 0; i < sizeof units / sizeof *units; i++) {
 		if (!strcmp(end, units[i].suffix)) {
@@ -384,14 +408,18 @@ static int parse_ports(struct parse *p, yaml_node_t *n, const char *what, struct
 	if (n->type != YAML_SEQUENCE_NODE)
 		return perr(p, n, "%s must be true, false or a list of ports, not %s", what,
 			    type_name(n));
-	for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top; i++) {
+	for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top;
+	     i++) {
 		yaml_node_t *item = node(p, *i);
-		const char *v = item->type == YAML_SCALAR_NODE ? (const char *)item->data.scalar.value : "";
+		const char *v =
+		    item->type == YAML_SCALAR_NODE ? (const char *)item->data.scalar.value : "";
 		char *end;
 		errno = 0;
 		long port = strtol(v, &end, 10);
-		if (item->type != YAML_SCALAR_NODE || !*v || *end || errno || port < 1 || port > 65535)
-			return perr(p, item, "a localBinding port must be a number from 1 to 65535");
+		if (item->type != YAML_SCALAR_NODE || !*v || *end || errno || port < 1 ||
+		    port > 65535)
+			return perr(p, item,
+				    "a localBinding port must be a number from 1 to 65535");
 		struct lstr s = {xstrdup(v), node_loc(p, item)};
 		vec_push(&out->list, s);
 	}
@@ -459,8 +487,8 @@ static int parse_row(struct parse *p, const struct schema_row *r, yaml_node_t *k
 			if (g[0] == '.' && strspn(g, "./") == strlen(g) && !strstr(g, ".."))
 				continue;
 			if (glob_check(g, &why, &off))
-				rc = config_error(&l->v[i].loc, "%s \"%s\": %s (docs/glob.md)", what,
-						  l->v[i].s, why);
+				rc = config_error(&l->v[i].loc, "%s \"%s\": %s (docs/glob.md)",
+						  what, l->v[i].s, why);
 		}
 		break;
 	}
@@ -484,8 +512,10 @@ static int parse_row(struct parse *p, const struct schema_row *r, yaml_node_t *k
 		long long *ms = at;
 		rc = get_str(p, v, what, expand, &text);
 		if (!rc && (config_parse_duration(text, ms) || *ms <= 0))
-			rc = perr(p, v, "\"%s\" is not a duration: write e.g. \"90s\", \"10m\", \"1h30m\"",
-				  text);
+			rc =
+			    perr(p, v,
+				 "\"%s\" is not a duration: write e.g. \"90s\", \"10m\", \"1h30m\"",
+				 text);
 		free(text);
 		break;
 	}
@@ -546,7 +576,9 @@ static int parse_tasks(struct parse *p, yaml_node_t *n, bool root_only, task_vec
 		/* "//#name" is a task of the root project alone (Turborepo's spelling). */
 		const char *bare = root_only && !strncmp(k, "//#", 3) ? k + 3 : k;
 		if (!*bare || strchr(bare, '#') || bare[0] == '^' || strpbrk(bare, " \t\n/"))
-			return perr(p, kn, "\"%s\" is not a task name (no '#', '/' or spaces, no leading '^')", k);
+			return perr(
+			    p, kn,
+			    "\"%s\" is not a task name (no '#', '/' or spaces, no leading '^')", k);
 		struct task_cfg *t = xcalloc(1, sizeof *t);
 		t->name = xstrdup(k);
 		t->loc = node_loc(p, kn);
@@ -559,8 +591,8 @@ static int parse_tasks(struct parse *p, yaml_node_t *n, bool root_only, task_vec
 
 static const char *const WORKSPACE_KEYS[] = {"projects", "cache", "inputs", NULL};
 static const char *const CACHE_KEYS[] = {"dir", "maxSize", "compression", "remote", NULL};
-static const char *const REMOTE_KEYS[] = {"url",   "token",   "team",      "teamId",
-					   "read",  "write",   "signature", "timeout", NULL};
+static const char *const REMOTE_KEYS[] = {"url",   "token",	"team",	   "teamId", "read",
+					  "write", "signature", "timeout", NULL};
 static const char *const WS_INPUT_KEYS[] = {"workspaceFiles", "env", NULL};
 
 static int parse_cache(struct parse *p, yaml_node_t *n, struct config *cfg)
@@ -581,7 +613,9 @@ static int parse_cache(struct parse *p, yaml_node_t *n, struct config *cfg)
 			char *s = NULL;
 			int rc = get_str(p, v, "cache.maxSize", EXPAND, &s);
 			if (!rc && config_parse_size(s, &cfg->cache_max_size))
-				rc = perr(p, v, "\"%s\" is not a size: write e.g. \"5GiB\", \"500MB\"", s);
+				rc =
+				    perr(p, v,
+					 "\"%s\" is not a size: write e.g. \"5GiB\", \"500MB\"", s);
 			free(s);
 			if (rc)
 				return -1;
@@ -593,7 +627,8 @@ static int parse_cache(struct parse *p, yaml_node_t *n, struct config *cfg)
 			bool bad = !*s || *end || lvl < 1 || lvl > 19;
 			free(s);
 			if (bad)
-				return perr(p, v, "cache.compression must be a zstd level from 1 to 19");
+				return perr(p, v,
+					    "cache.compression must be a zstd level from 1 to 19");
 			cfg->cache_compression = (int)lvl;
 		} else {
 			if (cfg->remote)
@@ -603,27 +638,35 @@ static int parse_cache(struct parse *p, yaml_node_t *n, struct config *cfg)
 			cfg->remote->read = cfg->remote->write = true;
 			if (mapping_begin(p, v, "cache.remote", &it2))
 				return -1;
-			while ((r = mapping_next(p, &it2, "cache.remote", REMOTE_KEYS, &k2, &v2)) > 0) {
-				if (!strcmp(k2, "read") || !strcmp(k2, "write") || !strcmp(k2, "signature")) {
+			while ((r = mapping_next(p, &it2, "cache.remote", REMOTE_KEYS, &k2, &v2)) >
+			       0) {
+				if (!strcmp(k2, "read") || !strcmp(k2, "write") ||
+				    !strcmp(k2, "signature")) {
 					if (get_bool(p, v2, k2,
-						     !strcmp(k2, "read")    ? &cfg->remote->read
-						     : !strcmp(k2, "write") ? &cfg->remote->write
-									    : &cfg->remote->signature))
+						     !strcmp(k2, "read") ? &cfg->remote->read
+						     : !strcmp(k2, "write")
+							 ? &cfg->remote->write
+							 : &cfg->remote->signature))
 						return -1;
 					continue;
 				}
 				if (!strcmp(k2, "timeout")) {
 					char *text = NULL;
-					int rc = get_str(p, v2, "cache.remote.timeout", EXPAND, &text);
-					if (!rc && (config_parse_duration(text, &cfg->remote->timeout_ms) ||
+					int rc =
+					    get_str(p, v2, "cache.remote.timeout", EXPAND, &text);
+					if (!rc && (config_parse_duration(
+							text, &cfg->remote->timeout_ms) ||
 						    cfg->remote->timeout_ms <= 0))
-						rc = perr(p, v2, "\"%s\" is not a duration: write e.g. \"30s\"", text);
+						rc = perr(
+						    p, v2,
+						    "\"%s\" is not a duration: write e.g. \"30s\"",
+						    text);
 					free(text);
 					if (rc)
 						return -1;
 					continue;
 				}
-				char **dst = !strcmp(k2, "url")	    ? &cfg->remote->url
+				char **dst = !strcmp(k2, "url")	     ? &cfg->remote->url
 					     : !strcmp(k2, "token")  ? &cfg->remote->token
 					     : !strcmp(k2, "teamId") ? &cfg->remote->team_id
 								     : &cfg->remote->team;
@@ -658,9 +701,13 @@ static int parse_workspace(struct parse *p, yaml_node_t *n, struct config *cfg)
 		} else {
 			if (mapping_begin(p, v, "workspace.inputs", &it2))
 				return -1;
-			while ((r = mapping_next(p, &it2, "workspace.inputs", WS_INPUT_KEYS, &k2, &v2)) > 0) {
-				lstr_vec *dst = !strcmp(k2, "env") ? &cfg->ws_input_env : &cfg->ws_input_files;
-				if (get_list(p, v2, !strcmp(k2, "env") ? "inputs.env" : "inputs.workspaceFiles",
+			while ((r = mapping_next(p, &it2, "workspace.inputs", WS_INPUT_KEYS, &k2,
+						 &v2)) > 0) {
+				lstr_vec *dst =
+				    !strcmp(k2, "env") ? &cfg->ws_input_env : &cfg->ws_input_files;
+				if (get_list(p, v2,
+					     !strcmp(k2, "env") ? "inputs.env"
+								: "inputs.workspaceFiles",
 					     EXPAND, dst))
 					return -1;
 			}
@@ -693,7 +740,9 @@ static int parse_root(struct parse *p, struct config *cfg)
 			if (get_lstr(p, v, "name", EXPAND, &cfg->name))
 				return -1;
 			if (!*cfg->name.s || strchr(cfg->name.s, '#'))
-				return perr(p, v, "\"%s\" is not a project name (empty, or holds '#')", cfg->name.s);
+				return perr(p, v,
+					    "\"%s\" is not a project name (empty, or holds '#')",
+					    cfg->name.s);
 		} else if (!strcmp(k, "dependsOn")) {
 			if (get_list(p, v, "dependsOn", EXPAND, &cfg->depends_on))
 				return -1;
@@ -746,7 +795,8 @@ struct config *config_parse(const char *path, const char *text, size_t len)
 	if (yamlload_next(&parser, &extra, &err)) {
 		yaml_node_t *r = yaml_document_get_root_node(&extra);
 		if (r) {
-			struct loc l = {path, (int)r->start_mark.line + 1, (int)r->start_mark.column + 1};
+			struct loc l = {path, (int)r->start_mark.line + 1,
+					(int)r->start_mark.column + 1};
 			config_error(&l, "a vx.yaml holds one YAML document; this is a second");
 			yaml_document_delete(&extra);
 			yaml_document_delete(&p.doc);
@@ -759,9 +809,10 @@ struct config *config_parse(const char *path, const char *text, size_t len)
 	int rc = parse_root(&p, cfg);
 	for (size_t i = 0; !rc && !cfg->is_workspace && i < cfg->tasks.n; i++)
 		if (!strncmp(cfg->tasks.v[i]->name, "//#", 3))
-			rc = config_error(&cfg->tasks.v[i]->loc,
-					  "\"%s\": a \"//#\" task belongs in the workspace root's vx.yaml",
-					  cfg->tasks.v[i]->name);
+			rc = config_error(
+			    &cfg->tasks.v[i]->loc,
+			    "\"%s\": a \"//#\" task belongs in the workspace root's vx.yaml",
+			    cfg->tasks.v[i]->name);
 	yaml_document_delete(&p.doc);
 	yaml_parser_delete(&parser);
 	if (rc) {
@@ -850,7 +901,7 @@ struct task_cfg *config_task_merge(const struct task_cfg *own, const struct task
 	unsigned def_set = defaults ? defaults->set : 0;
 	t->set = own_set | def_set;
 	t->inherited = def_set & ~own_set;
-/* Field by field: the project's own where it wrote one, else the default. */
+	/* Field by field: the project's own where it wrote one, else the default. */
 	for (const struct schema_row *r = schema_task; r->name; r++) {
 		if (!r->field)
 			continue;

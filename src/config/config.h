@@ -32,7 +32,7 @@ int output_logs_parse(const char *s);
 
 /* A "list or true" value: `network: true` or `network: [hosts]`. */
 struct grant_list {
-	bool any;      /* true was written */
+	bool any;	/* true was written */
 	struct loc loc; /* where the value stood (a `true` has no entry to point at) */
 	lstr_vec list;
 };
@@ -82,24 +82,24 @@ enum task_field {
 
 struct task_cfg {
 	char *name;
-	struct loc loc;       /* the task's key in its tasks: mapping */
-	unsigned set;         /* enum task_field bits written in this file */
-	unsigned inherited;   /* bits that came from the workspace defaults */
-	struct lstr command;  /* s NULL: none written */
-	lstr_vec depends_on;  /* "^build", "build", "proj#build" as written */
-	lstr_vec with;        /* "task", "proj#task": run alongside (turbo.json's with):
-			       * in the graph when this task is, with no edge */
+	struct loc loc;	     /* the task's key in its tasks: mapping */
+	unsigned set;	     /* enum task_field bits written in this file */
+	unsigned inherited;  /* bits that came from the workspace defaults */
+	struct lstr command; /* s NULL: none written */
+	lstr_vec depends_on; /* "^build", "build", "proj#build" as written */
+	lstr_vec with;	     /* "task", "proj#task": run alongside (turbo.json's with):
+			      * in the graph when this task is, with no edge */
 	lstr_vec input_files, input_ws_files, input_env;
-	lstr_vec toolchain;   /* inputs.toolchain: programs keyed by content (names on the
-			       * task's PATH, or paths); not written: the command's first */
-	lstr_vec outputs;     /* "!" prefixed entries take matches back */
+	lstr_vec toolchain; /* inputs.toolchain: programs keyed by content (names on the
+			     * task's PATH, or paths); not written: the command's first */
+	lstr_vec outputs;   /* "!" prefixed entries take matches back */
 	bool cache;
 	bool persistent;
 	struct lstr output_logs; /* full, new-only, errors-only, hash-only, none; s NULL:
 				  * the run's (--output-logs) */
-	struct lstr restart;  /* "on-input-change" or "never" (vx watch, a persistent
-			       * task); s NULL: not written, on-input-change */
-	long long timeout_ms; /* 0: none */
+	struct lstr restart;	 /* "on-input-change" or "never" (vx watch, a persistent
+				  * task); s NULL: not written, on-input-change */
+	long long timeout_ms;	 /* 0: none */
 	kv_vec env_define;
 	lstr_vec env_pass, env_pass_secrets;
 	struct sandbox_cfg *sandbox; /* NULL: no sandbox: block */
@@ -108,25 +108,25 @@ typedef VEC(struct task_cfg *) task_vec;
 
 struct remote_cfg {
 	char *url, *token, *team, *team_id; /* team: the slug (slug=); team_id: teamId= */
-	bool read, write;     /* default true */
-	bool signature;       /* sign uploads, verify downloads (x-artifact-tag) */
-	long long timeout_ms; /* per request; 0: the client's default */
+	bool read, write;		    /* default true */
+	bool signature;			    /* sign uploads, verify downloads (x-artifact-tag) */
+	long long timeout_ms;		    /* per request; 0: the client's default */
 	struct loc loc;
 };
 
 /* One vx.yaml: a project's, or the workspace root's (which may also be a project). */
 struct config {
-	char *path;              /* absolute path of the vx.yaml; every loc.file points here */
-	char *turbo_path;        /* the root's turbo.json, when one was read (turbo.c): the
-				  * locs of what came from it point here */
-	bool is_workspace;       /* has a workspace: key */
+	char *path;	   /* absolute path of the vx.yaml; every loc.file points here */
+	char *turbo_path;  /* the root's turbo.json, when one was read (turbo.c): the
+			    * locs of what came from it point here */
+	bool is_workspace; /* has a workspace: key */
 
 	/* workspace: (is_workspace only) */
-	lstr_vec projects;       /* project directory globs; none written: package.json workspaces */
+	lstr_vec projects; /* project directory globs; none written: package.json workspaces */
 	bool projects_set;
-	char *cache_dir;         /* relative to the workspace root; default ".vx/cache" */
+	char *cache_dir;	  /* relative to the workspace root; default ".vx/cache" */
 	long long cache_max_size; /* bytes; default 5 GiB */
-	int cache_compression;   /* zstd level; default 3 */
+	int cache_compression;	  /* zstd level; default 3 */
 	struct remote_cfg *remote;
 	lstr_vec ws_input_files, ws_input_env;
 	/* strict: an unsandboxed task sees only the variables its key names,
@@ -134,13 +134,13 @@ struct config {
 	 * Turborepo 2; loose: the whole environment. turbo.json's envMode
 	 * (strict when a turbo.json is read), `vx run --env-mode`. */
 	bool env_strict;
-	lstr_vec ws_env_pass;    /* turbo.json globalPassThroughEnv: passed, not keyed */
+	lstr_vec ws_env_pass; /* turbo.json globalPassThroughEnv: passed, not keyed */
 
 	/* project keys */
-	struct lstr name;        /* s NULL: not written */
-	lstr_vec depends_on;     /* project names */
-	task_vec tasks;          /* for a workspace file: the defaults every project inherits,
-				  * and "//#name" tasks of the root project alone */
+	struct lstr name;    /* s NULL: not written */
+	lstr_vec depends_on; /* project names */
+	task_vec tasks;	     /* for a workspace file: the defaults every project inherits,
+			      * and "//#name" tasks of the root project alone */
 };
 
 /* Parses the vx.yaml at path (absolute). On any error prints one line

@@ -32,8 +32,12 @@ static uint64_t signature(void)
 	if (!st)
 		die("out of memory");
 	XXH3_64bits_reset(st);
-	const size_t sizes[] = {BLOB_VERSION, sizeof(struct config), sizeof(struct task_cfg),
-				sizeof(struct sandbox_cfg), sizeof(struct lstr), sizeof(struct kv),
+	const size_t sizes[] = {BLOB_VERSION,
+				sizeof(struct config),
+				sizeof(struct task_cfg),
+				sizeof(struct sandbox_cfg),
+				sizeof(struct lstr),
+				sizeof(struct kv),
 				sizeof(struct grant_list)};
 	XXH3_64bits_update(st, sizes, sizeof sizes);
 	const struct schema_row *tables[] = {schema_task, schema_sandbox};
@@ -166,8 +170,7 @@ static bool has_expansion(const char *text, size_t len)
 	return false;
 }
 
-bool config_blob_write(const struct config *cfg, const char *text, size_t len,
-		       struct strbuf *out)
+bool config_blob_write(const struct config *cfg, const char *text, size_t len, struct strbuf *out)
 {
 	/* The parse expanded ${VAR} from this process's environment: the
 	 * next run's may differ. A workspace file holds more than a blob. */
@@ -332,8 +335,8 @@ static bool header(struct reader *r, const char *magic)
 struct config *config_blob_read(const char *path, const char *blob, size_t len)
 {
 	struct config *cfg = config_new(path);
-	struct reader r = {(const unsigned char *)blob, (const unsigned char *)blob + len, cfg->path,
-			   true};
+	struct reader r = {(const unsigned char *)blob, (const unsigned char *)blob + len,
+			   cfg->path, true};
 	if (!header(&r, CONFIG_MAGIC)) {
 		config_free(cfg);
 		return NULL;

@@ -21,18 +21,17 @@
 /* Appends cfg (a project's vx.yaml, parsed from text) to out. Returns false,
  * out unchanged, when it cannot be one: a workspace file, a value from the
  * environment, a place in another file. */
-bool config_blob_write(const struct config *cfg, const char *text, size_t len,
-		       struct strbuf *out);
+bool config_blob_write(const struct config *cfg, const char *text, size_t len, struct strbuf *out);
 /* The config a blob holds, its places in path; NULL when the blob is not
  * one this build wrote (or is damaged). */
 struct config *config_blob_read(const char *path, const char *blob, size_t len);
 
 /* What vx takes from a package.json. */
 struct pkg_fields {
-	char *name;    /* "name", or NULL */
-	int name_line, name_col; /* where its value is in the file (1-based) */
-	char *version; /* "version", or NULL */
-	struct strvec deps, dep_specs;	  /* the four dependency kinds, parallel */
+	char *name;			     /* "name", or NULL */
+	int name_line, name_col;	     /* where its value is in the file (1-based) */
+	char *version;			     /* "version", or NULL */
+	struct strvec deps, dep_specs;	     /* the four dependency kinds, parallel */
 	struct strvec script_names, scripts; /* string "scripts", parallel */
 };
 void pkg_fields_free(struct pkg_fields *f);

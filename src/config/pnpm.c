@@ -57,7 +57,8 @@ int pnpm_workspace_parse(const char *path, const char *text, size_t len, lstr_ve
 				/* pnpm's YAML reader refuses the file; taking either
 				 * list would build projects pnpm never installed */
 				struct loc l = mark(path, k->start_mark);
-				rc = config_error(&l, "duplicate key \"packages\" (first at line %d)",
+				rc = config_error(&l,
+						  "duplicate key \"packages\" (first at line %d)",
 						  (int)first->start_mark.line + 1);
 			}
 			first = k;
@@ -70,7 +71,8 @@ int pnpm_workspace_parse(const char *path, const char *text, size_t len, lstr_ve
 	if (!rc && seq) {
 		if (seq->type != YAML_SEQUENCE_NODE) {
 			struct loc l = mark(path, seq->start_mark);
-			rc = config_error(&l, "pnpm-workspace.yaml packages: must be a list of globs");
+			rc = config_error(&l,
+					  "pnpm-workspace.yaml packages: must be a list of globs");
 		}
 		for (int pass = 0; !rc && pass < 2; pass++) {
 			for (yaml_node_item_t *it = seq->data.sequence.items.start;
@@ -78,8 +80,9 @@ int pnpm_workspace_parse(const char *path, const char *text, size_t len, lstr_ve
 				yaml_node_t *e = yaml_document_get_node(&doc, *it);
 				struct loc l = mark(path, e->start_mark);
 				if (e->type != YAML_SCALAR_NODE || !e->data.scalar.length) {
-					rc = config_error(&l, "pnpm-workspace.yaml packages: entries must "
-							      "be globs (strings)");
+					rc = config_error(
+					    &l, "pnpm-workspace.yaml packages: entries must "
+						"be globs (strings)");
 					break;
 				}
 				const char *s = (const char *)e->data.scalar.value;

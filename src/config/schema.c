@@ -14,8 +14,8 @@
 static bool bad_dependency(const char *d)
 {
 	const char *hash = strchr(d, '#');
-	return !*d || !strcmp(d, "^") || (hash && (hash == d || !hash[1] || strchr(hash + 1, '#'))) ||
-	       (d[0] == '^' && hash);
+	return !*d || !strcmp(d, "^") ||
+	       (hash && (hash == d || !hash[1] || strchr(hash + 1, '#'))) || (d[0] == '^' && hash);
 }
 
 /* with: as dependsOn, without "^" (a sibling is one task, not each
@@ -79,15 +79,15 @@ const struct schema_row schema_task[] = {
     {"with", SCHEMA_LIST, TASK(with), 0, TF_WITH, NULL, bad_sibling,
      "\"%s\" is not a task to run alongside: write \"task\" or \"project#task\""},
     {"inputs", SCHEMA_MAP, 0, 0, 0, NULL, NULL, NULL},
-    {"inputs.files", SCHEMA_LIST, TASK(input_files), SCHEMA_EXPAND | SCHEMA_GLOBS, TF_INPUT_FILES, NULL, NULL,
-     NULL},
-    {"inputs.workspaceFiles", SCHEMA_LIST, TASK(input_ws_files), SCHEMA_EXPAND | SCHEMA_GLOBS, TF_INPUT_WS_FILES,
+    {"inputs.files", SCHEMA_LIST, TASK(input_files), SCHEMA_EXPAND | SCHEMA_GLOBS, TF_INPUT_FILES,
      NULL, NULL, NULL},
+    {"inputs.workspaceFiles", SCHEMA_LIST, TASK(input_ws_files), SCHEMA_EXPAND | SCHEMA_GLOBS,
+     TF_INPUT_WS_FILES, NULL, NULL, NULL},
     {"inputs.env", SCHEMA_LIST, TASK(input_env), 0, TF_INPUT_ENV, NULL, NULL, NULL},
     {"inputs.toolchain", SCHEMA_LIST, TASK(toolchain), SCHEMA_EXPAND, TF_TOOLCHAIN, NULL, NULL,
      NULL},
-    {"outputs", SCHEMA_LIST, TASK(outputs), SCHEMA_EXPAND | SCHEMA_GLOBS, TF_OUTPUTS, NULL, leaves_project,
-     "output \"%s\" leaves the project; a task's outputs lie in its own directory"},
+    {"outputs", SCHEMA_LIST, TASK(outputs), SCHEMA_EXPAND | SCHEMA_GLOBS, TF_OUTPUTS, NULL,
+     leaves_project, "output \"%s\" leaves the project; a task's outputs lie in its own directory"},
     {"cache", SCHEMA_BOOL, TASK(cache), 0, TF_CACHE, NULL, NULL, NULL},
     {"persistent", SCHEMA_BOOL, TASK(persistent), 0, TF_PERSISTENT, NULL, NULL, NULL},
     {"restart", SCHEMA_STR, TASK(restart), 0, TF_RESTART, NULL, bad_restart,
@@ -109,7 +109,8 @@ const struct schema_row schema_task[] = {
 const struct schema_row schema_sandbox[] = {
     {"allow", SCHEMA_MAP, 0, 0, 0, NULL, NULL, NULL},
     {"allow.read", SCHEMA_LIST, SB(allow_read), SCHEMA_EXPAND | SCHEMA_GLOBS, 0, NULL, NULL, NULL},
-    {"allow.write", SCHEMA_LIST, SB(allow_write), SCHEMA_EXPAND | SCHEMA_GLOBS, 0, NULL, NULL, NULL},
+    {"allow.write", SCHEMA_LIST, SB(allow_write), SCHEMA_EXPAND | SCHEMA_GLOBS, 0, NULL, NULL,
+     NULL},
     {"allow.network", SCHEMA_GRANTS, SB(allow_network), SCHEMA_EXPAND, 0, "network.any", NULL,
      NULL},
     {"allow.localBinding", SCHEMA_PORTS, SB(local_binding), 0, 0, "localBinding.any", NULL, NULL},
@@ -126,8 +127,10 @@ const struct schema_row schema_sandbox[] = {
     {"deny", SCHEMA_MAP, 0, 0, 0, NULL, NULL, NULL},
     {"deny.network", SCHEMA_LIST, SB(deny_network), SCHEMA_EXPAND, 0, NULL, NULL, NULL},
     {"ignore", SCHEMA_MAP, 0, 0, 0, NULL, NULL, NULL},
-    {"ignore.read", SCHEMA_LIST, SB(ignore_read), SCHEMA_EXPAND | SCHEMA_GLOBS, 0, NULL, NULL, NULL},
-    {"ignore.write", SCHEMA_LIST, SB(ignore_write), SCHEMA_EXPAND | SCHEMA_GLOBS, 0, NULL, NULL, NULL},
+    {"ignore.read", SCHEMA_LIST, SB(ignore_read), SCHEMA_EXPAND | SCHEMA_GLOBS, 0, NULL, NULL,
+     NULL},
+    {"ignore.write", SCHEMA_LIST, SB(ignore_write), SCHEMA_EXPAND | SCHEMA_GLOBS, 0, NULL, NULL,
+     NULL},
     {"ignore.network", SCHEMA_LIST, SB(ignore_network), SCHEMA_EXPAND, 0, NULL, NULL, NULL},
     {"hermetic", SCHEMA_BOOL, SB(hermetic), 0, 0, "hermetic", NULL, NULL},
     {"weakerWhenNested", SCHEMA_BOOL, SB(weaker_when_nested), 0, 0, "weaker", NULL, NULL},
@@ -263,7 +266,8 @@ void schema_copy_row(const struct schema_row *r, void *dst, const void *src)
 		break;
 	}
 	case SCHEMA_SANDBOX: {
-		const struct sandbox_cfg *s = *(struct sandbox_cfg *const *)((const char *)src + r->off);
+		const struct sandbox_cfg *s =
+		    *(struct sandbox_cfg *const *)((const char *)src + r->off);
 		if (s)
 			*AT(dst, r, struct sandbox_cfg *) = schema_sandbox_copy(s);
 		break;

@@ -15,16 +15,16 @@
 #include "util/vec.h"
 
 enum schema_kind {
-	SCHEMA_MAP,      /* a mapping of the rows named below it ("inputs" holds "inputs.files") */
-	SCHEMA_STR,      /* struct lstr */
-	SCHEMA_LIST,     /* lstr_vec */
-	SCHEMA_GRANTS,   /* struct grant_list: true, false or a list */
-	SCHEMA_PORTS,    /* struct grant_list of port numbers (1-65535) as text */
-	SCHEMA_BOOL,     /* bool */
+	SCHEMA_MAP,	 /* a mapping of the rows named below it ("inputs" holds "inputs.files") */
+	SCHEMA_STR,	 /* struct lstr */
+	SCHEMA_LIST,	 /* lstr_vec */
+	SCHEMA_GRANTS,	 /* struct grant_list: true, false or a list */
+	SCHEMA_PORTS,	 /* struct grant_list of port numbers (1-65535) as text */
+	SCHEMA_BOOL,	 /* bool */
 	SCHEMA_BOOL_NOT, /* bool, stored negated (verifyKey: false sets no_verify_key) */
 	SCHEMA_DURATION, /* long long milliseconds, written "90s", "1h30m" */
-	SCHEMA_ENV,      /* kv_vec: a mapping of variable names to text */
-	SCHEMA_SANDBOX,  /* struct sandbox_cfg *, its keys the rows of schema_sandbox */
+	SCHEMA_ENV,	 /* kv_vec: a mapping of variable names to text */
+	SCHEMA_SANDBOX,	 /* struct sandbox_cfg *, its keys the rows of schema_sandbox */
 };
 
 enum {
@@ -34,12 +34,12 @@ enum {
 };
 
 struct schema_row {
-	const char *name;      /* dotted path below the table's root ("allow.read"); NULL ends */
+	const char *name; /* dotted path below the table's root ("allow.read"); NULL ends */
 	enum schema_kind kind;
-	size_t off;            /* offsetof the field in the table's struct (not for a map) */
-	unsigned flags;        /* SCHEMA_EXPAND, SCHEMA_GLOBS */
-	unsigned field;        /* enum task_field bit, set when the key is written (tasks) */
-	const char *fold;      /* a bool's name in the folded key text (sandbox); NULL: none */
+	size_t off;	  /* offsetof the field in the table's struct (not for a map) */
+	unsigned flags;	  /* SCHEMA_EXPAND, SCHEMA_GLOBS */
+	unsigned field;	  /* enum task_field bit, set when the key is written (tasks) */
+	const char *fold; /* a bool's name in the folded key text (sandbox); NULL: none */
 	/* A string, or a list entry, the row refuses: refuses(entry) true gets
 	 * refusal, a printf format of one %s (the entry). NULL: every string
 	 * is taken. */

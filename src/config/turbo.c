@@ -52,12 +52,14 @@ static void warn_at(const struct turbo *t, const yaml_node_t *n, const char *fmt
  * not depend on it. */
 static int dup_key(const struct turbo *t, const yaml_node_t *map, const yaml_node_pair_t *pr)
 {
-	const char *name = yamlnode_scalar(yaml_document_get_node((yaml_document_t *)&t->doc, pr->key));
+	const char *name =
+	    yamlnode_scalar(yaml_document_get_node((yaml_document_t *)&t->doc, pr->key));
 	for (const yaml_node_pair_t *q = map->data.mapping.pairs.start; name && q < pr; q++) {
 		yaml_node_t *prev = yaml_document_get_node((yaml_document_t *)&t->doc, q->key);
 		const char *pn = yamlnode_scalar(prev);
 		if (pn && !strcmp(pn, name)) {
-			yaml_node_t *k = yaml_document_get_node((yaml_document_t *)&t->doc, pr->key);
+			yaml_node_t *k =
+			    yaml_document_get_node((yaml_document_t *)&t->doc, pr->key);
 			struct loc l = at(t, k);
 			return config_error(&l, "duplicate key \"%s\" (first at line %d)", name,
 					    (int)prev->start_mark.line + 1);
@@ -132,8 +134,8 @@ static void env_names(const lstr_vec *pats, lstr_vec *out)
 		for (size_t i = 0; i < pats->n && !drop; i++)
 			drop = pats->v[i].s[0] == '!' && !fnmatch(pats->v[i].s + 1, names.v[k], 0);
 		if (!drop)
-			vec_push(out, ((struct lstr){xstrdup(names.v[k]), pats->n ? pats->v[0].loc
-										   : (struct loc){0}}));
+			vec_push(out, ((struct lstr){xstrdup(names.v[k]),
+						     pats->n ? pats->v[0].loc : (struct loc){0}}));
 	}
 	strvec_clear(&names);
 }
@@ -185,8 +187,9 @@ static struct task_cfg *read_task(struct turbo *t, const yaml_node_t *key, const
 			const char *m = string(val);
 			if (!m || output_logs_parse(m) < 0) {
 				struct loc vl = at(t, val);
-				config_error(&vl, "turbo.json \"outputLogs\" is \"full\", \"new-only\", "
-						  "\"errors-only\", \"hash-only\" or \"none\"");
+				config_error(&vl,
+					     "turbo.json \"outputLogs\" is \"full\", \"new-only\", "
+					     "\"errors-only\", \"hash-only\" or \"none\"");
 				goto fail;
 			}
 			free(tc->output_logs.s);
@@ -214,19 +217,22 @@ static struct task_cfg *read_task(struct turbo *t, const yaml_node_t *key, const
 				/* the default inputs (every file of the package) already
 				 * hold what is added beside them; a "!" taken from them
 				 * is keyed anyway: more in a key is never a stale hit */
-				warn_at(t, val, "%s: $TURBO_DEFAULT$ keys every file of the package "
-						"(beside it, \"!\" entries are not taken away)",
+				warn_at(t, val,
+					"%s: $TURBO_DEFAULT$ keys every file of the package "
+					"(beside it, \"!\" entries are not taken away)",
 					"inputs");
 			} else if (!rc) {
 				for (size_t i = 0; i < in.n; i++)
 					if (strncmp(in.v[i].s, "$TURBO_ROOT$/", 13))
 						vec_push(&tc->input_files,
-							 ((struct lstr){xstrdup(in.v[i].s), in.v[i].loc}));
+							 ((struct lstr){xstrdup(in.v[i].s),
+									in.v[i].loc}));
 				/* Turborepo always keys the package's package.json and
 				 * turbo.json, whatever inputs says (the oracle, t0181) */
 				static const char *const always[] = {"package.json", "turbo.json"};
 				for (size_t i = 0; i < 2; i++)
-					vec_push(&tc->input_files, ((struct lstr){xstrdup(always[i]), at(t, val)}));
+					vec_push(&tc->input_files,
+						 ((struct lstr){xstrdup(always[i]), at(t, val)}));
 				tc->set |= TF_INPUT_FILES;
 			}
 			if (tc->input_ws_files.n)
@@ -251,7 +257,8 @@ static struct task_cfg *read_task(struct turbo *t, const yaml_node_t *key, const
 		} else if (!strcmp(name, "interruptible")) {
 			bool b = false;
 			rc = get_bool(t, val, name, &b);
-			tc->restart = (struct lstr){xstrdup(b ? "on-input-change" : "never"), at(t, val)};
+			tc->restart =
+			    (struct lstr){xstrdup(b ? "on-input-change" : "never"), at(t, val)};
 			tc->set |= TF_RESTART;
 		} else if (in(IGNORED_TASK_KEYS, name)) {
 			warn_at(t, k, "\"%s\" is not read by vx (ignored)", name);
@@ -336,11 +343,17 @@ static int read_remote(struct turbo *t, const yaml_node_t *v)
 	return err;
 }
 
-static const char *const IGNORED_KEYS[] = {
-    "$schema",	   "ui",	  "daemon",	    "cacheDir",
-    "concurrency",
-    "boundaries",  "futureFlags", "noUpdateNotifier", "dangerouslyDisablePackageManagerCheck",
-    "tags",	   NULL};
+static const char *const IGNORED_KEYS[] = {"$schema",
+					   "ui",
+					   "daemon",
+					   "cacheDir",
+					   "concurrency",
+					   "boundaries",
+					   "futureFlags",
+					   "noUpdateNotifier",
+					   "dangerouslyDisablePackageManagerCheck",
+					   "tags",
+					   NULL};
 
 /* "$TURBO_EXTENDS$" in a package task's list: the root task's list first,
  * then the package's own. Returns true when it was there. */
@@ -450,7 +463,8 @@ static int parse(struct turbo *tp, char *text, size_t len)
 		}
 		if (!strcmp(name, "tasks") || !strcmp(name, "pipeline")) {
 			if (!strcmp(name, "pipeline"))
-				warn_at(&t, k, "\"%s\" is turbo.json's schema 1: read as \"tasks\"", name);
+				warn_at(&t, k, "\"%s\" is turbo.json's schema 1: read as \"tasks\"",
+					name);
 			if (v->type != YAML_MAPPING_NODE) {
 				struct loc l = at(&t, v);
 				rc = config_error(&l, "turbo.json \"%s\" must be an object", name);
@@ -466,8 +480,9 @@ static int parse(struct turbo *tp, char *text, size_t len)
 				const char *tn = yamlnode_scalar(tk);
 				if (t.package && tn && strchr(tn, '#')) {
 					struct loc l = at(&t, tk);
-					rc = config_error(&l, "a package's turbo.json names its own "
-							      "tasks: \"%s\", not \"%s\"",
+					rc = config_error(&l,
+							  "a package's turbo.json names its own "
+							  "tasks: \"%s\", not \"%s\"",
 							  strchr(tn, '#') + 1, tn);
 					break;
 				}
@@ -486,8 +501,10 @@ static int parse(struct turbo *tp, char *text, size_t len)
 		} else if (t.package && strcmp(name, "$schema") && strcmp(name, "tags") &&
 			   strcmp(name, "boundaries")) {
 			struct loc l = at(&t, k);
-			rc = config_error(&l, "\"%s\" belongs in the root turbo.json, not a "
-					      "package's", name);
+			rc = config_error(&l,
+					  "\"%s\" belongs in the root turbo.json, not a "
+					  "package's",
+					  name);
 		} else if (!strcmp(name, "globalDependencies")) {
 			rc = get_list(&t, v, name, &cfg->ws_input_files) ? -1 : 1;
 		} else if (!strcmp(name, "globalEnv")) {
@@ -502,7 +519,8 @@ static int parse(struct turbo *tp, char *text, size_t len)
 			const char *m = string(v);
 			if (!m || (strcmp(m, "strict") && strcmp(m, "loose"))) {
 				struct loc l = at(&t, v);
-				rc = config_error(&l, "turbo.json \"envMode\" is \"strict\" or \"loose\"");
+				rc = config_error(
+				    &l, "turbo.json \"envMode\" is \"strict\" or \"loose\"");
 			} else {
 				cfg->env_strict = !strcmp(m, "strict");
 				env_mode = true;

@@ -90,8 +90,9 @@ static cJSON *pkg_parse(const char *path, struct strbuf *text)
 		rest++;
 	if (!cJSON_IsObject(doc) || rest < sb.len) {
 		struct loc l = byte_loc(path, text, cJSON_IsObject(doc) ? rest : 0);
-		config_error(&l, "%s", cJSON_IsObject(doc) ? "text after the JSON object"
-							  : "package.json must hold a JSON object");
+		config_error(&l, "%s",
+			     cJSON_IsObject(doc) ? "text after the JSON object"
+						 : "package.json must hold a JSON object");
 		cJSON_Delete(doc);
 		return NULL;
 	}
@@ -808,9 +809,12 @@ static void pm_from_lockfile(const char *root, struct package_manager *pm)
 {
 	static const struct {
 		const char *file, *name;
-	} locks[] = {{"pnpm-lock.yaml", "pnpm"}, {"package-lock.json", "npm"},
-		     {"npm-shrinkwrap.json", "npm"}, {"yarn.lock", "yarn"},
-		     {"bun.lock", "bun"},	   {"bun.lockb", "bun"}};
+	} locks[] = {{"pnpm-lock.yaml", "pnpm"},
+		     {"package-lock.json", "npm"},
+		     {"npm-shrinkwrap.json", "npm"},
+		     {"yarn.lock", "yarn"},
+		     {"bun.lock", "bun"},
+		     {"bun.lockb", "bun"}};
 	for (size_t k = 0; k < sizeof locks / sizeof *locks; k++) {
 		char *f = path_join(root, locks[k].file);
 		bool here = file_exists(f);
@@ -899,7 +903,8 @@ static void scan_node_modules(struct linked_scan *ls, const char *nm, bool scope
 		struct stat st;
 		if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode))
 			linked_entry(ls, p);
-		else if (!scoped && names.v[i][0] == '@' && lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+		else if (!scoped && names.v[i][0] == '@' && lstat(p, &st) == 0 &&
+			 S_ISDIR(st.st_mode))
 			scan_node_modules(ls, p, true); /* @scope/name */
 		free(p);
 	}

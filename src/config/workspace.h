@@ -13,55 +13,55 @@
 #include "util/vec.h"
 
 struct project {
-	char *name;            /* unique; vx.yaml name, else package.json name, else rel ("//" for the root) */
-	struct loc name_loc;   /* where the name was written (or the project file's 1:1) */
-	char *dir;             /* absolute */
-	char *rel;             /* workspace-relative; "." for the root project */
-	bool is_root;          /* the workspace root itself */
-	struct config *cfg;    /* its vx.yaml, or NULL; the root project shares ws->cfg */
+	char *name; /* unique; vx.yaml name, else package.json name, else rel ("//" for the root) */
+	struct loc name_loc;	  /* where the name was written (or the project file's 1:1) */
+	char *dir;		  /* absolute */
+	char *rel;		  /* workspace-relative; "." for the root project */
+	bool is_root;		  /* the workspace root itself */
+	struct config *cfg;	  /* its vx.yaml, or NULL; the root project shares ws->cfg */
 	struct config *turbo_cfg; /* its own turbo.json ("extends": ["//"]), or NULL */
-	char *pkg_path;        /* its package.json, or NULL */
-	char *pkg_version;     /* its package.json "version", or NULL */
+	char *pkg_path;		  /* its package.json, or NULL */
+	char *pkg_version;	  /* its package.json "version", or NULL */
 	struct strvec script_names, scripts; /* package.json "scripts", parallel arrays */
-	struct strvec pkg_deps; /* package.json dependency names of all four kinds */
+	struct strvec pkg_deps;		     /* package.json dependency names of all four kinds */
 	struct strvec pkg_dep_specs; /* and their specifiers ("^18.2.0", "workspace:*"), parallel */
-	VEC(size_t) deps;      /* indices of the projects this one depends on (workspace_load) */
-	VEC(size_t) nested;    /* indices of the projects whose directories lie inside this one's */
+	VEC(size_t) deps;   /* indices of the projects this one depends on (workspace_load) */
+	VEC(size_t) nested; /* indices of the projects whose directories lie inside this one's */
 };
 
 /* The package manager a workspace is run with: from packageManager in the
  * root package.json ("pnpm@9.1.0"), else from its lockfile. */
 struct package_manager {
-	char name[8];        /* "npm", "pnpm", "yarn", "bun" */
-	char version[32];    /* "9.1.0", or "" when not written */
-	const char *source;  /* static: "packageManager in package.json", "pnpm-lock.yaml",
-			      * …, or "none found (npm assumed)" */
-	bool pre_post;       /* it runs a script's "pre" and "post" scripts around it:
-			      * npm, and Yarn classic (1.x); not pnpm, Yarn berry or Bun */
+	char name[8];	    /* "npm", "pnpm", "yarn", "bun" */
+	char version[32];   /* "9.1.0", or "" when not written */
+	const char *source; /* static: "packageManager in package.json", "pnpm-lock.yaml",
+			     * …, or "none found (npm assumed)" */
+	bool pre_post;	    /* it runs a script's "pre" and "post" scripts around it:
+			     * npm, and Yarn classic (1.x); not pnpm, Yarn berry or Bun */
 };
 
 struct workspace {
-	char *root;            /* absolute, links resolved */
-	struct config *cfg;    /* the root vx.yaml (holds workspace:) */
+	char *root;			/* absolute, links resolved */
+	struct config *cfg;		/* the root vx.yaml (holds workspace:) */
 	VEC(struct project *) projects; /* sorted by rel */
-	struct strmap by_name; /* project name -> index; keys borrowed from the projects */
-	struct strvec project_globs; /* the project patterns in effect (workspace.projects,
-				      * else pnpm-workspace.yaml packages:, else package.json
-				      * "workspaces"), root-relative */
-	const char *projects_from; /* which of those three (static text) */
-	const char *root_from;     /* what made the root one: "vx.yaml workspace:",
-				    * "turbo.json", "pnpm-workspace.yaml", "package.json
-				    * workspaces" (static text) */
-	char *pnpm_path;       /* the pnpm-workspace.yaml read, when it was (locs point here) */
-	char *root_pkg_path;   /* the root package.json (the locs of its workspaces point here) */
+	struct strmap by_name;		/* project name -> index; keys borrowed from the projects */
+	struct strvec project_globs;	/* the project patterns in effect (workspace.projects,
+					 * else pnpm-workspace.yaml packages:, else package.json
+					 * "workspaces"), root-relative */
+	const char *projects_from;	/* which of those three (static text) */
+	const char *root_from;		/* what made the root one: "vx.yaml workspace:",
+					 * "turbo.json", "pnpm-workspace.yaml", "package.json
+					 * workspaces" (static text) */
+	char *pnpm_path;     /* the pnpm-workspace.yaml read, when it was (locs point here) */
+	char *root_pkg_path; /* the root package.json (the locs of its workspaces point here) */
 	struct package_manager pm; /* the root's (workspace_load) */
-	struct cJSON *root_pkg; /* the root package.json, parsed once by the load;
-				 * NULL when there is none or it is not JSON */
-	struct readcache *reads; /* the kept config reads (util/readcache.h): loaded
-				  * from the cache directory when it exists, else
-				  * NULL; saved by the task cache's checkpoints */
-	struct listing *listing; /* `git ls-files` started as soon as the root was known,
-				  * collected by inputs_init; NULL when not started */
+	struct cJSON *root_pkg;	   /* the root package.json, parsed once by the load;
+				    * NULL when there is none or it is not JSON */
+	struct readcache *reads;   /* the kept config reads (util/readcache.h): loaded
+				    * from the cache directory when it exists, else
+				    * NULL; saved by the task cache's checkpoints */
+	struct listing *listing;   /* `git ls-files` started as soon as the root was known,
+				    * collected by inputs_init; NULL when not started */
 	void (*listing_stop)(struct listing *); /* how workspace_free drops it */
 };
 

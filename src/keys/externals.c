@@ -20,9 +20,9 @@ static const struct {
 	const char *file, *pm;
 	enum lock_format fmt;
 } locks[] = {
-	{"pnpm-lock.yaml", "pnpm", LOCK_PNPM},     {"npm-shrinkwrap.json", "npm", LOCK_NPM},
-	{"package-lock.json", "npm", LOCK_NPM},    {"yarn.lock", "yarn", LOCK_YARN},
-	{"bun.lock", "bun", LOCK_BUN},             {"bun.lockb", "bun", LOCK_BUN},
+    {"pnpm-lock.yaml", "pnpm", LOCK_PNPM},  {"npm-shrinkwrap.json", "npm", LOCK_NPM},
+    {"package-lock.json", "npm", LOCK_NPM}, {"yarn.lock", "yarn", LOCK_YARN},
+    {"bun.lock", "bun", LOCK_BUN},	    {"bun.lockb", "bun", LOCK_BUN},
 };
 #define N_LOCKS (sizeof locks / sizeof *locks)
 
@@ -86,21 +86,21 @@ static void build_importers(struct externals *x)
 		const struct project *p = ws->projects.v[i];
 		root |= p->is_root;
 		x->imp[i] = (struct lock_importer){
-			.rel = p->rel,
-			.name = p->pkg_path ? p->name : NULL,
-			.dep_names = (const char *const *)p->pkg_deps.v,
-			.dep_specs = (const char *const *)p->pkg_dep_specs.v,
-			.n_deps = p->pkg_deps.n,
+		    .rel = p->rel,
+		    .name = p->pkg_path ? p->name : NULL,
+		    .dep_names = (const char *const *)p->pkg_deps.v,
+		    .dep_specs = (const char *const *)p->pkg_dep_specs.v,
+		    .n_deps = p->pkg_deps.n,
 		};
 	}
 	x->n_imp = ws->projects.n;
 	if (!root) {
 		read_root_deps(x);
 		x->imp[x->n_imp++] = (struct lock_importer){
-			.rel = ".",
-			.dep_names = (const char *const *)x->root_deps.v,
-			.dep_specs = (const char *const *)x->root_specs.v,
-			.n_deps = x->root_deps.n,
+		    .rel = ".",
+		    .dep_names = (const char *const *)x->root_deps.v,
+		    .dep_specs = (const char *const *)x->root_specs.v,
+		    .n_deps = x->root_deps.n,
 		};
 	}
 }
@@ -129,8 +129,8 @@ static void stat_line(struct strbuf *sb, const char *name, const struct stat *st
 {
 	strbuf_addf(sb, "vx-lockfile-closures 1 %s %lld %lld.%09ld %lld.%09ld %llu %s\n", name,
 		    (long long)st->st_size, (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec,
-		    (long long)st->st_ctim.tv_sec, st->st_ctim.tv_nsec, (unsigned long long)st->st_ino,
-		    digest);
+		    (long long)st->st_ctim.tv_sec, st->st_ctim.tv_nsec,
+		    (unsigned long long)st->st_ino, digest);
 }
 
 /* Fills x from the snapshot when it answers for this lockfile and these
@@ -153,7 +153,8 @@ static int snapshot_read(struct externals *x, const char *path, const char *firs
 	for (size_t i = 0; i < n; i++) {
 		const char *rel = x->ws->projects.v[i]->rel;
 		size_t rl = strlen(rel);
-		if (strlen(s) < 34 + rl || s[32] != ' ' || memcmp(s + 33, rel, rl) || s[33 + rl] != '\n')
+		if (strlen(s) < 34 + rl || s[32] != ' ' || memcmp(s + 33, rel, rl) ||
+		    s[33 + rl] != '\n')
 			goto out;
 		memcpy(x->hash[i], s, 32);
 		x->hash[i][32] = '\0';

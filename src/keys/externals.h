@@ -14,17 +14,17 @@
 #include "util/strbuf.h"
 
 struct externals {
-	char *path;               /* the lockfile, absolute; NULL: none, nothing keyed */
-	const char *name;         /* its file name ("pnpm-lock.yaml") */
+	char *path;	  /* the lockfile, absolute; NULL: none, nothing keyed */
+	const char *name; /* its file name ("pnpm-lock.yaml") */
 	enum lock_format fmt;
-	bool whole;               /* unreadable (said once): every project keyed by its content */
+	bool whole;		    /* unreadable (said once): every project keyed by its content */
 	char content[KEY_HEX_SIZE]; /* xxh128 of its bytes */
 	char (*hash)[KEY_HEX_SIZE]; /* per project (ws->projects order): its closure's */
 	/* for externals_explain, built on demand */
 	const struct workspace *ws;
 	char *cache_dir;
 	struct lock_importer *imp;
-	size_t n_imp;             /* the projects, and the root when it is none */
+	size_t n_imp;			     /* the projects, and the root when it is none */
 	struct strvec root_deps, root_specs; /* that root's package.json dependencies */
 	struct lockset *now, *old;
 	char old_content[KEY_HEX_SIZE];

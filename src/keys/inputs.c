@@ -25,7 +25,7 @@ static const char *const SKIP_EXPLICIT[] = {".git", ".vx", NULL};
  * without any is one that ignores the whole workspace. */
 static bool lists_a_root_file(const struct strvec *files)
 {
-	static const char *const roots[] = {"vx.yaml",	   "turbo.json", "turbo.jsonc",
+	static const char *const roots[] = {"vx.yaml",	    "turbo.json",	   "turbo.jsonc",
 					    "package.json", "pnpm-workspace.yaml", NULL};
 	for (const char *const *r = roots; *r; r++)
 		if (files->n && bsearch(r, files->v, files->n, sizeof *files->v, str_ptr_cmp))
@@ -42,7 +42,8 @@ int inputs_init(struct inputs *in, const struct workspace *ws, struct listcache 
 	for (size_t i = 0; i < ws->projects.n; i++)
 		strmap_put(&in->projects, ws->projects.v[i]->rel, i);
 	struct ignores *asked = ignores ? ignores : ignores_load(NULL, ws->root);
-	if (listing_finish(ws->listing, ws->root, listings, ws->reads, asked, &in->git_files) == 0) {
+	if (listing_finish(ws->listing, ws->root, listings, ws->reads, asked, &in->git_files) ==
+	    0) {
 		in->in_git = true;
 		if (!lists_a_root_file(&in->git_files)) {
 			/* The workspace lies in a directory its enclosing
@@ -137,7 +138,8 @@ static int walk_globs(const char *base, const char *prefix, const struct strvec 
 		struct glob_walk_opts o = {.skip_names = skip,
 					   .listings = c->in ? c->in->listings : NULL,
 					   .reads = c->in ? c->in->ws->reads : NULL};
-		if (glob_walk_with(base, pats->v[i], GLOB_WALK_FILES | GLOB_WALK_LINKS, &o, collect_one, c) < 0 &&
+		if (glob_walk_with(base, pats->v[i], GLOB_WALK_FILES | GLOB_WALK_LINKS, &o,
+				   collect_one, c) < 0 &&
 		    errno != ENOENT)
 			return error_errno("cannot read %s", base);
 	}
@@ -184,10 +186,12 @@ static int default_files(struct inputs *in, const struct task_node *t, const str
 			    .nexclude = outputs->n};
 	if (!in->in_git) {
 		c.prefix = p->rel;
-		struct glob_walk_opts o = {
-		    .skip_names = listing_skip_names, .prune = outputs_only, .listings = in->listings,
-		    .reads = in->ws->reads};
-		if (glob_walk_with(p->dir, "**", GLOB_WALK_FILES | GLOB_WALK_LINKS, &o, collect_one, &c) < 0 &&
+		struct glob_walk_opts o = {.skip_names = listing_skip_names,
+					   .prune = outputs_only,
+					   .listings = in->listings,
+					   .reads = in->ws->reads};
+		if (glob_walk_with(p->dir, "**", GLOB_WALK_FILES | GLOB_WALK_LINKS, &o, collect_one,
+				   &c) < 0 &&
 		    errno != ENOENT)
 			return error_errno("cannot read %s", p->dir);
 		return 0;
@@ -236,11 +240,8 @@ int inputs_collect(struct inputs *in, const struct task_node *t, struct strvec *
 		/* A task's outputs are never its inputs, whatever the globs
 		 * say: `files: ["**", ".env*"]` keyed .next/BUILD_ID, and the
 		 * build never hit (issue 11). */
-		struct collect c = {.out = out,
-				    .in = in,
-				    .owner = -1,
-				    .exclude = outputs.v,
-				    .nexclude = outputs.n};
+		struct collect c = {
+		    .out = out, .in = in, .owner = -1, .exclude = outputs.v, .nexclude = outputs.n};
 		rc = walk_globs(p->dir, p->rel, &pats, SKIP_EXPLICIT, &c);
 	} else {
 		rc = default_files(in, t, &outputs, out);
@@ -310,8 +311,8 @@ int outputs_collect(const char *project_dir, const lstr_vec *globs, struct strve
 	for (size_t i = 0; i < g.n && !rc; i++) {
 		if (g.v[i][0] == '!')
 			continue;
-		if (glob_walk(project_dir, g.v[i], GLOB_WALK_FILES | GLOB_WALK_LINKS, SKIP_EXPLICIT, output_one, &c) <
-			0 &&
+		if (glob_walk(project_dir, g.v[i], GLOB_WALK_FILES | GLOB_WALK_LINKS, SKIP_EXPLICIT,
+			      output_one, &c) < 0 &&
 		    errno != ENOENT)
 			rc = error_errno("cannot read the outputs of %s", project_dir);
 		struct out_collect dc = {&dirs, g.v, g.n, project_dir};

@@ -15,9 +15,9 @@
 /* What one run knows of the workspace's files; filled by inputs_init. */
 struct inputs {
 	const struct workspace *ws;
-	bool in_git;             /* the root lies in a git work tree */
-	struct strvec git_files; /* root-relative, sorted: tracked and untracked, not ignored */
-	struct strmap projects;  /* project rel -> index, to find the project owning a path */
+	bool in_git;		    /* the root lies in a git work tree */
+	struct strvec git_files;    /* root-relative, sorted: tracked and untracked, not ignored */
+	struct strmap projects;	    /* project rel -> index, to find the project owning a path */
 	struct listcache *listings; /* outside git: directory listings kept across runs, or NULL */
 };
 

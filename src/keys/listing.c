@@ -285,8 +285,8 @@ static int walk_repository(const char *root, const char *rel, struct listcache *
 	struct plain p = {out, rel};
 	struct glob_walk_opts o = {.skip_names = listing_skip_names, .listings = lc};
 	int rc = 0;
-	if (glob_walk_with(abs, "**", GLOB_WALK_FILES | GLOB_WALK_LINKS, &o, add_plain, &p) < 0 && errno != ENOENT &&
-	    errno != ENOTDIR) {
+	if (glob_walk_with(abs, "**", GLOB_WALK_FILES | GLOB_WALK_LINKS, &o, add_plain, &p) < 0 &&
+	    errno != ENOENT && errno != ENOTDIR) {
 		warning("cannot read %s: %s", abs, strerror(errno));
 		rc = -1;
 	}

@@ -78,12 +78,49 @@ static void env_put(struct strvec *env, const char *entry)
 /* What envMode strict passes to every task, as turbo 2.11.13 does: read
  * off its tasks' environments with ~90 candidate names set (docs/turborepo.md). */
 static const char *const strict_always[] = {
-    "APPDATA", "CI", "COLORTERM", "COMSPEC", "COREPACK_*", "DISPLAY",
-    "DYLD_FALLBACK_LIBRARY_PATH", "FORCE_COLOR", "GITHUB_*", "HOME", "HOMEDRIVE", "HOMEPATH",
-    "LANG", "LD_LIBRARY_PATH", "LIBPATH", "LOCALAPPDATA", "NEXT_*", "NO_COLOR", "NODE_OPTIONS",
-    "PATH", "PATHEXT", "PNPM_HOME", "PROGRAMDATA", "ProgramFiles", "PWD", "RUNNER_*", "SHELL",
-    "SYSTEMROOT", "TEMP", "TERM", "TERM_PROGRAM", "TMP", "TMPDIR", "TURBO_*", "TZ", "USER",
-    "USERPROFILE", "VERCEL", "VERCEL_*", "WINDIR", "XDG_DATA_HOME", "XDG_RUNTIME_DIR", NULL,
+    "APPDATA",
+    "CI",
+    "COLORTERM",
+    "COMSPEC",
+    "COREPACK_*",
+    "DISPLAY",
+    "DYLD_FALLBACK_LIBRARY_PATH",
+    "FORCE_COLOR",
+    "GITHUB_*",
+    "HOME",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    "LANG",
+    "LD_LIBRARY_PATH",
+    "LIBPATH",
+    "LOCALAPPDATA",
+    "NEXT_*",
+    "NO_COLOR",
+    "NODE_OPTIONS",
+    "PATH",
+    "PATHEXT",
+    "PNPM_HOME",
+    "PROGRAMDATA",
+    "ProgramFiles",
+    "PWD",
+    "RUNNER_*",
+    "SHELL",
+    "SYSTEMROOT",
+    "TEMP",
+    "TERM",
+    "TERM_PROGRAM",
+    "TMP",
+    "TMPDIR",
+    "TURBO_*",
+    "TZ",
+    "USER",
+    "USERPROFILE",
+    "VERCEL",
+    "VERCEL_*",
+    "WINDIR",
+    "XDG_DATA_HOME",
+    "XDG_RUNTIME_DIR",
+    NULL,
 };
 
 /* Does NAME (len bytes) match a pattern: NAME, or PREFIX* ? */
@@ -131,8 +168,8 @@ void task_env(const struct workspace *ws, const struct task_node *t, struct strv
 		if (!env_is_vx_secret(*e) && (!ws->cfg->env_strict || strict_passes(ws, t, *e)))
 			strvec_push(env, *e);
 	for (size_t i = 0; i < t->cfg->env_define.n; i++) {
-		char *kv = xasprintf("%s=%s", t->cfg->env_define.v[i].key,
-				     t->cfg->env_define.v[i].value);
+		char *kv =
+		    xasprintf("%s=%s", t->cfg->env_define.v[i].key, t->cfg->env_define.v[i].value);
 		env_put(env, kv);
 		free(kv);
 	}

@@ -11,11 +11,10 @@
 
 /* Builtins of sh that a PATH lookup would find a different program for
  * (echo, test, printf, true, false, kill, pwd): the shell runs its own. */
-static const char *const BUILTINS[] = {"cd",   "echo", "test", "[",	   "printf", "true",
-				       "false", "kill", "pwd",  "exit",   "export", "set",
-				       "unset", "exec", "eval", "source", ".",	     ":",
-				       "wait",  "read", "shift", "trap", "umask", "command",
-				       NULL};
+static const char *const BUILTINS[] = {
+    "cd",   "echo",   "test",  "[",	"printf", "true",    "false",  "kill", "pwd",
+    "exit", "export", "set",   "unset", "exec",	  "eval",    "source", ".",    ":",
+    "wait", "read",   "shift", "trap",	"umask",  "command", NULL};
 
 static bool builtin(const char *w)
 {
@@ -56,7 +55,8 @@ void toolchain_first_word(const char *s, struct strbuf *out)
 		/* NAME=VALUE before the program: the next word */
 		const char *eq = strchr(out->buf, '=');
 		if (out->len && eq && eq != out->buf &&
-		    strspn(out->buf, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") ==
+		    strspn(out->buf,
+			   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") ==
 			(size_t)(eq - out->buf))
 			continue;
 		if (builtin(out->buf))

@@ -59,7 +59,8 @@ int lock_parse_berry(struct lockset *ls, const char *text, size_t len, struct st
 	yaml_parser_delete(&parser);
 	int rc = -1;
 	yaml_node_t *root = yaml_document_get_root_node(&doc);
-	const char *ver = yamlnode_scalar(yamlnode_get(&doc, yamlnode_get(&doc, root, "__metadata"), "version"));
+	const char *ver =
+	    yamlnode_scalar(yamlnode_get(&doc, yamlnode_get(&doc, root, "__metadata"), "version"));
 	if (!root || root->type != YAML_MAPPING_NODE || !ver) {
 		strbuf_addstr(err, "no __metadata version");
 		goto out;
@@ -90,8 +91,10 @@ int lock_parse_berry(struct lockset *ls, const char *text, size_t len, struct st
 			continue;
 		}
 		const char *checksum = yamlnode_scalar(yamlnode_get(&doc, body, "checksum"));
-		char *name = res ? xstrndup(res, lg_name_len(res)) : xstrndup(key, lg_name_len(key));
-		lg_resolve(ls, i, name, yamlnode_scalar(yamlnode_get(&doc, body, "version")), checksum ? checksum : res);
+		char *name =
+		    res ? xstrndup(res, lg_name_len(res)) : xstrndup(key, lg_name_len(key));
+		lg_resolve(ls, i, name, yamlnode_scalar(yamlnode_get(&doc, body, "version")),
+			   checksum ? checksum : res);
 		free(name);
 	}
 	struct strbuf desc = STRBUF_INIT;
@@ -103,7 +106,9 @@ int lock_parse_berry(struct lockset *ls, const char *text, size_t len, struct st
 		yaml_node_t *body = yaml_document_get_node(&doc, e->value);
 		const char *res = yamlnode_scalar(yamlnode_get(&doc, body, "resolution"));
 		const char *ws = res ? strstr(res, "@workspace:") : NULL;
-		long self = ws && (size_t)(ws - res) == lg_name_len(res) ? lg_importer_rel(ls, ws + 11) : -1;
+		long self = ws && (size_t)(ws - res) == lg_name_len(res)
+				? lg_importer_rel(ls, ws + 11)
+				: -1;
 		size_t from = self >= 0 ? ls->imp_node[self] : i;
 		yaml_node_t *deps = yamlnode_get(&doc, body, "dependencies");
 		if (!deps || deps->type != YAML_MAPPING_NODE)

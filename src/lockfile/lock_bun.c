@@ -84,7 +84,8 @@ int lock_parse_bun(struct lockset *ls, const char *text, size_t len, struct strb
 	cJSON *ver = cJSON_GetObjectItemCaseSensitive(doc, "lockfileVersion");
 	if (!cJSON_IsNumber(ver) || ver->valueint < 0 || ver->valueint > 1) {
 		if (cJSON_IsNumber(ver))
-			strbuf_addf(err, "lockfileVersion %d is not read (0 and 1 are)", ver->valueint);
+			strbuf_addf(err, "lockfileVersion %d is not read (0 and 1 are)",
+				    ver->valueint);
 		else
 			strbuf_addstr(err, "no lockfileVersion");
 		goto out;
@@ -138,7 +139,8 @@ int lock_parse_bun(struct lockset *ls, const char *text, size_t len, struct strb
 		cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
 		if (k >= 0 && cJSON_IsObject(e))
 			add_edges(ls, ls->imp_node[k], e,
-				  cJSON_IsString(name) && *e->string ? name->valuestring : "", &tmp);
+				  cJSON_IsString(name) && *e->string ? name->valuestring : "",
+				  &tmp);
 	}
 	strbuf_release(&tmp);
 	rc = 0;

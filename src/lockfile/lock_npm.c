@@ -64,7 +64,8 @@ int lock_parse_npm(struct lockset *ls, const char *text, size_t len, struct strb
 	cJSON *pkgs = cJSON_GetObjectItemCaseSensitive(doc, "packages");
 	if (!cJSON_IsNumber(ver) || ver->valueint < 2 || ver->valueint > 3) {
 		if (cJSON_IsNumber(ver))
-			strbuf_addf(err, "lockfileVersion %d is not read (2 and 3 are)", ver->valueint);
+			strbuf_addf(err, "lockfileVersion %d is not read (2 and 3 are)",
+				    ver->valueint);
 		else
 			strbuf_addstr(err, "no lockfileVersion");
 		goto out;
@@ -95,7 +96,7 @@ int lock_parse_npm(struct lockset *ls, const char *text, size_t len, struct strb
 		cJSON *resolved = cJSON_GetObjectItemCaseSensitive(e, "resolved");
 		lg_resolve(ls, i, cJSON_IsString(name) ? name->valuestring : name_of(e->string),
 			   cJSON_IsString(v) ? v->valuestring : NULL,
-			   cJSON_IsString(integrity) ? integrity->valuestring
+			   cJSON_IsString(integrity)  ? integrity->valuestring
 			   : cJSON_IsString(resolved) ? resolved->valuestring
 						      : NULL);
 	}
@@ -108,7 +109,8 @@ int lock_parse_npm(struct lockset *ls, const char *text, size_t len, struct strb
 		cJSON *resolved = cJSON_GetObjectItemCaseSensitive(e, "resolved");
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "link"))) {
 			/* a workspace's link: to its location ("apps/web") */
-			long to = cJSON_IsString(resolved) ? lg_find(ls, resolved->valuestring) : -1;
+			long to =
+			    cJSON_IsString(resolved) ? lg_find(ls, resolved->valuestring) : -1;
 			if (to >= 0)
 				lg_edge(ls, i, (size_t)to);
 			continue;

@@ -70,23 +70,23 @@ static void arena_release(struct arena *a)
 
 /* What one document says. */
 struct doc {
-	struct arena strings;    /* every string below */
-	char *version;           /* lockfileVersion, or NULL */
-	bool snapshots;          /* it has a snapshots mapping (v9) */
-	VEC(struct pkg) pkgs;    /* packages: */
-	VEC(char *) snap_ids;    /* snapshots: each key */
+	struct arena strings; /* every string below */
+	char *version;	      /* lockfileVersion, or NULL */
+	bool snapshots;	      /* it has a snapshots mapping (v9) */
+	VEC(struct pkg) pkgs; /* packages: */
+	VEC(char *) snap_ids; /* snapshots: each key */
 	VEC(struct ref) refs;
-	VEC(struct arena) more;  /* another document's strings its refs point into */
+	VEC(struct arena) more; /* another document's strings its refs point into */
 };
 
 #define DEPTH_MAX 8
 
 struct reader {
 	struct doc d;
-	char *keys[DEPTH_MAX];   /* the mapping keys above the next event */
+	char *keys[DEPTH_MAX];	  /* the mapping keys above the next event */
 	bool want_key[DEPTH_MAX]; /* each level is a mapping waiting for its key */
 	bool mapping[DEPTH_MAX];
-	int depth;               /* levels open; keys[0..depth-1] name where we are */
+	int depth;		 /* levels open; keys[0..depth-1] name where we are */
 	struct strmap pkg_index; /* id -> index in d.pkgs */
 };
 
@@ -433,7 +433,8 @@ size_t lock_pnpm_split_min = (size_t)1 << 20;
 
 static size_t cut_point(const char *text, size_t len)
 {
-	if (len < lock_pnpm_split_min || memmem(text, len, "\n---", 4) || memmem(text, len, "\n...", 4))
+	if (len < lock_pnpm_split_min || memmem(text, len, "\n---", 4) ||
+	    memmem(text, len, "\n...", 4))
 		return 0; /* small: one thread is quicker than two */
 	const char *s = memmem(text, len, "\nsnapshots:\n", 12);
 	if (!s || memmem(s + 1, len - (size_t)(s + 1 - text), "\nsnapshots:\n", 12))

@@ -369,9 +369,9 @@ void lock_lines_diff(const struct strvec *old, const struct strvec *now, size_t 
 	struct strbuf mine = STRBUF_INIT;
 	while (a < old->n || b < now->n) {
 		/* the next name, and each side's run of lines with it */
-		const char *name = a < old->n && (b >= now->n || name_cmp(old->v[a], now->v[b]) <= 0)
-				       ? old->v[a]
-				       : now->v[b];
+		const char *name =
+		    a < old->n && (b >= now->n || name_cmp(old->v[a], now->v[b]) <= 0) ? old->v[a]
+										       : now->v[b];
 		size_t nl = name_len(name);
 		size_t a_end = a, b_end = b;
 		while (a_end < old->n && !name_cmp(old->v[a_end], name))
@@ -397,7 +397,8 @@ void lock_lines_diff(const struct strvec *old, const struct strvec *now, size_t 
 			if (strcmp(va, vb))
 				diff_item(&mine, &items, max, "%s \u2192 %s", name, nl, va, vb);
 			else
-				diff_item(&mine, &items, max, "%s%s (integrity changed)", name, nl, va, "");
+				diff_item(&mine, &items, max, "%s%s (integrity changed)", name, nl,
+					  va, "");
 		}
 		for (size_t p = pairs; p < gone.n; p++)
 			diff_item(&mine, &items, max, "%s removed%s", name, nl,

@@ -16,10 +16,10 @@
 #include "util/vec.h"
 
 enum lock_format {
-	LOCK_NPM,   /* package-lock.json / npm-shrinkwrap.json, lockfileVersion 2 or 3 */
-	LOCK_PNPM,  /* pnpm-lock.yaml, lockfileVersion 6.x to 9.x */
-	LOCK_YARN,  /* yarn.lock: v1 (classic) or, with __metadata, Yarn berry's */
-	LOCK_BUN,   /* bun.lock (JSONC), lockfileVersion 0 or 1 */
+	LOCK_NPM,  /* package-lock.json / npm-shrinkwrap.json, lockfileVersion 2 or 3 */
+	LOCK_PNPM, /* pnpm-lock.yaml, lockfileVersion 6.x to 9.x */
+	LOCK_YARN, /* yarn.lock: v1 (classic) or, with __metadata, Yarn berry's */
+	LOCK_BUN,  /* bun.lock (JSONC), lockfileVersion 0 or 1 */
 };
 
 /* A workspace project as the lockfile is asked about it. */

@@ -20,23 +20,23 @@ struct idxvec {
 };
 
 struct lock_node {
-	char *id;          /* the parser's name for it (owned) */
-	char *line;        /* "NAME VERSION IDENTITY" once resolved, else NULL
-			    * (an importer, or a name nothing defined) */
-	long importer;     /* the importer it is, or -1 */
+	char *id;	     /* the parser's name for it (owned) */
+	char *line;	     /* "NAME VERSION IDENTITY" once resolved, else NULL
+			      * (an importer, or a name nothing defined) */
+	long importer;	     /* the importer it is, or -1 */
 	struct idxvec edges; /* the nodes it loads */
 };
 
 struct lockset {
 	VEC(struct lock_node) nodes;
-	struct strmap by_id;         /* node id -> index; keys are the nodes' ids */
+	struct strmap by_id; /* node id -> index; keys are the nodes' ids */
 	const struct lock_importer *imp;
 	size_t n_imp;
-	size_t *imp_node;            /* each importer's node; SIZE_MAX: not in the file */
-	struct strmap imp_by_rel;    /* normalized rel ("" the root) -> importer */
-	char **imp_rel;              /* those keys, owned */
-	char (*hash)[33];            /* each importer's closure hash (lockset_read) */
-	size_t n_pkgs;               /* nodes with a line */
+	size_t *imp_node;	  /* each importer's node; SIZE_MAX: not in the file */
+	struct strmap imp_by_rel; /* normalized rel ("" the root) -> importer */
+	char **imp_rel;		  /* those keys, owned */
+	char (*hash)[33];	  /* each importer's closure hash (lockset_read) */
+	size_t n_pkgs;		  /* nodes with a line */
 	/* distinct lines: each resolved node's line index, so a package met
 	 * twice (npm's nested copies, pnpm's peer variants) counts once */
 	size_t *line_of;

@@ -52,12 +52,13 @@ int filter_parse(const char *arg, const struct workspace *ws, const char *cwd, s
 		free(core);
 		return -1;
 	}
-	if (!strcmp(core, ".") || !strncmp(core, "./", 2) || !strcmp(core, "..") || !strncmp(core, "../", 3) ||
-	    core[0] == '/') {
+	if (!strcmp(core, ".") || !strncmp(core, "./", 2) || !strcmp(core, "..") ||
+	    !strncmp(core, "../", 3) || core[0] == '/') {
 		out->is_path = true;
 		char *abs = path_join(cwd, core);
 		if (!path_is_within(ws->root, abs)) {
-			error("--filter \"%s\": %s lies outside the workspace %s", arg, abs, ws->root);
+			error("--filter \"%s\": %s lies outside the workspace %s", arg, abs,
+			      ws->root);
 			free(abs);
 			free(core);
 			return -1;
@@ -94,7 +95,8 @@ static void closure(const struct workspace *ws, const bool *seed, bool reverse, 
 		for (size_t v = 0; v < n; v++) {
 			if (seen[v])
 				continue;
-			const struct project *from = reverse ? ws->projects.v[v] : ws->projects.v[u];
+			const struct project *from =
+			    reverse ? ws->projects.v[v] : ws->projects.v[u];
 			size_t to = reverse ? u : v;
 			for (size_t k = 0; k < from->deps.n; k++)
 				if (from->deps.v[k] == to) {
@@ -116,7 +118,8 @@ static bool matches(const struct filter *f, const struct project *p)
 	return glob_match(f->pattern, p->name);
 }
 
-int filter_select(const struct workspace *ws, const struct filter *filters, size_t n, bool *selected)
+int filter_select(const struct workspace *ws, const struct filter *filters, size_t n,
+		  bool *selected)
 {
 	size_t np = ws->projects.n;
 	bool any_include = false;
@@ -165,7 +168,8 @@ static int git_lines(const struct workspace *ws, char *const argv[], struct strv
 		if (rc < 0)
 			error_errno("cannot run git");
 		else
-			error("--affected: git %s failed: %s", argv[1], e.len ? e.buf : "(no message)");
+			error("--affected: git %s failed: %s", argv[1],
+			      e.len ? e.buf : "(no message)");
 		strbuf_release(&o);
 		strbuf_release(&e);
 		return -1;
@@ -187,18 +191,22 @@ int filter_affected(const struct workspace *ws, const char *ref, bool *selected)
 	struct strvec files = STRVEC_INIT;
 	char *base = NULL;
 	if (!ref) {
-		static const char *const candidates[] = {"main", "master", "origin/main", "origin/master"};
+		static const char *const candidates[] = {"main", "master", "origin/main",
+							 "origin/master"};
 		for (size_t i = 0; i < 4 && !base; i++) {
-			char *argv[] = {"git", "rev-parse", "--verify", "--quiet", (char *)candidates[i], NULL};
+			char *argv[] = {"git",	   "rev-parse",		  "--verify",
+					"--quiet", (char *)candidates[i], NULL};
 			if (spawn_capture(argv, ws->root, NULL, NULL) == 0)
 				base = xstrdup(candidates[i]);
 		}
 		if (!base)
-			return error("--affected: no branch main or master to compare with; name one: --affected=REF");
+			return error("--affected: no branch main or master to compare with; name "
+				     "one: --affected=REF");
 	} else {
 		base = xstrdup(ref);
 	}
-	/* git prints paths relative to the repository's top, which may lie above the workspace root. */
+	/* git prints paths relative to the repository's top, which may lie above the workspace
+	 * root. */
 	struct strbuf top = STRBUF_INIT;
 	char *top_argv[] = {"git", "rev-parse", "--show-toplevel", NULL};
 	if (spawn_capture(top_argv, ws->root, &top, NULL) != 0) {
@@ -211,7 +219,8 @@ int filter_affected(const struct workspace *ws, const char *ref, bool *selected)
 	char *range = xasprintf("%s...HEAD", base);
 	char *a1[] = {"git", "diff", "--name-only", "-z", "--no-renames", range, "--", NULL};
 	char *a2[] = {"git", "diff", "--name-only", "-z", "--no-renames", "HEAD", "--", NULL};
-	char *a3[] = {"git", "ls-files", "-z", "--others", "--exclude-standard", "--full-name", NULL};
+	char *a3[] = {"git",	     "ls-files", "-z", "--others", "--exclude-standard",
+		      "--full-name", NULL};
 	int rc = git_lines(ws, a1, &files);
 	if (!rc)
 		rc = git_lines(ws, a2, &files);

@@ -9,12 +9,12 @@
 
 /* One parsed --filter entry, as Turborepo spells it. */
 struct filter {
-	bool exclude;          /* "!PATTERN" */
-	bool dependencies;     /* "PATTERN..." */
-	bool dependents;       /* "...PATTERN" */
-	bool exclude_self;     /* "PATTERN^..." or "...^PATTERN": the relatives only */
-	bool is_path;          /* "./dir" or "{./dir}": a directory glob */
-	char *pattern;         /* a name glob, or a workspace-relative directory glob */
+	bool exclude;	   /* "!PATTERN" */
+	bool dependencies; /* "PATTERN..." */
+	bool dependents;   /* "...PATTERN" */
+	bool exclude_self; /* "PATTERN^..." or "...^PATTERN": the relatives only */
+	bool is_path;	   /* "./dir" or "{./dir}": a directory glob */
+	char *pattern;	   /* a name glob, or a workspace-relative directory glob */
 };
 
 /* Parses one --filter argument; a path pattern is resolved against cwd
@@ -27,7 +27,8 @@ void filter_free(struct filter *f);
  * select: the union of the including filters (every project when there are
  * none), less the union of the excluding ones. Returns 0, or -1 after an
  * error line for an including filter that matches no project. */
-int filter_select(const struct workspace *ws, const struct filter *filters, size_t n, bool *selected);
+int filter_select(const struct workspace *ws, const struct filter *filters, size_t n,
+		  bool *selected);
 
 /* Narrows selected to the projects with files changed since ref (NULL: the
  * merge base with main, else master) — committed, staged, unstaged and

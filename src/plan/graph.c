@@ -11,7 +11,7 @@
 struct builder {
 	struct graph *g;
 	struct workspace *ws;
-	VEC(size_t) *by_project; /* node indices of each project */
+	VEC(size_t) * by_project; /* node indices of each project */
 };
 
 /* Finds the task config a project has for name: its own (for the root, its
@@ -69,7 +69,8 @@ static bool any_project_has(struct workspace *ws, const char *name)
 	for (size_t i = 0; i < ws->projects.n && !has; i++) {
 		const struct project *p = ws->projects.v[i];
 		has = (p->cfg && p->cfg != ws->cfg && config_find_task(p->cfg, name)) ||
-		      (p->turbo_cfg && config_find_task(p->turbo_cfg, name)) || project_script(p, name);
+		      (p->turbo_cfg && config_find_task(p->turbo_cfg, name)) ||
+		      project_script(p, name);
 	}
 	return has;
 }
@@ -186,23 +187,25 @@ static int resolve_with(struct builder *b, size_t idx)
 		long pj = (long)t->project;
 		const char *task = w->s;
 		if (w->s[0] == '^' || !*w->s || (hash && !hash[1]))
-			return config_error(&w->loc, "with \"%s\": write \"task\" or \"project#task\"",
-					    w->s);
+			return config_error(
+			    &w->loc, "with \"%s\": write \"task\" or \"project#task\"", w->s);
 		if (hash) {
 			char *pname = xstrndup(w->s, (size_t)(hash - w->s));
 			pj = workspace_find(b->ws, pname);
 			free(pname);
 			task = hash + 1;
 			if (pj < 0)
-				return config_error(&w->loc, "with \"%s\": no project is named \"%.*s\"",
+				return config_error(&w->loc,
+						    "with \"%s\": no project is named \"%.*s\"",
 						    w->s, (int)(hash - w->s), w->s);
 		}
 		long n = get_node(b, (size_t)pj, task);
 		if (n == -1)
 			return -1;
 		if (n == -2 && !(inherited && !hash))
-			return config_error(&w->loc, "with \"%s\": project \"%s\" has no task \"%s\"",
-					    w->s, b->ws->projects.v[pj]->name, task);
+			return config_error(&w->loc,
+					    "with \"%s\": project \"%s\" has no task \"%s\"", w->s,
+					    b->ws->projects.v[pj]->name, task);
 	}
 	return 0;
 }
@@ -230,7 +233,9 @@ static int resolve(struct builder *b, size_t idx)
 			char *pname = xstrndup(d->s, (size_t)(hash - d->s));
 			long pj = workspace_find(b->ws, pname);
 			if (pj < 0) {
-				int rc = config_error(&d->loc, "dependsOn \"%s\": no project is named \"%s\"", d->s, pname);
+				int rc = config_error(
+				    &d->loc, "dependsOn \"%s\": no project is named \"%s\"", d->s,
+				    pname);
 				free(pname);
 				return rc;
 			}
@@ -239,8 +244,9 @@ static int resolve(struct builder *b, size_t idx)
 			if (n == -1)
 				return -1;
 			if (n == -2)
-				return config_error(&d->loc, "dependsOn \"%s\": project \"%s\" has no task \"%s\"", d->s,
-						    b->ws->projects.v[pj]->name, hash + 1);
+				return config_error(
+				    &d->loc, "dependsOn \"%s\": project \"%s\" has no task \"%s\"",
+				    d->s, b->ws->projects.v[pj]->name, hash + 1);
 			add_edge(b->g->nodes.v[idx], (size_t)n, &d->loc);
 		} else {
 			long n = get_node(b, t->project, d->s);
@@ -249,11 +255,13 @@ static int resolve(struct builder *b, size_t idx)
 			if (n == -2) {
 				if (inherited)
 					continue;
-				return config_error(&d->loc, "dependsOn \"%s\": project \"%s\" has no task \"%s\"", d->s,
-						    p->name, d->s);
+				return config_error(
+				    &d->loc, "dependsOn \"%s\": project \"%s\" has no task \"%s\"",
+				    d->s, p->name, d->s);
 			}
 			if ((size_t)n == idx)
-				return config_error(&d->loc, "task %s depends on itself", b->g->nodes.v[idx]->id);
+				return config_error(&d->loc, "task %s depends on itself",
+						    b->g->nodes.v[idx]->id);
 			add_edge(b->g->nodes.v[idx], (size_t)n, &d->loc);
 		}
 	}
@@ -289,7 +297,8 @@ static int order_nodes(struct graph *g, size_t *order)
 						from++;
 					struct strbuf sb = STRBUF_INIT;
 					for (size_t i = from; i <= sp; i++)
-						strbuf_addf(&sb, "%s -> ", g->nodes.v[stack[i]]->id);
+						strbuf_addf(&sb, "%s -> ",
+							    g->nodes.v[stack[i]]->id);
 					strbuf_addstr(&sb, g->nodes.v[e->to]->id);
 					rc = config_error(&e->loc, "dependency cycle: %s", sb.buf);
 					strbuf_release(&sb);
@@ -320,9 +329,11 @@ static int check_persistent(const struct graph *g)
 		for (size_t k = 0; k < t->deps.n; k++) {
 			const struct task_node *d = g->nodes.v[t->deps.v[k].to];
 			if (d->cfg->persistent)
-				return config_error(&t->deps.v[k].loc,
-						    "%s depends on %s, which is persistent (a server never finishes, so %s would never start)",
-						    t->id, d->id, t->id);
+				return config_error(
+				    &t->deps.v[k].loc,
+				    "%s depends on %s, which is persistent (a server never "
+				    "finishes, so %s would never start)",
+				    t->id, d->id, t->id);
 		}
 	}
 	return 0;
@@ -354,7 +365,8 @@ int graph_build(struct graph *g, struct workspace *ws, char *const *tasks, size_
 {
 	memset(g, 0, sizeof *g);
 	g->ws = ws;
-	struct builder b = {g, ws, xcalloc(ws->projects.n ? ws->projects.n : 1, sizeof *b.by_project)};
+	struct builder b = {g, ws,
+			    xcalloc(ws->projects.n ? ws->projects.n : 1, sizeof *b.by_project)};
 	int rc = 0;
 	for (size_t i = 0; i < ntasks && !rc; i++) {
 		const char *hash = strchr(tasks[i], '#');
@@ -362,13 +374,15 @@ int graph_build(struct graph *g, struct workspace *ws, char *const *tasks, size_
 			char *pname = xstrndup(tasks[i], (size_t)(hash - tasks[i]));
 			long pj = workspace_find(ws, pname);
 			if (pj < 0)
-				rc = error("no project is named \"%s\" (in \"%s\")", pname, tasks[i]);
+				rc = error("no project is named \"%s\" (in \"%s\")", pname,
+					   tasks[i]);
 			free(pname);
 			if (rc)
 				break;
 			long n = get_node(&b, (size_t)pj, hash + 1);
 			if (n == -2)
-				rc = error("project \"%s\" has no task \"%s\"", ws->projects.v[pj]->name, hash + 1);
+				rc = error("project \"%s\" has no task \"%s\"",
+					   ws->projects.v[pj]->name, hash + 1);
 			else if (n == -1)
 				rc = -1;
 			else
@@ -380,7 +394,8 @@ int graph_build(struct graph *g, struct workspace *ws, char *const *tasks, size_
 			break;
 		}
 		if (!any_project_has(ws, tasks[i])) {
-			rc = error("no project of the workspace has a task \"%s\" (in a vx.yaml, the workspace "
+			rc = error("no project of the workspace has a task \"%s\" (in a vx.yaml, "
+				   "the workspace "
 				   "defaults, or a package.json script)",
 				   tasks[i]);
 			break;

@@ -10,26 +10,26 @@
 #include "config/workspace.h"
 
 struct task_edge {
-	size_t to;             /* index of the node depended on */
-	struct loc loc;        /* the dependsOn entry that made the edge */
+	size_t to;	/* index of the node depended on */
+	struct loc loc; /* the dependsOn entry that made the edge */
 };
 
 struct task_node {
-	size_t index;          /* its place in g->nodes (jobs, keys and statuses are parallel) */
-	size_t project;        /* index into ws->projects */
-	struct task_cfg *cfg;  /* the project's task merged over the workspace default; owned */
-	const char *task;      /* the task's name ("build"; "//#" stripped for the root) */
-	char *id;              /* "project#task" */
-	char *command;         /* what /bin/sh -c runs; NULL: nothing to run (a no-op) */
-	bool from_script;      /* command came from package.json "scripts" */
-	size_t args_at;        /* where -- ARGS go in command: the end of the script
-				* itself, before a "post" script (0: the end) */
-	bool requested;        /* named on the command line (gets the -- ARGS) */
+	size_t index;	      /* its place in g->nodes (jobs, keys and statuses are parallel) */
+	size_t project;	      /* index into ws->projects */
+	struct task_cfg *cfg; /* the project's task merged over the workspace default; owned */
+	const char *task;     /* the task's name ("build"; "//#" stripped for the root) */
+	char *id;	      /* "project#task" */
+	char *command;	      /* what /bin/sh -c runs; NULL: nothing to run (a no-op) */
+	bool from_script;     /* command came from package.json "scripts" */
+	size_t args_at;	      /* where -- ARGS go in command: the end of the script
+			       * itself, before a "post" script (0: the end) */
+	bool requested;	      /* named on the command line (gets the -- ARGS) */
 	VEC(struct task_edge) deps;
 };
 
 struct graph {
-	struct workspace *ws;  /* not owned */
+	struct workspace *ws;	       /* not owned */
 	VEC(struct task_node *) nodes; /* dependencies before dependents after graph_build */
 };
 

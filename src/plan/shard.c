@@ -67,8 +67,9 @@ static int timings_file(const char *path, const struct strmap *ids, struct shard
 		const cJSON *st = cJSON_GetObjectItemCaseSensitive(t, "status");
 		const cJSON *ms = cJSON_GetObjectItemCaseSensitive(t, "durationMs");
 		size_t k;
-		if (cJSON_IsString(id) && cJSON_IsString(st) && !strcmp(st->valuestring, "succeeded") &&
-		    cJSON_IsNumber(ms) && ms->valuedouble >= 0 && ms->valuedouble < 1e12 &&
+		if (cJSON_IsString(id) && cJSON_IsString(st) &&
+		    !strcmp(st->valuestring, "succeeded") && cJSON_IsNumber(ms) &&
+		    ms->valuedouble >= 0 && ms->valuedouble < 1e12 &&
 		    strmap_get(ids, id->valuestring, &k))
 			tasks[k].weight_ms = (long long)ms->valuedouble;
 	}
@@ -146,7 +147,9 @@ void shard_split(const struct shard_task *tasks, size_t n, unsigned count, unsig
 	free(known);
 	struct weighed *w = xcalloc(n + 1, sizeof *w);
 	for (size_t k = 0; k < n; k++) {
-		long long x = tasks[k].noop ? 0 : tasks[k].weight_ms >= 0 ? tasks[k].weight_ms : guess;
+		long long x = tasks[k].noop		? 0
+			      : tasks[k].weight_ms >= 0 ? tasks[k].weight_ms
+							: guess;
 		w[k] = (struct weighed){.id = tasks[k].id, .w = x ? x : !tasks[k].noop, .i = k};
 	}
 	qsort(w, n, sizeof *w, cmp_weighed);

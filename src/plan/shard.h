@@ -10,8 +10,8 @@
 #include <stddef.h>
 
 struct shard_task {
-	const char *id;     /* "project#task": unique, the split's tie-breaker */
-	bool noop;          /* nothing to run: weighs nothing */
+	const char *id;	     /* "project#task": unique, the split's tie-breaker */
+	bool noop;	     /* nothing to run: weighs nothing */
 	long long weight_ms; /* its recorded duration; < 0: unknown (set by the
 			      * caller, or by shard_timings_load) */
 };

@@ -29,9 +29,14 @@ int dryrun_explain_key(const struct graph *g, const struct taskcache *tc, const 
 	static const struct {
 		const char *prefix, *say;
 	} kinds[] = {
-	    {"//command", "command"},	  {"//platform", "platform"}, {"//env/", "env "},
-	    {"//define/", "env.define "}, {"//sandbox", "sandbox"},   {"//outputs", "outputs"},
-	    {"//dep/", "dependency "},	  {"//toolchain", "toolchain "},
+	    {"//command", "command"},
+	    {"//platform", "platform"},
+	    {"//env/", "env "},
+	    {"//define/", "env.define "},
+	    {"//sandbox", "sandbox"},
+	    {"//outputs", "outputs"},
+	    {"//dep/", "dependency "},
+	    {"//toolchain", "toolchain "},
 	    {"//externals", "external dependencies (lockfile closure)"},
 	    {"//lockfile", "lockfile it came from (not in the key)"},
 	};
@@ -48,10 +53,12 @@ int dryrun_explain_key(const struct graph *g, const struct taskcache *tc, const 
 					break;
 			struct strbuf what = STRBUF_INIT;
 			if (j < sizeof kinds / sizeof *kinds)
-				strbuf_addf(&what, "%s%s", kinds[j].say, name + strlen(kinds[j].prefix));
+				strbuf_addf(&what, "%s%s", kinds[j].say,
+					    name + strlen(kinds[j].prefix));
 			else
 				strbuf_addf(&what, "file %s", name);
-			printf("  %-60s %s\n", what.buf, f->hashes[k][0] ? f->hashes[k] : "(unreadable)");
+			printf("  %-60s %s\n", what.buf,
+			       f->hashes[k][0] ? f->hashes[k] : "(unreadable)");
 			strbuf_release(&what);
 		}
 		/* what its last traced run read, against its key */
@@ -65,9 +72,10 @@ int dryrun_explain_key(const struct graph *g, const struct taskcache *tc, const 
 		size_t count[3] = {0};
 		for (size_t r = 0; r < reads.n; r++)
 			count[reads.v[r][0] == 'U' ? 0 : reads.v[r][0] == 'K' ? 1 : 2]++;
-		printf("%s: its last traced run read %zu files of the workspace its key held, %zu it "
-		       "did not, and %zu outside the workspace (the toolchain's, or a grant's)\n",
-		       id, count[1], count[0], count[2]);
+		printf(
+		    "%s: its last traced run read %zu files of the workspace its key held, %zu it "
+		    "did not, and %zu outside the workspace (the toolchain's, or a grant's)\n",
+		    id, count[1], count[0], count[2]);
 		for (int pass = 0; pass < 2; pass++)
 			for (size_t r = 0; r < reads.n; r++)
 				if (reads.v[r][0] == (pass ? 'K' : 'U')) {
@@ -75,7 +83,8 @@ int dryrun_explain_key(const struct graph *g, const struct taskcache *tc, const 
 					char *rel = path_is_within(g->ws->root, abs)
 							? path_relative(g->ws->root, abs)
 							: xstrdup(abs);
-					printf("  %s %s\n", pass ? "in the key    " : "NOT in the key", rel);
+					printf("  %s %s\n",
+					       pass ? "in the key    " : "NOT in the key", rel);
 					free(rel);
 				}
 		strvec_clear(&reads);
@@ -87,8 +96,8 @@ int dryrun_explain_key(const struct graph *g, const struct taskcache *tc, const 
 /* --dry-run (text or json, mode): each task, its key and whether it would
  * hit. owner: --shard's owner per node, with this run's part and the
  * count, or NULL. */
-void dryrun_print(const struct graph *g, const struct job *jobs, struct taskcache *tc,
-			  int mode, const unsigned *owner, unsigned part, unsigned count)
+void dryrun_print(const struct graph *g, const struct job *jobs, struct taskcache *tc, int mode,
+		  const unsigned *owner, unsigned part, unsigned count)
 {
 	struct strbuf sb = STRBUF_INIT;
 	if (mode == 2) {
@@ -102,7 +111,8 @@ void dryrun_print(const struct graph *g, const struct job *jobs, struct taskcach
 		enum cache_status st = taskcache_probe(tc, i);
 		const char *cmd = jobs[i].command;
 		/* A local miss the remote holds would be a remote hit. */
-		bool remote = cmd && st != CACHE_HIT && st != CACHE_DISABLED && taskcache_remote_has(tc, i);
+		bool remote =
+		    cmd && st != CACHE_HIT && st != CACHE_DISABLED && taskcache_remote_has(tc, i);
 		if (remote)
 			st = CACHE_HIT;
 		if (mode != 2) {
@@ -113,15 +123,15 @@ void dryrun_print(const struct graph *g, const struct job *jobs, struct taskcach
 				    tc->keys[i], cache_status_name(st), remote ? " (remote)" : "",
 				    st == CACHE_BAD ? " (damaged entry)" : "");
 			if (owner && owner[i] != part)
-				strbuf_addf(&sb, "  (shard %u/%u's: needed here)", owner[i] + 1, count);
+				strbuf_addf(&sb, "  (shard %u/%u's: needed here)", owner[i] + 1,
+					    count);
 			strbuf_addch(&sb, '\n');
 			continue;
 		}
 		strbuf_addstr(&sb, i ? ",{" : "{");
 		graph_node_json(g, t, cmd, &sb);
-		strbuf_addf(&sb,
-			    ",\"key\":\"%s\",\"cache\":\"%s\",\"inputs\":%zu,",
-			    tc->keys[i], cache_status_name(st), tc->inputs[i].paths.n);
+		strbuf_addf(&sb, ",\"key\":\"%s\",\"cache\":\"%s\",\"inputs\":%zu,", tc->keys[i],
+			    cache_status_name(st), tc->inputs[i].paths.n);
 		if (st == CACHE_HIT)
 			strbuf_addf(&sb, "\"cacheSource\":\"%s\",", remote ? "remote" : "local");
 		if (owner)

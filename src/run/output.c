@@ -216,7 +216,8 @@ static void add_task_text(struct strbuf *dst, const char *line, size_t n)
 				while (q < end && ((*q >= '0' && *q <= '9') || *q == ';'))
 					q++;
 				const char *params_end = q;
-				while (q < end && ((unsigned char)*q < 0x40 || (unsigned char)*q > 0x7e))
+				while (q < end &&
+				       ((unsigned char)*q < 0x40 || (unsigned char)*q > 0x7e))
 					q++; /* intermediate bytes of another sequence */
 				if (q < end && q == params_end && *q == 'm') {
 					strbuf_add(dst, c, (size_t)(q - c + 1));
@@ -225,7 +226,8 @@ static void add_task_text(struct strbuf *dst, const char *line, size_t n)
 				c = q < end ? q : end - 1;
 			} else if (q < end && *q == ']') {
 				/* OSC (a window title, a hyperlink): to BEL or ESC \ */
-				while (q < end && *q != '\007' && !(*q == 0x1b && q + 1 < end && q[1] == '\\'))
+				while (q < end && *q != '\007' &&
+				       !(*q == 0x1b && q + 1 < end && q[1] == '\\'))
 					q++;
 				c = q < end ? (*q == '\007' ? q : q + 1) : end - 1;
 			} else {
@@ -361,8 +363,8 @@ void output_job_data(struct output *out, size_t i, const char *buf, size_t n)
 			oj->streaming = true;
 			output_emit(out);
 		} else {
-			const char *keep = memchr(oj->held.buf + oj->held.len - HELD_MAX / 2, '\n',
-						  HELD_MAX / 2);
+			const char *keep =
+			    memchr(oj->held.buf + oj->held.len - HELD_MAX / 2, '\n', HELD_MAX / 2);
 			size_t drop = keep ? (size_t)(keep + 1 - oj->held.buf) : oj->held.len;
 			oj->cut += drop;
 			memmove(oj->held.buf, oj->held.buf + drop, oj->held.len - drop);
@@ -396,8 +398,8 @@ void output_job_end(struct output *out, size_t i)
 			flush_partial(&oj->held, oj);
 			if (oj->cut && failed) {
 				add_prefix(out, i);
-				strbuf_addf(&out->batch, "(%zu bytes of earlier output not shown)\n",
-					    oj->cut);
+				strbuf_addf(&out->batch,
+					    "(%zu bytes of earlier output not shown)\n", oj->cut);
 			}
 			if (logs_of(out, i) == LOGS_FULL || failed)
 				strbuf_add(&out->batch, oj->held.buf, oj->held.len);
@@ -534,7 +536,8 @@ void output_summary(const struct job *jobs, size_t n, long long total_ms)
 	if (noop)
 		strbuf_addf(&out.batch, "; %zu with no command", noop);
 	if (served)
-		strbuf_addf(&out.batch, "; %zu server%s vx watch keeps", served, served == 1 ? "" : "s");
+		strbuf_addf(&out.batch, "; %zu server%s vx watch keeps", served,
+			    served == 1 ? "" : "s");
 	if (settled)
 		strbuf_addf(&out.batch, "; %zu unchanged since the last run", settled);
 	strbuf_addstr(&out.batch, ") in ");

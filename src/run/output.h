@@ -24,14 +24,14 @@ struct output {
 	struct job *jobs;      /* the run's jobs, indexed like per_job */
 	struct output_job *per_job;
 	size_t njobs;
-	struct strbuf batch;  /* lines of the current event */
+	struct strbuf batch;   /* lines of the current event */
 	struct strbuf pending; /* the events since the scheduler last waited, written
 				* by output_flush: one write for 1000 cache hits */
 	long long flushed_ms;  /* loop_now() at the last flush: a burst is written
 				* every OUTPUT_FLUSH_MS even if the scheduler never waits */
-	struct strbuf status; /* the status line as last drawn */
-	bool status_drawn;    /* the cursor sits at the end of the status line */
-	bool broken;	      /* fd refused a write: stop writing */
+	struct strbuf status;  /* the status line as last drawn */
+	bool status_drawn;     /* the cursor sits at the end of the status line */
+	bool broken;	       /* fd refused a write: stop writing */
 };
 
 /* Prepares out for jobs[0..njobs) writing to fd with opts' logs, grouping,

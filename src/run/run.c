@@ -83,7 +83,7 @@ static int run_record(const struct run_opts *o, struct plan *p, int status, long
  * wh: vx watch's (its loop, its cancel flag, its servers), or NULL.
  * Returns the exit status. */
 int run_once(const struct run_opts *o, struct plan *p, long long t0,
-		    const struct run_watch_hooks *wh)
+	     const struct run_watch_hooks *wh)
 {
 	size_t n = p->g.nodes.n;
 	int report_fd = report_stdout_begin(o->report);
@@ -94,7 +94,7 @@ int run_once(const struct run_opts *o, struct plan *p, long long t0,
 	}
 	if (o->dry_run) {
 		dryrun_print(&p->g, p->jobs, &p->tc, o->dry_run, p->owner, p->shard_index,
-			      p->shard_count);
+			     p->shard_count);
 		report_stdout_end(report_fd);
 		return 0;
 	}

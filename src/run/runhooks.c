@@ -51,7 +51,8 @@ static void server_fingerprint(const struct run_hooks *rh, size_t i, char out[KE
 	key_init(&k);
 	const struct task_inputs *facts = &rh->tc->facts[i];
 	for (size_t f = 0; f < facts->paths.n; f++) {
-		if (!strncmp(facts->paths.v[f], "//dep/", 6) || !strcmp(facts->paths.v[f], "//lockfile") ||
+		if (!strncmp(facts->paths.v[f], "//dep/", 6) ||
+		    !strcmp(facts->paths.v[f], "//lockfile") ||
 		    !strncmp(facts->paths.v[f], "//exec/", 7))
 			continue;
 		key_add_str(&k, "fact", facts->paths.v[f]);

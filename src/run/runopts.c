@@ -107,7 +107,8 @@ int run_opts_parse(int argc, char **argv, bool graph, struct run_opts *o)
 		    "tasks at once (default: the number of CPUs)"),
 	    OPT_BOOL(0, "force", &o->force, "ignore cache hits"),
 	    OPT_BOOL(0, "no-cache", &o->no_cache, "neither read nor write the cache"),
-	    OPT_BOOL(0, "continue", &o->keep_going, "keep running independent tasks after a failure"),
+	    OPT_BOOL(0, "continue", &o->keep_going,
+		     "keep running independent tasks after a failure"),
 	    OPT_SET_INT(0, "no-remote", &o->remote, REMOTE_OFF,
 			"neither read nor write the remote cache"),
 	    OPT_SET_INT(0, "remote-only", &o->remote, REMOTE_ONLY,
@@ -152,7 +153,8 @@ int run_opts_parse(int argc, char **argv, bool graph, struct run_opts *o)
 	const struct opt graph_rows[] = {
 	    FILTER_ROW(o),
 	    AFFECTED_ROW(o),
-	    OPT_CHOICE(0, "format", &o->format, graph_formats, "FORMAT", "dot or json (default json)"),
+	    OPT_CHOICE(0, "format", &o->format, graph_formats, "FORMAT",
+		       "dot or json (default json)"),
 	    OPT_HELP(),
 	    OPT_END(),
 	};

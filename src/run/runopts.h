@@ -19,22 +19,21 @@ struct run_opts {
 	bool summarize;
 	char *summary_path; /* --summarize=FILE; NULL: .vx/runs/<id>.json */
 	enum output_logs logs;
-	bool logs_set;      /* --output-logs given: it wins over each task's outputLogs */
+	bool logs_set; /* --output-logs given: it wins over each task's outputLogs */
 	int verbose;
-	const char *report; /* text, json, sarif, github */
-	struct strvec args; /* after "--" */
-	const char *format; /* graph: dot or json */
-	bool only;          /* --only: the named tasks, not what they depend on */
-	int remote;         /* enum remote_mode: --no-remote, --remote-only */
-	const char *shard;  /* --shard I/N, as written; NULL: none */
+	const char *report;		   /* text, json, sarif, github */
+	struct strvec args;		   /* after "--" */
+	const char *format;		   /* graph: dot or json */
+	bool only;			   /* --only: the named tasks, not what they depend on */
+	int remote;			   /* enum remote_mode: --no-remote, --remote-only */
+	const char *shard;		   /* --shard I/N, as written; NULL: none */
 	unsigned shard_index, shard_count; /* its part (0-based) and count, parsed */
-	struct strvec shard_timings; /* --shard-timings PATH... */
-	int shard_wait_s;   /* --shard-wait SECONDS */
-	int served_by;      /* --served-by PID (vx watch's server runs): 0 no */
-	const char *env_mode; /* --env-mode strict|loose; NULL: the config's */
-	const char *explain_key; /* --explain-key PROJECT#TASK: its key's ingredients */
+	struct strvec shard_timings;	   /* --shard-timings PATH... */
+	int shard_wait_s;		   /* --shard-wait SECONDS */
+	int served_by;			   /* --served-by PID (vx watch's server runs): 0 no */
+	const char *env_mode;		   /* --env-mode strict|loose; NULL: the config's */
+	const char *explain_key;	   /* --explain-key PROJECT#TASK: its key's ingredients */
 };
-
 
 /* Parses argv (argv[0] the verb) into o, as `vx run` or, graph, as `vx
  * graph`. Returns 0; 1 after --help; -1 after an error line. */

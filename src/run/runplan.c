@@ -118,8 +118,9 @@ static void plan_jobs(struct plan *p, bool only)
 		j->timeout_ms = t->cfg->timeout_ms;
 		j->persistent = t->cfg->persistent;
 		if (t->cfg->sandbox && t->cfg->sandbox->no_verify_key && taskcache_cacheable(t))
-			j->start_note = "sandbox.verifyKey: false: its reads are not checked against "
-					"its key";
+			j->start_note =
+			    "sandbox.verifyKey: false: its reads are not checked against "
+			    "its key";
 		if (t->cfg->output_logs.s && output_logs_parse(t->cfg->output_logs.s) >= 0) {
 			j->logs_own = true;
 			j->logs = (enum output_logs)output_logs_parse(t->cfg->output_logs.s);
@@ -163,9 +164,8 @@ static int plan_shard(const struct run_opts *o, struct plan *p)
 	p->shard_count = o->shard_count;
 	struct shard_task *st = xcalloc(n + 1, sizeof *st);
 	for (size_t i = 0; i < n; i++)
-		st[i] = (struct shard_task){.id = p->g.nodes.v[i]->id,
-					    .noop = !p->g.nodes.v[i]->command,
-					    .weight_ms = -1};
+		st[i] = (struct shard_task){
+		    .id = p->g.nodes.v[i]->id, .noop = !p->g.nodes.v[i]->command, .weight_ms = -1};
 	for (size_t k = 0; k < o->shard_timings.n; k++)
 		if (shard_timings_load(o->shard_timings.v[k], st, n)) {
 			free(st);

@@ -39,7 +39,6 @@ struct plan {
 	size_t **deps;
 };
 
-
 /* Loads the workspace and builds the graph the options ask for (listing:
  * the input listing starts while the configs are read). Returns 0, or -1
  * after an error line. */

@@ -26,7 +26,7 @@ static const char *job_state_name(enum job_state st)
 }
 
 void runreport_print(const char *mode, const struct graph *g, const struct job *jobs,
-			 const struct taskcache *tc, const struct sandbox_jobs *sj, FILE *out)
+		     const struct taskcache *tc, const struct sandbox_jobs *sj, FILE *out)
 {
 	size_t n = g->nodes.n;
 	struct task_report *tr = xcalloc(n + 1, sizeof *tr);

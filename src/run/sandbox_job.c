@@ -82,16 +82,18 @@ static int network_rules(const struct task_node *t, struct sandbox_job *sjob, bo
 	bool proxy = rules->any || rules->allow.n;
 	for (size_t j = 0; j < sjob->relays.n; j++)
 		if (proxy && sjob->relays.v[j].port == SANDBOX_PROXY_PORT)
-			return config_error(&sb->allow_network.list.v[0].loc,
-					    "%s: port %d is where the task reaches its proxy inside "
-					    "the sandbox; relay the host's service on another port",
-					    t->id, SANDBOX_PROXY_PORT);
+			return config_error(
+			    &sb->allow_network.list.v[0].loc,
+			    "%s: port %d is where the task reaches its proxy inside "
+			    "the sandbox; relay the host's service on another port",
+			    t->id, SANDBOX_PROXY_PORT);
 	if (sb->local_binding.any && !darwin)
-		return config_error(&sb->local_binding.loc,
-				    "%s: localBinding: true cannot be built on Linux: a network "
-				    "namespace has no bridge for every port; list the ports the task "
-				    "listens on (localBinding: [5173])",
-				    t->id);
+		return config_error(
+		    &sb->local_binding.loc,
+		    "%s: localBinding: true cannot be built on Linux: a network "
+		    "namespace has no bridge for every port; list the ports the task "
+		    "listens on (localBinding: [5173])",
+		    t->id);
 	for (size_t k = 0; k < sb->local_binding.list.n; k++) {
 		const struct lstr *e = &sb->local_binding.list.v[k];
 		int port = atoi(e->s);
@@ -100,16 +102,18 @@ static int network_rules(const struct task_node *t, struct sandbox_job *sjob, bo
 			dup = sjob->binds.v[j] == port;
 		for (size_t j = 0; j < sjob->relays.n; j++)
 			if (sjob->relays.v[j].port == port)
-				return config_error(&e->loc,
-						    "%s: port %d is both relayed in from the host "
-						    "(allow.network) and bridged out (localBinding): "
-						    "one of them must go",
-						    t->id, port);
+				return config_error(
+				    &e->loc,
+				    "%s: port %d is both relayed in from the host "
+				    "(allow.network) and bridged out (localBinding): "
+				    "one of them must go",
+				    t->id, port);
 		if (proxy && port == SANDBOX_PROXY_PORT)
-			return config_error(&e->loc,
-					    "%s: port %d is where the task reaches its proxy inside "
-					    "the sandbox; listen on another port",
-					    t->id, SANDBOX_PROXY_PORT);
+			return config_error(
+			    &e->loc,
+			    "%s: port %d is where the task reaches its proxy inside "
+			    "the sandbox; listen on another port",
+			    t->id, SANDBOX_PROXY_PORT);
 		if (!dup)
 			vec_push(&sjob->binds, port);
 	}
@@ -193,11 +197,12 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 		sjob->has_net = sjob->net.any || sjob->net.allow.n;
 		any_net = any_net || wants_net(sjob);
 		if (sb->unix_sockets.any)
-			return config_error(&sb->unix_sockets.loc,
-					    "%s: unixSockets: true cannot be built: the host's sockets "
-					    "are not enumerable, and the docker socket or an agent's "
-					    "must never ride in unnamed; list the socket paths",
-					    t->id);
+			return config_error(
+			    &sb->unix_sockets.loc,
+			    "%s: unixSockets: true cannot be built: the host's sockets "
+			    "are not enumerable, and the docker socket or an agent's "
+			    "must never ride in unnamed; list the socket paths",
+			    t->id);
 	}
 	/* vx's own binary: the network helper, and beside it vx-sandbox-init */
 	char *self = sj->darwin || !first ? NULL : realpath("/proc/self/exe", NULL);
@@ -292,9 +297,9 @@ struct input_parts {
 static void input_parts_release(struct input_parts *h)
 {
 	free(h->stage_pattern);
-	struct strvec *all[] = {&h->nested, &h->reads, &h->writes, &h->dep_outs, &h->keyed,
-				&h->define, &h->pass,  &h->secrets, &h->vxenv, &h->linked,
-				&h->sockets, &h->mach, &h->sysinfo, &h->plain_env};
+	struct strvec *all[] = {&h->nested,  &h->reads, &h->writes,  &h->dep_outs, &h->keyed,
+				&h->define,  &h->pass,	&h->secrets, &h->vxenv,	   &h->linked,
+				&h->sockets, &h->mach,	&h->sysinfo, &h->plain_env};
 	for (size_t k = 0; k < sizeof all / sizeof *all; k++)
 		strvec_clear(all[k]);
 	vec_free(&h->relay_ports);
@@ -403,7 +408,7 @@ static void request_input(struct sandbox_jobs *sj, size_t i, struct sandbox_inpu
 	    .strace = trace_dir ? sj->strace : NULL,
 	    .trace_dir = trace_dir,
 	    .netd = net ? sj->netd : NULL,
-	    .net_ctl = !net ? NULL
+	    .net_ctl = !net	     ? NULL
 		       : sj->showing ? "$TMPDIR/vx-UID/vx-run-XXXXXX/net-XXXXXX/ctl.sock"
 				     : nj->net_ctl,
 	    .proxy = nj && nj->has_net,
@@ -557,10 +562,11 @@ static int binds_start(struct sandbox_jobs *sj, struct sandbox_job *sjob, struct
 		int port = sjob->binds.v[k];
 		const struct task_node *other = port_holder_task(sj, sjob, port);
 		if (other) {
-			strbuf_addf(err,
-				    "localBinding port %d is held by %s, which runs now in this run; "
-				    "give one of them another port, or make one depend on the other",
-				    port, other->id);
+			strbuf_addf(
+			    err,
+			    "localBinding port %d is held by %s, which runs now in this run; "
+			    "give one of them another port, or make one depend on the other",
+			    port, other->id);
 			return -1;
 		}
 		struct proxy *got[2];
@@ -687,11 +693,11 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 			}
 			strbuf_addch(&list, ']');
 			error("%s: its key holds %s outside the project that its sandbox "
-				"hides, so the key "
-				"would claim a dependency the task cannot read; add to %s "
-				"tasks.%s.sandbox.allow.read: "
-				"%s",
-				t->id, hidden.n == 1 ? "a file" : "files", yaml, t->task, list.buf);
+			      "hides, so the key "
+			      "would claim a dependency the task cannot read; add to %s "
+			      "tasks.%s.sandbox.allow.read: "
+			      "%s",
+			      t->id, hidden.n == 1 ? "a file" : "files", yaml, t->task, list.buf);
 			strbuf_release(&list);
 			free(yaml);
 			job->reason = "its key holds a file its sandbox hides (see above)";
@@ -699,7 +705,9 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 		} else {
 			sandbox_fds_close(&sjob->fds);
 			sandbox_argv(&sjob->req, t->command, &sjob->argv, &sjob->fds);
-			rc = sandbox_fds_lift(&sjob->fds) < 0 || compat_pipe(pfd, O_CLOEXEC) < 0 ? -1 : 0;
+			rc = sandbox_fds_lift(&sjob->fds) < 0 || compat_pipe(pfd, O_CLOEXEC) < 0
+				 ? -1
+				 : 0;
 			if (rc) {
 				error_errno("%s: cannot pass its sandbox the fds it needs", t->id);
 				job->reason = "its sandbox's fds could not be passed (see above)";
@@ -715,7 +723,8 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 				/* without its signal pipe the task could not be
 				 * stopped from outside: it does not run */
 				error_errno("%s: cannot make its sandbox's signal pipe", t->id);
-				job->reason = "its sandbox's signal pipe could not be made (see above)";
+				job->reason =
+				    "its sandbox's signal pipe could not be made (see above)";
 				if (sjob->signal_rd >= 0)
 					close(sjob->signal_rd);
 				sjob->signal_rd = -1;
@@ -787,8 +796,9 @@ void sandbox_jobs_unstage(struct sandbox_jobs *sj, size_t i)
 		unlink(rec);
 		free(rec);
 	} else {
-		warning("%s: %s keeps what could not be moved back to %s; the next run puts it back",
-			t->id, sjob->stage_dir, sjob->req.cwd);
+		warning(
+		    "%s: %s keeps what could not be moved back to %s; the next run puts it back",
+		    t->id, sjob->stage_dir, sjob->req.cwd);
 	}
 	free(sjob->stage_dir);
 	sjob->stage_dir = NULL; /* unstaged: never twice; req.stage stays for the judge */
@@ -876,8 +886,7 @@ void sandbox_jobs_finish(struct sandbox_jobs *sj)
  * the allow.network entry that would have allowed it; ignore.network (a
  * glob on "HOST:PORT" or "HOST") silences one in the report, never in the
  * proxy. */
-static void proxy_violations(const struct proxy *p, const struct judge_input *in,
-			     struct verdict *v)
+static void proxy_violations(const struct proxy *p, const struct judge_input *in, struct verdict *v)
 {
 	size_t n = 0;
 	const struct proxy_refusal *r = p ? proxy_refusals(p, &n) : NULL;
@@ -926,15 +935,16 @@ static void walls_line(const struct sandbox_job *sjob, const struct sandbox_cfg 
 		strbuf_addstr(sb_out, " its TMPDIR only");
 	strbuf_addstr(sb_out, "; network:");
 	if (sjob->has_net)
-		strbuf_addstr(sb_out, sjob->net.any ? " any public host" : " the hosts allow.network lists");
+		strbuf_addstr(sb_out, sjob->net.any ? " any public host"
+						    : " the hosts allow.network lists");
 	else if (!sjob->relays.n && !sjob->binds.n)
 		strbuf_addstr(sb_out, " none");
 	for (size_t k = 0; k < sjob->relays.n; k++)
 		strbuf_addf(sb_out, "%s the host's port %d", sjob->has_net || k ? "," : "",
 			    sjob->relays.v[k].port);
 	for (size_t k = 0; k < sjob->binds.n; k++)
-		strbuf_addf(sb_out, "%s serving port %d", sjob->has_net || sjob->relays.n || k ? "," : "",
-			    sjob->binds.v[k]);
+		strbuf_addf(sb_out, "%s serving port %d",
+			    sjob->has_net || sjob->relays.n || k ? "," : "", sjob->binds.v[k]);
 }
 
 /* The judge's input for task i and all it borrows: one builder for the
@@ -973,7 +983,8 @@ static void judging_keyed(struct sandbox_jobs *sj, size_t i, struct judging *jg)
 		for (size_t o = 0; outs && o < outs->n; o++)
 			strvec_push_nodup(&jg->dep_outs, path_join(dp->dir, outs->v[o]));
 		strvec_push_nodup(&jg->dep_cfg, project_yaml(sj, dt));
-		vec_push(&jg->deps, ((struct judge_dep){.dir = dp->dir, .task = dt->task, .id = dt->id}));
+		vec_push(&jg->deps,
+			 ((struct judge_dep){.dir = dp->dir, .task = dt->task, .id = dt->id}));
 	}
 	for (size_t d = 0; d < jg->deps.n; d++)
 		jg->deps.v[d].config = jg->dep_cfg.v[d];
@@ -1061,9 +1072,10 @@ static void judging_init(struct sandbox_jobs *sj, size_t i, const struct job *jo
 
 static void judging_release(struct judging *jg)
 {
-	struct strvec *all[] = {&jg->ignore_read, &jg->ignore_write, &jg->ignore_net, &jg->inputs,
-				&jg->allow_write, &jg->roots,	     &jg->unwritten,  &jg->dep_keyed,
-				&jg->dep_outs,	  &jg->dep_cfg,	     &jg->outside,    &jg->tools};
+	struct strvec *all[] = {&jg->ignore_read, &jg->ignore_write, &jg->ignore_net,
+				&jg->inputs,	  &jg->allow_write,  &jg->roots,
+				&jg->unwritten,	  &jg->dep_keyed,    &jg->dep_outs,
+				&jg->dep_cfg,	  &jg->outside,	     &jg->tools};
 	for (size_t k = 0; k < sizeof all / sizeof *all; k++)
 		strvec_clear(all[k]);
 	vec_free(&jg->deps);

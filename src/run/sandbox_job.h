@@ -20,31 +20,32 @@
 struct sandbox_jobs {
 	const struct workspace *ws;
 	const struct graph *g;
-	const char *cache_dir;       /* the store: a wall in every sandbox */
-	char *bwrap, *setsid;        /* found on vx's PATH once, before any task runs */
-	char *init;                  /* vx-sandbox-init beside vx, or NULL (bwrap.c's script) */
-	char *strace;                /* found and probed once; NULL: tasks run untraced */
-	char *netd;                  /* the vx binary (/proc/self/exe), run inside a task with
-				      * a network grant as its netd (sandbox/netd.h) */
-	struct loop *loop;           /* the run's (sandbox_jobs_start): the proxies serve on it */
-	struct resolver *resolver;   /* the proxies' name lookups, made with the first proxy */
-	bool quiet_report;           /* --report json|sarif|github: no text report lines */
-	bool showing;                /* vx sandbox show: nothing runs, the tracer is shown */
-	bool darwin;                 /* --platform darwin: a Seatbelt profile, no Linux probe */
-	const char *run_dir;         /* the run's own directory (util/rundir.h), from
-				      * sandbox_jobs_start: trace logs go there */
-	const char *run_base;        /* where every run dir of this user lives: a wall */
-	struct rundir stage;         /* the run's stage directory under WS/.vx/stage (on the
-				      * workspace's file system); path NULL: no staging */
-	struct strvec configs;       /* the files that decide what vx runs, canonical:
-				      * made with the first request, for every task */
-	struct sandbox_job *jobs;     /* per node */
+	const char *cache_dir;	   /* the store: a wall in every sandbox */
+	char *bwrap, *setsid;	   /* found on vx's PATH once, before any task runs */
+	char *init;		   /* vx-sandbox-init beside vx, or NULL (bwrap.c's script) */
+	char *strace;		   /* found and probed once; NULL: tasks run untraced */
+	char *netd;		   /* the vx binary (/proc/self/exe), run inside a task with
+				    * a network grant as its netd (sandbox/netd.h) */
+	struct loop *loop;	   /* the run's (sandbox_jobs_start): the proxies serve on it */
+	struct resolver *resolver; /* the proxies' name lookups, made with the first proxy */
+	bool quiet_report;	   /* --report json|sarif|github: no text report lines */
+	bool showing;		   /* vx sandbox show: nothing runs, the tracer is shown */
+	bool darwin;		   /* --platform darwin: a Seatbelt profile, no Linux probe */
+	const char *run_dir;	   /* the run's own directory (util/rundir.h), from
+				    * sandbox_jobs_start: trace logs go there */
+	const char *run_base;	   /* where every run dir of this user lives: a wall */
+	struct rundir stage;	   /* the run's stage directory under WS/.vx/stage (on the
+				    * workspace's file system); path NULL: no staging */
+	struct strvec configs;	   /* the files that decide what vx runs, canonical:
+				    * made with the first request, for every task */
+	struct sandbox_job *jobs;  /* per node */
 	/* The key beyond a task (issue 18), set by the run: each node's keyed
 	 * files (workspace-relative, sorted; NULL when it is not cached), for
 	 * its dependents' reads; whether the lockfile keys node_modules; the
 	 * run's start (wall-clock seconds). */
 	const struct strvec *(*keyed_of)(const void *ctx, size_t node);
-	const struct strvec *(*tools_of)(const void *ctx, size_t node); /* its programs,
+	const struct strvec *(*tools_of)(const void *ctx,
+					 size_t node); /* its programs,
 							* canonical (the key's toolchain) */
 	const void *keyed_ctx;
 	bool externals_keyed;
@@ -53,41 +54,41 @@ struct sandbox_jobs {
 
 /* One wrapped task: set by sandbox_jobs_wrap, read by the spawn. */
 struct sandbox_job {
-	bool built;                  /* req holds a request to sweep and release */
+	bool built; /* req holds a request to sweep and release */
 	struct sandbox_request req;
-	int signal_rd;               /* the read end of the signal pipe, given as fd 3; -1 */
-	sandbox_fd_vec fds;          /* the filter and bind sources bwrap inherits */
+	int signal_rd;	    /* the read end of the signal pipe, given as fd 3; -1 */
+	sandbox_fd_vec fds; /* the filter and bind sources bwrap inherits */
 	struct strvec argv;
-	struct trace_log trace;      /* strace's log (sandbox/tracelog.h); removed after judging */
-	char *stage_dir;             /* the stage of its project (request.h), or NULL;
-				      * emptied by sandbox_jobs_unstage, removed by done */
-	char reason[48];             /* job->reason of a task its violations failed */
-	bool judged;                 /* verdict holds the judge's word (sandbox_jobs_judge) */
+	struct trace_log trace; /* strace's log (sandbox/tracelog.h); removed after judging */
+	char *stage_dir;	/* the stage of its project (request.h), or NULL;
+				 * emptied by sandbox_jobs_unstage, removed by done */
+	char reason[48];	/* job->reason of a task its violations failed */
+	bool judged;		/* verdict holds the judge's word (sandbox_jobs_judge) */
 	struct verdict verdict;
-	char *project_dir;           /* canonical, as judged: report paths are made from it */
-	struct strvec outputs;       /* what its output globs matched once it finished, walked
-				      * for its first sandboxed dependent (dep_outputs) */
+	char *project_dir;     /* canonical, as judged: report paths are made from it */
+	struct strvec outputs; /* what its output globs matched once it finished, walked
+				* for its first sandboxed dependent (dep_outputs) */
 	bool outputs_walked, outputs_ok;
-	struct netrules net;         /* allow.network / deny.network, parsed by init */
-	bool has_net;                /* a host grant: the task gets its own proxy */
+	struct netrules net;		 /* allow.network / deny.network, parsed by init */
+	bool has_net;			 /* a host grant: the task gets its own proxy */
 	VEC(struct bridge_relay) relays; /* allow.network localhost:PORT (addr owned) */
-	VEC(int) binds;              /* localBinding ports */
-	struct bridge *bridge;       /* netd's control socket, while it runs, or NULL */
-	struct proxy *proxy;         /* while it runs (wrap to done), or NULL */
-	VEC(struct proxy *) bridges; /* its relays and port bridges, while it runs */
-	char *net_dir;               /* its 0700 directory in the run dir (the control
-				      * socket), or NULL */
-	char *net_ctl;               /* the control socket in net_dir */
-	const struct strvec *keyed;  /* set by wrap: the cached task's key files (the
-				      * taskcache's, borrowed for the run), or NULL */
+	VEC(int) binds;			 /* localBinding ports */
+	struct bridge *bridge;		 /* netd's control socket, while it runs, or NULL */
+	struct proxy *proxy;		 /* while it runs (wrap to done), or NULL */
+	VEC(struct proxy *) bridges;	 /* its relays and port bridges, while it runs */
+	char *net_dir;			 /* its 0700 directory in the run dir (the control
+					  * socket), or NULL */
+	char *net_ctl;			 /* the control socket in net_dir */
+	const struct strvec *keyed;	 /* set by wrap: the cached task's key files (the
+					  * taskcache's, borrowed for the run), or NULL */
 };
 
 /* The judge's input for node i's report (paths borrowed from sj). */
 struct judge_input sandbox_jobs_report_input(const struct sandbox_jobs *sj, size_t i);
 
 enum {
-	SANDBOX_JOBS_QUIET = 1, /* --report json|sarif|github: no text report lines */
-	SANDBOX_JOBS_SHOW = 2,  /* vx sandbox show: nothing runs, the tracer is shown */
+	SANDBOX_JOBS_QUIET = 1,	 /* --report json|sarif|github: no text report lines */
+	SANDBOX_JOBS_SHOW = 2,	 /* vx sandbox show: nothing runs, the tracer is shown */
 	SANDBOX_JOBS_DARWIN = 4, /* with SHOW: the macOS translation; bwrap is not probed */
 };
 
@@ -105,9 +106,9 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 /* Before the first task runs: trace logs and the proxies' sockets go to
  * the run's own directory (util/rundir.h, borrowed until
  * sandbox_jobs_finish; its base is walled in every sandbox), the proxies
- * serve on loop, and a run with a sandbox gets its stage under WS/.vx/stage (swept as the run dir is, a
- * dead run's staged entries put back first). A stage that cannot be made
- * leaves the grants bound as they are. */
+ * serve on loop, and a run with a sandbox gets its stage under WS/.vx/stage (swept as the run dir
+ * is, a dead run's staged entries put back first). A stage that cannot be made leaves the grants
+ * bound as they are. */
 void sandbox_jobs_start(struct sandbox_jobs *sj, const struct rundir *run, struct loop *loop);
 /* After the last task: puts back what a failed spawn left staged, and
  * removes the stage. */
@@ -121,7 +122,8 @@ void sandbox_jobs_finish(struct sandbox_jobs *sj);
  * files the task's key folds when it is cached this run, else NULL; one
  * outside the project that the sandbox hides fails the task before it runs,
  * naming the grant (its key would claim a dependency the task cannot read). */
-int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job, const struct strvec *keyed);
+int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
+		      const struct strvec *keyed);
 /* Plans node i's request into req (sandbox_request_plan: nothing is
  * created or opened), as sandbox_jobs_wrap does before it prepares it, and
  * as `vx sandbox show` prints it. Returns 0, or -1 with one line in err. */

@@ -35,22 +35,22 @@ extern char **environ;
 
 /* What the scheduler knows of a job beyond struct job. */
 struct proc {
-	struct sched *s;   /* for the loop's callbacks, which get the proc */
-	size_t i;	   /* its index in the jobs array */
-	pid_t pid;	   /* the process group leader while RUNNING, else 0 */
-	int fd;		   /* read end of its output pipe, watched on the loop; -1
-			    * once at EOF or closed */
+	struct sched *s;	  /* for the loop's callbacks, which get the proc */
+	size_t i;		  /* its index in the jobs array */
+	pid_t pid;		  /* the process group leader while RUNNING, else 0 */
+	int fd;			  /* read end of its output pipe, watched on the loop; -1
+				   * once at EOF or closed */
 	unsigned long term_timer; /* the loop timer of its timeout's SIGTERM, or 0 */
 	unsigned long kill_timer; /* the loop timer of its SIGKILL, or 0 */
-	long long kill_at; /* when kill_timer fires */
-	bool stopped;	   /* vx signalled it (interrupt, persistent exit), not the task */
-	size_t waiting;	   /* dependencies not yet ended */
-	size_t slot;	   /* its place in sched.live while RUNNING */
-	bool retried;	   /* already run a second time: its timeout counts from the first start */
-	long long first_start; /* the first attempt's start, for the timeout of a retry */
+	long long kill_at;	  /* when kill_timer fires */
+	bool stopped;		  /* vx signalled it (interrupt, persistent exit), not the task */
+	size_t waiting;		  /* dependencies not yet ended */
+	size_t slot;		  /* its place in sched.live while RUNNING */
+	bool retried; /* already run a second time: its timeout counts from the first start */
+	long long first_start;	   /* the first attempt's start, for the timeout of a retry */
 	unsigned long later_timer; /* while its before hook said BEFORE_LATER: the
 				    * loop timer that queues it again, else 0 */
-	bool asked;	   /* its hook said BEFORE_PENDING: its start stays the first ask's */
+	bool asked; /* its hook said BEFORE_PENDING: its start stays the first ask's */
 };
 
 /* A binary min-heap of job indices: the ready queue hands out jobs in the
@@ -81,7 +81,7 @@ struct sched {
 	size_t *pending; /* the jobs whose before hook is pending (job->pending) */
 	size_t npending;
 	unsigned long tick; /* the status line's redraw timer, or 0 */
-	long long t0;	  /* loop_now() at the start: job times count from it */
+	long long t0;	    /* loop_now() at the start: job times count from it */
 	long long grace_ms;
 	bool stop_starting;
 	bool any_failed;	 /* a job failed on its own terms */
@@ -113,7 +113,8 @@ static void reaper_start(struct sched *s)
 	posix_spawnattr_init(&attr);
 	int err = posix_spawn_file_actions_adddup2(&fa, pfd[0], 0);
 	if (!err)
-		err = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
+		err =
+		    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
 	if (!err)
 		err = posix_spawnattr_setpgroup(&attr, 0);
 	if (!err)
@@ -204,8 +205,10 @@ static void group_signal(struct sched *s, size_t i, int sig)
 			 * session, so the task's own trap runs; bwrap, the pid 1
 			 * of the sandbox, would otherwise just die. */
 			char line[32];
-			int n = snprintf(line, sizeof line, "%s\n", compat_signame(sig) ? compat_signame(sig) : "TERM");
-			if (write(job->signal_fd, line, (size_t)n) < 0 && errno != EPIPE && errno != EAGAIN)
+			int n = snprintf(line, sizeof line, "%s\n",
+					 compat_signame(sig) ? compat_signame(sig) : "TERM");
+			if (write(job->signal_fd, line, (size_t)n) < 0 && errno != EPIPE &&
+			    errno != EAGAIN)
 				warning("%s: relaying %s: %s", job->id, line, strerror(errno));
 			return;
 		}
@@ -585,8 +588,8 @@ static void job_start(struct sched *s, size_t i)
 		p->first_start = job->start_ms;
 	/* A retry runs in what is left of the task's timeout, not a new one. */
 	if (job->timeout_ms > 0)
-		p->term_timer = loop_timer(s->loop, s->t0 + p->first_start + job->timeout_ms,
-					   on_term, p);
+		p->term_timer =
+		    loop_timer(s->loop, s->t0 + p->first_start + job->timeout_ms, on_term, p);
 	p->slot = s->running;
 	s->live[s->running++] = i;
 	output_job_start(&s->out, i);
@@ -687,7 +690,8 @@ static void job_reaped(struct sched *s, size_t i, int st)
 	job_ended(s, i);
 	if (persistent_exit) {
 		if (!s->persistent_status && job->state == JOB_FAILED)
-			s->persistent_status = job->exit_code > 0 && job->exit_code < 256 ? job->exit_code : 1;
+			s->persistent_status =
+			    job->exit_code > 0 && job->exit_code < 256 ? job->exit_code : 1;
 		run_stop(s, SIGTERM, "run stopped: a persistent task exited");
 	}
 }

@@ -17,13 +17,20 @@
 static const char *state_name(enum job_state s)
 {
 	switch (s) {
-	case JOB_SUCCEEDED: return "succeeded";
-	case JOB_CACHED: return "cached";
-	case JOB_FAILED: return "failed";
-	case JOB_SKIPPED: return "skipped";
-	case JOB_NOOP: return "noop";
-	case JOB_RUNNING: return "running";
-	default: return "pending";
+	case JOB_SUCCEEDED:
+		return "succeeded";
+	case JOB_CACHED:
+		return "cached";
+	case JOB_FAILED:
+		return "failed";
+	case JOB_SKIPPED:
+		return "skipped";
+	case JOB_NOOP:
+		return "noop";
+	case JOB_RUNNING:
+		return "running";
+	default:
+		return "pending";
 	}
 }
 
@@ -63,7 +70,8 @@ int summary_write(const char *path, const struct graph *g, const struct job *job
 		cJSON_AddStringToObject(o, "status", state_name(j->state));
 		cJSON_AddStringToObject(o, "cache", cache_status_name(tc->status[i]));
 		if (tc->status[i] == CACHE_HIT)
-			cJSON_AddStringToObject(o, "cacheSource", tc->from_remote[i] ? "remote" : "local");
+			cJSON_AddStringToObject(o, "cacheSource",
+						tc->from_remote[i] ? "remote" : "local");
 		else
 			cJSON_AddNullToObject(o, "cacheSource");
 		if (j->state == JOB_SUCCEEDED || j->state == JOB_FAILED)
@@ -81,7 +89,8 @@ int summary_write(const char *path, const struct graph *g, const struct job *job
 		cJSON_AddNumberToObject(o, "durationMs", (double)j->duration_ms);
 		cJSON *deps = cJSON_AddArrayToObject(o, "dependencies");
 		for (size_t k = 0; k < t->deps.n; k++)
-			cJSON_AddItemToArray(deps, cJSON_CreateString(g->nodes.v[t->deps.v[k].to]->id));
+			cJSON_AddItemToArray(deps,
+					     cJSON_CreateString(g->nodes.v[t->deps.v[k].to]->id));
 		cJSON *inputs = cJSON_AddObjectToObject(o, "inputs");
 		const struct task_inputs *ti = &tc->inputs[i];
 		for (size_t f = 0; f < ti->paths.n; f++)

@@ -45,10 +45,14 @@
 const char *cache_status_name(enum cache_status s)
 {
 	switch (s) {
-	case CACHE_HIT: return "hit";
-	case CACHE_MISS: return "miss";
-	case CACHE_BAD: return "miss";
-	default: return "disabled";
+	case CACHE_HIT:
+		return "hit";
+	case CACHE_MISS:
+		return "miss";
+	case CACHE_BAD:
+		return "miss";
+	default:
+		return "disabled";
 	}
 }
 
@@ -68,7 +72,8 @@ static struct remote *remote_from(const struct workspace *ws, const struct taskc
 {
 	const struct remote_cfg *rc = ws->cfg->remote;
 	const char *url = getenv("VX_REMOTE_CACHE_URL"), *token = getenv("VX_REMOTE_CACHE_TOKEN"),
-		   *team = getenv("VX_REMOTE_CACHE_TEAM"), *team_id = getenv("VX_REMOTE_CACHE_TEAM_ID");
+		   *team = getenv("VX_REMOTE_CACHE_TEAM"),
+		   *team_id = getenv("VX_REMOTE_CACHE_TEAM_ID");
 	if (!url || !*url)
 		url = rc && rc->url ? rc->url : getenv("TURBO_API");
 	if (!token || !*token)
@@ -84,7 +89,8 @@ static struct remote *remote_from(const struct workspace *ws, const struct taskc
 			key = getenv("TURBO_REMOTE_CACHE_SIGNATURE_KEY");
 		if (!key || !*key) {
 			warning("%s:%d:%d: cache.remote.signature is on, but neither "
-				"VX_REMOTE_CACHE_SIGNATURE_KEY nor TURBO_REMOTE_CACHE_SIGNATURE_KEY is set: "
+				"VX_REMOTE_CACHE_SIGNATURE_KEY nor "
+				"TURBO_REMOTE_CACHE_SIGNATURE_KEY is set: "
 				"the remote cache is off for this run",
 				rc->loc.file, rc->loc.line, rc->loc.col);
 			return NULL;
@@ -146,9 +152,10 @@ int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struc
 			/* issue 39: every task rebuilt, and "cannot open .lock"
 			 * twenty times, though every entry was there */
 			if (tc->write && !tc->dry_run)
-				warning("the cache %s is read-only (%s): its hits are restored, and "
-					"nothing is saved to it",
-					tc->store.path, strerror(tc->store.read_only));
+				warning(
+				    "the cache %s is read-only (%s): its hits are restored, and "
+				    "nothing is saved to it",
+				    tc->store.path, strerror(tc->store.read_only));
 			tc->write = false;
 		}
 		char *scpath = path_join(tc->dir, "statcache");
@@ -358,7 +365,8 @@ static int collect_inputs(struct taskcache *tc, const bool *which)
 			if (!strmap_get(&index, abs, &at)) {
 				at = batch.n;
 				strvec_push_nodup(&batch, abs);
-				/* the map borrows keys: rebuild below after the batch stops growing */
+				/* the map borrows keys: rebuild below after the batch stops growing
+				 */
 			} else {
 				free(abs);
 			}
@@ -390,7 +398,8 @@ static int collect_inputs(struct taskcache *tc, const bool *which)
 				continue;
 			}
 			if (e)
-				warning("cannot hash %s: %s; it counts as changed", ti->paths.v[f], strerror(e));
+				warning("cannot hash %s: %s; it counts as changed", ti->paths.v[f],
+					strerror(e));
 			memcpy(ti->hashes[out], hashes[where[i][f]], KEY_HEX_SIZE);
 			ti->paths.v[out++] = ti->paths.v[f];
 		}
@@ -449,14 +458,13 @@ static bool tools_changed_blob(struct taskcache *tc, const char *blob, struct st
 	}
 	bool changed = false;
 	if (paths.n) {
-		char (*now)[KEY_HEX_SIZE] = xcalloc(paths.n, sizeof *now);
+		char(*now)[KEY_HEX_SIZE] = xcalloc(paths.n, sizeof *now);
 		int *errs = xcalloc(paths.n, sizeof *errs);
 		taskcache_hash(tc, (const char *const *)paths.v, paths.n, now, errs);
 		for (size_t k = 0; k < paths.n && !changed; k++)
 			if (errs[k] || strcmp(now[k], want.v[k])) {
 				changed = true;
-				if (which)
-				{
+				if (which) {
 					if (errs[k])
 						strbuf_addf(which, "%s (%.8s… → gone)", paths.v[k],
 							    want.v[k]);
@@ -528,7 +536,7 @@ void taskcache_set_execs(struct taskcache *tc, size_t i, const struct strvec *ex
 {
 	if (!execs || !execs->n)
 		return;
-	char (*h)[KEY_HEX_SIZE] = xcalloc(execs->n, sizeof *h);
+	char(*h)[KEY_HEX_SIZE] = xcalloc(execs->n, sizeof *h);
 	int *errs = xcalloc(execs->n, sizeof *errs);
 	taskcache_hash(tc, (const char *const *)execs->v, execs->n, h, errs);
 	struct task_inputs *facts = &tc->facts[i];
@@ -545,7 +553,8 @@ void taskcache_set_execs(struct taskcache *tc, size_t i, const struct strvec *ex
 /* The programs node i runs: inputs.toolchain, else its command's first
  * word (the script's, for a package.json script), each with the
  * interpreter its "#!" names. */
-static void node_tools(struct taskcache *tc, size_t i, struct strmap *memo, struct strvec *memo_vals)
+static void node_tools(struct taskcache *tc, size_t i, struct strmap *memo,
+		       struct strvec *memo_vals)
 {
 	const struct task_node *t = tc->g->nodes.v[i];
 	const struct project *p = tc->ws->projects.v[t->project];
@@ -625,7 +634,7 @@ static void collect_tools(struct taskcache *tc, const bool *which)
 		strvec_extend(&all, &tc->tools[i].paths);
 	}
 	strvec_sort_unique(&all);
-	char (*hashes)[KEY_HEX_SIZE] = xcalloc(all.n + 1, sizeof *hashes);
+	char(*hashes)[KEY_HEX_SIZE] = xcalloc(all.n + 1, sizeof *hashes);
 	int *errs = xcalloc(all.n + 1, sizeof *errs);
 	taskcache_hash(tc, (const char *const *)all.v, all.n, hashes, errs);
 	for (size_t i = 0; i < tc->g->nodes.n; i++) {
@@ -716,10 +725,15 @@ static void add_fact_name(struct strbuf *out, const char *name)
 	static const struct {
 		const char *prefix, *say;
 	} names[] = {
-		{"//env/", "env "},   {"//define/", "env.define "}, {"//dep/", "dependency "},
-		{"//command", "the command"}, {"//platform", "the platform"}, {"//sandbox", "the sandbox block"},
-		{"//outputs", "the outputs"}, {"//externals", "the external dependencies (lockfile)"},
-		{"//toolchain", "toolchain "},
+	    {"//env/", "env "},
+	    {"//define/", "env.define "},
+	    {"//dep/", "dependency "},
+	    {"//command", "the command"},
+	    {"//platform", "the platform"},
+	    {"//sandbox", "the sandbox block"},
+	    {"//outputs", "the outputs"},
+	    {"//externals", "the external dependencies (lockfile)"},
+	    {"//toolchain", "toolchain "},
 	};
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
 		size_t n = strlen(names[i].prefix);
@@ -734,8 +748,7 @@ static void add_fact_name(struct strbuf *out, const char *name)
 /* Is the workspace-relative input path one the task writes itself (it lies
  * in its sandbox's allow.write)? Such an input changes on every run, so the
  * task never hits (.next/BUILD_ID under `files: ["**"]`: issue 11). */
-static bool written_by_task(const struct taskcache *tc, const struct task_node *t,
-			    const char *path)
+static bool written_by_task(const struct taskcache *tc, const struct task_node *t, const char *path)
 {
 	if (!t->cfg->sandbox)
 		return false;
@@ -768,7 +781,8 @@ static void explain_miss(struct taskcache *tc, size_t i)
 	struct entry e;
 	struct strbuf why = STRBUF_INIT;
 	if (!rec || entry_open(&tc->store, last.buf, &e, &why) != ENTRY_HIT) {
-		fprintf(stderr, "%s: cache miss: no earlier run of this task in the cache\n", t->id);
+		fprintf(stderr, "%s: cache miss: no earlier run of this task in the cache\n",
+			t->id);
 		strbuf_release(&last);
 		strbuf_release(&why);
 		return;
@@ -787,7 +801,8 @@ static void explain_miss(struct taskcache *tc, size_t i)
 			what = "added";
 		else if (strcmp(e.m.inputs.v[b].hash, now->hashes[a]))
 			what = "changed";
-		if (!strcmp(now->paths.v[a], "//lockfile") || !strncmp(now->paths.v[a], "//exec/", 7))
+		if (!strcmp(now->paths.v[a], "//lockfile") ||
+		    !strncmp(now->paths.v[a], "//exec/", 7))
 			continue; /* not in the key: where "//externals" came from, what it ran */
 		if (what && !strcmp(now->paths.v[a], "//externals") && b < e.m.inputs.n &&
 		    total++ < 8) {
@@ -839,7 +854,8 @@ const struct strvec *taskcache_keyed_files(const struct taskcache *tc, size_t i)
 	 * command's does (Turborepo's <NONEXISTENT> task: issue 37, create-turbo's
 	 * next build read packages/typescript-config's files read-unkeyed) */
 	const struct task_node *t = tc->g->nodes.v[i];
-	bool cached = tc->inputs && (tc->read || tc->write) && (taskcache_cacheable(t) || !t->command);
+	bool cached =
+	    tc->inputs && (tc->read || tc->write) && (taskcache_cacheable(t) || !t->command);
 	return cached ? &tc->inputs[i].paths : NULL;
 }
 
@@ -878,8 +894,8 @@ bool taskcache_remote_readable(const struct taskcache *tc)
 
 bool taskcache_remote_has(struct taskcache *tc, size_t i)
 {
-	return tc->read && taskcache_cacheable(tc->g->nodes.v[i]) && taskcache_remote_readable(tc) &&
-	       remote_head(tc->remote, tc->keys[i]) == 1;
+	return tc->read && taskcache_cacheable(tc->g->nodes.v[i]) &&
+	       taskcache_remote_readable(tc) && remote_head(tc->remote, tc->keys[i]) == 1;
 }
 
 /* Node i's entry from the remote cache into the local store, checked
@@ -899,8 +915,9 @@ static int remote_fetch(struct taskcache *tc, size_t i)
 		struct strbuf why = STRBUF_INIT;
 		rc = transfer_import(&tc->store, key, fd, path, &why);
 		if (rc == 1)
-			warning("%s: the remote cache's artifact %s is refused (%s); running the task",
-				tc->g->nodes.v[i]->id, key, why.buf);
+			warning(
+			    "%s: the remote cache's artifact %s is refused (%s); running the task",
+			    tc->g->nodes.v[i]->id, key, why.buf);
 		strbuf_release(&why);
 		rc = rc == 0 ? 0 : -1;
 	} else {
@@ -956,9 +973,9 @@ struct fetch {
 	struct strbuf why;
 	struct entry e;
 	bool from_remote;
-	char *entry_tools;	/* the programs its cached run exec'd (exec_blob) */
-	int rc;			/* the restore's */
-	struct strvec after;	/* the outputs once restored */
+	char *entry_tools;   /* the programs its cached run exec'd (exec_blob) */
+	int rc;		     /* the restore's */
+	struct strvec after; /* the outputs once restored */
 	int after_rc;
 	enum taskcache_answer answer; /* TASKCACHE_WAIT until settled */
 };
@@ -984,8 +1001,9 @@ static void fetch_open(void *arg)
 	struct fetch *f = arg;
 	struct taskcache *tc = f->tc;
 	const char *key = tc->keys[f->i];
-	f->r = tc->remote_only && f->pf != PREFETCH_HIT ? ENTRY_MISS
-							: entry_open(&tc->store, key, &f->e, &f->why);
+	f->r = tc->remote_only && f->pf != PREFETCH_HIT
+		   ? ENTRY_MISS
+		   : entry_open(&tc->store, key, &f->e, &f->why);
 	f->from_remote = f->r == ENTRY_HIT && f->pf == PREFETCH_HIT;
 	f->bad = f->r == ENTRY_BAD;
 	if (f->r != ENTRY_HIT && f->r != ENTRY_ERROR && f->pf == PREFETCH_ASK &&
@@ -1037,14 +1055,16 @@ static void fetch_restored(void *arg, const char *messages)
 	const struct task_node *t = tc->g->nodes.v[f->i];
 	fputs(messages ? messages : "", stderr);
 	if (f->rc < 0) {
-		warning("%s: cannot restore cache entry %s; running the task", t->id, tc->keys[f->i]);
+		warning("%s: cannot restore cache entry %s; running the task", t->id,
+			tc->keys[f->i]);
 		tc->status[f->i] = CACHE_MISS;
 		fetch_settle(f, TASKCACHE_RUN);
 		return;
 	}
 	if (!f->after_rc)
 		inplace_put(tc->ip, t->id, tc->keys[f->i], tc->ws->projects.v[t->project]->dir,
-			    f->after.v, f->after.n, f->job->log.buf, f->job->log.len, f->entry_tools);
+			    f->after.v, f->after.n, f->job->log.buf, f->job->log.len,
+			    f->entry_tools);
 	fetch_settle(f, TASKCACHE_HIT);
 }
 
@@ -1073,8 +1093,9 @@ static void fetch_opened(void *arg, const char *messages)
 	struct strbuf which = STRBUF_INIT;
 	if (tools_changed_blob(tc, f->entry_tools, &which)) {
 		if (tc->verbose)
-			fprintf(stderr, "%s: cache miss: toolchain changed: %s (a program its "
-					"cached run exec'd)\n",
+			fprintf(stderr,
+				"%s: cache miss: toolchain changed: %s (a program its "
+				"cached run exec'd)\n",
 				t->id, which.buf);
 		entry_close(&f->e);
 		strbuf_release(&which);
@@ -1180,8 +1201,8 @@ void taskcache_after(struct job *job, void *ctx)
 	size_t i = taskcache_node_of(tc, job);
 	const struct task_node *t = tc->g->nodes.v[i];
 	/* a log that could not be kept whole was said with its reason */
-	if (job->state != JOB_SUCCEEDED || !tc->write || !taskcache_cacheable(t) || !tc->store_open ||
-	    job->log_lost)
+	if (job->state != JOB_SUCCEEDED || !tc->write || !taskcache_cacheable(t) ||
+	    !tc->store_open || job->log_lost)
 		return;
 	const struct project *p = tc->ws->projects.v[t->project];
 	/* An input that moved under the task (an editor's save, a checkout)
@@ -1193,9 +1214,10 @@ void taskcache_after(struct job *job, void *ctx)
 		bool moved = statcache_changed(tc->sc, abs);
 		free(abs);
 		if (moved) {
-			warning("%s: not saved to the cache: its input %s changed while it ran (its "
-				"key holds what was there before)",
-				t->id, hashed->paths.v[f]);
+			warning(
+			    "%s: not saved to the cache: its input %s changed while it ran (its "
+			    "key holds what was there before)",
+			    t->id, hashed->paths.v[f]);
 			return;
 		}
 	}
@@ -1212,20 +1234,20 @@ void taskcache_after(struct job *job, void *ctx)
 		ins[f].hash = ti->hashes[f];
 	}
 	struct entry_save_request req = {
-		.key = tc->keys[i],
-		.task = t->id,
-		.project_dir = p->dir,
-		.outputs = (const char *const *)outs.v,
-		.n_outputs = outs.n,
-		.inputs = ins,
-		.n_inputs = ti->paths.n,
-		/* a spilled log is streamed from its file, never held whole */
-		.log_fd = job->log_fd >= 0 && lseek(job->log_fd, 0, SEEK_SET) == 0 ? job->log_fd : -1,
-		.log = job->log_fd < 0 && job->log.len ? job->log.buf : NULL,
-		.log_len = job->log_fd < 0 ? job->log.len : 0,
-		.exit_code = job->exit_code,
-		.duration_ms = (uint64_t)(job->duration_ms > 0 ? job->duration_ms : 0),
-		.level = tc->level,
+	    .key = tc->keys[i],
+	    .task = t->id,
+	    .project_dir = p->dir,
+	    .outputs = (const char *const *)outs.v,
+	    .n_outputs = outs.n,
+	    .inputs = ins,
+	    .n_inputs = ti->paths.n,
+	    /* a spilled log is streamed from its file, never held whole */
+	    .log_fd = job->log_fd >= 0 && lseek(job->log_fd, 0, SEEK_SET) == 0 ? job->log_fd : -1,
+	    .log = job->log_fd < 0 && job->log.len ? job->log.buf : NULL,
+	    .log_len = job->log_fd < 0 ? job->log.len : 0,
+	    .exit_code = job->exit_code,
+	    .duration_ms = (uint64_t)(job->duration_ms > 0 ? job->duration_ms : 0),
+	    .level = tc->level,
 	};
 	if (tc->loop && !tc->saver) { /* a fully cached run never starts it */
 		tc->saver = saver_new(&tc->store, remote_writable(tc->remote) ? tc->remote : NULL);
@@ -1272,7 +1294,8 @@ static void save_finished(struct taskcache *tc, struct job *job, int rc, const c
 			if (!strncmp(line, "warning: ", 9))
 				line += 9;
 			if (nl > line)
-				strbuf_addf(&why, "%s%.*s", why.len ? "; " : ": ", (int)(nl - line), line);
+				strbuf_addf(&why, "%s%.*s", why.len ? "; " : ": ", (int)(nl - line),
+					    line);
 			s = *nl ? nl + 1 : nl;
 		}
 		warning("%s: not saved to the cache%s; the run goes on", t->id, why.buf);
@@ -1280,8 +1303,8 @@ static void save_finished(struct taskcache *tc, struct job *job, int rc, const c
 	} else {
 		fputs(messages, stderr);
 		/* a log too long for the record (a spilled one is) leaves it without one */
-		char *tools = exec_blob(tc->facts[i].paths.v, tc->facts[i].hashes, tc->facts[i].paths.n,
-					NULL);
+		char *tools = exec_blob(tc->facts[i].paths.v, tc->facts[i].hashes,
+					tc->facts[i].paths.n, NULL);
 		inplace_put(tc->ip, t->id, tc->keys[i], p->dir, outs->v, outs->n, job->log.buf,
 			    job->log_len > job->log.len ? job->log_len : job->log.len, tools);
 		free(tools);
@@ -1314,7 +1337,8 @@ static void prefetch_begin(struct taskcache *tc)
 		if (!tc->remote_only) {
 			/* built or restored with this key last time: its entry is
 			 * here (a hash lookup, where the store costs a stat) */
-			const struct inplace_record *rec = inplace_get(tc->ip, tc->g->nodes.v[i]->id);
+			const struct inplace_record *rec =
+			    inplace_get(tc->ip, tc->g->nodes.v[i]->id);
 			if (rec && !strcmp(rec->key, tc->keys[i]))
 				continue;
 			if (entry_here(tc, tc->keys[i]))

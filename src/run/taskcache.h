@@ -21,30 +21,31 @@ enum cache_status {
 	CACHE_DISABLED, /* cache: false, persistent, no command, or --no-cache */
 	CACHE_MISS,
 	CACHE_HIT,
-	CACHE_BAD,      /* an entry was there but failed verification: a miss */
+	CACHE_BAD, /* an entry was there but failed verification: a miss */
 };
 
 struct task_inputs {
-	struct strvec paths;   /* workspace-relative, sorted */
+	struct strvec paths;	      /* workspace-relative, sorted */
 	char (*hashes)[KEY_HEX_SIZE]; /* parallel to paths; "" when unreadable */
 };
 
 struct taskcache {
 	const struct workspace *ws;
 	const struct graph *g;
-	bool read, write;       /* --force clears read; --no-cache clears both */
+	bool read, write; /* --force clears read; --no-cache clears both */
 	int verbose;
-	bool dry_run;           /* write nothing: no store created, no stat cache saved */
-	bool traced;            /* sandboxed tasks run under strace this run: part of their key,
-				 * so an entry saved untraced never answers a traced run */
-	char *dir;              /* the store's directory, absolute */
-	struct store store;     /* opened by taskcache_open when read or write */
+	bool dry_run;	    /* write nothing: no store created, no stat cache saved */
+	bool traced;	    /* sandboxed tasks run under strace this run: part of their key,
+			     * so an entry saved untraced never answers a traced run */
+	char *dir;	    /* the store's directory, absolute */
+	struct store store; /* opened by taskcache_open when read or write */
 	bool store_open;
 	struct statcache *sc;
-	struct listcache *lc; /* directory listings for the input walk (util/listcache.h), or NULL */
-	struct ignores *ig;   /* git's ignore answers (keys/ignores.h), or NULL */
-	struct inplace *ip;     /* outputs left in place: the fast hit (cache/inplace.h) */
-	int level;              /* zstd level */
+	struct listcache
+	    *lc;	    /* directory listings for the input walk (util/listcache.h), or NULL */
+	struct ignores *ig; /* git's ignore answers (keys/ignores.h), or NULL */
+	struct inplace *ip; /* outputs left in place: the fast hit (cache/inplace.h) */
+	int level;	    /* zstd level */
 	/* Per graph node, filled by taskcache_keys. */
 	char (*keys)[KEY_HEX_SIZE];
 	struct task_inputs *inputs;
@@ -53,24 +54,24 @@ struct taskcache {
 				    * ingredients: saved in the manifest, so -v
 				    * can say what changed since the last run */
 	enum cache_status *status; /* set by the before hook or taskcache_probe */
-	long long hash_ms;      /* time spent listing and hashing inputs */
-	struct saver *saver;    /* saves entries off the loop, between taskcache_start
-				 * and taskcache_finish; NULL: saves in the after hook */
-	struct loop *loop;      /* the run's, watching the saver */
-	const char *spill_dir;  /* set by the caller: where a hit's long log spills
-				 * (scheduler_opts.spill_dir); NULL: kept in memory */
-	struct remote *remote;  /* the remote cache (cache.remote, VX_REMOTE_CACHE_*,
-				 * TURBO_*), or NULL: none, or --no-remote */
-	bool remote_only;       /* --remote-only: the local store is only the remote's staging */
-	bool *from_remote;      /* per node: its hit came from the remote cache */
+	long long hash_ms;	   /* time spent listing and hashing inputs */
+	struct saver *saver;	   /* saves entries off the loop, between taskcache_start
+				    * and taskcache_finish; NULL: saves in the after hook */
+	struct loop *loop;	   /* the run's, watching the saver */
+	const char *spill_dir;	   /* set by the caller: where a hit's long log spills
+				    * (scheduler_opts.spill_dir); NULL: kept in memory */
+	struct remote *remote;	   /* the remote cache (cache.remote, VX_REMOTE_CACHE_*,
+				    * TURBO_*), or NULL: none, or --no-remote */
+	bool remote_only;	   /* --remote-only: the local store is only the remote's staging */
+	bool *from_remote;	   /* per node: its hit came from the remote cache */
 	struct prefetch *prefetch; /* the run's remote lookups ahead of need, between
 				    * taskcache_start and _finish, or NULL */
-	size_t *prefetch_of;    /* per node: 1 + its index in the prefetch, 0: not in it */
-	struct strvec *saving;  /* per node: the outputs a save in flight archives */
-	struct worker *worker;  /* restores and remote GETs off the loop, between
-				 * taskcache_start and _finish; NULL: in the hook */
-	struct fetch **fetching; /* per node: its hit on its way (taskcache.c), or NULL */
-	struct externals ext;   /* each project's external dependencies (the lockfile) */
+	size_t *prefetch_of;	   /* per node: 1 + its index in the prefetch, 0: not in it */
+	struct strvec *saving;	   /* per node: the outputs a save in flight archives */
+	struct worker *worker;	   /* restores and remote GETs off the loop, between
+				    * taskcache_start and _finish; NULL: in the hook */
+	struct fetch **fetching;   /* per node: its hit on its way (taskcache.c), or NULL */
+	struct externals ext;	   /* each project's external dependencies (the lockfile) */
 	struct task_inputs *tools; /* per node: the programs it runs (toolchain.h),
 				    * canonical paths and content hashes */
 };
@@ -81,7 +82,7 @@ struct taskcache_opts {
 	const char *dir; /* the store (workspace_cache_dir), copied */
 	bool read, write, dry_run;
 	enum remote_mode remote; /* --no-remote, --remote-only */
-	bool traced;     /* sandboxed tasks run under strace (the tracer probed) */
+	bool traced;		 /* sandboxed tasks run under strace (the tracer probed) */
 	int verbose;
 };
 
@@ -117,9 +118,9 @@ enum cache_status taskcache_probe(struct taskcache *tc, size_t i);
 
 /* What the cache says of a ready task. */
 enum taskcache_answer {
-	TASKCACHE_RUN,  /* a miss, or no cache: run it */
-	TASKCACHE_HIT,  /* a verified hit restored its outputs; job->log holds its log */
-	TASKCACHE_WAIT, /* the remote lookup of its key is in flight: ask again shortly */
+	TASKCACHE_RUN,	   /* a miss, or no cache: run it */
+	TASKCACHE_HIT,	   /* a verified hit restored its outputs; job->log holds its log */
+	TASKCACHE_WAIT,	   /* the remote lookup of its key is in flight: ask again shortly */
 	TASKCACHE_PENDING, /* its entry is being opened, fetched or restored off the
 			    * loop: job->pending is cleared when it is settled,
 			    * and the hook asked again answers */

@@ -94,7 +94,8 @@ int wslock_take(const char *cache_dir, const char *ws_root, const char *what)
 	if (fs_mkdirs(dir, 0777) == 0 || errno == EROFS || errno == EACCES)
 		dfd = openat(at, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd >= 0)
-		fd = openat(dfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+		fd =
+		    openat(dfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
 	if (dfd >= 0 && fd < 0 && (errno == EROFS || errno == EACCES)) {
 		/* a read-only cache (said once by the run): its lock file, when
 		 * a writer made one, still takes a lock opened read-only */

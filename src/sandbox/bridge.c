@@ -98,7 +98,9 @@ static void on_ctl(struct loop *l, int fd, unsigned ev, void *data)
 			char buf[CMSG_SPACE(sizeof(int) * 4)];
 			struct cmsghdr align;
 		} u;
-		struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+		struct msghdr mh = {.msg_iov = &iov,
+				    .msg_iovlen = 1,
+				    .msg_control = u.buf,
 				    .msg_controllen = sizeof u.buf};
 		ssize_t r = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 		if (r < 0 && (errno == EAGAIN || errno == EINTR))
@@ -157,7 +159,8 @@ struct bridge *bridge_new(struct loop *l, const char *ctl_path, struct strbuf *e
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	if (strlen(ctl_path) >= sizeof sa.sun_path) {
-		strbuf_addf(err, "the network's socket path %s is over %zu bytes (set TMPDIR shorter)",
+		strbuf_addf(err,
+			    "the network's socket path %s is over %zu bytes (set TMPDIR shorter)",
 			    ctl_path, sizeof sa.sun_path - 1);
 		return NULL;
 	}
@@ -266,16 +269,17 @@ int bridge_bind_new(struct loop *l, struct bridge *b, int port, struct proxy *ou
 			break;
 		if (fd < 0) {
 			int e = errno;
-			strbuf_addf(err, "cannot listen on the host's %s%s%s:%d", k ? "[" : "", addrs[k],
-				    k ? "]" : "", port);
+			strbuf_addf(err, "cannot listen on the host's %s%s%s:%d", k ? "[" : "",
+				    addrs[k], k ? "]" : "", port);
 			if (e == EADDRINUSE) {
 				struct strbuf who = STRBUF_INIT;
 				if (bridge_port_holder(port, &who))
 					strbuf_addf(err, ": the port is held by %s", who.buf);
 				else
-					strbuf_addstr(err, ": the port is in use, by no listener /proc "
-							   "shows (another user's, or a closing "
-							   "connection's for up to a minute)");
+					strbuf_addstr(err,
+						      ": the port is in use, by no listener /proc "
+						      "shows (another user's, or a closing "
+						      "connection's for up to a minute)");
 				strbuf_release(&who);
 			} else {
 				strbuf_addf(err, ": %s", strerror(e));
@@ -284,8 +288,8 @@ int bridge_bind_new(struct loop *l, struct bridge *b, int port, struct proxy *ou
 				proxy_free(out[--*n]);
 			return -1;
 		}
-		struct proxy_target t = {.dial = dial_via_netd, .cancel = cancel_dial, .ctx = b,
-					 .port = port};
+		struct proxy_target t = {
+		    .dial = dial_via_netd, .cancel = cancel_dial, .ctx = b, .port = port};
 		out[(*n)++] = proxy_new_fixed(l, fd, &t, NULL);
 	}
 	return 0;
@@ -393,7 +397,8 @@ bool bridge_port_holder(int port, struct strbuf *who)
 				cmd[k] = ' ';
 		strbuf_addf(who, "pid %s", de->d_name);
 		if (len)
-			strbuf_addf(who, " (%s%s)", cmd, len == (ssize_t)sizeof cmd - 1 ? "..." : "");
+			strbuf_addf(who, " (%s%s)", cmd,
+				    len == (ssize_t)sizeof cmd - 1 ? "..." : "");
 	}
 	closedir(d);
 	return found;

@@ -265,8 +265,7 @@ void sandbox_fds_close(sandbox_fd_vec *fds)
 	vec_free(fds);
 }
 
-int sandbox_spawn_actions(const sandbox_fd_vec *fds, int signal_fd,
-			  posix_spawn_file_actions_t *fa)
+int sandbox_spawn_actions(const sandbox_fd_vec *fds, int signal_fd, posix_spawn_file_actions_t *fa)
 {
 	int rc = posix_spawn_file_actions_adddup2(fa, signal_fd, SANDBOX_SIGNAL_FD);
 	for (size_t i = 0; i < fds->n && !rc; i++)

@@ -57,7 +57,6 @@ void sandbox_show(const struct sandbox_request *req, const char *command, struct
 /* Adds to fa the dup2s that hand bwrap the signal channel (signal_fd as fd 3)
  * and the fds sandbox_argv filled, clearing their FD_CLOEXEC in the child only.
  * Returns 0, or an errno value from posix_spawn_file_actions_adddup2. */
-int sandbox_spawn_actions(const sandbox_fd_vec *fds, int signal_fd,
-			  posix_spawn_file_actions_t *fa);
+int sandbox_spawn_actions(const sandbox_fd_vec *fds, int signal_fd, posix_spawn_file_actions_t *fa);
 
 #endif

@@ -114,8 +114,8 @@ int denies_say_no_writes(struct strbuf *err, const char *entry, const char *path
 	return -1;
 }
 
-int denies_refuse_write(struct strbuf *err, const char *entry, const char *path,
-			const char *ws, const char *home)
+int denies_refuse_write(struct strbuf *err, const char *entry, const char *path, const char *ws,
+			const char *home)
 {
 	const char *bases[] = {ws, home ? home : ws, NULL};
 	size_t len;

@@ -38,8 +38,8 @@ int denies_say_no_writes(struct strbuf *err, const char *entry, const char *path
  * in a mandatory deny, judged below the workspace root ws or home (may be
  * NULL): the bwrap plan and the Seatbelt profile both ask. Returns 0, or
  * -1 with the reason in err. */
-int denies_refuse_write(struct strbuf *err, const char *entry, const char *path,
-			const char *ws, const char *home);
+int denies_refuse_write(struct strbuf *err, const char *entry, const char *path, const char *ws,
+			const char *home);
 
 /* Walks the write grant dir (canonical, absolute) and appends to out the
  * absolute path of each entry a rule names, a symlink counted by its own name

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 bool env_is_secret(const char *name)
 {
 	static const char *const parts[] = {"TOKEN",	  "SECRET",  "PASSWORD", "PASSWD",

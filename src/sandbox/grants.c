@@ -127,8 +127,8 @@ static int glob_hit(const char *rel, void *vctx)
 	return 0;
 }
 
-char *grants_absolute(const char *pat, const char *entry, const char *project_dir,
-		      const char *home, struct strbuf *err)
+char *grants_absolute(const char *pat, const char *entry, const char *project_dir, const char *home,
+		      struct strbuf *err)
 {
 	if (pat[0] == '~' && (pat[1] == '\0' || pat[1] == '/')) {
 		if (!home || !*home) {
@@ -148,8 +148,7 @@ char *grants_absolute(const char *pat, const char *entry, const char *project_di
 }
 
 static int resolve_one(const char *pat, const char *entry, const char *project_dir,
-		       const char *home, grant_vec *out, grant_vec *glob_heads,
-		       struct strbuf *err)
+		       const char *home, grant_vec *out, grant_vec *glob_heads, struct strbuf *err)
 {
 	char *abs = grants_absolute(pat, entry, project_dir, home, err);
 	if (!abs)
@@ -269,8 +268,7 @@ bool grants_link_out(const char *proj, const char *lexical, const char *real)
 	return path_is_within(proj, lexical) && !path_is_within(proj, real);
 }
 
-void grants_say_link_out(struct strbuf *err, const char *entry, const char *real,
-			 const char *proj)
+void grants_say_link_out(struct strbuf *err, const char *entry, const char *real, const char *proj)
 {
 	strbuf_reset(err);
 	strbuf_addf(err,

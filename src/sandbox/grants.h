@@ -48,8 +48,8 @@ int grants_resolve(const char *entry, const char *project_dir, const char *home,
 /* One brace-expanded pattern made absolute: "~" or "~/" under home, a
  * relative one under project_dir, escapes kept (a glob still). Returns it
  * (caller frees), or NULL with one line in err ("~user", "~" without home). */
-char *grants_absolute(const char *pat, const char *entry, const char *project_dir,
-		      const char *home, struct strbuf *err);
+char *grants_absolute(const char *pat, const char *entry, const char *project_dir, const char *home,
+		      struct strbuf *err);
 
 /* "dir/" + "**" (and + "/" + "*") grant the same tree as "dir": cuts the
  * tail off pat in place, and returns true when it did. */
@@ -62,8 +62,7 @@ void grants_clear(grant_vec *g);
  * platform (a link made in the project must not carry writes out of it),
  * with grants_say_link_out's words in err. */
 bool grants_link_out(const char *proj, const char *lexical, const char *real);
-void grants_say_link_out(struct strbuf *err, const char *entry, const char *real,
-			 const char *proj);
+void grants_say_link_out(struct strbuf *err, const char *entry, const char *real, const char *proj);
 
 /* The next absolute directory of a PATH value at *s (malloc'd), moving *s
  * past it; NULL at its end. Relative and empty entries are skipped. */

@@ -42,8 +42,8 @@ static const struct {
 	const char *name;
 	int sig;
 } signals[] = {
-    {"HUP", SIGHUP},   {"INT", SIGINT},	  {"QUIT", SIGQUIT}, {"TERM", SIGTERM}, {"USR1", SIGUSR1},
-    {"USR2", SIGUSR2}, {"KILL", SIGKILL}, {"CONT", SIGCONT}, {"STOP", SIGSTOP}, {"TSTP", SIGTSTP},
+    {"HUP", SIGHUP},   {"INT", SIGINT},	  {"QUIT", SIGQUIT},   {"TERM", SIGTERM}, {"USR1", SIGUSR1},
+    {"USR2", SIGUSR2}, {"KILL", SIGKILL}, {"CONT", SIGCONT},   {"STOP", SIGSTOP}, {"TSTP", SIGTSTP},
     {"ALRM", SIGALRM}, {"PIPE", SIGPIPE}, {"WINCH", SIGWINCH},
 };
 
@@ -166,7 +166,8 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "--reaper"))
 		return reaper();
 	if (argc != 3) {
-		fputs("usage: vx-sandbox-init SHELL COMMAND (run by vx inside a sandbox)\n", stderr);
+		fputs("usage: vx-sandbox-init SHELL COMMAND (run by vx inside a sandbox)\n",
+		      stderr);
 		return 127;
 	}
 	pid_t task = getpid();

@@ -60,7 +60,8 @@ static int send_msg(int ctl, const struct netd_msg *m, int fd)
 static int dial_task(int port)
 {
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+	struct sockaddr_in sa = {.sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port),
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0)
 		return fd;
@@ -68,7 +69,8 @@ static int dial_task(int port)
 	if (fd >= 0)
 		close(fd);
 	fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_in6 s6 = {.sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port),
+	struct sockaddr_in6 s6 = {.sin6_family = AF_INET6,
+				  .sin6_port = htons((uint16_t)port),
 				  .sin6_addr = IN6ADDR_LOOPBACK_INIT};
 	if (fd >= 0 && connect(fd, (struct sockaddr *)&s6, sizeof s6) == 0)
 		return fd;
@@ -112,8 +114,8 @@ static void serve(int ctl, const struct listener *ls, size_t n)
 			if (r != (ssize_t)sizeof m || m.kind != 'D')
 				continue;
 			int fd = dial_task(m.port);
-			struct netd_msg a = {.kind = 'R', .port = m.port, .id = m.id,
-					     .err = fd < 0 ? errno : 0};
+			struct netd_msg a = {
+			    .kind = 'R', .port = m.port, .id = m.id, .err = fd < 0 ? errno : 0};
 			int rc = send_msg(ctl, &a, fd);
 			if (fd >= 0)
 				close(fd);
@@ -126,7 +128,8 @@ static void serve(int ctl, const struct listener *ls, size_t n)
 int netd_main(int argc, char **argv)
 {
 	if (argc < 4)
-		return fail("was started wrong", "usage: __netd CTL [-l PORT]... [-L PORT]... -- COMMAND");
+		return fail("was started wrong",
+			    "usage: __netd CTL [-l PORT]... [-L PORT]... -- COMMAND");
 	const char *ctl_path = argv[1];
 	struct listener ls[MAX_LISTEN * 2];
 	size_t n = 0;

@@ -27,9 +27,9 @@
 /* One message on CTL, each way; an 'A' or a successful 'R' carries one
  * descriptor. */
 struct netd_msg {
-	char kind;     /* 'A' netd -> vx: a connection accepted on port
-			* 'D' vx -> netd: dial the task's port (id names the request)
-			* 'R' netd -> vx: the dial's answer: err 0 and the socket, or an errno */
+	char kind; /* 'A' netd -> vx: a connection accepted on port
+		    * 'D' vx -> netd: dial the task's port (id names the request)
+		    * 'R' netd -> vx: the dial's answer: err 0 and the socket, or an errno */
 	uint8_t pad;
 	uint16_t port;
 	uint32_t id;

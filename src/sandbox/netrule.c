@@ -93,7 +93,8 @@ int netrule_parse(const char *entry, struct netrule *r, struct strbuf *why)
 			   "is a URL: write the host alone (registry.npmjs.org, or "
 			   "registry.npmjs.org:8443 for a port other than 80 and 443)");
 	if (strchr(entry, '/'))
-		return bad(why, entry, "has a path: a network grant names a host and a port, never a path");
+		return bad(why, entry,
+			   "has a path: a network grant names a host and a port, never a path");
 	char *host, *port = NULL;
 	if (entry[0] == '[') {
 		const char *close = strchr(entry, ']');
@@ -105,7 +106,8 @@ int netrule_parse(const char *entry, struct netrule *r, struct strbuf *why)
 	} else {
 		const char *colon = strchr(entry, ':');
 		if (colon && strchr(colon + 1, ':'))
-			return bad(why, entry, "looks like an IPv6 address: write it in brackets ([::1]:8080)");
+			return bad(why, entry,
+				   "looks like an IPv6 address: write it in brackets ([::1]:8080)");
 		host = colon ? xstrndup(entry, (size_t)(colon - entry)) : xstrdup(entry);
 		if (colon)
 			port = xstrdup(colon + 1);
@@ -138,19 +140,23 @@ int netrule_parse(const char *entry, struct netrule *r, struct strbuf *why)
 		if (!valid_name(host + 2) || strchr(host + 2, '*'))
 			rc = bad(why, entry, "is not *.NAME with NAME a host name");
 		else if (!strchr(host + 2, '.'))
-			rc = bad(why, entry, "allows a whole top-level domain: name the domain (*.example.com)");
+			rc =
+			    bad(why, entry,
+				"allows a whole top-level domain: name the domain (*.example.com)");
 		r->wildcard = true;
 		memmove(host, host + 2, strlen(host + 2) + 1);
 	} else if (strchr(host, '*')) {
-		rc = bad(why, entry, "has a wildcard that is not a leading '*.': write *.example.com");
+		rc = bad(why, entry,
+			 "has a wildcard that is not a leading '*.': write *.example.com");
 	} else if (!valid_name(host)) {
 		rc = bad(why, entry, "is not a host name (letters, digits, '-', '.')");
 	} else if (!strcmp(host, "localhost")) {
 		r->loopback = true;
 	} else if (!strchr(host, '.')) {
-		rc = bad(why, entry,
-			 "is a dotless name, which the resolver completes from a search list: write "
-			 "its full name");
+		rc =
+		    bad(why, entry,
+			"is a dotless name, which the resolver completes from a search list: write "
+			"its full name");
 	}
 	if (!rc && r->loopback && !r->port)
 		rc = bad(why, entry,
@@ -223,8 +229,7 @@ static void canonical_host(const char *host, char *out, size_t len)
 	snprintf(out, len, "%s", host);
 }
 
-enum net_verdict netrules_decide(const struct netrules *rs, const char *host, int port,
-				 bool *exact)
+enum net_verdict netrules_decide(const struct netrules *rs, const char *host, int port, bool *exact)
 {
 	char h[256];
 	canonical_host(host, h, sizeof h);
@@ -254,9 +259,10 @@ enum net_class net_addr_class(const struct sockaddr *sa)
 		const unsigned char *b = ((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr;
 		static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
 		static const unsigned char ec2[16] = {0xfd, 0, 0x0e, 0xc2, 0, 0, 0, 0,
-						      0,    0, 0,    0,    0, 0, 2, 0x54};
+						      0,    0, 0,    0,	   0, 0, 2, 0x54};
 		if (!memcmp(b, mapped, 12)) {
-			a = (uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 | (uint32_t)b[14] << 8 | b[15];
+			a = (uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 | (uint32_t)b[14] << 8 |
+			    b[15];
 			goto v4;
 		}
 		if (!memcmp(b, ec2, 16))
@@ -264,7 +270,8 @@ enum net_class net_addr_class(const struct sockaddr *sa)
 		static const unsigned char zero[15] = {0};
 		if (!memcmp(b, zero, 15) && b[15] <= 1) /* :: and ::1 */
 			return NET_PRIVATE;
-		if ((b[0] & 0xfe) == 0xfc || (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) || b[0] == 0xff)
+		if ((b[0] & 0xfe) == 0xfc || (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) ||
+		    b[0] == 0xff)
 			return NET_PRIVATE; /* fc00::/7, fe80::/10, ff00::/8 */
 		return NET_PUBLIC;
 	}
@@ -309,18 +316,21 @@ bool netrules_address_ok(const struct netrules *rs, const struct sockaddr *sa, b
 			return true;
 	if (c == NET_PRIVATE && exact)
 		return true;
-	strbuf_addf(why,
-		    c == NET_METADATA
-			? "resolves to %s, a cloud metadata address: only an entry naming that address allows it"
-			: "resolves to %s, a private address: list the name itself (not a wildcard) or the "
-			  "address to allow it",
-		    addr);
+	strbuf_addf(
+	    why,
+	    c == NET_METADATA
+		? "resolves to %s, a cloud metadata address: only an entry naming that address "
+		  "allows it"
+		: "resolves to %s, a private address: list the name itself (not a wildcard) or the "
+		  "address to allow it",
+	    addr);
 	return false;
 }
 
 char *net_target(const char *host, int port)
 {
-	return strchr(host, ':') ? xasprintf("[%s]:%d", host, port) : xasprintf("%s:%d", host, port);
+	return strchr(host, ':') ? xasprintf("[%s]:%d", host, port)
+				 : xasprintf("%s:%d", host, port);
 }
 
 char *netrule_fix(const char *host, int port)

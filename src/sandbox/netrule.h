@@ -37,7 +37,7 @@ void netrules_copy(struct netrules *dst, const struct netrules *src);
 
 enum net_verdict {
 	NET_ALLOWED,
-	NET_DENIED,      /* a deny.network entry matches the name */
+	NET_DENIED,	 /* a deny.network entry matches the name */
 	NET_NOT_ALLOWED, /* no allow.network entry matches (and not network: true) */
 };
 

@@ -215,10 +215,10 @@ static char *probe_identity(const char *bwrap, const char *strace)
 			    (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
 			    (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
 	}
-	static const char *const sysctls[] = {"/proc/sys/kernel/unprivileged_userns_clone",
-					      "/proc/sys/user/max_user_namespaces",
-					      "/proc/sys/kernel/yama/ptrace_scope",
-					      "/proc/sys/kernel/apparmor_restrict_unprivileged_userns"};
+	static const char *const sysctls[] = {
+	    "/proc/sys/kernel/unprivileged_userns_clone", "/proc/sys/user/max_user_namespaces",
+	    "/proc/sys/kernel/yama/ptrace_scope",
+	    "/proc/sys/kernel/apparmor_restrict_unprivileged_userns"};
 	for (size_t i = 0; i < sizeof sysctls / sizeof *sysctls; i++) {
 		char *v = read_sysctl(sysctls[i]);
 		strbuf_addf(&id, "%s=%s\n", path_basename(sysctls[i]), v ? v : "-");

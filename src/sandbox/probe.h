@@ -5,11 +5,11 @@
 #include <stdbool.h>
 
 struct probe {
-	const char *tool;  /* "bwrap", "strace" */
-	char *path;        /* absolute, found on PATH; NULL: not installed */
-	char *version;     /* its own first version line, or NULL */
-	bool works;        /* a real trial run succeeded */
-	char *reason;      /* when !works: why, plainly, with the fix */
+	const char *tool; /* "bwrap", "strace" */
+	char *path;	  /* absolute, found on PATH; NULL: not installed */
+	char *version;	  /* its own first version line, or NULL */
+	bool works;	  /* a real trial run succeeded */
+	char *reason;	  /* when !works: why, plainly, with the fix */
 };
 
 /* Returns the absolute path of an executable tool on PATH, skipping relative

@@ -45,8 +45,8 @@ enum cstate { S_HEAD, S_RESOLVE, S_DIAL, S_TUNNEL, S_FLUSH };
 struct buf {
 	char *b;
 	size_t off, len; /* b[off..len) is still to be written */
-	int pr, pw;      /* the pipe, or -1 (not tunnelling, or no descriptor left) */
-	size_t piped;    /* bytes in the pipe */
+	int pr, pw;	 /* the pipe, or -1 (not tunnelling, or no descriptor left) */
+	size_t piped;	 /* bytes in the pipe */
 };
 
 struct conn {
@@ -56,14 +56,14 @@ struct conn {
 	enum cstate state;
 	char head[HEAD_MAX];
 	size_t head_len;
-	int socks;        /* 0: HTTP; 1: a SOCKS5 greeting expected; 2: its request */
+	int socks;	  /* 0: HTTP; 1: a SOCKS5 greeting expected; 2: its request */
 	bool tunnel_mode; /* CONNECT or SOCKS: the success reply comes once dialled */
 	struct buf up, down;
 	bool c_eof, u_eof, c_shut, u_shut;
 	unsigned long timer;
 	struct addrinfo *ai, *cur;
 	struct resolve_req *lookup; /* in S_RESOLVE: the name's lookup, on a resolver thread */
-	bool dialing;               /* in S_DIAL: the target's dial hook owes an answer */
+	bool dialing;		    /* in S_DIAL: the target's dial hook owes an answer */
 	char *host;
 	int port;
 	bool exact;
@@ -75,7 +75,7 @@ struct proxy {
 	int lfd;
 	char *sock_path;
 	struct netrules rules;
-	bool fixed;                /* a bridge's: every connection goes to the target */
+	bool fixed;		    /* a bridge's: every connection goes to the target */
 	struct proxy_target target; /* with fixed */
 	struct conn *conns;
 	size_t n_conns, served;
@@ -189,7 +189,8 @@ static int buf_flush(struct buf *b, int fd)
 	}
 	b->off = b->len = 0;
 	while (b->piped) {
-		ssize_t w = splice(b->pr, NULL, fd, NULL, b->piped, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+		ssize_t w =
+		    splice(b->pr, NULL, fd, NULL, b->piped, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 		if (w <= 0)
 			return w < 0 && (errno == EAGAIN || errno == EINTR) ? 0 : -1;
 		b->piped -= (size_t)w;
@@ -796,9 +797,10 @@ struct proxy *proxy_new(struct loop *l, struct resolver *res, const struct netru
 	if (sock_path) {
 		struct sockaddr_un sa = {.sun_family = AF_UNIX};
 		if (strlen(sock_path) >= sizeof sa.sun_path) {
-			strbuf_addf(err,
-				    "the proxy's socket path %s is over %zu bytes (set TMPDIR shorter)",
-				    sock_path, sizeof sa.sun_path - 1);
+			strbuf_addf(
+			    err,
+			    "the proxy's socket path %s is over %zu bytes (set TMPDIR shorter)",
+			    sock_path, sizeof sa.sun_path - 1);
 			return NULL;
 		}
 		memcpy(sa.sun_path, sock_path, strlen(sock_path) + 1);

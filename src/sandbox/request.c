@@ -31,13 +31,13 @@ struct builder {
 	bool run_masked;  /* so is /run, where the host's sockets live */
 	wall_vec walls;
 	grant_vec reads, writes;
-	struct strvec rw_dirs;	  /* canonical dirs bound read-write */
-	struct strvec rw_files;	  /* canonical files bound read-write alone (untraced) */
-	grant_vec glob_heads;	  /* the literal head dir of each write glob */
-	struct strvec punched;	  /* masked-and-punched dirs (avoid doing one twice) */
-	struct strvec masked;	  /* walls inside a RW bind: masked read-only there */
+	struct strvec rw_dirs;	    /* canonical dirs bound read-write */
+	struct strvec rw_files;	    /* canonical files bound read-write alone (untraced) */
+	grant_vec glob_heads;	    /* the literal head dir of each write glob */
+	struct strvec punched;	    /* masked-and-punched dirs (avoid doing one twice) */
+	struct strvec masked;	    /* walls inside a RW bind: masked read-only there */
 	struct strvec staged_roots; /* canonical paths of the staged grants (in the project) */
-	bool staging;		  /* the project is bound from the stage (see plan_stage) */
+	bool staging;		    /* the project is bound from the stage (see plan_stage) */
 };
 
 static void mount_add(struct sandbox_request *req, enum sandbox_mount_kind kind, const char *src,
@@ -126,8 +126,8 @@ static void punch(struct builder *b, const char *dir, bool mask)
  * are not there yet: appended to names and to planned, the placeholder
  * files among them also to files. */
 static void planned_children(const struct sandbox_request *req, const char *dir,
-			     const struct strvec *skip, struct strvec *names, struct strvec *planned,
-			     struct strvec *files)
+			     const struct strvec *skip, struct strvec *names,
+			     struct strvec *planned, struct strvec *files)
 {
 	const struct strvec *lists[] = {&req->mkdirs, &req->files};
 	size_t n = strlen(dir);
@@ -141,8 +141,8 @@ static void planned_children(const struct sandbox_request *req, const char *dir,
 			char *child = xstrndup(name, len);
 			char *abs = path_join(dir, child);
 			struct stat st;
-			if (strvec_find(names, child) < 0 && !(skip && strvec_find(skip, child) >= 0) &&
-			    lstat(abs, &st) != 0) {
+			if (strvec_find(names, child) < 0 &&
+			    !(skip && strvec_find(skip, child) >= 0) && lstat(abs, &st) != 0) {
 				strvec_push(names, child);
 				strvec_push(planned, child);
 				if (l == 1 && !name[len])
@@ -177,7 +177,8 @@ static void punch_children(struct builder *b, const char *dir, const struct strv
 		struct stat st;
 		bool plan = strvec_find(&planned, names.v[i]) >= 0;
 		if (plan) /* a placeholder file, or a directory */
-			st.st_mode = strvec_find(&planned_files, names.v[i]) >= 0 ? S_IFREG : S_IFDIR;
+			st.st_mode =
+			    strvec_find(&planned_files, names.v[i]) >= 0 ? S_IFREG : S_IFDIR;
 		if (is_wall(&b->walls, c) || (!plan && lstat(c, &st))) {
 			free(c);
 			continue;
@@ -213,8 +214,8 @@ static void mask_outside_walls(struct builder *b)
 	for (size_t i = 0; i < b->walls.n; i++) {
 		const char *w = b->walls.v[i].path;
 		struct stat st;
-		if (path_is_within(b->ws, w) || path_is_within(b->tmp, w) || under_masked_home(b, w) ||
-		    lstat(w, &st))
+		if (path_is_within(b->ws, w) || path_is_within(b->tmp, w) ||
+		    under_masked_home(b, w) || lstat(w, &st))
 			continue;
 		if (!S_ISDIR(st.st_mode)) {
 			char *parent = path_dirname(w);
@@ -225,8 +226,8 @@ static void mask_outside_walls(struct builder *b)
 	for (size_t i = 0; i < b->walls.n; i++) {
 		const char *w = b->walls.v[i].path;
 		struct stat st;
-		if (path_is_within(b->ws, w) || path_is_within(b->tmp, w) || under_masked_home(b, w) ||
-		    lstat(w, &st) || !S_ISDIR(st.st_mode))
+		if (path_is_within(b->ws, w) || path_is_within(b->tmp, w) ||
+		    under_masked_home(b, w) || lstat(w, &st) || !S_ISDIR(st.st_mode))
 			continue;
 		char *parent = path_dirname(w);
 		bool in_punched = strvec_find(&b->punched, parent) >= 0;
@@ -341,9 +342,10 @@ static void dep_output(struct builder *b, const char *path)
  * headers and the package managers' stores are what native addons and
  * offline installs read. */
 const char *const sandbox_home_caches[] = {
-    ".cache/node-gyp", ".npm/_cacache",	      ".local/share/pnpm/store", ".cache/yarn",
-    ".bun/install/cache", ".cargo/registry", ".cargo/git",	      ".rustup/toolchains",
-    "go/pkg/mod",	      ".m2/repository", ".gradle/caches",	      NULL,
+    ".cache/node-gyp", ".npm/_cacache",	     ".local/share/pnpm/store",
+    ".cache/yarn",     ".bun/install/cache", ".cargo/registry",
+    ".cargo/git",      ".rustup/toolchains", "go/pkg/mod",
+    ".m2/repository",  ".gradle/caches",     NULL,
 };
 
 /* Home is an empty read-only tmpfs (issue 12: a deny list can never be
@@ -568,12 +570,13 @@ static int plan_writes(struct builder *b)
 		if (b->staging && !strcmp(h->path, b->proj))
 			continue; /* the stage is the project's root, widened */
 		if (!b->in->strace)
-			return refuse(b->err,
-				      "write grant '%s' would bind %s read-write whole, and this task "
-				      "runs untraced (a persistent task), so nothing would judge what "
-				      "it writes there beside what the glob names; grant the directory "
-				      "or each file by name",
-				      h->entry, h->path);
+			return refuse(
+			    b->err,
+			    "write grant '%s' would bind %s read-write whole, and this task "
+			    "runs untraced (a persistent task), so nothing would judge what "
+			    "it writes there beside what the glob names; grant the directory "
+			    "or each file by name",
+			    h->entry, h->path);
 		if (plan_bind(b, h->entry, h->path, true))
 			return -1;
 	}
@@ -648,7 +651,8 @@ static void mounts_tidy(struct sandbox_request *req)
 		struct sandbox_mount *m = &req->mounts.v[i];
 		bool rw = false;
 		for (size_t k = 0; k < req->mounts.n && !rw && m->kind == SANDBOX_REMOUNT_RO; k++)
-			rw = req->mounts.v[k].kind == SANDBOX_RW && !strcmp(req->mounts.v[k].dst, m->dst);
+			rw = req->mounts.v[k].kind == SANDBOX_RW &&
+			     !strcmp(req->mounts.v[k].dst, m->dst);
 		if (rw) {
 			free(m->src);
 			free(m->dst);
@@ -861,14 +865,15 @@ static void builder_release(struct builder *b)
 static void proxy_env(struct builder *b)
 {
 	static const char *const names[] = {"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
-					    "NO_PROXY",   "http_proxy",  "https_proxy",
-					    "all_proxy",  "no_proxy",    "NODE_USE_ENV_PROXY"};
+					    "NO_PROXY",	  "http_proxy",	 "https_proxy",
+					    "all_proxy",  "no_proxy",	 "NODE_USE_ENV_PROXY"};
 	size_t keep = 0;
 	for (size_t i = 0; i < b->req->env.n; i++) {
 		bool ours = false;
 		for (size_t k = 0; k < sizeof names / sizeof *names && !ours; k++) {
 			size_t n = strlen(names[k]);
-			ours = !strncmp(b->req->env.v[i], names[k], n) && b->req->env.v[i][n] == '=';
+			ours =
+			    !strncmp(b->req->env.v[i], names[k], n) && b->req->env.v[i][n] == '=';
 		}
 		if (ours)
 			free(b->req->env.v[i]);
@@ -877,8 +882,8 @@ static void proxy_env(struct builder *b)
 	}
 	b->req->env.n = keep;
 	for (int lower = 0; lower < 2; lower++) {
-		strvec_pushf(&b->req->env, "%s=http://127.0.0.1:%d", lower ? "http_proxy" : "HTTP_PROXY",
-			     SANDBOX_PROXY_PORT);
+		strvec_pushf(&b->req->env, "%s=http://127.0.0.1:%d",
+			     lower ? "http_proxy" : "HTTP_PROXY", SANDBOX_PROXY_PORT);
 		strvec_pushf(&b->req->env, "%s=http://127.0.0.1:%d",
 			     lower ? "https_proxy" : "HTTPS_PROXY", SANDBOX_PROXY_PORT);
 		strvec_pushf(&b->req->env, "%s=socks5h://127.0.0.1:%d",
@@ -940,9 +945,10 @@ static int socket_grants(struct builder *b, const char *path_var)
 	struct strvec socks = STRVEC_INIT, missing = STRVEC_INIT;
 	int rc = sandbox_socket_paths(in, b->proj, b->home, &b->walls, &socks, &missing, b->err);
 	for (size_t i = 0; !rc && i + 1 < missing.n; i += 2)
-		strvec_pushf(&b->req->notes,
-			     "unixSockets entry '%s' names nothing (no socket at %s): nothing is bound",
-			     missing.v[i], missing.v[i + 1]);
+		strvec_pushf(
+		    &b->req->notes,
+		    "unixSockets entry '%s' names nothing (no socket at %s): nothing is bound",
+		    missing.v[i], missing.v[i + 1]);
 	for (size_t i = 0; !rc && i < socks.n; i++) {
 		/* bound by path, read-only: the RO bind of a socket still connects */
 		mount_add(b->req, SANDBOX_RO, socks.v[i], socks.v[i]);
@@ -969,10 +975,11 @@ int sandbox_socket_paths(const struct sandbox_input *in, const char *proj, const
 		struct grant *g = &socks.v[i];
 		const struct wall *w = walls_holding(walls, g->path);
 		if (w && w->kind == WALL_CREDENTIAL) {
-			rc = refuse(err,
-				    "unixSockets entry '%s' lies in %s, a credential store; vx never "
-				    "grants it",
-				    g->entry, w->path);
+			rc = refuse(
+			    err,
+			    "unixSockets entry '%s' lies in %s, a credential store; vx never "
+			    "grants it",
+			    g->entry, w->path);
 		} else if (w) {
 			rc = refuse(err, "unixSockets entry '%s' lies in %s, %s", g->entry, w->path,
 				    walls_kind_name(w->kind));
@@ -980,10 +987,11 @@ int sandbox_socket_paths(const struct sandbox_input *in, const char *proj, const
 			strvec_push(missing, g->entry);
 			strvec_push(missing, g->path);
 		} else if (!S_ISSOCK(st.st_mode)) {
-			rc = refuse(err,
-				    "unixSockets entry '%s' is not a socket (%s): grant a file or a "
-				    "directory with allow.read",
-				    g->entry, g->path);
+			rc =
+			    refuse(err,
+				   "unixSockets entry '%s' is not a socket (%s): grant a file or a "
+				   "directory with allow.read",
+				   g->entry, g->path);
 		} else {
 			strvec_push(out, g->path);
 		}
@@ -1142,8 +1150,8 @@ static int create_missing(struct sandbox_request *req, struct strbuf *err)
 		/* lstat first: a dangling link must not be followed into a file elsewhere. */
 		if (lstat(req->files.v[i], &st) == 0)
 			continue;
-		int fd =
-		    open(req->files.v[i], O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		int fd = open(req->files.v[i], O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			      0644);
 		if (fd < 0)
 			return refuse(err, "cannot create %s for a write grant: %s",
 				      req->files.v[i], strerror(errno));
@@ -1224,7 +1232,8 @@ int sandbox_request_prepare(struct sandbox_request *req, struct strbuf *err)
 	struct stat st;
 	int rc = 0;
 	if (req->stage && (stat(req->stage, &st) || !S_ISDIR(st.st_mode)))
-		rc = refuse(err, "cannot stage the project in %s: it is not a directory", req->stage);
+		rc = refuse(err, "cannot stage the project in %s: it is not a directory",
+			    req->stage);
 	if (!rc)
 		rc = create_missing(req, err);
 	if (!rc) {

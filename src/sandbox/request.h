@@ -37,15 +37,15 @@ struct sandbox_input {
 	const char *init;   /* vx-sandbox-init beside vx (src/sandbox/init.c), bound into TMPDIR
 			     * and run first; NULL: a shell script and setsid do its work */
 	const char *strace; /* strace found and probed at startup; NULL: run untraced */
-	const char *trace_dir; /* with strace: a host dir of vx's (0700) where strace, run
-				* outside the sandbox around bwrap, writes its log; never
-				* bound inside */
-	const char *netd;    /* the vx binary (netd.h), bound into TMPDIR and run before the
-			      * command, when the task has any network grant; else NULL */
-	const char *net_ctl; /* with netd: the host socket its control connection reaches
-			      * (bridge.h), bound into TMPDIR */
-	bool proxy;          /* a host grant: netd listens on 127.0.0.1:SANDBOX_PROXY_PORT for
-			      * the task's proxy, and the proxy variables name it */
+	const char *trace_dir;	/* with strace: a host dir of vx's (0700) where strace, run
+				 * outside the sandbox around bwrap, writes its log; never
+				 * bound inside */
+	const char *netd;	/* the vx binary (netd.h), bound into TMPDIR and run before the
+				 * command, when the task has any network grant; else NULL */
+	const char *net_ctl;	/* with netd: the host socket its control connection reaches
+				 * (bridge.h), bound into TMPDIR */
+	bool proxy;		/* a host grant: netd listens on 127.0.0.1:SANDBOX_PROXY_PORT for
+				 * the task's proxy, and the proxy variables name it */
 	const int *relay_ports; /* allow.network localhost:PORT: netd listens on each, on
 				 * 127.0.0.1 and [::1] */
 	size_t n_relays;
@@ -70,9 +70,9 @@ struct sandbox_input {
 					    * (its key folds them when cached): the linked
 					    * packages it may see */
 	size_t n_keyed;
-	const char *const *config_files; /* canonical: the files that decide what vx runs (each project's
-					  * vx.yaml, package.json, turbo.json[c]; the root's
-					  * pnpm-workspace.yaml and lockfiles), there or not:
+	const char *const *config_files; /* canonical: the files that decide what vx runs (each
+					  * project's vx.yaml, package.json, turbo.json[c]; the
+					  * root's pnpm-workspace.yaml and lockfiles), there or not:
 					  * read-only in every write grant but one naming
 					  * that very file */
 	size_t n_config;
@@ -83,15 +83,15 @@ struct sandbox_input {
 	 * proxy is SANDBOX_PROXY_PORT inside the task's namespace and netd
 	 * bridges localBinding ports; Mach services and sysctl names are
 	 * no Linux notion. */
-	int proxy_port;		 /* with proxy: the host loopback port the task's proxy listens on */
-	const int *local_ports;	 /* localBinding: [PORT, ...] */
+	int proxy_port;		/* with proxy: the host loopback port the task's proxy listens on */
+	const int *local_ports; /* localBinding: [PORT, ...] */
 	size_t n_local;
-	bool local_any;		 /* localBinding: true */
+	bool local_any;			/* localBinding: true */
 	const char *const *mach_lookup; /* sandbox.allow.machLookup */
 	size_t n_mach;
 	const char *const *system_info; /* sandbox.allow.systemInfo */
 	size_t n_system_info;
-	bool pty;		 /* sandbox.allow.pty */
+	bool pty;      /* sandbox.allow.pty */
 	bool hermetic; /* sandbox.hermetic: nothing outside the workspace but the OS roots */
 	struct env_input
 	    env; /* the environment sources (env.h); env.home/tmpdir are set by the request */
@@ -110,8 +110,8 @@ struct sandbox_mount {
 	enum sandbox_mount_kind kind;
 	char *src; /* bind source or symlink target; NULL for the rest */
 	char *dst;
-	int fd; /* a bind's src as an O_PATH|O_NOFOLLOW|O_CLOEXEC fd (--bind-fd,
-		   --ro-bind-fd), opened by sandbox_request_prepare; -1 in a plan */
+	int fd;	      /* a bind's src as an O_PATH|O_NOFOLLOW|O_CLOEXEC fd (--bind-fd,
+			 --ro-bind-fd), opened by sandbox_request_prepare; -1 in a plan */
 	bool by_path; /* an RO bind of a link (a deny mask over one): by its path, not by fd */
 };
 
@@ -152,7 +152,7 @@ struct sandbox_request {
 				 * write grant names: bound read-only where they are, and
 				 * the judge reports a write that made one (issue 36: a
 				 * task rewrote the vx.yaml `vx watch` planned from next) */
-	struct strvec widened;  /* canonical dirs bound writable only because a FILE write grant
+	struct strvec widened;	/* canonical dirs bound writable only because a FILE write grant
 				 * lies in them: a write there that no grant names succeeds,
 				 * and the judge must catch it */
 	VEC(struct sandbox_placeholder) placeholders;

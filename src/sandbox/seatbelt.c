@@ -25,9 +25,9 @@ enum filt { F_LITERAL, F_SUBPATH, F_REGEX };
 struct rule {
 	enum filt kind;
 	unsigned ops;
-	char *text; /* the path (literal, subpath) or the regex */
-	char *root; /* the directory that bounds its matches: the path, or the glob's head */
-	char *why;  /* the comment: where it comes from */
+	char *text;  /* the path (literal, subpath) or the regex */
+	char *root;  /* the directory that bounds its matches: the path, or the glob's head */
+	char *why;   /* the comment: where it comes from */
 	bool denies; /* an allow.write grant: the mandatory denies are scoped to it */
 	bool own;    /* its TMPDIR: carved out of the wall it lies in (vx's run dirs) */
 };
@@ -48,9 +48,18 @@ struct builder {
  * /opt/homebrew and /usr/local hold Homebrew; Xcode and its command line
  * tools hold cc, git, make. */
 static const char *const os_roots[] = {
-    "/usr",	       "/bin",	   "/sbin",	    "/System",		   "/Library",
-    "/private/etc",    "/private/var/db/dyld", "/private/var/db/timezone", "/dev",
-    "/opt/homebrew", "/Applications/Xcode.app", NULL,
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/System",
+    "/Library",
+    "/private/etc",
+    "/private/var/db/dyld",
+    "/private/var/db/timezone",
+    "/dev",
+    "/opt/homebrew",
+    "/Applications/Xcode.app",
+    NULL,
 };
 
 /* The links macOS keeps at / (readlink of each is a metadata read). */
@@ -60,13 +69,33 @@ static const char *const os_links[] = {"/etc", "/tmp", "/var", NULL};
  * size and CPUs (libSystem, node's os module, every thread pool), the OS
  * release (uname), the stack top. None names the user or the machine. */
 static const char *const sysctl_base[] = {
-    "hw.activecpu",	  "hw.byteorder",  "hw.cachelinesize", "hw.cpufamily",
-    "hw.cputype",	  "hw.logicalcpu", "hw.logicalcpu_max", "hw.machine",
-    "hw.memsize",	  "hw.ncpu",	   "hw.optional.*",	"hw.pagesize",
-    "hw.pagesize_compat", "hw.perflevel*", "hw.physicalcpu",	"hw.physicalcpu_max",
-    "kern.argmax",	  "kern.osproductversion", "kern.osrelease", "kern.ostype",
-    "kern.osvariant_status", "kern.osversion", "kern.secure_kernel", "kern.usrstack64",
-    "kern.version",	  "sysctl.proc_cputype", NULL,
+    "hw.activecpu",
+    "hw.byteorder",
+    "hw.cachelinesize",
+    "hw.cpufamily",
+    "hw.cputype",
+    "hw.logicalcpu",
+    "hw.logicalcpu_max",
+    "hw.machine",
+    "hw.memsize",
+    "hw.ncpu",
+    "hw.optional.*",
+    "hw.pagesize",
+    "hw.pagesize_compat",
+    "hw.perflevel*",
+    "hw.physicalcpu",
+    "hw.physicalcpu_max",
+    "kern.argmax",
+    "kern.osproductversion",
+    "kern.osrelease",
+    "kern.ostype",
+    "kern.osvariant_status",
+    "kern.osversion",
+    "kern.secure_kernel",
+    "kern.usrstack64",
+    "kern.version",
+    "sysctl.proc_cputype",
+    NULL,
 };
 
 /* The links at / that macOS resolves: a canonical path under one of them
@@ -283,8 +312,7 @@ static void rule_add(struct builder *b, enum filt kind, unsigned ops, char *text
 }
 
 /* A path rule; dropped with a note when the path has no spelling. */
-static void path_rule(struct builder *b, enum filt kind, unsigned ops, const char *path,
-		      char *why)
+static void path_rule(struct builder *b, enum filt kind, unsigned ops, const char *path, char *why)
 {
 	struct strbuf t = STRBUF_INIT;
 	if (add_string(&t, path)) {
@@ -313,7 +341,6 @@ static void meta_above(struct builder *b, const char *path)
 	free(d);
 }
 
-
 /* One allow.read or allow.write entry: a literal is a subpath (a write
  * grant of a file is that file alone: macOS needs no directory widened),
  * a glob is a regex of its resolved head and the rest. */
@@ -321,7 +348,8 @@ static int grant(struct builder *b, const char *entry, bool write)
 {
 	struct strvec pats = STRVEC_INIT;
 	if (glob_expand_braces(entry, &pats) < 0) {
-		strbuf_addf(b->err, "grant '%s': its braces are unclosed or expand to too many paths",
+		strbuf_addf(b->err,
+			    "grant '%s': its braces are unclosed or expand to too many paths",
 			    entry);
 		return -1;
 	}
@@ -346,10 +374,11 @@ static int grant(struct builder *b, const char *entry, bool write)
 			char *path = host_path(lit);
 			const struct wall *w = walls_holding(&b->walls, path);
 			if (w && w->kind == WALL_CREDENTIAL) {
-				strbuf_addf(b->err,
-					    "%s grant '%s' lies in %s, a credential store; vx never "
-					    "grants it",
-					    write ? "write" : "read", entry, w->path);
+				strbuf_addf(
+				    b->err,
+				    "%s grant '%s' lies in %s, a credential store; vx never "
+				    "grants it",
+				    write ? "write" : "read", entry, w->path);
 				rc = -1;
 				free(why);
 			} else if (write && grants_link_out(b->proj, lit, path)) {
@@ -359,7 +388,8 @@ static int grant(struct builder *b, const char *entry, bool write)
 			} else if (write && w && w->kind != WALL_NESTED) {
 				rc = walls_say_no_writes(b->err, entry, w);
 				free(why);
-			} else if (write && denies_refuse_write(b->err, entry, path, b->ws, b->home)) {
+			} else if (write &&
+				   denies_refuse_write(b->err, entry, path, b->ws, b->home)) {
 				rc = -1;
 				free(why);
 			} else {
@@ -418,11 +448,12 @@ static int grant(struct builder *b, const char *entry, bool write)
 		/* A hit that is a directory is granted whole, as on Linux. */
 		strbuf_addstr(&rx, "(/.*)?$");
 		if (bad_rx) {
-			strvec_pushf(b->notes,
-				     "%s %s has no spelling in a Seatbelt profile (an escaped * or ?, "
-				     "a \", \\ or ^, or a class of a quote, a backslash or a control "
-				     "byte): it is left out on macOS",
-				     key, entry);
+			strvec_pushf(
+			    b->notes,
+			    "%s %s has no spelling in a Seatbelt profile (an escaped * or ?, "
+			    "a \", \\ or ^, or a class of a quote, a backslash or a control "
+			    "byte): it is left out on macOS",
+			    key, entry);
 			free(why);
 			strbuf_release(&rx);
 		} else {
@@ -456,8 +487,9 @@ static void baselines(struct builder *b)
 	for (size_t i = 0; i < 2; i++) {
 		char *nm = path_join(roots[i], "node_modules");
 		if (fs_is_dir(nm) && (i == 0 || strcmp(b->proj, b->ws)))
-			base_read(b, nm, xstrdup(i ? "the workspace's node_modules"
-						   : "the project's node_modules"));
+			base_read(b, nm,
+				  xstrdup(i ? "the workspace's node_modules"
+					    : "the project's node_modules"));
 		free(nm);
 	}
 	for (size_t i = 0; i < b->in->n_linked; i++) {
@@ -479,11 +511,12 @@ static void baselines(struct builder *b)
 			path_rule(b, F_LITERAL, OP_READ, at, xstrdup("a dependency's output"));
 			meta_above(b, at);
 		} else {
-			strvec_pushf(b->notes,
-				     "a dependency's output %s leads through a link to %s, %s; it is "
-				     "not shown to the task",
-				     b->in->dep_outputs[i], at,
-				     w ? walls_kind_name(w->kind) : "outside the workspace");
+			strvec_pushf(
+			    b->notes,
+			    "a dependency's output %s leads through a link to %s, %s; it is "
+			    "not shown to the task",
+			    b->in->dep_outputs[i], at,
+			    w ? walls_kind_name(w->kind) : "outside the workspace");
 		}
 		free(at);
 	}
@@ -539,7 +572,7 @@ static void add_filter(struct strbuf *out, const struct rule *r)
 
 static const char *ops_text(unsigned ops)
 {
-	return ops & OP_WRITE ? "file-read* file-write*"
+	return ops & OP_WRITE  ? "file-read* file-write*"
 	       : ops & OP_READ ? "file-read*"
 			       : "file-read-metadata";
 }
@@ -619,7 +652,7 @@ static void add_deny(struct strbuf *out, struct builder *b, const char *w, unsig
 			add_string(&c, b->meta.v[i]);
 			strbuf_addstr(&c, "))");
 		}
-	const char *ops = deny_ops == OP_WRITE ? "file-write*"
+	const char *ops = deny_ops == OP_WRITE	? "file-write*"
 			  : deny_ops == OP_READ ? "file-read*"
 						: "file-read* file-write*";
 	strbuf_addf(out, "(deny %s ", ops);
@@ -689,7 +722,7 @@ static void walls_section(struct strbuf *out, struct builder *b)
 		char *in_home = !rel && b->home && path_is_within(b->home, w->path)
 				    ? path_relative(b->home, w->path)
 				    : NULL;
-		char *why = rel	    ? xasprintf("%s: %s", walls_kind_name(w->kind), rel)
+		char *why = rel	      ? xasprintf("%s: %s", walls_kind_name(w->kind), rel)
 			    : in_home ? xasprintf("%s: ~/%s", walls_kind_name(w->kind), in_home)
 				      : xstrdup(walls_kind_name(w->kind));
 		free(in_home);
@@ -782,13 +815,15 @@ static void network_section(struct strbuf *out, const struct builder *b)
 			    "proxy (allow.network hosts)\n",
 			    in->proxy_port);
 	for (size_t i = 0; i < in->n_relays; i++)
-		strbuf_addf(out,
-			    "(allow network-outbound (remote ip \"localhost:%d\")) ; allow.network: "
-			    "localhost:%d\n",
-			    in->relay_ports[i], in->relay_ports[i]);
+		strbuf_addf(
+		    out,
+		    "(allow network-outbound (remote ip \"localhost:%d\")) ; allow.network: "
+		    "localhost:%d\n",
+		    in->relay_ports[i], in->relay_ports[i]);
 	if (in->n_local || in->local_any) {
-		strbuf_addstr(out, "(allow network-bind network-inbound (local ip \"localhost:*\")) ; "
-				   "localBinding: a profile cannot narrow it to ");
+		strbuf_addstr(out,
+			      "(allow network-bind network-inbound (local ip \"localhost:*\")) ; "
+			      "localBinding: a profile cannot narrow it to ");
 		if (in->local_any)
 			strbuf_addstr(out, "any port anyway");
 		for (size_t i = 0; i < in->n_local; i++)
@@ -803,10 +838,11 @@ static void network_section(struct strbuf *out, const struct builder *b)
 	for (size_t i = 0; i < b->sockets.n; i++) {
 		struct strbuf s = STRBUF_INIT;
 		if (!add_string(&s, b->sockets.v[i]))
-			strbuf_addf(out,
-				    "(allow network-outbound (remote unix-socket (path-literal %s))) "
-				    "; allow.unixSockets\n",
-				    s.buf);
+			strbuf_addf(
+			    out,
+			    "(allow network-outbound (remote unix-socket (path-literal %s))) "
+			    "; allow.unixSockets\n",
+			    s.buf);
 		strbuf_release(&s);
 	}
 }
@@ -907,7 +943,8 @@ int seatbelt_profile(const struct sandbox_input *in, struct strbuf *out, struct 
 		     struct strbuf *err)
 {
 	if (!in->workspace_root || !in->project_dir) {
-		strbuf_addstr(err, "a sandbox request needs the workspace root and the project dir");
+		strbuf_addstr(err,
+			      "a sandbox request needs the workspace root and the project dir");
 		return -1;
 	}
 	struct builder b = {.in = in, .notes = notes, .err = err};
@@ -975,8 +1012,7 @@ int seatbelt_profile(const struct sandbox_input *in, struct strbuf *out, struct 
 	return rc;
 }
 
-void seatbelt_argv(const char *profile, const char *shell, const char *command,
-		   struct strvec *argv)
+void seatbelt_argv(const char *profile, const char *shell, const char *command, struct strvec *argv)
 {
 	strvec_push(argv, "/usr/bin/sandbox-exec");
 	strvec_push(argv, "-p");
@@ -1001,16 +1037,18 @@ void seatbelt_failure_note(const struct sandbox_input *in, size_t heard, const c
 	strbuf_addf(out,
 		    "it ran under a Seatbelt profile: reads of the OS roots, its project and its "
 		    "TMPDIR%s, writes to its TMPDIR",
-		    in->hermetic ? " (hermetic: no toolchain outside them)" : ", its PATH's toolchain");
+		    in->hermetic ? " (hermetic: no toolchain outside them)"
+				 : ", its PATH's toolchain");
 	list_entries(out, "allow.read", in->allow_read, in->n_read);
 	list_entries(out, "allow.write", in->allow_write, in->n_write);
 	strbuf_addstr(out, "; no network");
 	if (in->proxy)
 		strbuf_addstr(out, " but its proxy");
 	if (!heard)
-		strbuf_addstr(out, ". macOS reported no denial of it: the OS does not always report "
-				   "what a profile applied by sandbox-exec refused, so an access "
-				   "outside these may have failed without a word");
+		strbuf_addstr(out,
+			      ". macOS reported no denial of it: the OS does not always report "
+			      "what a profile applied by sandbox-exec refused, so an access "
+			      "outside these may have failed without a word");
 	strbuf_addf(out, ". `vx sandbox show %s --platform darwin` prints the whole profile",
 		    task_id);
 }

@@ -87,11 +87,26 @@ struct rule {
 	uint32_t mask2;
 };
 
-#define NOSYS(n) {(n), ENOSYS, -1, 0, -1, 0}
-#define SETID(n, a) {(n), EPERM, (a), SETID_BITS, -1, 0}
-#define CREATE_SETID(n, flags, mode) {(n), EPERM, (flags), CREATES, (mode), SETID_BITS}
-#define LISTENER(n) {(n), EPERM, 1, SECCOMP_FILTER_FLAG_NEW_LISTENER, -1, 0}
-#define UNTRACED(n) {(n), EPERM, 0, CLONE_UNTRACED, -1, 0}
+#define NOSYS(n)                                                                                   \
+	{                                                                                          \
+		(n), ENOSYS, -1, 0, -1, 0                                                          \
+	}
+#define SETID(n, a)                                                                                \
+	{                                                                                          \
+		(n), EPERM, (a), SETID_BITS, -1, 0                                                 \
+	}
+#define CREATE_SETID(n, flags, mode)                                                               \
+	{                                                                                          \
+		(n), EPERM, (flags), CREATES, (mode), SETID_BITS                                   \
+	}
+#define LISTENER(n)                                                                                \
+	{                                                                                          \
+		(n), EPERM, 1, SECCOMP_FILTER_FLAG_NEW_LISTENER, -1, 0                             \
+	}
+#define UNTRACED(n)                                                                                \
+	{                                                                                          \
+		(n), EPERM, 0, CLONE_UNTRACED, -1, 0                                               \
+	}
 
 /* 425..427 io_uring, 435 clone3, 437 openat2 and 452 fchmodat2 are the
  * unified numbers every architecture shares; so are 428..433 open_tree,
@@ -104,27 +119,47 @@ struct rule {
 #if defined(__x86_64__)
 #define NATIVE_ARCH AUDIT_ARCH_X86_64
 static const struct rule native[] = {
-    COMMON,		 NOSYS(248),	  NOSYS(249), NOSYS(250), /* add_key request_key keyctl */
-    LISTENER(317),	 SETID(90, 1),	  SETID(91, 1),		  /* seccomp chmod fchmod */
-    SETID(268, 2),	 SETID(133, 1),	  SETID(259, 2),	  /* fchmodat mknod mknodat */
-    CREATE_SETID(2, 1, 2), CREATE_SETID(257, 2, 3), SETID(85, 1), /* open openat creat */
-    UNTRACED(56),							 /* clone */
+    COMMON,
+    NOSYS(248),
+    NOSYS(249),
+    NOSYS(250), /* add_key request_key keyctl */
+    LISTENER(317),
+    SETID(90, 1),
+    SETID(91, 1), /* seccomp chmod fchmod */
+    SETID(268, 2),
+    SETID(133, 1),
+    SETID(259, 2), /* fchmodat mknod mknodat */
+    CREATE_SETID(2, 1, 2),
+    CREATE_SETID(257, 2, 3),
+    SETID(85, 1), /* open openat creat */
+    UNTRACED(56), /* clone */
 };
 #define COMPAT_ARCH AUDIT_ARCH_I386
 static const struct rule compat[] = {
-    COMMON,		 NOSYS(286),	  NOSYS(287), NOSYS(288), /* add_key request_key keyctl */
-    LISTENER(354),	 SETID(15, 1),	  SETID(94, 1),		  /* seccomp chmod fchmod */
-    SETID(306, 2),	 SETID(14, 1),	  SETID(297, 2),	  /* fchmodat mknod mknodat */
-    CREATE_SETID(5, 1, 2), CREATE_SETID(295, 2, 3), SETID(8, 1), /* open openat creat */
-    UNTRACED(120),							 /* clone */
+    COMMON,
+    NOSYS(286),
+    NOSYS(287),
+    NOSYS(288), /* add_key request_key keyctl */
+    LISTENER(354),
+    SETID(15, 1),
+    SETID(94, 1), /* seccomp chmod fchmod */
+    SETID(306, 2),
+    SETID(14, 1),
+    SETID(297, 2), /* fchmodat mknod mknodat */
+    CREATE_SETID(5, 1, 2),
+    CREATE_SETID(295, 2, 3),
+    SETID(8, 1),   /* open openat creat */
+    UNTRACED(120), /* clone */
 };
 #elif defined(__aarch64__)
 #define NATIVE_ARCH AUDIT_ARCH_AARCH64
 static const struct rule native[] = {
-    COMMON,	   NOSYS(217),	  NOSYS(218), NOSYS(219), /* add_key request_key keyctl */
-    LISTENER(277), SETID(52, 1),  SETID(53, 2),		  /* seccomp fchmod fchmodat */
-    SETID(33, 2),  CREATE_SETID(56, 2, 3),		  /* mknodat openat */
-    UNTRACED(220),					  /* clone */
+    COMMON,	   NOSYS(217),
+    NOSYS(218),	   NOSYS(219), /* add_key request_key keyctl */
+    LISTENER(277), SETID(52, 1),
+    SETID(53, 2),			   /* seccomp fchmod fchmodat */
+    SETID(33, 2),  CREATE_SETID(56, 2, 3), /* mknodat openat */
+    UNTRACED(220),			   /* clone */
 };
 #else
 #error "seccomp.c knows the system call numbers of x86_64 and aarch64 only"
@@ -146,7 +181,8 @@ static size_t emit(struct program *p, struct sock_filter f)
 static void load_arg(struct program *p, int arg)
 {
 	emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-					     offsetof(struct seccomp_data, args) + 8u * (unsigned)arg));
+					     offsetof(struct seccomp_data, args) +
+						 8u * (unsigned)arg));
 }
 
 /* Emits the rules of one architecture, then its three returns (allow,
@@ -162,28 +198,30 @@ static void emit_rules(struct program *p, const struct rule *r, size_t n, bool x
 			emit(p, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, ~X32_BIT));
 		if (r[i].arg < 0) {
 			fix_err[nfix] = r[i].err;
-			fix[nfix++] = emit(p, (struct sock_filter)BPF_JUMP(
-						  BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)r[i].nr, 0, 0));
+			fix[nfix++] =
+			    emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+								 (uint32_t)r[i].nr, 0, 0));
 			continue;
 		}
 		/* nr, then arg (and arg2): each miss jumps past the rule */
 		unsigned tail = r[i].arg2 >= 0 ? 4 : 2;
-		emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)r[i].nr, 0,
-						     (uint8_t)tail));
+		emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)r[i].nr,
+						     0, (uint8_t)tail));
 		load_arg(p, r[i].arg);
 		if (r[i].arg2 >= 0) {
-			emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, r[i].mask, 0,
-							     2));
+			emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, r[i].mask,
+							     0, 2));
 			load_arg(p, r[i].arg2);
 		}
 		fix_err[nfix] = r[i].err;
-		fix[nfix++] = emit(p, (struct sock_filter)BPF_JUMP(
-					  BPF_JMP | BPF_JSET | BPF_K,
-					  r[i].arg2 >= 0 ? r[i].mask2 : r[i].mask, 0, 0));
+		fix[nfix++] = emit(
+		    p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
+						    r[i].arg2 >= 0 ? r[i].mask2 : r[i].mask, 0, 0));
 	}
 	emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-	size_t nosys = emit(p, (struct sock_filter)BPF_STMT(
-				   BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)));
+	size_t nosys =
+	    emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+						 SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)));
 	size_t perm = emit(p, (struct sock_filter)BPF_STMT(
 				  BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)));
 	for (size_t k = 0; k < nfix; k++)

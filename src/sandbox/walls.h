@@ -26,7 +26,7 @@ typedef VEC(struct wall) wall_vec;
 /* What walls_collect needs; every path canonical and absolute. */
 struct walls_input {
 	const char *workspace_root, *project_dir, *home,
-	    *cache_dir; /* home, cache_dir may be NULL */
+	    *cache_dir;	      /* home, cache_dir may be NULL */
 	const char *run_base; /* where vx's run dirs live (util/rundir.h), or NULL */
 	const char *const *nested_dirs;
 	size_t n_nested;

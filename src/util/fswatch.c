@@ -75,22 +75,22 @@ static long kernel_limit(void)
  * NULL: a directory made after the watch began) is added to found. */
 static int add_tree(struct fswatch *w, const char *dir, struct strvec *found, struct strbuf *err)
 {
-	int wd = w->limit >= 0 && (long)w->count >= w->limit
-			 ? (errno = ENOSPC, -1)
-			 : inotify_add_watch(w->fd, dir, MASK);
+	int wd = w->limit >= 0 && (long)w->count >= w->limit ? (errno = ENOSPC, -1)
+							     : inotify_add_watch(w->fd, dir, MASK);
 	if (wd < 0) {
 		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES)
 			return 0; /* gone since, or not ours to read: nothing to watch */
 		if (errno == ENOSPC) {
 			long limit = w->limit >= 0 ? w->limit : kernel_limit();
 			size_t past = count_tree(w, dir); /* a walk: once */
-			strbuf_addf(err,
-				    "cannot watch %s: inotify's limit is reached "
-				    "(fs.inotify.max_user_watches is %ld, and the inputs need %zu "
-				    "directories watched, %zu of them past it); raise it: sysctl -w "
-				    "fs.inotify.max_user_watches=%zu",
-				    dir, limit, w->count + past, past,
-				    (size_t)(limit > 0 ? limit : 0) + past + 1024);
+			strbuf_addf(
+			    err,
+			    "cannot watch %s: inotify's limit is reached "
+			    "(fs.inotify.max_user_watches is %ld, and the inputs need %zu "
+			    "directories watched, %zu of them past it); raise it: sysctl -w "
+			    "fs.inotify.max_user_watches=%zu",
+			    dir, limit, w->count + past, past,
+			    (size_t)(limit > 0 ? limit : 0) + past + 1024);
 		} else {
 			strbuf_addf(err, "cannot watch %s: %s", dir, strerror(errno));
 		}
@@ -111,8 +111,8 @@ static int add_tree(struct fswatch *w, const char *dir, struct strvec *found, st
 			continue;
 		char *sub = path_join(dir, de->d_name);
 		struct stat st;
-		bool is_dir = de->d_type == DT_DIR ||
-			      (de->d_type == DT_UNKNOWN && lstat(sub, &st) == 0 && S_ISDIR(st.st_mode));
+		bool is_dir = de->d_type == DT_DIR || (de->d_type == DT_UNKNOWN &&
+						       lstat(sub, &st) == 0 && S_ISDIR(st.st_mode));
 		if (is_dir && !(w->skip && w->skip(sub, w->ctx)))
 			rc = add_tree(w, sub, found, err);
 		else if (!is_dir && found)

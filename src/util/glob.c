@@ -207,7 +207,8 @@ static bool vanishes(struct matcher *m, const char *p, unsigned depth)
 		if (!close || m->level >= GLOB_MAX_BRACES)
 			return false;
 		if (!m->vanish_memo)
-			m->vanish_memo = xcalloc((size_t)(m->pe - m->pb) + 1, sizeof *m->vanish_memo);
+			m->vanish_memo =
+			    xcalloc((size_t)(m->pe - m->pb) + 1, sizeof *m->vanish_memo);
 		uint32_t *slot = &m->vanish_memo[p - m->pb];
 		if (*slot && (*slot - 1) >> 1 == depth)
 			return (*slot - 1) & 1;
@@ -662,14 +663,14 @@ struct walk {
 	int rootfd;	    /* root's own fd, or the anchor's (util/io.h fs_at) */
 	const char *base;   /* with the anchor's: root relative to it; else NULL */
 	struct strbuf full; /* base/rel, as anchored lookups name it (at()) */
-	const char *pat; /* trimmed of its leading "./" */
+	const char *pat;    /* trimmed of its leading "./" */
 	int flags;
 	const char *const *skip;
 	bool (*prune)(const char *reldir, void *ctx); /* NULL: enter every directory */
 	int (*cb)(const char *relpath, void *ctx);
 	void *ctx;
-	struct strbuf rel;	     /* the directory being read, then each entry in turn */
-	struct listcache *lc;	   /* NULL: read every directory */
+	struct strbuf rel;	       /* the directory being read, then each entry in turn */
+	struct listcache *lc;	       /* NULL: read every directory */
 	const struct readcache *reads; /* its stat of the root, if any, is taken */
 };
 
@@ -743,7 +744,7 @@ static const struct listcache_entry *walk_read(struct walk *w, struct listcache_
 	const struct stat *known = NULL;
 	if (root && w->lc && readcache_dir_stat(w->reads, w->root, &st))
 		known = &st; /* the same stat, taken earlier in this run */
-	char *abs = !w->lc ? NULL
+	char *abs = !w->lc	 ? NULL
 		    : w->rel.len ? xasprintf("%s/%s", w->root, w->rel.buf)
 				 : xstrdup(w->root);
 	const struct listcache_entry *e =

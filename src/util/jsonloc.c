@@ -107,7 +107,10 @@ size_t jsonloc_bad_byte(const char *text, size_t len, const char **why)
 			i++;
 			continue;
 		}
-		size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+		size_t n = c >= 0xC2 && c <= 0xDF   ? 2
+			   : c >= 0xE0 && c <= 0xEF ? 3
+			   : c >= 0xF0 && c <= 0xF4 ? 4
+						    : 0;
 		bool ok = n && i + n <= len;
 		for (size_t k = 1; ok && k < n; k++)
 			ok = (s[i + k] & 0xC0) == 0x80;

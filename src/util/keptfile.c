@@ -19,8 +19,7 @@ enum keptfile_state keptfile_check(const char *text, size_t len, const char *mag
 		*why = "no trailer";
 		return KEPT_CORRUPT;
 	}
-	snprintf(want, sizeof want, "%016" PRIx64,
-		 (uint64_t)XXH3_64bits(text, len - TRAILER_LEN));
+	snprintf(want, sizeof want, "%016" PRIx64, (uint64_t)XXH3_64bits(text, len - TRAILER_LEN));
 	if (memcmp(text + len - TRAILER_LEN + 4, want, 16)) {
 		*why = "its checksum does not match";
 		return KEPT_CORRUPT;

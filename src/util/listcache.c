@@ -83,10 +83,11 @@ static const char *parse(struct listcache *lc, const char *p, const char *end)
 {
 	while (p < end) {
 		int64_t dev, ino, mt, ct, count, dlen;
-		if (!keptfile_num(&p, end, ' ', &dev) || !keptfile_num(&p, end, ' ', &ino) || !keptfile_num(&p, end, ' ', &mt) ||
-		    !keptfile_num(&p, end, ' ', &ct) || !keptfile_num(&p, end, ' ', &count) ||
-		    !keptfile_num(&p, end, '\n', &dlen) || dlen <= 0 || count < 0 || dlen > end - p - 1 ||
-		    p[dlen] != '\n' || memchr(p, '\0', (size_t)dlen))
+		if (!keptfile_num(&p, end, ' ', &dev) || !keptfile_num(&p, end, ' ', &ino) ||
+		    !keptfile_num(&p, end, ' ', &mt) || !keptfile_num(&p, end, ' ', &ct) ||
+		    !keptfile_num(&p, end, ' ', &count) || !keptfile_num(&p, end, '\n', &dlen) ||
+		    dlen <= 0 || count < 0 || dlen > end - p - 1 || p[dlen] != '\n' ||
+		    memchr(p, '\0', (size_t)dlen))
 			return "a bad listing header";
 		struct listing *l = xcalloc(1, sizeof *l);
 		l->dir = xstrndup(p, (size_t)dlen);
@@ -94,8 +95,9 @@ static const char *parse(struct listcache *lc, const char *p, const char *end)
 		l->dev = (uint64_t)dev, l->ino = (uint64_t)ino, l->mtime_ns = mt, l->ctime_ns = ct;
 		for (int64_t i = 0; i < count; i++) {
 			int64_t type, nlen;
-			if (!keptfile_num(&p, end, ' ', &type) || !keptfile_num(&p, end, ' ', &nlen) || type > 255 ||
-			    type < 0 || nlen <= 0 || nlen > end - p - 1 || p[nlen] != '\n' ||
+			if (!keptfile_num(&p, end, ' ', &type) ||
+			    !keptfile_num(&p, end, ' ', &nlen) || type > 255 || type < 0 ||
+			    nlen <= 0 || nlen > end - p - 1 || p[nlen] != '\n' ||
 			    memchr(p, '\0', (size_t)nlen) || memchr(p, '/', (size_t)nlen)) {
 				listing_free(l);
 				return "a bad entry";
@@ -263,8 +265,8 @@ int listcache_save(struct listcache *lc)
 		const struct listing *l = lc->all.v[i];
 		if (l->racy)
 			continue;
-		strbuf_addf(&sb, "%" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64 " %zu %zu\n", l->dev,
-			    l->ino, l->mtime_ns, l->ctime_ns, l->entries.n, strlen(l->dir));
+		strbuf_addf(&sb, "%" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64 " %zu %zu\n",
+			    l->dev, l->ino, l->mtime_ns, l->ctime_ns, l->entries.n, strlen(l->dir));
 		strbuf_addstr(&sb, l->dir);
 		strbuf_addch(&sb, '\n');
 		for (size_t k = 0; k < l->entries.n; k++)

@@ -22,7 +22,7 @@
 #define NEVER LLONG_MAX
 
 struct watch {
-	int fd;	/* -1: removed during a dispatch, compacted after it */
+	int fd; /* -1: removed during a dispatch, compacted after it */
 	unsigned events;
 	loop_io_fn *fn;
 	void *data;
@@ -41,9 +41,9 @@ struct loop {
 	VEC(struct pollfd) pfds; /* rebuilt per wake-up; [0] the signalfd when there is one */
 	bool dispatching;	 /* watches removed now are marked, not moved */
 	unsigned long next_id;
-	int sigfd;		 /* -1 until the first loop_signal */
-	sigset_t sigs;		 /* the signals the signalfd reads */
-	sigset_t oldmask;	 /* the thread's mask before the first loop_signal */
+	int sigfd;	  /* -1 until the first loop_signal */
+	sigset_t sigs;	  /* the signals the signalfd reads */
+	sigset_t oldmask; /* the thread's mask before the first loop_signal */
 	loop_signal_fn *sigfn[COMPAT_NSIG];
 	void *sigdata[COMPAT_NSIG];
 };
@@ -241,10 +241,10 @@ int loop_once(struct loop *l, long long timeout_ms)
 	}
 	for (size_t i = 0; i < l->watches.n; i++) {
 		const struct watch *w = &l->watches.v[i];
-		l->pfds.v[n++] = (struct pollfd){
-		    .fd = w->fd,
-		    .events = (short)((w->events & LOOP_READ ? POLLIN : 0) |
-				      (w->events & LOOP_WRITE ? POLLOUT : 0))};
+		l->pfds.v[n++] =
+		    (struct pollfd){.fd = w->fd,
+				    .events = (short)((w->events & LOOP_READ ? POLLIN : 0) |
+						      (w->events & LOOP_WRITE ? POLLOUT : 0))};
 	}
 	int r = poll(l->pfds.v, (nfds_t)n, timeout);
 	if (r < 0 && errno != EINTR)

@@ -80,8 +80,8 @@ static int row_apply(const struct opt *row, const char *arg)
 		long n = strtol(arg, &end, 10);
 		if (!*arg || *end || errno || n < row->min || n > row->max) {
 			row_name(row, &name);
-			rc = error("%s wants a number from %d to %d, not \"%s\"", name.buf, row->min,
-				   row->max, arg);
+			rc = error("%s wants a number from %d to %d, not \"%s\"", name.buf,
+				   row->min, row->max, arg);
 			break;
 		}
 		*(int *)row->value = (int)n;
@@ -123,7 +123,7 @@ int parseopt(int argc, char **argv, const struct opt *rows, const struct opt_usa
 	size_t nl = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct opt *r = &rows[i];
-		int has = !takes_arg(r) ? no_argument
+		int has = !takes_arg(r)	    ? no_argument
 			  : r->optional_arg ? optional_argument
 					    : required_argument;
 		if (r->short_name) {

@@ -35,8 +35,8 @@ enum opt_type {
 
 struct opt {
 	enum opt_type type;
-	int short_name;		    /* 0: none */
-	const char *long_name;	    /* NULL: none */
+	int short_name;	       /* 0: none */
+	const char *long_name; /* NULL: none */
 	void *value;
 	const char *argh;	    /* the argument's name in the usage; NULL: takes none */
 	const char *help;	    /* its lines ('\n' between them); NULL: not in the usage */
@@ -46,26 +46,55 @@ struct opt {
 	int (*cb)(const struct opt *row, const char *arg); /* arg: NULL when absent */
 };
 
-#define OPT_END() {.type = OPTION_END}
-#define OPT_BOOL(s, l, v, h) {.type = OPTION_BOOL, .short_name = (s), .long_name = (l), .value = (v), .help = (h)}
+#define OPT_END()                                                                                  \
+	{                                                                                          \
+		.type = OPTION_END                                                                 \
+	}
+#define OPT_BOOL(s, l, v, h)                                                                       \
+	{                                                                                          \
+		.type = OPTION_BOOL, .short_name = (s), .long_name = (l), .value = (v),            \
+		.help = (h)                                                                        \
+	}
 #define OPT_SET_INT(s, l, v, n, h)                                                                 \
-	{.type = OPTION_SET_INT, .short_name = (s), .long_name = (l), .value = (v), .num = (n), .help = (h)}
-#define OPT_COUNT(s, l, v, h) {.type = OPTION_COUNT, .short_name = (s), .long_name = (l), .value = (v), .help = (h)}
+	{                                                                                          \
+		.type = OPTION_SET_INT, .short_name = (s), .long_name = (l), .value = (v),         \
+		.num = (n), .help = (h)                                                            \
+	}
+#define OPT_COUNT(s, l, v, h)                                                                      \
+	{                                                                                          \
+		.type = OPTION_COUNT, .short_name = (s), .long_name = (l), .value = (v),           \
+		.help = (h)                                                                        \
+	}
 #define OPT_STRING(s, l, v, a, h)                                                                  \
-	{.type = OPTION_STRING, .short_name = (s), .long_name = (l), .value = (v), .argh = (a), .help = (h)}
+	{                                                                                          \
+		.type = OPTION_STRING, .short_name = (s), .long_name = (l), .value = (v),          \
+		.argh = (a), .help = (h)                                                           \
+	}
 #define OPT_STRVEC(s, l, v, a, h)                                                                  \
-	{.type = OPTION_STRVEC, .short_name = (s), .long_name = (l), .value = (v), .argh = (a), .help = (h)}
+	{                                                                                          \
+		.type = OPTION_STRVEC, .short_name = (s), .long_name = (l), .value = (v),          \
+		.argh = (a), .help = (h)                                                           \
+	}
 #define OPT_INT(s, l, v, a, lo, hi, h)                                                             \
-	{.type = OPTION_INT, .short_name = (s), .long_name = (l), .value = (v), .argh = (a),        \
-	 .min = (lo), .max = (hi), .help = (h)}
+	{                                                                                          \
+		.type = OPTION_INT, .short_name = (s), .long_name = (l), .value = (v),             \
+		.argh = (a), .min = (lo), .max = (hi), .help = (h)                                 \
+	}
 #define OPT_CHOICE(s, l, v, c, a, h)                                                               \
-	{.type = OPTION_CHOICE, .short_name = (s), .long_name = (l), .value = (v), .choices = (c),  \
-	 .argh = (a), .help = (h)}
+	{                                                                                          \
+		.type = OPTION_CHOICE, .short_name = (s), .long_name = (l), .value = (v),          \
+		.choices = (c), .argh = (a), .help = (h)                                           \
+	}
 /* a: the argument's name, or NULL for none; opt: it is optional */
 #define OPT_CALLBACK(s, l, v, a, opt, f, h)                                                        \
-	{.type = OPTION_CALLBACK, .short_name = (s), .long_name = (l), .value = (v), .argh = (a),   \
-	 .optional_arg = (opt), .cb = (f), .help = (h)}
-#define OPT_HELP() {.type = OPTION_HELP, .long_name = "help", .short_name = 'h', .help = NULL}
+	{                                                                                          \
+		.type = OPTION_CALLBACK, .short_name = (s), .long_name = (l), .value = (v),        \
+		.argh = (a), .optional_arg = (opt), .cb = (f), .help = (h)                         \
+	}
+#define OPT_HELP()                                                                                 \
+	{                                                                                          \
+		.type = OPTION_HELP, .long_name = "help", .short_name = 'h', .help = NULL          \
+	}
 
 /* The usage: head (the "usage:" line and what the verb does), one entry
  * per row with a help, then tail (NULL: none). */

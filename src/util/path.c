@@ -56,8 +56,8 @@ char *path_normalize(const char *p)
 			if (nseg > nup) {
 				nseg--;
 				strbuf_setlen(&out, starts[nseg] > 0 && !(abs && starts[nseg] == 1)
-							  ? starts[nseg] - 1
-							  : starts[nseg]);
+							? starts[nseg] - 1
+							: starts[nseg]);
 			} else if (!abs) {
 				if (out.len && out.buf[out.len - 1] != '/')
 					strbuf_addch(&out, '/');

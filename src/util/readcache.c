@@ -32,8 +32,8 @@ struct kept {
 	int64_t mtime_ns, ctime_ns;
 	char *bytes; /* len bytes and a NUL: the file's, or a blob */
 	size_t len;
-	bool blob;   /* bytes is what a caller made of the file's */
-	bool used;   /* read (from here or kept) this run: saved */
+	bool blob;	  /* bytes is what a caller made of the file's */
+	bool used;	  /* read (from here or kept) this run: saved */
 	bool lstat_known; /* lst is this run's lstat of path, a regular file */
 	struct stat lst;
 };
@@ -46,9 +46,9 @@ struct lacking {
 	struct strvec names; /* sorted once loaded; appended to when found */
 	int state;	     /* this run: 0 not checked, 1 its stat matches, -1 not */
 	bool used;
-	bool st_known;	     /* st is this run's stat of dir */
-	bool recheck;	     /* stats forgotten (readcache_forget_stats): state is
-			      * kept for the save, looked at again when next asked */
+	bool st_known; /* st is this run's stat of dir */
+	bool recheck;  /* stats forgotten (readcache_forget_stats): state is
+			* kept for the save, looked at again when next asked */
 	struct stat st;
 };
 
@@ -58,7 +58,7 @@ struct readcache {
 	struct strmap by_path; /* path -> index in all (keys borrowed) */
 	VEC(struct lacking *) dirs;
 	struct strmap by_dir; /* dir -> index in dirs (keys borrowed) */
-	bool dirty;	       /* something read was not kept, or was replaced */
+	bool dirty;	      /* something read was not kept, or was replaced */
 	size_t hits, puts;
 };
 
@@ -115,7 +115,8 @@ static const char *parse_lacking(struct readcache *rc, const char **pp, const ch
 	for (int64_t i = 0; i < count; i++) {
 		int64_t nlen;
 		if (!keptfile_num(&p, end, ' ', &nlen) || nlen <= 0 || nlen > end - p - 1 ||
-		    p[nlen] != '\n' || memchr(p, '\0', (size_t)nlen) || memchr(p, '/', (size_t)nlen))
+		    p[nlen] != '\n' || memchr(p, '\0', (size_t)nlen) ||
+		    memchr(p, '/', (size_t)nlen))
 			return "a bad name";
 		strvec_push_nodup(&l->names, xstrndup(p, (size_t)nlen));
 		p += nlen + 1;
@@ -228,9 +229,10 @@ static struct lacking *lacking_of(struct readcache *rc, const char *dir, size_t 
 		l->st_known = fs_stat(l->dir, &st, 0) == 0;
 		if (l->st_known)
 			l->st = st;
-		l->state = l->st_known && S_ISDIR(st.st_mode) &&
-				   l->dev == (uint64_t)st.st_dev && l->ino == (uint64_t)st.st_ino &&
-				   l->mtime_ns == fs_ns(st.st_mtim) && l->ctime_ns == fs_ns(st.st_ctim)
+		l->state = l->st_known && S_ISDIR(st.st_mode) && l->dev == (uint64_t)st.st_dev &&
+				   l->ino == (uint64_t)st.st_ino &&
+				   l->mtime_ns == fs_ns(st.st_mtim) &&
+				   l->ctime_ns == fs_ns(st.st_ctim)
 			       ? 1
 			       : -1;
 	}
@@ -464,10 +466,10 @@ int readcache_save(struct readcache *rc)
 		const struct kept *k = rc->all.v[i];
 		if (!k->used)
 			continue;
-		strbuf_addf(&sb,
-			    "%c %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64 " %zu %zu\n",
-			    k->blob ? 'B' : 'F', k->dev, k->ino, k->size, k->mtime_ns, k->ctime_ns,
-			    strlen(k->path), k->len);
+		strbuf_addf(
+		    &sb, "%c %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64 " %zu %zu\n",
+		    k->blob ? 'B' : 'F', k->dev, k->ino, k->size, k->mtime_ns, k->ctime_ns,
+		    strlen(k->path), k->len);
 		strbuf_addstr(&sb, k->path);
 		strbuf_addch(&sb, '\n');
 		strbuf_add(&sb, k->bytes, k->len);

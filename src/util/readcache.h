@@ -1,13 +1,12 @@
 /* readcache.h - small files' bytes kept across runs (issue 20: a run whose
  * configs did not change reads none of them; one stat each instead of
  * open, fstat, read, close), and the names a directory was found without
- * (issue 20: a package's missing turbo.json costs nothing). A file's bytes are trusted while stat(path)
- * (following links, as open does) gives the device, inode, size, mtime and
- * ctime in ns it gave when they were read. The racy rule is the stat
- * cache's: bytes read in the second the file last changed, or earlier, are
- * never kept, since a change in that same clock tick could leave every
- * field as it was. One file, written whole, holding only what the last run
- * read, and only when that differs from what was loaded; not thread-safe. */
+ * (issue 20: a package's missing turbo.json costs nothing). A file's bytes are trusted while
+ * stat(path) (following links, as open does) gives the device, inode, size, mtime and ctime in ns
+ * it gave when they were read. The racy rule is the stat cache's: bytes read in the second the file
+ * last changed, or earlier, are never kept, since a change in that same clock tick could leave
+ * every field as it was. One file, written whole, holding only what the last run read, and only
+ * when that differs from what was loaded; not thread-safe. */
 #ifndef VX_UTIL_READCACHE_H
 #define VX_UTIL_READCACHE_H
 

@@ -35,7 +35,7 @@ struct resolver {
 	int refs; /* the owner's, and one per thread */
 	bool quit;
 	struct resolve_req *queue, **queue_tail; /* not yet taken by a thread */
-	struct resolve_req *answered;            /* taken back by the loop */
+	struct resolve_req *answered;		 /* taken back by the loop */
 	int queued, threads, idle;
 	int efd;
 	struct loop *loop;

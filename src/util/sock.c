@@ -15,11 +15,13 @@ int sock_listen_loopback(int family, int port, bool nonblock)
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
 	if (family == AF_INET6) {
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
-		struct sockaddr_in6 sa = {.sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port),
+		struct sockaddr_in6 sa = {.sin6_family = AF_INET6,
+					  .sin6_port = htons((uint16_t)port),
 					  .sin6_addr = IN6ADDR_LOOPBACK_INIT};
 		rc = bind(fd, (struct sockaddr *)&sa, sizeof sa);
 	} else {
-		struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+		struct sockaddr_in sa = {.sin_family = AF_INET,
+					 .sin_port = htons((uint16_t)port),
 					 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 		rc = bind(fd, (struct sockaddr *)&sa, sizeof sa);
 	}

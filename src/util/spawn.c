@@ -29,8 +29,7 @@ static int drain(int fd, struct strbuf *sb, bool *open_)
 	return 0;
 }
 
-int spawn_child_setup(posix_spawn_file_actions_t *fa, posix_spawnattr_t *attr,
-		      const sigset_t *mask)
+int spawn_child_setup(posix_spawn_file_actions_t *fa, posix_spawnattr_t *attr, const sigset_t *mask)
 {
 	sigset_t dfl;
 	sigemptyset(&dfl);

@@ -129,11 +129,21 @@ void strbuf_add_json_string(struct strbuf *sb, const char *s)
 	strbuf_addch(sb, '"');
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		switch (*p) {
-		case '"': strbuf_addstr(sb, "\\\""); break;
-		case '\\': strbuf_addstr(sb, "\\\\"); break;
-		case '\n': strbuf_addstr(sb, "\\n"); break;
-		case '\r': strbuf_addstr(sb, "\\r"); break;
-		case '\t': strbuf_addstr(sb, "\\t"); break;
+		case '"':
+			strbuf_addstr(sb, "\\\"");
+			break;
+		case '\\':
+			strbuf_addstr(sb, "\\\\");
+			break;
+		case '\n':
+			strbuf_addstr(sb, "\\n");
+			break;
+		case '\r':
+			strbuf_addstr(sb, "\\r");
+			break;
+		case '\t':
+			strbuf_addstr(sb, "\\t");
+			break;
 		default:
 			if (*p < 0x20)
 				strbuf_addf(sb, "\\u%04x", *p);

@@ -16,7 +16,10 @@ struct strbuf {
 };
 
 extern char strbuf_empty[];
-#define STRBUF_INIT {.buf = strbuf_empty, .len = 0, .alloc = 0}
+#define STRBUF_INIT                                                                                \
+	{                                                                                          \
+		.buf = strbuf_empty, .len = 0, .alloc = 0                                          \
+	}
 
 void strbuf_init(struct strbuf *sb);
 void strbuf_release(struct strbuf *sb);

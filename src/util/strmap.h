@@ -7,7 +7,7 @@
 
 struct strmap_slot {
 	const char *key; /* borrowed: must outlive the map; NULL: empty slot */
-	size_t len;      /* strlen(key): a lookup by (bytes, length) compares it first */
+	size_t len;	 /* strlen(key): a lookup by (bytes, length) compares it first */
 	size_t value;
 };
 
@@ -15,7 +15,10 @@ struct strmap {
 	struct strmap_slot *slots;
 	size_t n, cap; /* cap is 0 or a power of two */
 };
-#define STRMAP_INIT {0}
+#define STRMAP_INIT                                                                                \
+	{                                                                                          \
+		0                                                                                  \
+	}
 
 /* Sets key's value (the key pointer is kept, not copied). */
 void strmap_put(struct strmap *m, const char *key, size_t value);

@@ -16,7 +16,8 @@
 /* Grows *v so it holds at least need elements of size elem. */
 void vec_reserve_(void **v, size_t *alloc, size_t need, size_t elem);
 
-#define vec_reserve(vec, need) vec_reserve_((void **)&(vec)->v, &(vec)->alloc, (need), sizeof *(vec)->v)
+#define vec_reserve(vec, need)                                                                     \
+	vec_reserve_((void **)&(vec)->v, &(vec)->alloc, (need), sizeof *(vec)->v)
 #define vec_push(vec, x) (vec_reserve((vec), (vec)->n + 1), (vec)->v[(vec)->n++] = (x))
 #define vec_free(vec) (free((vec)->v), (vec)->v = NULL, (vec)->n = (vec)->alloc = 0)
 
@@ -25,7 +26,10 @@ struct strvec {
 	char **v;
 	size_t n, alloc;
 };
-#define STRVEC_INIT {0}
+#define STRVEC_INIT                                                                                \
+	{                                                                                          \
+		0                                                                                  \
+	}
 
 void strvec_push(struct strvec *sv, const char *s);
 void strvec_push_nodup(struct strvec *sv, char *s);

@@ -41,7 +41,7 @@ static void mark_error(const yaml_mark_t *m, struct yamlload_error *err, const c
 
 struct open {
 	int id;
-	int key;                   /* a mapping's key awaiting its value, else 0 */
+	int key;		   /* a mapping's key awaiting its value, else 0 */
 	const yaml_char_t *anchor; /* named when it closes: no alias inside it can
 				    * reach it, so a document is never a cycle */
 };
@@ -133,7 +133,8 @@ int yamlload_next(yaml_parser_t *parser, yaml_document_t *doc, struct yamlload_e
 			break;
 		case YAML_SCALAR_EVENT:
 			id = yaml_document_add_scalar(doc, NULL, e.data.scalar.value,
-						      (int)e.data.scalar.length, e.data.scalar.style);
+						      (int)e.data.scalar.length,
+						      e.data.scalar.style);
 			if (!id)
 				die("out of memory parsing YAML");
 			set_marks(doc, id, &e);
@@ -151,16 +152,17 @@ int yamlload_next(yaml_parser_t *parser, yaml_document_t *doc, struct yamlload_e
 				break;
 			}
 			bool seq = e.type == YAML_SEQUENCE_START_EVENT;
-			id = seq ? yaml_document_add_sequence(doc, NULL, e.data.sequence_start.style)
-				 : yaml_document_add_mapping(doc, NULL, e.data.mapping_start.style);
+			id =
+			    seq ? yaml_document_add_sequence(doc, NULL, e.data.sequence_start.style)
+				: yaml_document_add_mapping(doc, NULL, e.data.mapping_start.style);
 			if (!id)
 				die("out of memory parsing YAML");
 			set_marks(doc, id, &e);
 			attach(doc, top, id);
 			/* the event keeps its anchor until it is deleted: copied,
 			 * and named when the collection closes */
-			yaml_char_t *anchor = seq ? e.data.sequence_start.anchor
-						  : e.data.mapping_start.anchor;
+			yaml_char_t *anchor =
+			    seq ? e.data.sequence_start.anchor : e.data.mapping_start.anchor;
 			if (anchor) {
 				strvec_push(&anchors.names, (const char *)anchor);
 				anchor = (yaml_char_t *)anchors.names.v[anchors.names.n - 1];

@@ -18,7 +18,7 @@
 #define YAMLLOAD_MAX_DEPTH 256
 
 struct yamlload_error {
-	int line, col;    /* 1-based */
+	int line, col;	   /* 1-based */
 	char message[160]; /* libyaml's problem and context, or the depth bound */
 };
 

@@ -210,8 +210,7 @@ static char *stable_target(const char *path, const char *from, bool *dir)
 	return strbuf_detach(&sb, NULL);
 }
 
-static char *fix_entry(const struct judge_input *in, const char *path, bool write,
-		       bool makes_dir)
+static char *fix_entry(const struct judge_input *in, const char *path, bool write, bool makes_dir)
 {
 	bool dir = false;
 	size_t len = strlen(path);
@@ -227,8 +226,8 @@ static char *fix_entry(const struct judge_input *in, const char *path, bool writ
 	 * .eslintcache, a tsbuildinfo) is granted by name. */
 	struct stat st;
 	char *parent = path_dirname(path);
-	bool by_name = write && !lstat(path, &st) && S_ISREG(st.st_mode) &&
-		       !strcmp(parent, in->project_dir);
+	bool by_name =
+	    write && !lstat(path, &st) && S_ISREG(st.st_mode) && !strcmp(parent, in->project_dir);
 	free(parent);
 	/* A refused mkdir (next's .next, a first dist/) asks for that very
 	 * directory, not its parent: `./` would open the whole project. */
@@ -237,8 +236,8 @@ static char *fix_entry(const struct judge_input *in, const char *path, bool writ
 	char *target = changed || !write || by_name ? stable : path_dirname(stable);
 	if (target != stable)
 		free(stable);
-	char *out =
-	    grant_spelling(in, target, dir || (!changed && !by_name && (write || fs_is_dir(target))));
+	char *out = grant_spelling(in, target,
+				   dir || (!changed && !by_name && (write || fs_is_dir(target))));
 	free(target);
 	return out;
 }
@@ -314,10 +313,11 @@ static void note_outside(const struct judge_input *in, struct verdict *v, const 
 		 * dependency only its outputs, and a replay would not bring it */
 		const struct judge_dep *d = dep_of(in, path);
 		char *rel = path_relative(d->dir, path);
-		text = xasprintf("%s was written by the dependency %s in this run and is not among "
-				 "its outputs, so the sandbox hides it (and a replay of %s would not "
-				 "bring it back): add to %s tasks.%s.outputs: [\"%s\"]",
-				 shown, d->id, d->id, d->config, d->task, rel);
+		text =
+		    xasprintf("%s was written by the dependency %s in this run and is not among "
+			      "its outputs, so the sandbox hides it (and a replay of %s would not "
+			      "bring it back): add to %s tasks.%s.outputs: [\"%s\"]",
+			      shown, d->id, d->id, d->config, d->task, rel);
 		free(rel);
 	} else {
 		char *grant = grant_spelling(in, path, fs_is_dir(path));
@@ -399,8 +399,7 @@ static bool token_after(const char *out, size_t len, const char *marker, const c
 		return false;
 	const char *s = hit + mlen, *end = out + len;
 	size_t n = 0;
-	while (s < end && n + 1 < cap &&
-	       (isalnum((unsigned char)*s) || strchr("._:-[]", *s)))
+	while (s < end && n + 1 < cap && (isalnum((unsigned char)*s) || strchr("._:-[]", *s)))
 		tok[n++] = *s++;
 	while (n && (tok[n - 1] == '.' || tok[n - 1] == ':'))
 		n--;
@@ -423,46 +422,53 @@ static bool loopback_name(const char *h)
 static void note_unresolved(const struct judge_input *in, const char *out, size_t len,
 			    struct verdict *v)
 {
-	static const char *const named[] = {"getaddrinfo ENOTFOUND ", "getaddrinfo EAI_AGAIN ",
-					    "Could not resolve host: ", "ENOTFOUND ", "EAI_AGAIN ",
+	static const char *const named[] = {"getaddrinfo ENOTFOUND ",
+					    "getaddrinfo EAI_AGAIN ",
+					    "Could not resolve host: ",
+					    "ENOTFOUND ",
+					    "EAI_AGAIN ",
 					    NULL};
 	static const char *const unnamed[] = {"Temporary failure in name resolution",
 					      "Name or service not known", "getaddrinfo", NULL};
 	char host[256];
 	bool any = false;
 	for (const char *const *m = named; *m && !any; m++) {
-		for (const char *from = NULL; token_after(out, len, *m, &from, host, sizeof host);) {
+		for (const char *from = NULL;
+		     token_after(out, len, *m, &from, host, sizeof host);) {
 			if (!*host || loopback_name(host) || !strchr(host, '.') ||
 			    has_note(v, "unresolved-name", host))
 				continue;
 			any = true;
 			bool allowed = in->net_allowed && in->net_allowed(host, in->net_ctx);
 			if (allowed)
-				add_note(v, "unresolved-name", host,
-					 xasprintf("the task's output says %s did not resolve, and "
-						   "allow.network allows it: this client resolves "
-						   "names itself and does not use the proxy (a "
-						   "sandboxed task has no DNS; HTTP_PROXY and "
-						   "HTTPS_PROXY name the proxy, and Node's fetch "
-						   "needs Node 22.21+ or 24 for NODE_USE_ENV_PROXY)",
-						   host));
+				add_note(
+				    v, "unresolved-name", host,
+				    xasprintf("the task's output says %s did not resolve, and "
+					      "allow.network allows it: this client resolves "
+					      "names itself and does not use the proxy (a "
+					      "sandboxed task has no DNS; HTTP_PROXY and "
+					      "HTTPS_PROXY name the proxy, and Node's fetch "
+					      "needs Node 22.21+ or 24 for NODE_USE_ENV_PROXY)",
+					      host));
 			else
-				add_note(v, "unresolved-name", host,
-					 xasprintf("the task's output says %s did not resolve: a "
-						   "sandboxed task has no DNS and reaches a host only "
-						   "through its proxy; grant it with allow.network: "
-						   "[\"%s\"]",
-						   host, host));
+				add_note(
+				    v, "unresolved-name", host,
+				    xasprintf("the task's output says %s did not resolve: a "
+					      "sandboxed task has no DNS and reaches a host only "
+					      "through its proxy; grant it with allow.network: "
+					      "[\"%s\"]",
+					      host, host));
 		}
 	}
 	for (const char *const *m = unnamed; *m && !any; m++)
 		if (memmem(out, len, *m, strlen(*m)) && !has_note(v, "unresolved-name", "")) {
 			any = true;
-			add_note(v, "unresolved-name", "",
-				 xstrdup("the task's output says a name did not resolve: a sandboxed "
-					 "task has no DNS and reaches a host only through its proxy; "
-					 "name the host in allow.network, and use a client that reads "
-					 "HTTP_PROXY / HTTPS_PROXY"));
+			add_note(
+			    v, "unresolved-name", "",
+			    xstrdup("the task's output says a name did not resolve: a sandboxed "
+				    "task has no DNS and reaches a host only through its proxy; "
+				    "name the host in allow.network, and use a client that reads "
+				    "HTTP_PROXY / HTTPS_PROXY"));
 		}
 }
 
@@ -497,7 +503,8 @@ static void note_refused_port(const struct judge_input *in, const char *out, siz
 		return;
 	VEC(int) ports = {0};
 	char tok[128];
-	for (const char *from = NULL; token_after(out, len, "ECONNREFUSED ", &from, tok, sizeof tok);)
+	for (const char *from = NULL;
+	     token_after(out, len, "ECONNREFUSED ", &from, tok, sizeof tok);)
 		vec_push(&ports, loopback_port(tok));
 	for (const char *from = NULL;
 	     token_after(out, len, "Failed to connect to ", &from, tok, sizeof tok);) {
@@ -515,8 +522,8 @@ static void note_refused_port(const struct judge_input *in, const char *out, siz
 			ls--;
 		while (le < out + len && *le != '\n')
 			le++;
-		for (const char *const *h = (const char *const[]){"localhost:", "127.0.0.1:", "[::1]:",
-								   NULL};
+		for (const char *const *h =
+			 (const char *const[]){"localhost:", "127.0.0.1:", "[::1]:", NULL};
 		     *h; h++) {
 			const char *f = ls;
 			char port[16];
@@ -531,13 +538,15 @@ static void note_refused_port(const struct judge_input *in, const char *out, siz
 			granted = in->net_ports[k] == port;
 		char where[32];
 		snprintf(where, sizeof where, "127.0.0.1:%d", port);
-		if (granted || has_note(v, "refused-loopback-port", where) || !in->host_listens(port))
+		if (granted || has_note(v, "refused-loopback-port", where) ||
+		    !in->host_listens(port))
 			continue;
-		add_note(v, "refused-loopback-port", where,
-			 xasprintf("the task's output says localhost port %d refused it; the host "
-				   "listens there, but a sandboxed task has a loopback of its own: "
-				   "relay the host's port in with allow.network: [\"localhost:%d\"]",
-				   port, port));
+		add_note(
+		    v, "refused-loopback-port", where,
+		    xasprintf("the task's output says localhost port %d refused it; the host "
+			      "listens there, but a sandboxed task has a loopback of its own: "
+			      "relay the host's port in with allow.network: [\"localhost:%d\"]",
+			      port, port));
 	}
 	vec_free(&ports);
 }
@@ -790,8 +799,8 @@ enum unkeyed {
 /* The paths the task made in this run, each with the index of its first
  * event (a file written, linked or renamed there, a directory made), by
  * its lexical path and by the one its directory resolves to. */
-static void note_written(struct strmap *written, struct strvec *keys,
-			 const struct access_event *ev, size_t nev)
+static void note_written(struct strmap *written, struct strvec *keys, const struct access_event *ev,
+			 size_t nev)
 {
 	/* a directory's resolution, once (keys borrowed from names): into reals */
 	struct strmap dirs = STRMAP_INIT;
@@ -799,8 +808,9 @@ static void note_written(struct strmap *written, struct strvec *keys,
 	for (size_t i = 0; i < nev; i++) {
 		const struct access_event *e = &ev[i];
 		if (e->err || e->unresolved || e->truncated || e->path[0] != '/' ||
-		    !(e->op == ACCESS_WRITE || e->op == ACCESS_RENAME_TO || e->op == ACCESS_LINK_TO ||
-		      e->op == ACCESS_SYMLINK || e->op == ACCESS_TRUNCATE || e->op == ACCESS_MKDIR))
+		    !(e->op == ACCESS_WRITE || e->op == ACCESS_RENAME_TO ||
+		      e->op == ACCESS_LINK_TO || e->op == ACCESS_SYMLINK ||
+		      e->op == ACCESS_TRUNCATE || e->op == ACCESS_MKDIR))
 			continue;
 		size_t first;
 		if (!strmap_get(written, e->path, &first))
@@ -981,8 +991,8 @@ static enum unkeyed unkeyed_read(const struct judge_input *in, const struct acce
 	if (has_component(rel, ".git") || has_component(rel, ".vx") || lstat(path, &st) ||
 	    (e->op == ACCESS_READLINK ? !S_ISLNK(st.st_mode) : !S_ISREG(st.st_mode)) ||
 	    in_key(in, rel) ||
-	    (in->dep_keyed && bsearch(&rel, in->dep_keyed, in->n_dep_keyed, sizeof *in->dep_keyed,
-				      cmp_str)) ||
+	    (in->dep_keyed &&
+	     bsearch(&rel, in->dep_keyed, in->n_dep_keyed, sizeof *in->dep_keyed, cmp_str)) ||
 	    (in->dep_outputs && bsearch(&path, in->dep_outputs, in->n_dep_outputs,
 					sizeof *in->dep_outputs, cmp_str)) ||
 	    ignored(in, in->ignore_read, in->n_ignore_read, path))
@@ -1039,7 +1049,8 @@ static void unkeyed_verdict(const struct judge_input *in, struct verdict *out,
 	} else if (u == UNKEYED_OUTSIDE) {
 		/* spelled so every machine's vx.yaml finds it: ${HOME} for home */
 		char *spelled;
-		if (in->home && *in->home && strcmp(in->home, "/") && path_is_within(in->home, where)) {
+		if (in->home && *in->home && strcmp(in->home, "/") &&
+		    path_is_within(in->home, where)) {
 			char *rel = path_relative(in->home, where);
 			spelled = xasprintf("${HOME}/%s", rel);
 			free(rel);
@@ -1050,15 +1061,16 @@ static void unkeyed_verdict(const struct judge_input *in, struct verdict *out,
 	} else if (u == UNKEYED_LEFTOVER) {
 		char *fix = leftover_fix(in, write_root_of(in, where), where);
 		char *rel = path_relative(in->project_dir, where);
-		add_note(out, "leftover", where,
-			 xasprintf("%s was left there before the task ran (an earlier run's, or "
-				   "put there by hand) and the task read it before writing it: "
-				   "what it makes may depend on it, and the key does not hold it; "
-				   "remove it before the task runs, or, if it is a tool's own cache "
-				   "that never changes what the task makes (.eslintcache, a "
-				   "tsbuildinfo, .next/cache), say so with sandbox.ignore.read: "
-				   "[\"%s\"]",
-				   rel, fix));
+		add_note(
+		    out, "leftover", where,
+		    xasprintf("%s was left there before the task ran (an earlier run's, or "
+			      "put there by hand) and the task read it before writing it: "
+			      "what it makes may depend on it, and the key does not hold it; "
+			      "remove it before the task runs, or, if it is a tool's own cache "
+			      "that never changes what the task makes (.eslintcache, a "
+			      "tsbuildinfo, .next/cache), say so with sandbox.ignore.read: "
+			      "[\"%s\"]",
+			      rel, fix));
 		strvec_push_nodup(&out->fix_ignore_read, fix);
 		free(rel);
 	} else if (u == UNKEYED_DEP_OUTPUT) {
@@ -1123,15 +1135,17 @@ static bool config_write(const struct judge_input *in, struct verdict *out,
 		return false;
 	if (!seen_first(seen, xasprintf("w%s", e->path)))
 		return true;
-	struct violation v = {.op = VIOLATION_WRITE, .path = xstrdup(e->path), .syscall = e->syscall};
+	struct violation v = {
+	    .op = VIOLATION_WRITE, .path = xstrdup(e->path), .syscall = e->syscall};
 	vec_push(&out->violations, v);
 	if (!has_note(out, "config", e->path)) {
 		char *shown = judge_display_path(in, e->path);
-		add_note(out, "config", e->path,
-			 xasprintf("%s decides what vx runs: a sandboxed task writes it only when a "
-				   "write grant names that very file, and `vx watch` never plans from "
-				   "what a task wrote",
-				   shown));
+		add_note(
+		    out, "config", e->path,
+		    xasprintf("%s decides what vx runs: a sandboxed task writes it only when a "
+			      "write grant names that very file, and `vx watch` never plans from "
+			      "what a task wrote",
+			      shown));
 		free(shown);
 	}
 	strvec_push_nodup(&out->fix_write, fix_entry(in, e->path, true, false));
@@ -1248,12 +1262,12 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 struct judging {
 	const struct judge_input *in;
 	struct verdict *out;
-	struct strmap touched;	/* paths whose times the task set (touch) */
+	struct strmap touched;		     /* paths whose times the task set (touch) */
 	struct strmap made, gone, made_dirs; /* in a widened dir: written, removed, mkdir'd */
-	struct strmap written;	/* what the task made in a write grant (note_written) */
+	struct strmap written; /* what the task made in a write grant (note_written) */
 	struct strvec written_keys;
-	struct seen seen;	/* what was reported already */
-	struct strmap read_seen; /* what it read, once each, */
+	struct seen seen;	      /* what was reported already */
+	struct strmap read_seen;      /* what it read, once each, */
 	VEC(const char *) read_paths; /* in order */
 };
 
@@ -1266,8 +1280,10 @@ static enum rule_says rule_network(struct judging *j, const struct access_event 
 	if (e->op != ACCESS_CONNECT || e->unresolved || e->path[0] == '/')
 		return RULE_NEXT;
 	if (network_refused(j->in, e)) {
-		struct violation v = {
-		    .op = VIOLATION_NETWORK, .path = xstrdup(e->path), .syscall = e->syscall, .err = e->err};
+		struct violation v = {.op = VIOLATION_NETWORK,
+				      .path = xstrdup(e->path),
+				      .syscall = e->syscall,
+				      .err = e->err};
 		vec_push(&j->out->violations, v);
 		j->out->needs_network = true;
 	}
@@ -1282,19 +1298,20 @@ static enum rule_says rule_unplaced(struct judging *j, const struct access_event
 		return RULE_NEXT;
 	if (!seen_first(&j->seen, xasprintf("?%s", e->path)))
 		return RULE_SETTLED;
-	struct violation v = {.op = e->write_intent	 ? VIOLATION_WRITE
+	struct violation v = {.op = e->write_intent	   ? VIOLATION_WRITE
 				    : e->op == ACCESS_EXEC ? VIOLATION_EXEC
 							   : VIOLATION_READ,
 			      .path = xstrdup(e->path),
 			      .syscall = e->syscall};
 	vec_push(&j->out->violations, v);
 	if (!has_note(j->out, "unplaced", ""))
-		add_note(j->out, "unplaced", "",
-			 xasprintf("%s %s a path relative to a descriptor the trace never saw opened "
-				   "(one received over a socket, or made by a call vx does not "
-				   "follow): it cannot be judged, so the task is not cached; open it "
-				   "by its path",
-				   e->syscall, e->write_intent ? "wrote" : "read"));
+		add_note(
+		    j->out, "unplaced", "",
+		    xasprintf("%s %s a path relative to a descriptor the trace never saw opened "
+			      "(one received over a socket, or made by a call vx does not "
+			      "follow): it cannot be judged, so the task is not cached; open it "
+			      "by its path",
+			      e->syscall, e->write_intent ? "wrote" : "read"));
 	return RULE_SETTLED;
 }
 
@@ -1310,8 +1327,8 @@ static enum rule_says rule_record(struct judging *j, const struct access_event *
 	const struct judge_input *in = j->in;
 	if (e->err)
 		return RULE_NEXT;
-	if (e->op == ACCESS_EXEC && !under(in->workspace_root, e->path) && !under("/proc", e->path) &&
-	    !under("/tmp", e->path)) {
+	if (e->op == ACCESS_EXEC && !under(in->workspace_root, e->path) &&
+	    !under("/proc", e->path) && !under("/tmp", e->path)) {
 		char *real = realpath(e->path, NULL);
 		if (real && strvec_find(&j->out->execs, real) < 0)
 			strvec_push(&j->out->execs, real);
@@ -1341,7 +1358,8 @@ static enum rule_says rule_done(struct judging *j, const struct access_event *e,
 	if (config_write(in, j->out, e, &j->seen))
 		return RULE_SETTLED;
 	if (widened_write(in, e, &j->made, &j->gone, &j->seen)) {
-		struct violation v = {.op = VIOLATION_WRITE, .path = xstrdup(e->path), .syscall = e->syscall};
+		struct violation v = {
+		    .op = VIOLATION_WRITE, .path = xstrdup(e->path), .syscall = e->syscall};
 		vec_push(&j->out->violations, v);
 		strvec_push_nodup(&j->out->fix_write, widened_fix(in, e, &j->made_dirs));
 	}
@@ -1388,8 +1406,9 @@ static enum rule_says rule_grant_root(struct judging *j, const struct access_eve
 static enum rule_says rule_not_refused(struct judging *j, const struct access_event *e, size_t i)
 {
 	(void)i;
-	bool refused = e->err == EACCES || e->err == EPERM || e->err == EROFS ||
-		       (e->err == ENOENT && exists_on_host(e->path) && !shown_inside(j->in, e->path));
+	bool refused =
+	    e->err == EACCES || e->err == EPERM || e->err == EROFS ||
+	    (e->err == ENOENT && exists_on_host(e->path) && !shown_inside(j->in, e->path));
 	return refused ? RULE_NEXT : RULE_SETTLED;
 }
 
@@ -1420,7 +1439,8 @@ static enum rule_says rule_refused(struct judging *j, const struct access_event 
 	bool withheld = false;
 	const char *real_path = NULL;
 	for (size_t w = 0; w < in->n_withheld && !withheld; w++) {
-		withheld = under(in->withheld[w], e->path) || (real && under(in->withheld[w], real));
+		withheld =
+		    under(in->withheld[w], e->path) || (real && under(in->withheld[w], real));
 		if (withheld)
 			real_path = in->withheld[w];
 	}
@@ -1433,7 +1453,7 @@ static enum rule_says rule_refused(struct judging *j, const struct access_event 
 	if (write ? ignored(in, in->ignore_write, in->n_ignore_write, e->path)
 		  : ignored(in, in->ignore_read, in->n_ignore_read, e->path))
 		return RULE_SETTLED;
-	struct violation v = {.op = write		 ? VIOLATION_WRITE
+	struct violation v = {.op = write		   ? VIOLATION_WRITE
 				    : e->op == ACCESS_EXEC ? VIOLATION_EXEC
 							   : VIOLATION_READ,
 			      .path = xstrdup(e->path),
@@ -1442,7 +1462,8 @@ static enum rule_says rule_refused(struct judging *j, const struct access_event 
 	vec_push(&out->violations, v);
 	if (withheld) {
 		note_withheld(in, out, e->path, real_path);
-		return RULE_SETTLED; /* the fix is a dependsOn edge (the note says so), not a grant */
+		return RULE_SETTLED; /* the fix is a dependsOn edge (the note says so), not a grant
+				      */
 	}
 	const struct wall *wall = NULL;
 	for (size_t w = 0; w < in->n_walls && !wall; w++)
@@ -1461,11 +1482,12 @@ static enum rule_says rule_refused(struct judging *j, const struct access_event 
 		char *at = xstrndup(e->path, deny_len);
 		if (!has_note(out, "walled", at)) {
 			char *shown = judge_display_path(in, at);
-			add_note(out, "walled", at,
-				 xasprintf("%s is a mandatory deny (%s), which no grant opens to a "
-					   "sandboxed task; change the command so it does not write "
-					   "there",
-					   shown, deny->why));
+			add_note(
+			    out, "walled", at,
+			    xasprintf("%s is a mandatory deny (%s), which no grant opens to a "
+				      "sandboxed task; change the command so it does not write "
+				      "there",
+				      shown, deny->why));
 			free(shown);
 		}
 		free(at);
@@ -1475,9 +1497,10 @@ static enum rule_says rule_refused(struct judging *j, const struct access_event 
 		if (!has_note(out, "walled", wall->path)) {
 			char *shown = judge_display_path(in, wall->path);
 			add_note(out, "walled", wall->path,
-				 xasprintf("%s is %s, which no grant opens to a sandboxed task; change "
-					   "the command so it does not %s there",
-					   shown, walls_kind_name(wall->kind), write ? "write" : "read"));
+				 xasprintf(
+				     "%s is %s, which no grant opens to a sandboxed task; change "
+				     "the command so it does not %s there",
+				     shown, walls_kind_name(wall->kind), write ? "write" : "read"));
 			free(shown);
 		}
 		return RULE_SETTLED;

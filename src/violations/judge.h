@@ -16,7 +16,7 @@ struct judge_dep {
 	const char *dir;    /* the project, absolute */
 	const char *config; /* its config file, workspace-relative ("lib/vx.yaml") */
 	const char *task;   /* "build" */
-	const char *id;     /* "lib#build" */
+	const char *id;	    /* "lib#build" */
 };
 
 /* Filled by the orchestrator after the task ran. Paths absolute and
@@ -24,19 +24,21 @@ struct judge_dep {
 struct judge_input {
 	const char *project_dir;    /* violations are refusals inside it */
 	const char *workspace_root; /* report paths are relative to it */
-	const char *home;           /* "~" in ignore globs and in notes; may be NULL */
-	const char *tmpdir;         /* the task's TMPDIR inside: never judged */
-	bool wrapped;               /* the trace is of bwrap around the task (strace outside
+	const char *home;	    /* "~" in ignore globs and in notes; may be NULL */
+	const char *tmpdir;	    /* the task's TMPDIR inside: never judged */
+	bool wrapped;		    /* the trace is of bwrap around the task (strace outside
 				     * the sandbox): bwrap's own setup is not judged */
-	const char *const *ignore_read, *const *ignore_write, *const *ignore_network; /* sandbox.ignore */
+	const char *const *ignore_read, *const *ignore_write,
+					    *const *ignore_network; /* sandbox.ignore */
 	size_t n_ignore_read, n_ignore_write, n_ignore_network;
-	const char *const *withheld; /* linked packages hidden from a cached task: refusals there count */
+	const char *const
+	    *withheld; /* linked packages hidden from a cached task: refusals there count */
 	size_t n_withheld;
-	bool cached;                 /* a fix that grants a read also keys it (inputs.files) */
+	bool cached;			/* a fix that grants a read also keys it (inputs.files) */
 	const char *const *input_files; /* inputs.files as written, when the task sets them:
 					 * a granted read they do not cover needs keying */
 	size_t n_input_files;
-	bool inputs_explicit;        /* inputs.files was written (else every project file is keyed) */
+	bool inputs_explicit; /* inputs.files was written (else every project file is keyed) */
 	/* Dirs bound writable only because a file write grant lies in them
 	 * (canonical), and sandbox.allow.write as written: a write there
 	 * that succeeded and no entry names is a violation. */
@@ -49,12 +51,13 @@ struct judge_input {
 	const char *const *allow_write;
 	size_t n_allow_write;
 	/* What the task saw and printed, for the notes; each may be empty. */
-	bool (*sees)(const char *path, void *ctx); /* the sandbox shows the host's path; NULL: unknown */
+	bool (*sees)(const char *path,
+		     void *ctx); /* the sandbox shows the host's path; NULL: unknown */
 	void *sees_ctx;
 	const char *const *write_roots; /* canonical dirs bound writable: the grant roots */
 	size_t n_write_roots;
-	const char *const *unwritten;   /* files vx made for write grants that named nothing,
-					 * still empty and untouched after the task */
+	const char *const *unwritten; /* files vx made for write grants that named nothing,
+				       * still empty and untouched after the task */
 	size_t n_unwritten;
 	/* Every file vx made for a write grant that named nothing (empty
 	 * when the task began): reading one is no read of an earlier run. */
@@ -80,10 +83,10 @@ struct judge_input {
 	size_t n_dep_outputs;
 	const struct judge_dep *deps;
 	size_t n_deps;
-	bool externals_keyed;   /* the lockfile keys node_modules (lockfiles.md); when not,
-				 * the first read there is one violation */
-	long long run_started;  /* wall-clock seconds: a dependency's file newer than
-				 * this was written by it in this run */
+	bool externals_keyed;  /* the lockfile keys node_modules (lockfiles.md); when not,
+				* the first read there is one violation */
+	long long run_started; /* wall-clock seconds: a dependency's file newer than
+				* this was written by it in this run */
 	/* Read grants outside the workspace (canonical roots) and the
 	 * programs the key holds (toolchain.h: canonical, sorted): a file
 	 * read under such a grant must be one of them (issue 18). */
@@ -91,30 +94,30 @@ struct judge_input {
 	size_t n_outside_grants;
 	const char *const *toolchain;
 	size_t n_toolchain;
-	const struct wall *walls;       /* the walls no grant opens (request.h): a refusal
-					 * there gets no fix, and a note saying why */
+	const struct wall *walls; /* the walls no grant opens (request.h): a refusal
+				   * there gets no fix, and a note saying why */
 	size_t n_walls;
-	const char *output;             /* all the task printed */
+	const char *output; /* all the task printed */
 	size_t output_len;
 	/* The task's network, for the notes on what a failed task's output
 	 * says (a name that did not resolve, a loopback port that refused). */
 	bool (*net_allowed)(const char *host, void *ctx); /* allow.network lets host through
-							    * its proxy; NULL: no proxy */
+							   * its proxy; NULL: no proxy */
 	void *net_ctx;
 	bool (*host_listens)(int port); /* the host listens on this TCP port; NULL: unknown */
-	const int *net_ports;           /* ports relayed in or bridged out */
+	const int *net_ports;		/* ports relayed in or bridged out */
 	size_t n_net_ports;
 };
 
 /* A violation's op, as reports spell it (SPEC §5; the SARIF rules are in
  * this order). Issue 38: three booleans could not say exec. */
 enum violation_op {
-	VIOLATION_READ,         /* a read refused (open, probe, readlink, chdir) */
-	VIOLATION_WRITE,        /* a write refused, or one that succeeded only
+	VIOLATION_READ,		/* a read refused (open, probe, readlink, chdir) */
+	VIOLATION_WRITE,	/* a write refused, or one that succeeded only
 				 * through a widened grant (err 0) */
-	VIOLATION_EXEC,         /* an execve refused, or a program run that the
+	VIOLATION_EXEC,		/* an execve refused, or a program run that the
 				 * task's key does not hold (err 0) */
-	VIOLATION_NETWORK,      /* a connection refused: path is "ADDR:PORT",
+	VIOLATION_NETWORK,	/* a connection refused: path is "ADDR:PORT",
 				 * "[ADDR6]:PORT", or the proxy's "HOST:PORT" */
 	VIOLATION_READ_UNKEYED, /* a read that succeeded of a file the task's key
 				 * does not hold (err 0) */
@@ -123,10 +126,10 @@ enum violation_op {
 
 struct violation {
 	enum violation_op op;
-	char *path;          /* absolute, but for network */
+	char *path;	     /* absolute, but for network */
 	const char *syscall; /* static */
-	int err;             /* the errno of a refusal; 0: it succeeded (widened, unkeyed) */
-	char *reason;        /* the proxy's word on a network refusal it made ("not in
+	int err;	     /* the errno of a refusal; 0: it succeeded (widened, unkeyed) */
+	char *reason;	     /* the proxy's word on a network refusal it made ("not in
 			      * allow.network"; syscall "proxy", err 0), else NULL */
 };
 
@@ -152,34 +155,34 @@ bool violation_unkeyed(const struct violation *v);
  *                          listens there (path: "127.0.0.1:PORT") */
 struct judge_note {
 	const char *kind;
-	char *path;          /* absolute; for the network kinds, a host name, "ADDR:PORT"
-			      * or "" (unresolved-name naming no host) */
-	char *text;          /* one sentence, paths as reports show them, with the grant
-			      * to add or the change to make */
+	char *path; /* absolute; for the network kinds, a host name, "ADDR:PORT"
+		     * or "" (unresolved-name naming no host) */
+	char *text; /* one sentence, paths as reports show them, with the grant
+		     * to add or the change to make */
 };
 
 struct verdict {
 	VEC(struct violation) violations;
 	VEC(struct judge_note) notes;
-	struct strvec fix_read, fix_write; /* allow.read / allow.write entries, project-relative */
-	struct strvec fix_inputs;          /* inputs.files entries (cached tasks) */
+	struct strvec fix_read, fix_write;  /* allow.read / allow.write entries, project-relative */
+	struct strvec fix_inputs;	    /* inputs.files entries (cached tasks) */
 	struct strvec fix_workspace_inputs; /* inputs.workspaceFiles entries: a read the
 					     * default inputs leave out (gitignored) */
-	struct strvec fix_network;         /* allow.network entries (the proxy's refusals) */
-	struct strvec fix_toolchain;       /* inputs.toolchain entries: a file read under a
-					    * read grant outside the workspace */
-	struct strvec fix_ignore_read;     /* sandbox.ignore.read entries: a tool cache an
-					    * earlier run left in a write grant, if the
-					    * user vouches for it (project-relative) */
-	bool needs_network;                /* a connection past the proxy: no grant reaches it */
-	bool incomplete;     /* the trace ends before the command did: never cache */
-	struct strvec execs; /* the programs it exec'd from outside the workspace,
-			      * canonical, in order, once each: its toolchain */
+	struct strvec fix_network;	    /* allow.network entries (the proxy's refusals) */
+	struct strvec fix_toolchain;	    /* inputs.toolchain entries: a file read under a
+					     * read grant outside the workspace */
+	struct strvec fix_ignore_read;	    /* sandbox.ignore.read entries: a tool cache an
+					     * earlier run left in a write grant, if the
+					     * user vouches for it (project-relative) */
+	bool needs_network;		    /* a connection past the proxy: no grant reaches it */
+	bool incomplete;		    /* the trace ends before the command did: never cache */
+	struct strvec execs;		    /* the programs it exec'd from outside the workspace,
+					     * canonical, in order, once each: its toolchain */
 	struct strvec reads; /* each path it read (opened to read, or exec'd) once, as
 			      * "K PATH" (in the workspace, held by the key), "U PATH"
 			      * (read-unkeyed) or "O PATH" (outside the workspace: the
 			      * toolchain's or a grant's); a cached task's only */
-	size_t lines;        /* trace lines read */
+	size_t lines;	     /* trace lines read */
 };
 
 /* Fills the part of in that the task's sandbox request decides: the

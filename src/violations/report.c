@@ -83,9 +83,9 @@ static void add_message(struct strbuf *out, const char *id, const char *sep,
 {
 	strbuf_addf(out, "%s%s", id, sep);
 	add_what(out, in, x);
-	strbuf_addstr(out, x->err || x->reason ? " refused "
+	strbuf_addstr(out, x->err || x->reason	  ? " refused "
 			   : violation_unkeyed(x) ? " not keyed "
-					     : " not granted ");
+						  : " not granted ");
 	add_how(out, x);
 }
 
@@ -179,8 +179,9 @@ void report_json(const struct task_report *t, size_t n, struct strbuf *out)
 			for (size_t k = 0; k < r->v->violations.n; k++) {
 				const struct violation *x = &r->v->violations.v[k];
 				cJSON *e = cJSON_CreateObject();
-				char *p = x->op == VIOLATION_NETWORK ? xstrdup(x->path)
-						     : judge_display_path(r->in, x->path);
+				char *p = x->op == VIOLATION_NETWORK
+					      ? xstrdup(x->path)
+					      : judge_display_path(r->in, x->path);
 				cJSON_AddStringToObject(e, "op", violation_op_name(x->op));
 				cJSON_AddStringToObject(e, "path", p);
 				if (x->reason) {
@@ -264,14 +265,16 @@ void report_sarif(const struct task_report *t, size_t n, struct strbuf *out)
 	cJSON_AddStringToObject(driver, "version", VX_VERSION);
 	cJSON *rules = cJSON_AddArrayToObject(driver, "rules");
 	/* one rule per op, in enum violation_op's order (SPEC §5) */
-	static const char *const rule_ids[VIOLATION_OPS] = {
-	    "vx/sandbox-read", "vx/sandbox-write", "vx/sandbox-exec", "vx/sandbox-network",
-	    "vx/read-unkeyed"};
+	static const char *const rule_ids[VIOLATION_OPS] = {"vx/sandbox-read", "vx/sandbox-write",
+							    "vx/sandbox-exec", "vx/sandbox-network",
+							    "vx/read-unkeyed"};
 	static const char *const rule_text[VIOLATION_OPS] = {
 	    "A sandboxed task read a path in its project that no grant allows",
 	    "A sandboxed task wrote a path in its project that no grant allows",
-	    "A sandboxed task ran a program that no grant allows, or that its cache key does not hold",
-	    "A sandboxed task reached a host its allow.network does not grant, or the network past its proxy",
+	    "A sandboxed task ran a program that no grant allows, or that its cache key does not "
+	    "hold",
+	    "A sandboxed task reached a host its allow.network does not grant, or the network past "
+	    "its proxy",
 	    "A cached sandboxed task read a file its cache key does not hold"};
 	static const char *const rule_help[VIOLATION_OPS] = {
 	    "Grant the read with sandbox.allow.read in the task's vx.yaml (the fix vx prints), "

@@ -11,26 +11,26 @@
  *   ID: note: a write outside the project was refused: /tmp/x (...)
  *   ID: fix: add to packages/app/vx.yaml tasks.build.sandbox.allow.read: ["notes.txt"]
  * Paths are workspace-relative where they lie in the workspace. */
-void report_text(const char *id, const char *yaml_rel, const char *task, const struct judge_input *in,
-		 const struct verdict *v, struct strbuf *out);
+void report_text(const char *id, const char *yaml_rel, const char *task,
+		 const struct judge_input *in, const struct verdict *v, struct strbuf *out);
 
 /* One task of a run, as the machine-readable reports see it. Strings are
  * borrowed. */
 struct task_report {
 	const char *id, *project, *task; /* project: workspace-relative dir */
-	const char *name;                /* the project's name */
-	const char *status;              /* succeeded, cached, failed, skipped, noop */
-	const char *cache;               /* hit, miss, disabled */
-	const char *cache_source;        /* a hit's: "local" or "remote"; NULL otherwise */
+	const char *name;		 /* the project's name */
+	const char *status;		 /* succeeded, cached, failed, skipped, noop */
+	const char *cache;		 /* hit, miss, disabled */
+	const char *cache_source;	 /* a hit's: "local" or "remote"; NULL otherwise */
 	const char *key;
-	const char *yaml;                /* the task's vx.yaml, workspace-relative */
-	int line, col;                   /* its sandbox: key there; 0 when none */
-	bool ran;                        /* exit codes below are real */
+	const char *yaml; /* the task's vx.yaml, workspace-relative */
+	int line, col;	  /* its sandbox: key there; 0 when none */
+	bool ran;	  /* exit codes below are real */
 	int exit_code, command_exit_code;
 	long long duration_ms;
-	const struct judge_input *in;    /* NULL: untraced (no sandbox, or a hit) */
+	const struct judge_input *in; /* NULL: untraced (no sandbox, or a hit) */
 	const struct verdict *v;
-	const char *const *withheld;     /* linked packages withheld, canonical */
+	const char *const *withheld; /* linked packages withheld, canonical */
 	size_t n_withheld;
 };
 

@@ -12,24 +12,15 @@ static const struct {
 	const char *name;
 	enum access_op op;
 } OPS[] = {
-    {"file-read-data", ACCESS_READ},
-    {"file-read*", ACCESS_READ},
-    {"file-read-metadata", ACCESS_PROBE},
-    {"file-read-xattr", ACCESS_PROBE},
-    {"file-write-create", ACCESS_WRITE},
-    {"file-write-data", ACCESS_WRITE},
-    {"file-write*", ACCESS_WRITE},
-    {"file-write-unlink", ACCESS_UNLINK},
-    {"file-write-times", ACCESS_UTIME},
-    {"file-write-mode", ACCESS_ATTR},
-    {"file-write-owner", ACCESS_ATTR},
-    {"file-write-xattr", ACCESS_ATTR},
-    {"file-write-flags", ACCESS_ATTR},
-    {"file-write-setugid", ACCESS_ATTR},
-    {"file-link", ACCESS_LINK_TO},
-    {"process-exec", ACCESS_EXEC},
-    {"process-exec*", ACCESS_EXEC},
-    {"network-outbound", ACCESS_CONNECT},
+    {"file-read-data", ACCESS_READ},	  {"file-read*", ACCESS_READ},
+    {"file-read-metadata", ACCESS_PROBE}, {"file-read-xattr", ACCESS_PROBE},
+    {"file-write-create", ACCESS_WRITE},  {"file-write-data", ACCESS_WRITE},
+    {"file-write*", ACCESS_WRITE},	  {"file-write-unlink", ACCESS_UNLINK},
+    {"file-write-times", ACCESS_UTIME},	  {"file-write-mode", ACCESS_ATTR},
+    {"file-write-owner", ACCESS_ATTR},	  {"file-write-xattr", ACCESS_ATTR},
+    {"file-write-flags", ACCESS_ATTR},	  {"file-write-setugid", ACCESS_ATTR},
+    {"file-link", ACCESS_LINK_TO},	  {"process-exec", ACCESS_EXEC},
+    {"process-exec*", ACCESS_EXEC},	  {"network-outbound", ACCESS_CONNECT},
 };
 
 const char *seatbelt_op_name(const char *op)
@@ -85,7 +76,8 @@ static int parse_text(const char *s, size_t n, struct seatbelt_record *r)
 	while (d < end && *d >= '0' && *d <= '9')
 		d++;
 	static const char dupword[] = " duplicate report";
-	if (d > p && (size_t)(end - d) > sizeof dupword && !memcmp(d, dupword, sizeof dupword - 1)) {
+	if (d > p && (size_t)(end - d) > sizeof dupword &&
+	    !memcmp(d, dupword, sizeof dupword - 1)) {
 		const char *f = find(d, (size_t)(end - d), " for ");
 		if (!f)
 			return -1;
@@ -150,7 +142,8 @@ int seatbelt_log_line(const char *line, size_t len, struct seatbelt_record *r)
 		if (!doc)
 			rc = -1;
 		else if (!cJSON_IsString(msg) ||
-			 (cJSON_IsString(sub) && strcmp(sub->valuestring, "com.apple.sandbox.reporting") &&
+			 (cJSON_IsString(sub) &&
+			  strcmp(sub->valuestring, "com.apple.sandbox.reporting") &&
 			  !strstr(msg->valuestring, "Sandbox: ")))
 			rc = 0; /* another subsystem's line, or no message */
 		else
@@ -194,7 +187,8 @@ bool seatbelt_record_event(const struct seatbelt_record *r, struct access_event 
 	ev->err = EPERM;
 	ev->pid = r->pid;
 	ev->write_intent = ev->op == ACCESS_WRITE || ev->op == ACCESS_UNLINK ||
-			   ev->op == ACCESS_UTIME || ev->op == ACCESS_ATTR || ev->op == ACCESS_LINK_TO;
+			   ev->op == ACCESS_UTIME || ev->op == ACCESS_ATTR ||
+			   ev->op == ACCESS_LINK_TO;
 	return true;
 }
 

@@ -21,13 +21,13 @@
 
 /* One record, as the OS wrote it. */
 struct seatbelt_record {
-	char *process;   /* "cat", "Google Chrome He" (a name may hold spaces) */
+	char *process; /* "cat", "Google Chrome He" (a name may hold spaces) */
 	pid_t pid;
-	bool deny;       /* deny(N); false: an allow the profile asked to report */
-	int count;       /* the N of deny(N), times "K duplicate reports for" */
-	char *op;        /* "file-read-data", "network-outbound", …: verbatim, any */
-	char *target;    /* the path, "ADDR:PORT", a mach service, a sysctl name;
-			  * "" when the record names none */
+	bool deny;    /* deny(N); false: an allow the profile asked to report */
+	int count;    /* the N of deny(N), times "K duplicate reports for" */
+	char *op;     /* "file-read-data", "network-outbound", …: verbatim, any */
+	char *target; /* the path, "ADDR:PORT", a mach service, a sysctl name;
+		       * "" when the record names none */
 };
 
 /* Parses one line (len bytes, no newline needed) of either shape. Returns

@@ -33,8 +33,8 @@ int seatbelt_log_start(struct seatbelt_log *l)
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	posix_spawn_file_actions_addclose(&fa, fds[0]);
 	posix_spawn_file_actions_addclose(&fa, fds[1]);
-	char *argv[] = {"/usr/bin/log", "stream", "--style", "ndjson",
-			"--predicate", LOG_PREDICATE, NULL};
+	char *argv[] = {"/usr/bin/log", "stream",      "--style", "ndjson",
+			"--predicate",	LOG_PREDICATE, NULL};
 	int rc = posix_spawn(&l->pid, argv[0], &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	close(fds[1]);
@@ -97,8 +97,8 @@ int seatbelt_probe(struct strbuf *why)
 	pid_t pid;
 	int status = 0;
 	char *const env[] = {"PATH=/usr/bin:/bin", NULL};
-	if (seatbelt_spawn(profile, "/bin/sh", "exec /bin/cat /etc/hosts >/dev/null 2>&1", "/",
-			   env, &pid) < 0 ||
+	if (seatbelt_spawn(profile, "/bin/sh", "exec /bin/cat /etc/hosts >/dev/null 2>&1", "/", env,
+			   &pid) < 0 ||
 	    waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) == 0) {
 		strbuf_addstr(why, "sandbox-exec did not refuse the probe's read: no sandbox");
 		seatbelt_log_stop(&l);

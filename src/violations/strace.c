@@ -176,17 +176,17 @@ struct strace_parser {
 	struct set_slot *set; /* open addressing over events */
 	size_t set_cap;
 
-	struct strbuf line;    /* a partial line waiting for its newline */
-	bool discarding;       /* the current line outgrew LINE_MAX_BYTES */
-	struct strbuf str[2];  /* decoded string arguments */
-	struct strbuf path[2]; /* resolved paths */
-	struct strbuf call;    /* an unfinished call joined with its resumption */
-	struct strbuf proc_path; /* a /proc/self/cwd/... path rewritten (proc_path_rewrite) */
-	bool wrapped;		 /* strace_parser_wrapped: the root execs a wrapper first */
+	struct strbuf line;	      /* a partial line waiting for its newline */
+	bool discarding;	      /* the current line outgrew LINE_MAX_BYTES */
+	struct strbuf str[2];	      /* decoded string arguments */
+	struct strbuf path[2];	      /* resolved paths */
+	struct strbuf call;	      /* an unfinished call joined with its resumption */
+	struct strbuf proc_path;      /* a /proc/self/cwd/... path rewritten (proc_path_rewrite) */
+	bool wrapped;		      /* strace_parser_wrapped: the root execs a wrapper first */
 	VEC(struct pid_pair) ns_pids; /* a clone's pid in the task's namespace and strace's */
-	bool wrapper_execd;	 /* the root's first execve (the wrapper's own) was seen */
-	struct strvec setup_paths; /* paths of the wrapper's own calls: kept for the cwd and
-				    * descriptor tables, never events */
+	bool wrapper_execd;	      /* the root's first execve (the wrapper's own) was seen */
+	struct strvec setup_paths;    /* paths of the wrapper's own calls: kept for the cwd and
+				       * descriptor tables, never events */
 };
 
 void strace_parser_wrapped(struct strace_parser *p)
@@ -458,8 +458,7 @@ static struct tracee *proc_appear(struct strace_parser *p, struct tracee *pr, pi
 		/* its cwd is not the project's for all the log says: a relative
 		 * path of it stays unresolved rather than be judged where it is
 		 * not (cmake's processes wrote build/ files "into the project") */
-		proc_reset(p, pr, fs_new(stray ? "/" : p->initial_cwd, stray),
-			   fdtab_copy(NULL));
+		proc_reset(p, pr, fs_new(stray ? "/" : p->initial_cwd, stray), fdtab_copy(NULL));
 		pr->in_task = stray;
 	}
 	return pr;
@@ -818,7 +817,8 @@ static void path_of_fd(const struct tracee *pr, struct span fdarg, struct strbuf
 static const struct tracee *proc_named(const struct strace_parser *p, const struct tracee *pr,
 				       const char *who, size_t wlen)
 {
-	if ((wlen == 4 && !memcmp(who, "self", 4)) || (wlen == 11 && !memcmp(who, "thread-self", 11)))
+	if ((wlen == 4 && !memcmp(who, "self", 4)) ||
+	    (wlen == 11 && !memcmp(who, "thread-self", 11)))
 		return pr;
 	long pid = 0;
 	struct span sp = {who, wlen};
@@ -1104,7 +1104,8 @@ static void call_apply(struct strace_parser *p, struct tracee *pr, struct call *
 			fs_unref(pr->fs);
 			pr->fs = own;
 		}
-		if (!c->err && c->nargs && span_has(c->args[0], "CLONE_FILES") && pr->fds->refs > 1) {
+		if (!c->err && c->nargs && span_has(c->args[0], "CLONE_FILES") &&
+		    pr->fds->refs > 1) {
 			struct fdtab *own = fdtab_copy(pr->fds);
 			fdtab_unref(pr->fds);
 			pr->fds = own;
@@ -1191,7 +1192,8 @@ static void call_handle(struct strace_parser *p, struct tracee *pr, const char *
 		while (de < e && *de >= '0' && *de <= '9')
 			de++;
 		long host;
-		if ((size_t)(e - de) >= sizeof ns_tail - 1 && !memcmp(de, ns_tail, sizeof ns_tail - 1) &&
+		if ((size_t)(e - de) >= sizeof ns_tail - 1 &&
+		    !memcmp(de, ns_tail, sizeof ns_tail - 1) &&
 		    num_parse((struct span){d, (size_t)(de - d)}, &host)) {
 			/* kept: the task names processes by its own pids
 			 * (/proc/$$/root) */

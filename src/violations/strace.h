@@ -17,14 +17,14 @@
 #include <sys/types.h>
 
 enum access_op {
-	ACCESS_READ,	 /* open/openat without write intent */
-	ACCESS_WRITE,	 /* open with O_WRONLY/O_RDWR/O_CREAT/O_TRUNC/O_APPEND/O_TMPFILE, creat,
-			  * mknod, mknodat */
-	ACCESS_EXEC,	 /* execve, execveat */
-	ACCESS_PROBE,	 /* access, faccessat, faccessat2 */
-	ACCESS_READLINK, /* readlink, readlinkat: a read of the link itself */
-	ACCESS_CHDIR,	 /* chdir, fchdir */
-	ACCESS_MKDIR,	 /* mkdir, mkdirat */
+	ACCESS_READ,	    /* open/openat without write intent */
+	ACCESS_WRITE,	    /* open with O_WRONLY/O_RDWR/O_CREAT/O_TRUNC/O_APPEND/O_TMPFILE, creat,
+			     * mknod, mknodat */
+	ACCESS_EXEC,	    /* execve, execveat */
+	ACCESS_PROBE,	    /* access, faccessat, faccessat2 */
+	ACCESS_READLINK,    /* readlink, readlinkat: a read of the link itself */
+	ACCESS_CHDIR,	    /* chdir, fchdir */
+	ACCESS_MKDIR,	    /* mkdir, mkdirat */
 	ACCESS_RENAME_FROM, /* rename* old name */
 	ACCESS_RENAME_TO,   /* rename* new name */
 	ACCESS_LINK_FROM,   /* link* existing name */

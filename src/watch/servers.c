@@ -45,8 +45,8 @@ struct server {
 	int pidfd;	       /* -1 when not running */
 	bool stopping;	       /* signalled by the watch */
 	bool hurried;
-	unsigned long timer;   /* the stop's next step, or 0 */
-	bool pending;	       /* start again when it has gone: */
+	unsigned long timer; /* the stop's next step, or 0 */
+	bool pending;	     /* start again when it has gone: */
 	char next_fp[KEY_HEX_SIZE];
 	struct strvec next_argv;
 };

@@ -20,13 +20,13 @@
 
 struct run_session {
 	struct run_opts o;
-	struct plan *p;	    /* the last good plan, run again by each cycle; NULL: none yet
-			     * (on the heap: its parts point at its graph) */
-	bool replan;	    /* the next cycle plans from scratch (the last plan failed) */
+	struct plan *p;	      /* the last good plan, run again by each cycle; NULL: none yet
+			       * (on the heap: its parts point at its graph) */
+	bool replan;	      /* the next cycle plans from scratch (the last plan failed) */
 	enum job_state *last; /* per node of p: how its last run ended; JOB_PENDING: never ran */
-	struct strvec ids;  /* the last good plan's tasks, */
-	char (*keys)[KEY_HEX_SIZE]; /* their keys (what a cycle compares), */
-	struct strmap index; /* and id -> index, borrowing ids */
+	struct strvec ids;    /* the last good plan's tasks, */
+	char (*keys)[KEY_HEX_SIZE];	   /* their keys (what a cycle compares), */
+	struct strmap index;		   /* and id -> index, borrowing ids */
 	struct strvec tainted, tainted_by; /* config files sandboxed tasks of the last
 					    * cycle wrote, and the task of each: never
 					    * planned from (issue 36) */
@@ -89,8 +89,9 @@ static void heads_outside(const char *base, const lstr_vec *v, struct strvec *ou
 /* The files that shape the plan, not only the keys: a change to one, to
  * the root or to a directory holding a project (a project made, moved or
  * removed) plans again from scratch. */
-static const char *const plan_files[] = {"vx.yaml", "package.json", "pnpm-workspace.yaml", "turbo.json", "turbo.jsonc",
-					 ".gitignore", NULL};
+static const char *const plan_files[] = {"vx.yaml",    "package.json", "pnpm-workspace.yaml",
+					 "turbo.json", "turbo.jsonc",  ".gitignore",
+					 NULL};
 
 /* The .git directory of the work tree holding root, or NULL (none, or a
  * linked worktree's .git file: not watched). */
@@ -140,7 +141,8 @@ static void watch_set(const struct plan *p, bool affected, struct run_watch_set 
 		strvec_push_nodup(&ws->heads, path_join(w->root, externals_lockfile_name(k)));
 	for (size_t g = 0; g < w->cfg->ws_input_files.n; g++)
 		if (w->cfg->ws_input_files.v[g].s[0] != '!')
-			strvec_push_nodup(&ws->heads, glob_head(w->root, w->cfg->ws_input_files.v[g].s));
+			strvec_push_nodup(&ws->heads,
+					  glob_head(w->root, w->cfg->ws_input_files.v[g].s));
 	for (size_t i = 0; i < p->g.nodes.n; i++) {
 		const struct task_node *t = p->g.nodes.v[i];
 		const struct project *pr = p->ws->projects.v[t->project];
@@ -194,7 +196,6 @@ static size_t affected(struct run_session *s, const struct plan *p)
 		strmap_put(&s->index, s->ids.v[i], i);
 	return count;
 }
-
 
 static bool needs_plan(const struct plan *p, const struct strvec *changes)
 {
@@ -353,8 +354,8 @@ static int cycle_again(struct run_session *s, const struct strvec *changes,
 	return 0;
 }
 
-int run_session_cycle(struct run_session *s, struct run_watch_set *ws,
-		      const struct strvec *changes, bool overflow, const struct run_watch_hooks *wh)
+int run_session_cycle(struct run_session *s, struct run_watch_set *ws, const struct strvec *changes,
+		      bool overflow, const struct run_watch_hooks *wh)
 {
 	long long t0 = loop_now();
 	/* A config a sandboxed task wrote is not the user's word: the plan
@@ -366,8 +367,8 @@ int run_session_cycle(struct run_session *s, struct run_watch_set *ws,
 			strvec_push(&trusted, changes->v[c]);
 			continue;
 		}
-		char *rel = s->p ? path_relative(s->p->ws->root, changes->v[c])
-				 : xstrdup(changes->v[c]);
+		char *rel =
+		    s->p ? path_relative(s->p->ws->root, changes->v[c]) : xstrdup(changes->v[c]);
 		fprintf(stderr,
 			"vx watch: %s was written by %s, a sandboxed task: not planned from; save "
 			"it yourself to plan from it\n",

@@ -46,8 +46,8 @@ struct run_session *run_session_new(int argc, char **argv, int *status);
  * rest is settled (ws keeps its sets). Then wh->planned, and the run on
  * wh->loop. Returns the exit status (2: the plan failed, ws left as it
  * was, planned not called: the next cycle plans from scratch). */
-int run_session_cycle(struct run_session *s, struct run_watch_set *ws,
-		      const struct strvec *changes, bool overflow, const struct run_watch_hooks *wh);
+int run_session_cycle(struct run_session *s, struct run_watch_set *ws, const struct strvec *changes,
+		      bool overflow, const struct run_watch_hooks *wh);
 /* Appends the argv of the `vx run` that serves persistent task id for
  * this process (--only, --served-by, the session's output options and
  * -- ARGS). */

@@ -37,11 +37,11 @@ struct watcher {
 	 * (rebuilt with the set): a lookup costs the path's depth */
 	struct strmap heads, skips, above;
 	struct strvec above_dirs; /* above's keys */
-	struct strvec changed; /* changes since the cycle began, not the run's own */
+	struct strvec changed;	  /* changes since the cycle began, not the run's own */
 	bool overflow;
-	bool *cancel;          /* --interrupt: set on a change */
-	struct stat out, err;  /* vx's own stdout and stderr: a log file in the
-				* workspace (vx watch >watch.log) is no change */
+	bool *cancel;	      /* --interrupt: set on a change */
+	struct stat out, err; /* vx's own stdout and stderr: a log file in the
+			       * workspace (vx watch >watch.log) is no change */
 };
 
 static void maps_clear(struct watcher *w)
@@ -60,7 +60,8 @@ static void maps_build(struct watcher *w)
 		const char *h = w->set.heads.v[i];
 		strmap_put(&w->heads, h, i);
 		for (char *dir = path_dirname(h);; dir = path_dirname(dir)) {
-			if (!path_is_within(w->set.root, dir) || strmap_get(&w->above, dir, &seen)) {
+			if (!path_is_within(w->set.root, dir) ||
+			    strmap_get(&w->above, dir, &seen)) {
 				free(dir);
 				break;
 			}
@@ -143,14 +144,14 @@ struct session_watch {
 	struct fswatch *fw;
 	struct servers *servers;
 	struct strbuf err;
-	struct strvec cause;   /* the changes that started this cycle */
+	struct strvec cause; /* the changes that started this cycle */
 	bool cause_overflow;
-	bool first;            /* the first cycle: no header */
-	bool interrupt;        /* --interrupt: a change cancels the running cycle */
-	bool cancel;           /* the cycle's cancel flag */
-	int stop;              /* 0; SIGINT or SIGTERM; or 'q' */
+	bool first;	/* the first cycle: no header */
+	bool interrupt; /* --interrupt: a change cancels the running cycle */
+	bool cancel;	/* the cycle's cancel flag */
+	int stop;	/* 0; SIGINT or SIGTERM; or 'q' */
 	bool stdin_open;
-	long long setup_ms;    /* the last fswatch_add_tree's time, said once */
+	long long setup_ms; /* the last fswatch_add_tree's time, said once */
 };
 
 /* After each plan from scratch, before its run: watch the tree it names
@@ -291,8 +292,8 @@ int watch_main(int argc, char **argv)
 	own_signals(&sw);
 	/* a terminal or a pipe: /dev/null (CI, a test) says nothing */
 	struct stat st;
-	sw.stdin_open = isatty(STDIN_FILENO) ||
-			(fstat(STDIN_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)));
+	sw.stdin_open = isatty(STDIN_FILENO) || (fstat(STDIN_FILENO, &st) == 0 &&
+						 (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)));
 	if (sw.stdin_open)
 		loop_watch(sw.loop, STDIN_FILENO, LOOP_READ, on_stdin, &sw);
 	struct run_watch_hooks hooks = {planned, serve, &sw.cancel, sw.loop, &sw};

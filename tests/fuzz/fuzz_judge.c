@@ -136,13 +136,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (judge_trace(&in, log_path, &v))
 		abort(); /* the log is there: it must be read */
 	for (size_t i = 0; i < v.violations.n; i++)
-		if ((v.violations.v[i].path[0] != '/') != (v.violations.v[i].op == VIOLATION_NETWORK) ||
+		if ((v.violations.v[i].path[0] != '/') !=
+			(v.violations.v[i].op == VIOLATION_NETWORK) ||
 		    !v.violations.v[i].syscall)
 			abort();
 	for (size_t i = 0; i < v.notes.n; i++) {
 		/* a network note names a host or an address, never a path */
-		bool net = v.notes.v[i].kind && (!strcmp(v.notes.v[i].kind, "unresolved-name") ||
-						 !strcmp(v.notes.v[i].kind, "refused-loopback-port"));
+		bool net =
+		    v.notes.v[i].kind && (!strcmp(v.notes.v[i].kind, "unresolved-name") ||
+					  !strcmp(v.notes.v[i].kind, "refused-loopback-port"));
 		if (!v.notes.v[i].kind || !v.notes.v[i].text || !*v.notes.v[i].text ||
 		    (!net && v.notes.v[i].path[0] != '/') || (net && v.notes.v[i].path[0] == '/'))
 			abort();

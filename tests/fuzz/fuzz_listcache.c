@@ -33,8 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FILE *f = fopen(file, "wb");
 	const uint8_t *body = n_tr ? data + 1 : data;
 	size_t blen = n_tr ? size - 1 : size;
-	if (!f || fwrite(body, 1, blen, f) != blen || fwrite(trailer, 1, (size_t)n_tr, f) != (size_t)n_tr ||
-	    fclose(f))
+	if (!f || fwrite(body, 1, blen, f) != blen ||
+	    fwrite(trailer, 1, (size_t)n_tr, f) != (size_t)n_tr || fclose(f))
 		abort();
 	fflush(stderr);
 	struct listcache *lc = listcache_load(file);

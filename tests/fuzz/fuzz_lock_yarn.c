@@ -12,9 +12,9 @@
 static const char *const names[] = {"is-odd", "ui", "left-pad"};
 static const char *const specs[] = {"3.0.1", "workspace:*", "^1.3.0"};
 static const struct lock_importer importers[] = {
-	{".", "root", names + 2, specs + 2, 1},
-	{"apps/a", "a", names, specs, 2},
-	{"packages/ui", "ui", NULL, NULL, 0},
+    {".", "root", names + 2, specs + 2, 1},
+    {"apps/a", "a", names, specs, 2},
+    {"packages/ui", "ui", NULL, NULL, 0},
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -101,7 +101,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		blen = n;
 	}
 	int fd = memfd_create("archive", MFD_CLOEXEC);
-	if (fd < 0 || (blen && write(fd, body, blen) != (ssize_t)blen) || lseek(fd, 0, SEEK_SET) < 0)
+	if (fd < 0 || (blen && write(fd, body, blen) != (ssize_t)blen) ||
+	    lseek(fd, 0, SEEK_SET) < 0)
 		abort();
 	free(frame);
 

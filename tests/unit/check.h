@@ -13,7 +13,7 @@ static int check_failures, check_count;
 		check_count++;                                                                     \
 		if (!(cond)) {                                                                     \
 			check_failures++;                                                          \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);    \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
 		}                                                                                  \
 	} while (0)
 
@@ -23,8 +23,9 @@ static int check_failures, check_count;
 		check_count++;                                                                     \
 		if (!a_ || !b_ || strcmp(a_, b_)) {                                                \
 			check_failures++;                                                          \
-			fprintf(stderr, "%s:%d: %s == %s\n  got:  \"%s\"\n  want: \"%s\"\n",          \
-				__FILE__, __LINE__, #a, #b, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
+			fprintf(stderr, "%s:%d: %s == %s\n  got:  \"%s\"\n  want: \"%s\"\n",       \
+				__FILE__, __LINE__, #a, #b, a_ ? a_ : "(null)",                    \
+				b_ ? b_ : "(null)");                                               \
 		}                                                                                  \
 	} while (0)
 
@@ -34,7 +35,7 @@ static int check_failures, check_count;
 		check_count++;                                                                     \
 		if (a_ != b_) {                                                                    \
 			check_failures++;                                                          \
-			fprintf(stderr, "%s:%d: %s == %s\n  got:  %lld\n  want: %lld\n", __FILE__,   \
+			fprintf(stderr, "%s:%d: %s == %s\n  got:  %lld\n  want: %lld\n", __FILE__, \
 				__LINE__, #a, #b, a_, b_);                                         \
 		}                                                                                  \
 	} while (0)

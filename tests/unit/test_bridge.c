@@ -44,7 +44,8 @@ static void parse_lines(void)
 				       "tm->when retrnsmt   uid  timeout inode\n",
 				       3128, &ino));
 	CHECK(!bridge_tcp_line_listens("", 3128, &ino));
-	CHECK(!bridge_tcp_line_listens("   0: 0100007F:ZZ 00000000:0000 0A 0 0 0 0 0 7\n", 3128, &ino));
+	CHECK(!bridge_tcp_line_listens("   0: 0100007F:ZZ 00000000:0000 0A 0 0 0 0 0 7\n", 3128,
+				       &ino));
 }
 
 /* A loopback listener on an ephemeral port; *port gets it. */
@@ -148,7 +149,8 @@ static int send_fds(int ctl, const struct netd_msg *m, const int *fds, size_t n)
 static int tcp_dial(int port)
 {
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+	struct sockaddr_in sa = {.sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port),
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	return connect(fd, (struct sockaddr *)&sa, sizeof sa) ? -1 : fd;
 }
@@ -288,7 +290,8 @@ int main(void)
 	if (!child) {
 		char got_[64];
 		int fd = tcp_dial(bport);
-		_exit(fd >= 0 && ask(fd, got_, sizeof got_) > 0 && !strcmp(got_, "echo:hi") ? 0 : 1);
+		_exit(fd >= 0 && ask(fd, got_, sizeof got_) > 0 && !strcmp(got_, "echo:hi") ? 0
+											    : 1);
 	}
 	struct netd_msg d;
 	for (int i = 0; i < 200; i++) { /* the dial request reaches the stand-in */

@@ -32,38 +32,40 @@ static void expect_error(const char *text, const char *want)
 static void test_full_schema(void)
 {
 	setenv("VX_TEST_TOKEN", "s3cret", 1);
-	struct config *cfg = parse("workspace:\n"
-				   "  projects: [\"packages/*\", \"apps/*\"]\n"
-				   "  cache:\n"
-				   "    dir: .cache/vx\n"
-				   "    maxSize: 2GiB\n"
-				   "    remote: {url: \"http://127.0.0.1:3000\", token: \"${VX_TEST_TOKEN}\", team: t}\n"
-				   "  inputs: {workspaceFiles: [package-lock.json], env: [CI]}\n"
-				   "tasks:\n"
-				   "  build:\n"
-				   "    command: \"tsc -b ${HOME}\"\n"
-				   "    dependsOn: [\"^build\", codegen, \"@acme/tools#gen\"]\n"
-				   "    inputs: {files: [\"src/**\"], workspaceFiles: [tsconfig.base.json], env: [NODE_ENV]}\n"
-				   "    outputs: [\"dist/**\", \"!dist/**/*.map\"]\n"
-				   "    cache: true\n"
-				   "    persistent: false\n"
-				   "    timeout: 1h30m\n"
-				   "    env:\n"
-				   "      define: {NODE_ENV: production, LEVEL: 3}\n"
-				   "      passThrough: [HOME]\n"
-				   "    sandbox:\n"
-				   "      allow:\n"
-				   "        read: [\"src/\", \"~/.cache/tool\"]\n"
-				   "        write: [\"dist/\"]\n"
-				   "        network: true\n"
-				   "        localBinding: [5173]\n"
-				   "        unixSockets: false\n"
-				   "        pty: false\n"
-				   "        gitConfig: true\n"
-				   "      deny: {network: [evil.example.com]}\n"
-				   "      ignore: {read: [\"~/.npmrc\"], write: [], network: []}\n"
-				   "      hermetic: true\n"
-				   "      weakerWhenNested: false\n");
+	struct config *cfg = parse(
+	    "workspace:\n"
+	    "  projects: [\"packages/*\", \"apps/*\"]\n"
+	    "  cache:\n"
+	    "    dir: .cache/vx\n"
+	    "    maxSize: 2GiB\n"
+	    "    remote: {url: \"http://127.0.0.1:3000\", token: \"${VX_TEST_TOKEN}\", team: t}\n"
+	    "  inputs: {workspaceFiles: [package-lock.json], env: [CI]}\n"
+	    "tasks:\n"
+	    "  build:\n"
+	    "    command: \"tsc -b ${HOME}\"\n"
+	    "    dependsOn: [\"^build\", codegen, \"@acme/tools#gen\"]\n"
+	    "    inputs: {files: [\"src/**\"], workspaceFiles: [tsconfig.base.json], env: "
+	    "[NODE_ENV]}\n"
+	    "    outputs: [\"dist/**\", \"!dist/**/*.map\"]\n"
+	    "    cache: true\n"
+	    "    persistent: false\n"
+	    "    timeout: 1h30m\n"
+	    "    env:\n"
+	    "      define: {NODE_ENV: production, LEVEL: 3}\n"
+	    "      passThrough: [HOME]\n"
+	    "    sandbox:\n"
+	    "      allow:\n"
+	    "        read: [\"src/\", \"~/.cache/tool\"]\n"
+	    "        write: [\"dist/\"]\n"
+	    "        network: true\n"
+	    "        localBinding: [5173]\n"
+	    "        unixSockets: false\n"
+	    "        pty: false\n"
+	    "        gitConfig: true\n"
+	    "      deny: {network: [evil.example.com]}\n"
+	    "      ignore: {read: [\"~/.npmrc\"], write: [], network: []}\n"
+	    "      hermetic: true\n"
+	    "      weakerWhenNested: false\n");
 	CHECK(cfg != NULL);
 	if (!cfg)
 		return;
@@ -96,29 +98,40 @@ static void test_full_schema(void)
 
 static void test_errors(void)
 {
-	expect_error("tasks:\n  build:\n    comand: x\n",
-		     "/w/vx.yaml:3:5: unknown key \"comand\" in task \"build\" (did you mean \"command\"?)");
-	expect_error("workspace:\n  projets: [a]\n", "/w/vx.yaml:2:3: unknown key \"projets\" in workspace (did you mean \"projects\"?)");
-	expect_error("tasks:\n  build:\n    zzzzzzzz: 1\n", "3:5: unknown key \"zzzzzzzz\" in task \"build\" (valid keys: command,");
-	expect_error("tasks:\n  build:\n    outputs: dist\n", "3:14: outputs must be a list of strings, not a scalar");
-	expect_error("tasks:\n  build:\n    cache: yes please\n", "3:12: cache must be true or false, not \"yes please\"");
+	expect_error(
+	    "tasks:\n  build:\n    comand: x\n",
+	    "/w/vx.yaml:3:5: unknown key \"comand\" in task \"build\" (did you mean \"command\"?)");
+	expect_error(
+	    "workspace:\n  projets: [a]\n",
+	    "/w/vx.yaml:2:3: unknown key \"projets\" in workspace (did you mean \"projects\"?)");
+	expect_error("tasks:\n  build:\n    zzzzzzzz: 1\n",
+		     "3:5: unknown key \"zzzzzzzz\" in task \"build\" (valid keys: command,");
+	expect_error("tasks:\n  build:\n    outputs: dist\n",
+		     "3:14: outputs must be a list of strings, not a scalar");
+	expect_error("tasks:\n  build:\n    cache: yes please\n",
+		     "3:12: cache must be true or false, not \"yes please\"");
 	expect_error("tasks:\n  build:\n    timeout: 10x\n", "3:14: \"10x\" is not a duration");
 	expect_error("tasks:\n  build:\n    timeout: 10\n", "3:14: \"10\" is not a duration");
 	expect_error("workspace:\n  cache:\n    maxSize: 5XB\n", "3:14: \"5XB\" is not a size");
 	expect_error("tasks:\n  build: [\n", "/w/vx.yaml:3:1:");
-	expect_error("name: x\nname: y\n", "2:1: duplicate key \"name\" in vx.yaml (first at line 1)");
+	expect_error("name: x\nname: y\n",
+		     "2:1: duplicate key \"name\" in vx.yaml (first at line 1)");
 	unsetenv("VX_TEST_UNSET");
-	expect_error("workspace:\n  cache:\n    dir: \"${VX_TEST_UNSET}/c\"\n",
-		     "3:10: environment variable VX_TEST_UNSET is not set (used as ${VX_TEST_UNSET})");
+	expect_error(
+	    "workspace:\n  cache:\n    dir: \"${VX_TEST_UNSET}/c\"\n",
+	    "3:10: environment variable VX_TEST_UNSET is not set (used as ${VX_TEST_UNSET})");
 	expect_error("tasks:\n  \"a#b\": {}\n", "2:3: \"a#b\" is not a task name");
-	expect_error("tasks:\n  \"//#lint\": {}\n", "2:3: \"//#lint\": a \"//#\" task belongs in the workspace root's vx.yaml");
+	expect_error("tasks:\n  \"//#lint\": {}\n",
+		     "2:3: \"//#lint\": a \"//#\" task belongs in the workspace root's vx.yaml");
 	expect_error("tasks:\n  b:\n    dependsOn: [\"x#\"]\n", "3:17: \"x#\" is not a dependency");
 	expect_error("tasks:\n  b:\n    sandbox:\n      allow:\n        localBinding: [99999]\n",
 		     "5:24: a localBinding port must be a number from 1 to 65535");
 	expect_error("tasks:\n  b:\n    sandbox: {allow: {raed: [x]}}\n", "did you mean \"read\"?");
 	expect_error("- a\n- b\n", "1:1: vx.yaml must be a mapping, not a list");
-	expect_error("name: a\n---\nname: b\n", "3:1: a vx.yaml holds one YAML document; this is a second");
-	expect_error("tasks:\n  b:\n    env: {define: {\"A=B\": x}}\n", "is not an environment variable name");
+	expect_error("name: a\n---\nname: b\n",
+		     "3:1: a vx.yaml holds one YAML document; this is a second");
+	expect_error("tasks:\n  b:\n    env: {define: {\"A=B\": x}}\n",
+		     "is not an environment variable name");
 }
 
 static void test_empty_and_nulls(void)
@@ -140,15 +153,17 @@ static void test_merge(void)
 {
 	struct config *ws = parse("workspace: {}\ntasks:\n  build:\n    dependsOn: [\"^build\"]\n"
 				  "    outputs: [\"dist/**\"]\n    timeout: 5m\n");
-	struct config *pr = parse("tasks:\n  build:\n    command: make\n    outputs: [\"out/**\"]\n");
+	struct config *pr =
+	    parse("tasks:\n  build:\n    command: make\n    outputs: [\"out/**\"]\n");
 	CHECK(ws && pr);
 	if (!ws || !pr)
 		return;
-	struct task_cfg *m = config_task_merge(config_find_task(pr, "build"), config_find_task(ws, "build"));
+	struct task_cfg *m =
+	    config_task_merge(config_find_task(pr, "build"), config_find_task(ws, "build"));
 	CHECK_STR(m->command.s, "make");
 	CHECK_INT(m->outputs.n, 1);
 	CHECK_STR(m->outputs.v[0].s, "out/**"); /* the project's own wins, not appended */
-	CHECK_INT(m->depends_on.n, 1);          /* inherited */
+	CHECK_INT(m->depends_on.n, 1);		/* inherited */
 	CHECK_STR(m->depends_on.v[0].s, "^build");
 	CHECK(m->inherited & TF_DEPENDS_ON);
 	CHECK(!(m->inherited & TF_OUTPUTS));
@@ -170,15 +185,17 @@ static void test_merge(void)
  * purpose. A sandbox block merged from the defaults folds the same. */
 static void test_sandbox_fold(void)
 {
-	struct config *ws = parse(
-	    "workspace: {}\ntasks:\n  b:\n    sandbox:\n      allow: {read: [z, a, a], write: [d/], "
-	    "network: true, localBinding: [3000], pty: true}\n      deny: {network: [h]}\n"
-	    "      ignore: {read: [\"~/.npm\"]}\n      verifyKey: false\n");
+	struct config *ws =
+	    parse("workspace: {}\ntasks:\n  b:\n    sandbox:\n      allow: {read: [z, a, a], "
+		  "write: [d/], "
+		  "network: true, localBinding: [3000], pty: true}\n      deny: {network: [h]}\n"
+		  "      ignore: {read: [\"~/.npm\"]}\n      verifyKey: false\n");
 	struct config *pr = parse("tasks:\n  b:\n    command: make\n");
 	CHECK(ws && pr);
 	if (!ws || !pr)
 		return;
-	struct task_cfg *m = config_task_merge(config_find_task(pr, "b"), config_find_task(ws, "b"));
+	struct task_cfg *m =
+	    config_task_merge(config_find_task(pr, "b"), config_find_task(ws, "b"));
 	CHECK(m->sandbox != NULL && m->sandbox != config_find_task(ws, "b")->sandbox);
 	CHECK(m->inherited & TF_SANDBOX);
 	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
@@ -186,7 +203,7 @@ static void test_sandbox_fold(void)
 	schema_sandbox_fold(m->sandbox, &b);
 	CHECK_STR(a.buf, "allow.read:1:a1:z\nallow.write:2:d/\nallow.network:\n"
 			 "allow.localBinding:4:3000\nallow.unixSockets:\nallow.machLookup:\n"
-		  "allow.systemInfo:\ndeny.network:1:h\n"
+			 "allow.systemInfo:\ndeny.network:1:h\n"
 			 "ignore.read:6:~/.npm\nignore.write:\nignore.network:\n"
 			 "network.any=1 localBinding.any=0 unixSockets.any=0 pty=1 gitConfig=0 "
 			 "hermetic=0 weaker=0 verifyKey=0\n");

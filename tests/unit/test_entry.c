@@ -415,9 +415,15 @@ static void test_saver(void)
 	const char *outputs[] = {out};
 	struct entry_input in[] = {{path, hash}};
 	char log[] = "the log\n";
-	struct entry_save_request req = {.key = key, .task = "t", .project_dir = proj,
-					 .outputs = outputs, .n_outputs = 1, .inputs = in,
-					 .n_inputs = 1, .log_fd = -1, .log = log,
+	struct entry_save_request req = {.key = key,
+					 .task = "t",
+					 .project_dir = proj,
+					 .outputs = outputs,
+					 .n_outputs = 1,
+					 .inputs = in,
+					 .n_inputs = 1,
+					 .log_fd = -1,
+					 .log = log,
 					 .log_len = strlen(log)};
 	saver_submit(sv, &req, (void *)1);
 	/* All of it is the caller's again: scribble over it. */
@@ -520,7 +526,8 @@ static void test_forged_member(void)
 	free(cmd);
 	struct entry e;
 	struct strbuf why = STRBUF_INIT;
-	CHECK_INT(entry_open(&st, K1, &e, &why), ENTRY_HIT); /* the forgery passes the archive check */
+	CHECK_INT(entry_open(&st, K1, &e, &why),
+		  ENTRY_HIT); /* the forgery passes the archive check */
 	fs_mkdir(root, "forge-fresh", 0755);
 	char *fresh = xasprintf("%s/forge-fresh", root);
 	fs_mkdir(fresh, "dist", 0700);

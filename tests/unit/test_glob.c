@@ -347,9 +347,11 @@ static void test_cost(void)
 	/* fuzz_glob-timeout (shared/findings): nested groups whose alternatives
 	 * end in '/', matched against the empty path; vanishes() tried each
 	 * combination (no answer after 60 s) until it remembered its answers. */
-	static const char finding[] = "{/,}{/{/,}}{/,}{/{,}}{/,}{/,/,}{/{/,}}{/,}{/{/,}}{/,}{/,}/{\xff"
+	static const char finding[] =
+	    "{/,}{/{/,}}{/,}{/{,}}{/,}{/,/,}{/{/,}}{/,}{/{/,}}{/,}{/,}/{\xff"
 	    ",}/{\xff"
-	    ",{/,}{/{/,}}{/,}{/{/,}}{/,}{//{/,}}{/,}{/{,}}{/,}{/,/,}{/{/,}}{/,}{/{/,}}{/,}{/,}/{\xff"
+	    ",{/,}{/{/,}}{/,}{/{/,}}{/,}{//{/,}}{/,}{/{,}}{/,}{/,/,}{/{/,}}{/,}{/{/,}}{/,}{/,}/"
+	    "{\xff"
 	    ",}/{\xff"
 	    ",{/,}{/{/,}}{/,}{/{/,}}{/,}{/,}/{\xff"
 	    ",}},}/{\xff"

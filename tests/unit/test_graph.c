@@ -19,24 +19,31 @@ static const char *root;
 static void make_workspace(void)
 {
 	root = fixture_dir();
-	fixture_write(root, "vx.yaml",
-		      "workspace:\n  inputs: {workspaceFiles: [package.json]}\n"
-		      "tasks:\n  build:\n    dependsOn: [\"^build\"]\n    outputs: [\"dist/**\"]\n"
-		      "  test:\n    dependsOn: [build, lint]\n"
-		      "  \"//#check\":\n    command: \"echo root\"\n    dependsOn: [\"@x/app#build\"]\n");
+	fixture_write(
+	    root, "vx.yaml",
+	    "workspace:\n  inputs: {workspaceFiles: [package.json]}\n"
+	    "tasks:\n  build:\n    dependsOn: [\"^build\"]\n    outputs: [\"dist/**\"]\n"
+	    "  test:\n    dependsOn: [build, lint]\n"
+	    "  \"//#check\":\n    command: \"echo root\"\n    dependsOn: [\"@x/app#build\"]\n");
 	fixture_write(root, "package.json",
-		      "{\"name\": \"@x/root\", \"workspaces\": {\"packages\": [\"pkgs/*\", \"pkgs/ui/icons\", \"!pkgs/ignored\"]}}");
-	fixture_write(root, "pkgs/lib/package.json", "{\"name\": \"@x/lib\", \"scripts\": {\"build\": \"echo lib\"}}");
+		      "{\"name\": \"@x/root\", \"workspaces\": {\"packages\": [\"pkgs/*\", "
+		      "\"pkgs/ui/icons\", \"!pkgs/ignored\"]}}");
+	fixture_write(root, "pkgs/lib/package.json",
+		      "{\"name\": \"@x/lib\", \"scripts\": {\"build\": \"echo lib\"}}");
 	fixture_write(root, "pkgs/ui/package.json",
-		      "{\"name\": \"@x/ui\", \"dependencies\": {\"@x/lib\": \"workspace:*\", \"react\": \"18\"}}");
+		      "{\"name\": \"@x/ui\", \"dependencies\": {\"@x/lib\": \"workspace:*\", "
+		      "\"react\": \"18\"}}");
 	fixture_write(root, "pkgs/ui/vx.yaml", "tasks:\n  build:\n    command: \"echo ui\"\n");
 	fixture_write(root, "pkgs/ui/icons/package.json", "{\"name\": \"@x/icons\"}");
-	fixture_write(root, "pkgs/ui/icons/vx.yaml", "tasks:\n  build: {command: \"echo icons\"}\n");
+	fixture_write(root, "pkgs/ui/icons/vx.yaml",
+		      "tasks:\n  build: {command: \"echo icons\"}\n");
 	fixture_write(root, "pkgs/app/package.json",
 		      "{\"name\": \"@x/app\", \"devDependencies\": {\"@x/ui\": \"*\"}}");
 	fixture_write(root, "pkgs/app/vx.yaml",
-		      "dependsOn: [\"@x/tool\"]\ntasks:\n  build: {command: \"echo app\"}\n  dev: {command: \"serve\", persistent: true}\n");
-	fixture_write(root, "pkgs/tool/vx.yaml", "name: \"@x/tool\"\ntasks:\n  gen: {command: \"echo gen\"}\n");
+		      "dependsOn: [\"@x/tool\"]\ntasks:\n  build: {command: \"echo app\"}\n  dev: "
+		      "{command: \"serve\", persistent: true}\n");
+	fixture_write(root, "pkgs/tool/vx.yaml",
+		      "name: \"@x/tool\"\ntasks:\n  gen: {command: \"echo gen\"}\n");
 	fixture_write(root, "pkgs/ignored/package.json", "{\"name\": \"@x/ignored\"}");
 	fixture_write(root, "pkgs/notaproject/README", "no project files here\n");
 }
@@ -70,7 +77,8 @@ static void test_workspace(void)
 		return;
 	CHECK_INT(ws->projects.n, 6); /* root, app, lib, tool, ui, icons; not ignored/notaproject */
 	CHECK(workspace_find(ws, "@x/ignored") < 0);
-	long ui = workspace_find(ws, "@x/ui"), lib = workspace_find(ws, "@x/lib"), app = workspace_find(ws, "@x/app");
+	long ui = workspace_find(ws, "@x/ui"), lib = workspace_find(ws, "@x/lib"),
+	     app = workspace_find(ws, "@x/app");
 	long tool = workspace_find(ws, "@x/tool"), icons = workspace_find(ws, "@x/icons");
 	long r = workspace_find(ws, "@x/root");
 	CHECK(ui >= 0 && lib >= 0 && app >= 0 && tool >= 0 && icons >= 0 && r >= 0);
@@ -100,7 +108,8 @@ static void test_graph(void)
 	CHECK(has_edge(&g, "@x/app#build", "@x/ui#build"));
 	CHECK(has_edge(&g, "@x/app#build", "@x/tool#build"));
 	CHECK(has_edge(&g, "@x/ui#build", "@x/lib#build"));
-	CHECK(node(&g, "@x/tool#build") >= 0 && g.nodes.v[node(&g, "@x/tool#build")]->command == NULL);
+	CHECK(node(&g, "@x/tool#build") >= 0 &&
+	      g.nodes.v[node(&g, "@x/tool#build")]->command == NULL);
 	CHECK(g.nodes.v[node(&g, "@x/lib#build")]->from_script);
 	CHECK(node(&g, "@x/root#build") < 0); /* the root takes only its "//#" tasks */
 	/* dependencies come before dependents */
@@ -158,41 +167,54 @@ static void test_graph_errors(void)
 	char *tasks[] = {"build"};
 	/* a cycle through three tasks, named in order */
 	fixture_write(root, "pkgs/tool/vx.yaml",
-		      "name: \"@x/tool\"\ntasks:\n  build: {command: x, dependsOn: [gen]}\n  gen: {command: y, dependsOn: [pre]}\n"
+		      "name: \"@x/tool\"\ntasks:\n  build: {command: x, dependsOn: [gen]}\n  gen: "
+		      "{command: y, dependsOn: [pre]}\n"
 		      "  pre: {command: z, dependsOn: [build]}\n");
 	struct workspace *ws = workspace_load(root);
 	capture_begin();
 	CHECK(graph_build(&g, ws, tasks, 1, NULL) == -1);
 	const char *err = capture_end();
 	CHECK(strstr(err, "pkgs/tool/vx.yaml:5:") != NULL);
-	CHECK(strstr(err, "dependency cycle: @x/tool#build -> @x/tool#gen -> @x/tool#pre -> @x/tool#build") != NULL);
+	CHECK(
+	    strstr(
+		err,
+		"dependency cycle: @x/tool#build -> @x/tool#gen -> @x/tool#pre -> @x/tool#build") !=
+	    NULL);
 	graph_free(&g);
 	workspace_free(ws);
 
 	/* a task the project's own file names but nobody has */
-	fixture_write(root, "pkgs/tool/vx.yaml", "name: \"@x/tool\"\ntasks:\n  build: {command: x, dependsOn: [codegen]}\n");
+	fixture_write(root, "pkgs/tool/vx.yaml",
+		      "name: \"@x/tool\"\ntasks:\n  build: {command: x, dependsOn: [codegen]}\n");
 	ws = workspace_load(root);
 	capture_begin();
 	CHECK(graph_build(&g, ws, tasks, 1, NULL) == -1);
-	CHECK(strstr(capture_end(), "vx.yaml:3:35: dependsOn \"codegen\": project \"@x/tool\" has no task \"codegen\"") != NULL);
+	CHECK(strstr(capture_end(), "vx.yaml:3:35: dependsOn \"codegen\": project \"@x/tool\" has "
+				    "no task \"codegen\"") != NULL);
 	graph_free(&g);
 	workspace_free(ws);
 
 	/* an unknown project */
-	fixture_write(root, "pkgs/tool/vx.yaml", "name: \"@x/tool\"\ntasks:\n  build: {command: x, dependsOn: [\"@x/nope#build\"]}\n");
+	fixture_write(
+	    root, "pkgs/tool/vx.yaml",
+	    "name: \"@x/tool\"\ntasks:\n  build: {command: x, dependsOn: [\"@x/nope#build\"]}\n");
 	ws = workspace_load(root);
 	capture_begin();
 	CHECK(graph_build(&g, ws, tasks, 1, NULL) == -1);
-	CHECK(strstr(capture_end(), "dependsOn \"@x/nope#build\": no project is named \"@x/nope\"") != NULL);
+	CHECK(strstr(capture_end(),
+		     "dependsOn \"@x/nope#build\": no project is named \"@x/nope\"") != NULL);
 	graph_free(&g);
 	workspace_free(ws);
 
 	/* depending on a persistent task */
-	fixture_write(root, "pkgs/tool/vx.yaml", "name: \"@x/tool\"\ntasks:\n  build: {command: x, dependsOn: [\"@x/app#dev\"]}\n");
+	fixture_write(
+	    root, "pkgs/tool/vx.yaml",
+	    "name: \"@x/tool\"\ntasks:\n  build: {command: x, dependsOn: [\"@x/app#dev\"]}\n");
 	ws = workspace_load(root);
 	capture_begin();
 	CHECK(graph_build(&g, ws, tasks, 1, NULL) == -1);
-	CHECK(strstr(capture_end(), "@x/tool#build depends on @x/app#dev, which is persistent") != NULL);
+	CHECK(strstr(capture_end(), "@x/tool#build depends on @x/app#dev, which is persistent") !=
+	      NULL);
 	graph_free(&g);
 	workspace_free(ws);
 
@@ -200,7 +222,9 @@ static void test_graph_errors(void)
 	fixture_write(root, "pkgs/tool/vx.yaml", "name: \"@x/tool\"\ndependsOn: [\"@x/ghost\"]\n");
 	capture_begin();
 	CHECK(workspace_load(root) == NULL);
-	CHECK(strstr(capture_end(), "pkgs/tool/vx.yaml:2:13: dependsOn names \"@x/ghost\", which is no project") != NULL);
+	CHECK(strstr(capture_end(),
+		     "pkgs/tool/vx.yaml:2:13: dependsOn names \"@x/ghost\", which is no project") !=
+	      NULL);
 
 	/* two projects of one name */
 	fixture_write(root, "pkgs/tool/vx.yaml", "name: \"@x/lib\"\n");
@@ -214,7 +238,8 @@ static void test_graph_errors(void)
 	capture_begin();
 	CHECK(workspace_load(root) == NULL);
 	CHECK(strstr(capture_end(), "pkgs/lib/package.json:2:16: invalid JSON") != NULL);
-	fixture_write(root, "pkgs/lib/package.json", "{\"name\": \"@x/lib\", \"scripts\": {\"build\": \"echo lib\"}}");
+	fixture_write(root, "pkgs/lib/package.json",
+		      "{\"name\": \"@x/lib\", \"scripts\": {\"build\": \"echo lib\"}}");
 }
 
 static void test_filters(void)
@@ -293,10 +318,12 @@ static void test_pnpm(void)
 	const char *r = fixture_dir();
 	fixture_write(r, "vx.yaml", "workspace: {}\n");
 	fixture_write(r, "package.json",
-		      "{\"name\": \"root\", \"workspaces\": [\"nope/*\"], \"packageManager\": \"pnpm@9.12.1+sha512.abc\"}");
-	fixture_write(r, "pnpm-workspace.yaml",
-		      "# pnpm's own\npackages:\n  - '!apps/legacy'\n  - ./apps/*\n  - \"packages/**\"\n"
-		      "  - '!**/test/**'\ncatalog:\n  react: ^18\nonlyBuiltDependencies: [esbuild]\n");
+		      "{\"name\": \"root\", \"workspaces\": [\"nope/*\"], \"packageManager\": "
+		      "\"pnpm@9.12.1+sha512.abc\"}");
+	fixture_write(
+	    r, "pnpm-workspace.yaml",
+	    "# pnpm's own\npackages:\n  - '!apps/legacy'\n  - ./apps/*\n  - \"packages/**\"\n"
+	    "  - '!**/test/**'\ncatalog:\n  react: ^18\nonlyBuiltDependencies: [esbuild]\n");
 	fixture_write(r, "apps/web/package.json", "{\"name\": \"web\", \"version\": \"1.2.3\"}");
 	fixture_write(r, "apps/legacy/package.json", "{\"name\": \"legacy\"}");
 	fixture_write(r, "packages/ui/package.json", "{\"name\": \"ui\"}");
@@ -333,15 +360,21 @@ static void test_pnpm(void)
 	capture_begin();
 	CHECK(workspace_load(r) == NULL);
 	CHECK(strstr(capture_end(),
-		     "pnpm-workspace.yaml:3:1: duplicate key \"packages\" (first at line 1)") != NULL);
+		     "pnpm-workspace.yaml:3:1: duplicate key \"packages\" (first at line 1)") !=
+	      NULL);
 	fixture_write(r, "pnpm-workspace.yaml", "packages: apps/*\n");
 	capture_begin();
 	CHECK(workspace_load(r) == NULL);
-	CHECK(strstr(capture_end(), "pnpm-workspace.yaml:1:11: pnpm-workspace.yaml packages: must be a list") != NULL);
+	CHECK(strstr(capture_end(),
+		     "pnpm-workspace.yaml:1:11: pnpm-workspace.yaml packages: must be a list") !=
+	      NULL);
 	fixture_write(r, "pnpm-workspace.yaml", "packages:\n  - [x]\n");
 	capture_begin();
 	CHECK(workspace_load(r) == NULL);
-	CHECK(strstr(capture_end(), "pnpm-workspace.yaml:2:5: pnpm-workspace.yaml packages: entries must be globs") != NULL);
+	CHECK(strstr(
+		  capture_end(),
+		  "pnpm-workspace.yaml:2:5: pnpm-workspace.yaml packages: entries must be globs") !=
+	      NULL);
 	fixture_write(r, "pnpm-workspace.yaml", "packages: [\n");
 	capture_begin();
 	CHECK(workspace_load(r) == NULL);

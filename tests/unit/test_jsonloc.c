@@ -13,8 +13,9 @@ static size_t find(const char *text, const char *const *keys, size_t n)
 
 int main(void)
 {
-	const char *t = "{ \"a\": {\"x\": \"}\\\"]\", \"y\": [1, {\"z\": 2}]},\n  \"b\" : [10, \"s,]\", {}],"
-			" \"c\": {\"d\": null} }";
+	const char *t =
+	    "{ \"a\": {\"x\": \"}\\\"]\", \"y\": [1, {\"z\": 2}]},\n  \"b\" : [10, \"s,]\", {}],"
+	    " \"c\": {\"d\": null} }";
 	const char *ka[] = {"a", "y"}, *kb[] = {"b"}, *kc[] = {"c", "d"}, *kn[] = {"c", "nope"};
 	const char *kx[] = {"x"};
 	CHECK_INT(find(t, ka, 1), 7);
@@ -27,16 +28,16 @@ int main(void)
 	CHECK_INT(jsonloc_item(t, strlen(t), b, 3), b); /* no such item: the array */
 	CHECK(!strncmp(t + find(t, kc, 2), "null", 4));
 	CHECK(!strncmp(t + find(t, kn, 2), "{\"d\"", 4)); /* the deepest found */
-	CHECK_INT(find(t, kx, 1), 0);                       /* not at the top: the start */
+	CHECK_INT(find(t, kx, 1), 0);			  /* not at the top: the start */
 	CHECK_INT(find("[1]", kx, 1), 0);
 
 	const char *why = NULL;
 	CHECK_INT(jsonloc_bad_byte("ok \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14, &why), 14);
 	CHECK_INT(jsonloc_bad_byte("ab\xff", 3, &why), 2);
 	CHECK_STR(why, "invalid UTF-8");
-	CHECK_INT(jsonloc_bad_byte("a\xc3", 2, &why), 1);         /* truncated */
-	CHECK_INT(jsonloc_bad_byte("\xc0\xaf", 2, &why), 0);      /* overlong */
-	CHECK_INT(jsonloc_bad_byte("x\xed\xa0\x80", 4, &why), 1); /* a surrogate */
+	CHECK_INT(jsonloc_bad_byte("a\xc3", 2, &why), 1);	      /* truncated */
+	CHECK_INT(jsonloc_bad_byte("\xc0\xaf", 2, &why), 0);	      /* overlong */
+	CHECK_INT(jsonloc_bad_byte("x\xed\xa0\x80", 4, &why), 1);     /* a surrogate */
 	CHECK_INT(jsonloc_bad_byte("x\xf4\x90\x80\x80", 5, &why), 1); /* past U+10FFFF */
 	CHECK_INT(jsonloc_bad_byte("ab\0c", 4, &why), 2);
 	CHECK_STR(why, "a NUL byte");

@@ -36,7 +36,8 @@ static bool has_violation(const struct verdict *v, bool write, const char *suffi
 	for (size_t i = 0; i < v->violations.n; i++) {
 		const char *p = v->violations.v[i].path;
 		size_t n = strlen(p), m = strlen(suffix);
-		if ((v->violations.v[i].op == VIOLATION_WRITE) == write && n >= m && !strcmp(p + n - m, suffix))
+		if ((v->violations.v[i].op == VIOLATION_WRITE) == write && n >= m &&
+		    !strcmp(p + n - m, suffix))
 			return true;
 	}
 	return false;
@@ -247,8 +248,9 @@ static void test_network_notes(void)
 	in.output_len = strlen(curl);
 	judge(EXIT, &in, &v);
 	n = note_of(&v, "unresolved-name");
-	CHECK(n && strstr(n->text, "fonts.googleapis.com did not resolve: a sandboxed task has no "
-				   "DNS") &&
+	CHECK(n &&
+	      strstr(n->text, "fonts.googleapis.com did not resolve: a sandboxed task has no "
+			      "DNS") &&
 	      strstr(n->text, "allow.network: [\"fonts.googleapis.com\"]"));
 	CHECK_INT(v.notes.n, 1);
 	verdict_release(&v);
@@ -317,7 +319,8 @@ static void test_shown_absence(void)
 	verdict_release(&v);
 	/* without the model (sees unknown), the host decides as before */
 	in.sees = NULL;
-	judge("2 readlink(\"build/add.o\", 0x7ffd, 1023) = -1 ENOENT (No such file or directory)\n" EXIT,
+	judge("2 readlink(\"build/add.o\", 0x7ffd, 1023) = -1 ENOENT (No such file or "
+	      "directory)\n" EXIT,
 	      &in, &v);
 	CHECK_INT(v.violations.n, 1);
 	verdict_release(&v);
@@ -373,7 +376,8 @@ static void test_unkeyed(void)
 	struct verdict v;
 	judge(log, &in, &v);
 	CHECK_INT(v.violations.n, 1);
-	CHECK(v.violations.n == 1 && v.violations.v[0].op == VIOLATION_READ_UNKEYED && !v.violations.v[0].err);
+	CHECK(v.violations.n == 1 && v.violations.v[0].op == VIOLATION_READ_UNKEYED &&
+	      !v.violations.v[0].err);
 	CHECK(has_violation(&v, false, "/app/notes.txt"));
 	CHECK_INT(v.fix_read.n, 0); /* readable already: only the key is missing */
 	CHECK_INT(v.fix_workspace_inputs.n, 1);
@@ -446,7 +450,8 @@ static void test_leftover(void)
 	CHECK(note_of(&v, "leftover") != NULL);
 	struct strbuf out = STRBUF_INIT;
 	report_text("app#build", "app/vx.yaml", "build", &in, &v, &out);
-	CHECK(strstr(out.buf, "tasks.build.sandbox.ignore.read: [\"dist/old.js\", \"dist/cache/\"]") !=
+	CHECK(strstr(out.buf,
+		     "tasks.build.sandbox.ignore.read: [\"dist/old.js\", \"dist/cache/\"]") !=
 	      NULL);
 	strbuf_release(&out);
 	verdict_release(&v);
@@ -481,13 +486,16 @@ static void test_exec_op(void)
 	in.cached = true;
 	in.keyed = keyed;
 	in.n_keyed = 1;
-	const char *log = "2 execve(\"/w-nowhere/app/secret/run\", [\"run\"], 0x0 /* 1 var */) = -1 ENOENT "
-			  "(No such file or directory)\n"
-			  "2 execve(\"bin/tool\", [\"tool\"], 0x0 /* 1 var */) = 0\n" EXIT;
+	const char *log =
+	    "2 execve(\"/w-nowhere/app/secret/run\", [\"run\"], 0x0 /* 1 var */) = -1 ENOENT "
+	    "(No such file or directory)\n"
+	    "2 execve(\"bin/tool\", [\"tool\"], 0x0 /* 1 var */) = 0\n" EXIT;
 	char *refused = xasprintf("%s/secret/run", proj);
 	struct strbuf l = STRBUF_INIT;
-	strbuf_addf(&l, "2 execve(\"%s\", [\"run\"], 0x0 /* 1 var */) = -1 ENOENT (No such file or "
-		    "directory)\n%s", refused, strchr(log, '\n') + 1);
+	strbuf_addf(&l,
+		    "2 execve(\"%s\", [\"run\"], 0x0 /* 1 var */) = -1 ENOENT (No such file or "
+		    "directory)\n%s",
+		    refused, strchr(log, '\n') + 1);
 	struct verdict v;
 	judge(l.buf, &in, &v);
 	CHECK_INT(v.violations.n, 2);
@@ -495,16 +503,26 @@ static void test_exec_op(void)
 		CHECK_INT(v.violations.v[i].op, VIOLATION_EXEC);
 	CHECK(v.violations.n == 2 && v.violations.v[0].err == ENOENT &&
 	      !violation_unkeyed(&v.violations.v[0]));
-	CHECK(v.violations.n == 2 && !v.violations.v[1].err && violation_unkeyed(&v.violations.v[1]));
+	CHECK(v.violations.n == 2 && !v.violations.v[1].err &&
+	      violation_unkeyed(&v.violations.v[1]));
 	struct strbuf out = STRBUF_INIT;
 	report_text("app#build", "app/vx.yaml", "build", &in, &v, &out);
 	CHECK(strstr(out.buf, "violation: exec app/secret/run (execve ENOENT)") != NULL);
 	CHECK(strstr(out.buf, "violation: exec app/bin/tool (execve, read, and not in the task's "
 			      "cache key)") != NULL);
 	strbuf_reset(&out);
-	struct task_report tr = {.id = "app#build", .project = "app", .task = "build", .name = "app",
-				 .status = "failed", .cache = "miss", .key = "k", .yaml = "app/vx.yaml",
-				 .line = 3, .col = 5, .in = &in, .v = &v};
+	struct task_report tr = {.id = "app#build",
+				 .project = "app",
+				 .task = "build",
+				 .name = "app",
+				 .status = "failed",
+				 .cache = "miss",
+				 .key = "k",
+				 .yaml = "app/vx.yaml",
+				 .line = 3,
+				 .col = 5,
+				 .in = &in,
+				 .v = &v};
 	report_json(&tr, 1, &out);
 	CHECK(strstr(out.buf, "\"op\":\t\"exec\"") != NULL); /* cJSON_Print's tab */
 	strbuf_reset(&out);
@@ -525,9 +543,11 @@ static void test_two_feeds(void)
 	fixture_write(root, "app/vendor/notes.txt", "n\n");
 	struct judge_input in = input();
 	char *vendor = xasprintf("%s/vendor/notes.txt", proj), *out = xasprintf("%s/out.o", proj);
-	char *log = xasprintf("2 openat(AT_FDCWD, \"%s\", O_RDONLY) = -1 ENOENT (No such file or directory)\n"
-			      "2 openat(AT_FDCWD, \"%s\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = -1 EROFS (Read-only file system)\n" EXIT,
-			      vendor, out);
+	char *log = xasprintf(
+	    "2 openat(AT_FDCWD, \"%s\", O_RDONLY) = -1 ENOENT (No such file or directory)\n"
+	    "2 openat(AT_FDCWD, \"%s\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = -1 EROFS (Read-only file "
+	    "system)\n" EXIT,
+	    vendor, out);
 	struct verdict a, b;
 	judge(log, &in, &a);
 	char *lines[2] = {xasprintf("Sandbox: cat(2) deny(1) file-read-data %s", vendor),
@@ -611,18 +631,18 @@ static void test_unkeyed_beyond(void)
 	in.n_dep_outputs = 1;
 	in.deps = deps;
 	in.n_deps = 1;
-	const char *log =
-	    "2 openat(AT_FDCWD, \"../lib/src/l.ts\", O_RDONLY) = 3\n"
-	    "2 openat(AT_FDCWD, \"../lib/dist/l.js\", O_RDONLY) = 3\n"
-	    "2 openat(AT_FDCWD, \"../shared/cfg.json\", O_RDONLY) = 3\n"
-	    "2 openat(AT_FDCWD, \"../node_modules/a/index.js\", O_RDONLY) = 3\n"
-	    "2 openat(AT_FDCWD, \"../node_modules/b/index.js\", O_RDONLY) = 3\n" EXIT;
+	const char *log = "2 openat(AT_FDCWD, \"../lib/src/l.ts\", O_RDONLY) = 3\n"
+			  "2 openat(AT_FDCWD, \"../lib/dist/l.js\", O_RDONLY) = 3\n"
+			  "2 openat(AT_FDCWD, \"../shared/cfg.json\", O_RDONLY) = 3\n"
+			  "2 openat(AT_FDCWD, \"../node_modules/a/index.js\", O_RDONLY) = 3\n"
+			  "2 openat(AT_FDCWD, \"../node_modules/b/index.js\", O_RDONLY) = 3\n" EXIT;
 	struct verdict v;
 	judge(log, &in, &v);
 	CHECK_INT(v.violations.n, 2);
 	CHECK(has_violation(&v, false, "/shared/cfg.json"));
 	CHECK(has_violation(&v, false, "/node_modules"));
-	CHECK(v.fix_workspace_inputs.n == 1 && !strcmp(v.fix_workspace_inputs.v[0], "shared/cfg.json"));
+	CHECK(v.fix_workspace_inputs.n == 1 &&
+	      !strcmp(v.fix_workspace_inputs.v[0], "shared/cfg.json"));
 	CHECK(note_of(&v, "unkeyed-node-modules") != NULL);
 	verdict_release(&v);
 	in.externals_keyed = true; /* the lockfile's closure is in the key */
@@ -645,18 +665,19 @@ static void test_stable_fix(void)
 	fixture_write(root, "app/node_modules/.vite/vitest/da39a3ee5e6b4b0d/results.json", "{}\n");
 	struct judge_input in = input();
 	struct verdict v;
-	judge("2 openat(AT_FDCWD, \"node_modules/.vite/vitest/da39a3ee5e6b4b0d/results.json\", "
-	      "O_WRONLY|O_CREAT|O_TRUNC, 0666) = -1 EROFS (Read-only file system)\n"
-	      "2 openat(AT_FDCWD, \"tsup.config.bundled_x7f3.mjs\", O_WRONLY|O_CREAT|O_TRUNC, 0666) "
-	      "= -1 EROFS (Read-only file system)\n"
-	      "2 openat(AT_FDCWD, \"es2020/out.js\", O_WRONLY|O_CREAT|O_TRUNC, 0666) = -1 EROFS "
-	      "(Read-only file system)\n"
-	      "2 mkdir(\".next\", 0777) = -1 EROFS (Read-only file system)\n" EXIT,
-	      &in, &v);
+	judge(
+	    "2 openat(AT_FDCWD, \"node_modules/.vite/vitest/da39a3ee5e6b4b0d/results.json\", "
+	    "O_WRONLY|O_CREAT|O_TRUNC, 0666) = -1 EROFS (Read-only file system)\n"
+	    "2 openat(AT_FDCWD, \"tsup.config.bundled_x7f3.mjs\", O_WRONLY|O_CREAT|O_TRUNC, 0666) "
+	    "= -1 EROFS (Read-only file system)\n"
+	    "2 openat(AT_FDCWD, \"es2020/out.js\", O_WRONLY|O_CREAT|O_TRUNC, 0666) = -1 EROFS "
+	    "(Read-only file system)\n"
+	    "2 mkdir(\".next\", 0777) = -1 EROFS (Read-only file system)\n" EXIT,
+	    &in, &v);
 	CHECK_INT(v.violations.n, 4);
 	CHECK_INT(v.fix_write.n, 4);
 	if (v.fix_write.n == 4) {
-		CHECK_STR(v.fix_write.v[0], ".next/"); /* a refused mkdir asks for that dir */
+		CHECK_STR(v.fix_write.v[0], ".next/");	/* a refused mkdir asks for that dir */
 		CHECK_STR(v.fix_write.v[1], "es2020/"); /* a name and a version: no token */
 		CHECK_STR(v.fix_write.v[2], "node_modules/.vite/vitest/");
 		CHECK_STR(v.fix_write.v[3], "tsup.config.bundled_*.mjs");
@@ -681,8 +702,14 @@ static void test_control_bytes(void)
 			      "(openat ENOENT)\n") != NULL);
 	CHECK(strstr(out.buf, "\n::error") == NULL);
 	CHECK(strchr(out.buf, 0x1b) == NULL);
-	struct task_report r = {.id = "app#build", .project = "app", .name = "app", .task = "build",
-				.status = "failed", .yaml = "app/vx.yaml", .in = &in, .v = &v};
+	struct task_report r = {.id = "app#build",
+				.project = "app",
+				.name = "app",
+				.task = "build",
+				.status = "failed",
+				.yaml = "app/vx.yaml",
+				.in = &in,
+				.v = &v};
 	strbuf_reset(&out);
 	report_github(&r, 1, &out);
 	CHECK(strstr(out.buf, "\n::error file=f") == NULL);
@@ -897,7 +924,8 @@ int main(void)
 	if (v.violations.n == 2) {
 		CHECK(v.violations.v[0].op == VIOLATION_NETWORK &&
 		      !strcmp(v.violations.v[0].path, "93.184.216.34:443"));
-		CHECK(v.violations.v[1].op == VIOLATION_NETWORK && !strcmp(v.violations.v[1].path, "10.0.0.2:53"));
+		CHECK(v.violations.v[1].op == VIOLATION_NETWORK &&
+		      !strcmp(v.violations.v[1].path, "10.0.0.2:53"));
 	}
 	CHECK_INT(v.fix_read.n + v.fix_write.n, 0);
 	{
@@ -905,7 +933,8 @@ int main(void)
 		report_text("app#build", "app/vx.yaml", "build", &in, &v, &out);
 		CHECK(strstr(out.buf, "app#build: violation: network 93.184.216.34:443 (connect "
 				      "ENETUNREACH)\n") != NULL);
-		CHECK(strstr(out.buf, "app#build: fix: the task connected past vx's proxy") != NULL);
+		CHECK(strstr(out.buf, "app#build: fix: the task connected past vx's proxy") !=
+		      NULL);
 		strbuf_release(&out);
 	}
 	verdict_release(&v);

@@ -104,7 +104,8 @@ static void test_racy(void)
 static void test_corrupt(void)
 {
 	char *file = xasprintf("%s/bad", root);
-	const char *bodies[] = {"", "VXLIST 1\n", "VXLIST 1\n1 2 3 4 1 2\n/x\n8 1 a\nend 0000000000000000\n",
+	const char *bodies[] = {"", "VXLIST 1\n",
+				"VXLIST 1\n1 2 3 4 1 2\n/x\n8 1 a\nend 0000000000000000\n",
 				"garbage\nend 0123456789abcdef\n"};
 	for (size_t i = 0; i < sizeof bodies / sizeof *bodies; i++) {
 		fs_write(root, "bad", bodies[i], 0644);

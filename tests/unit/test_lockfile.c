@@ -23,21 +23,21 @@ static const char *const root_names[] = {"kleur"};
 static const char *const root_specs[] = {"4.1.5"};
 
 static const struct lock_importer importers[] = {
-	{".", "fixture-root", root_names, root_specs, 1},
-	{"apps/a", "a", a_names, a_specs, 2},
-	{"apps/b", "b", b_names, b_specs, 1},
-	{"apps/c", "c", c_names, c_specs, 2},
-	{"packages/ui", "ui", ui_names, ui_specs, 1},
+    {".", "fixture-root", root_names, root_specs, 1},
+    {"apps/a", "a", a_names, a_specs, 2},
+    {"apps/b", "b", b_names, b_specs, 1},
+    {"apps/c", "c", c_names, c_specs, 2},
+    {"packages/ui", "ui", ui_names, ui_specs, 1},
 };
 #define N_IMP (sizeof importers / sizeof *importers)
 
 /* What each importer's closure holds, as "NAME VERSION" lines. */
 static const char *const want[N_IMP] = {
-	"kleur 4.1.5",
-	"is-number 6.0.0,is-number 7.0.0,is-odd 3.0.1,kleur 4.1.5",
-	"kleur 4.1.5,left-pad 1.3.0",
-	"is-number 6.0.0,kleur 4.1.5,ms 2.1.3",
-	"is-number 7.0.0,kleur 4.1.5",
+    "kleur 4.1.5",
+    "is-number 6.0.0,is-number 7.0.0,is-odd 3.0.1,kleur 4.1.5",
+    "kleur 4.1.5,left-pad 1.3.0",
+    "is-number 6.0.0,kleur 4.1.5,ms 2.1.3",
+    "is-number 7.0.0,kleur 4.1.5",
 };
 
 static char *read_all(const char *path, size_t *len)
@@ -146,7 +146,8 @@ static void test_pnpm_changes(void)
 	/* the same left-pad entry, quoted and as a flow mapping */
 	replace(&moved, &mlen, "  left-pad@1.3.0:\n    resolution: {integrity: ",
 		"  'left-pad@1.3.0':\n    resolution:\n      integrity: ");
-	replace(&moved, &mlen, "CBy/aVx2HrNcqQGsdot8ghrjyrvMCoEA==}", "CBy/aVx2HrNcqQGsdot8ghrjyrvMCoEA==");
+	replace(&moved, &mlen, "CBy/aVx2HrNcqQGsdot8ghrjyrvMCoEA==}",
+		"CBy/aVx2HrNcqQGsdot8ghrjyrvMCoEA==");
 	hashes(LOCK_PNPM, moved, mlen, after);
 	for (size_t i = 0; i < N_IMP; i++)
 		CHECK_STR(after[i], before[i]);
@@ -154,14 +155,17 @@ static void test_pnpm_changes(void)
 
 	char *bumped = xstrdup(text);
 	size_t blen = len;
-	replace(&bumped, &blen, "sha512-41Cifkg6e8TylSpdtTpeLVMqvSBEVzTttHvERD741+pnZ8ANv0004MRL43QKPDlK9cGvNp6NZWZUBlbGXYxxng==",
-		"sha512-AAAAkg6e8TylSpdtTpeLVMqvSBEVzTttHvERD741+pnZ8ANv0004MRL43QKPDlK9cGvNp6NZWZUBlbGXYxxng==");
+	replace(&bumped, &blen,
+		"sha512-41Cifkg6e8TylSpdtTpeLVMqvSBEVzTttHvERD741+"
+		"pnZ8ANv0004MRL43QKPDlK9cGvNp6NZWZUBlbGXYxxng==",
+		"sha512-AAAAkg6e8TylSpdtTpeLVMqvSBEVzTttHvERD741+"
+		"pnZ8ANv0004MRL43QKPDlK9cGvNp6NZWZUBlbGXYxxng==");
 	hashes(LOCK_PNPM, bumped, blen, after);
-	CHECK_STR(after[0], before[0]); /* root */
-	CHECK(strcmp(after[1], before[1]));  /* a, through ui */
-	CHECK_STR(after[2], before[2]); /* b */
-	CHECK_STR(after[3], before[3]); /* c */
-	CHECK(strcmp(after[4], before[4]));  /* ui */
+	CHECK_STR(after[0], before[0]);	    /* root */
+	CHECK(strcmp(after[1], before[1])); /* a, through ui */
+	CHECK_STR(after[2], before[2]);	    /* b */
+	CHECK_STR(after[3], before[3]);	    /* c */
+	CHECK(strcmp(after[4], before[4])); /* ui */
 	free(bumped);
 	free(text);
 }
@@ -216,8 +220,9 @@ static void test_diff(void)
 	strvec_push(&b, "react-dom 18.2.0 sha-B");
 	struct strbuf out = STRBUF_INIT;
 	lock_lines_diff(&a, &b, 8, &out);
-	CHECK_STR(out.buf, "left-pad 1.3.0 removed, lodash 4.17.21 added, react 18.2.0 \u2192 18.3.1, "
-			   "react-dom 18.2.0 (integrity changed)");
+	CHECK_STR(out.buf,
+		  "left-pad 1.3.0 removed, lodash 4.17.21 added, react 18.2.0 \u2192 18.3.1, "
+		  "react-dom 18.2.0 (integrity changed)");
 	strbuf_reset(&out);
 	lock_lines_diff(&a, &b, 2, &out);
 	CHECK_STR(out.buf, "left-pad 1.3.0 removed, lodash 4.17.21 added, and 2 more");
@@ -240,9 +245,11 @@ static void check_error(enum lock_format fmt, const char *text, const char *want
 
 static void test_errors(void)
 {
-	check_error(LOCK_PNPM, "lockfileVersion: 5.4\nimporters: {}\n", "lockfileVersion 5.4 is not read");
+	check_error(LOCK_PNPM, "lockfileVersion: 5.4\nimporters: {}\n",
+		    "lockfileVersion 5.4 is not read");
 	check_error(LOCK_PNPM, "lockfileVersion: '9.0'\npackages: [\n", "line ");
-	check_error(LOCK_NPM, "{\"lockfileVersion\": 1, \"dependencies\": {}}", "lockfileVersion 1 is not read");
+	check_error(LOCK_NPM, "{\"lockfileVersion\": 1, \"dependencies\": {}}",
+		    "lockfileVersion 1 is not read");
 	check_error(LOCK_NPM, "{\"lockfileVersion\": 3,", "not a JSON object");
 	check_error(LOCK_YARN, "# yarn lockfile v1\n\"a@1:\n  version \"1\"\n", "line 2");
 	check_error(LOCK_YARN, "  version \"1\"\n", "outside an entry");

@@ -155,9 +155,9 @@ static void test_decide(void)
 	 * "EVIL.TEST." reached a denied host under network: true) */
 	add(&rs, true, "Evil.Test.");
 	add(&rs, true, "*.bad.test");
-	const char *denied[] = {"evil.test", "evil.test.", "EVIL.TEST.", "Evil.Test",
-				"x.bad.test.", "X.BAD.TEST", "evil.example.com.",
-				"EVIL.example.COM."};
+	const char *denied[] = {"evil.test",	     "evil.test.",	 "EVIL.TEST.",
+				"Evil.Test",	     "x.bad.test.",	 "X.BAD.TEST",
+				"evil.example.com.", "EVIL.example.COM."};
 	for (size_t i = 0; i < sizeof denied / sizeof *denied; i++) {
 		if (netrules_decide(&rs, denied[i], 443, &exact) != NET_DENIED)
 			fprintf(stderr, "%s was not denied\n", denied[i]);
@@ -184,10 +184,22 @@ static void test_addresses(void)
 {
 	CHECK_INT(klass("93.184.216.34"), NET_PUBLIC);
 	CHECK_INT(klass("2606:2800:220:1::"), NET_PUBLIC);
-	const char *private[] = {"127.0.0.1", "10.1.2.3", "172.16.0.1", "172.31.255.255",
-				 "192.168.1.1", "169.254.1.1", "100.64.0.1", "0.0.0.0",
-				 "224.0.0.1", "::1", "::", "fc00::1", "fd12::1", "fe80::1",
-				 "::ffff:10.0.0.1", "::ffff:127.0.0.1"};
+	const char *private[] = {"127.0.0.1",
+				 "10.1.2.3",
+				 "172.16.0.1",
+				 "172.31.255.255",
+				 "192.168.1.1",
+				 "169.254.1.1",
+				 "100.64.0.1",
+				 "0.0.0.0",
+				 "224.0.0.1",
+				 "::1",
+				 "::",
+				 "fc00::1",
+				 "fd12::1",
+				 "fe80::1",
+				 "::ffff:10.0.0.1",
+				 "::ffff:127.0.0.1"};
 	for (size_t i = 0; i < sizeof private / sizeof *private; i++) {
 		if (klass(private[i]) != NET_PRIVATE)
 			fprintf(stderr, "  %s is not private\n", private[i]);

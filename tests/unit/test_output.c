@@ -352,7 +352,8 @@ static void test_summary(void)
 		die_errno("restoring stdout");
 	close(saved);
 	/* the no-op is counted apart, never as succeeded (issue 11) */
-	check_written("Tasks: 1 succeeded, 1 cached, 1 failed, 2 skipped (of 5; 1 with no command) in 1m23s\n");
+	check_written("Tasks: 1 succeeded, 1 cached, 1 failed, 2 skipped (of 5; 1 with no command) "
+		      "in 1m23s\n");
 }
 
 static void test_duration(void)

@@ -57,9 +57,15 @@ int main(void)
 	CHECK_STR(j, "/abs");
 	free(j);
 	static const char *const joins[][3] = {
-	    {"/w/p", "src/a.txt", "/w/p/src/a.txt"}, {"/", "x", "/x"},    {"a", "./b", "a/b"},
-	    {"a/", "b", "a/b"},			     {".", "b", "b"},	  {"a", "..", "."},
-	    {"/w", "b/", "/w/b"},		     {"w", ".x", "w/.x"}, {"", "b/../c", "c"},
+	    {"/w/p", "src/a.txt", "/w/p/src/a.txt"},
+	    {"/", "x", "/x"},
+	    {"a", "./b", "a/b"},
+	    {"a/", "b", "a/b"},
+	    {".", "b", "b"},
+	    {"a", "..", "."},
+	    {"/w", "b/", "/w/b"},
+	    {"w", ".x", "w/.x"},
+	    {"", "b/../c", "c"},
 	};
 	for (size_t i = 0; i < sizeof joins / sizeof *joins; i++) {
 		j = path_join(joins[i][0], joins[i][1]);

@@ -46,8 +46,8 @@ static void upstream(int lfd)
 		head[n] = 0;
 		char out[9000];
 		if (!strncmp(head, "GET /big ", 9)) {
-			int h = snprintf(out, sizeof out, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n",
-					 BIG);
+			int h = snprintf(out, sizeof out,
+					 "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", BIG);
 			if (write(fd, out, (size_t)h) < 0)
 				_exit(1);
 			char *body = malloc(BIG);
@@ -61,8 +61,9 @@ static void upstream(int lfd)
 			}
 			free(body);
 		} else {
-			int h = snprintf(out, sizeof out,
-					 "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n\r\n%s", n, head);
+			int h =
+			    snprintf(out, sizeof out,
+				     "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n\r\n%s", n, head);
 			if (write(fd, out, (size_t)h) < 0)
 				_exit(1);
 		}

@@ -302,8 +302,8 @@ static void test_corrupt(void)
 	    "VXREADS 2\nF 1 2 9 4 5 2 9\n/x\nabc\n", /* cut short */
 	    "VXREADS 2\nF 1 2 3 4 5 2 4\n/x\nabc\n", /* F with a length not its size */
 	    "VXREADS 2\nQ 1 2 3 4 5 2 3\n/x\nabc\n", /* no such record */
-	    "VXREADS 2\nB 1 2 3 4 5 2 3\nx\nabc\n",	 /* a relative path */
-	    "VXREADS 1\n1 2 3 4 5 2\n/x\nabc\n",	 /* another version: silently */
+	    "VXREADS 2\nB 1 2 3 4 5 2 3\nx\nabc\n",  /* a relative path */
+	    "VXREADS 1\n1 2 3 4 5 2\n/x\nabc\n",     /* another version: silently */
 	};
 	char *x = xasprintf("%s/x", root);
 	fs_write(root, "x", "abc", 0644);

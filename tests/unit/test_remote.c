@@ -52,8 +52,14 @@ static void test_status(void)
 		CHECK_STR(st, cases[k][1]);
 		free(st);
 	}
-	const char *bad[] = {"", "{}", "{\"status\":1}", "{\"status\":\"\"}", "{\"status\":\"en abled\"}",
-			     "{\"status\":\"enabled", "{\"status\"}", "<html>"};
+	const char *bad[] = {"",
+			     "{}",
+			     "{\"status\":1}",
+			     "{\"status\":\"\"}",
+			     "{\"status\":\"en abled\"}",
+			     "{\"status\":\"enabled",
+			     "{\"status\"}",
+			     "<html>"};
 	for (size_t k = 0; k < sizeof bad / sizeof *bad; k++)
 		CHECK(remote_status_parse(bad[k]) == NULL);
 }
@@ -109,9 +115,14 @@ static int body_of(const char *name)
 	}
 	fs_write(proj, "dist/out.txt", "built\n", 0644);
 	const char *outputs[] = {"dist/out.txt"};
-	struct entry_save_request req = {.key = KEY, .task = "p#build", .project_dir = proj,
-					 .outputs = outputs, .n_outputs = 1, .log_fd = -1,
-					 .log = "log\n", .log_len = 4};
+	struct entry_save_request req = {.key = KEY,
+					 .task = "p#build",
+					 .project_dir = proj,
+					 .outputs = outputs,
+					 .n_outputs = 1,
+					 .log_fd = -1,
+					 .log = "log\n",
+					 .log_len = 4};
 	CHECK_INT(entry_save(&a, &req, NULL), 0);
 	char *head;
 	size_t head_len;

@@ -37,8 +37,8 @@ static int lookup(const char *host, int port, struct addrinfo **out)
 		return EAI_NONAME;
 	char service[8];
 	snprintf(service, sizeof service, "%d", port);
-	struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM,
-				 .ai_flags = AI_NUMERICHOST};
+	struct addrinfo hints = {
+	    .ai_family = AF_INET, .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICHOST};
 	return getaddrinfo("127.0.0.1", service, &hints, out);
 }
 

@@ -90,8 +90,9 @@ static void test_argv(void)
 	r.host_init = xstrdup("/opt/vx/bin/vx-sandbox-init");
 	strbuf_reset(&out);
 	sandbox_show(&r, "make all", &out);
-	CHECK(!strncmp(out.buf, "/opt/vx/bin/vx-sandbox-init\n--die-with-parent\n/usr/bin/strace\n-f\n",
-		       strlen("/opt/vx/bin/vx-sandbox-init\n--die-with-parent\n/usr/bin/strace\n-f\n")));
+	CHECK(!strncmp(
+	    out.buf, "/opt/vx/bin/vx-sandbox-init\n--die-with-parent\n/usr/bin/strace\n-f\n",
+	    strlen("/opt/vx/bin/vx-sandbox-init\n--die-with-parent\n/usr/bin/strace\n-f\n")));
 	CHECK(strstr(out.buf, "\n/run/vx/t1/log\n/usr/bin/bwrap\n--die-with-parent\n") != NULL);
 	free(r.host_init);
 	r.host_init = NULL; /* the script's way: strace first */

@@ -38,10 +38,9 @@ int main(void)
 	char *s = joined(&out);
 	/* what a plain task gets (host), but what authenticates (issue 40:
 	 * only a shell's basics passed, so CI was dropped) */
-	CHECK_STR(
-	    s,
-	    "HOME=/home/u LC_ALL=C.UTF-8 MODE=ci NODE_ENV=prod PATH=/usr/bin RANDOM_VAR=1 TEMP=/tmp "
-	    "TERM=xterm TMP=/tmp TMPDIR=/tmp VX_TASK=a#build");
+	CHECK_STR(s, "HOME=/home/u LC_ALL=C.UTF-8 MODE=ci NODE_ENV=prod PATH=/usr/bin RANDOM_VAR=1 "
+		     "TEMP=/tmp "
+		     "TERM=xterm TMP=/tmp TMPDIR=/tmp VX_TASK=a#build");
 	free(s);
 	strvec_clear(&out);
 
@@ -52,7 +51,8 @@ int main(void)
 	CHECK(strstr(err.buf, "'NPM_TOKEN' looks like a credential") != NULL);
 	/* The same rule alone names the entry, for the caller's FILE:LINE:COL. */
 	const char *pass3[] = {"NODE_ENV", "GH_TOKEN", "NPM_TOKEN"};
-	struct env_input only = {.pass_through = pass3, .n_pass = 3, .pass_secrets = pass2, .n_secrets = 1};
+	struct env_input only = {
+	    .pass_through = pass3, .n_pass = 3, .pass_secrets = pass2, .n_secrets = 1};
 	strbuf_reset(&err);
 	CHECK_INT(env_refused(&only, &err), 1);
 	CHECK(strstr(err.buf, "'GH_TOKEN'") != NULL);

@@ -247,7 +247,7 @@ static void test_sees(void)
 		CHECK(sandbox_request_sees(&req, a));
 		CHECK(sandbox_request_sees(&req, secret)); /* granted from outside the project */
 		CHECK(sandbox_request_sees(&req, dist)); /* the own project: readable (issue 11) */
-		CHECK(!sandbox_request_sees(&req, lib));   /* a nested project */
+		CHECK(!sandbox_request_sees(&req, lib)); /* a nested project */
 		CHECK(!sandbox_request_sees(&req, git));
 		CHECK(!sandbox_request_sees(&req, sib)); /* under the private /tmp */
 		CHECK(sandbox_request_sees(&req, "/usr/bin/env"));
@@ -352,11 +352,11 @@ static void test_toolchain(void)
 		const char *dir, *home, *grant;
 	} cases[] = {
 	    {"/h/.nvm/versions/node/v20/bin", "/h", "/h/.nvm/versions/node/v20"},
-	    {"/h/bin", "/h", "/h/bin"},	 /* the prefix would be home: the bin/ alone */
+	    {"/h/bin", "/h", "/h/bin"}, /* the prefix would be home: the bin/ alone */
 	    {"/h", "/h", "/h"},
 	    {"/h/.cargo/tools", "/h", "/h/.cargo/tools"}, /* not a bin/ */
-	    {"/opt/x/bin", "/h", "/opt/x/bin"},	      /* not under home */
-	    {"/hx/bin/bin", "/h", "/hx/bin/bin"},	      /* a sibling of home's name */
+	    {"/opt/x/bin", "/h", "/opt/x/bin"},		  /* not under home */
+	    {"/hx/bin/bin", "/h", "/hx/bin/bin"},	  /* a sibling of home's name */
 	    {"/opt/x/bin", NULL, "/opt/x/bin"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {

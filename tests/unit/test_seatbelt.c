@@ -212,11 +212,11 @@ static void glob_agrees(const char *glob, const char *const *paths)
 
 static void test_globs_agree(void)
 {
-	const char *const p1[] = {"src/a.ts", "src/x/y/b.ts", "src/a.js", "src.ts", "lib/a.ts",
-				  "src/.hidden.ts", NULL};
+	const char *const p1[] = {"src/a.ts", "src/x/y/b.ts",	"src/a.js", "src.ts",
+				  "lib/a.ts", "src/.hidden.ts", NULL};
 	glob_agrees("src/**/*.ts", p1);
-	const char *const p2[] = {"data/a1.csv", "data/c9.csv", "data/d1.csv", "data/a12.csv",
-				  "data/a/.csv", NULL};
+	const char *const p2[] = {"data/a1.csv",  "data/c9.csv", "data/d1.csv",
+				  "data/a12.csv", "data/a/.csv", NULL};
 	glob_agrees("data/[a-c]?.csv", p2);
 	const char *const p3[] = {"x/a", "x/.a", "x/ab", NULL};
 	glob_agrees("x/[!.]*", p3);
@@ -271,9 +271,9 @@ static void test_goldens(void)
 	req_free(&r);
 
 	req_init(&r, "packages/app");
-	const char *b_reads[] = {"gen\\[1\\].txt", "data/[a-c]?.csv", "x/[!.]*",
-				 "lit\\*star.txt", "q\\?/*.md", "odd\"quote/*", "sp ace/(v1)+.js",
-				 "y/[[.a.]]x"};
+	const char *b_reads[] = {"gen\\[1\\].txt",  "data/[a-c]?.csv", "x/[!.]*",
+				 "lit\\*star.txt",  "q\\?/*.md",       "odd\"quote/*",
+				 "sp ace/(v1)+.js", "y/[[.a.]]x"};
 	r.in.allow_read = b_reads;
 	r.in.n_read = 8;
 	golden("brackets", &r.in);
@@ -388,8 +388,9 @@ static void test_refusals(void)
 	const char *deny_glob[] = {".github/workflows/*.yml"};
 	r.in.allow_write = deny_glob;
 	got = profile(&r.in);
-	CHECK(!strncmp(got, "ERR write grant '.github/workflows/*.yml' names "
-			    "@ROOT@/ws/packages/app/.github/workflows, a mandatory deny",
+	CHECK(!strncmp(got,
+		       "ERR write grant '.github/workflows/*.yml' names "
+		       "@ROOT@/ws/packages/app/.github/workflows, a mandatory deny",
 		       95));
 	free(got);
 	/* the files that decide what vx runs: read-only inside a write grant
@@ -405,8 +406,10 @@ static void test_refusals(void)
 	r.in.allow_write = cfg_w;
 	r.in.n_write = 2;
 	got = profile(&r.in);
-	CHECK(strstr(got, "(deny file-write* (literal \"@ROOT@/ws/packages/app/vx.yaml\"))") != NULL);
-	CHECK(strstr(got, "(deny file-write* (literal \"@ROOT@/ws/packages/app/package.json\"))") == NULL);
+	CHECK(strstr(got, "(deny file-write* (literal \"@ROOT@/ws/packages/app/vx.yaml\"))") !=
+	      NULL);
+	CHECK(strstr(got, "(deny file-write* (literal \"@ROOT@/ws/packages/app/package.json\"))") ==
+	      NULL);
 	CHECK(strstr(got, "packages/lib/vx.yaml") == NULL);
 	free(got);
 	r.in.n_write = 1;
@@ -429,9 +432,10 @@ static void test_refusals(void)
 	const char *link_w[] = {"out/"};
 	r.in.allow_write = link_w;
 	got = profile(&r.in);
-	CHECK_STR(got, "ERR write grant 'out/' leads through a link to @ROOT@/elsewhere/out, outside "
-		       "the project @ROOT@/ws/packages/app; grant the real path, or replace the link "
-		       "with a directory\n");
+	CHECK_STR(got,
+		  "ERR write grant 'out/' leads through a link to @ROOT@/elsewhere/out, outside "
+		  "the project @ROOT@/ws/packages/app; grant the real path, or replace the link "
+		  "with a directory\n");
 	free(got);
 	const char *glob_w[] = {"out/*.js"};
 	r.in.allow_write = glob_w;
@@ -446,7 +450,8 @@ static void test_refusals(void)
 	CHECK(!strncmp(got, "(version 1)", 11)); /* the real path, outside: granted */
 	free(got);
 	/* the project reached through a link itself: its own grants stand */
-	char *wslink = xasprintf("%s/wslink", root), *via = xasprintf("%s/wslink/packages/app", root);
+	char *wslink = xasprintf("%s/wslink", root),
+	     *via = xasprintf("%s/wslink/packages/app", root);
 	if (symlink("ws", wslink))
 		die_errno("symlink %s", wslink);
 	const char *dist_w[] = {"dist/"};
@@ -454,7 +459,8 @@ static void test_refusals(void)
 	r.in.project_dir = via;
 	r.in.workspace_root = wslink;
 	got = profile(&r.in);
-	CHECK(strstr(got, "(allow file-read* file-write* (subpath \"@ROOT@/ws/packages/app/dist\"))"));
+	CHECK(strstr(got,
+		     "(allow file-read* file-write* (subpath \"@ROOT@/ws/packages/app/dist\"))"));
 	free(got);
 	r.in.project_dir = r.proj;
 	r.in.workspace_root = r.ws;
@@ -483,12 +489,13 @@ static void test_note(void)
 	r.in.n_read = 1;
 	struct strbuf n = STRBUF_INIT;
 	seatbelt_failure_note(&r.in, 0, "app#build", &n);
-	CHECK_STR(n.buf, "it ran under a Seatbelt profile: reads of the OS roots, its project and "
-			 "its TMPDIR, its PATH's toolchain, writes to its TMPDIR; allow.read: src/; "
-			 "no network. macOS reported no denial of it: the OS does not always report "
-			 "what a profile applied by sandbox-exec refused, so an access outside these "
-			 "may have failed without a word. `vx sandbox show app#build --platform "
-			 "darwin` prints the whole profile");
+	CHECK_STR(n.buf,
+		  "it ran under a Seatbelt profile: reads of the OS roots, its project and "
+		  "its TMPDIR, its PATH's toolchain, writes to its TMPDIR; allow.read: src/; "
+		  "no network. macOS reported no denial of it: the OS does not always report "
+		  "what a profile applied by sandbox-exec refused, so an access outside these "
+		  "may have failed without a word. `vx sandbox show app#build --platform "
+		  "darwin` prints the whole profile");
 	strbuf_reset(&n);
 	seatbelt_failure_note(&r.in, 2, "app#build", &n);
 	CHECK(!strstr(n.buf, "reported no denial"));
@@ -513,7 +520,8 @@ static void test_linked(void)
 {
 	struct req r;
 	req_init(&r, "packages/app");
-	char *lib = xasprintf("%s/ws/packages/lib", root), *util = xasprintf("%s/ws/packages/util", root);
+	char *lib = xasprintf("%s/ws/packages/lib", root),
+	     *util = xasprintf("%s/ws/packages/util", root);
 	const char *linked[] = {r.ws, lib, r.proj, util};
 	const char *keyed[] = {lib, util};
 	r.in.linked_projects = linked;
@@ -521,7 +529,8 @@ static void test_linked(void)
 	r.in.keyed_projects = keyed;
 	r.in.n_keyed = 2;
 	char *text = profile(&r.in);
-	CHECK(strstr(text, "(allow file-read* (subpath \"@ROOT@/ws/packages/lib\")) ; a linked workspace package (packages/lib)"));
+	CHECK(strstr(text, "(allow file-read* (subpath \"@ROOT@/ws/packages/lib\")) ; a linked "
+			   "workspace package (packages/lib)"));
 	CHECK(strstr(text, "(subpath \"@ROOT@/ws/packages/util\")"));
 	CHECK(!strstr(text, "(subpath \"@ROOT@/ws\")"));
 	CHECK(!strstr(text, "a linked workspace package (.)"));
@@ -578,7 +587,8 @@ static void test_sockets(void)
 	mk("home/.ssh");
 	mk("home/run");
 	mk("ws/packages/app");
-	const char *made[] = {"home/run/agent.sock", "home/.ssh/agent.sock", "ws/packages/app/db.sock"};
+	const char *made[] = {"home/run/agent.sock", "home/.ssh/agent.sock",
+			      "ws/packages/app/db.sock"};
 	int fds[3];
 	for (int i = 0; i < 3; i++) {
 		struct sockaddr_un a = {.sun_family = AF_UNIX};

@@ -34,7 +34,8 @@ static const struct want cases[] = {
     {"Sandbox: cat(1234) deny(1) file-read-data /Users/me/p/secret.txt", 1, "cat", 1234, true, 1,
      "file-read-data", "/Users/me/p/secret.txt", "/Users/me/p/secret.txt", ACCESS_READ},
     {"Sandbox: ls(77) deny(1) file-read-metadata /private/etc/master.passwd", 1, "ls", 77, true, 1,
-     "file-read-metadata", "/private/etc/master.passwd", "/private/etc/master.passwd", ACCESS_PROBE},
+     "file-read-metadata", "/private/etc/master.passwd", "/private/etc/master.passwd",
+     ACCESS_PROBE},
     {"Sandbox: touch(8) deny(1) file-write-create /Users/me/p/out/a.o", 1, "touch", 8, true, 1,
      "file-write-create", "/Users/me/p/out/a.o", "/Users/me/p/out/a.o", ACCESS_WRITE},
     {"Sandbox: cc1(91) deny(1) file-write-data /Users/me/p/src/x.c", 1, "cc1", 91, true, 1,
@@ -51,9 +52,9 @@ static const struct want cases[] = {
      "process-exec", "/usr/local/bin/python3", "/usr/local/bin/python3", ACCESS_EXEC},
     {"Sandbox: node(4321) deny(1) network-outbound 140.82.112.3:443", 1, "node", 4321, true, 1,
      "network-outbound", "140.82.112.3:443", "140.82.112.3:443", ACCESS_CONNECT},
-    {"Sandbox: curl(13) deny(1) network-outbound /private/var/run/mDNSResponder", 1, "curl", 13, true,
-     1, "network-outbound", "/private/var/run/mDNSResponder", "/private/var/run/mDNSResponder",
-     ACCESS_CONNECT},
+    {"Sandbox: curl(13) deny(1) network-outbound /private/var/run/mDNSResponder", 1, "curl", 13,
+     true, 1, "network-outbound", "/private/var/run/mDNSResponder",
+     "/private/var/run/mDNSResponder", ACCESS_CONNECT},
     /* the addressless record a dual-stack retry leaves: nothing refused */
     {"Sandbox: node(14) deny(1) network-outbound", 1, "node", 14, true, 1, "network-outbound", "",
      NULL, 0},
@@ -65,9 +66,10 @@ static const struct want cases[] = {
     {"Sandbox: swift(17) deny(1) iokit-open IOSurfaceRootUserClient", 1, "swift", 17, true, 1,
      "iokit-open", "IOSurfaceRootUserClient", NULL, 0},
     /* names with spaces and parentheses; a path with spaces */
-    {"Sandbox: Google Chrome Helper (Renderer)(2468) deny(1) file-read-data /Users/me/My Files/a b.txt",
-     1, "Google Chrome Helper (Renderer)", 2468, true, 1, "file-read-data", "/Users/me/My Files/a b.txt",
-     "/Users/me/My Files/a b.txt", ACCESS_READ},
+    {"Sandbox: Google Chrome Helper (Renderer)(2468) deny(1) file-read-data /Users/me/My Files/a "
+     "b.txt",
+     1, "Google Chrome Helper (Renderer)", 2468, true, 1, "file-read-data",
+     "/Users/me/My Files/a b.txt", "/Users/me/My Files/a b.txt", ACCESS_READ},
     /* repeats coalesced */
     {"2 duplicate reports for Sandbox: cat(1234) deny(1) file-read-data /Users/me/p/secret.txt", 1,
      "cat", 1234, true, 3, "file-read-data", "/Users/me/p/secret.txt", "/Users/me/p/secret.txt",
@@ -86,8 +88,10 @@ static const struct want cases[] = {
      "file-read-data", "/Users/me/p/../shared/x.h", "/Users/me/p/../shared/x.h", ACCESS_READ},
     /* `log stream --style ndjson`: the message carries the record */
     {"{\"traceID\":1,\"eventMessage\":\"Sandbox: cat(1234) deny(1) file-read-data /Users/me/x\","
-     "\"eventType\":\"logEvent\",\"subsystem\":\"com.apple.sandbox.reporting\",\"category\":\"violation\","
-     "\"processID\":0,\"processImagePath\":\"/kernel\",\"timestamp\":\"2026-09-01 10:00:00.000000+0000\"}",
+     "\"eventType\":\"logEvent\",\"subsystem\":\"com.apple.sandbox.reporting\",\"category\":"
+     "\"violation\","
+     "\"processID\":0,\"processImagePath\":\"/kernel\",\"timestamp\":\"2026-09-01 "
+     "10:00:00.000000+0000\"}",
      1, "cat", 1234, true, 1, "file-read-data", "/Users/me/x", "/Users/me/x", ACCESS_READ},
     {"{\"eventMessage\":\"node(55) deny(1) network-outbound 1.1.1.1:53\",\"subsystem\":"
      "\"com.apple.sandbox.reporting\",\"category\":\"violation\",\"processID\":99}",
@@ -95,8 +99,8 @@ static const struct want cases[] = {
     /* not sandbox records */
     {"{\"eventMessage\":\"hello\",\"subsystem\":\"com.apple.network\"}", 0, NULL, 0, false, 0, NULL,
      NULL, NULL, 0},
-    {"Filtering the log data using \"subsystem == \\\"com.apple.sandbox.reporting\\\"\"", 0, NULL, 0,
-     false, 0, NULL, NULL, NULL, 0},
+    {"Filtering the log data using \"subsystem == \\\"com.apple.sandbox.reporting\\\"\"", 0, NULL,
+     0, false, 0, NULL, NULL, NULL, 0},
     {"", 0, NULL, 0, false, 0, NULL, NULL, NULL, 0},
     /* looks like one and does not parse */
     {"Sandbox: cat deny(1) file-read-data /x", -1, NULL, 0, false, 0, NULL, NULL, NULL, 0},

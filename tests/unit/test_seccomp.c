@@ -26,13 +26,34 @@
 #define NCALLS 28
 
 static const char *const names[NCALLS] = {
-    "io_uring_setup", "io_uring_enter", "io_uring_register", "io_uring_setup x32",
-    "openat2", "keyctl", "add_key", "request_key",
-    "chmod 4755", "fchmod 2755", "fchmodat 6755", "open O_CREAT 4755",
-    "openat O_CREAT 2755", "creat 4755", "mknod S_IFREG|4755", "seccomp NEW_LISTENER",
-    "chmod 0755", "fchmod 0644", "open O_CREAT 0644", "openat 0 with setid bits, no create",
-    "mknod S_IFREG|0644", "getpid", "open /dev/null", "seccomp GET_ACTION_AVAIL",
-    "clone CLONE_UNTRACED", "clone3", "fork", "pthread_create",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "io_uring_setup x32",
+    "openat2",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "chmod 4755",
+    "fchmod 2755",
+    "fchmodat 6755",
+    "open O_CREAT 4755",
+    "openat O_CREAT 2755",
+    "creat 4755",
+    "mknod S_IFREG|4755",
+    "seccomp NEW_LISTENER",
+    "chmod 0755",
+    "fchmod 0644",
+    "open O_CREAT 0644",
+    "openat 0 with setid bits, no create",
+    "mknod S_IFREG|0644",
+    "getpid",
+    "open /dev/null",
+    "seccomp GET_ACTION_AVAIL",
+    "clone CLONE_UNTRACED",
+    "clone3",
+    "fork",
+    "pthread_create",
 };
 
 static void *thread_main(void *arg)
@@ -132,10 +153,10 @@ int main(void)
 	CHECK(read(p[0], res, sizeof res) == (ssize_t)sizeof res);
 	int st;
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	int want[NCALLS] = {ENOSYS, ENOSYS, ENOSYS, ENOSYS, ENOSYS, ENOSYS, ENOSYS, ENOSYS,
-			    EPERM,  EPERM,  EPERM,  EPERM,  EPERM,  EPERM,  EPERM,  EPERM,
-			    0,	    0,	    0,	    0,	    0,	    0,	    0,	    0,
-			    EPERM,  ENOSYS, 0,	    0};
+	int want[NCALLS] = {ENOSYS, ENOSYS, ENOSYS, ENOSYS, ENOSYS, ENOSYS, ENOSYS,
+			    ENOSYS, EPERM,  EPERM,  EPERM,  EPERM,  EPERM,  EPERM,
+			    EPERM,  EPERM,  0,	    0,	    0,	    0,	    0,
+			    0,	    0,	    0,	    EPERM,  ENOSYS, 0,	    0};
 	for (int i = 0; i < NCALLS; i++) {
 		if (res[i] != want[i])
 			fprintf(stderr, "%s: got %s, want %s\n", names[i], strerror(res[i]),

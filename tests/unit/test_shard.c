@@ -18,8 +18,8 @@ static void test_parse(void)
 	CHECK_INT(shard_parse("3/4", &i, &n), 0);
 	CHECK_INT(i, 2);
 	CHECK_INT(n, 4);
-	const char *bad[] = {"", "1", "/4", "1/", "0/4", "5/4", "1/0", "-1/4", "1/4x", "a/b",
-			     "1//4", " 1/4", "1/2000", "1/99999"};
+	const char *bad[] = {"",     "1",    "/4",  "1/",   "0/4",  "5/4",    "1/0",
+			     "-1/4", "1/4x", "a/b", "1//4", " 1/4", "1/2000", "1/99999"};
 	for (size_t k = 0; k < sizeof bad / sizeof *bad; k++)
 		CHECK_INT(shard_parse(bad[k], &i, &n), -1);
 }
@@ -89,7 +89,8 @@ static void test_deterministic(void)
 	struct shard_task t[40], u[40];
 	for (size_t k = 0; k < 40; k++) {
 		snprintf(ids[k], sizeof ids[k], "p%02zu#build", k);
-		t[k] = (struct shard_task){.id = ids[k], .weight_ms = k % 3 ? -1 : (long long)(k * 7 % 50)};
+		t[k] = (struct shard_task){.id = ids[k],
+					   .weight_ms = k % 3 ? -1 : (long long)(k * 7 % 50)};
 	}
 	/* The same tasks reversed, then rotated: discovery order must not matter. */
 	for (size_t k = 0; k < 40; k++)
@@ -128,11 +129,13 @@ static void test_timings(void)
 		 "{\"id\":\"gone#build\",\"status\":\"succeeded\",\"durationMs\":9}]}",
 		 0644);
 	fs_write(dir, "runs/20260102T000000Z-1.json",
-		 "{\"tasks\":[{\"id\":\"a#build\",\"status\":\"succeeded\",\"durationMs\":700}]}", 0644);
+		 "{\"tasks\":[{\"id\":\"a#build\",\"status\":\"succeeded\",\"durationMs\":700}]}",
+		 0644);
 	fs_write(dir, "runs/notes.txt", "not a summary", 0644);
 	fs_write(dir, "bad.json", "{\"version\":1}", 0644);
 	fs_write(dir, "torn.json", "{\"tasks\":[", 0644);
-	struct shard_task t[] = {{.id = "a#build", .weight_ms = -1}, {.id = "b#build", .weight_ms = -1}};
+	struct shard_task t[] = {{.id = "a#build", .weight_ms = -1},
+				 {.id = "b#build", .weight_ms = -1}};
 	char *runs = xasprintf("%s/runs", dir);
 	CHECK_INT(shard_timings_load(runs, t, 2), 0);
 	CHECK_INT(t[0].weight_ms, 700); /* the later file wins */

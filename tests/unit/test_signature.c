@@ -55,8 +55,8 @@ int main(void)
 	CHECK_INT(signature_verify(KEY, HASH, "", fd, 0, size, TAG_TEAM), 0);
 	/* the hash, the key, the body are signed */
 	CHECK_INT(signature_verify(KEY, "b70be7cbfaeef94b", "team_xyz", fd, 0, size, TAG_TEAM), 0);
-	CHECK_INT(signature_verify("0123456789abcdef0123456789abcdeF", HASH, "team_xyz", fd, 0, size,
-				   TAG_TEAM),
+	CHECK_INT(signature_verify("0123456789abcdef0123456789abcdeF", HASH, "team_xyz", fd, 0,
+				   size, TAG_TEAM),
 		  0);
 	CHECK_INT(signature_verify(KEY, HASH, "team_xyz", fd, 1, size - 1, TAG_TEAM), 0);
 	/* the length prefixes: moving a byte from the hash to the team is

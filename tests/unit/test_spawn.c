@@ -49,7 +49,8 @@ int main(void)
 	char *killed[] = {"sh", "-c", "kill -TERM $$", NULL};
 	CHECK_INT(spawn_capture(killed, NULL, NULL, NULL), 128 + SIGTERM);
 	int sig = -1;
-	CHECK_INT(spawn_exit_code(SIGKILL, &sig), 128 + SIGKILL); /* raw status of a SIGKILL death */
+	CHECK_INT(spawn_exit_code(SIGKILL, &sig),
+		  128 + SIGKILL); /* raw status of a SIGKILL death */
 	CHECK_INT(sig, SIGKILL);
 	CHECK_INT(spawn_exit_code(7 << 8, &sig), 7);
 	CHECK_INT(sig, 0);

@@ -226,16 +226,17 @@ static void test_shared_tables(void)
 
 	/* issue 37: a thread that unshares its cwd or its descriptor table
 	 * takes copies; its chdir and its fd numbers are its own after */
-	r = parse_text("2 clone(child_stack=0x1, flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_THREAD) = 3\n"
-		       "3 unshare(CLONE_FS) = 0\n"
-		       "3 chdir(\"/elsewhere\") = 0\n"
-		       "2 openat(AT_FDCWD, \"main-rel\", O_RDONLY) = 4\n"
-		       "3 openat(AT_FDCWD, \"thread-rel\", O_RDONLY) = 5\n"
-		       "3 unshare(CLONE_FILES) = 0\n"
-		       "3 openat(AT_FDCWD, \"/data\", O_RDONLY|O_DIRECTORY) = 6\n"
-		       "2 openat(AT_FDCWD, \"/other\", O_RDONLY|O_DIRECTORY) = 6\n"
-		       "3 openat(6, \"via-six\", O_RDONLY) = 7\n"
-		       "2 openat(6, \"main-six\", O_RDONLY) = 7\n");
+	r = parse_text(
+	    "2 clone(child_stack=0x1, flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_THREAD) = 3\n"
+	    "3 unshare(CLONE_FS) = 0\n"
+	    "3 chdir(\"/elsewhere\") = 0\n"
+	    "2 openat(AT_FDCWD, \"main-rel\", O_RDONLY) = 4\n"
+	    "3 openat(AT_FDCWD, \"thread-rel\", O_RDONLY) = 5\n"
+	    "3 unshare(CLONE_FILES) = 0\n"
+	    "3 openat(AT_FDCWD, \"/data\", O_RDONLY|O_DIRECTORY) = 6\n"
+	    "2 openat(AT_FDCWD, \"/other\", O_RDONLY|O_DIRECTORY) = 6\n"
+	    "3 openat(6, \"via-six\", O_RDONLY) = 7\n"
+	    "2 openat(6, \"main-six\", O_RDONLY) = 7\n");
 	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/main-rel"), 0);
 	CHECK_INT(err_of(&r, ACCESS_READ, "/elsewhere/thread-rel"), 0);
 	CHECK_INT(err_of(&r, ACCESS_READ, "/data/via-six"), 0);
@@ -458,7 +459,7 @@ static void test_proc_paths(void)
 	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/src/a.ts"), 0);
 	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/lib/x.js"), ENOENT);
 	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/b/y"), ENOENT);
-	CHECK_INT(err_of(&r, ACCESS_READ, "/proc/self/status"), 0); /* procfs itself */
+	CHECK_INT(err_of(&r, ACCESS_READ, "/proc/self/status"), 0);   /* procfs itself */
 	CHECK_INT(err_of(&r, ACCESS_READ, "/proc/99/cwd/z"), ENOENT); /* a pid never traced */
 	/* issue 37: the task/TID forms and the root of a process the trace
 	 * does not know (bwrap, pid 1) reach the file system too; a thread
@@ -482,7 +483,8 @@ static void test_wrapped(void)
 	    "10 openat(AT_FDCWD, \"/proc/self/fd/11\", O_RDONLY) = 3\n"
 	    "10 clone(child_stack=NULL, flags=CLONE_NEWNS|CLONE_NEWPID|SIGCHLD) = 11\n"
 	    "11 mkdir(\"/newroot/ws/app/dist\", 0755) = -1 EEXIST (File exists)\n"
-	    "11 openat(AT_FDCWD, \"/oldroot/ws/app/secret\", O_RDONLY) = -1 ENOENT (No such file or "
+	    "11 openat(AT_FDCWD, \"/oldroot/ws/app/secret\", O_RDONLY) = -1 ENOENT (No such file "
+	    "or "
 	    "directory)\n"
 	    "11 clone(child_stack=NULL, flags=SIGCHLD) = 2 /* 12 in strace's PID NS */\n"
 	    "12 chdir(\"/ws/app/src\") = 0\n"

@@ -12,7 +12,7 @@ int main(void)
 	size_t v = 0;
 	CHECK(strmap_get(&m, "openat", &v) && v == 1);
 	CHECK(strmap_getn(&m, "openat2", 4, &v) && v == 2);
-	CHECK(!strmap_getn(&m, "open\0at", 7, &v));  /* a NUL inside: no key matches */
+	CHECK(!strmap_getn(&m, "open\0at", 7, &v));   /* a NUL inside: no key matches */
 	CHECK(!strmap_getn(&m, "openat\0\0", 8, &v)); /* longer than any key */
 	CHECK(!strmap_get(&m, "ope", &v));
 	for (size_t i = 0; i < 1000; i++) /* growth keeps every key */

@@ -41,29 +41,31 @@ static void test_fields(void)
 	setenv("NEXT_PUBLIC_SECRET", "3", 1);
 	struct config *cfg = empty();
 	capture_begin();
-	int rc = parse("{\n"
-		       "  // a comment, \"quoted\" inside\n"
-		       "  \"$schema\": \"https://turbo.build/schema.json\", /* and another */\n"
-		       "  \"globalDependencies\": [\".env\", \"tsconfig.json\",],\n"
-		       "  \"globalEnv\": [\"CI\"],\n"
-		       "  \"ui\": \"tui\",\n"
-		       "  \"tasks\": {\n"
-		       "    \"build\": {\n"
-		       "      \"dependsOn\": [\"^build\", \"codegen\", \"//#gen\"],\n"
-		       "      \"inputs\": [\"src/**\", \"!src/**/*.test.ts\", \"$TURBO_ROOT$/shared/x.json\"],\n"
-		       "      \"outputs\": [\"dist/**\", \"!dist/cache/**\"],\n"
-		       "      \"env\": [\"API_URL\", \"NEXT_PUBLIC_*\", \"!NEXT_PUBLIC_SECRET\"],\n"
-		       "      \"passThroughEnv\": [\"AWS_*\"],\n"
-		       "      \"outputLogs\": \"new-only\",\n"
-		       "      \"fancy\": 1,\n"
-		       "    },\n"
-		       "    \"dev\": {\"cache\": false, \"persistent\": true, \"interruptible\": true},\n"
-		       "    \"web#build\": {\"outputs\": [\".next/**\"]},\n"
-		       "    \"//#gen\": {\"cache\": false}\n"
-		       "  },\n"
-		       "  \"mystery\": true\n"
-		       "}\n",
-		       cfg);
+	int rc = parse(
+	    "{\n"
+	    "  // a comment, \"quoted\" inside\n"
+	    "  \"$schema\": \"https://turbo.build/schema.json\", /* and another */\n"
+	    "  \"globalDependencies\": [\".env\", \"tsconfig.json\",],\n"
+	    "  \"globalEnv\": [\"CI\"],\n"
+	    "  \"ui\": \"tui\",\n"
+	    "  \"tasks\": {\n"
+	    "    \"build\": {\n"
+	    "      \"dependsOn\": [\"^build\", \"codegen\", \"//#gen\"],\n"
+	    "      \"inputs\": [\"src/**\", \"!src/**/*.test.ts\", "
+	    "\"$TURBO_ROOT$/shared/x.json\"],\n"
+	    "      \"outputs\": [\"dist/**\", \"!dist/cache/**\"],\n"
+	    "      \"env\": [\"API_URL\", \"NEXT_PUBLIC_*\", \"!NEXT_PUBLIC_SECRET\"],\n"
+	    "      \"passThroughEnv\": [\"AWS_*\"],\n"
+	    "      \"outputLogs\": \"new-only\",\n"
+	    "      \"fancy\": 1,\n"
+	    "    },\n"
+	    "    \"dev\": {\"cache\": false, \"persistent\": true, \"interruptible\": true},\n"
+	    "    \"web#build\": {\"outputs\": [\".next/**\"]},\n"
+	    "    \"//#gen\": {\"cache\": false}\n"
+	    "  },\n"
+	    "  \"mystery\": true\n"
+	    "}\n",
+	    cfg);
 	const char *err = capture_end();
 	CHECK_INT(rc, 1);
 	CHECK(strstr(err, "/r/turbo.json:6:3: \"ui\" is not read by vx (ignored)") != NULL);
@@ -109,8 +111,12 @@ static void test_overlay_and_schema1(void)
 				"    sandbox: {allow: {write: [\"out/\"]}}\n";
 	struct config *cfg = config_parse("/r/vx.yaml", y, sizeof y - 1);
 	capture_begin();
-	CHECK_INT(parse("{\"pipeline\": {\"build\": {\"dependsOn\": [\"^build\"], \"outputs\": [\"dist/**\"]}}}", cfg), 1);
-	CHECK(strstr(capture_end(), "/r/turbo.json:1:2: \"pipeline\" is turbo.json's schema 1") != NULL);
+	CHECK_INT(parse("{\"pipeline\": {\"build\": {\"dependsOn\": [\"^build\"], \"outputs\": "
+			"[\"dist/**\"]}}}",
+			cfg),
+		  1);
+	CHECK(strstr(capture_end(), "/r/turbo.json:1:2: \"pipeline\" is turbo.json's schema 1") !=
+	      NULL);
 	struct task_cfg *b = config_find_task(cfg, "build");
 	CHECK(b && b->sandbox && b->depends_on.n == 1 && has(&b->outputs, "out/**") &&
 	      !has(&b->outputs, "dist/**"));
@@ -123,8 +129,11 @@ static void test_remote(void)
 	struct config *cfg = empty();
 	capture_begin();
 	CHECK_INT(parse("{\"remoteCache\": {\"signature\": true, \"teamId\": \"team_x\", "
-			"\"apiUrl\": \"https://cache.example\", \"preflight\": true}}", cfg), 1);
-	CHECK(strstr(capture_end(), "turbo.json:1:92: remoteCache \"preflight\" is not read") != NULL);
+			"\"apiUrl\": \"https://cache.example\", \"preflight\": true}}",
+			cfg),
+		  1);
+	CHECK(strstr(capture_end(), "turbo.json:1:92: remoteCache \"preflight\" is not read") !=
+	      NULL);
 	CHECK(cfg->remote && cfg->remote->signature && cfg->remote->read && cfg->remote->write);
 	if (cfg->remote) {
 		CHECK_STR(cfg->remote->team_id, "team_x");
@@ -145,15 +154,21 @@ static void test_remote(void)
 static void test_errors(void)
 {
 	const char *bad[][2] = {
-	    {"{\"tasks\": {\"build\": {\"cache\": \"yes\"}}}", "/r/turbo.json:1:31: turbo.json \"cache\" must be true or false"},
-	    {"{\"tasks\": {\"build\": {\"outputs\": \"dist\"}}}", "/r/turbo.json:1:33: turbo.json \"outputs\" must be a list of strings"},
-	    {"{\"tasks\": {\"build\": {\"dependsOn\": [1]}}}", "/r/turbo.json:1:36: turbo.json \"dependsOn\" entries must be strings"},
-	    {"{\"tasks\": {\"build\": []}}", "/r/turbo.json:1:21: turbo.json task \"build\" must be an object"},
-	    {"{\"extends\": [\"//\"]}", "/r/turbo.json:1:2: the root turbo.json cannot extend another"},
+	    {"{\"tasks\": {\"build\": {\"cache\": \"yes\"}}}",
+	     "/r/turbo.json:1:31: turbo.json \"cache\" must be true or false"},
+	    {"{\"tasks\": {\"build\": {\"outputs\": \"dist\"}}}",
+	     "/r/turbo.json:1:33: turbo.json \"outputs\" must be a list of strings"},
+	    {"{\"tasks\": {\"build\": {\"dependsOn\": [1]}}}",
+	     "/r/turbo.json:1:36: turbo.json \"dependsOn\" entries must be strings"},
+	    {"{\"tasks\": {\"build\": []}}",
+	     "/r/turbo.json:1:21: turbo.json task \"build\" must be an object"},
+	    {"{\"extends\": [\"//\"]}",
+	     "/r/turbo.json:1:2: the root turbo.json cannot extend another"},
 	    {"[1, 2]", "/r/turbo.json:1:1: turbo.json must hold one object"},
 	    {"{[1]: 2}", "/r/turbo.json:1:2: turbo.json keys must be strings"},
 	    {"{\"tasks\": {[1]: {}}}", "/r/turbo.json:1:12: turbo.json keys must be strings"},
-	    {"{\"tasks\": {\"b\": {[1]: 2}}}", "/r/turbo.json:1:18: turbo.json keys must be strings"},
+	    {"{\"tasks\": {\"b\": {[1]: 2}}}",
+	     "/r/turbo.json:1:18: turbo.json keys must be strings"},
 	    {"{\"tasks\": {\n  \"build\": {\"a\" \"b\"}}}", "/r/turbo.json:2:"},
 	};
 	for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {

@@ -189,7 +189,8 @@ static void test_walls(void)
 	char *old_path = xstrdup(getenv("PATH"));
 	char *tool_path = xasprintf("%s/.nvm/versions/node/v1/bin:%s", home, old_path);
 	setenv("PATH", tool_path, 1);
-	CHECK_INT(run(&t, "cat \"$HOME/.nvm/versions/node/v1/lib/x.js\" \"$HOME/.cache/node-gyp/h.h\"",
+	CHECK_INT(run(&t,
+		      "cat \"$HOME/.nvm/versions/node/v1/lib/x.js\" \"$HOME/.cache/node-gyp/h.h\"",
 		      &out),
 		  0);
 	HAS(out, "nvm-lib");
@@ -312,7 +313,8 @@ static void test_placeholders(void)
 {
 	struct sandbox_request req;
 	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
-	struct task t = {proj_a, {NULL}, {"gen/untouched.txt", "gen2/written.txt", NULL}, false, false};
+	struct task t = {
+	    proj_a, {NULL}, {"gen/untouched.txt", "gen2/written.txt", NULL}, false, false};
 	CHECK_INT(build(&t, &req, &err), 0);
 	CHECK(exists("ws/packages/a/gen/untouched.txt"));
 	CHECK_INT(run_req(&req, "echo w > gen2/written.txt", &out, NULL, false), 0);
@@ -394,8 +396,11 @@ static void test_sees_agrees(void)
 	strbuf_addstr(&cmd, "; do if test -e \"$p\" || test -L \"$p\"; then echo \"Y $p\"; else "
 			    "echo \"N $p\"; fi; done");
 	for (int hermetic = 0; hermetic < 2; hermetic++) {
-		struct task t = {
-		    proj_a, {"src.txt", "../b/x", "~/notes.txt", NULL}, {"out/", NULL}, hermetic, false};
+		struct task t = {proj_a,
+				 {"src.txt", "../b/x", "~/notes.txt", NULL},
+				 {"out/", NULL},
+				 hermetic,
+				 false};
 		struct sandbox_request req;
 		struct strbuf err = STRBUF_INIT;
 		CHECK_INT(build(&t, &req, &err), 0);
