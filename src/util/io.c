@@ -12,7 +12,6 @@
 
 #include "util/compat.h"
 #include "util/die.h"
-#include "util/path.h"
 #include "util/vec.h"
 
 int write_all(int fd, const void *buf, size_t n)
@@ -173,6 +172,20 @@ int64_t fs_clock_sec(void)
 	return ts.tv_sec;
 }
 
+/* dir's parent, lexically ("/a" -> "/", "a" -> "."): io.c stays below
+ * path.c, whose strbuf reads files through here (no circle of includes). */
+static char *parent_of(const char *dir)
+{
+	size_t n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	while (n > 0 && dir[n - 1] != '/')
+		n--;
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return n ? xstrndup(dir, n) : xstrdup(".");
+}
+
 int fs_mkdirs(const char *dir, mode_t mode)
 {
 	/* from the anchor under it, as fs_stat looks: a deep workspace's
@@ -180,7 +193,7 @@ int fs_mkdirs(const char *dir, mode_t mode)
 	struct stat st;
 	if (fs_stat(dir, &st, 0) == 0)
 		return S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
-	char *parent = path_dirname(dir);
+	char *parent = parent_of(dir);
 	int rc = strcmp(parent, dir) ? fs_mkdirs(parent, mode) : 0;
 	free(parent);
 	const char *rel;

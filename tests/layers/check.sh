@@ -21,5 +21,31 @@ check plan -- 'keys\|run\|watch\|cli'
 check keys -- 'run\|watch\|cli'
 check run -- 'watch\|cli'
 check watch -- 'cli'
-[ $bad = 0 ] && echo "layers: every room flows one way"
+# Within util, no circle of modules: a.c including b.h makes a depend on b
+# (issue 38: io.c -> path.c -> strbuf.c -> io.c).
+if ! python3 - <<'PY'
+import os, re, sys
+deps = {}
+for f in sorted(os.listdir("util")):
+    m, ext = os.path.splitext(f)
+    if ext not in (".c", ".h"):
+        continue
+    for inc in re.findall(r'#include "util/([a-z_]+)\.h"', open("util/" + f).read()):
+        if inc != m:
+            deps.setdefault(m, set()).add(inc)
+state = {}
+def visit(m, stack):
+    if state.get(m) == 1:
+        print("layers: util circle: " + " -> ".join(stack[stack.index(m):] + [m]))
+        return False
+    if state.get(m) == 2:
+        return True
+    state[m] = 1
+    ok = all(visit(d, stack + [m]) for d in sorted(deps.get(m, ())))
+    state[m] = 2
+    return ok
+sys.exit(0 if all(visit(m, []) for m in sorted(deps)) else 1)
+PY
+then bad=1; fi
+[ $bad = 0 ] && echo "layers: every room flows one way, and util has no circle"
 exit $bad
