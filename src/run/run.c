@@ -25,18 +25,6 @@
 #include "util/loop.h"
 #include "util/rundir.h"
 
-/* sandbox_jobs' view of the key: node's keyed files. */
-static const struct strvec *keyed_of(const void *ctx, size_t node)
-{
-	return taskcache_keyed_files(ctx, node);
-}
-
-/* sandbox_jobs' view of the key's toolchain: node's programs. */
-static const struct strvec *tools_of(const void *ctx, size_t node)
-{
-	return taskcache_tools(ctx, node);
-}
-
 /* A machine-readable report owns stdout: the run's own lines go to stderr
  * (the tasks' output is vx's to print, so it moves with them). Returns the
  * saved stdout, or -1 when the report does not need it. */
@@ -123,9 +111,7 @@ int run_once(const struct run_opts *o, struct plan *p, long long t0,
 	struct loop *loop = wh && wh->loop ? wh->loop : loop_new();
 	so.loop = loop;
 	sandbox_jobs_start(&p->sj, &rd, loop);
-	p->sj.keyed_of = keyed_of;
-	p->sj.tools_of = tools_of;
-	p->sj.keyed_ctx = &p->tc;
+	p->sj.tc = &p->tc;
 	p->sj.externals_keyed = p->tc.ext.path != NULL;
 	p->sj.run_started = (long long)time(NULL);
 	p->tc.spill_dir = rd.path;

@@ -167,10 +167,11 @@ enum after_result run_after(struct job *job, void *ctx)
 	/* A violation fails a task that exited 0, and such a task is never
 	 * saved: judged before the cache sees it. */
 	int verdict = sandbox_jobs_judge(rh->sj, i, job);
-	if (rh->sj->jobs && rh->sj->jobs[i].judged)
-		taskcache_set_reads(rh->tc, i, &rh->sj->jobs[i].verdict.reads);
-	if (verdict == 0 && rh->sj->jobs && rh->sj->jobs[i].judged)
-		taskcache_set_execs(rh->tc, i, &rh->sj->jobs[i].verdict.execs);
+	const struct verdict *v = sandbox_jobs_verdict(rh->sj, i);
+	if (v)
+		taskcache_set_reads(rh->tc, i, &v->reads);
+	if (v && verdict == 0)
+		taskcache_set_execs(rh->tc, i, &v->execs);
 	sandbox_jobs_done(rh->sj, i);
 	if (verdict < 0)
 		return AFTER_FAIL;

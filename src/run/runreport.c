@@ -59,10 +59,9 @@ void runreport_print(const char *mode, const struct graph *g, const struct job *
 		    .command_exit_code = j->exit_code,
 		    .duration_ms = j->duration_ms,
 		};
-		if (sj->jobs && sj->jobs[i].judged) {
+		if ((tr[i].v = sandbox_jobs_verdict(sj, i))) {
 			ins[i] = sandbox_jobs_report_input(sj, i);
 			tr[i].in = &ins[i];
-			tr[i].v = &sj->jobs[i].verdict;
 		}
 	}
 	struct strbuf sb = STRBUF_INIT;

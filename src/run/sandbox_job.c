@@ -976,7 +976,7 @@ static void judging_keyed(struct sandbox_jobs *sj, size_t i, struct judging *jg)
 			continue;
 		const struct task_node *dt = sj->g->nodes.v[d];
 		const struct project *dp = sj->ws->projects.v[dt->project];
-		const struct strvec *k = sj->keyed_of ? sj->keyed_of(sj->keyed_ctx, d) : NULL;
+		const struct strvec *k = sj->tc ? taskcache_keyed_files(sj->tc, d) : NULL;
 		if (k)
 			strvec_extend(&jg->dep_keyed, k);
 		const struct strvec *outs = dep_outputs(sj, d);
@@ -1003,7 +1003,7 @@ static void judging_keyed(struct sandbox_jobs *sj, size_t i, struct judging *jg)
 			free(real);
 		free(abs);
 	}
-	const struct strvec *tl = sj->tools_of ? sj->tools_of(sj->keyed_ctx, i) : NULL;
+	const struct strvec *tl = sj->tc ? taskcache_tools(sj->tc, i) : NULL;
 	if (tl)
 		strvec_extend(&jg->tools, tl);
 	strvec_sort_unique(&jg->tools);
@@ -1164,6 +1164,11 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	sjob->judged = true;
 	judging_release(&jg);
 	return rc;
+}
+
+const struct verdict *sandbox_jobs_verdict(const struct sandbox_jobs *sj, size_t i)
+{
+	return sj->jobs && sj->jobs[i].judged ? &sj->jobs[i].verdict : NULL;
 }
 
 struct judge_input sandbox_jobs_report_input(const struct sandbox_jobs *sj, size_t i)

@@ -17,6 +17,8 @@
 #include "sandbox/tracelog.h"
 #include "violations/judge.h"
 
+struct taskcache;
+
 struct sandbox_jobs {
 	const struct workspace *ws;
 	const struct graph *g;
@@ -39,15 +41,11 @@ struct sandbox_jobs {
 	struct strvec configs;	   /* the files that decide what vx runs, canonical:
 				    * made with the first request, for every task */
 	struct sandbox_job *jobs;  /* per node */
-	/* The key beyond a task (issue 18), set by the run: each node's keyed
-	 * files (workspace-relative, sorted; NULL when it is not cached), for
-	 * its dependents' reads; whether the lockfile keys node_modules; the
-	 * run's start (wall-clock seconds). */
-	const struct strvec *(*keyed_of)(const void *ctx, size_t node);
-	const struct strvec *(*tools_of)(const void *ctx,
-					 size_t node); /* its programs,
-							* canonical (the key's toolchain) */
-	const void *keyed_ctx;
+	/* The key beyond a task (issue 18), set by the run: the run's task
+	 * cache (each node's keyed files, for its dependents' reads, and its
+	 * programs, the key's toolchain; NULL: none); whether the lockfile
+	 * keys node_modules; the run's start (wall-clock seconds). */
+	const struct taskcache *tc;
 	bool externals_keyed;
 	long long run_started;
 };
@@ -85,6 +83,8 @@ struct sandbox_job {
 
 /* The judge's input for node i's report (paths borrowed from sj). */
 struct judge_input sandbox_jobs_report_input(const struct sandbox_jobs *sj, size_t i);
+/* Node i's verdict when it was judged this run, else NULL. */
+const struct verdict *sandbox_jobs_verdict(const struct sandbox_jobs *sj, size_t i);
 
 enum {
 	SANDBOX_JOBS_QUIET = 1,	 /* --report json|sarif|github: no text report lines */

@@ -10,23 +10,6 @@
 #include "sandbox/proxy.h"
 #include "util/path.h"
 
-/* Runs inside, as `sh -c SCRIPT vx-sandbox COMMAND`. A watcher forked first
- * relays each signal name read from fd 3 to the task's process group (its
- * pid, after setsid), and SIGKILLs it when fd 3 closes (vx is gone); it
- * ignores the relayed signals itself. It is forked from a subshell that
- * exits at once, so it is bwrap's pid 1's child, not the command's: strace,
- * which the shell becomes, waits for every child it has (it hung waiting
- * for a watcher that only ends when vx closes fd 3). Then the shell execs setsid and the
- * command in place of itself: the command is not an asynchronous list, so
- * SIGINT and SIGQUIT are not ignored in it and its own `trap ... INT` works
- * (POSIX makes an async list inherit them ignored, and a non-interactive
- * shell cannot trap a signal ignored on entry; measured: the trap never ran
- * when the command was started with `&`). This shell is not a group leader
- * (bwrap's session is pid 1's), so setsid(1) does not fork and the command
- * keeps this pid. Should a signal come before setsid, the pid itself is
- * signalled: it dies, and bwrap, pid 1 of the namespace, takes every
- * process left with it. bwrap closed the fds it mounted from (--bind-fd),
- * so the command holds no fd on a host mount. */
 const char *const *sandbox_trace_flags(void)
 {
 	/* The calls the judge needs (docs/violations.md): every path-taking
@@ -56,6 +39,25 @@ const char *const *sandbox_trace_flags(void)
 	return flags;
 }
 
+/* The fallback of vx-sandbox-init (init.c does the same in one static
+ * process, and runs when vx found it beside itself): runs inside, as
+ * `sh -c SCRIPT vx-sandbox COMMAND`. A watcher forked first
+ * relays each signal name read from fd 3 to the task's process group (its
+ * pid, after setsid), and SIGKILLs it when fd 3 closes (vx is gone); it
+ * ignores the relayed signals itself. It is forked from a subshell that
+ * exits at once, so it is bwrap's pid 1's child, not the command's: strace,
+ * which the shell becomes, waits for every child it has (it hung waiting
+ * for a watcher that only ends when vx closes fd 3). Then the shell execs setsid and the
+ * command in place of itself: the command is not an asynchronous list, so
+ * SIGINT and SIGQUIT are not ignored in it and its own `trap ... INT` works
+ * (POSIX makes an async list inherit them ignored, and a non-interactive
+ * shell cannot trap a signal ignored on entry; measured: the trap never ran
+ * when the command was started with `&`). This shell is not a group leader
+ * (bwrap's session is pid 1's), so setsid(1) does not fork and the command
+ * keeps this pid. Should a signal come before setsid, the pid itself is
+ * signalled: it dies, and bwrap, pid 1 of the namespace, takes every
+ * process left with it. bwrap closed the fds it mounted from (--bind-fd),
+ * so the command holds no fd on a host mount. */
 static void script(const struct sandbox_request *req, struct strbuf *sb)
 {
 	strbuf_addstr(

@@ -20,9 +20,11 @@
  * but a hermetic one (which has no /run), unixSockets bound back. */
 #define SANDBOX_RUN_DIR "/run"
 
-/* Filled by run/sandbox_job.c from the workspace, the task's config
- * and its graph edges, just before the task starts. Paths are absolute; they
- * need not be canonical (the request resolves links). Lists are borrowed. */
+/* Filled by run/sandbox_job.c (request_input) from the workspace, the
+ * task's config and its graph edges: for a run just before the task starts,
+ * for `vx sandbox show` and the Seatbelt profile from the same code, so the
+ * three cannot differ. Paths are absolute; they need not be canonical (the
+ * request resolves links). Lists are borrowed. */
 struct sandbox_input {
 	const char *workspace_root; /* the deny anchor: all under it is hidden unless granted */
 	const char *project_dir;    /* the task's project: grants are relative to it; the cwd */
