@@ -43,8 +43,8 @@ int dryrun_explain_key(const struct graph *g, const struct taskcache *tc, const 
 	for (size_t i = 0; i < g->nodes.n; i++) {
 		if (strcmp(g->nodes.v[i]->id, id))
 			continue;
-		const struct task_inputs *f = &tc->facts[i];
-		printf("%s: key %s\n", id, tc->keys[i]);
+		const struct task_inputs *f = &tc->ks.facts[i];
+		printf("%s: key %s\n", id, tc->ks.keys[i]);
 		for (size_t k = 0; k < f->paths.n; k++) {
 			const char *name = f->paths.v[k];
 			size_t j;
@@ -120,7 +120,8 @@ void dryrun_print(const struct graph *g, const struct job *jobs, struct taskcach
 				    !cmd	      ? "nothing to run"
 				    : st == CACHE_HIT ? "would replay"
 						      : "would run",
-				    tc->keys[i], cache_status_name(st), remote ? " (remote)" : "",
+				    tc->ks.keys[i], cache_status_name(st),
+				    remote ? " (remote)" : "",
 				    st == CACHE_BAD ? " (damaged entry)" : "");
 			if (owner && owner[i] != part)
 				strbuf_addf(&sb, "  (shard %u/%u's: needed here)", owner[i] + 1,
@@ -130,8 +131,8 @@ void dryrun_print(const struct graph *g, const struct job *jobs, struct taskcach
 		}
 		strbuf_addstr(&sb, i ? ",{" : "{");
 		graph_node_json(g, t, cmd, &sb);
-		strbuf_addf(&sb, ",\"key\":\"%s\",\"cache\":\"%s\",\"inputs\":%zu,", tc->keys[i],
-			    cache_status_name(st), tc->inputs[i].paths.n);
+		strbuf_addf(&sb, ",\"key\":\"%s\",\"cache\":\"%s\",\"inputs\":%zu,", tc->ks.keys[i],
+			    cache_status_name(st), tc->ks.inputs[i].paths.n);
 		if (st == CACHE_HIT)
 			strbuf_addf(&sb, "\"cacheSource\":\"%s\",", remote ? "remote" : "local");
 		if (owner)
@@ -142,12 +143,12 @@ void dryrun_print(const struct graph *g, const struct job *jobs, struct taskcach
 		strbuf_addf(&sb, "\"cacheEnabled\":%s,\"persistent\":%s,",
 			    taskcache_cacheable(t) ? "true" : "false",
 			    t->cfg->persistent ? "true" : "false");
-		json_list(&sb, "inputFiles", (const char *const *)tc->inputs[i].paths.v,
-			  tc->inputs[i].paths.n);
+		json_list(&sb, "inputFiles", (const char *const *)tc->ks.inputs[i].paths.v,
+			  tc->ks.inputs[i].paths.n);
 		/* its closure in the lockfile (turbo's hashOfExternalDependencies,
 		 * computed vx's way), or null without a lockfile */
-		if (tc->ext.path)
-			strbuf_addf(&sb, "\"externals\":\"%s\",", tc->ext.hash[t->project]);
+		if (tc->ks.ext.path)
+			strbuf_addf(&sb, "\"externals\":\"%s\",", tc->ks.ext.hash[t->project]);
 		else
 			strbuf_addstr(&sb, "\"externals\":null,");
 		struct strvec v = STRVEC_INIT;

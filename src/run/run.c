@@ -112,7 +112,7 @@ int run_once(const struct run_opts *o, struct plan *p, long long t0,
 	so.loop = loop;
 	sandbox_jobs_start(&p->sj, &rd, loop);
 	p->sj.tc = &p->tc;
-	p->sj.externals_keyed = p->tc.ext.path != NULL;
+	p->sj.externals_keyed = p->tc.ks.ext.path != NULL;
 	p->sj.run_started = (long long)time(NULL);
 	p->tc.spill_dir = rd.path;
 	taskcache_start(&p->tc, loop);
@@ -146,7 +146,7 @@ int run_once(const struct run_opts *o, struct plan *p, long long t0,
 		runreport_print(o->report, &p->g, p->jobs, &p->tc, &p->sj, stdout);
 	if (o->verbose)
 		fprintf(stderr, "vx: listed and hashed the inputs of %zu tasks in %lldms\n", n,
-			p->tc.hash_ms);
+			p->tc.ks.hash_ms);
 	return status;
 }
 

@@ -49,7 +49,7 @@ static void server_fingerprint(const struct run_hooks *rh, size_t i, char out[KE
 	const struct graph *g = rh->tc->g;
 	struct key k;
 	key_init(&k);
-	const struct task_inputs *facts = &rh->tc->facts[i];
+	const struct task_inputs *facts = &rh->tc->ks.facts[i];
 	for (size_t f = 0; f < facts->paths.n; f++) {
 		if (!strncmp(facts->paths.v[f], "//dep/", 6) ||
 		    !strcmp(facts->paths.v[f], "//lockfile") ||
@@ -80,7 +80,7 @@ static void server_fingerprint(const struct run_hooks *rh, size_t i, char out[KE
 			strvec_push_nodup(&abs, path_join(pr->dir, rel.v[f]));
 		char(*hashes)[KEY_HEX_SIZE] = xcalloc(abs.n + 1, sizeof *hashes);
 		int *errs = xcalloc(abs.n + 1, sizeof *errs);
-		taskcache_hash(rh->tc, (const char *const *)abs.v, abs.n, hashes, errs);
+		keyset_hash(&rh->tc->ks, (const char *const *)abs.v, abs.n, hashes, errs);
 		key_add_str(&k, "upstream", t->id);
 		for (size_t f = 0; f < rel.n; f++) {
 			key_add_str(&k, "file", rel.v[f]);

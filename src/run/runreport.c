@@ -50,7 +50,7 @@ void runreport_print(const char *mode, const struct graph *g, const struct job *
 		    .cache_source = tc->status[i] != CACHE_HIT ? NULL
 				    : tc->from_remote[i]       ? "remote"
 							       : "local",
-		    .key = tc->keys[i],
+		    .key = tc->ks.keys[i],
 		    .yaml = yamls[i],
 		    .line = l->line,
 		    .col = l->col,

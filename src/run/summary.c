@@ -52,7 +52,7 @@ int summary_write(const char *path, const struct graph *g, const struct job *job
 	cJSON_AddStringToObject(root, "workspace", g->ws->root);
 	cJSON_AddNumberToObject(root, "exitCode", exit_code);
 	cJSON_AddNumberToObject(root, "durationMs", (double)total_ms);
-	cJSON_AddNumberToObject(root, "hashMs", (double)tc->hash_ms);
+	cJSON_AddNumberToObject(root, "hashMs", (double)tc->ks.hash_ms);
 	cJSON *tasks = cJSON_AddArrayToObject(root, "tasks");
 	for (size_t i = 0; i < g->nodes.n; i++) {
 		const struct task_node *t = g->nodes.v[i];
@@ -62,7 +62,7 @@ int summary_write(const char *path, const struct graph *g, const struct job *job
 		cJSON_AddStringToObject(o, "project", g->ws->projects.v[t->project]->rel);
 		cJSON_AddStringToObject(o, "name", g->ws->projects.v[t->project]->name);
 		cJSON_AddStringToObject(o, "task", t->task);
-		cJSON_AddStringToObject(o, "key", tc->keys[i]);
+		cJSON_AddStringToObject(o, "key", tc->ks.keys[i]);
 		if (j->command)
 			cJSON_AddStringToObject(o, "command", j->command);
 		else
@@ -92,7 +92,7 @@ int summary_write(const char *path, const struct graph *g, const struct job *job
 			cJSON_AddItemToArray(deps,
 					     cJSON_CreateString(g->nodes.v[t->deps.v[k].to]->id));
 		cJSON *inputs = cJSON_AddObjectToObject(o, "inputs");
-		const struct task_inputs *ti = &tc->inputs[i];
+		const struct task_inputs *ti = &tc->ks.inputs[i];
 		for (size_t f = 0; f < ti->paths.n; f++)
 			cJSON_AddStringToObject(inputs, ti->paths.v[f], ti->hashes[f]);
 		cJSON_AddItemToArray(tasks, o);

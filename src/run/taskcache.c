@@ -1,10 +1,6 @@
-/* taskcache.c - keys for every task, and the hooks that turn a key into a
- * replay or a saved entry.
- *
- * All keys are computed before the first task starts: a key folds the
- * dependencies' keys, never their outputs, so it is known up front (as in
- * Turborepo), the dry run can print it, and every input file of the run is
- * hashed in one parallel batch through the stat cache. */
+/* taskcache.c - the cache as a run sees it: the hooks that turn a task's
+ * key (keys/keyset.c, all computed before the first task starts) into a
+ * replay or a saved entry. */
 #include "run/taskcache.h"
 
 #include <errno.h>
@@ -13,22 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cache/restore.h"
 #include "cache/entry.h"
-#include "cache/filehash.h"
 #include "cache/inplace.h"
 #include "cache/prefetch.h"
 #include "cache/remote.h"
 #include "cache/saver.h"
 #include "cache/transfer.h"
 #include "keys/listing.h"
-#include "config/schema.h"
-#include "keys/taskenv.h"
-#include "keys/toolchain.h"
 #include "util/glob.h"
 #include "util/io.h"
 #include "util/loop.h"
@@ -124,17 +115,13 @@ int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struc
 	tc->g = g;
 	tc->read = o->read;
 	tc->write = o->write;
-	tc->traced = o->traced;
+	keyset_init(&tc->ks, ws, g, o->traced);
 	tc->verbose = o->verbose;
 	tc->level = ws->cfg->cache_compression;
 	tc->dir = xstrdup(o->dir);
 	size_t n = g->nodes.n + 1;
-	tc->keys = xcalloc(n, sizeof *tc->keys);
-	tc->inputs = xcalloc(n, sizeof *tc->inputs);
 	tc->status = xcalloc(n, sizeof *tc->status);
 	tc->saving = xcalloc(n ? n : 1, sizeof *tc->saving);
-	tc->facts = xcalloc(n, sizeof *tc->facts);
-	tc->tools = xcalloc(n, sizeof *tc->tools);
 	tc->from_remote = xcalloc(n, sizeof *tc->from_remote);
 	tc->prefetch_of = xcalloc(n, sizeof *tc->prefetch_of);
 	tc->fetching = xcalloc(n, sizeof *tc->fetching);
@@ -177,253 +164,22 @@ int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struc
 		char *ippath = path_join(tc->dir, "inplace");
 		tc->ip = inplace_load(ippath);
 		free(ippath);
+		/* the keys list and hash through what the store keeps */
+		tc->ks.sc = tc->sc;
+		tc->ks.lc = tc->lc;
+		tc->ks.ig = tc->ig;
 	}
 	return 0;
 }
 
-/* Records one key ingredient under name, hashed, for the -v explanation. */
-static void add_fact(struct task_inputs *facts, const char *name, const char *text)
+int taskcache_keys(struct taskcache *tc)
 {
-	strvec_push(&facts->paths, name);
-	facts->hashes = xrealloc(facts->hashes, (facts->paths.n + 1) * sizeof *facts->hashes);
-	struct key k;
-	key_init(&k);
-	key_add_str(&k, "fact", text);
-	key_finish(&k, facts->hashes[facts->paths.n - 1]);
+	return keyset_compute(&tc->ks, tc->dir, tc->write && tc->store_open && !tc->dry_run);
 }
 
-/* Records one key ingredient under name with its hash as it is. */
-static void push_fact(struct task_inputs *facts, const char *name, const char *hash)
+int taskcache_rekey(struct taskcache *tc, const bool *touched, bool *changed)
 {
-	strvec_push(&facts->paths, name);
-	facts->hashes = xrealloc(facts->hashes, (facts->paths.n + 1) * sizeof *facts->hashes);
-	snprintf(facts->hashes[facts->paths.n - 1], KEY_HEX_SIZE, "%s", hash);
-}
-
-static int cmp_kv(const void *a, const void *b)
-{
-	return strcmp(((const struct kv *)a)->key, ((const struct kv *)b)->key);
-}
-
-/* A key being folded and the facts --explain-key and -v print of it: each
- * ingredient goes into both by one call, so the two cannot drift (issue
- * 38). The key's bytes are what they were before the facts joined it. */
-struct fold {
-	struct key k;
-	struct task_inputs *facts;
-};
-
-/* tag: value into the key; the fact (NULL: none) records value hashed. */
-static void fold_str(struct fold *f, const char *tag, const char *value, const char *fact)
-{
-	key_add_str(&f->k, tag, value);
-	if (fact)
-		add_fact(f->facts, fact, value);
-}
-
-/* A named value (an env variable, a define): name, then its value, into
- * the key; the fact prefix+name records the value hashed. */
-static void fold_named(struct fold *f, const char *tag, const char *name, const char *value,
-		       const char *prefix)
-{
-	key_add_str(&f->k, tag, name);
-	key_add_str(&f->k, "value", value); /* unset is not "" */
-	char *fact = xasprintf("%s%s", prefix, name);
-	add_fact(f->facts, fact, value);
-	free(fact);
-}
-
-/* A file by its content hash ("": unreadable): the fact records the hash
- * as it is, under prefix+path. */
-static void fold_file(struct fold *f, const char *tag, const char *path, const char *hash,
-		      const char *prefix)
-{
-	key_add_str(&f->k, tag, path);
-	key_add_str(&f->k, "hash", hash[0] ? hash : NULL);
-	char *fact = xasprintf("%s%s", prefix, path);
-	push_fact(f->facts, fact, hash);
-	free(fact);
-}
-
-static void fold_key(struct taskcache *tc, size_t i, const char *command, const char *platform)
-{
-	const struct task_node *t = tc->g->nodes.v[i];
-	struct fold f = {.facts = &tc->facts[i]};
-	key_init(&f.k);
-	fold_str(&f, "task", t->id, NULL); /* the id is the entry's name, not a fact */
-	fold_str(&f, "command", command, "//command");
-	fold_str(&f, "platform", platform, "//platform");
-	const struct task_inputs *in = &tc->inputs[i];
-	key_add_int(&f.k, "inputs", (int64_t)in->paths.n);
-	for (size_t n = 0; n < in->paths.n; n++)
-		fold_file(&f, "file", in->paths.v[n], in->hashes[n], "");
-	struct strvec names = STRVEC_INIT;
-	for (size_t e = 0; e < t->cfg->input_env.n; e++)
-		strvec_push(&names, t->cfg->input_env.v[e].s);
-	for (size_t e = 0; e < tc->ws->cfg->ws_input_env.n; e++)
-		strvec_push(&names, tc->ws->cfg->ws_input_env.v[e].s);
-	strvec_sort_unique(&names);
-	for (size_t e = 0; e < names.n; e++)
-		fold_named(&f, "env", names.v[e], getenv(names.v[e]), "//env/");
-	strvec_clear(&names);
-	size_t nd = t->cfg->env_define.n;
-	struct kv *defs = xmalloc((nd + 1) * sizeof *defs);
-	if (nd) {
-		memcpy(defs, t->cfg->env_define.v, nd * sizeof *defs);
-		qsort(defs, nd, sizeof *defs, cmp_kv);
-	}
-	for (size_t e = 0; e < nd; e++)
-		fold_named(&f, "define", defs[e].key, defs[e].value, "//define/");
-	free(defs);
-	/* the programs it runs, by content (toolchain.h) */
-	const struct task_inputs *tools = &tc->tools[i];
-	key_add_int(&f.k, "tools", (int64_t)tools->paths.n);
-	for (size_t n = 0; n < tools->paths.n; n++)
-		fold_file(&f, "tool", tools->paths.v[n], tools->hashes[n], "//toolchain");
-	if (tc->ext.path) {
-		/* the project's external dependencies, and (not in the key: for
-		 * -v to find the closure it was) the lockfile they came from */
-		key_add_str(&f.k, "externals", tc->ext.hash[t->project]);
-		push_fact(f.facts, "//externals", tc->ext.hash[t->project]);
-		push_fact(f.facts, "//lockfile", tc->ext.content);
-	}
-	if (t->cfg->sandbox) {
-		struct strbuf sb = STRBUF_INIT;
-		schema_sandbox_fold(t->cfg->sandbox, &sb);
-		key_add_str(&f.k, "sandbox", sb.buf);
-		key_add_int(&f.k, "traced", tc->traced);
-		strbuf_addf(&sb, "traced=%d\n", tc->traced); /* the fact: both, as one text */
-		add_fact(f.facts, "//sandbox", sb.buf);
-		strbuf_release(&sb);
-	} else {
-		fold_str(&f, "sandbox", NULL, NULL);
-	}
-	/* Output globs: a "!" makes order meaningful (later wins), else sorted. */
-	struct strvec outs = STRVEC_INIT;
-	bool negated = false;
-	struct strbuf ot = STRBUF_INIT;
-	for (size_t o = 0; o < t->cfg->outputs.n; o++) {
-		strvec_push(&outs, t->cfg->outputs.v[o].s);
-		strbuf_addf(&ot, "%s\n", t->cfg->outputs.v[o].s);
-		negated |= t->cfg->outputs.v[o].s[0] == '!';
-	}
-	if (negated)
-		for (size_t o = 0; o < outs.n; o++)
-			key_add_str(&f.k, "output", outs.v[o]);
-	else
-		key_add_strvec_sorted(&f.k, "outputs", &outs);
-	add_fact(f.facts, "//outputs", ot.buf);
-	strbuf_release(&ot);
-	strvec_clear(&outs);
-	/* Dependencies by id, so the key does not depend on edge order; the
-	 * facts in edge order. */
-	struct strvec deps = STRVEC_INIT;
-	for (size_t d = 0; d < t->deps.n; d++) {
-		size_t j = t->deps.v[d].to;
-		strvec_pushf(&deps, "%s\n%s", tc->g->nodes.v[j]->id, tc->keys[j]);
-		char *fact = xasprintf("//dep/%s", tc->g->nodes.v[j]->id);
-		add_fact(f.facts, fact, tc->keys[j]);
-		free(fact);
-	}
-	key_add_strvec_sorted(&f.k, "deps", &deps);
-	strvec_clear(&deps);
-	key_finish(&f.k, tc->keys[i]);
-}
-
-void taskcache_hash(struct taskcache *tc, const char *const *paths, size_t n,
-		    char (*hashes)[KEY_HEX_SIZE], int *errs)
-{
-	if (!n)
-		return;
-	if (tc->sc)
-		statcache_lookup_many(tc->sc, paths, n, hashes, errs, 0);
-	else
-		filehash_many(paths, n, hashes, errs, 0);
-}
-
-/* Lists and hashes the inputs of the nodes which marks (every node when
- * NULL) into tc->inputs, in one parallel batch of distinct paths. Returns
- * 0, or -1 after an error line. */
-static int collect_inputs(struct taskcache *tc, const bool *which)
-{
-	const struct graph *g = tc->g;
-	struct inputs in;
-	inputs_init(&in, tc->ws, tc->lc, tc->ig);
-	struct strvec batch = STRVEC_INIT;
-	struct strmap index = STRMAP_INIT;
-	size_t **where = xcalloc(g->nodes.n + 1, sizeof *where);
-	int rc = 0;
-	for (size_t i = 0; i < g->nodes.n && !rc; i++) {
-		if (which && !which[i])
-			continue;
-		rc = inputs_collect(&in, g->nodes.v[i], &tc->inputs[i].paths);
-		size_t np = tc->inputs[i].paths.n;
-		where[i] = xmalloc((np + 1) * sizeof **where);
-		for (size_t f = 0; f < np && !rc; f++) {
-			char *abs = path_join(tc->ws->root, tc->inputs[i].paths.v[f]);
-			size_t at;
-			if (!strmap_get(&index, abs, &at)) {
-				at = batch.n;
-				strvec_push_nodup(&batch, abs);
-				/* the map borrows keys: rebuild below after the batch stops growing
-				 */
-			} else {
-				free(abs);
-			}
-			where[i][f] = at;
-			if (at == batch.n - 1)
-				strmap_put(&index, batch.v[at], at);
-		}
-	}
-	/* strvec growth moved no strings (only the pointer array), so the
-	 * borrowed keys are still valid. */
-	char(*hashes)[KEY_HEX_SIZE] = xcalloc(batch.n + 1, sizeof *hashes);
-	int *errs = xcalloc(batch.n + 1, sizeof *errs);
-	if (!rc)
-		taskcache_hash(tc, (const char *const *)batch.v, batch.n, hashes, errs);
-	for (size_t i = 0; i < g->nodes.n && !rc; i++) {
-		if (which && !which[i])
-			continue;
-		struct task_inputs *ti = &tc->inputs[i];
-		ti->hashes = xcalloc(ti->paths.n + 1, sizeof *ti->hashes);
-		size_t out = 0;
-		for (size_t f = 0; f < ti->paths.n; f++) {
-			int e = errs[where[i][f]];
-			if (e == ENOENT || (e == EISDIR && in.in_git)) {
-				/* listed by git but deleted in the work tree, or a
-				 * directory there now (a tracked file replaced, not
-				 * yet committed: the walk lists its files): not an
-				 * input itself */
-				free(ti->paths.v[f]);
-				continue;
-			}
-			if (e)
-				warning("cannot hash %s: %s; it counts as changed", ti->paths.v[f],
-					strerror(e));
-			memcpy(ti->hashes[out], hashes[where[i][f]], KEY_HEX_SIZE);
-			ti->paths.v[out++] = ti->paths.v[f];
-		}
-		ti->paths.n = out;
-		if (ti->paths.v)
-			ti->paths.v[out] = NULL;
-	}
-	for (size_t i = 0; i < g->nodes.n; i++)
-		free(where[i]);
-	free(where);
-	free(hashes);
-	free(errs);
-	strmap_clear(&index);
-	strvec_clear(&batch);
-	inputs_release(&in);
-	return rc;
-}
-
-static void platform_name(char *buf, size_t n)
-{
-	struct utsname u;
-	snprintf(buf, n, "unknown");
-	if (uname(&u) == 0)
-		snprintf(buf, n, "%s/%s", u.sysname, u.machine);
+	return keyset_rekey(&tc->ks, touched, changed);
 }
 
 /* "PATH\tHASH\n" for each "//exec/PATH" fact: of names/hashes (n), or of
@@ -460,7 +216,7 @@ static bool tools_changed_blob(struct taskcache *tc, const char *blob, struct st
 	if (paths.n) {
 		char(*now)[KEY_HEX_SIZE] = xcalloc(paths.n, sizeof *now);
 		int *errs = xcalloc(paths.n, sizeof *errs);
-		taskcache_hash(tc, (const char *const *)paths.v, paths.n, now, errs);
+		keyset_hash(&tc->ks, (const char *const *)paths.v, paths.n, now, errs);
 		for (size_t k = 0; k < paths.n && !changed; k++)
 			if (errs[k] || strcmp(now[k], want.v[k])) {
 				changed = true;
@@ -529,182 +285,12 @@ bool taskcache_get_reads(const struct taskcache *tc, size_t i, struct strvec *ou
 
 const struct strvec *taskcache_tools(const struct taskcache *tc, size_t i)
 {
-	return taskcache_keyed_files(tc, i) ? &tc->tools[i].paths : NULL;
+	return taskcache_keyed_files(tc, i) ? &tc->ks.tools[i].paths : NULL;
 }
 
 void taskcache_set_execs(struct taskcache *tc, size_t i, const struct strvec *execs)
 {
-	if (!execs || !execs->n)
-		return;
-	char(*h)[KEY_HEX_SIZE] = xcalloc(execs->n, sizeof *h);
-	int *errs = xcalloc(execs->n, sizeof *errs);
-	taskcache_hash(tc, (const char *const *)execs->v, execs->n, h, errs);
-	struct task_inputs *facts = &tc->facts[i];
-	for (size_t k = 0; k < execs->n; k++) {
-		char *name = xasprintf("//exec%s", execs->v[k]);
-		if (!errs[k] && strvec_find(&facts->paths, name) < 0)
-			push_fact(facts, name, h[k]);
-		free(name);
-	}
-	free(h);
-	free(errs);
-}
-
-/* The programs node i runs: inputs.toolchain, else its command's first
- * word (the script's, for a package.json script), each with the
- * interpreter its "#!" names. */
-static void node_tools(struct taskcache *tc, size_t i, struct strmap *memo,
-		       struct strvec *memo_vals)
-{
-	const struct task_node *t = tc->g->nodes.v[i];
-	const struct project *p = tc->ws->projects.v[t->project];
-	struct strvec names = STRVEC_INIT;
-	if (t->cfg->set & TF_TOOLCHAIN) {
-		lstr_vec_strings(&t->cfg->toolchain, &names);
-	} else if (t->command) {
-		const char *script = t->from_script ? project_script(p, t->task) : NULL;
-		struct strbuf w = STRBUF_INIT;
-		toolchain_first_word(script ? script : t->command, &w);
-		if (w.len)
-			strvec_push(&names, w.buf);
-		strbuf_release(&w);
-	}
-	char *path = names.n ? task_env_path(tc->ws, t) : NULL;
-	for (size_t k = 0; k < names.n; k++) {
-		/* One lookup per (PATH, name, and the directory for a relative
-		 * path). A package's PATH starts with its own node_modules/.bin:
-		 * when the name is not there, every package shares the rest of
-		 * PATH, and the lookup is done once for all of them. */
-		const char *look = path;
-		bool rel = strchr(names.v[k], '/') != NULL;
-		if (!rel && p->pkg_path && !p->is_root) {
-			/* most packages have no node_modules of their own: the
-			 * kept reads know that for one stat of the package */
-			char *nm = path_join(p->dir, "node_modules");
-			char *own = xasprintf("%s/.bin/%s", nm, names.v[k]);
-			bool mine = readcache_exists(tc->ws->reads, nm) && access(own, X_OK) == 0;
-			if (!mine && strchr(path, ':'))
-				look = strchr(path, ':') + 1;
-			free(own);
-			free(nm);
-		}
-		char *mk = xasprintf("%s\n%s\n%s", look, names.v[k], rel ? p->dir : "");
-		size_t at;
-		if (!strmap_get(memo, mk, &at)) {
-			struct strvec found = STRVEC_INIT;
-			toolchain_resolve(names.v[k], look, p->dir, &found);
-			struct strbuf joined = STRBUF_INIT;
-			for (size_t f = 0; f < found.n; f++)
-				strbuf_addf(&joined, "%s\n", found.v[f]);
-			strvec_clear(&found);
-			at = memo_vals->n;
-			strvec_push_nodup(memo_vals, strbuf_detach(&joined, NULL));
-			strvec_push_nodup(memo_vals, mk); /* the key, kept alive for the map */
-			strmap_put(memo, memo_vals->v[at + 1], at);
-		} else {
-			free(mk);
-		}
-		for (const char *s = memo_vals->v[at]; *s;) {
-			size_t n = strcspn(s, "\n");
-			char *one = xstrndup(s, n);
-			if (strvec_find(&tc->tools[i].paths, one) < 0)
-				strvec_push_nodup(&tc->tools[i].paths, one);
-			else
-				free(one);
-			s += n + (s[n] == '\n');
-		}
-	}
-	free(path);
-	strvec_clear(&names);
-}
-
-/* Resolves and hashes the programs of the nodes which marks (every node
- * when NULL), in one batch through the stat cache. */
-static void collect_tools(struct taskcache *tc, const bool *which)
-{
-	struct strmap memo = STRMAP_INIT;
-	struct strvec memo_vals = STRVEC_INIT, all = STRVEC_INIT;
-	for (size_t i = 0; i < tc->g->nodes.n; i++) {
-		if (which && !which[i])
-			continue;
-		strvec_clear(&tc->tools[i].paths);
-		free(tc->tools[i].hashes);
-		tc->tools[i].hashes = NULL;
-		node_tools(tc, i, &memo, &memo_vals);
-		strvec_extend(&all, &tc->tools[i].paths);
-	}
-	strvec_sort_unique(&all);
-	char(*hashes)[KEY_HEX_SIZE] = xcalloc(all.n + 1, sizeof *hashes);
-	int *errs = xcalloc(all.n + 1, sizeof *errs);
-	taskcache_hash(tc, (const char *const *)all.v, all.n, hashes, errs);
-	for (size_t i = 0; i < tc->g->nodes.n; i++) {
-		if (which && !which[i])
-			continue;
-		struct task_inputs *ti = &tc->tools[i];
-		ti->hashes = xcalloc(ti->paths.n + 1, sizeof *ti->hashes);
-		for (size_t f = 0; f < ti->paths.n; f++) {
-			long at = strvec_find(&all, ti->paths.v[f]);
-			memcpy(ti->hashes[f], hashes[at], KEY_HEX_SIZE);
-		}
-	}
-	free(hashes);
-	free(errs);
-	strvec_clear(&all);
-	strvec_clear(&memo_vals);
-	strmap_clear(&memo);
-}
-
-int taskcache_keys(struct taskcache *tc)
-{
-	long long t0 = loop_now();
-	externals_load(&tc->ext, tc->ws, tc->dir, tc->write && tc->store_open && !tc->dry_run);
-	collect_tools(tc, NULL);
-	int rc = collect_inputs(tc, NULL);
-	char platform[160];
-	platform_name(platform, sizeof platform);
-	for (size_t i = 0; i < tc->g->nodes.n && !rc; i++)
-		fold_key(tc, i, tc->g->nodes.v[i]->command, platform);
-	/* the stats the workspace's load took served these keys; the next
-	 * ones (vx watch's taskcache_rekey) look again */
-	readcache_forget_stats(tc->ws->reads);
-	tc->hash_ms = loop_now() - t0;
-	return rc;
-}
-
-int taskcache_rekey(struct taskcache *tc, const bool *touched, bool *changed)
-{
-	long long t0 = loop_now();
-	const struct graph *g = tc->g;
-	for (size_t i = 0; i < g->nodes.n; i++) {
-		if (!touched[i])
-			continue;
-		strvec_clear(&tc->inputs[i].paths);
-		free(tc->inputs[i].hashes);
-		tc->inputs[i].hashes = NULL;
-	}
-	collect_tools(tc, touched);
-	int rc = collect_inputs(tc, touched);
-	char platform[160];
-	platform_name(platform, sizeof platform);
-	/* In the graph's order: a node's dependencies are folded first. */
-	for (size_t i = 0; i < g->nodes.n && !rc; i++) {
-		const struct task_node *t = g->nodes.v[i];
-		bool again = touched[i];
-		for (size_t d = 0; d < t->deps.n && !again; d++)
-			again = changed[t->deps.v[d].to];
-		changed[i] = false;
-		if (!again)
-			continue;
-		char old[KEY_HEX_SIZE];
-		memcpy(old, tc->keys[i], KEY_HEX_SIZE);
-		strvec_clear(&tc->facts[i].paths);
-		free(tc->facts[i].hashes);
-		tc->facts[i].hashes = NULL;
-		fold_key(tc, i, t->command, platform);
-		changed[i] = strcmp(old, tc->keys[i]) != 0;
-	}
-	tc->hash_ms = loop_now() - t0;
-	return rc;
+	keyset_add_execs(&tc->ks, i, execs);
 }
 
 void taskcache_checkpoint(struct taskcache *tc)
@@ -787,7 +373,7 @@ static void explain_miss(struct taskcache *tc, size_t i)
 		strbuf_release(&why);
 		return;
 	}
-	const struct task_inputs *now = &tc->facts[i];
+	const struct task_inputs *now = &tc->ks.facts[i];
 	struct strbuf out = STRBUF_INIT;
 	size_t shown = 0, total = 0;
 	/* Both lists: the old one as saved, the new one in the order built. */
@@ -811,7 +397,7 @@ static void explain_miss(struct taskcache *tc, size_t i)
 				if (!strcmp(e.m.inputs.v[c].path, "//lockfile"))
 					old = e.m.inputs.v[c].hash;
 			strbuf_addstr(&out, shown++ ? ", " : "");
-			externals_explain(&tc->ext, t->project, old, &out);
+			externals_explain(&tc->ks.ext, t->project, old, &out);
 			continue;
 		}
 		if (what && total++ < 8) {
@@ -855,8 +441,8 @@ const struct strvec *taskcache_keyed_files(const struct taskcache *tc, size_t i)
 	 * next build read packages/typescript-config's files read-unkeyed) */
 	const struct task_node *t = tc->g->nodes.v[i];
 	bool cached =
-	    tc->inputs && (tc->read || tc->write) && (taskcache_cacheable(t) || !t->command);
-	return cached ? &tc->inputs[i].paths : NULL;
+	    tc->ks.inputs && (tc->read || tc->write) && (taskcache_cacheable(t) || !t->command);
+	return cached ? &tc->ks.inputs[i].paths : NULL;
 }
 
 size_t taskcache_node_of(const struct taskcache *tc, const struct job *job)
@@ -876,7 +462,7 @@ enum cache_status taskcache_probe(struct taskcache *tc, size_t i)
 		return tc->status[i] = CACHE_MISS; /* a dry run before any store exists */
 	struct entry e;
 	struct strbuf why = STRBUF_INIT;
-	int r = entry_open(&tc->store, tc->keys[i], &e, &why);
+	int r = entry_open(&tc->store, tc->ks.keys[i], &e, &why);
 	strbuf_release(&why);
 	if (r == ENTRY_HIT) {
 		entry_close(&e);
@@ -895,7 +481,7 @@ bool taskcache_remote_readable(const struct taskcache *tc)
 bool taskcache_remote_has(struct taskcache *tc, size_t i)
 {
 	return tc->read && taskcache_cacheable(tc->g->nodes.v[i]) &&
-	       taskcache_remote_readable(tc) && remote_head(tc->remote, tc->keys[i]) == 1;
+	       taskcache_remote_readable(tc) && remote_head(tc->remote, tc->ks.keys[i]) == 1;
 }
 
 /* Node i's entry from the remote cache into the local store, checked
@@ -905,7 +491,7 @@ static int remote_fetch(struct taskcache *tc, size_t i)
 {
 	if (!remote_readable(tc->remote))
 		return 1;
-	const char *key = tc->keys[i];
+	const char *key = tc->ks.keys[i];
 	char *path = NULL;
 	int fd = transfer_tmp(&tc->store, key, &path);
 	if (fd < 0)
@@ -1000,7 +586,7 @@ static void fetch_open(void *arg)
 {
 	struct fetch *f = arg;
 	struct taskcache *tc = f->tc;
-	const char *key = tc->keys[f->i];
+	const char *key = tc->ks.keys[f->i];
 	f->r = tc->remote_only && f->pf != PREFETCH_HIT
 		   ? ENTRY_MISS
 		   : entry_open(&tc->store, key, &f->e, &f->why);
@@ -1044,7 +630,7 @@ static void fetch_restore(void *arg)
 		return;
 	}
 	if (!tc->store.read_only)
-		store_touch(&tc->store, tc->keys[f->i]);
+		store_touch(&tc->store, tc->ks.keys[f->i]);
 	f->after_rc = outputs_collect(p->dir, &t->cfg->outputs, &f->after);
 }
 
@@ -1056,13 +642,13 @@ static void fetch_restored(void *arg, const char *messages)
 	fputs(messages ? messages : "", stderr);
 	if (f->rc < 0) {
 		warning("%s: cannot restore cache entry %s; running the task", t->id,
-			tc->keys[f->i]);
+			tc->ks.keys[f->i]);
 		tc->status[f->i] = CACHE_MISS;
 		fetch_settle(f, TASKCACHE_RUN);
 		return;
 	}
 	if (!f->after_rc)
-		inplace_put(tc->ip, t->id, tc->keys[f->i], tc->ws->projects.v[t->project]->dir,
+		inplace_put(tc->ip, t->id, tc->ks.keys[f->i], tc->ws->projects.v[t->project]->dir,
 			    f->after.v, f->after.n, f->job->log.buf, f->job->log.len,
 			    f->entry_tools);
 	fetch_settle(f, TASKCACHE_HIT);
@@ -1079,7 +665,7 @@ static void fetch_opened(void *arg, const char *messages)
 	fputs(messages ? messages : "", stderr);
 	if (f->bad) {
 		warning("%s: cache entry %s is damaged (%s); running the task and replacing it",
-			t->id, tc->keys[i], f->why.buf);
+			t->id, tc->ks.keys[i], f->why.buf);
 		tc->status[i] = CACHE_BAD;
 	}
 	if (f->r != ENTRY_HIT) {
@@ -1146,8 +732,8 @@ enum taskcache_answer taskcache_before(struct job *job, void *ctx)
 	/* The fast hit: outputs still in place from the last time this key
 	 * was built or restored, so no entry is opened. */
 	const struct inplace_record *rec = tc->remote_only ? NULL : inplace_get(tc->ip, t->id);
-	if (rec && !strcmp(rec->key, tc->keys[i]) && rec->has_log && inplace_check(rec, p->dir) &&
-	    !tools_changed_blob(tc, rec->tools, NULL)) {
+	if (rec && !strcmp(rec->key, tc->ks.keys[i]) && rec->has_log &&
+	    inplace_check(rec, p->dir) && !tools_changed_blob(tc, rec->tools, NULL)) {
 		strbuf_reset(&job->log);
 		strbuf_add(&job->log, rec->log, rec->log_len);
 		tc->status[i] = CACHE_HIT;
@@ -1167,7 +753,7 @@ enum taskcache_answer taskcache_before(struct job *job, void *ctx)
 	/* A plain miss is known on the loop, in the order the tasks come up:
 	 * no entry here (two stats, as the prefetch asks) and no GET to make.
 	 * Only a hit's way in, or a GET, leaves the loop. */
-	bool here = (!tc->remote_only || pf == PREFETCH_HIT) && entry_here(tc, tc->keys[i]);
+	bool here = (!tc->remote_only || pf == PREFETCH_HIT) && entry_here(tc, tc->ks.keys[i]);
 	if (!here && !(pf == PREFETCH_ASK && remote_readable(tc->remote))) {
 		if (tc->verbose)
 			explain_miss(tc, i);
@@ -1208,7 +794,7 @@ void taskcache_after(struct job *job, void *ctx)
 	/* An input that moved under the task (an editor's save, a checkout)
 	 * makes its key and its outputs two contents' (issue 37: a writer
 	 * rewriting an input every 3 ms gave 39 wrong entries of 39) */
-	const struct task_inputs *hashed = &tc->inputs[i];
+	const struct task_inputs *hashed = &tc->ks.inputs[i];
 	for (size_t f = 0; tc->sc && f < hashed->paths.n; f++) {
 		char *abs = path_join(tc->ws->root, hashed->paths.v[f]);
 		bool moved = statcache_changed(tc->sc, abs);
@@ -1227,14 +813,14 @@ void taskcache_after(struct job *job, void *ctx)
 		strvec_clear(&outs);
 		return;
 	}
-	const struct task_inputs *ti = &tc->facts[i];
+	const struct task_inputs *ti = &tc->ks.facts[i];
 	struct entry_input *ins = xcalloc(ti->paths.n + 1, sizeof *ins);
 	for (size_t f = 0; f < ti->paths.n; f++) {
 		ins[f].path = ti->paths.v[f];
 		ins[f].hash = ti->hashes[f];
 	}
 	struct entry_save_request req = {
-	    .key = tc->keys[i],
+	    .key = tc->ks.keys[i],
 	    .task = t->id,
 	    .project_dir = p->dir,
 	    .outputs = (const char *const *)outs.v,
@@ -1303,9 +889,9 @@ static void save_finished(struct taskcache *tc, struct job *job, int rc, const c
 	} else {
 		fputs(messages, stderr);
 		/* a log too long for the record (a spilled one is) leaves it without one */
-		char *tools = exec_blob(tc->facts[i].paths.v, tc->facts[i].hashes,
-					tc->facts[i].paths.n, NULL);
-		inplace_put(tc->ip, t->id, tc->keys[i], p->dir, outs->v, outs->n, job->log.buf,
+		char *tools = exec_blob(tc->ks.facts[i].paths.v, tc->ks.facts[i].hashes,
+					tc->ks.facts[i].paths.n, NULL);
+		inplace_put(tc->ip, t->id, tc->ks.keys[i], p->dir, outs->v, outs->n, job->log.buf,
 			    job->log_len > job->log.len ? job->log_len : job->log.len, tools);
 		free(tools);
 	}
@@ -1339,12 +925,12 @@ static void prefetch_begin(struct taskcache *tc)
 			 * here (a hash lookup, where the store costs a stat) */
 			const struct inplace_record *rec =
 			    inplace_get(tc->ip, tc->g->nodes.v[i]->id);
-			if (rec && !strcmp(rec->key, tc->keys[i]))
+			if (rec && !strcmp(rec->key, tc->ks.keys[i]))
 				continue;
-			if (entry_here(tc, tc->keys[i]))
+			if (entry_here(tc, tc->ks.keys[i]))
 				continue;
 		}
-		keys[k] = tc->keys[i];
+		keys[k] = tc->ks.keys[i];
 		tc->prefetch_of[i] = ++k;
 	}
 	tc->prefetch = prefetch_start(&tc->store, tc->remote, keys, k);
@@ -1405,24 +991,10 @@ void taskcache_close(struct taskcache *tc)
 	inplace_free(tc->ip);
 	if (tc->store_open)
 		store_close(&tc->store);
-	for (size_t i = 0; tc->inputs && i < tc->g->nodes.n; i++) {
-		strvec_clear(&tc->inputs[i].paths);
-		free(tc->inputs[i].hashes);
-		strvec_clear(&tc->facts[i].paths);
-		free(tc->facts[i].hashes);
-	}
 	for (size_t i = 0; tc->saving && i < tc->g->nodes.n; i++)
 		strvec_clear(&tc->saving[i]);
 	free(tc->saving);
-	free(tc->facts);
-	for (size_t i = 0; tc->tools && i < tc->g->nodes.n; i++) {
-		strvec_clear(&tc->tools[i].paths);
-		free(tc->tools[i].hashes);
-	}
-	free(tc->tools);
-	externals_release(&tc->ext);
-	free(tc->inputs);
-	free(tc->keys);
+	keyset_release(&tc->ks);
 	free(tc->status);
 	free(tc->from_remote);
 	free(tc->prefetch_of);

@@ -14,6 +14,7 @@
 #include "plan/graph.h"
 #include "keys/ignores.h"
 #include "keys/inputs.h"
+#include "keys/keyset.h"
 #include "run/scheduler.h"
 #include "util/loop.h"
 
@@ -24,37 +25,23 @@ enum cache_status {
 	CACHE_BAD, /* an entry was there but failed verification: a miss */
 };
 
-struct task_inputs {
-	struct strvec paths;	      /* workspace-relative, sorted */
-	char (*hashes)[KEY_HEX_SIZE]; /* parallel to paths; "" when unreadable */
-};
-
 struct taskcache {
 	const struct workspace *ws;
 	const struct graph *g;
 	bool read, write; /* --force clears read; --no-cache clears both */
 	int verbose;
 	bool dry_run;	    /* write nothing: no store created, no stat cache saved */
-	bool traced;	    /* sandboxed tasks run under strace this run: part of their key,
-			     * so an entry saved untraced never answers a traced run */
 	char *dir;	    /* the store's directory, absolute */
 	struct store store; /* opened by taskcache_open when read or write */
 	bool store_open;
-	struct statcache *sc;
-	struct listcache
-	    *lc;	    /* directory listings for the input walk (util/listcache.h), or NULL */
-	struct ignores *ig; /* git's ignore answers (keys/ignores.h), or NULL */
-	struct inplace *ip; /* outputs left in place: the fast hit (cache/inplace.h) */
-	int level;	    /* zstd level */
-	/* Per graph node, filled by taskcache_keys. */
-	char (*keys)[KEY_HEX_SIZE];
-	struct task_inputs *inputs;
-	struct task_inputs *facts; /* per node: files and, named "//env/NAME",
-				    * "//dep/ID", "//command"..., the other key
-				    * ingredients: saved in the manifest, so -v
-				    * can say what changed since the last run */
+	struct statcache *sc;	   /* kept in the store; the keys hash through it */
+	struct listcache *lc;	   /* directory listings for the input walk, or NULL */
+	struct ignores *ig;	   /* git's ignore answers (keys/ignores.h), or NULL */
+	struct inplace *ip;	   /* outputs left in place: the fast hit (cache/inplace.h) */
+	int level;		   /* zstd level */
+	struct keyset ks;	   /* every node's key and its ingredients (keys/keyset.h),
+				    * filled by taskcache_keys */
 	enum cache_status *status; /* set by the before hook or taskcache_probe */
-	long long hash_ms;	   /* time spent listing and hashing inputs */
 	struct saver *saver;	   /* saves entries off the loop, between taskcache_start
 				    * and taskcache_finish; NULL: saves in the after hook */
 	struct loop *loop;	   /* the run's, watching the saver */
@@ -71,9 +58,6 @@ struct taskcache {
 	struct worker *worker;	   /* restores and remote GETs off the loop, between
 				    * taskcache_start and _finish; NULL: in the hook */
 	struct fetch **fetching;   /* per node: its hit on its way (taskcache.c), or NULL */
-	struct externals ext;	   /* each project's external dependencies (the lockfile) */
-	struct task_inputs *tools; /* per node: the programs it runs (toolchain.h),
-				    * canonical paths and content hashes */
 };
 
 enum remote_mode { REMOTE_DEFAULT, REMOTE_OFF, REMOTE_ONLY };
@@ -103,11 +87,6 @@ int taskcache_keys(struct taskcache *tc);
  * to whether node i's key differs now. Returns 0, or -1 after an error
  * line. */
 int taskcache_rekey(struct taskcache *tc, const bool *touched, bool *changed);
-
-/* Hashes n absolute paths, through the stat cache when the run has one:
- * hashes[i] as filehash_many gives it, errs[i] its errno or 0. */
-void taskcache_hash(struct taskcache *tc, const char *const *paths, size_t n,
-		    char (*hashes)[KEY_HEX_SIZE], int *errs);
 
 /* Saves the stat cache and the in-place record now (a watch between
  * cycles: a kill -9 later loses nothing they learnt). */

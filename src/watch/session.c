@@ -182,7 +182,7 @@ static size_t affected(struct run_session *s, const struct plan *p)
 	for (size_t i = 0; i < n; i++) {
 		const struct task_node *t = p->g.nodes.v[i];
 		strvec_push(&ids, t->id);
-		memcpy(keys[i], p->tc.keys[i], KEY_HEX_SIZE);
+		memcpy(keys[i], p->tc.ks.keys[i], KEY_HEX_SIZE);
 		size_t at;
 		bool same = strmap_get(&s->index, t->id, &at) && !strcmp(s->keys[at], keys[i]);
 		count += !same && !t->cfg->persistent;
@@ -341,7 +341,7 @@ static int cycle_again(struct run_session *s, const struct strvec *changes,
 		for (size_t d = 0; d < t->deps.n && !run[i]; d++)
 			run[i] = run[t->deps.v[d].to];
 		count += run[i] && !t->cfg->persistent;
-		memcpy(s->keys[i], p->tc.keys[i], KEY_HEX_SIZE); /* ids are in node order */
+		memcpy(s->keys[i], p->tc.ks.keys[i], KEY_HEX_SIZE); /* ids are in node order */
 	}
 	free(touched);
 	free(changed);
