@@ -756,8 +756,21 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 		job->reason = "its write grants could not be staged (see above)";
 		rc = -1;
 	}
-	if (rc)
+	if (rc) {
 		net_stop(sjob); /* a refused task holds no port while the run goes on */
+		/* nothing was moved into its stage (stage_record moves last, and
+		 * leaves nothing moved when it fails): the stage goes now, and
+		 * no unstage runs for a task that never ran (it warned that the
+		 * empty stage "keeps what could not be moved back") */
+		if (sjob->stage_dir) {
+			char *rec = xasprintf("%s.project", sjob->stage_dir);
+			unlink(rec);
+			free(rec);
+			rmdir(sjob->stage_dir);
+			free(sjob->stage_dir);
+			sjob->stage_dir = NULL;
+		}
+	}
 	strbuf_release(&err);
 	return rc;
 }
@@ -953,7 +966,7 @@ static void walls_line(const struct sandbox_job *sjob, const struct sandbox_cfg 
  * hand). */
 struct judging {
 	struct judge_input in;
-	struct strvec ignore_read, ignore_write, ignore_net, inputs, allow_write;
+	struct strvec ignore_read, ignore_write, ignore_net, inputs, ws_inputs, allow_write;
 	struct strvec roots, unwritten; /* judge_input_from_request's */
 	struct strvec dep_keyed, dep_outs, dep_cfg, outside, tools;
 	VEC(struct judge_dep) deps;
@@ -1022,6 +1035,7 @@ static void judging_init(struct sandbox_jobs *sj, size_t i, const struct job *jo
 	lstr_vec_strings(&sb->ignore_write, &jg->ignore_write);
 	lstr_vec_strings(&sb->ignore_network, &jg->ignore_net);
 	lstr_vec_strings(&t->cfg->input_files, &jg->inputs);
+	lstr_vec_strings(&t->cfg->input_ws_files, &jg->ws_inputs);
 	lstr_vec_strings(&sb->allow_write, &jg->allow_write);
 	if (sjob->keyed)
 		judging_keyed(sj, i, jg);
@@ -1044,6 +1058,8 @@ static void judging_init(struct sandbox_jobs *sj, size_t i, const struct job *jo
 	    .input_files = SV(jg->inputs),
 	    .n_input_files = jg->inputs.n,
 	    .inputs_explicit = (t->cfg->set & TF_INPUT_FILES) != 0,
+	    .input_ws_files = SV(jg->ws_inputs),
+	    .n_input_ws_files = jg->ws_inputs.n,
 	    .allow_write = SV(jg->allow_write),
 	    .n_allow_write = jg->allow_write.n,
 	    .keyed = sjob->keyed ? SV(*sjob->keyed) : NULL,
@@ -1072,10 +1088,10 @@ static void judging_init(struct sandbox_jobs *sj, size_t i, const struct job *jo
 
 static void judging_release(struct judging *jg)
 {
-	struct strvec *all[] = {&jg->ignore_read, &jg->ignore_write, &jg->ignore_net,
-				&jg->inputs,	  &jg->allow_write,  &jg->roots,
-				&jg->unwritten,	  &jg->dep_keyed,    &jg->dep_outs,
-				&jg->dep_cfg,	  &jg->outside,	     &jg->tools};
+	struct strvec *all[] = {
+	    &jg->ignore_read, &jg->ignore_write, &jg->ignore_net, &jg->inputs,	  &jg->ws_inputs,
+	    &jg->allow_write, &jg->roots,	 &jg->unwritten,  &jg->dep_keyed, &jg->dep_outs,
+	    &jg->dep_cfg,     &jg->outside,	 &jg->tools};
 	for (size_t k = 0; k < sizeof all / sizeof *all; k++)
 		strvec_clear(all[k]);
 	vec_free(&jg->deps);

@@ -1258,6 +1258,29 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 	return 0;
 }
 
+/* An inputs fix as the task's whole resulting list: what it has now (from
+ * whichever layer: turbo.json, a package turbo.json, a vx.yaml), in its
+ * order, then what the fix adds, sorted. Written into a vx.yaml it
+ * replaces the inherited list with itself and more; added to one it only
+ * repeats entries: read either way, the key only grows (issue 40: a fix
+ * of one new entry, written as printed over turbo.json's inputs, keyed
+ * that file alone). */
+static void whole_list(struct strvec *fix, const char *const *now, size_t n_now)
+{
+	strvec_sort_unique(fix);
+	if (!fix->n || !n_now)
+		return;
+	struct strvec all = STRVEC_INIT;
+	for (size_t i = 0; i < n_now; i++)
+		if (strvec_find(&all, now[i]) < 0)
+			strvec_push(&all, now[i]);
+	for (size_t i = 0; i < fix->n; i++)
+		if (strvec_find(&all, fix->v[i]) < 0)
+			strvec_push(&all, fix->v[i]);
+	strvec_clear(fix);
+	*fix = all;
+}
+
 /* What judge_events gathers before and while its rules run. */
 struct judging {
 	const struct judge_input *in;
@@ -1607,8 +1630,8 @@ void judge_events(const struct judge_input *in, const struct access_event *ev, s
 	note_network(in, out);
 	strvec_sort_unique(&out->fix_read);
 	strvec_sort_unique(&out->fix_write);
-	strvec_sort_unique(&out->fix_inputs);
-	strvec_sort_unique(&out->fix_workspace_inputs);
+	whole_list(&out->fix_inputs, in->input_files, in->n_input_files);
+	whole_list(&out->fix_workspace_inputs, in->input_ws_files, in->n_input_ws_files);
 }
 
 void judge_output(const struct judge_input *in, struct verdict *out)

@@ -39,6 +39,9 @@ struct judge_input {
 					 * a granted read they do not cover needs keying */
 	size_t n_input_files;
 	bool inputs_explicit; /* inputs.files was written (else every project file is keyed) */
+	const char *const *input_ws_files; /* the task's own inputs.workspaceFiles, from
+					    * whichever layer (turbo.json's $TURBO_ROOT$/) */
+	size_t n_input_ws_files;
 	/* Dirs bound writable only because a file write grant lies in them
 	 * (canonical), and sandbox.allow.write as written: a write there
 	 * that succeeded and no entry names is a violation. */

@@ -41,17 +41,18 @@ static void add_list(struct strbuf *out, const struct strvec *sv)
 struct fix_field {
 	const char *field;
 	const struct strvec *list;
+	bool whole; /* the list is the task's whole one (judge.c whole_list): "set", not "add to" */
 };
 #define FIX_FIELDS 7
 static void fix_fields(const struct verdict *v, struct fix_field out[FIX_FIELDS])
 {
-	out[0] = (struct fix_field){"sandbox.allow.read", &v->fix_read};
-	out[1] = (struct fix_field){"sandbox.allow.write", &v->fix_write};
-	out[2] = (struct fix_field){"sandbox.allow.network", &v->fix_network};
-	out[3] = (struct fix_field){"inputs.files", &v->fix_inputs};
-	out[4] = (struct fix_field){"inputs.workspaceFiles", &v->fix_workspace_inputs};
-	out[5] = (struct fix_field){"inputs.toolchain", &v->fix_toolchain};
-	out[6] = (struct fix_field){"sandbox.ignore.read", &v->fix_ignore_read};
+	out[0] = (struct fix_field){"sandbox.allow.read", &v->fix_read, false};
+	out[1] = (struct fix_field){"sandbox.allow.write", &v->fix_write, false};
+	out[2] = (struct fix_field){"sandbox.allow.network", &v->fix_network, false};
+	out[3] = (struct fix_field){"inputs.files", &v->fix_inputs, true};
+	out[4] = (struct fix_field){"inputs.workspaceFiles", &v->fix_workspace_inputs, true};
+	out[5] = (struct fix_field){"inputs.toolchain", &v->fix_toolchain, false};
+	out[6] = (struct fix_field){"sandbox.ignore.read", &v->fix_ignore_read, false};
 }
 
 /* "read app/notes.txt", "network 1.2.3.4:443": the op and what it reached. */
@@ -118,9 +119,12 @@ void report_text(const char *id, const char *yaml_rel, const char *task,
 	for (size_t i = 0; i < FIX_FIELDS; i++) {
 		if (!fixes[i].list->n)
 			continue;
-		strbuf_addf(out, "%s: fix: add to %s tasks.%s.%s: ", id, yaml_rel, task,
-			    fixes[i].field);
+		strbuf_addf(out, "%s: fix: %s %s tasks.%s.%s: ", id,
+			    fixes[i].whole ? "set in" : "add to", yaml_rel, task, fixes[i].field);
 		add_list(out, fixes[i].list);
+		if (fixes[i].whole)
+			strbuf_addstr(out, " (its whole list: what it has now, from any layer, and "
+					   "the new)");
 		strbuf_addch(out, '\n');
 	}
 }

@@ -987,8 +987,33 @@ int main(void)
 		 "2 openat(AT_FDCWD, \"notes.txt\", O_RDONLY) = -1 ENOENT (No such file or "
 		 "directory)\n" EXIT);
 	judge(log, &in, &v);
-	CHECK_INT(v.fix_inputs.n, 1);
-	CHECK_STR(v.fix_inputs.v[0], "notes.txt");
+	/* the task's whole list, what it has first (issue 40: one new entry,
+	 * written over an inherited list, keyed that file alone) */
+	CHECK_INT(v.fix_inputs.n, 2);
+	CHECK_STR(v.fix_inputs.n > 1 ? v.fix_inputs.v[0] : "", "src/**");
+	CHECK_STR(v.fix_inputs.n > 1 ? v.fix_inputs.v[1] : "", "notes.txt");
+	verdict_release(&v);
+	in = input();
+
+	/* default inputs, with workspaceFiles inherited ($TURBO_ROOT$/ in a
+	 * turbo.json): the workspaceFiles fix is their whole list too */
+	const char *ws_inputs[] = {"tsconfig.base.json", "shared/**/*.json"};
+	const char *keyed_now[] = {"app/src/a.c"};
+	in.cached = true;
+	in.keyed = keyed_now;
+	in.n_keyed = 1;
+	in.input_ws_files = ws_inputs;
+	in.n_input_ws_files = 2;
+	snprintf(log, sizeof log,
+		 "2 openat(AT_FDCWD, \"notes.txt\", O_RDONLY) = -1 ENOENT (No such file or "
+		 "directory)\n" EXIT);
+	judge(log, &in, &v);
+	CHECK_INT(v.fix_workspace_inputs.n, 3);
+	if (v.fix_workspace_inputs.n == 3) {
+		CHECK_STR(v.fix_workspace_inputs.v[0], "tsconfig.base.json");
+		CHECK_STR(v.fix_workspace_inputs.v[1], "shared/**/*.json");
+		CHECK_STR(v.fix_workspace_inputs.v[2], "app/notes.txt");
+	}
 	verdict_release(&v);
 	in = input();
 

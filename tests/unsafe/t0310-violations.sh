@@ -45,7 +45,7 @@ test_expect_success 'a swallowed read fails the task, is reported with its fix, 
 	test_grep "app#build: failed (1 sandbox violation)" "$OUT" &&
 	test_grep "^app#build: violation: read app/vendor/notes.txt (openat ENOENT)$" "$ERR" &&
 	test_grep "^app#build: fix: add to app/vx.yaml tasks.build.sandbox.allow.read: \[\"vendor/notes.txt\"\]$" "$ERR" &&
-	test_grep "^app#build: fix: add to app/vx.yaml tasks.build.inputs.workspaceFiles: \[\"app/vendor/notes.txt\"\]$" "$ERR" &&
+	test_grep "^app#build: fix: set in app/vx.yaml tasks.build.inputs.workspaceFiles: \[\"app/vendor/notes.txt\"\] (its whole list: what it has now, from any layer, and the new)$" "$ERR" &&
 	run_vx 1 run app#build &&
 	test_grep ! "cache hit" "$OUT"
 '
@@ -124,7 +124,8 @@ test_expect_success 'a cached task that reads a project file its inputs leave ou
 	EOF
 	run_vx 1 run app#build &&
 	test_grep "^app#build: violation: read-unkeyed app/notes.txt (openat, read, and not in the task.s cache key)$" "$ERR" &&
-	test_grep "fix: add to app/vx.yaml tasks.build.inputs.files: \[\"notes.txt\"\]" "$ERR" &&
+	# the whole list: written as printed, the key only grows (issue 40)
+	test_grep "fix: set in app/vx.yaml tasks.build.inputs.files: \[\"src/\*\*\", \"notes.txt\"\] (its whole list" "$ERR" &&
 	test_grep ! "allow.read" "$ERR" &&
 	run_vx 1 run app#build --report json &&
 	jq -e ".tasks[0].violations == [{op: \"read-unkeyed\", path: \"app/notes.txt\", syscall: \"openat\", errno: null}]" "$OUT" &&
@@ -418,7 +419,7 @@ test_expect_success 'a granted workspace file no input keys fails read-unkeyed; 
 	EOF
 	run_vx 1 run app#build &&
 	test_grep "^app#build: violation: read-unkeyed shared/config.json (openat, read, and not in the task.s cache key)$" "$ERR" &&
-	test_grep "fix: add to app/vx.yaml tasks.build.inputs.workspaceFiles: \[\"shared/config.json\"\]" "$ERR" &&
+	test_grep "fix: set in app/vx.yaml tasks.build.inputs.workspaceFiles: \[\"shared/config.json\"\]" "$ERR" &&
 	sed -i "s|    sandbox:|    inputs: {workspaceFiles: [\"shared/config.json\"]}\n    sandbox:|" app/vx.yaml &&
 	run_vx 0 run app#build &&
 	run_vx 0 run app#build &&

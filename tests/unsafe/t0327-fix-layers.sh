@@ -1,0 +1,85 @@
+#!/bin/bash
+# A printed fix never shrinks a key (issue 40 item 2): with inputs from
+# turbo.json, the fix "add to vx.yaml tasks.build.inputs.files: [x]",
+# written as printed, keyed x alone, and every later edit of the package's
+# sources hit stale. The fix is now the task's whole list: applied exactly
+# as printed, in the file it names, the key only grows, the task passes,
+# and the next run hits.
+. "$VX_SOURCE_DIR/tests/integration/lib.sh"
+require_sandbox strace
+
+setup() {
+	cat >package.json <<-\EOF
+	{"name": "root", "private": true, "workspaces": ["packages/*"]}
+	EOF
+	cat >turbo.json <<-\EOF
+	{
+	  "tasks": {
+	    "build": {
+	      "inputs": ["src/**", "$TURBO_ROOT$/tsconfig.base.json"],
+	      "outputs": ["dist/**"]
+	    }
+	  }
+	}
+	EOF
+	echo '{"compilerOptions": {}}' >tsconfig.base.json
+	mkdir -p packages/types/src
+	cat >packages/types/package.json <<-\EOF
+	{"name": "types", "scripts": {"build": "mkdir -p dist && cat tsup.config.ts src/*.ts > dist/index.js"}}
+	EOF
+	echo "export default {}" >packages/types/tsup.config.ts
+	echo "export const a = 1" >packages/types/src/a.ts
+	cat >vx.yaml <<-\EOF
+	tasks:
+	  build:
+	    sandbox: {allow: {read: ["../../tsconfig.base.json"], write: ["dist/"]}}
+	EOF
+}
+
+# The task's input files, from --dry-run=json, one per line, sorted.
+inputs_of() {
+	"$VX" run build --dry-run=json 2>/dev/null |
+		jq -r '.tasks[] | select(.id == "types#build") | .inputFiles[]' | sort
+}
+
+test_expect_success 'the inputs fix printed for a turbo.json task, applied as printed, only grows its key' '
+	setup &&
+	inputs_of >before &&
+	test_grep "packages/types/src/a.ts" before &&
+	test_grep "tsconfig.base.json" before &&
+	run_vx 1 run build &&
+	test_grep "types#build: violation: read-unkeyed packages/types/tsup.config.ts" "$ERR" &&
+	line=$(grep "types#build: fix: set in .* tasks.build.inputs.files: " "$ERR") &&
+	file=$(printf "%s\n" "$line" | sed -E "s/.*fix: set in ([^ ]*) tasks.*/\1/") &&
+	list=$(printf "%s\n" "$line" | sed -E "s/.*inputs\.files: (\[[^]]*\]).*/\1/") &&
+	echo "printed: $file: $list" &&
+	test "$(printf "%s" "$list" | jq -r "index(\"tsup.config.ts\") != null")" = true &&
+	test "$(printf "%s" "$list" | jq -r "index(\"src/**\") != null")" = true &&
+	test ! -e "$file" &&
+	printf "tasks:\n  build:\n    inputs: {files: %s}\n" "$list" >"$file" &&
+	inputs_of >after &&
+	comm -23 before after >lost &&
+	test ! -s lost &&
+	test_grep "packages/types/tsup.config.ts" after &&
+	run_vx 0 run build &&
+	test_grep "types#build: running" "$OUT" &&
+	run_vx 0 run build &&
+	test_grep "types#build: cache hit" "$OUT" &&
+	echo "export const b = 2" >>packages/types/src/a.ts &&
+	run_vx 0 run build &&
+	test_grep "types#build: running" "$OUT"
+'
+
+# Found on the way: a task refused before it ran (its key holds a file its
+# sandbox hides) left its empty stage behind, and the run's end warned it
+# "keeps what could not be moved back".
+test_expect_success 'a task refused before it runs leaves no stage and no warning of one' '
+	setup &&
+	sed -i "s|read: \[\"../../tsconfig.base.json\"\], ||" vx.yaml &&
+	run_vx 1 run build &&
+	test_grep "its key holds a file outside the project that its sandbox hides" "$ERR" &&
+	test_grep ! "could not be moved back" "$ERR" &&
+	test -z "$(ls -A .vx/stage 2>/dev/null)"
+'
+
+test_done
