@@ -1084,6 +1084,7 @@ static void judging_init(struct sandbox_jobs *sj, size_t i, const struct job *jo
 	};
 	judge_input_from_request(&jg->in, &sjob->req, &jg->roots, &jg->unwritten);
 	jg->in.output = scheduler_job_log_end(job, &jg->in.output_len);
+	jg->in.failed = job->state != JOB_SUCCEEDED;
 }
 
 static void judging_release(struct judging *jg)

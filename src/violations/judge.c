@@ -1446,6 +1446,50 @@ static enum rule_says rule_times(struct judging *j, const struct access_event *e
 	return RULE_NEXT;
 }
 
+/* A refusal outside the project that made the task fail (issue 40: a
+ * hidden root .gitignore broke ESLint, a hidden root .env broke dotenv, and
+ * each was a note only): a violation with its fix — the grant, and for a
+ * cached task the key entry — when one can be given: a read in the
+ * workspace, or a write anywhere but a credential store, a wall, or a
+ * dependency's file (whose fix is its outputs: a note says so). A task
+ * that succeeded keeps such refusals as notes (a tool probing for an
+ * optional file). Returns whether it made the violation. */
+static bool outside_fix(const struct judge_input *in, struct verdict *out,
+			const struct access_event *e, bool write)
+{
+	if (!in->failed || credential_store(in, e->path) || dep_written(in, e->path) ||
+	    (!write && !under(in->workspace_root, e->path)))
+		return false;
+	/* a temp file in the host's shared /tmp or /var/tmp: the note's
+	 * advice (write under $TMPDIR) is the better fix than a grant */
+	if (write && (path_is_within("/var/tmp", e->path) ||
+		      (path_is_within("/tmp", e->path) && !under(in->workspace_root, e->path))))
+		return false;
+	for (size_t w = 0; w < in->n_walls; w++)
+		if (path_is_within(in->walls[w].path, e->path))
+			return false;
+	struct violation v = {.op = write ? VIOLATION_WRITE : VIOLATION_READ,
+			      .path = xstrdup(e->path),
+			      .syscall = e->syscall,
+			      .err = e->err};
+	vec_push(&out->violations, v);
+	if (write) {
+		char *dir = path_dirname(e->path);
+		strvec_push_nodup(&out->fix_write, grant_spelling(in, dir, true));
+		free(dir);
+		return true;
+	}
+	bool dir = fs_is_dir(e->path);
+	strvec_push_nodup(&out->fix_read, grant_spelling(in, e->path, dir));
+	if (in->cached) {
+		char *rel = path_relative(in->workspace_root, e->path);
+		strvec_push_nodup(&out->fix_workspace_inputs,
+				  dir ? xasprintf("%s/**", rel) : xstrdup(rel));
+		free(rel);
+	}
+	return true;
+}
+
 /* A refusal the task met: a violation, with its note (outside the
  * project, a withheld package, a mandatory deny, a wall) or its fix. */
 static enum rule_says rule_refused(struct judging *j, const struct access_event *e, size_t i)
@@ -1469,10 +1513,10 @@ static enum rule_says rule_refused(struct judging *j, const struct access_event 
 	}
 	free(real);
 	bool inside = withheld || under(in->project_dir, e->path);
-	if (!inside) {
+	if (!inside && !outside_fix(in, out, e, write))
 		note_outside(in, out, e->path, write);
+	if (!inside)
 		return RULE_SETTLED;
-	}
 	if (write ? ignored(in, in->ignore_write, in->n_ignore_write, e->path)
 		  : ignored(in, in->ignore_read, in->n_ignore_read, e->path))
 		return RULE_SETTLED;

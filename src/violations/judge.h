@@ -34,7 +34,9 @@ struct judge_input {
 	const char *const
 	    *withheld; /* linked packages hidden from a cached task: refusals there count */
 	size_t n_withheld;
-	bool cached;			/* a fix that grants a read also keys it (inputs.files) */
+	bool cached; /* a fix that grants a read also keys it (inputs.files) */
+	bool failed; /* the task failed: a refusal outside the project is then taken as
+		      * why, a violation with its fix, not a note (issue 40) */
 	const char *const *input_files; /* inputs.files as written, when the task sets them:
 					 * a granted read they do not cover needs keying */
 	size_t n_input_files;

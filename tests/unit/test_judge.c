@@ -125,6 +125,23 @@ static void test_notes(void)
 			     "inputs.workspaceFiles: [\"shared/cfg.json\"]") != NULL);
 	}
 	verdict_release(&v);
+	/* the task failed (issue 40): the refusals a fix can open are
+	 * violations with their fixes, not notes; the credential store, the
+	 * read outside the workspace and the /var/tmp temp file stay notes */
+	in.failed = true;
+	judge(log, &in, &v);
+	CHECK_INT(v.violations.n, 2);
+	CHECK_INT(v.notes.n, 3);
+	CHECK_INT(v.fix_read.n, 1);
+	CHECK_STR(v.fix_read.n ? v.fix_read.v[0] : "", "../shared/cfg.json");
+	CHECK_INT(v.fix_write.n, 1);
+	CHECK_STR(v.fix_write.n ? v.fix_write.v[0] : "", "../other/");
+	CHECK_INT(v.fix_workspace_inputs.n, 1);
+	CHECK_STR(v.fix_workspace_inputs.n ? v.fix_workspace_inputs.v[0] : "", "shared/cfg.json");
+	for (size_t k = 0; k < v.notes.n; k++)
+		CHECK(strstr(v.notes.v[k].text, "shared/cfg.json") == NULL);
+	verdict_release(&v);
+	in.failed = false;
 	in.cached = false;
 
 	/* rm -rf of a grant root: a note (EBUSY or EROFS); rmdir of another dir
