@@ -439,10 +439,11 @@ void output_job_cached(struct output *out, size_t i)
 	struct output_job *oj = &out->per_job[i];
 	const struct job *job = &out->jobs[i];
 	add_prefix(out, i);
-	const char *from = job->remote ? "remote " : "";
+	const char *from = job->hit_from ? job->hit_from : "";
+	const char *gap = job->hit_from ? " " : "";
 	enum output_logs l = out->jobs[i].logs_own ? out->jobs[i].logs : out->logs;
 	if (l == LOGS_FULL) {
-		strbuf_addf(&out->batch, "%scache hit, replaying output\n", from);
+		strbuf_addf(&out->batch, "%s%scache hit, replaying output\n", from, gap);
 		if (job->log_fd < 0) {
 			split_lines(&out->batch, oj, job->log.buf, job->log.len);
 		} else {
@@ -460,7 +461,7 @@ void output_job_cached(struct output *out, size_t i)
 		}
 		flush_partial(&out->batch, oj);
 	} else {
-		strbuf_addf(&out->batch, "%scache hit\n", from);
+		strbuf_addf(&out->batch, "%s%scache hit\n", from, gap);
 	}
 	output_emit(out);
 }

@@ -882,7 +882,7 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 		job->held = false;
 		job->pending = false;
 		job->handed_off = false;
-		job->remote = false;
+		job->hit_from = NULL;
 		job->later_ms = 0;
 		if (!job->log.buf)
 			strbuf_init(&job->log);

@@ -84,7 +84,9 @@ struct job {
 				 * scheduler does it at most once and never while
 				 * stopping, and clears this before each after hook */
 	bool handed_off;	/* the before hook handed it off (BEFORE_HANDED_OFF) */
-	bool remote;		/* its hit came from the remote cache (the before hook's word) */
+	const char *hit_from;	/* set by a before hook answering BEFORE_DONE: where the
+				 * hit came from, said in its line ("remote" cache hit);
+				 * NULL: said plainly */
 	long long later_ms;	/* set by a before hook returning BEFORE_LATER: ask
 				 * it again in this many ms (at least 1) */
 	bool pending;		/* set when its before hook returned BEFORE_PENDING:

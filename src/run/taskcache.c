@@ -704,7 +704,8 @@ static enum taskcache_answer fetch_take(struct taskcache *tc, size_t i, struct j
 	struct fetch *f = tc->fetching[i];
 	tc->fetching[i] = NULL;
 	enum taskcache_answer a = f->answer;
-	tc->from_remote[i] = job->remote = a == TASKCACHE_HIT && f->from_remote;
+	tc->from_remote[i] = a == TASKCACHE_HIT && f->from_remote;
+	job->hit_from = tc->from_remote[i] ? "remote" : NULL;
 	if (a == TASKCACHE_HIT) {
 		tc->status[i] = CACHE_HIT;
 		job->exit_code = 0;
