@@ -592,8 +592,13 @@ static int net_start(struct sandbox_jobs *sj, struct sandbox_job *sjob, const st
 {
 	net_stop(sjob);
 	struct strbuf err = STRBUF_INIT;
+	if (!sj->loop) { /* no errno to tell: the run gave no loop to relay on */
+		error("%s: its network needs the run's loop, and there is none", t->id);
+		job->reason = "its network could not be started (see above)";
+		return -1;
+	}
 	char *tmpl = path_join(sj->run_dir ? sj->run_dir : "/tmp", "net-XXXXXX");
-	if (!sj->loop || !mkdtemp(tmpl)) {
+	if (!mkdtemp(tmpl)) {
 		error_errno("%s: cannot make its network's directory %s", t->id, tmpl);
 		free(tmpl);
 		job->reason = "its network could not be started (see above)";
