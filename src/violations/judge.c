@@ -734,7 +734,8 @@ static void seen_clear(struct seen *s)
 static bool widened_write(const struct judge_input *in, const struct access_event *e,
 			  const struct strmap *made, const struct strmap *gone, struct seen *seen)
 {
-	if (!(e->write_intent || e->op == ACCESS_RENAME_FROM) || e->op == ACCESS_UTIME)
+	if (!(e->write_intent || e->op == ACCESS_RENAME_FROM) || e->op == ACCESS_UTIME ||
+	    e->op == ACCESS_PROBE_WRITE)
 		return false;
 	bool held = false;
 	for (size_t i = 0; i < in->n_widened && !held; i++)
@@ -1125,8 +1126,8 @@ static void key_fix(const struct judge_input *in, struct verdict *out, const cha
 static bool config_write(const struct judge_input *in, struct verdict *out,
 			 const struct access_event *e, struct seen *seen)
 {
-	if (!e->write_intent || e->op == ACCESS_UTIME || e->op == ACCESS_RENAME_FROM ||
-	    e->op == ACCESS_LINK_FROM)
+	if (!e->write_intent || e->op == ACCESS_UTIME || e->op == ACCESS_PROBE_WRITE ||
+	    e->op == ACCESS_RENAME_FROM || e->op == ACCESS_LINK_FROM)
 		return false;
 	bool config = false;
 	for (size_t i = 0; i < in->n_configs && !config; i++)
@@ -1317,7 +1318,7 @@ static enum rule_says rule_unplaced(struct judging *j, const struct access_event
 {
 	(void)i;
 	if (!e->unresolved || e->err || !j->in->keyed || e->op == ACCESS_CONNECT ||
-	    e->op == ACCESS_CHDIR || e->op == ACCESS_PROBE)
+	    e->op == ACCESS_CHDIR || e->op == ACCESS_PROBE || e->op == ACCESS_PROBE_WRITE)
 		return RULE_NEXT;
 	if (!seen_first(&j->seen, xasprintf("?%s", e->path)))
 		return RULE_SETTLED;
@@ -1573,7 +1574,9 @@ static enum rule_says rule_refused(struct judging *j, const struct access_event 
 		return RULE_SETTLED;
 	}
 	strvec_push_nodup(write ? &out->fix_write : &out->fix_read,
-			  fix_entry(in, e->path, write, e->op == ACCESS_MKDIR));
+			  fix_entry(in, e->path, write,
+				    e->op == ACCESS_MKDIR ||
+					(e->op == ACCESS_PROBE_WRITE && fs_is_dir(e->path))));
 	if (!write && in->cached)
 		key_fix(in, out, e->path);
 	return RULE_SETTLED;
@@ -1630,8 +1633,8 @@ void judge_events(const struct judge_input *in, const struct access_event *ev, s
 	 * renamed over its output) changed nothing. */
 	for (size_t i = 0; in->n_widened && i < nev; i++) {
 		const struct access_event *e = &ev[i];
-		if (e->err || !(e->write_intent || e->op == ACCESS_RENAME_FROM) ||
-		    e->path[0] != '/')
+		if (e->err || e->op == ACCESS_PROBE_WRITE ||
+		    !(e->write_intent || e->op == ACCESS_RENAME_FROM) || e->path[0] != '/')
 			continue;
 		bool removes =
 		    e->op == ACCESS_UNLINK || e->op == ACCESS_RMDIR || e->op == ACCESS_RENAME_FROM;

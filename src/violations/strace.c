@@ -197,9 +197,9 @@ void strace_parser_wrapped(struct strace_parser *p)
 const char *access_op_name(enum access_op op)
 {
 	static const char *const names[] = {
-	    "read",   "write",	     "exec",	  "probe",     "readlink", "chdir",
-	    "mkdir",  "rename-from", "rename-to", "link-from", "link-to",  "symlink",
-	    "unlink", "rmdir",	     "truncate",  "utime",     "connect",  "attr",
+	    "read",	   "write",	"exec",	     "probe",	"readlink",    "chdir",	 "mkdir",
+	    "rename-from", "rename-to", "link-from", "link-to", "symlink",     "unlink", "rmdir",
+	    "truncate",	   "utime",	"connect",   "attr",	"probe-write",
 	};
 	return (unsigned)op < ACCESS_OP_COUNT ? names[op] : "?";
 }
@@ -1060,8 +1060,15 @@ static void call_apply(struct strace_parser *p, struct tracee *pr, struct call *
 		if (!c->err)
 			fdtab_set(pr->fds, c->ret, path);
 		break;
-	case SYS_PATHS:
-		call_access(p, pr, c, c->sys->di, c->sys->pi, 0, c->sys->op);
+	case SYS_PATHS: {
+		/* a W_OK probe asks whether it may write (jiti's cache dir):
+		 * refused, its fix is a write grant, never a read one (issue 40:
+		 * allow.read was printed, and printed again once applied) */
+		enum access_op op = c->sys->op;
+		if (op == ACCESS_PROBE && (size_t)c->sys->pi + 1 < c->nargs &&
+		    span_has(c->args[c->sys->pi + 1], "W_OK"))
+			op = ACCESS_PROBE_WRITE;
+		call_access(p, pr, c, c->sys->di, c->sys->pi, 0, op);
 		if (p->wrapped && !pr->in_task && c->sys->op == ACCESS_EXEC && !c->err) {
 			/* The root's first program is the wrapper (bwrap), whose
 			 * setup is not the task's; a process that execs after it
@@ -1074,6 +1081,7 @@ static void call_apply(struct strace_parser *p, struct tracee *pr, struct call *
 		if (c->sys->pi2 >= 0)
 			call_access(p, pr, c, c->sys->di2, c->sys->pi2, 1, c->sys->op2);
 		break;
+	}
 	case SYS_CHDIR:
 		path = call_access(p, pr, c, -1, 0, 0, ACCESS_CHDIR);
 		if (!c->err)

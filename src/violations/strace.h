@@ -39,6 +39,8 @@ enum access_op {
 			     * starting with '/' */
 	ACCESS_ATTR,	    /* chmod, fchmodat, chown, lchown, fchownat, setxattr,
 			     * lsetxattr, removexattr, lremovexattr: metadata written */
+	ACCESS_PROBE_WRITE, /* access, faccessat, faccessat2 asking W_OK: whether it may
+			     * write (write intent; it changes nothing) */
 	ACCESS_OP_COUNT
 };
 

@@ -771,6 +771,31 @@ static void test_from_request(void)
 	strvec_clear(&req.widened);
 }
 
+/* A W_OK probe refused (jiti asks whether its cache dir is writable):
+ * a write, fixed by a write grant of that directory, never by allow.read
+ * (issue 40: the read grant was printed, and printed again once applied);
+ * one that succeeded changes nothing and is judged as nothing. */
+static void test_probe_write(void)
+{
+	fixture_write(root, "app/node_modules/.cache/jiti/.keep", "");
+	struct judge_input in = input();
+	struct verdict v;
+	char log[1024];
+	snprintf(log, sizeof log,
+		 "2 faccessat2(AT_FDCWD, \"%s/node_modules/.cache/jiti\", W_OK) = -1 EROFS "
+		 "(Read-only file system)\n"
+		 "2 faccessat2(AT_FDCWD, \"%s/notes.txt\", R_OK) = 0\n"
+		 "2 access(\"%s/src/a.txt\", R_OK|W_OK) = 0\n" EXIT,
+		 proj, proj, proj);
+	judge(log, &in, &v);
+	CHECK_INT(v.violations.n, 1);
+	CHECK(has_violation(&v, true, "/app/node_modules/.cache/jiti"));
+	CHECK_INT(v.fix_read.n, 0);
+	CHECK_INT(v.fix_write.n, 1);
+	CHECK_STR(v.fix_write.n ? v.fix_write.v[0] : "", "node_modules/.cache/jiti/");
+	verdict_release(&v);
+}
+
 int main(void)
 {
 	strcpy(root, fixture_dir());
@@ -784,6 +809,7 @@ int main(void)
 	test_unkeyed();
 	test_leftover();
 	test_exec_op();
+	test_probe_write();
 	test_unkeyed_beyond();
 	test_two_feeds();
 	test_stable_fix();

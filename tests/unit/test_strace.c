@@ -136,6 +136,18 @@ static void test_escapes(void)
 	CHECK(find(&r, ACCESS_WRITE, "/ws/app/q\"t.txt")->write_intent);
 	strace_parser_free(r.p);
 
+	/* a W_OK probe is a probe for writing (write intent, no write) */
+	r = parse_text("1 faccessat2(AT_FDCWD, \"c\", W_OK) = -1 EROFS (Read-only file system)\n"
+		       "1 access(\"d\", R_OK|W_OK) = 0\n"
+		       "1 faccessat(AT_FDCWD, \"e\", R_OK) = 0\n");
+	CHECK_INT(err_of(&r, ACCESS_PROBE_WRITE, "/ws/app/c"), EROFS);
+	CHECK(find(&r, ACCESS_PROBE_WRITE, "/ws/app/c")->write_intent);
+	CHECK(find(&r, ACCESS_PROBE_WRITE, "/ws/app/d") != NULL);
+	CHECK(find(&r, ACCESS_PROBE, "/ws/app/e") != NULL);
+	CHECK(!find(&r, ACCESS_PROBE, "/ws/app/e")->write_intent);
+	CHECK_STR(access_op_name(ACCESS_PROBE_WRITE), "probe-write");
+	strace_parser_free(r.p);
+
 	r = parse_text("1 openat(AT_FDCWD, \"\\x41\\\\b\\101\\7z\", O_RDONLY) = 3\n");
 	CHECK(find(&r, ACCESS_READ, "/ws/app/A\\bA\az") != NULL);
 	strace_parser_free(r.p);
