@@ -222,12 +222,14 @@ static char *fix_entry(const struct judge_input *in, const char *path, bool writ
 	char *stable = stable_target(path, from, &dir);
 	bool changed = strcmp(stable, path) != 0;
 	/* A write grants its directory, but one in the project's own root
-	 * would be `./`, all of it: an existing file there (eslint's
-	 * .eslintcache, a tsbuildinfo) is granted by name. */
+	 * would be `./`, all of it: a file there (eslint's .eslintcache, a
+	 * tsbuildinfo), there already or not made yet (the write was
+	 * refused: issue 40, `write: ["./"]` for eslint's first cache), is
+	 * granted by name. */
 	struct stat st;
 	char *parent = path_dirname(path);
-	bool by_name =
-	    write && !lstat(path, &st) && S_ISREG(st.st_mode) && !strcmp(parent, in->project_dir);
+	bool by_name = write && !makes_dir && (lstat(path, &st) || S_ISREG(st.st_mode)) &&
+		       !strcmp(parent, in->project_dir);
 	free(parent);
 	/* A refused mkdir (next's .next, a first dist/) asks for that very
 	 * directory, not its parent: `./` would open the whole project. */

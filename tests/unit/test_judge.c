@@ -794,6 +794,17 @@ static void test_probe_write(void)
 	CHECK_INT(v.fix_write.n, 1);
 	CHECK_STR(v.fix_write.n ? v.fix_write.v[0] : "", "node_modules/.cache/jiti/");
 	verdict_release(&v);
+
+	/* a file the task could not make in the project's root (eslint's first
+	 * .eslintcache): granted by name, not as ./ (all of the project) */
+	snprintf(log, sizeof log,
+		 "2 openat(AT_FDCWD, \"%s/.eslintcache\", O_WRONLY|O_CREAT|O_TRUNC, 0666) = -1 "
+		 "EROFS (Read-only file system)\n" EXIT,
+		 proj);
+	judge(log, &in, &v);
+	CHECK_INT(v.fix_write.n, 1);
+	CHECK_STR(v.fix_write.n ? v.fix_write.v[0] : "", ".eslintcache");
+	verdict_release(&v);
 }
 
 int main(void)
