@@ -19,6 +19,7 @@
 
 #include "cache/signature.h"
 #include "util/die.h"
+#include "util/vec.h"
 #include "util/strbuf.h"
 
 #define CONNECT_TIMEOUT_MS 2000L
@@ -39,6 +40,13 @@ struct remote {
 	struct remote_state st;
 	pthread_mutex_t status_lock; /* held while the status is asked (check_status) */
 	bool status_checked;
+	/* Artifacts that were there but did not verify (signed remote): never
+	 * overwritten by this run (issue 41: a job with the wrong key missed
+	 * every artifact, then uploaded each signed with its own, and the next
+	 * good job missed everything). Said once per kind. Under lock. */
+	struct strvec unverified;
+	bool said_untagged, said_mismatch;
+	size_t kept; /* uploads not made over an unverified artifact */
 };
 
 /* libcurl's functions (curl_lib.h). remote_new says why when it cannot
@@ -88,6 +96,11 @@ void remote_free(struct remote *r)
 	for (size_t i = 0; i < r->n_idle; i++)
 		if (r->idle[i])
 			curl()->easy_cleanup(r->idle[i]);
+	if (r->unverified.n > 1 || r->kept)
+		warning("remote cache: %zu artifacts did not verify this run (misses); %zu uploads "
+			"over them were not made",
+			r->unverified.n, r->kept);
+	strvec_clear(&r->unverified);
 	pthread_mutex_destroy(&r->lock);
 	pthread_mutex_destroy(&r->status_lock);
 	/* secrets: do not leave them in freed memory */
@@ -466,24 +479,50 @@ char *remote_status_parse(const char *text)
 }
 
 /* A signed remote's download: its tag must be there and be the body's,
- * or it is a miss, said once for the artifact. Returns 1 or 0. */
+ * or it is a miss. The artifact is kept from this run's uploads, and the
+ * first of each kind is said (the rest are the same cause). Returns 1 or 0. */
 static int verify(struct remote *r, const char *key, const struct body *b)
 {
 	off_t end = lseek(b->sink.fd, 0, SEEK_END);
 	int ok = 0;
-	if (!b->tag[0])
+	bool untagged = !b->tag[0];
+	if (!untagged && end >= b->start)
+		ok = signature_verify(r->sig_key, key, r->team_id, b->sink.fd, b->start,
+				      (uint64_t)(end - b->start), b->tag);
+	if (ok == 1)
+		return 1;
+	pthread_mutex_lock(&r->lock);
+	if (strvec_find(&r->unverified, key) < 0)
+		strvec_push(&r->unverified, key);
+	bool *said = untagged ? &r->said_untagged : &r->said_mismatch;
+	bool say = !*said;
+	*said = true;
+	pthread_mutex_unlock(&r->lock);
+	if (say && untagged)
 		warning(
 		    "remote cache: artifact %s has no x-artifact-tag, and this remote is signed: "
-		    "taken as a miss",
+		    "taken as a miss, as is every such artifact this run (said once); none is "
+		    "overwritten by this run's uploads",
 		    key);
-	else if (end < b->start ||
-		 (ok = signature_verify(r->sig_key, key, r->team_id, b->sink.fd, b->start,
-					(uint64_t)(end - b->start), b->tag)) != 1)
+	else if (say)
 		warning(
-		    "remote cache: the x-artifact-tag of artifact %s does not verify%s: taken as a "
-		    "miss",
+		    "remote cache: the x-artifact-tag of artifact %s does not verify%s: taken as "
+		    "a miss, as is every such artifact this run (said once); none is overwritten "
+		    "by this run's uploads. Every artifact failing so means this job's signature "
+		    "key (VX_REMOTE_CACHE_SIGNATURE_KEY, TURBO_REMOTE_CACHE_SIGNATURE_KEY or "
+		    "cache.remote.signature) is not the team's",
 		    key, ok < 0 ? " (the download cannot be read)" : "");
-	return ok == 1;
+	return 0;
+}
+
+/* Whether key's artifact was there and did not verify: kept from uploads. */
+static bool unverified(struct remote *r, const char *key)
+{
+	pthread_mutex_lock(&r->lock);
+	bool found = strvec_find(&r->unverified, key) >= 0;
+	r->kept += found;
+	pthread_mutex_unlock(&r->lock);
+	return found;
 }
 
 /* A handle no other thread holds: an idle one, or a new one (NULL when
@@ -556,6 +595,8 @@ static int put_with(struct remote *r, CURL *h, const char *key, const void *head
 	check_status(r, h);
 	if (!remote_writable(r))
 		return -1;
+	if (unverified(r, key))
+		return 0; /* the team's artifact, as far as this job can tell */
 	char *tag = NULL;
 	if (r->sig_key) {
 		char t[SIGNATURE_TAG_SIZE];

@@ -67,7 +67,8 @@ test_expect_success 'signed, against turborepo-remote-cache 2.12: it keeps no x-
 	grep -q "Cached:    0 cached, 4 total" turbo.out &&
 	run_vx 0 run build &&
 	test_grep "Tasks: 4 succeeded, 0 cached" "$OUT" &&
-	test $(grep -c "has no x-artifact-tag, and this remote is signed" "$ERR") = 4
+	test $(grep -c "has no x-artifact-tag, and this remote is signed" "$ERR") = 1 &&
+	test_grep "4 artifacts did not verify this run" "$ERR"
 '
 
 # A server that keeps each artifact's x-artifact-tag and gives it back, as
@@ -103,7 +104,10 @@ http.createServer((req, res) => {
 }).listen(Number(process.argv[2]), "127.0.0.1");
 EOF
 
-test_expect_success 'signed, against a server that keeps tags: both tools hit their own; another key or a tag-less upload is a miss, said once each' '
+# Issue 41 item 2: a job with the wrong key missed every artifact, then
+# uploaded each signed with its own, and the next good job missed all: an
+# artifact that does not verify is never overwritten, said once per run.
+test_expect_success 'signed, against a server that keeps tags: both tools hit their own; another key or a tag-less upload is a miss, said once, and the artifacts of the team stay' '
 	free_port tport &&
 	mkdir -p "$TEST_DIR/tags" &&
 	{ node "$TEST_TMP/tagstore.js" $tport "$TEST_DIR/tags" & } &&
@@ -121,10 +125,18 @@ test_expect_success 'signed, against a server that keeps tags: both tools hit th
 	run_vx 0 run build &&
 	test $(grep -c "remote cache hit" "$OUT") = 4 &&
 	! test_grep "warning" "$ERR" &&
-	clone ../c3 && cd ../c3 && 
+	(cd "$TEST_DIR/tags" && sha256sum * | sort) >team.sums &&
+	clone ../c3 && cd ../c3 &&
 	VX_REMOTE_CACHE_SIGNATURE_KEY=another-key-0123456789abcdef0123 run_vx 0 run build &&
 	test_grep "Tasks: 4 succeeded, 0 cached" "$OUT" &&
-	test $(grep -c "does not verify: taken as a miss" "$ERR") = 4 &&
+	test $(grep -c "does not verify: taken as a miss" "$ERR") = 1 &&
+	test_grep "is not the team.s" "$ERR" &&
+	test_grep "4 artifacts did not verify this run (misses); 4 uploads over them were not made" "$ERR" &&
+	(cd "$TEST_DIR/tags" && sha256sum * | sort) >after.sums &&
+	test_cmp ../c2/team.sums after.sums &&
+	clone ../c5 && cd ../c5 &&
+	run_vx 0 run build &&
+	test $(grep -c "remote cache hit" "$OUT") = 4 &&
 	for f in "$TEST_DIR"/tags/*.tag; do
 		b=${f%.tag} &&
 		curl -s -X PUT --data-binary @"$b" -H "Content-Type: application/octet-stream" \
@@ -134,7 +146,7 @@ test_expect_success 'signed, against a server that keeps tags: both tools hit th
 	clone ../c4 && cd ../c4 &&
 	run_vx 0 run build &&
 	test_grep "Tasks: 4 succeeded, 0 cached" "$OUT" &&
-	test $(grep -c "has no x-artifact-tag" "$ERR") = 4 &&
+	test $(grep -c "has no x-artifact-tag" "$ERR") = 1 &&
 	kill $tpid
 '
 
