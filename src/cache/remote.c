@@ -370,6 +370,28 @@ static struct curl_slist *prepare(struct remote *r, CURL *h, const char *method,
 	return hdrs;
 }
 
+/* The message of an error response (a GET's body went to its sink, a
+ * status's to text), or NULL. */
+static char *server_says(const struct body *b)
+{
+	if (!b)
+		return NULL;
+	if (b->text)
+		return remote_error_message(b->text->buf, b->text->len);
+	if (b->sink.fd < 0)
+		return NULL;
+	char buf[1024];
+	ssize_t n = pread(b->sink.fd, buf, sizeof buf, b->start);
+	return n > 0 ? remote_error_message(buf, (size_t)n) : NULL;
+}
+
+/* A 400 that says the request lacks a team (turborepo-remote-cache:
+ * "querystring should have required property 'team'"). */
+static bool team_missing(const char *says)
+{
+	return strstr(says, "team") || strstr(says, "slug");
+}
+
 /* Counts a finished request's outcome: a 2xx, and a 404 when miss_ok, are
  * fine; anything else is a failure, said with the method and the redacted
  * URL. Returns the HTTP status, or -1 for a failure of the transfer. */
@@ -389,9 +411,27 @@ static long judge(struct remote *r, CURL *h, CURLcode c, const char *method, con
 		outcome(r, 0, NULL);
 		status = code;
 	} else {
-		char *what = xasprintf("%s %s: HTTP %ld", method, shown, code);
-		outcome(r, (int)code, what);
-		free(what);
+		char *says = server_says(b);
+		if (code == 400 && says && team_missing(says)) {
+			/* a config the run cannot fix: off at once, said once
+			 * (issue 41: "HTTP 400" three times, then off) */
+			pthread_mutex_lock(&r->lock);
+			bool say = !r->st.off && !r->st.said_off;
+			r->st.off = r->st.said_off = true;
+			pthread_mutex_unlock(&r->lock);
+			if (say)
+				warning("remote cache: the server needs a team (it says: %s): set "
+					"VX_REMOTE_CACHE_TEAM or cache.remote.team (TURBO_TEAM for "
+					"Turborepo); it is off for the rest of this run",
+					says);
+		} else {
+			char *what = says ? xasprintf("%s %s: HTTP %ld (the server says: %s)",
+						      method, shown, code, says)
+					  : xasprintf("%s %s: HTTP %ld", method, shown, code);
+			outcome(r, (int)code, what);
+			free(what);
+		}
+		free(says);
 		status = code;
 	}
 	free(shown);
@@ -455,6 +495,35 @@ static void check_status(struct remote *r, CURL *h)
 char *remote_status_url(const char *base, const char *team_id, const char *slug)
 {
 	return remote_artifact_url(base, "status", team_id, slug);
+}
+
+char *remote_error_message(const char *body, size_t len)
+{
+	/* {"message": "..."} (Fastify's, Vercel's {"error":{"message":...}}),
+	 * else {"error": "..."}: the first such string, its escapes kept as
+	 * written, printable ASCII only and at most 200 bytes */
+	static const char *const keys[] = {"\"message\"", "\"error\""};
+	for (size_t k = 0; k < 2; k++) {
+		const char *at = memmem(body, len, keys[k], strlen(keys[k]));
+		if (!at)
+			continue;
+		const char *p = at + strlen(keys[k]), *end = body + len;
+		while (p < end && (*p == ' ' || *p == ':' || *p == '\t' || *p == '\n'))
+			p++;
+		if (p >= end || *p != '"')
+			continue;
+		struct strbuf sb = STRBUF_INIT;
+		for (p++; p < end && *p != '"' && sb.len < 200; p++) {
+			if (*p == '\\' && p + 1 < end)
+				strbuf_addch(&sb, *p++);
+			unsigned char c = (unsigned char)*p;
+			strbuf_addch(&sb, c >= 0x20 && c < 0x7f ? (char)c : '?');
+		}
+		if (sb.len)
+			return strbuf_detach(&sb, NULL);
+		strbuf_release(&sb);
+	}
+	return NULL;
 }
 
 char *remote_status_parse(const char *text)

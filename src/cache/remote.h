@@ -89,6 +89,10 @@ char *remote_status_url(const char *base, const char *team_id, const char *slug)
 /* The "status" of a /v8/artifacts/status answer ("enabled", "disabled",
  * "over_limit", "paused"), or NULL when text is not one; caller frees. */
 char *remote_status_parse(const char *text);
+/* The message of a server's error body (len bytes, JSON): its "message",
+ * else its "error" string, printable and at most 200 bytes; caller frees.
+ * NULL when it has none. */
+char *remote_error_message(const char *body, size_t len);
 /* url with any user:password@ replaced by "***@": what a message may show. */
 char *remote_redact(const char *url);
 

@@ -80,6 +80,17 @@ test_expect_success 'a wrong token warns once, the run succeeds' '
 	test_grep "Tasks: 2 succeeded" "$OUT"
 '
 
+# Issue 41 item 7: a server that needs a team answered 400, and vx said
+# only "HTTP 400", three times, then turned the remote off.
+test_expect_success 'a server that needs a team: vx says what to set, once, and the run succeeds' '
+	setup &&
+	VX_REMOTE_CACHE_TEAM= run_vx 0 run build &&
+	test_grep "Tasks: 2 succeeded" "$OUT" &&
+	test $(grep -c "the server needs a team (it says: querystring should have required property .team.): set VX_REMOTE_CACHE_TEAM or cache.remote.team" "$ERR") = 1 &&
+	test_grep ! "HTTP 400" "$ERR" &&
+	test $(grep -c "warning" "$ERR") = 1
+'
+
 test_expect_success 'an unreachable server warns and turns the remote off; the run succeeds' '
 	setup &&
 	for p in c d e; do

@@ -64,6 +64,37 @@ static void test_status(void)
 		CHECK(remote_status_parse(bad[k]) == NULL);
 }
 
+/* A server's error body: its message, for a warning that says what is
+ * wrong (issue 41: a team-less request was "HTTP 400" three times). */
+static void test_error_message(void)
+{
+	const char *cases[][2] = {
+	    {"{\"message\":\"querystring should have required property 'team'\"}",
+	     "querystring should have required property 'team'"},
+	    {"{\"error\":{\"code\":\"forbidden\",\"message\":\"Not authorized\"}}",
+	     "Not authorized"},
+	    {"{\"statusCode\":400,\"error\":\"Bad Request\"}", "Bad Request"},
+	    {"{\"message\" : \"a \\\"quoted\\\" word\"}", "a \\\"quoted\\\" word"},
+	    {"{\"message\":\"tab\there\"}", "tab?here"},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		char *m = remote_error_message(cases[k][0], strlen(cases[k][0]));
+		CHECK_STR(m, cases[k][1]);
+		free(m);
+	}
+	const char *none[] = {"", "<html>400</html>", "{\"message\":\"\"}", "{\"message\":3}",
+			      "{\"message\""};
+	for (size_t k = 0; k < sizeof none / sizeof *none; k++)
+		CHECK(remote_error_message(none[k], strlen(none[k])) == NULL);
+	/* bounded: a long message is cut, never read past len */
+	char big[600];
+	memset(big, 'x', sizeof big);
+	memcpy(big, "{\"message\":\"", 12);
+	char *m = remote_error_message(big, sizeof big);
+	CHECK(m && strlen(m) == 200);
+	free(m);
+}
+
 static void test_redact(void)
 {
 	char *r = remote_redact("https://user:pa55@cache.example.com:8443/v8/artifacts/x");
@@ -239,6 +270,7 @@ int main(void)
 {
 	test_url();
 	test_redact();
+	test_error_message();
 	test_status();
 	test_state();
 	root = fs_tmpdir();
