@@ -23,6 +23,11 @@
 #include "util/strbuf.h"
 
 #define CONNECT_TIMEOUT_MS 2000L
+/* A GET, HEAD or status that receives nothing for this long is given up,
+ * and the remote is off for the run: a server that accepts and never
+ * answers held the first task a minute (issue 41). A PUT keeps the whole
+ * timeout: a server may take a while to answer a large upload. */
+#define STALL_S 5L
 #define DEFAULT_TIMEOUT_MS 30000L
 #define FAILURES_OFF 3
 #define RETRY_AFTER_MAX_S 5
@@ -366,6 +371,10 @@ static struct curl_slist *prepare(struct remote *r, CURL *h, const char *method,
 		curl()->easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
 		curl()->easy_setopt(h, CURLOPT_WRITEDATA, &b->sink);
 	}
+	if (strcmp(method, "PUT")) {
+		curl()->easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+		curl()->easy_setopt(h, CURLOPT_LOW_SPEED_TIME, STALL_S);
+	}
 	curl()->easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
 	return hdrs;
 }
@@ -401,7 +410,17 @@ static long judge(struct remote *r, CURL *h, CURLcode c, const char *method, con
 	long code = 0, status = -1;
 	curl()->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
 	char *shown = remote_redact(url);
-	if (c != CURLE_OK) {
+	if (c == CURLE_OPERATION_TIMEDOUT) {
+		/* no answer: waiting on it again would hold every task as long */
+		pthread_mutex_lock(&r->lock);
+		bool say = !r->st.off && !r->st.said_off;
+		r->st.off = r->st.said_off = true;
+		pthread_mutex_unlock(&r->lock);
+		if (say)
+			warning("remote cache: %s %s: no answer in time (%s): it is off for the rest "
+				"of this run",
+				method, shown, curl()->easy_strerror(c));
+	} else if (c != CURLE_OK) {
 		char *what = xasprintf("%s %s: %s", method, shown,
 				       b && b->sink.failed ? "cannot write the download"
 							   : curl()->easy_strerror(c));

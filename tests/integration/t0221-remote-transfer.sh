@@ -157,6 +157,37 @@ http.createServer((req, res) => {
 }).listen(Number(process.argv[2]), "127.0.0.1");
 EOF
 
+# Issue 41 item 6: a server that accepts and never answers held the first
+# task a minute (the status request's 30 s timeout, then a GET's) before
+# anything ran. A GET or status that receives nothing for 5 s is given up,
+# and the first such turns the remote off, said once. (timeout 25 only
+# catches the old minute-long hang; no time is asserted.)
+cat >"$TEST_TMP/mute.js" <<'EOF'
+require("http").createServer((req, res) => { req.resume(); }).listen(Number(process.argv[2]), "127.0.0.1");
+EOF
+
+test_expect_success 'a server that accepts and never answers: off after its first silence, said once; the run goes on' '
+	free_port mport &&
+	{ node "$TEST_TMP/mute.js" $mport & } &&
+	mpid=$! &&
+	for i in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/$mport) 2>/dev/null && break; sleep 0.1; done &&
+	ws_root <<-EOF &&
+	tasks:
+	  build:
+	    outputs: ["dist/**"]
+	EOF
+	mkdir -p m && ws_project m m <<-EOF &&
+	  build:
+	    command: "mkdir -p dist && echo m > dist/out"
+	EOF
+	rc=0 && VX_REMOTE_CACHE_URL=http://127.0.0.1:$mport timeout -k 5 25 "$VX" run build >"$OUT" 2>"$ERR" || rc=$? &&
+	kill $mpid &&
+	test $rc = 0 &&
+	test_grep "Tasks: 1 succeeded" "$OUT" &&
+	test $(grep -c "warning" "$ERR") = 1 &&
+	test_grep "no answer in time (.*): it is off for the rest of this run" "$ERR"
+'
+
 # The bug: the lookups' thread took the SIGCHLD of a task that ended while
 # it waited on the network, and the run waited for that task forever (seen
 # when a task closes its output before it exits: the end of its pipe is no
