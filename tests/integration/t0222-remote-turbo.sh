@@ -160,4 +160,33 @@ test_expect_success 'signed on, no key anywhere: the remote is off for the run, 
 	test $(count 32) = $before
 '
 
+# Issue 41 item 9: turborepo-remote-cache 2.12 keeps an artifact's
+# x-artifact-tag when it is started with TURBO_REMOTE_CACHE_SIGNATURE_KEY
+# (without it, it keeps the body alone: the test above). Signed hits work
+# against the real server so started: a fresh clone hits all, verified.
+test_expect_success 'signed, against turborepo-remote-cache 2.12 started with a signature key: a fresh clone hits every artifact, verified' '
+	free_port sport &&
+	server=$npm_tool_dir/../turborepo-remote-cache-2.12/node_modules/.bin/turborepo-remote-cache &&
+	mkdir -p "$TEST_TMP/server2" &&
+	key=k3y-$RANDOM-0123456789abcdef0123456789 &&
+	{ env PORT=$sport TURBO_TOKEN=$remote_token STORAGE_PROVIDER=local STORAGE_PATH=store2 \
+		TMPDIR="$TEST_TMP/server2" LOG_LEVEL=warn TURBO_REMOTE_CACHE_SIGNATURE_KEY=$key \
+		"$server" >"$TEST_TMP/server2.log" 2>&1 & } &&
+	spid=$! &&
+	for i in $(seq 100); do
+		[ "$(curl -s -o /dev/null -w "%{http_code}" -H "Authorization: Bearer $remote_token" \
+			http://127.0.0.1:$sport/v8/artifacts/status)" = 200 ] && break
+		sleep 0.1
+	done &&
+	export VX_REMOTE_CACHE_URL=http://127.0.0.1:$sport TURBO_REMOTE_CACHE_SIGNATURE_KEY=$key &&
+	setup && sign &&
+	run_vx 0 run build &&
+	test_grep "Tasks: 4 succeeded" "$OUT" &&
+	clone ../c6 && cd ../c6 &&
+	run_vx 0 run build &&
+	kill $spid &&
+	test $(grep -c "remote cache hit" "$OUT") = 4 &&
+	! test_grep "warning" "$ERR"
+'
+
 test_done
