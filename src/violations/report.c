@@ -137,6 +137,53 @@ static cJSON *string_array(const struct strvec *sv)
 	return a;
 }
 
+/* A verdict's fix as --report json spells it (SPEC §5), also a SARIF
+ * result's properties.fix: {allow, inputs, withheld, ignore}; v NULL: empty. */
+static cJSON *fix_object(const struct verdict *v)
+{
+	cJSON *fix = cJSON_CreateObject();
+	cJSON *allow = cJSON_AddObjectToObject(fix, "allow");
+	cJSON *inputs = cJSON_AddObjectToObject(fix, "inputs");
+	cJSON_AddArrayToObject(fix, "withheld");
+	cJSON *ignore = cJSON_AddObjectToObject(fix, "ignore");
+	if (!v)
+		return fix;
+	const struct {
+		cJSON *in;
+		const char *name;
+		const struct strvec *list;
+	} fields[] = {
+	    {allow, "read", &v->fix_read},
+	    {allow, "write", &v->fix_write},
+	    {allow, "network", &v->fix_network},
+	    {inputs, "files", &v->fix_inputs},
+	    {inputs, "workspaceFiles", &v->fix_workspace_inputs},
+	    {inputs, "toolchain", &v->fix_toolchain},
+	    {ignore, "read", &v->fix_ignore_read},
+	};
+	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+		if (fields[i].list->n)
+			cJSON_AddItemToObject(fields[i].in, fields[i].name,
+					      string_array(fields[i].list));
+	return fix;
+}
+
+/* A workspace-relative path as a SARIF artifactLocation.uri: an RFC 3986
+ * relative reference, each byte but the unreserved ones and '/' escaped
+ * (issue 41: "my app/vx.yaml" was SARIF1002 to GitHub's validator). */
+static char *sarif_uri(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
+		if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		    (*c >= '0' && *c <= '9') || strchr("-._~/", *c))
+			strbuf_addch(&sb, (char)*c);
+		else
+			strbuf_addf(&sb, "%%%02X", *c);
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
 static char *print_json(cJSON *doc)
 {
 	char *s = cJSON_Print(doc);
@@ -174,11 +221,9 @@ void report_json(const struct task_report *t, size_t n, struct strbuf *out)
 		cJSON_AddNumberToObject(o, "durationMs", (double)r->duration_ms);
 		cJSON *viol = cJSON_AddArrayToObject(o, "violations");
 		cJSON *notes = cJSON_AddArrayToObject(o, "notes");
-		cJSON *fix = cJSON_AddObjectToObject(o, "fix");
-		cJSON *allow = cJSON_AddObjectToObject(fix, "allow");
-		cJSON *inputs = cJSON_AddObjectToObject(fix, "inputs");
-		cJSON *withheld = cJSON_AddArrayToObject(fix, "withheld");
-		cJSON *ignore = cJSON_AddObjectToObject(fix, "ignore");
+		cJSON *fix = fix_object(r->v && r->in ? r->v : NULL);
+		cJSON_AddItemToObject(o, "fix", fix);
+		cJSON *withheld = cJSON_GetObjectItemCaseSensitive(fix, "withheld");
 		if (r->v && r->in) {
 			for (size_t k = 0; k < r->v->violations.n; k++) {
 				const struct violation *x = &r->v->violations.v[k];
@@ -212,26 +257,6 @@ void report_json(const struct task_report *t, size_t n, struct strbuf *out)
 				cJSON_AddItemToArray(notes, e);
 				free(p);
 			}
-			if (r->v->fix_read.n)
-				cJSON_AddItemToObject(allow, "read", string_array(&r->v->fix_read));
-			if (r->v->fix_write.n)
-				cJSON_AddItemToObject(allow, "write",
-						      string_array(&r->v->fix_write));
-			if (r->v->fix_network.n)
-				cJSON_AddItemToObject(allow, "network",
-						      string_array(&r->v->fix_network));
-			if (r->v->fix_inputs.n)
-				cJSON_AddItemToObject(inputs, "files",
-						      string_array(&r->v->fix_inputs));
-			if (r->v->fix_workspace_inputs.n)
-				cJSON_AddItemToObject(inputs, "workspaceFiles",
-						      string_array(&r->v->fix_workspace_inputs));
-			if (r->v->fix_toolchain.n)
-				cJSON_AddItemToObject(inputs, "toolchain",
-						      string_array(&r->v->fix_toolchain));
-			if (r->v->fix_ignore_read.n)
-				cJSON_AddItemToObject(ignore, "read",
-						      string_array(&r->v->fix_ignore_read));
 		}
 		for (size_t k = 0; k < r->n_withheld; k++)
 			cJSON_AddItemToArray(withheld, cJSON_CreateString(r->withheld[k]));
@@ -313,51 +338,32 @@ void report_sarif(const struct task_report *t, size_t n, struct strbuf *out)
 			cJSON_AddStringToObject(res, "ruleId", rule_ids[rule]);
 			cJSON_AddNumberToObject(res, "ruleIndex", rule);
 			cJSON_AddStringToObject(res, "level", "error");
-			struct strbuf msg = STRBUF_INIT;
+			struct strbuf msg = STRBUF_INIT, fl = STRBUF_INIT;
 			add_message(&msg, r->id, ": ", r->in, x);
+			fix_line(r->v, &fl);
+			if (fl.len)
+				strbuf_addf(&msg, ". Fix: add to %s tasks.%s.%s", r->yaml, r->task,
+					    fl.buf);
 			cJSON_AddStringToObject(cJSON_AddObjectToObject(res, "message"), "text",
 						msg.buf);
 			strbuf_release(&msg);
+			strbuf_release(&fl);
 			cJSON *loc = cJSON_CreateObject();
 			cJSON *phys = cJSON_AddObjectToObject(loc, "physicalLocation");
+			char *uri = sarif_uri(r->yaml);
 			cJSON_AddStringToObject(cJSON_AddObjectToObject(phys, "artifactLocation"),
-						"uri", r->yaml);
+						"uri", uri);
+			free(uri);
 			cJSON *region = cJSON_AddObjectToObject(phys, "region");
 			cJSON_AddNumberToObject(region, "startLine", r->line > 0 ? r->line : 1);
 			cJSON_AddNumberToObject(region, "startColumn", r->col > 0 ? r->col : 1);
 			cJSON_AddItemToArray(cJSON_AddArrayToObject(res, "locations"), loc);
-			struct strbuf fl = STRBUF_INIT;
-			fix_line(r->v, &fl);
-			if (fl.len) {
-				cJSON *fix = cJSON_CreateObject();
-				char *d =
-				    xasprintf("add to %s tasks.%s.%s", r->yaml, r->task, fl.buf);
-				cJSON_AddStringToObject(cJSON_AddObjectToObject(fix, "description"),
-							"text", d);
-				free(d);
-				/* The edit itself is YAML the user places; SARIF needs at
-				 * least the artifact it changes. */
-				cJSON *change = cJSON_CreateObject();
-				cJSON_AddStringToObject(
-				    cJSON_AddObjectToObject(change, "artifactLocation"), "uri",
-				    r->yaml);
-				cJSON *rep = cJSON_CreateObject();
-				cJSON *del = cJSON_AddObjectToObject(rep, "deletedRegion");
-				cJSON_AddNumberToObject(del, "startLine",
-							r->line > 0 ? r->line : 1);
-				cJSON_AddNumberToObject(del, "startColumn",
-							r->col > 0 ? r->col : 1);
-				cJSON_AddNumberToObject(del, "endColumn", r->col > 0 ? r->col : 1);
-				cJSON_AddStringToObject(
-				    cJSON_AddObjectToObject(rep, "insertedContent"), "text",
-				    fl.buf);
-				cJSON_AddItemToArray(cJSON_AddArrayToObject(change, "replacements"),
-						     rep);
-				cJSON_AddItemToArray(cJSON_AddArrayToObject(fix, "artifactChanges"),
-						     change);
-				cJSON_AddItemToArray(cJSON_AddArrayToObject(res, "fixes"), fix);
-			}
-			strbuf_release(&fl);
+			/* The fix is data (properties.fix, as --report json's) and
+			 * words (the message), not a SARIF fixes[] edit: an edit at
+			 * the sandbox: line made YAML no parser takes (issue 41),
+			 * and a right one would merge into the task's mapping. */
+			cJSON_AddItemToObject(cJSON_AddObjectToObject(res, "properties"), "fix",
+					      fix_object(r->v));
 			cJSON_AddItemToArray(results, res);
 		}
 	}

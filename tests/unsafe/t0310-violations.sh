@@ -166,7 +166,7 @@ test_expect_success '--report json: one document on stdout, the shape of SPEC se
 	test_grep "app#build: failed (1 sandbox violation)" "$ERR"
 '
 
-test_expect_success '--report sarif: valid SARIF 2.1.0 shape, one result per violation at the sandbox: line, with a fix' '
+test_expect_success '--report sarif: valid SARIF 2.1.0 shape, one result per violation at the sandbox: line, with its fix as data and words' '
 	setup &&
 	app_task "cat vendor/notes.txt; cat vendor/gen.sh; true" "\"src/\"" &&
 	run_vx 1 run app#build --report sarif &&
@@ -177,7 +177,8 @@ test_expect_success '--report sarif: valid SARIF 2.1.0 shape, one result per vio
 	jq -e "(.runs[0].results | length) == 2" "$OUT" &&
 	jq -e "[.runs[0].results[] | .ruleId == \"vx/sandbox-read\" and .level == \"error\" and (.message.text | length) > 0] | all" "$OUT" &&
 	jq -e "[.runs[0].results[].locations[0].physicalLocation | .artifactLocation.uri == \"app/vx.yaml\" and .region.startLine == 5] | all" "$OUT" &&
-	jq -e "[.runs[0].results[].fixes[0].description.text | test(\"allow.read\")] | all" "$OUT"
+	jq -e "[.runs[0].results[] | (.message.text | test(\"Fix: add to app/vx.yaml tasks.build.sandbox.allow.read\")) and (.properties.fix.allow.read | length) > 0] | all" "$OUT" &&
+	jq -e "[.runs[0].results[] | has(\"fixes\") | not] | all" "$OUT"
 '
 
 test_expect_success '--report github: an ::error workflow command per violation, at the task'"'"'s vx.yaml line' '
