@@ -417,9 +417,10 @@ static long judge(struct remote *r, CURL *h, CURLcode c, const char *method, con
 		r->st.off = r->st.said_off = true;
 		pthread_mutex_unlock(&r->lock);
 		if (say)
-			warning("remote cache: %s %s: no answer in time (%s): it is off for the rest "
-				"of this run",
-				method, shown, curl()->easy_strerror(c));
+			warning(
+			    "remote cache: %s %s: no answer in time (%s): it is off for the rest "
+			    "of this run",
+			    method, shown, curl()->easy_strerror(c));
 	} else if (c != CURLE_OK) {
 		char *what = xasprintf("%s %s: %s", method, shown,
 				       b && b->sink.failed ? "cannot write the download"
