@@ -387,7 +387,7 @@ static char *server_says(const struct body *b)
 		return NULL;
 	if (b->text)
 		return remote_error_message(b->text->buf, b->text->len);
-	if (b->sink.fd < 0)
+	if (b->sink.fd < 0) /* a PUT's: its answer was discarded */
 		return NULL;
 	char buf[1024];
 	ssize_t n = pread(b->sink.fd, buf, sizeof buf, b->start);
@@ -699,7 +699,8 @@ static int put_with(struct remote *r, CURL *h, const char *key, const void *head
 	char *url = remote_artifact_url(r->url, key, r->team_id, r->team);
 	char *dur = xasprintf("x-artifact-duration: %llu", (unsigned long long)duration_ms);
 	const char *extra[] = {"Content-Type: application/octet-stream", dur, tag, NULL};
-	struct body b = {.src = {head, head_len, 0, fd, 0}, .size = head_len + size};
+	struct body b = {
+	    .sink = {.fd = -1}, .src = {head, head_len, 0, fd, 0}, .size = head_len + size};
 	long code = perform(r, h, "PUT", url, extra, &b, false);
 	free(dur);
 	free(tag);
