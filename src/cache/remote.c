@@ -379,6 +379,17 @@ static struct curl_slist *prepare(struct remote *r, CURL *h, const char *method,
 	return hdrs;
 }
 
+/* Turns the remote off for the rest of the run at once. Returns whether
+ * the caller is the one to say so (nothing said it was off yet). */
+static bool off_now(struct remote *r)
+{
+	pthread_mutex_lock(&r->lock);
+	bool say = !r->st.off && !r->st.said_off;
+	r->st.off = r->st.said_off = true;
+	pthread_mutex_unlock(&r->lock);
+	return say;
+}
+
 /* The message of an error response (a GET's body went to its sink, a
  * status's to text), or NULL. */
 static char *server_says(const struct body *b)
@@ -412,11 +423,7 @@ static long judge(struct remote *r, CURL *h, CURLcode c, const char *method, con
 	char *shown = remote_redact(url);
 	if (c == CURLE_OPERATION_TIMEDOUT) {
 		/* no answer: waiting on it again would hold every task as long */
-		pthread_mutex_lock(&r->lock);
-		bool say = !r->st.off && !r->st.said_off;
-		r->st.off = r->st.said_off = true;
-		pthread_mutex_unlock(&r->lock);
-		if (say)
+		if (off_now(r))
 			warning(
 			    "remote cache: %s %s: no answer in time (%s): it is off for the rest "
 			    "of this run",
@@ -435,11 +442,7 @@ static long judge(struct remote *r, CURL *h, CURLcode c, const char *method, con
 		if (code == 400 && says && team_missing(says)) {
 			/* a config the run cannot fix: off at once, said once
 			 * (issue 41: "HTTP 400" three times, then off) */
-			pthread_mutex_lock(&r->lock);
-			bool say = !r->st.off && !r->st.said_off;
-			r->st.off = r->st.said_off = true;
-			pthread_mutex_unlock(&r->lock);
-			if (say)
+			if (off_now(r))
 				warning("remote cache: the server needs a team (it says: %s): set "
 					"VX_REMOTE_CACHE_TEAM or cache.remote.team (TURBO_TEAM for "
 					"Turborepo); it is off for the rest of this run",

@@ -583,6 +583,19 @@ static int binds_start(struct sandbox_jobs *sj, struct sandbox_job *sjob, struct
 	return 0;
 }
 
+/* Removes the task's stage, and then its record (the reaper's, should vx
+ * die); a stage that still holds something stays, with its record. Returns
+ * rmdir's result. */
+static int stage_drop(struct sandbox_job *sjob)
+{
+	if (rmdir(sjob->stage_dir))
+		return -1;
+	char *rec = xasprintf("%s.project", sjob->stage_dir);
+	unlink(rec);
+	free(rec);
+	return 0;
+}
+
 /* The task's network, before it starts: a 0700 directory of the run's (a
  * retry gets a fresh one; the refusals of the attempt before are gone with
  * it, as its trace is) holding netd's control socket; the proxy and a
@@ -768,10 +781,7 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 		 * no unstage runs for a task that never ran (it warned that the
 		 * empty stage "keeps what could not be moved back") */
 		if (sjob->stage_dir) {
-			char *rec = xasprintf("%s.project", sjob->stage_dir);
-			unlink(rec);
-			free(rec);
-			rmdir(sjob->stage_dir);
+			stage_drop(sjob);
 			free(sjob->stage_dir);
 			sjob->stage_dir = NULL;
 		}
@@ -809,11 +819,7 @@ void sandbox_jobs_unstage(struct sandbox_jobs *sj, size_t i)
 	lstr_vec_strings(&t->cfg->sandbox->allow_write, &aw);
 	sandbox_request_unstage(&sjob->req, (const char *const *)aw.v, aw.n);
 	strvec_clear(&aw);
-	if (rmdir(sjob->stage_dir) == 0) {
-		char *rec = xasprintf("%s.project", sjob->stage_dir);
-		unlink(rec);
-		free(rec);
-	} else {
+	if (stage_drop(sjob)) {
 		warning(
 		    "%s: %s keeps what could not be moved back to %s; the next run puts it back",
 		    t->id, sjob->stage_dir, sjob->req.cwd);

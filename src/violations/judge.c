@@ -1097,6 +1097,18 @@ static void unkeyed_verdict(const struct judge_input *in, struct verdict *out,
 	}
 }
 
+/* path as an inputs.workspaceFiles entry: workspace-relative, a directory
+ * as all under it. */
+static char *ws_key_entry(const struct judge_input *in, const char *path, bool dir)
+{
+	char *rel = path_relative(in->workspace_root, path);
+	if (!dir)
+		return rel;
+	char *all = xasprintf("%s/**", rel);
+	free(rel);
+	return all;
+}
+
 /* Granting a read the key does not fold would be a stale hit: the fix
  * keys it too, as inputs.files when the task lists them, else (the default
  * inputs leave it out: a nested project's file, a gitignored one) as
@@ -1114,8 +1126,7 @@ static void key_fix(const struct judge_input *in, struct verdict *out, const cha
 					  dir ? xasprintf("%s/**", rel) : xstrdup(rel));
 		free(rel);
 	} else if (!keyed && in->keyed) {
-		strvec_push_nodup(&out->fix_workspace_inputs,
-				  dir ? xasprintf("%s/**", ws_rel) : xstrdup(ws_rel));
+		strvec_push_nodup(&out->fix_workspace_inputs, ws_key_entry(in, path, dir));
 	}
 	free(ws_rel);
 }
@@ -1484,12 +1495,8 @@ static bool outside_fix(const struct judge_input *in, struct verdict *out,
 	}
 	bool dir = fs_is_dir(e->path);
 	strvec_push_nodup(&out->fix_read, grant_spelling(in, e->path, dir));
-	if (in->cached) {
-		char *rel = path_relative(in->workspace_root, e->path);
-		strvec_push_nodup(&out->fix_workspace_inputs,
-				  dir ? xasprintf("%s/**", rel) : xstrdup(rel));
-		free(rel);
-	}
+	if (in->cached)
+		strvec_push_nodup(&out->fix_workspace_inputs, ws_key_entry(in, e->path, dir));
 	return true;
 }
 
