@@ -13,6 +13,7 @@
 
 #include "util/die.h"
 #include "util/io.h"
+#include "util/thread.h"
 
 /* 128 KiB: the kernel's default readahead window, so one read() per window;
  * larger buffers measured no faster (docs/cache-hashing.md). */
@@ -203,7 +204,7 @@ size_t filehash_many(const char *const *paths, size_t n, char (*out)[KEY_HEX_SIZ
 	size_t started = 0;
 	pthread_t *tids = want > 1 ? xcalloc(want - 1, sizeof *tids) : NULL;
 	for (size_t t = 0; t + 1 < want; t++) {
-		if (pthread_create(&tids[started], NULL, batch_work, &b) != 0)
+		if (thread_start(&tids[started], NULL, batch_work, &b) != 0)
 			break;
 		started++;
 	}

@@ -3,7 +3,6 @@
 #include "cache/prefetch.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 
 #include "cache/transfer.h"
+#include "util/thread.h"
 #include "util/die.h"
 #include "util/strbuf.h"
 
@@ -92,14 +92,7 @@ struct prefetch *prefetch_start(const struct store *st, struct remote *r, const 
 	}
 	strbuf_init(&p->said);
 	pthread_mutex_init(&p->lock, NULL);
-	/* No signal is the thread's: a SIGCHLD taken here would never reach
-	 * the loop's signalfd (the loop blocks its signals only as a run
-	 * starts, after this), and a job's exit would go unseen. */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int err = pthread_create(&p->thread, NULL, run, p);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int err = thread_start(&p->thread, NULL, run, p);
 	if (err) {
 		pthread_mutex_destroy(&p->lock);
 		strbuf_release(&p->said);

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 #include "util/compat.h"
 #include "util/die.h"
 #include "util/loop.h"
+#include "util/thread.h"
 #include "util/strbuf.h"
 #include "util/vec.h"
 
@@ -200,20 +200,14 @@ struct saver *saver_new(const struct store *st, struct remote *remote)
 	pthread_cond_init(&sv->wake, NULL);
 	pthread_cond_init(&sv->finished, NULL);
 	pthread_cond_init(&sv->up_wake, NULL);
-	/* A thread takes any process signal it does not block: SIGCHLD would
-	 * be lost to its default action, SIGINT would kill vx unannounced. */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int e = pthread_create(&sv->thread, NULL, worker, sv);
+	int e = thread_start(&sv->thread, NULL, worker, sv);
 	/* an uploader that cannot start only costs parallelism; none at all
 	 * is the error */
 	for (size_t k = 0; !e && remote && k < REMOTE_UPLOADERS; k++)
-		if (pthread_create(&sv->up_threads[sv->n_up_threads], NULL, uploader, sv) == 0)
+		if (thread_start(&sv->up_threads[sv->n_up_threads], NULL, uploader, sv) == 0)
 			sv->n_up_threads++;
 	if (!e && remote && !sv->n_up_threads)
 		e = EAGAIN;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (e) {
 		errno = e;
 		die_errno("cannot start the cache's save thread");

@@ -21,7 +21,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -30,6 +29,7 @@
 #include "util/glob.h"
 #include "util/io.h"
 #include "util/path.h"
+#include "util/thread.h"
 #include "util/vec.h"
 
 static char *ls_cached[] = {"git", "ls-files", "-z", "--cached", "--stage", NULL};
@@ -75,14 +75,8 @@ struct listing *listing_start(const char *root, const char *cache_dir)
 	if (cache_dir) {
 		l->root = xstrdup(root);
 		l->cache_dir = xstrdup(cache_dir);
-		/* A thread takes any process signal it does not block: SIGINT
-		 * would kill vx unannounced (saver.c). Without a thread, the
-		 * walk is done when it is asked for. */
-		sigset_t all, old;
-		sigfillset(&all);
-		pthread_sigmask(SIG_SETMASK, &all, &old);
-		l->threaded = pthread_create(&l->thread, NULL, walk_thread, l) == 0;
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		/* without a thread, the walk is done when it is asked for */
+		l->threaded = thread_start(&l->thread, NULL, walk_thread, l) == 0;
 	}
 	return l;
 }

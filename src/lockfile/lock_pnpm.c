@@ -22,6 +22,7 @@
 #include "util/die.h"
 #include "util/path.h"
 #include "util/strmap.h"
+#include "util/thread.h"
 #include "util/yamlload.h"
 
 /* A dependency as written: from (an importer's rel, or a package's id) to
@@ -451,7 +452,7 @@ int lock_parse_pnpm(struct lockset *ls, const char *text, size_t len, struct str
 	pthread_t th;
 	struct half b = {.text = text + cut, .len = len - cut, .err = STRBUF_INIT};
 	/* a large v9 file: its snapshots on a second thread (docs/lockfiles.md) */
-	bool two = cut && pthread_create(&th, NULL, parse_half, &b) == 0;
+	bool two = cut && thread_start(&th, NULL, parse_half, &b) == 0;
 	rc = parse_stream(text, two ? cut : len, true, &kept, &have, err);
 	if (two) {
 		pthread_join(th, NULL);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "util/die.h"
+#include "util/thread.h"
 
 struct resolve_req {
 	struct resolve_req *next;
@@ -184,7 +185,7 @@ struct resolve_req *resolve_start(struct resolver *r, const char *host, int port
 		pthread_attr_t attr;
 		pthread_attr_init(&attr);
 		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		if (pthread_create(&t, &attr, worker, r) == 0) {
+		if (thread_start(&t, &attr, worker, r) == 0) {
 			r->threads++;
 			r->idle++;
 			r->refs++;

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "util/die.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
+#include "util/thread.h"
 
 /* More than this many threads only queue on one disk. */
 #define WORKER_MAX_THREADS 8
@@ -120,15 +120,10 @@ struct worker *worker_new(struct loop *l, size_t threads)
 		threads = 1;
 	if (threads > WORKER_MAX_THREADS)
 		threads = WORKER_MAX_THREADS;
-	/* the signals are the loop's (its signalfd): none may land here */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
 	int e = 0;
 	while (w->nthreads < threads &&
-	       !(e = pthread_create(&w->threads[w->nthreads], NULL, thread_main, w)))
+	       !(e = thread_start(&w->threads[w->nthreads], NULL, thread_main, w)))
 		w->nthreads++;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!w->nthreads) {
 		errno = e;
 		die_errno("cannot start a worker thread");

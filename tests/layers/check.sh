@@ -47,5 +47,11 @@ def visit(m, stack):
 sys.exit(0 if all(visit(m, []) for m in sorted(deps)) else 1)
 PY
 then bad=1; fi
-[ $bad = 0 ] && echo "layers: every room flows one way, and util has no circle"
+# A thread is started only by util/thread.c, born with every signal blocked
+# (a SIGINT taken by a hashing thread killed vx unannounced: CI, t0211).
+if grep -rn "pthread_create(" --include=*.c . | grep -v "^./util/thread.c:"; then
+	echo "layers: start threads with thread_start() (util/thread.h)"
+	bad=1
+fi
+[ $bad = 0 ] && echo "layers: every room flows one way, util has no circle, threads start blocked"
 exit $bad
