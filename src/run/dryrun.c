@@ -94,11 +94,12 @@ int dryrun_explain_key(const struct graph *g, const struct taskcache *tc, const 
 }
 
 /* --dry-run (text or json, mode): each task, its key and whether it would
- * hit. owner: --shard's owner per node, with this run's part and the
- * count, or NULL. */
+ * hit. shard: --shard's part of the run, or NULL. */
 void dryrun_print(const struct graph *g, const struct job *jobs, struct taskcache *tc, int mode,
-		  const unsigned *owner, unsigned part, unsigned count)
+		  const struct shardrun *shard)
 {
+	const unsigned *owner = shard ? shard->owner : NULL;
+	unsigned part = shard ? shard->index : 0, count = shard ? shard->count : 0;
 	struct strbuf sb = STRBUF_INIT;
 	if (mode == 2) {
 		strbuf_addstr(&sb, "{\"version\":1,");
@@ -123,7 +124,10 @@ void dryrun_print(const struct graph *g, const struct job *jobs, struct taskcach
 				    tc->ks.keys[i], cache_status_name(st),
 				    remote ? " (remote)" : "",
 				    st == CACHE_BAD ? " (damaged entry)" : "");
-			if (owner && owner[i] != part)
+			if (owner && shard->answers[i])
+				strbuf_addf(&sb, "  (shard %u/%u's: made sure of here)",
+					    owner[i] + 1, count);
+			else if (owner && owner[i] != part)
 				strbuf_addf(&sb, "  (shard %u/%u's: needed here)", owner[i] + 1,
 					    count);
 			strbuf_addch(&sb, '\n');
@@ -136,8 +140,9 @@ void dryrun_print(const struct graph *g, const struct job *jobs, struct taskcach
 		if (st == CACHE_HIT)
 			strbuf_addf(&sb, "\"cacheSource\":\"%s\",", remote ? "remote" : "local");
 		if (owner)
-			strbuf_addf(&sb, "\"shard\":%u,\"owned\":%s,", owner[i] + 1,
-				    owner[i] == part ? "true" : "false");
+			strbuf_addf(&sb, "\"shard\":%u,\"owned\":%s,\"answered\":%s,", owner[i] + 1,
+				    owner[i] == part ? "true" : "false",
+				    shard->answers[i] ? "true" : "false");
 		/* what `turbo run --dry=json` says of a task, to compare with it
 		 * (docs/turborepo.md) */
 		strbuf_addf(&sb, "\"cacheEnabled\":%s,\"persistent\":%s,",

@@ -5,6 +5,7 @@
 
 #include "plan/graph.h"
 #include "run/scheduler.h"
+#include "run/shardrun.h"
 #include "run/taskcache.h"
 
 /* --explain-key: the task's key and each ingredient folded into it, in
@@ -13,9 +14,10 @@
  * key. Returns 0, or 2 when no task of the run has id. */
 int dryrun_explain_key(const struct graph *g, const struct taskcache *tc, const char *id);
 /* --dry-run (text or json, mode 1 or 2): each task, its key and whether it
- * would hit. owner: --shard's owner per node, with this run's part and the
- * count, or NULL. */
+ * would hit; with --shard (shard not NULL), whose it is ("shard", "owned":
+ * this shard builds it, "answered": this shard makes sure it is built,
+ * docs/ci.md). */
 void dryrun_print(const struct graph *g, const struct job *jobs, struct taskcache *tc, int mode,
-		  const unsigned *owner, unsigned part, unsigned count);
+		  const struct shardrun *shard);
 
 #endif

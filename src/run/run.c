@@ -81,8 +81,7 @@ int run_once(const struct run_opts *o, struct plan *p, long long t0,
 		return rc;
 	}
 	if (o->dry_run) {
-		dryrun_print(&p->g, p->jobs, &p->tc, o->dry_run, p->owner, p->shard_index,
-			     p->shard_count);
+		dryrun_print(&p->g, p->jobs, &p->tc, o->dry_run, p->shard);
 		report_stdout_end(report_fd);
 		return 0;
 	}
@@ -118,18 +117,12 @@ int run_once(const struct run_opts *o, struct plan *p, long long t0,
 	taskcache_start(&p->tc, loop);
 	struct run_hooks rh = {
 	    .tc = &p->tc, .sj = &p->sj, .ws = p->ws, .envs = p->envs, .only = o->only, .wh = wh};
-	if (p->owner) {
-		rh.owner = p->owner;
-		rh.shard_index = p->shard_index;
-		rh.shard_count = p->shard_count;
-		rh.shard_wait_ms = o->shard_wait_s * 1000LL;
-		rh.wait_since = xcalloc(n + 1, sizeof *rh.wait_since);
-		rh.poll_ms = xcalloc(n + 1, sizeof *rh.poll_ms);
+	if (p->shard) {
+		rh.shard = p->shard;
+		shardrun_start(p->shard, n);
 	}
 	struct scheduler_hooks hooks = {run_before, run_after, &rh};
 	int status = scheduler_run(p->jobs, n, &so, &hooks);
-	free(rh.wait_since);
-	free(rh.poll_ms);
 	taskcache_finish(&p->tc);
 	sandbox_jobs_finish(&p->sj);
 	if (loop != (wh ? wh->loop : NULL))

@@ -9,36 +9,7 @@
 #include "keys/taskenv.h"
 #include "run/output.h"
 #include "util/die.h"
-#include "util/loop.h"
 #include "util/path.h"
-
-/* --shard: node i is another shard's and missed both caches. While that
- * shard may still upload it (the remote readable, the task cacheable,
- * within --shard-wait), the job is asked again later, polling the remote
- * from 250 ms up to every 2 s; then it is built here: never a failed shard
- * because another was slower (docs/ci.md). */
-static bool shard_wait(struct run_hooks *rh, size_t i, struct job *job)
-{
-	if (!rh->owner || rh->owner[i] == rh->shard_index)
-		return false;
-	const struct task_node *t = job->data;
-	if (!taskcache_cacheable(t) || !taskcache_remote_readable(rh->tc))
-		return false;
-	long long now = loop_now();
-	if (!rh->wait_since[i]) {
-		rh->wait_since[i] = now;
-		rh->poll_ms[i] = 250;
-		fprintf(stderr, "vx: %s: shard %u/%u builds it; waiting for its upload\n", t->id,
-			rh->owner[i] + 1, rh->shard_count);
-	} else if (now - rh->wait_since[i] >= rh->shard_wait_ms) {
-		warning("%s: shard %u/%u did not upload it within %llds; building it here", t->id,
-			rh->owner[i] + 1, rh->shard_count, rh->shard_wait_ms / 1000);
-		return false;
-	}
-	job->later_ms = rh->poll_ms[i];
-	rh->poll_ms[i] = rh->poll_ms[i] * 3 / 2 > 2000 ? 2000 : rh->poll_ms[i] * 3 / 2;
-	return true;
-}
 
 /* A server's fingerprint: what it would see if it started now. Its own key
  * but for its dependencies' keys, and, in their place, the content of every
@@ -118,9 +89,12 @@ enum before_result run_before(struct job *job, void *ctx)
 	}
 	if (r == TASKCACHE_PENDING)
 		return BEFORE_PENDING; /* its restore runs off the loop */
-	if (r == TASKCACHE_HIT)
+	if (r == TASKCACHE_HIT) {
+		if (rh->shard)
+			shardrun_settled(rh->shard, i);
 		return BEFORE_DONE;
-	if (shard_wait(rh, i, job))
+	}
+	if (rh->shard && shardrun_wait(rh->shard, rh->tc, i, job))
 		return BEFORE_LATER;
 	if (t->cfg->sandbox)
 		return sandbox_jobs_wrap(rh->sj, i, job, taskcache_keyed_files(rh->tc, i)) < 0

@@ -9,6 +9,7 @@
 #include "config/workspace.h"
 #include "run/run.h"
 #include "run/sandbox_job.h"
+#include "run/shardrun.h"
 #include "run/scheduler.h"
 #include "run/taskcache.h"
 
@@ -22,13 +23,7 @@ struct run_hooks {
 	struct strvec *envs; /* per job, parallel to the graph's nodes */
 	bool only;	     /* --only: a task whose dependencies did not run is not saved */
 	const struct run_watch_hooks *wh; /* vx watch's, or NULL */
-	/* --shard: whose each node is (NULL: not sharded), this run's part,
-	 * the count, how long to wait for another part's upload, and per node
-	 * when that wait began (0: not yet) and the next poll's delay */
-	const unsigned *owner;
-	unsigned shard_index, shard_count;
-	long long shard_wait_ms;
-	long long *wait_since, *poll_ms;
+	struct shardrun *shard;		  /* --shard's part of the run, or NULL */
 };
 
 /* Before a job: the cache (a hit is done), the shard (another's task

@@ -7,7 +7,7 @@
 
 #include "keys/listing.h"
 #include "plan/filter.h"
-#include "plan/shard.h"
+#include "run/shardrun.h"
 #include "run/wslock.h"
 #include "util/die.h"
 #include "util/path.h"
@@ -83,7 +83,8 @@ void plan_free(struct plan *p)
 	free(p->cache_dir);
 	free(p->reaper);
 	p->reaper = NULL;
-	free(p->owner);
+	shardrun_free(p->shard);
+	free(p->shard);
 	if (p->ws) {
 		graph_free(&p->g);
 		workspace_free(p->ws);
@@ -154,47 +155,6 @@ int plan_run_part(const struct run_opts *o, struct plan *p)
 	return 0;
 }
 
-/* --shard I/N: splits the graph (shard.h) and keeps what part I owns and
- * what that needs; p->owner says whose each kept node is. Returns 0, or -1
- * after an error line. */
-static int plan_shard(const struct run_opts *o, struct plan *p)
-{
-	size_t n = p->g.nodes.n;
-	p->shard_index = o->shard_index;
-	p->shard_count = o->shard_count;
-	struct shard_task *st = xcalloc(n + 1, sizeof *st);
-	for (size_t i = 0; i < n; i++)
-		st[i] = (struct shard_task){
-		    .id = p->g.nodes.v[i]->id, .noop = !p->g.nodes.v[i]->command, .weight_ms = -1};
-	for (size_t k = 0; k < o->shard_timings.n; k++)
-		if (shard_timings_load(o->shard_timings.v[k], st, n)) {
-			free(st);
-			return -1;
-		}
-	unsigned *owner = xcalloc(n + 1, sizeof *owner);
-	shard_split(st, n, p->shard_count, owner);
-	free(st);
-	/* Dependents come after their dependencies: one sweep from the end
-	 * keeps what an owned node needs. */
-	bool *keep = xcalloc(n + 1, 1);
-	for (size_t i = n; i-- > 0;) {
-		keep[i] |= owner[i] == p->shard_index;
-		if (!keep[i])
-			continue;
-		const struct task_node *t = p->g.nodes.v[i];
-		for (size_t d = 0; d < t->deps.n; d++)
-			keep[t->deps.v[d].to] = true;
-	}
-	size_t kept = 0;
-	for (size_t i = 0; i < n; i++)
-		if (keep[i])
-			owner[kept++] = owner[i];
-	graph_keep(&p->g, keep);
-	free(keep);
-	p->owner = owner;
-	return 0;
-}
-
 /* Loads, selects, builds the graph, makes the run part and computes every
  * key. Returns 0, or 2 after an error line (p is then freed). */
 int plan_make(const struct run_opts *o, struct plan *p)
@@ -203,9 +163,14 @@ int plan_make(const struct run_opts *o, struct plan *p)
 	p->lock_fd = -1;
 	if (plan_graph(o, &p->ws, &p->g, true))
 		return 2;
-	if (o->shard && plan_shard(o, p)) {
-		plan_free(p);
-		return 2;
+	if (o->shard) {
+		p->shard = xcalloc(1, sizeof *p->shard);
+		bool checkable = !o->force && !o->no_cache &&
+				 taskcache_remote_named(p->ws, (enum remote_mode)o->remote, true);
+		if (shardrun_plan(p->shard, &p->g, o, checkable)) {
+			plan_free(p);
+			return 2;
+		}
 	}
 	p->cache_dir = workspace_cache_dir(p->ws);
 	if (plan_run_part(o, p)) {
@@ -235,9 +200,11 @@ int plan_make(const struct run_opts *o, struct plan *p)
 		plan_free(p);
 		return 2;
 	}
-	if (p->owner && !o->dry_run && !taskcache_remote_readable(&p->tc))
+	if (p->shard && !o->dry_run && !taskcache_remote_readable(&p->tc))
 		warning("--shard %s without a remote cache to read: this shard builds every task "
 			"its part needs, other shards' too (docs/ci.md)",
 			o->shard);
+	else if (p->shard && !o->dry_run)
+		shardrun_publish(p->shard, &p->tc);
 	return 0;
 }

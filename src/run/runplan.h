@@ -11,6 +11,7 @@
 #include "plan/graph.h"
 #include "run/runopts.h"
 #include "run/sandbox_job.h"
+#include "run/shardrun.h"
 #include "run/scheduler.h"
 #include "run/taskcache.h"
 
@@ -27,10 +28,7 @@ struct plan {
 	char *reaper; /* vx-sandbox-init, the run's reaper (--reaper), or NULL */
 	struct taskcache tc;
 	bool tc_open;
-	/* --shard: the split's owner of each node (indexed like g.nodes), this
-	 * run's part and the count; owner NULL: not sharded */
-	unsigned *owner;
-	unsigned shard_index, shard_count;
+	struct shardrun *shard; /* --shard's part of this run, or NULL */
 	/* the run part */
 	struct sandbox_jobs sj;
 	bool sj_init;

@@ -52,6 +52,31 @@ bool taskcache_cacheable(const struct task_node *t)
 	return t->command && t->cfg->cache && !t->cfg->persistent;
 }
 
+/* The remote's url: VX_REMOTE_CACHE_URL, else cache.remote.url, else
+ * TURBO_API, or Vercel's API for a token alone; NULL: none. *tokenp: the
+ * token, the same way (VX_REMOTE_CACHE_TOKEN, the config, TURBO_TOKEN). */
+static const char *remote_url(const struct remote_cfg *rc, const char **tokenp)
+{
+	const char *url = getenv("VX_REMOTE_CACHE_URL"), *token = getenv("VX_REMOTE_CACHE_TOKEN");
+	if (!url || !*url)
+		url = rc && rc->url ? rc->url : getenv("TURBO_API");
+	if (!token || !*token)
+		token = rc && rc->token ? rc->token : getenv("TURBO_TOKEN");
+	*tokenp = token;
+	/* a token alone means Vercel's API, as in Turborepo; so does a config
+	 * that names no url (turbo.json's remoteCache) */
+	if ((!url || !*url) && token && *token && !(rc && rc->url))
+		url = "https://vercel.com/api";
+	return url && *url ? url : NULL;
+}
+
+bool taskcache_remote_named(const struct workspace *ws, enum remote_mode mode, bool read)
+{
+	const struct remote_cfg *rc = ws->cfg->remote;
+	const char *token;
+	return mode != REMOTE_OFF && read && (rc ? rc->read : true) && remote_url(rc, &token);
+}
+
 /* The remote cache a run uses: cache.remote, each field overridden by
  * VX_REMOTE_CACHE_URL, _TOKEN, _TEAM, _TEAM_ID, and, where vx's own are
  * unset, by Turborepo's TURBO_API, TURBO_TOKEN, TURBO_TEAM, TURBO_TEAMID (a
@@ -62,13 +87,8 @@ bool taskcache_cacheable(const struct task_node *t)
 static struct remote *remote_from(const struct workspace *ws, const struct taskcache_opts *o)
 {
 	const struct remote_cfg *rc = ws->cfg->remote;
-	const char *url = getenv("VX_REMOTE_CACHE_URL"), *token = getenv("VX_REMOTE_CACHE_TOKEN"),
-		   *team = getenv("VX_REMOTE_CACHE_TEAM"),
-		   *team_id = getenv("VX_REMOTE_CACHE_TEAM_ID");
-	if (!url || !*url)
-		url = rc && rc->url ? rc->url : getenv("TURBO_API");
-	if (!token || !*token)
-		token = rc && rc->token ? rc->token : getenv("TURBO_TOKEN");
+	const char *token, *url = remote_url(rc, &token), *team = getenv("VX_REMOTE_CACHE_TEAM"),
+			   *team_id = getenv("VX_REMOTE_CACHE_TEAM_ID");
 	if (!team || !*team)
 		team = rc && rc->team ? rc->team : getenv("TURBO_TEAM");
 	if (!team_id || !*team_id)
@@ -87,11 +107,7 @@ static struct remote *remote_from(const struct workspace *ws, const struct taskc
 			return NULL;
 		}
 	}
-	/* a token alone means Vercel's API, as in Turborepo; so does a config
-	 * that names no url (turbo.json's remoteCache) */
-	if ((!url || !*url) && token && *token && !(rc && rc->url))
-		url = "https://vercel.com/api";
-	if (!url || !*url)
+	if (!url)
 		return NULL;
 	struct remote_opts ro = {
 	    .url = url,

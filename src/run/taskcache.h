@@ -151,6 +151,10 @@ bool taskcache_cacheable(const struct task_node *t);
 /* Whether a miss may still be looked up in the remote cache (one is
  * configured for reading and it has not gone off). */
 bool taskcache_remote_readable(const struct taskcache *tc);
+/* Before the cache is open: whether the run would have a remote cache to
+ * read (one is named by the config or the environment, mode is not
+ * REMOTE_OFF, and the run reads the cache). */
+bool taskcache_remote_named(const struct workspace *ws, enum remote_mode mode, bool read);
 
 /* The dry run's question: does the remote cache hold node i's key (a HEAD;
  * false when there is no remote to read, or the task is not cacheable)? */

@@ -122,12 +122,92 @@ test_expect_success 'timings from a run summary balance the split; every shard r
 	test_grep "\"owned\":true" "$OUT"
 '
 
+# skew FILE: timings for every task of the selected graph, far from equal
+# (a run summary's shape), so a split by them is unlike the split by count.
+skew() {
+	run_vx 0 run build --dry-run=json --no-remote &&
+	node -e 'const d = JSON.parse(require("fs").readFileSync(process.argv[1]));
+		const tasks = d.tasks.map(t => ({id: t.id, status: "succeeded",
+			durationMs: [...t.id].reduce((a, c) => (a * 31 + c.charCodeAt(0)) % 7919, 7) % 3000 + 1}));
+		console.log(JSON.stringify({tasks}))' "$OUT" >"$1"
+}
+
+# owned I/N [OPTION]: the ids shard I/N builds by its own split (dry run);
+# answered I/N [OPTION]: those it builds or makes sure of.
+owned() {
+	run_vx 0 run build --shard "$@" --dry-run=json &&
+	node -e 'const d = JSON.parse(require("fs").readFileSync(process.argv[1]));
+		for (const t of d.tasks) if (t.owned) console.log(t.id)' "$OUT"
+}
+answered() {
+	run_vx 0 run build --shard "$@" --dry-run=json &&
+	node -e 'const d = JSON.parse(require("fs").readFileSync(process.argv[1]));
+		for (const t of d.tasks) if (t.owned || t.answered) console.log(t.id)' "$OUT"
+}
+
+# shards RUN I:OPTIONS...: shards I/N of one CI run at once, each in a clone
+# of its own (d1, d2, ...) with its OPTIONS (a "-" for none), waiting at
+# most 30 s for an upload; each shard's summary in ../kI.json, its stderr
+# in ../keI, its exit status in ../krcI.
+shards() {
+	local run=$1 n=$(($# - 1)) i=0 opt
+	shift
+	for opt in "$@"; do
+		i=$((i + 1))
+		[ "$opt" != - ] || opt=
+		clone "$TEST_DIR/d$i" || return 1
+		(cd "$TEST_DIR/d$i" && VX_SHARD_RUN=$run "$VX" run build --shard $i/$n -j2 \
+			--shard-wait 30 $opt \
+			--summarize=../k$i.json >../ko$i 2>../ke$i; echo $? >../krc$i) &
+	done
+	wait
+	for i in $(seq $n); do
+		cat ../ke$i
+		test "$(cat ../krc$i)" = 0 || return 1
+	done
+}
+
+test_expect_success 'shards handed different timings build every task between them, and say they split unalike' '
+	setup &&
+	for p in */; do echo "unalike" >>"${p}src/x.txt"; done &&
+	skew ../skew.json &&
+	{ owned 1/3 --shard-timings=../skew.json && owned 2/3 && owned 3/3; } | sort -u >../claimed &&
+	echo "the shards claim $(wc -l <../claimed) of 40 tasks" &&
+	test $(wc -l <../claimed) -lt 40 &&
+	{ answered 1/3 --shard-timings=../skew.json && answered 2/3 && answered 3/3; } |
+		sort -u >../answered &&
+	test $(wc -l <../answered) = 40 &&
+	shards unalike --shard-timings=../skew.json - - &&
+	for i in 1 2 3; do ids ../k$i.json succeeded; done | sort -u >../ran &&
+	test $(wc -l <../ran) = 40 &&
+	grep -h "split the graph unlike this one" ../ke? | head -2 &&
+	clone "$TEST_DIR/c6" && cd "$TEST_DIR/c6" &&
+	run_vx 0 run build &&
+	test_grep "Tasks: 0 succeeded, 40 cached" "$OUT"
+'
+
+test_expect_success 'shards handed the same timings build each task exactly once' '
+	setup &&
+	for p in */; do echo "alike" >>"${p}src/x.txt"; done &&
+	skew ../skew.json &&
+	shards alike --shard-timings=../skew.json --shard-timings=../skew.json \
+		--shard-timings=../skew.json &&
+	for i in 1 2 3; do ids ../k$i.json succeeded; done | sort >../ran &&
+	test $(wc -l <../ran) = 40 &&
+	test -z "$(uniq -d ../ran)" &&
+	! grep "split the graph unlike" ../ke? &&
+	clone "$TEST_DIR/c7" && cd "$TEST_DIR/c7" &&
+	run_vx 0 run build &&
+	test_grep "Tasks: 0 succeeded, 40 cached" "$OUT"
+'
+
 test_expect_success 'an upstream its owner never uploads is built here after --shard-wait' '
 	setup &&
 	for p in l*; do echo "new $p" >$p/src/x.txt; done &&
-	run_vx 0 run build --shard 4/4 --shard-wait 1 -j2 --summarize=../s.json &&
-	test_grep "waiting for its upload" "$ERR" &&
-	test_grep "did not upload it within 1s; building it here" "$ERR" &&
+	run_vx 0 run build --shard 4/4 --shard-wait 3 -j2 --summarize=../s.json &&
+	test_grep "waiting up to 3s for its upload" "$ERR" &&
+	test_grep "still waiting for [0-9]* uploads from other shards (l.#build, .*): at most [12]s longer" "$ERR" &&
+	test_grep "did not upload it within 3s; building it here" "$ERR" &&
 	test -z "$(ids ../s.json cached)" &&
 	test_grep "^new l" */dist/out.txt
 '
@@ -137,7 +217,11 @@ test_expect_success 'without a remote cache a shard warns and builds what it nee
 	unset VX_REMOTE_CACHE_URL VX_REMOTE_CACHE_TOKEN VX_REMOTE_CACHE_TEAM &&
 	run_vx 0 run build --shard 2/4 &&
 	test_grep "without a remote cache to read" "$ERR" &&
-	! test_grep "waiting for its upload" "$ERR"
+	! test_grep "waiting up to" "$ERR" &&
+	skew ../skew.json &&
+	run_vx 0 run build --shard 2/4 --shard-timings=../skew.json --dry-run=json &&
+	test_grep "shard-timings is not used without a remote cache to read" "$ERR" &&
+	! test_grep "\"answered\":true" "$OUT"
 '
 
 test_expect_success 'a bad --shard is an error before anything runs' '
