@@ -46,6 +46,7 @@ void runreport_print(const char *mode, const struct graph *g, const struct job *
 		    .name = p->name,
 		    .task = t->task,
 		    .status = job_state_name(j->state),
+		    .reason = j->state == JOB_FAILED || j->state == JOB_SKIPPED ? j->reason : NULL,
 		    .cache = cache_status_name(tc->status[i]),
 		    .cache_source = tc->status[i] != CACHE_HIT ? NULL
 				    : tc->from_remote[i]       ? "remote"

@@ -517,6 +517,31 @@ static void keyed_hidden(const struct sandbox_jobs *sj, const struct task_node *
 	strvec_clear(&own);
 }
 
+/* A task refused before it ran because its key holds files its sandbox
+ * hides (hidden: project-relative) is judged all the same, so --report
+ * json, sarif and github carry the refusal and its fix: a read violation
+ * per file, refused by vx itself, and the allow.read grant. */
+static void hidden_verdict(struct sandbox_job *sjob, const struct strvec *hidden)
+{
+	struct verdict *v = &sjob->verdict;
+	if (sjob->judged)
+		verdict_release(v);
+	memset(v, 0, sizeof *v);
+	for (size_t k = 0; k < hidden->n; k++) {
+		struct violation x = {
+		    .op = VIOLATION_READ,
+		    .path = path_join(sjob->req.cwd, hidden->v[k]),
+		    .syscall = "key",
+		    .reason = xstrdup("its key holds it, and its sandbox hides it"),
+		};
+		vec_push(&v->violations, x);
+		strvec_push(&v->fix_read, hidden->v[k]);
+	}
+	free(sjob->project_dir);
+	sjob->project_dir = xstrdup(sjob->req.cwd);
+	sjob->judged = true;
+}
+
 static int stage_record(struct sandbox_job *sjob);
 
 static void net_stop(struct sandbox_job *sjob)
@@ -718,6 +743,7 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 			      t->id, hidden.n == 1 ? "a file" : "files", yaml, t->task, list.buf);
 			strbuf_release(&list);
 			free(yaml);
+			hidden_verdict(sjob, &hidden);
 			job->reason = "its key holds a file its sandbox hides (see above)";
 			rc = -1;
 		} else {

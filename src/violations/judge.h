@@ -134,8 +134,10 @@ struct violation {
 	char *path;	     /* absolute, but for network */
 	const char *syscall; /* static */
 	int err;	     /* the errno of a refusal; 0: it succeeded (widened, unkeyed) */
-	char *reason;	     /* the proxy's word on a network refusal it made ("not in
-			      * allow.network"; syscall "proxy", err 0), else NULL */
+	char *reason;	     /* a refusal vx made, not a system call: the proxy's
+			      * word ("not in allow.network"; syscall "proxy"), a
+			      * key file the sandbox hides (syscall "key"; the
+			      * task never ran); err 0. Else NULL */
 };
 
 /* "read", "write", "exec", "network", "read-unkeyed". */

@@ -205,6 +205,10 @@ void report_json(const struct task_report *t, size_t n, struct strbuf *out)
 		cJSON_AddStringToObject(o, "project", r->project);
 		cJSON_AddStringToObject(o, "name", r->name);
 		cJSON_AddStringToObject(o, "status", r->status);
+		if (r->reason)
+			cJSON_AddStringToObject(o, "reason", r->reason);
+		else
+			cJSON_AddNullToObject(o, "reason");
 		if (r->ran) {
 			cJSON_AddNumberToObject(o, "exitCode", r->exit_code);
 			cJSON_AddNumberToObject(o, "commandExitCode", r->command_exit_code);
@@ -426,7 +430,12 @@ void report_github(const struct task_report *t, size_t n, struct strbuf *out)
 			gh_escape(out, r->yaml, true);
 			strbuf_addstr(out, ",title=vx task failed::");
 			struct strbuf msg = STRBUF_INIT;
-			strbuf_addf(&msg, "%s failed (exit %d)", r->id, r->exit_code);
+			if (r->ran)
+				strbuf_addf(&msg, "%s failed (exit %d)", r->id, r->exit_code);
+			else
+				strbuf_addf(&msg, "%s failed before it ran", r->id);
+			if (r->reason)
+				strbuf_addf(&msg, ": %s", r->reason);
 			gh_escape(out, msg.buf, false);
 			strbuf_release(&msg);
 			strbuf_addch(out, '\n');

@@ -20,6 +20,8 @@ struct task_report {
 	const char *id, *project, *task; /* project: workspace-relative dir */
 	const char *name;		 /* the project's name */
 	const char *status;		 /* succeeded, cached, failed, skipped, noop */
+	const char *reason;		 /* why it failed or was skipped (the run's
+					  * word), or NULL */
 	const char *cache;		 /* hit, miss, disabled */
 	const char *cache_source;	 /* a hit's: "local" or "remote"; NULL otherwise */
 	const char *key;

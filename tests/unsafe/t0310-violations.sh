@@ -310,6 +310,16 @@ test_expect_success 'a cached task whose key holds a file outside the project th
 	run_vx 1 run app#build &&
 	test_grep "^vx: app#build: its key holds a file outside the project that its sandbox hides, so the key would claim a dependency the task cannot read; add to app/vx.yaml tasks.build.sandbox.allow.read: \[\"../tsconfig.base.json\"\]$" "$ERR" &&
 	test_path_is_missing app/dist/o &&
+	run_vx 1 run app#build --report json &&
+	jq -e ".tasks[0] | .status == \"failed\" and (.reason | test(\"sandbox hides\"))
+		and .violations[0].op == \"read\" and .violations[0].path == \"tsconfig.base.json\"
+		and (.violations[0].reason | test(\"key holds it\"))
+		and .fix.allow.read == [\"../tsconfig.base.json\"]" "$OUT" >/dev/null &&
+	run_vx 1 run app#build --report sarif &&
+	jq -e ".runs[0].results[0] | .ruleId == \"vx/sandbox-read\"
+		and (.message.text | test(\"tsconfig.base.json refused .*Fix: add to app/vx.yaml tasks.build.sandbox.allow.read\"))" "$OUT" >/dev/null &&
+	run_vx 1 run app#build --report github &&
+	test_grep "^::error file=app/vx.yaml,line=.*app#build read tsconfig.base.json refused (its key holds it, and its sandbox hides it). Fix: add to app/vx.yaml tasks.build.sandbox.allow.read: \[\"../tsconfig.base.json\"\]" "$OUT" &&
 	run_vx 0 run app#build --no-cache &&
 	test_path_is_file app/dist/o &&
 	sed -i "s|read: \[\"src/\"\]|read: [\"src/\", \"../tsconfig.base.json\"]|" app/vx.yaml &&
