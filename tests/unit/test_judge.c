@@ -736,6 +736,45 @@ static void test_control_bytes(void)
 	verdict_release(&v);
 }
 
+/* Issue 41: a task's reason is in its JSON and in the GitHub annotation of
+ * a failed task with no violation, including one that never ran. */
+static void test_report_reason(void)
+{
+	struct task_report r[2] = {
+	    {.id = "a#build",
+	     .project = "a",
+	     .name = "a",
+	     .task = "build",
+	     .status = "failed",
+	     .reason = "its sandbox could not be built (see above)",
+	     .cache = "miss",
+	     .key = "k",
+	     .yaml = "a/vx.yaml"},
+	    {.id = "b#build",
+	     .project = "b",
+	     .name = "b",
+	     .task = "build",
+	     .status = "failed",
+	     .ran = true,
+	     .exit_code = 3,
+	     .cache = "miss",
+	     .key = "k",
+	     .yaml = "b/vx.yaml"},
+	};
+	struct strbuf out = STRBUF_INIT;
+	report_json(r, 2, &out);
+	CHECK(strstr(out.buf, "\"reason\":\t\"its sandbox could not be built (see above)\"") !=
+	      NULL);
+	CHECK(strstr(out.buf, "\"reason\":\tnull") != NULL);
+	strbuf_reset(&out);
+	report_github(r, 2, &out);
+	CHECK_STR(out.buf,
+		  "::error file=a/vx.yaml,title=vx task failed::a#build failed before it "
+		  "ran: its sandbox could not be built (see above)\n"
+		  "::error file=b/vx.yaml,title=vx task failed::b#build failed (exit 3)\n");
+	strbuf_release(&out);
+}
+
 /* What the request decides, read off it: the RW binds are the write roots,
  * the stage standing for its staged entries; borrowed lists pass through. */
 static void test_from_request(void)
@@ -824,6 +863,7 @@ int main(void)
 	test_unkeyed_beyond();
 	test_two_feeds();
 	test_stable_fix();
+	test_report_reason();
 	test_control_bytes();
 	test_from_request();
 	test_network_notes();
