@@ -97,8 +97,9 @@ struct task_cfg {
 	bool persistent;
 	struct lstr output_logs; /* full, new-only, errors-only, hash-only, none; s NULL:
 				  * the run's (--output-logs) */
-	struct lstr restart;	 /* "on-input-change" or "never" (vx watch, a persistent
-				  * task); s NULL: not written, on-input-change */
+	struct lstr restart;	 /* "auto", "on-input-change" or "never" (vx watch, a
+				  * persistent task; docs/watch.md); s NULL: not
+				  * written, auto */
 	long long timeout_ms;	 /* 0: none */
 	kv_vec env_define;
 	lstr_vec env_pass, env_pass_secrets;

@@ -53,7 +53,7 @@ static bool bad_output_logs(const char *m)
 
 static bool bad_restart(const char *r)
 {
-	return strcmp(r, "on-input-change") && strcmp(r, "never");
+	return strcmp(r, "auto") && strcmp(r, "on-input-change") && strcmp(r, "never");
 }
 
 /* A Mach service or sysctl name as a Seatbelt profile names it (one
@@ -91,7 +91,7 @@ const struct schema_row schema_task[] = {
     {"cache", SCHEMA_BOOL, TASK(cache), 0, TF_CACHE, NULL, NULL, NULL},
     {"persistent", SCHEMA_BOOL, TASK(persistent), 0, TF_PERSISTENT, NULL, NULL, NULL},
     {"restart", SCHEMA_STR, TASK(restart), 0, TF_RESTART, NULL, bad_restart,
-     "restart is \"%s\": write on-input-change or never"},
+     "restart is \"%s\": write auto, on-input-change or never"},
     {"outputLogs", SCHEMA_STR, TASK(output_logs), 0, TF_OUTPUT_LOGS, NULL, bad_output_logs,
      "outputLogs is \"%s\": write full, new-only, errors-only, hash-only or none"},
     {"timeout", SCHEMA_DURATION, TASK(timeout_ms), SCHEMA_EXPAND, TF_TIMEOUT, NULL, NULL, NULL},

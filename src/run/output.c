@@ -108,6 +108,7 @@ void output_init(struct output *out, int fd, const struct scheduler_opts *opts, 
 	out->group = opts->group_output;
 	out->status_line = opts->status_line;
 	out->color = opts->color;
+	out->served = opts->served;
 	out->jobs = jobs;
 	out->njobs = njobs;
 	strbuf_init(&out->batch);
@@ -412,6 +413,9 @@ void output_job_end(struct output *out, size_t i)
 	add_prefix(out, i);
 	if (!failed) {
 		strbuf_addstr(&out->batch, "done in ");
+		output_add_duration(&out->batch, job->duration_ms);
+	} else if (job->stopped && out->served) {
+		strbuf_addf(&out->batch, "%s in ", job->reason);
 		output_add_duration(&out->batch, job->duration_ms);
 	} else if (job->timed_out) {
 		add_failure_word(out, "timed out");

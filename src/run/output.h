@@ -21,6 +21,7 @@ struct output {
 	bool group;	       /* hold a task's lines until it ends */
 	bool status_line;      /* keep a redrawn line at the bottom */
 	bool color;	       /* ANSI colours on prefixes and failures */
+	bool served;	       /* a server of vx watch's: a stop is not a failure */
 	struct job *jobs;      /* the run's jobs, indexed like per_job */
 	struct output_job *per_job;
 	size_t njobs;

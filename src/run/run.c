@@ -102,6 +102,7 @@ int run_once(const struct run_opts *o, struct plan *p, long long t0,
 	    .group_output = !tty && o->concurrency > 1,
 	    /* a server's run shares the watch's terminal: one status line */
 	    .status_line = tty && term && strcmp(term, "dumb") && !o->served_by,
+	    .served = o->served_by != 0,
 	    .color = tty && !getenv("NO_COLOR"),
 	    .spill_dir = rd.path,
 	    .reaper = p->reaper,

@@ -11,15 +11,37 @@
 #include "util/die.h"
 #include "util/path.h"
 
-/* A server's fingerprint: what it would see if it started now. Its own key
- * but for its dependencies' keys, and, in their place, the content of every
+/* Whether a fact is one of the server's own sources, which a dev server
+ * reloads itself: a file of its project but the project's package.json and
+ * vx.yaml (its scripts, dependencies and task: what a restart needs). */
+static bool own_source(const char *fact, const char *project)
+{
+	if (!strncmp(fact, "//", 2))
+		return false;
+	size_t n = strlen(project);
+	const char *rest = fact;
+	if (n && strcmp(project, ".")) {
+		if (strncmp(fact, project, n) || fact[n] != '/')
+			return false;
+		rest = fact + n + 1;
+	}
+	return strcmp(rest, "package.json") && strcmp(rest, "vx.yaml");
+}
+
+/* A server's fingerprints (run.h struct server_fp): its own key but for
+ * its dependencies' keys, and, in their place, the content of every
  * upstream task's outputs: a rebuild upstream that hits, or that writes
- * byte-identical outputs, leaves it unchanged (docs/watch.md). */
-static void server_fingerprint(const struct run_hooks *rh, size_t i, char out[KEY_HEX_SIZE])
+ * byte-identical outputs, leaves them unchanged (docs/watch.md). */
+static void server_fingerprint(const struct run_hooks *rh, size_t i, struct server_fp *fp)
 {
 	const struct graph *g = rh->tc->g;
-	struct key k;
+	const struct task_node *srv = g->nodes.v[i];
+	const char *rule = srv->cfg->restart.s ? srv->cfg->restart.s : "auto";
+	const char *project = rh->ws->projects.v[srv->project]->rel;
+	fp->rule = rule;
+	struct key k, r;
 	key_init(&k);
+	key_init(&r);
 	const struct task_inputs *facts = &rh->tc->ks.facts[i];
 	for (size_t f = 0; f < facts->paths.n; f++) {
 		if (!strncmp(facts->paths.v[f], "//dep/", 6) ||
@@ -28,6 +50,10 @@ static void server_fingerprint(const struct run_hooks *rh, size_t i, char out[KE
 			continue;
 		key_add_str(&k, "fact", facts->paths.v[f]);
 		key_add_str(&k, "hash", facts->hashes[f]);
+		if (strcmp(rule, "auto") || !own_source(facts->paths.v[f], project)) {
+			key_add_str(&r, "fact", facts->paths.v[f]);
+			key_add_str(&r, "hash", facts->hashes[f]);
+		}
 	}
 	/* Upstream, in the graph's (topological) order: deterministic. */
 	bool *up = xcalloc(g->nodes.n + 1, 1);
@@ -45,17 +71,22 @@ static void server_fingerprint(const struct run_hooks *rh, size_t i, char out[KE
 		const struct task_node *t = g->nodes.v[j];
 		const struct project *pr = rh->ws->projects.v[t->project];
 		struct strvec rel = STRVEC_INIT, abs = STRVEC_INIT;
-		if (t->cfg->outputs.n && outputs_collect(pr->dir, &t->cfg->outputs, &rel))
+		if (t->cfg->outputs.n && outputs_collect(pr->dir, &t->cfg->outputs, &rel)) {
 			key_add_str(&k, "unlistable", t->id); /* an error line said why */
+			key_add_str(&r, "unlistable", t->id);
+		}
 		for (size_t f = 0; f < rel.n; f++)
 			strvec_push_nodup(&abs, path_join(pr->dir, rel.v[f]));
 		char(*hashes)[KEY_HEX_SIZE] = xcalloc(abs.n + 1, sizeof *hashes);
 		int *errs = xcalloc(abs.n + 1, sizeof *errs);
 		keyset_hash(&rh->tc->ks, (const char *const *)abs.v, abs.n, hashes, errs);
 		key_add_str(&k, "upstream", t->id);
+		key_add_str(&r, "upstream", t->id);
 		for (size_t f = 0; f < rel.n; f++) {
 			key_add_str(&k, "file", rel.v[f]);
 			key_add_str(&k, "hash", hashes[f][0] ? hashes[f] : NULL);
+			key_add_str(&r, "file", rel.v[f]);
+			key_add_str(&r, "hash", hashes[f][0] ? hashes[f] : NULL);
 		}
 		free(hashes);
 		free(errs);
@@ -63,7 +94,10 @@ static void server_fingerprint(const struct run_hooks *rh, size_t i, char out[KE
 		strvec_clear(&abs);
 	}
 	free(up);
-	key_finish(&k, out);
+	key_finish(&k, fp->all);
+	key_finish(&r, fp->restart);
+	if (!strcmp(rule, "never")) /* a running one restarts for nothing */
+		strcpy(fp->restart, "never");
 }
 
 /* The one place the cache's, the shard's and the sandbox's answers become
@@ -76,10 +110,9 @@ enum before_result run_before(struct job *job, void *ctx)
 	if (t->cfg->persistent && rh->wh && rh->wh->serve) {
 		/* Its dependencies ran and succeeded (turborepo#8673): vx watch
 		 * runs it from here, across cycles. */
-		char fp[KEY_HEX_SIZE];
-		server_fingerprint(rh, i, fp);
-		bool never = t->cfg->restart.s && !strcmp(t->cfg->restart.s, "never");
-		job->reason = rh->wh->serve(t->id, fp, never, rh->wh->ctx);
+		struct server_fp fp;
+		server_fingerprint(rh, i, &fp);
+		job->reason = rh->wh->serve(t->id, &fp, rh->wh->ctx);
 		return BEFORE_HANDED_OFF;
 	}
 	enum taskcache_answer r = taskcache_before(job, rh->tc);

@@ -657,8 +657,10 @@ static void job_reaped(struct sched *s, size_t i, int st)
 		job->state = JOB_FAILED;
 	} else if (p->stopped) {
 		job->state = JOB_FAILED;
-		job->reason = s->interrupted ? "interrupted"
-			      : s->cancelled ? "cancelled: files changed"
+		job->stopped = true;
+		job->reason = s->interrupted && s->opts->served ? "stopped by vx watch"
+			      : s->interrupted			? "interrupted"
+			      : s->cancelled			? "cancelled: files changed"
 					     : "stopped: a persistent task exited";
 	}
 	reaper_tell(s, '-', p->pid);
@@ -876,7 +878,7 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 		job->state = JOB_PENDING;
 		job->exit_code = -1;
 		job->term_signal = 0;
-		job->timed_out = false;
+		job->timed_out = job->stopped = false;
 		job->start_ms = job->duration_ms = 0;
 		job->reason = NULL;
 		job->held = false;

@@ -60,6 +60,8 @@ struct job {
 	int exit_code;	 /* exit status, or 128+signal; -1 when never run */
 	int term_signal; /* the signal that ended it, 0 when it exited */
 	bool timed_out;
+	bool stopped;	    /* set by scheduler_run: vx stopped it (an interrupt, a cancel,
+			     * a persistent task's exit) */
 	long long start_ms; /* monotonic, from the run's start */
 	long long duration_ms;
 	struct strbuf log;	/* all it printed, stdout and stderr as interleaved;
@@ -145,6 +147,9 @@ struct scheduler_opts {
 	const char *reaper;    /* vx-sandbox-init: run as `--reaper` for the run, told
 				* each job's group, SIGKILLs those left when vx dies
 				* (kill -9 too); NULL: none */
+	bool served;	       /* the run is a server of vx watch's (--served-by): an
+				* interrupt is the watch stopping or restarting it, said
+				* "stopped by vx watch", not "failed (interrupted)" */
 	const bool *cancel;    /* set true by a callback on the loop (vx watch --interrupt):
 				* the running jobs are stopped as after a persistent
 				* task's exit (SIGTERM, the grace, SIGKILL) and the

@@ -40,14 +40,15 @@ extern char **environ;
 struct server {
 	struct servers *sv;
 	char *id;
-	char fp[KEY_HEX_SIZE]; /* the running (or last) instance's fingerprint */
-	pid_t pid;	       /* its run, or 0 */
-	int pidfd;	       /* -1 when not running */
-	bool stopping;	       /* signalled by the watch */
+	struct server_fp fp; /* the running (or last) instance's fingerprints; fp.all
+			      * follows what it sees while it keeps running */
+	pid_t pid;	     /* its run, or 0 */
+	int pidfd;	     /* -1 when not running */
+	bool stopping;	     /* signalled by the watch */
 	bool hurried;
 	unsigned long timer; /* the stop's next step, or 0 */
 	bool pending;	     /* start again when it has gone: */
-	char next_fp[KEY_HEX_SIZE];
+	struct server_fp next_fp;
 	struct strvec next_argv;
 };
 
@@ -83,7 +84,7 @@ static void say(const char *fmt, ...)
 	va_end(ap);
 }
 
-static int start(struct server *srv, const struct strvec *argv, const char *fp);
+static int start(struct server *srv, const struct strvec *argv, const struct server_fp *fp);
 
 /* The stop's steps: a second SIGINT (the run kills its task's group at
  * once), then SIGKILL of the run's group. */
@@ -138,7 +139,7 @@ static void on_exit_fd(struct loop *l, int fd, unsigned events, void *data)
 		srv->pending = false;
 		struct strvec argv = srv->next_argv;
 		srv->next_argv = (struct strvec)STRVEC_INIT;
-		if (start(srv, &argv, srv->next_fp) == 0)
+		if (start(srv, &argv, &srv->next_fp) == 0)
 			say("%s restarted", srv->id);
 		strvec_clear(&argv);
 		return;
@@ -150,7 +151,7 @@ static void on_exit_fd(struct loop *l, int fd, unsigned events, void *data)
 }
 
 /* Starts the run of argv; returns 0, or -1 after an error line. */
-static int start(struct server *srv, const struct strvec *argv, const char *fp)
+static int start(struct server *srv, const struct strvec *argv, const struct server_fp *fp)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
@@ -183,13 +184,13 @@ static int start(struct server *srv, const struct strvec *argv, const char *fp)
 	}
 	srv->pid = pid;
 	srv->pidfd = fd;
-	memcpy(srv->fp, fp, KEY_HEX_SIZE);
+	srv->fp = *fp;
 	loop_watch(srv->sv->loop, fd, LOOP_READ, on_exit_fd, srv);
 	return 0;
 }
 
 const char *servers_serve(struct servers *sv, const char *id, const struct strvec *argv,
-			  const char *fp, bool never)
+			  const struct server_fp *fp)
 {
 	struct server *srv = find(sv, id);
 	if (!srv) {
@@ -201,20 +202,30 @@ const char *servers_serve(struct servers *sv, const char *id, const struct strve
 		return start(srv, argv, fp) ? "could not start (see above)"
 					    : "started; vx watch keeps it running";
 	}
-	bool changed = strcmp(srv->fp, fp) != 0;
-	if (srv->stopping || (srv->pid && changed && !never)) {
+	bool changed = strcmp(srv->fp.all, fp->all) != 0;
+	bool restart = strcmp(srv->fp.restart, fp->restart) != 0;
+	if (srv->stopping || (srv->pid && restart)) {
 		/* Stopped now or already going: the newest plan's run replaces it. */
 		srv->pending = true;
-		memcpy(srv->next_fp, fp, KEY_HEX_SIZE);
+		srv->next_fp = *fp;
 		strvec_clear(&srv->next_argv);
 		for (size_t i = 0; i < argv->n; i++)
 			strvec_push(&srv->next_argv, argv->v[i]);
 		stop(srv);
-		return "restarting: its inputs changed";
+		return !strcmp(fp->rule, "auto")
+			   ? "restarting: what it cannot reload itself changed "
+			     "(its config, env or upstream outputs)"
+			   : "restarting: its inputs changed";
 	}
-	if (srv->pid)
-		return changed ? "kept running: its inputs changed, and it has restart: never"
-			       : "running; its inputs did not change";
+	if (srv->pid) {
+		memcpy(srv->fp.all, fp->all, KEY_HEX_SIZE); /* the next cycle asks from here */
+		if (!changed)
+			return "running; its inputs did not change";
+		return !strcmp(fp->rule, "never")
+			   ? "kept running: its inputs changed, and it has restart: never"
+			   : "running: only its own sources changed, which it reloads itself "
+			     "(restart: auto)";
+	}
 	if (!changed)
 		return "not running (it exited); it starts again when its inputs change";
 	return start(srv, argv, fp) ? "could not start (see above)"

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "run/run.h"
 #include "util/vec.h"
 
 struct loop;
@@ -15,13 +16,13 @@ struct servers;
 struct servers *servers_new(struct loop *l);
 
 /* Server id's turn in a cycle (its dependencies ran and succeeded). argv
- * is the child to run when it must start; fp what it would see now;
- * never: `restart: never`. Starts it when it is not running; restarts it
- * (SIGINT, the old one gone first, then the new one) when it runs with
- * another fingerprint and never is false; else leaves it alone. Returns
- * the line that says which (static text). */
+ * is the child to run when it must start; fp its fingerprints now. Starts
+ * it when it is not running (again, after it exited, when anything it sees
+ * changed); restarts it (SIGINT, the old one gone first, then the new one)
+ * when it runs and what it restarts for changed; else leaves it alone.
+ * Returns the line that says which (static text). */
 const char *servers_serve(struct servers *sv, const char *id, const struct strvec *argv,
-			  const char *fp, bool never);
+			  const struct server_fp *fp);
 
 /* Stops the servers whose ids keep does not hold (a plan that dropped
  * them). */

@@ -193,12 +193,12 @@ static void planned(const struct run_watch_set *set, void *ctx)
 	fflush(stdout);
 }
 
-static const char *serve(const char *id, const char *fp, bool never, void *ctx)
+static const char *serve(const char *id, const struct server_fp *fp, void *ctx)
 {
 	struct session_watch *sw = ctx;
 	struct strvec argv = STRVEC_INIT;
 	run_session_server_argv(sw->s, id, &argv);
-	const char *line = servers_serve(sw->servers, id, &argv, fp, never);
+	const char *line = servers_serve(sw->servers, id, &argv, fp);
 	strvec_clear(&argv);
 	return line;
 }
@@ -254,8 +254,10 @@ static const char WATCH_USAGE[] =
     "are batched until the tree is quiet for 50 ms (at most 1 s); a change during\n"
     "a run makes one more run when it ends (--interrupt: stops the run at once\n"
     "and starts again). Persistent tasks start when what they depend on has run,\n"
-    "keep running across runs, and restart only when what they see changed\n"
-    "(restart: never keeps them). q and Enter, or Ctrl-C, stop.\n";
+    "keep running across runs, and restart only when what they cannot reload\n"
+    "themselves changed: their config, env or upstream outputs, not their own\n"
+    "sources (restart: on-input-change restarts for those too; restart: never\n"
+    "keeps them). q and Enter, or Ctrl-C, stop.\n";
 
 int watch_main(int argc, char **argv)
 {

@@ -102,9 +102,57 @@ test_expect_success 'a change outside a server'"'"'s inputs neither stops it nor
 	sleep 0.5 &&
 	test "$(starts web)" = 1 && test "$(signals web)" = 0 &&
 	kill -0 $(tail -1 "$TEST_DIR/web.pids") &&
+	watch_stop
+'
+
+# Issue 41 item 4: Vite was restarted (2 s, its HMR state lost) for every
+# save of its own source, which it reloads itself.
+test_expect_success 'by default (restart: auto) a server keeps running through an edit of its own sources, and restarts for its config' '
+	setup &&
+	watch_start web#dev &&
+	test_wait_lines "watching" 1 "$OUT" &&
+	test_wait_lines "serving-web" 1 "$OUT" &&
 	echo web-2 >web/src/a.txt &&
-	test_wait_lines "watching" 3 "$OUT" &&
+	test_wait_lines "watching" 2 "$OUT" &&
+	test_grep "web#dev: running: only its own sources changed, which it reloads itself (restart: auto)" "$OUT" &&
+	sleep 0.5 &&
+	test "$(starts web)" = 1 && test "$(signals web)" = 0 &&
+	ws_project web web lib <<-EOF &&
+	  dev:
+	    dependsOn: ["^build"]
+	    command: "$(server_cmd web)"
+	    persistent: true
+	    env: {define: {PORT: "4001"}}
+	    inputs:
+	      files: ["src/**"]
+	EOF
 	test_wait_lines "serving-web" 2 "$OUT" &&
+	test_grep "web#dev: restarting: what it cannot reload itself changed (its config, env or upstream outputs)" "$OUT" &&
+	test "$(starts web)" = 2 && test "$(signals web)" = 1 &&
+	test_grep "web#dev: stopped by vx watch in " "$OUT" &&
+	test_grep ! "failed (interrupted)" "$OUT" &&
+	watch_stop &&
+	test_grep ! "failed (interrupted)" "$OUT"
+'
+
+test_expect_success 'restart: on-input-change restarts a server for its own sources too (Turborepo'"'"'s interruptible: true)' '
+	setup &&
+	ws_project web web lib <<-EOF &&
+	  dev:
+	    dependsOn: ["^build"]
+	    command: "$(server_cmd web)"
+	    persistent: true
+	    restart: on-input-change
+	    inputs:
+	      files: ["src/**"]
+	EOF
+	watch_start web#dev &&
+	test_wait_lines "watching" 1 "$OUT" &&
+	test_wait_lines "serving-web" 1 "$OUT" &&
+	echo web-2 >web/src/a.txt &&
+	test_wait_lines "watching" 2 "$OUT" &&
+	test_wait_lines "serving-web" 2 "$OUT" &&
+	test_grep "web#dev: restarting: its inputs changed" "$OUT" &&
 	test "$(starts web)" = 2 && test "$(signals web)" = 1 &&
 	kill -0 $(tail -1 "$TEST_DIR/web.pids") &&
 	watch_stop
@@ -147,7 +195,7 @@ test_expect_success 'restart: never keeps a server through a change; a restartab
 	test "$(signals admin)" = 1
 '
 
-test_expect_success 'restart: takes on-input-change or never, at its line' '
+test_expect_success 'restart: takes auto, on-input-change or never, at its line' '
 	setup &&
 	ws_project web web lib <<-EOF &&
 	  dev:
@@ -156,7 +204,7 @@ test_expect_success 'restart: takes on-input-change or never, at its line' '
 	    restart: sometimes
 	EOF
 	run_vx 2 watch dev &&
-	test_grep "web/vx.yaml:7:14: restart is \"sometimes\": write on-input-change or never" "$ERR"
+	test_grep "web/vx.yaml:7:14: restart is \"sometimes\": write auto, on-input-change or never" "$ERR"
 '
 
 test_expect_success 'a server that exits is said; an edit of its inputs starts it again' '

@@ -37,6 +37,7 @@ setup() {
 	  dev:
 	    command: "v=\$(cat src/msg.txt); exec socat TCP-LISTEN:$bport,bind=127.0.0.1,fork,reuseaddr SYSTEM:\"echo \$v\""
 	    persistent: true
+	    restart: on-input-change # it reads src/ once, as it starts
 	    inputs:
 	      files: ["src/**"]
 	    sandbox:
