@@ -135,7 +135,8 @@ struct config {
 	 * Turborepo 2; loose: the whole environment. turbo.json's envMode
 	 * (strict when a turbo.json is read), `vx run --env-mode`. */
 	bool env_strict;
-	lstr_vec ws_env_pass; /* turbo.json globalPassThroughEnv: passed, not keyed */
+	bool no_framework_inference; /* --framework-inference=false (framework.h) */
+	lstr_vec ws_env_pass;	     /* turbo.json globalPassThroughEnv: passed, not keyed */
 
 	/* project keys */
 	struct lstr name;    /* s NULL: not written */

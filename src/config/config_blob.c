@@ -394,6 +394,7 @@ void pkg_blob_write(const struct pkg_fields *f, struct strbuf *out)
 	put_u(&w, (uint32_t)f->name_col, 4);
 	put_str(&w, f->version);
 	put_pairs(&w, &f->deps, &f->dep_specs);
+	put_u(&w, (uint32_t)f->peer_at, 4);
 	put_pairs(&w, &f->script_names, &f->scripts);
 }
 
@@ -426,8 +427,9 @@ bool pkg_blob_read(const char *blob, size_t len, struct pkg_fields *f)
 	f->name_col = (int)get_u(&r, 4);
 	f->version = get_str(&r);
 	get_pairs(&r, &f->deps, &f->dep_specs);
+	f->peer_at = get_u(&r, 4);
 	get_pairs(&r, &f->script_names, &f->scripts);
-	if (!r.ok || r.p != r.end) {
+	if (!r.ok || r.p != r.end || f->peer_at > f->deps.n) {
 		pkg_fields_free(f);
 		return false;
 	}

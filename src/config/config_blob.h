@@ -32,6 +32,7 @@ struct pkg_fields {
 	int name_line, name_col;	     /* where its value is in the file (1-based) */
 	char *version;			     /* "version", or NULL */
 	struct strvec deps, dep_specs;	     /* the four dependency kinds, parallel */
+	size_t peer_at;			     /* deps[peer_at..] are peerDependencies */
 	struct strvec script_names, scripts; /* string "scripts", parallel */
 };
 void pkg_fields_free(struct pkg_fields *f);

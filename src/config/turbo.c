@@ -109,7 +109,8 @@ static int get_list(struct turbo *t, const yaml_node_t *n, const char *key, lstr
 
 /* Environment names as Turborepo matches them: NAME, a NAME_* wildcard
  * (every variable of vx's environment it matches, now: the key holds the
- * values Turborepo's would), and !NAME taking away. */
+ * values Turborepo's would), and !NAME taking away, kept after the names
+ * (a framework's variables it matches are not keyed either). */
 static void env_names(const lstr_vec *pats, lstr_vec *out)
 {
 	struct strvec names = STRVEC_INIT;
@@ -138,6 +139,10 @@ static void env_names(const lstr_vec *pats, lstr_vec *out)
 						     pats->n ? pats->v[0].loc : (struct loc){0}}));
 	}
 	strvec_clear(&names);
+	/* kept: they take away from what a framework adds (framework.h) */
+	for (size_t i = 0; i < pats->n; i++)
+		if (pats->v[i].s[0] == '!')
+			vec_push(out, ((struct lstr){xstrdup(pats->v[i].s), pats->v[i].loc}));
 }
 
 static const char *const IGNORED_TASK_KEYS[] = {"description", NULL};

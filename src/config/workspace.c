@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "config/config_blob.h"
+#include "config/framework.h"
 #include "config/pnpm.h"
 #include "config/turbo.h"
 #include "util/glob.h"
@@ -113,6 +114,7 @@ static void pkg_apply(struct project *p, const char *path, struct pkg_fields *f)
 	p->pkg_version = f->version;
 	p->pkg_deps = f->deps;
 	p->pkg_dep_specs = f->dep_specs;
+	p->pkg_peer_at = f->peer_at;
 	p->script_names = f->script_names;
 	p->scripts = f->scripts;
 	free(f->name);
@@ -170,6 +172,8 @@ static int pkg_fields_parse(const char *path, struct strbuf *text, struct pkg_fi
 	static const char *const kinds[] = {"dependencies", "devDependencies",
 					    "optionalDependencies", "peerDependencies"};
 	for (size_t k = 0; !rc && k < sizeof kinds / sizeof *kinds; k++) {
+		if (!strcmp(kinds[k], "peerDependencies"))
+			f->peer_at = f->deps.n;
 		cJSON *deps = cJSON_GetObjectItemCaseSensitive(doc, kinds[k]);
 		if (deps)
 			rc = pkg_strings(path, text, deps, kinds[k], "a version string", &f->deps,
@@ -541,11 +545,18 @@ static int resolve_edges(struct workspace *ws)
 {
 	for (size_t i = 0; i < ws->projects.n; i++) {
 		struct project *p = ws->projects.v[i];
+		/* its framework, from its external dependencies: a workspace
+		 * package named "vite" is no Vite (as Turborepo) */
+		struct strvec external = STRVEC_INIT;
 		for (size_t d = 0; d < p->pkg_deps.n; d++) {
 			long j = workspace_find(ws, p->pkg_deps.v[d]);
 			if (j >= 0 && (size_t)j != i)
 				add_edge(p, (size_t)j);
+			else if (j < 0 && d < p->pkg_peer_at)
+				strvec_push(&external, p->pkg_deps.v[d]);
 		}
+		p->framework = framework_infer(external.v, external.n);
+		strvec_clear(&external);
 		if (!p->cfg)
 			continue;
 		const lstr_vec *dv = &p->cfg->depends_on;

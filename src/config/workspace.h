@@ -12,6 +12,8 @@
 #include "util/strmap.h"
 #include "util/vec.h"
 
+struct framework;
+
 struct project {
 	char *name; /* unique; vx.yaml name, else package.json name, else rel ("//" for the root) */
 	struct loc name_loc;	  /* where the name was written (or the project file's 1:1) */
@@ -25,6 +27,9 @@ struct project {
 	struct strvec script_names, scripts; /* package.json "scripts", parallel arrays */
 	struct strvec pkg_deps;		     /* package.json dependency names of all four kinds */
 	struct strvec pkg_dep_specs; /* and their specifiers ("^18.2.0", "workspace:*"), parallel */
+	size_t pkg_peer_at;	     /* pkg_deps[pkg_peer_at..] are peerDependencies */
+	const struct framework *framework; /* what its package.json's external dependencies
+					    * say it is built with (framework.h), or NULL */
 	VEC(size_t) deps;   /* indices of the projects this one depends on (workspace_load) */
 	VEC(size_t) nested; /* indices of the projects whose directories lie inside this one's */
 };

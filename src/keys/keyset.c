@@ -138,15 +138,16 @@ static void fold_key(struct keyset *ks, size_t i, const char *command, const cha
 	key_add_int(&f.k, "inputs", (int64_t)in->paths.n);
 	for (size_t n = 0; n < in->paths.n; n++)
 		fold_file(&f, "file", in->paths.v[n], in->hashes[n], "");
-	struct strvec names = STRVEC_INIT;
-	for (size_t e = 0; e < t->cfg->input_env.n; e++)
-		strvec_push(&names, t->cfg->input_env.v[e].s);
-	for (size_t e = 0; e < ks->ws->cfg->ws_input_env.n; e++)
-		strvec_push(&names, ks->ws->cfg->ws_input_env.v[e].s);
-	strvec_sort_unique(&names);
+	struct strvec names = STRVEC_INIT, inferred = STRVEC_INIT;
+	task_env_keyed(ks->ws, t, &names, &inferred);
 	for (size_t e = 0; e < names.n; e++)
 		fold_named(&f, "env", names.v[e], getenv(names.v[e]), "//env/");
+	/* its framework's public variables (framework.h), apart: a task
+	 * whose framework sees none set keeps the key it had */
+	for (size_t e = 0; e < inferred.n; e++)
+		fold_named(&f, "inferred env", inferred.v[e], getenv(inferred.v[e]), "//env/");
 	strvec_clear(&names);
+	strvec_clear(&inferred);
 	size_t nd = t->cfg->env_define.n;
 	struct kv *defs = xmalloc((nd + 1) * sizeof *defs);
 	if (nd) {

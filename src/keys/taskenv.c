@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "config/framework.h"
 #include "sandbox/env.h"
 #include "util/die.h"
 #include "util/strbuf.h"
@@ -148,6 +149,50 @@ static bool list_passes(const lstr_vec *l, const char *name, size_t len)
 	return pass;
 }
 
+/* Whether an env list takes name away ("!NAME", "!NEXT_PUBLIC_*"). */
+static bool list_excludes(const lstr_vec *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].s[0] == '!' && !fnmatch(l->v[i].s + 1, name, 0))
+			return true;
+	return false;
+}
+
+static bool named(const struct strvec *names, const char *name)
+{
+	for (size_t i = 0; i < names->n; i++)
+		if (!strcmp(names->v[i], name))
+			return true;
+	return false;
+}
+
+/* The framework task t's project is built with, when inference is on. */
+static const struct framework *framework_of(const struct workspace *ws, const struct task_node *t)
+{
+	return ws->cfg->no_framework_inference ? NULL : ws->projects.v[t->project]->framework;
+}
+
+void task_env_keyed(const struct workspace *ws, const struct task_node *t, struct strvec *names,
+		    struct strvec *inferred)
+{
+	const lstr_vec *lists[] = {&t->cfg->input_env, &ws->cfg->ws_input_env};
+	for (size_t l = 0; l < 2; l++)
+		for (size_t e = 0; e < lists[l]->n; e++)
+			if (lists[l]->v[e].s[0] != '!')
+				strvec_push(names, lists[l]->v[e].s);
+	strvec_sort_unique(names);
+	const struct framework *fw = framework_of(ws, t);
+	if (!fw)
+		return;
+	struct strvec all = STRVEC_INIT;
+	framework_env_names(fw, environ, &all);
+	for (size_t k = 0; k < all.n; k++)
+		if (!list_excludes(lists[0], all.v[k]) && !list_excludes(lists[1], all.v[k]) &&
+		    !named(names, all.v[k]))
+			strvec_push(inferred, all.v[k]);
+	strvec_clear(&all);
+}
+
 /* envMode strict: the variable of entry ("NAME=VALUE") reaches task t. */
 static bool strict_passes(const struct workspace *ws, const struct task_node *t, const char *entry)
 {
@@ -155,6 +200,16 @@ static bool strict_passes(const struct workspace *ws, const struct task_node *t,
 	for (const char *const *p = strict_always; *p; p++)
 		if (name_matches(*p, entry, len))
 			return true;
+	const struct framework *fw = framework_of(ws, t);
+	if (fw && framework_keys(fw, entry, len)) {
+		/* what the framework bakes in is keyed, so it is passed too */
+		char *name = xstrndup(entry, len);
+		bool out = list_excludes(&t->cfg->input_env, name) ||
+			   list_excludes(&ws->cfg->ws_input_env, name);
+		free(name);
+		if (!out)
+			return true;
+	}
 	return list_passes(&t->cfg->input_env, entry, len) ||
 	       list_passes(&t->cfg->env_pass, entry, len) ||
 	       list_passes(&t->cfg->env_pass_secrets, entry, len) ||

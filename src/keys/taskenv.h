@@ -22,6 +22,14 @@ void task_env_delta(const struct workspace *ws, const struct task_node *t, struc
  * TURBO_TOKEN, ..._SIGNATURE_KEY), then env.define, then task_env_delta,
  * later entries replacing earlier ones. */
 void task_env(const struct workspace *ws, const struct task_node *t, struct strvec *env);
+/* The variables task t's key folds: names, those its inputs.env and the
+ * workspace's name (sorted, once each; a "!NAME" entry takes away, it is
+ * not a name); inferred, those its project's framework adds (framework.h:
+ * NEXT_PUBLIC_API_URL for a Next app), set now, not taken away by a "!"
+ * entry of either list nor named already; none under
+ * --framework-inference=false. */
+void task_env_keyed(const struct workspace *ws, const struct task_node *t, struct strvec *names,
+		    struct strvec *inferred);
 /* The PATH task t's command sees (task_env_delta's, else vx's own); caller
  * frees. */
 char *task_env_path(const struct workspace *ws, const struct task_node *t);

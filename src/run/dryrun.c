@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/framework.h"
+#include "keys/taskenv.h"
 #include "util/die.h"
 #include "util/path.h"
 #include "util/strbuf.h"
@@ -160,10 +162,19 @@ void dryrun_print(const struct graph *g, const struct job *jobs, struct taskcach
 		lstr_vec_strings(&t->cfg->outputs, &v);
 		json_list(&sb, "outputs", (const char *const *)v.v, v.n);
 		strvec_clear(&v);
-		lstr_vec_strings(&t->cfg->input_env, &v);
-		lstr_vec_strings(&g->ws->cfg->ws_input_env, &v);
-		strvec_sort_unique(&v);
+		struct strvec inferred = STRVEC_INIT;
+		task_env_keyed(g->ws, t, &v, &inferred);
 		json_list(&sb, "env", (const char *const *)v.v, v.n);
+		/* Turborepo's framework inference (framework.h): what it is
+		 * built with, and the variables that adds to the key */
+		const struct framework *fw = g->ws->cfg->no_framework_inference
+						 ? NULL
+						 : g->ws->projects.v[t->project]->framework;
+		strbuf_addstr(&sb, "\"framework\":");
+		strbuf_add_json_string(&sb, fw ? fw->slug : "");
+		strbuf_addch(&sb, ',');
+		json_list(&sb, "inferredEnv", (const char *const *)inferred.v, inferred.n);
+		strvec_clear(&inferred);
 		strvec_clear(&v);
 		strbuf_addstr(&sb, "\"dependencies\":[");
 		for (size_t k = 0; k < t->deps.n; k++) {

@@ -71,6 +71,7 @@ static int shard_cb(const struct opt *row, const char *arg)
 
 static const char *const report_modes[] = {"text", "json", "sarif", "github", NULL};
 static const char *const env_modes[] = {"strict", "loose", NULL};
+static const char *const booleans[] = {"true", "false", NULL};
 static const char *const graph_formats[] = {"dot", "json", NULL};
 
 static const struct opt_usage run_usage = {
@@ -121,6 +122,10 @@ int run_opts_parse(int argc, char **argv, bool graph, struct run_opts *o)
 		       "its key or a pass-through list names; loose: all\n"
 		       "(default: turbo.json's envMode, strict with a\n"
 		       "turbo.json, else loose)"),
+	    OPT_CHOICE(0, "framework-inference", &o->framework_inference, booleans, "BOOL",
+		       "false: a package's framework (next, vite, ...) adds\n"
+		       "no public variables (NEXT_PUBLIC_*, ...) to its keys\n"
+		       "(default: true, as Turborepo)"),
 	    OPT_CALLBACK(0, "shard", o, "I/N", false, shard_cb,
 			 "run the part I of N of the tasks (a CI matrix job), and what\n"
 			 "it needs that the remote cache does not hold yet"),

@@ -32,6 +32,7 @@ struct run_opts {
 	int shard_wait_s;		   /* --shard-wait SECONDS */
 	int served_by;			   /* --served-by PID (vx watch's server runs): 0 no */
 	const char *env_mode;		   /* --env-mode strict|loose; NULL: the config's */
+	const char *framework_inference;   /* --framework-inference true|false; NULL: true */
 	const char *explain_key;	   /* --explain-key PROJECT#TASK: its key's ingredients */
 };
 

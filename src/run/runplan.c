@@ -23,6 +23,8 @@ int plan_graph(const struct run_opts *o, struct workspace **wsp, struct graph *g
 	}
 	if (o->env_mode)
 		ws->cfg->env_strict = !strcmp(o->env_mode, "strict");
+	if (o->framework_inference)
+		ws->cfg->no_framework_inference = !strcmp(o->framework_inference, "false");
 	size_t np = ws->projects.n;
 	bool *selected = xcalloc(np + 1, 1);
 	struct filter *filters = xcalloc(o->filters.n + 1, sizeof *filters);
