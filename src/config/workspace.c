@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -859,6 +860,31 @@ struct workspace *workspace_load_here(void)
 	struct workspace *ws = workspace_load(cwd);
 	free(cwd);
 	return ws;
+}
+
+int workspace_vx_dir(const struct workspace *ws)
+{
+	char *dir = path_join(ws->root, ".vx");
+	char *ignore = path_join(dir, ".gitignore");
+	int rc = 0;
+	if (fs_mkdirs(dir, 0755) < 0) {
+		warning("cannot make %s: %s", dir, strerror(errno));
+		rc = -1;
+	} else {
+		int fd = open(ignore, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+		static const char text[] =
+		    "# made by vx: its cache and state are this machine's\n*\n";
+		if (fd >= 0) {
+			if (write_all(fd, text, sizeof text - 1) < 0)
+				warning("cannot write %s: %s", ignore, strerror(errno));
+			close(fd);
+		} else if (errno != EEXIST) {
+			warning("cannot make %s: %s", ignore, strerror(errno));
+		}
+	}
+	free(ignore);
+	free(dir);
+	return rc;
 }
 
 char *workspace_cache_dir(const struct workspace *ws)

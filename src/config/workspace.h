@@ -91,6 +91,12 @@ struct workspace *workspace_load_here(void);
 /* Returns the cache directory, absolute: VX_CACHE_DIR when set, else the
  * workspace's cache.dir under its root. Caller frees. */
 char *workspace_cache_dir(const struct workspace *ws);
+/* Makes the workspace's .vx directory (the cache's default home, the
+ * sandbox's probe) if it is not there, with a .gitignore of "*" in it
+ * unless it has one: `git status` does not list it, `git add -A` does not
+ * stage the cache, and Turborepo does not key it (issue 42, as Python's
+ * virtualenvs do). Returns 0, or -1 after a warning. */
+int workspace_vx_dir(const struct workspace *ws);
 
 /* Returns the project's index by name ("//" also names the root project), or -1. */
 long workspace_find(const struct workspace *ws, const char *name);

@@ -179,11 +179,13 @@ static int default_files(struct inputs *in, const struct task_node *t, const str
 			 struct strvec *out)
 {
 	const struct project *p = in->ws->projects.v[t->project];
-	struct collect c = {.out = out,
-			    .in = in,
-			    .owner = (long)t->project,
-			    .exclude = outputs->v,
-			    .nexclude = outputs->n};
+	/* The root's are every file of the workspace, its projects' too, as
+	 * Turborepo's (the oracle, t0181): a root task (//#format, //#lint)
+	 * works over the whole repository, and keyed on the root's own files
+	 * it replayed after a package's source changed (issue 42). */
+	long owner = p->is_root ? -1 : (long)t->project;
+	struct collect c = {
+	    .out = out, .in = in, .owner = owner, .exclude = outputs->v, .nexclude = outputs->n};
 	if (!in->in_git) {
 		c.prefix = p->rel;
 		struct glob_walk_opts o = {.skip_names = listing_skip_names,
@@ -219,7 +221,7 @@ static int default_files(struct inputs *in, const struct task_node *t, const str
 			if (cmp < 0 || f[plen] != '/')
 				continue;
 		}
-		if (has_skipped_component(f) || owner_of(in, f) != (long)t->project)
+		if (has_skipped_component(f) || (owner >= 0 && owner_of(in, f) != owner))
 			continue;
 		const char *prel = root ? f : f + plen + 1;
 		if (outputs->n && globlist_match(outputs->v, outputs->n, prel))
@@ -245,14 +247,6 @@ int inputs_collect(struct inputs *in, const struct task_node *t, struct strvec *
 		rc = walk_globs(p->dir, p->rel, &pats, SKIP_EXPLICIT, &c);
 	} else {
 		rc = default_files(in, t, &outputs, out);
-		/* The root's default inputs also hold every project's
-		 * package.json, as Turborepo's (the oracle, t0181): they say
-		 * what the workspace is, which a root task works over. */
-		for (size_t i = 0; !rc && p->is_root && i < in->ws->projects.n; i++) {
-			const struct project *q = in->ws->projects.v[i];
-			if (!q->is_root && q->pkg_path)
-				strvec_pushf(out, "%s/package.json", q->rel);
-		}
 	}
 	strvec_clear(&pats);
 	if (!rc) {

@@ -175,6 +175,8 @@ int plan_make(const struct run_opts *o, struct plan *p)
 		}
 	}
 	p->cache_dir = workspace_cache_dir(p->ws);
+	if (!o->dry_run)
+		workspace_vx_dir(p->ws); /* a warning when it cannot be made */
 	if (plan_run_part(o, p)) {
 		plan_free(p);
 		return 2;

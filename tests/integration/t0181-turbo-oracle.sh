@@ -245,4 +245,39 @@ for pm in pnpm@9.15.9:pnpm yarn@1.22.22:yarn npm@10.9.0:npm; do
 	'
 done
 
+# Issue 42 items 2 and 3: Turborepo's root task keys every file of the
+# repository (a package's source too, and what git does not ignore yet);
+# vx keyed the root's own files and each package.json, so //#format
+# replayed after a package's source changed. And .vx/ was not ignored:
+# `git status` listed it and `git add -A` staged the cache.
+test_expect_success 'a root task keys every file of the repository, as turbo; .vx/ ignores itself' '
+	setup &&
+	node -e "const f = \"package.json\", j = JSON.parse(require(\"fs\").readFileSync(f));
+		j.scripts = {format: \"echo format\"}; require(\"fs\").writeFileSync(f, JSON.stringify(j, null, 2))" &&
+	node -e "const f = \"turbo.json\", j = JSON.parse(require(\"fs\").readFileSync(f));
+		j.tasks[\"//#format\"] = {}; require(\"fs\").writeFileSync(f, JSON.stringify(j, null, 2))" &&
+	grep -v "^.vx/$" .gitignore >g && mv g .gitignore &&
+	git add -A && git commit -qm format &&
+	echo "new" >packages/p1/src/untracked.txt &&
+	"$turbo" run format --dry=json >turbo.json.out 2>turbo.err &&
+	run_vx 0 run format --dry-run=json &&
+	node -e "const fs = require(\"fs\");
+		const t = JSON.parse(fs.readFileSync(\"turbo.json.out\")).tasks.find((x) => x.taskId === \"//#format\");
+		const v = JSON.parse(fs.readFileSync(process.argv[1])).tasks.find((x) => x.project === \".\");
+		const a = Object.keys(t.inputs).sort().join(\"\\n\"), b = [...v.inputFiles].sort().join(\"\\n\");
+		if (a !== b) { console.log(\"turbo:\\n\" + a + \"\\nvx:\\n\" + b); process.exit(1); }
+		if (!b.includes(\"packages/p1/src/untracked.txt\")) process.exit(1);" "$OUT" &&
+	test_path_is_missing .vx &&
+	run_vx 0 run format &&
+	run_vx 0 run format &&
+	test_grep "format: cache hit" "$OUT" &&
+	git status --porcelain >status &&
+	test_grep ! "\.vx" status &&
+	printf "# made by vx: its cache and state are this machine'"'"'s\n*\n" >want &&
+	test_cmp want .vx/.gitignore &&
+	echo "more" >>packages/p3/src/untracked2.txt &&
+	run_vx 0 run format &&
+	test_grep ! "format: cache hit" "$OUT"
+'
+
 test_done
