@@ -771,6 +771,7 @@ static bool known_pm(const char *name, size_t n)
 }
 
 static bool yarn_lock_v1(const char *root);
+static bool pnpm_pre_post(const char *root, const char *version);
 static void pm_from_lockfile(const char *root, struct package_manager *pm);
 /* The package manager of the workspace at root, whose package.json is pkg
  * (NULL: none, or not JSON): its packageManager, else its lockfile's. */
@@ -798,6 +799,65 @@ static void package_manager(const char *root, const cJSON *pkg, struct package_m
 		pm->pre_post = true;
 	else if (!strcmp(pm->name, "yarn"))
 		pm->pre_post = *pm->version ? !strncmp(pm->version, "1.", 2) : yarn_lock_v1(root);
+	else if (!strcmp(pm->name, "pnpm"))
+		pm->pre_post = pnpm_pre_post(root, pm->version);
+}
+
+/* Whether pnpm (version, "" when unknown) runs a script's pre and post
+ * scripts: as enable-pre-post-scripts says, in the environment
+ * (npm_config_enable_pre_post_scripts) or else the root's .npmrc (its last
+ * line), else by default: on from pnpm 9, off before (pnpm 7.33 and 8.15
+ * run neither, 9.15 and 10 both: checked with each). Without a version,
+ * the lockfile's: lockfileVersion 9 is pnpm 9's and 10's. */
+static bool pnpm_pre_post(const char *root, const char *version)
+{
+	const char *env = getenv("npm_config_enable_pre_post_scripts");
+	if (env && *env)
+		return !strcmp(env, "true");
+	bool on;
+	if (*version) {
+		on = atoi(version) >= 9;
+	} else {
+		char *lock = path_join(root, "pnpm-lock.yaml");
+		FILE *lf = fopen(lock, "re");
+		free(lock);
+		char first[64] = "";
+		if (lf) {
+			if (!fgets(first, sizeof first, lf))
+				first[0] = 0;
+			fclose(lf);
+		}
+		/* "lockfileVersion: '9.0'" (or 9.0 unquoted); no lockfile: today's pnpm */
+		const char *v = strstr(first, "lockfileVersion:");
+		v = v ? v + strlen("lockfileVersion:") +
+			    strspn(v + strlen("lockfileVersion:"), " '\"")
+		      : NULL;
+		on = !lf || (v && atoi(v) >= 9);
+	}
+	char *f = path_join(root, ".npmrc");
+	FILE *fp = fopen(f, "re");
+	free(f);
+	char line[1024];
+	while (fp && fgets(line, sizeof line, fp)) {
+		char *k = line + strspn(line, " \t");
+		if (*k == '#' || *k == ';')
+			continue;
+		char *eq = strchr(k, '=');
+		if (!eq)
+			continue;
+		char *ke = eq;
+		while (ke > k && (ke[-1] == ' ' || ke[-1] == '\t'))
+			ke--;
+		if ((size_t)(ke - k) != strlen("enable-pre-post-scripts") ||
+		    strncmp(k, "enable-pre-post-scripts", (size_t)(ke - k)))
+			continue;
+		char *v = eq + 1 + strspn(eq + 1, " \t");
+		v[strcspn(v, " \t\r\n")] = 0;
+		on = !strcmp(v, "true");
+	}
+	if (fp)
+		fclose(fp);
+	return on;
 }
 
 /* Yarn classic's lockfile says so on its first lines; berry's is YAML
@@ -865,24 +925,20 @@ struct workspace *workspace_load_here(void)
 int workspace_vx_dir(const struct workspace *ws)
 {
 	char *dir = path_join(ws->root, ".vx");
-	char *ignore = path_join(dir, ".gitignore");
-	int rc = 0;
-	if (fs_mkdirs(dir, 0755) < 0) {
-		warning("cannot make %s: %s", dir, strerror(errno));
-		rc = -1;
-	} else {
+	int rc = fs_mkdirs(dir, 0755);
+	if (!rc) {
+		/* its own: a user's .gitignore there is left as it is */
+		char *ignore = path_join(dir, ".gitignore");
 		int fd = open(ignore, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 		static const char text[] =
 		    "# made by vx: its cache and state are this machine's\n*\n";
 		if (fd >= 0) {
 			if (write_all(fd, text, sizeof text - 1) < 0)
-				warning("cannot write %s: %s", ignore, strerror(errno));
+				unlink(ignore); /* never half a file */
 			close(fd);
-		} else if (errno != EEXIST) {
-			warning("cannot make %s: %s", ignore, strerror(errno));
 		}
+		free(ignore);
 	}
-	free(ignore);
 	free(dir);
 	return rc;
 }

@@ -42,7 +42,8 @@ struct package_manager {
 	const char *source; /* static: "packageManager in package.json", "pnpm-lock.yaml",
 			     * …, or "none found (npm assumed)" */
 	bool pre_post;	    /* it runs a script's "pre" and "post" scripts around it:
-			     * npm, and Yarn classic (1.x); not pnpm, Yarn berry or Bun */
+			     * npm, Yarn classic (1.x), pnpm with
+			     * enable-pre-post-scripts=true; not Yarn berry or Bun */
 };
 
 struct workspace {
@@ -92,10 +93,11 @@ struct workspace *workspace_load_here(void);
  * workspace's cache.dir under its root. Caller frees. */
 char *workspace_cache_dir(const struct workspace *ws);
 /* Makes the workspace's .vx directory (the cache's default home, the
- * sandbox's probe) if it is not there, with a .gitignore of "*" in it
- * unless it has one: `git status` does not list it, `git add -A` does not
- * stage the cache, and Turborepo does not key it (issue 42, as Python's
- * virtualenvs do). Returns 0, or -1 after a warning. */
+ * sandbox's probe and stage) if it is not there, with a .gitignore of "*"
+ * in it unless it has one: `git status` does not list it, `git add -A`
+ * does not stage the cache, and Turborepo does not key it (issue 42, as
+ * Python's virtualenvs do). Returns 0, or -1 with errno set when .vx cannot
+ * be made (a .gitignore that cannot be is left out, quietly). */
 int workspace_vx_dir(const struct workspace *ws);
 
 /* Returns the project's index by name ("//" also names the root project), or -1. */

@@ -175,12 +175,16 @@ int plan_make(const struct run_opts *o, struct plan *p)
 		}
 	}
 	p->cache_dir = workspace_cache_dir(p->ws);
-	if (!o->dry_run)
-		workspace_vx_dir(p->ws); /* a warning when it cannot be made */
 	if (plan_run_part(o, p)) {
 		plan_free(p);
 		return 2;
 	}
+	/* The whole configuration is checked: the cache's home may be made
+	 * (a warning when it cannot be; the store says more) */
+	char *dotvx = path_join(p->ws->root, ".vx");
+	if (!o->dry_run && !o->no_cache && path_is_within(dotvx, p->cache_dir))
+		workspace_vx_dir(p->ws);
+	free(dotvx);
 	/* One run at a time in a workspace, from before any input is hashed
 	 * to the last save (a configuration the run refuses touches nothing
 	 * first); a server's run (a watch's) takes none, and a dry run or a

@@ -213,11 +213,8 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 		return 0; /* a Seatbelt profile is shown: nothing of Linux's is asked for */
 	/* The probes' answer is kept in WS/.vx/probe (probe.h): a run whose
 	 * machine did not change spawns no trial. vx sandbox show keeps none. */
-	char *dotvx = path_join(ws->root, ".vx");
-	char *state = sj->showing || (mkdir(dotvx, 0755) < 0 && errno != EEXIST)
-			  ? NULL
-			  : path_join(dotvx, "probe");
-	free(dotvx);
+	char *state =
+	    sj->showing || workspace_vx_dir(ws) < 0 ? NULL : path_join(ws->root, ".vx/probe");
 	struct probe p, st;
 	probe_sandbox(state, &p, &st);
 	free(state);
@@ -902,8 +899,7 @@ void sandbox_jobs_start(struct sandbox_jobs *sj, const struct rundir *run, struc
 		return;
 	char *vx_dir = path_join(sj->ws->root, ".vx");
 	char *base = path_join(vx_dir, "stage");
-	if ((mkdir(vx_dir, 0777) == 0 || errno == EEXIST) &&
-	    (mkdir(base, 0700) == 0 || errno == EEXIST) &&
+	if (workspace_vx_dir(sj->ws) == 0 && (mkdir(base, 0700) == 0 || errno == EEXIST) &&
 	    rundir_open_reaping(&sj->stage, base, sandbox_jobs_reap_stage) < 0)
 		sj->stage = (struct rundir){NULL, NULL, -1};
 	free(base);

@@ -89,8 +89,13 @@ static void heads_outside(const char *base, const lstr_vec *v, struct strvec *ou
 /* The files that shape the plan, not only the keys: a change to one, to
  * the root or to a directory holding a project (a project made, moved or
  * removed) plans again from scratch. */
-static const char *const plan_files[] = {"vx.yaml",    "package.json", "pnpm-workspace.yaml",
-					 "turbo.json", "turbo.jsonc",  ".gitignore",
+static const char *const plan_files[] = {"vx.yaml",
+					 "package.json",
+					 "pnpm-workspace.yaml",
+					 "turbo.json",
+					 "turbo.jsonc",
+					 ".gitignore",
+					 ".npmrc",
 					 NULL};
 
 /* The .git directory of the work tree holding root, or NULL (none, or a

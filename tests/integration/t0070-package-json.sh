@@ -168,16 +168,40 @@ test_expect_success 'a failing pre script stops the script and its post' '
 	test_path_is_missing p/log
 '
 
-test_expect_success 'pnpm and Yarn berry run neither (as they do), and a lockfile says which manager it is' '
-	for pm in pnpm@9.1.0 yarn@4.1.0; do
+test_expect_success 'pnpm 8 and Yarn berry run neither (as they do), and a lockfile says which manager it is' '
+	for pm in pnpm@8.15.9 yarn@4.1.0; do
 		rm -f p/log && lifecycle $pm &&
 		run_vx 0 run build --no-cache &&
 		echo "main build" >want && sed "s/ *\$//" p/log >got && test_cmp want got || exit 1
 	done &&
 	lifecycle npm && rm -f p/log && printf "# yarn lockfile v1\n" >yarn.lock &&
 	run_vx 0 run build --no-cache && test $(wc -l <p/log) = 3 &&
-	rm -f p/log yarn.lock && echo "lockfileVersion: 9.0" >pnpm-lock.yaml &&
-	run_vx 0 run build --no-cache && test $(wc -l <p/log) = 1
+	rm -f p/log yarn.lock && echo "lockfileVersion: \"6.0\"" >pnpm-lock.yaml &&
+	run_vx 0 run build --no-cache && test $(wc -l <p/log) = 1 &&
+	rm -f p/log && echo "lockfileVersion: \"9.0\"" >pnpm-lock.yaml &&
+	run_vx 0 run build --no-cache && test $(wc -l <p/log) = 3
+'
+
+# Issue 42 item 4: a pnpm repository's postbuild (pagefind) never ran
+# under vx, where turbo ran it: pnpm 9 runs pre and post scripts unless
+# .npmrc says enable-pre-post-scripts=false. The real pnpm 9 (from npm) is
+# the oracle: the same log from `pnpm run build` and from vx, with the
+# setting absent, on, off, and from the environment.
+test_expect_success 'pnpm 9 runs pre and post scripts exactly when the real pnpm 9 does: by default, and as .npmrc or the environment say' '
+	npm_tool pnpm-9 pnpm@9.15.9 &&
+	pnpm=$npm_tool_dir/node_modules/.bin/pnpm &&
+	lifecycle pnpm@9.15.9 &&
+	printf "packages:\n  - p\n" >pnpm-workspace.yaml &&
+	for rc in "enable-pre-post-scripts=true" "# none" "enable-pre-post-scripts = false" "enable-pre-post-scripts=false"; do
+		printf "%s\n" "$rc" >.npmrc &&
+		rm -f p/log && (cd p && "$pnpm" run build >/dev/null 2>&1) && mv p/log want &&
+		run_vx 0 run build --no-cache && sed "s/ *\$//" p/log >got && sed -i "s/ *\$//" want &&
+		echo "$rc: $(wc -l <got) lines" && test_cmp want got || exit 1
+	done &&
+	printf "enable-pre-post-scripts=false\n" >.npmrc &&
+	rm -f p/log && (cd p && npm_config_enable_pre_post_scripts=true "$pnpm" run build >/dev/null 2>&1) && mv p/log want &&
+	npm_config_enable_pre_post_scripts=true "$VX" run build --no-cache >/dev/null &&
+	test $(wc -l <want) = 3 && test_cmp want p/log
 '
 
 test_done
