@@ -37,6 +37,41 @@ int filter_parse(const char *arg, const struct workspace *ws, const char *cwd, s
 		}
 	}
 	char *core = xstrndup(s, len);
+	/* A git range last, as Turborepo's grammar has it: "[REF]",
+	 * "[FROM...TO]", after a name or {dir}, or alone; "NAME...[REF]" is
+	 * NAME when it or one of its dependencies changed. */
+	char *open = len && core[len - 1] == ']' ? strrchr(core, '[') : NULL;
+	if (open) {
+		char *range = xstrndup(open + 1, (size_t)(core + len - 1 - (open + 1)));
+		char *dots = strstr(range, "...");
+		if (!*range || dots == range || (dots && !dots[3])) {
+			error("--filter \"%s\": a git range is [REF] or [FROM...TO]", arg);
+			free(range);
+			free(core);
+			return -1;
+		}
+		if (dots) {
+			out->git_to = xstrdup(dots + 3);
+			*dots = 0;
+		}
+		out->git_from = range;
+		*open = 0;
+		len = (size_t)(open - core);
+		if (len >= 3 && !strcmp(core + len - 3, "...")) {
+			out->git_through_deps = true;
+			len -= 3;
+			core[len] = 0;
+		}
+		if (!len) {
+			free(core);
+			if (out->git_through_deps)
+				return error("--filter \"%s\": ...[REF] after nothing: write "
+					     "NAME...[REF], or ...[REF] for the changed and "
+					     "their dependents",
+					     arg);
+			return 0; /* every project, narrowed by the range */
+		}
+	}
 	if (core[0] == '{' && len > 2 && core[len - 1] == '}') {
 		memmove(core, core + 1, len - 2);
 		core[len - 2] = '\0';
@@ -75,7 +110,9 @@ int filter_parse(const char *arg, const struct workspace *ws, const char *cwd, s
 void filter_free(struct filter *f)
 {
 	free(f->pattern);
-	f->pattern = NULL;
+	free(f->git_from);
+	free(f->git_to);
+	f->pattern = f->git_from = f->git_to = NULL;
 }
 
 /* Adds to mark every project reachable from the ones in seed along project
@@ -93,16 +130,21 @@ static void closure(const struct workspace *ws, const bool *seed, bool reverse, 
 	while (head < tail) {
 		size_t u = queue[head++];
 		for (size_t v = 0; v < n; v++) {
-			if (seen[v])
+			if (mark[v] && seen[v])
 				continue;
 			const struct project *from =
 			    reverse ? ws->projects.v[v] : ws->projects.v[u];
 			size_t to = reverse ? u : v;
 			for (size_t k = 0; k < from->deps.n; k++)
 				if (from->deps.v[k] == to) {
-					seen[v] = true;
+					/* a seed reached from another is marked too
+					 * ("[REF]^..." keeps a changed package that
+					 * another changed one depends on, as turbo) */
 					mark[v] = true;
-					queue[tail++] = v;
+					if (!seen[v]) {
+						seen[v] = true;
+						queue[tail++] = v;
+					}
 					break;
 				}
 		}
@@ -113,52 +155,15 @@ static void closure(const struct workspace *ws, const bool *seed, bool reverse, 
 
 static bool matches(const struct filter *f, const struct project *p)
 {
+	if (!f->pattern)
+		return true;
 	if (f->is_path)
 		return glob_match(f->pattern, p->rel);
 	return glob_match(f->pattern, p->name);
 }
 
-int filter_select(const struct workspace *ws, const struct filter *filters, size_t n,
-		  bool *selected)
-{
-	size_t np = ws->projects.n;
-	bool any_include = false;
-	bool *inc = xcalloc(np + 1, 1), *exc = xcalloc(np + 1, 1), *hit = xcalloc(np + 1, 1);
-	int rc = 0;
-	for (size_t f = 0; f < n && !rc; f++) {
-		const struct filter *fl = &filters[f];
-		bool *into = fl->exclude ? exc : inc;
-		bool any = false;
-		memset(hit, 0, np);
-		for (size_t i = 0; i < np; i++)
-			if (matches(fl, ws->projects.v[i]))
-				hit[i] = any = true;
-		if (!fl->exclude) {
-			any_include = true;
-			if (!any) {
-				rc = error("--filter: \"%s\" matches no project", fl->pattern);
-				break;
-			}
-		}
-		bool *rel = xcalloc(np + 1, 1);
-		if (fl->dependencies)
-			closure(ws, hit, false, rel);
-		if (fl->dependents)
-			closure(ws, hit, true, rel);
-		for (size_t i = 0; i < np; i++)
-			if (rel[i] || (hit[i] && !fl->exclude_self))
-				into[i] = true;
-		free(rel);
-	}
-	for (size_t i = 0; i < np; i++)
-		selected[i] = (any_include ? inc[i] : true) && !exc[i];
-	free(inc);
-	free(exc);
-	free(hit);
-	return rc;
-}
-
-static int git_lines(const struct workspace *ws, char *const argv[], struct strvec *out)
+static int git_lines(const struct workspace *ws, const char *what, char *const argv[],
+		     struct strvec *out)
 {
 	struct strbuf o = STRBUF_INIT, e = STRBUF_INIT;
 	int rc = spawn_capture(argv, ws->root, &o, &e);
@@ -168,7 +173,7 @@ static int git_lines(const struct workspace *ws, char *const argv[], struct strv
 		if (rc < 0)
 			error_errno("cannot run git");
 		else
-			error("--affected: git %s failed: %s", argv[1],
+			error("%s: git %s failed: %s", what, argv[1],
 			      e.len ? e.buf : "(no message)");
 		strbuf_release(&o);
 		strbuf_release(&e);
@@ -186,9 +191,134 @@ static int git_lines(const struct workspace *ws, char *const argv[], struct strv
 	return 0;
 }
 
+/* Marks in changed the projects with files changed between from and the
+ * work tree (to NULL: committed since the merge base, uncommitted and
+ * untracked), or between from and to; what decides every project (the root
+ * vx.yaml, package.json, turbo.json, a workspace input) marks them all.
+ * what: the option, for messages. Returns 0, or -1 after an error line. */
+static int changed_since(const struct workspace *ws, const char *what, const char *from,
+			 const char *to, bool *changed)
+{
+	/* git prints paths relative to the repository's top, which may lie
+	 * above the workspace root. */
+	struct strbuf top = STRBUF_INIT;
+	char *top_argv[] = {"git", "rev-parse", "--show-toplevel", NULL};
+	if (spawn_capture(top_argv, ws->root, &top, NULL) != 0) {
+		strbuf_release(&top);
+		return error("%s: %s is not in a git work tree", what, ws->root);
+	}
+	while (top.len && top.buf[top.len - 1] == '\n')
+		strbuf_setlen(&top, top.len - 1);
+	struct strvec files = STRVEC_INIT;
+	char *range = xasprintf("%s...%s", from, to ? to : "HEAD");
+	char *a1[] = {"git", "diff", "--name-only", "-z", "--no-renames", range, "--", NULL};
+	char *a2[] = {"git", "diff", "--name-only", "-z", "--no-renames", "HEAD", "--", NULL};
+	char *a3[] = {"git",	     "ls-files", "-z", "--others", "--exclude-standard",
+		      "--full-name", NULL};
+	int rc = git_lines(ws, what, a1, &files);
+	if (!rc && !to)
+		rc = git_lines(ws, what, a2, &files);
+	if (!rc && !to)
+		rc = git_lines(ws, what, a3, &files);
+	free(range);
+	if (rc) {
+		strvec_clear(&files);
+		strbuf_release(&top);
+		return -1;
+	}
+	size_t np = ws->projects.n;
+	bool all = false;
+	struct strvec ws_inputs = STRVEC_INIT;
+	strvec_push(&ws_inputs, "vx.yaml");
+	strvec_push(&ws_inputs, "package.json");
+	strvec_push(&ws_inputs, "turbo.json");
+	strvec_push(&ws_inputs, "turbo.jsonc");
+	for (size_t i = 0; i < ws->cfg->ws_input_files.n; i++)
+		strvec_push(&ws_inputs, ws->cfg->ws_input_files.v[i].s);
+	for (size_t i = 0; i < files.n && !all; i++) {
+		char *abs = path_join(top.buf, files.v[i]);
+		if (!path_is_within(ws->root, abs)) {
+			free(abs);
+			continue;
+		}
+		char *rel = path_relative(ws->root, abs);
+		long p = workspace_project_of(ws, rel);
+		for (size_t k = 0; k < ws_inputs.n; k++)
+			if (glob_match(ws_inputs.v[k], rel))
+				all = true;
+		/* a file of no project is the root project's, if there is one */
+		if (p >= 0)
+			changed[p] = true;
+		free(rel);
+		free(abs);
+	}
+	for (size_t i = 0; all && i < np; i++)
+		changed[i] = true;
+	strvec_clear(&ws_inputs);
+	strvec_clear(&files);
+	strbuf_release(&top);
+	return 0;
+}
+
+int filter_select(const struct workspace *ws, const struct filter *filters, size_t n,
+		  bool *selected)
+{
+	size_t np = ws->projects.n;
+	bool any_include = false;
+	bool *inc = xcalloc(np + 1, 1), *exc = xcalloc(np + 1, 1), *hit = xcalloc(np + 1, 1);
+	bool *changed = xcalloc(np + 1, 1);
+	int rc = 0;
+	for (size_t f = 0; f < n && !rc; f++) {
+		const struct filter *fl = &filters[f];
+		bool *into = fl->exclude ? exc : inc;
+		bool any = false;
+		memset(hit, 0, np);
+		for (size_t i = 0; i < np; i++)
+			if (matches(fl, ws->projects.v[i]))
+				hit[i] = any = true;
+		if (!fl->exclude) {
+			any_include = true;
+			if (!any) {
+				rc = error("--filter: \"%s\" matches no project", fl->pattern);
+				break;
+			}
+		}
+		if (fl->git_from) {
+			memset(changed, 0, np);
+			rc = changed_since(ws, "--filter", fl->git_from, fl->git_to, changed);
+			if (rc)
+				break;
+			bool *through = NULL;
+			if (fl->git_through_deps) {
+				/* it, or one of what it depends on, changed */
+				through = xcalloc(np + 1, 1);
+				closure(ws, changed, true, through);
+			}
+			for (size_t i = 0; i < np; i++)
+				hit[i] = hit[i] && (changed[i] || (through && through[i]));
+			free(through);
+		}
+		bool *rel = xcalloc(np + 1, 1);
+		if (fl->dependencies)
+			closure(ws, hit, false, rel);
+		if (fl->dependents)
+			closure(ws, hit, true, rel);
+		for (size_t i = 0; i < np; i++)
+			if (rel[i] || (hit[i] && !fl->exclude_self))
+				into[i] = true;
+		free(rel);
+	}
+	for (size_t i = 0; i < np; i++)
+		selected[i] = (any_include ? inc[i] : true) && !exc[i];
+	free(inc);
+	free(exc);
+	free(hit);
+	free(changed);
+	return rc;
+}
+
 int filter_affected(const struct workspace *ws, const char *ref, bool *selected)
 {
-	struct strvec files = STRVEC_INIT;
 	char *base = NULL;
 	if (!ref) {
 		static const char *const candidates[] = {"main", "master", "origin/main",
@@ -205,70 +335,15 @@ int filter_affected(const struct workspace *ws, const char *ref, bool *selected)
 	} else {
 		base = xstrdup(ref);
 	}
-	/* git prints paths relative to the repository's top, which may lie above the workspace
-	 * root. */
-	struct strbuf top = STRBUF_INIT;
-	char *top_argv[] = {"git", "rev-parse", "--show-toplevel", NULL};
-	if (spawn_capture(top_argv, ws->root, &top, NULL) != 0) {
-		free(base);
-		strbuf_release(&top);
-		return error("--affected: %s is not in a git work tree", ws->root);
-	}
-	while (top.len && top.buf[top.len - 1] == '\n')
-		strbuf_setlen(&top, top.len - 1);
-	char *range = xasprintf("%s...HEAD", base);
-	char *a1[] = {"git", "diff", "--name-only", "-z", "--no-renames", range, "--", NULL};
-	char *a2[] = {"git", "diff", "--name-only", "-z", "--no-renames", "HEAD", "--", NULL};
-	char *a3[] = {"git",	     "ls-files", "-z", "--others", "--exclude-standard",
-		      "--full-name", NULL};
-	int rc = git_lines(ws, a1, &files);
-	if (!rc)
-		rc = git_lines(ws, a2, &files);
-	if (!rc)
-		rc = git_lines(ws, a3, &files);
-	free(range);
-	free(base);
-	if (rc) {
-		strvec_clear(&files);
-		strbuf_release(&top);
-		return -1;
-	}
 	size_t np = ws->projects.n;
 	bool *changed = xcalloc(np + 1, 1);
-	bool all = false;
-	struct strvec ws_inputs = STRVEC_INIT;
-	strvec_push(&ws_inputs, "vx.yaml");
-	strvec_push(&ws_inputs, "package.json");
-	for (size_t i = 0; i < ws->cfg->ws_input_files.n; i++)
-		strvec_push(&ws_inputs, ws->cfg->ws_input_files.v[i].s);
-	for (size_t i = 0; i < files.n && !all; i++) {
-		char *abs = path_join(top.buf, files.v[i]);
-		if (!path_is_within(ws->root, abs)) {
-			free(abs);
-			continue;
-		}
-		char *rel = path_relative(ws->root, abs);
-		long p = workspace_project_of(ws, rel);
-		for (size_t k = 0; k < ws_inputs.n; k++)
-			if (glob_match(ws_inputs.v[k], rel))
-				all = true;
-		if (p < 0 || ws->projects.v[p]->is_root) {
-			/* A file of no project: the root project's if there is one. */
-			if (p >= 0)
-				changed[p] = true;
-		} else {
-			changed[p] = true;
-		}
-		free(rel);
-		free(abs);
-	}
-	if (!all)
+	int rc = changed_since(ws, "--affected", base, NULL, changed);
+	free(base);
+	if (!rc) {
 		closure(ws, changed, true, changed);
-	for (size_t i = 0; i < np; i++)
-		selected[i] = selected[i] && (all || changed[i]);
+		for (size_t i = 0; i < np; i++)
+			selected[i] = selected[i] && changed[i];
+	}
 	free(changed);
-	strvec_clear(&ws_inputs);
-	strvec_clear(&files);
-	strbuf_release(&top);
-	return 0;
+	return rc;
 }

@@ -14,7 +14,14 @@ struct filter {
 	bool dependents;   /* "...PATTERN" */
 	bool exclude_self; /* "PATTERN^..." or "...^PATTERN": the relatives only */
 	bool is_path;	   /* "./dir" or "{./dir}": a directory glob */
-	char *pattern;	   /* a name glob, or a workspace-relative directory glob */
+	char *pattern;	   /* a name glob, or a workspace-relative directory glob; NULL:
+			    * every project (a git range alone, "[HEAD^1]") */
+	/* "[REF]" or "[FROM...TO]": only projects with files changed between
+	 * REF and the work tree (uncommitted and untracked files too), or
+	 * between FROM and TO; git_from NULL: none */
+	char *git_from, *git_to;
+	bool git_through_deps; /* "NAME...[REF]": NAME when it or one of its
+				* dependencies changed */
 };
 
 /* Parses one --filter argument; a path pattern is resolved against cwd
@@ -26,7 +33,9 @@ void filter_free(struct filter *f);
 /* Marks in selected (ws->projects.n entries) the projects the filters
  * select: the union of the including filters (every project when there are
  * none), less the union of the excluding ones. Returns 0, or -1 after an
- * error line for an including filter that matches no project. */
+ * error line for an including filter with no git range that matches no
+ * project (one with a range selects nothing when nothing changed), or git
+ * failing. */
 int filter_select(const struct workspace *ws, const struct filter *filters, size_t n,
 		  bool *selected);
 
