@@ -12,6 +12,21 @@
 #include "util/die.h"
 #include "util/path.h"
 
+/* Turborepo's package inference: started inside a project's directory (not
+ * the root's), with no --filter, --affected or PROJECT#TASK, a run selects
+ * that project, as if --filter={DIR} (issue 42: run from packages/core,
+ * turbo ran its 5 tasks and vx the workspace's 15). Returns its
+ * workspace-relative directory, or NULL. */
+static const char *package_inferred(const struct workspace *ws, const char *cwd,
+				    const struct strvec *tasks)
+{
+	for (size_t i = 0; i < tasks->n; i++)
+		if (strchr(tasks->v[i], '#'))
+			return NULL;
+	long p = workspace_project_of(ws, cwd);
+	return p >= 0 && !ws->projects.v[p]->is_root ? ws->projects.v[p]->rel : NULL;
+}
+
 int plan_graph(const struct run_opts *o, struct workspace **wsp, struct graph *g, bool listing)
 {
 	char *cwd = path_absolute(".");
@@ -32,6 +47,12 @@ int plan_graph(const struct run_opts *o, struct workspace **wsp, struct graph *g
 	int rc = 0;
 	for (size_t i = 0; i < o->filters.n && !rc; i++, nf++)
 		rc = filter_parse(o->filters.v[i], ws, cwd, &filters[i]);
+	const char *inferred = nf || o->affected ? NULL : package_inferred(ws, cwd, &o->tasks);
+	if (inferred) {
+		filters = xrealloc(filters, 2 * sizeof *filters);
+		filters[0] = (struct filter){.is_path = true, .pattern = xstrdup(inferred)};
+		nf = 1;
+	}
 	if (!rc)
 		rc = filter_select(ws, filters, nf, selected);
 	if (!rc && o->affected)

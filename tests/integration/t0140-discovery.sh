@@ -36,10 +36,12 @@ test_expect_success 'repeated -C options nest, as in git' '
 	test_path_is_file log
 '
 
-test_expect_success 'from a nested subdirectory vx finds the root, and runs every project' '
+test_expect_success 'from a nested subdirectory vx finds the root, and runs that project and what it needs (package inference)' '
 	setup &&
 	(cd apps/app/src/deep/er && run_vx 0 run --no-cache build) &&
 	printf "lib\napp\n" >expect &&
+	test_cmp expect log &&
+	rm log && (cd apps && run_vx 0 run --no-cache build) &&
 	test_cmp expect log
 '
 

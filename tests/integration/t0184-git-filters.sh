@@ -5,6 +5,7 @@
 # repository with history (a -> b -> c, and d), each filter selects the same
 # tasks in turbo --dry=json and vx --dry-run=json, with a clean tree, with
 # an uncommitted edit, with an untracked file, and after a turbo.json edit.
+# And package inference (item 5), on the same repository.
 . "$(dirname "$0")/lib.sh"
 
 npm_tool turbo-2.11.13 turbo@2.11.13
@@ -83,6 +84,22 @@ test_expect_success 'a bad range is an error at once (exit 2, nothing ran)' '
 	run_vx 2 run build --filter="[no-such-ref]" &&
 	test_grep "git diff failed" "$ERR" &&
 	test_path_is_missing .vx
+'
+
+# Issue 42 item 5, package inference: run from packages/core, turbo ran
+# that package's tasks (5) and vx the workspace's (15).
+test_expect_success 'started in a package'"'"'s directory, a run selects that package, as turbo; a filter, PROJECT#TASK or a directory of no package does not' '
+	setup &&
+	for dir in packages/b packages/b/src packages .; do
+		for args in "build" "build --filter=d" "d#build"; do
+			t=$(cd $dir && "$turbo" run $args --dry=json 2>/dev/null |
+				node -e "const d = JSON.parse(require(\"fs\").readFileSync(0)); console.log(d.tasks.map((t) => t.taskId).sort().join(\" \"))") &&
+			v=$(cd $dir && "$VX" run $args --dry-run=json |
+				node -e "const d = JSON.parse(require(\"fs\").readFileSync(0)); console.log(d.tasks.map((t) => t.id).sort().join(\" \"))") &&
+			echo "in $dir, $args: turbo [$t], vx [$v]" &&
+			test "$t" = "$v" || exit 1
+		done
+	done
 '
 
 test_done
