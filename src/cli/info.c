@@ -27,9 +27,10 @@ static void print_workspace(void)
 		    "workspace: none here (or its configuration does not load: vx run says why)\n");
 		return;
 	}
-	printf("workspace: %s (its root by %s%s; %zu projects, from %s)\n", ws->root, ws->root_from,
-	       ws->cfg->turbo_path ? ", configured by turbo.json" : "", ws->projects.n,
-	       ws->projects_from);
+	const char *turbo = ws->cfg->turbo_path ? strrchr(ws->cfg->turbo_path, '/') : NULL;
+	printf("workspace: %s (its root by %s%s%s; %zu projects, from %s)\n", ws->root,
+	       ws->root_from, turbo ? ", configured by " : "", turbo ? turbo + 1 : "",
+	       ws->projects.n, ws->projects_from);
 	printf("package manager: %s%s%s (%s)\n", ws->pm.name, *ws->pm.version ? " " : "",
 	       ws->pm.version, ws->pm.source);
 	workspace_free(ws);

@@ -145,7 +145,28 @@ static void env_names(const lstr_vec *pats, lstr_vec *out)
 			vec_push(out, ((struct lstr){xstrdup(pats->v[i].s), pats->v[i].loc}));
 }
 
-static const char *const IGNORED_TASK_KEYS[] = {"description", NULL};
+/* Keys of Turborepo's that change nothing vx does: read, and not a word
+ * about them (issue 42: a warning per run for "ui" and each task's
+ * "interactive"). */
+static const char *const SILENT_TASK_KEYS[] = {"description", NULL};
+static const char *const SILENT_KEYS[] = {
+    "$schema", "ui", "daemon", "noUpdateNotifier", "dangerouslyDisablePackageManagerCheck", NULL};
+
+/* A warning for a key of file path said once per process (a task key
+ * repeated in ten tasks, a config vx watch reads again): 1 when it is
+ * new. */
+static bool first_time(const char *path, const char *key)
+{
+	static struct strvec said = STRVEC_INIT;
+	char *k = xasprintf("%s\n%s", path, key);
+	for (size_t i = 0; i < said.n; i++)
+		if (!strcmp(said.v[i], k)) {
+			free(k);
+			return false;
+		}
+	strvec_push_nodup(&said, k);
+	return true;
+}
 
 static bool in(const char *const *list, const char *s)
 {
@@ -265,9 +286,18 @@ static struct task_cfg *read_task(struct turbo *t, const yaml_node_t *key, const
 			tc->restart =
 			    (struct lstr){xstrdup(b ? "on-input-change" : "never"), at(t, val)};
 			tc->set |= TF_RESTART;
-		} else if (in(IGNORED_TASK_KEYS, name)) {
-			warn_at(t, k, "\"%s\" is not read by vx (ignored)", name);
-		} else {
+		} else if (in(SILENT_TASK_KEYS, name)) {
+			/* nothing vx does depends on it */
+		} else if (!strcmp(name, "interactive")) {
+			bool b = false;
+			rc = get_bool(t, val, name, &b);
+			if (b && first_time(t->path, name))
+				warn_at(
+				    t, k,
+				    "\"%s\": true is not read by vx: a task gets no terminal input "
+				    "(ignored)",
+				    name);
+		} else if (first_time(t->path, name)) {
 			warn_at(t, k, "unknown task key \"%s\" (ignored)", name);
 		}
 		if (rc)
@@ -348,17 +378,9 @@ static int read_remote(struct turbo *t, const yaml_node_t *v)
 	return err;
 }
 
-static const char *const IGNORED_KEYS[] = {"$schema",
-					   "ui",
-					   "daemon",
-					   "cacheDir",
-					   "concurrency",
-					   "boundaries",
-					   "futureFlags",
-					   "noUpdateNotifier",
-					   "dangerouslyDisablePackageManagerCheck",
-					   "tags",
-					   NULL};
+/* Keys whose effect vx does not give: said at each load. */
+static const char *const IGNORED_KEYS[] = {"cacheDir",	  "concurrency", "boundaries",
+					   "futureFlags", "tags",	 NULL};
 
 /* "$TURBO_EXTENDS$" in a package task's list: the root task's list first,
  * then the package's own. Returns true when it was there. */
@@ -532,9 +554,10 @@ static int parse(struct turbo *tp, char *text, size_t len)
 			}
 		} else if (!strcmp(name, "remoteCache")) {
 			rc = read_remote(&t, v) ? -1 : 1;
+		} else if (in(SILENT_KEYS, name)) {
+			/* nothing vx does depends on it */
 		} else if (in(IGNORED_KEYS, name)) {
-			if (strcmp(name, "$schema"))
-				warn_at(&t, k, "\"%s\" is not read by vx (ignored)", name);
+			warn_at(&t, k, "\"%s\" is not read by vx (ignored)", name);
 		} else {
 			warn_at(&t, k, "unknown key \"%s\" (ignored)", name);
 		}

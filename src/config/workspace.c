@@ -291,8 +291,12 @@ static int pkg_workspaces(const char *path, int found, struct strbuf *text, cons
  * "workspaces". Sets *why to which. */
 static bool js_root(const char *dir, const char **why)
 {
-	if (turbo_is_root(dir))
-		return *why = "turbo.json", true;
+	if (turbo_is_root(dir)) {
+		char *json = path_join(dir, "turbo.json");
+		*why = file_exists(json) ? "turbo.json" : "turbo.jsonc";
+		free(json);
+		return true;
+	}
 	char *f = path_join(dir, "pnpm-workspace.yaml");
 	bool pnpm = file_exists(f);
 	free(f);

@@ -442,10 +442,13 @@ void output_job_cached(struct output *out, size_t i)
 {
 	struct output_job *oj = &out->per_job[i];
 	const struct job *job = &out->jobs[i];
+	enum output_logs l = out->jobs[i].logs_own ? out->jobs[i].logs : out->logs;
+	if (l == LOGS_NONE)
+		return; /* as Turborepo's, a hit says nothing (issue 42: a line per
+			 * task); the summary counts it */
 	add_prefix(out, i);
 	const char *from = job->hit_from ? job->hit_from : "";
 	const char *gap = job->hit_from ? " " : "";
-	enum output_logs l = out->jobs[i].logs_own ? out->jobs[i].logs : out->logs;
 	if (l == LOGS_FULL) {
 		strbuf_addf(&out->batch, "%s%scache hit, replaying output\n", from, gap);
 		if (job->log_fd < 0) {

@@ -57,7 +57,10 @@ test_expect_success '--output-logs none: no line of the tasks'"'"' own, start an
 	test_grep ! -e "-err" shown &&
 	test_grep ! -e "-partial" shown &&
 	test_grep -x "ok#build: done in [0-9.]*s" "$OUT" &&
-	test_grep -x "bad#build: failed (exit 1) in [0-9.]*s" "$OUT"
+	test_grep -x "bad#build: failed (exit 1) in [0-9.]*s" "$OUT" &&
+	run_vx 1 run build -j1 --continue --output-logs none &&
+	test_grep ! "cache hit" "$OUT" &&
+	test_grep "Tasks: 0 succeeded, 1 cached, 1 failed" "$OUT"
 '
 
 test_expect_success '--output-logs errors-only: only the failing task'"'"'s lines' '
