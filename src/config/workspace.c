@@ -811,33 +811,15 @@ static void package_manager(const char *root, const cJSON *pkg, struct package_m
  * scripts: as enable-pre-post-scripts says, in the environment
  * (npm_config_enable_pre_post_scripts) or else the root's .npmrc (its last
  * line), else by default: on from pnpm 9, off before (pnpm 7.33 and 8.15
- * run neither, 9.15 and 10 both: checked with each). Without a version,
- * the lockfile's: lockfileVersion 9 is pnpm 9's and 10's. */
+ * run neither, 9.15 and 10.34 both: checked with each). Without a
+ * packageManager version, today's pnpm (the lockfile is not read for it:
+ * a run whose lockfile did not change never reads it, t0182). */
 static bool pnpm_pre_post(const char *root, const char *version)
 {
 	const char *env = getenv("npm_config_enable_pre_post_scripts");
 	if (env && *env)
 		return !strcmp(env, "true");
-	bool on;
-	if (*version) {
-		on = atoi(version) >= 9;
-	} else {
-		char *lock = path_join(root, "pnpm-lock.yaml");
-		FILE *lf = fopen(lock, "re");
-		free(lock);
-		char first[64] = "";
-		if (lf) {
-			if (!fgets(first, sizeof first, lf))
-				first[0] = 0;
-			fclose(lf);
-		}
-		/* "lockfileVersion: '9.0'" (or 9.0 unquoted); no lockfile: today's pnpm */
-		const char *v = strstr(first, "lockfileVersion:");
-		v = v ? v + strlen("lockfileVersion:") +
-			    strspn(v + strlen("lockfileVersion:"), " '\"")
-		      : NULL;
-		on = !lf || (v && atoi(v) >= 9);
-	}
+	bool on = !*version || atoi(version) >= 9;
 	char *f = path_join(root, ".npmrc");
 	FILE *fp = fopen(f, "re");
 	free(f);

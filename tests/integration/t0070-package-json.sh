@@ -176,10 +176,10 @@ test_expect_success 'pnpm 8 and Yarn berry run neither (as they do), and a lockf
 	done &&
 	lifecycle npm && rm -f p/log && printf "# yarn lockfile v1\n" >yarn.lock &&
 	run_vx 0 run build --no-cache && test $(wc -l <p/log) = 3 &&
-	rm -f p/log yarn.lock && echo "lockfileVersion: \"6.0\"" >pnpm-lock.yaml &&
-	run_vx 0 run build --no-cache && test $(wc -l <p/log) = 1 &&
-	rm -f p/log && echo "lockfileVersion: \"9.0\"" >pnpm-lock.yaml &&
-	run_vx 0 run build --no-cache && test $(wc -l <p/log) = 3
+	rm -f p/log yarn.lock && echo "lockfileVersion: \"9.0\"" >pnpm-lock.yaml &&
+	run_vx 0 run build --no-cache && test $(wc -l <p/log) = 3 &&
+	rm -f p/log && echo "enable-pre-post-scripts=false" >.npmrc &&
+	run_vx 0 run build --no-cache && test $(wc -l <p/log) = 1 && rm .npmrc
 '
 
 # Issue 42 item 4: a pnpm repository's postbuild (pagefind) never ran
