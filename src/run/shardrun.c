@@ -210,8 +210,10 @@ bool shardrun_wait(struct shardrun *s, struct taskcache *tc, size_t i, struct jo
 	if (j == s->index)
 		return false;
 	const struct task_node *t = job->data;
-	if (!taskcache_cacheable(t) || !taskcache_remote_readable(tc))
+	if (!taskcache_cacheable(t) || !taskcache_remote_readable(tc)) {
+		shardrun_settled(s, i); /* the remote may have gone off mid-wait */
 		return false;
+	}
 	long long now = loop_now();
 	if (peer(s, tc, j, now) == PEER_UNLIKE) {
 		if (!s->peers[j].said)

@@ -185,6 +185,7 @@ static int start(struct server *srv, const struct strvec *argv, const struct ser
 	srv->pid = pid;
 	srv->pidfd = fd;
 	srv->fp = *fp;
+	srv->fp.rule = NULL; /* the plan's, which a new plan frees: the next serve's is asked */
 	loop_watch(srv->sv->loop, fd, LOOP_READ, on_exit_fd, srv);
 	return 0;
 }
