@@ -181,6 +181,7 @@ test_expect_success 'shards handed different timings build every task between th
 	for i in 1 2 3; do ids ../k$i.json succeeded; done | sort -u >../ran &&
 	test $(wc -l <../ran) = 40 &&
 	grep -h "split the graph unlike this one" ../ke? | head -2 &&
+	! grep "did not upload it within" ../ke? &&
 	clone "$TEST_DIR/c6" && cd "$TEST_DIR/c6" &&
 	run_vx 0 run build &&
 	test_grep "Tasks: 0 succeeded, 40 cached" "$OUT"
