@@ -25,6 +25,7 @@ static const char USAGE[] =
     "maxSize\n"
     "  sandbox show TASK                 the exact bwrap argv a sandboxed task would run under\n"
     "  version                           the version of vx\n"
+    "  TASK... [options]                 vx run TASK..., as turbo TASK is turbo run TASK\n"
     "\n"
     "`vx VERB --help` describes each verb.\n";
 
@@ -94,6 +95,10 @@ int main(int argc, char **argv)
 		return sandbox_show_main(argc - 1, argv + 1);
 	if (!strcmp(verb, "watch"))
 		return watch_main(argc - 1, argv + 1);
+	/* `vx build` is `vx run build`, as `turbo build` is `turbo run build`
+	 * (issue 42): a word that is no verb names tasks */
+	if (verb[0] != '-')
+		return run_main(argc, argv);
 	error("unknown verb \"%s\"", verb);
 	fputs(USAGE, stderr);
 	return 2;

@@ -99,7 +99,9 @@ int run_once(const struct run_opts *o, struct plan *p, long long t0,
 	    .concurrency = o->concurrency,
 	    .keep_going = o->keep_going,
 	    .logs = o->logs,
-	    .group_output = !tty && o->concurrency > 1,
+	    .group_output = o->log_order && strcmp(o->log_order, "auto")
+				? !strcmp(o->log_order, "grouped")
+				: !tty && o->concurrency > 1,
 	    /* a server's run shares the watch's terminal: one status line */
 	    .status_line = tty && term && strcmp(term, "dumb") && !o->served_by,
 	    .served = o->served_by != 0,

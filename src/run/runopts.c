@@ -2,6 +2,7 @@
 #include "run/runopts.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -69,7 +70,37 @@ static int shard_cb(const struct opt *row, const char *arg)
 	return 0;
 }
 
+/* -j N, or Turborepo's N% of the CPUs (at least 1). */
+static int concurrency_cb(const struct opt *row, const char *arg)
+{
+	struct run_opts *o = row->value;
+	char *end;
+	long n = strtol(arg, &end, 10);
+	if (end != arg && *end == '%' && !end[1] && n >= 1 && n <= 100) {
+		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+		long j = (ncpu > 0 ? ncpu : 1) * n / 100;
+		o->concurrency = j < 1 ? 1 : (int)j;
+		return 0;
+	}
+	if (end == arg || *end || n < 1 || n > 4096)
+		return error("--concurrency %s: write N (1 to 4096), or N%% of the CPUs (1%% to "
+			     "100%%)",
+			     arg);
+	o->concurrency = (int)n;
+	return 0;
+}
+
+/* --token, --team: the remote cache's, as Turborepo's flags (over the
+ * environment; never printed, never passed to a task). */
+static int remote_env_cb(const struct opt *row, const char *arg)
+{
+	setenv(row->long_name[1] == 'o' ? "VX_REMOTE_CACHE_TOKEN" : "VX_REMOTE_CACHE_TEAM", arg, 1);
+	return 0;
+}
+
 static const char *const report_modes[] = {"text", "json", "sarif", "github", NULL};
+static const char *const log_orders[] = {"stream", "grouped", "auto", NULL};
+static const char *const ui_modes[] = {"stream", "tui", NULL};
 static const char *const env_modes[] = {"strict", "loose", NULL};
 static const char *const booleans[] = {"true", "false", NULL};
 static const char *const graph_formats[] = {"dot", "json", NULL};
@@ -104,8 +135,8 @@ int run_opts_parse(int argc, char **argv, bool graph, struct run_opts *o)
 	const struct opt run_rows[] = {
 	    FILTER_ROW(o),
 	    AFFECTED_ROW(o),
-	    OPT_INT('j', "concurrency", &o->concurrency, "N", 1, 4096,
-		    "tasks at once (default: the number of CPUs)"),
+	    OPT_CALLBACK('j', "concurrency", o, "N", false, concurrency_cb,
+			 "tasks at once, or N% of the CPUs (default: the number of CPUs)"),
 	    OPT_BOOL(0, "force", &o->force, "ignore cache hits"),
 	    OPT_BOOL(0, "no-cache", &o->no_cache, "neither read nor write the cache"),
 	    OPT_BOOL(0, "continue", &o->keep_going,
@@ -149,6 +180,20 @@ int run_opts_parse(int argc, char **argv, bool graph, struct run_opts *o)
 		       "text|json|sarif|github: failures, violations and fixes\n"
 		       "(json, sarif: one document on stdout; the run's lines go to stderr)"),
 	    OPT_COUNT('v', "verbose", &o->verbose, "say more"),
+	    OPT_STRING(0, "cache-dir", &o->cache_dir, "DIR",
+		       "the local cache (relative: under the workspace root)"),
+	    OPT_CHOICE(0, "log-order", &o->log_order, log_orders, "ORDER",
+		       "stream|grouped|auto: a task's lines as they come, or as\n"
+		       "one block when it ends (auto: grouped when -j > 1 and\n"
+		       "stdout is no terminal)"),
+	    OPT_CALLBACK(0, "token", o, "TOKEN", false, remote_env_cb,
+			 "the remote cache's token (over VX_REMOTE_CACHE_TOKEN)"),
+	    OPT_CALLBACK(0, "team", o, "SLUG", false, remote_env_cb,
+			 "the remote cache's team (over VX_REMOTE_CACHE_TEAM)"),
+	    OPT_CHOICE(0, "ui", &o->ui, ui_modes, "MODE",
+		       "stream (vx's only; tui is accepted and streams)"),
+	    OPT_BOOL(0, "daemon", &o->daemon, "accepted: vx has no daemon"),
+	    OPT_BOOL(0, "no-daemon", &o->daemon, "accepted: vx has no daemon"),
 	    /* vx watch's own: it runs each server as `vx run ID --only
 	     * --served-by=ITS_PID` (watch/servers.c) */
 	    OPT_INT(0, "served-by", &o->served_by, "PID", 1, INT_MAX, NULL),
@@ -173,6 +218,10 @@ int run_opts_parse(int argc, char **argv, bool graph, struct run_opts *o)
 		return rc;
 	if (o->explain_key)
 		o->dry_run = 1; /* nothing runs, nothing is written */
+	if (o->daemon)
+		fprintf(stderr, "vx: --daemon and --no-daemon change nothing: vx has no daemon\n");
+	if (o->ui && !strcmp(o->ui, "tui"))
+		fprintf(stderr, "vx: --ui=tui: vx has no terminal UI; it streams\n");
 	if (!o->tasks.n && o->explain_key)
 		strvec_push(&o->tasks, o->explain_key);
 	if (!o->tasks.n) {

@@ -34,6 +34,12 @@ struct run_opts {
 	const char *env_mode;		   /* --env-mode strict|loose; NULL: the config's */
 	const char *framework_inference;   /* --framework-inference true|false; NULL: true */
 	const char *explain_key;	   /* --explain-key PROJECT#TASK: its key's ingredients */
+	/* Turborepo's spellings (issue 42): */
+	const char *cache_dir; /* --cache-dir DIR: the local cache, under the workspace root
+				* when relative (as turbo.json's cacheDir); NULL: the config's */
+	const char *log_order; /* --log-order stream|grouped|auto; NULL: auto */
+	const char *ui;	       /* --ui stream|tui: vx streams */
+	bool daemon;	       /* --daemon or --no-daemon: vx has none */
 };
 
 /* Parses argv (argv[0] the verb) into o, as `vx run` or, graph, as `vx

@@ -195,7 +195,8 @@ int plan_make(const struct run_opts *o, struct plan *p)
 			return 2;
 		}
 	}
-	p->cache_dir = workspace_cache_dir(p->ws);
+	p->cache_dir = o->cache_dir ? path_join(p->ws->root, o->cache_dir) /* as cacheDir */
+				    : workspace_cache_dir(p->ws);
 	if (plan_run_part(o, p)) {
 		plan_free(p);
 		return 2;

@@ -1,0 +1,98 @@
+#!/bin/bash
+# Turborepo's flags a user's scripts pass (issue 42 item 7, in part): each
+# was "unknown option", exit 2. `vx build` as `vx run build`; -j N% of the
+# CPUs; --cache-dir; --log-order; --token/--team over the environment
+# against the real turborepo-remote-cache; --ui and --daemon accepted and
+# said once.
+. "$(dirname "$0")/lib.sh"
+
+setup() {
+	ws_root <<-EOF
+	tasks:
+	  build:
+	    dependsOn: ["^build"]
+	    outputs: ["dist/**"]
+	    command: "mkdir -p dist && echo one && sleep 0.2 && echo two > dist/out.txt && echo three"
+	EOF
+	local p
+	for p in a b c; do
+		mkdir -p $p/src && echo $p >$p/src/x.txt
+		ws_project $p $p <<-EOF
+		  build: {}
+		EOF
+	done
+}
+
+test_expect_success 'vx build is vx run build, options and all' '
+	setup &&
+	run_vx 0 build --no-cache &&
+	test_grep "Tasks: 3 succeeded" "$OUT" &&
+	run_vx 0 build -F a &&
+	test_grep "Tasks: 1 succeeded" "$OUT" &&
+	run_vx 2 nosuchtask &&
+	test_grep "no project of the workspace has a task \"nosuchtask\"" "$ERR" &&
+	run_vx 2 --bogus &&
+	test_grep "unknown verb \"--bogus\"" "$ERR"
+'
+
+test_expect_success '--concurrency N% is a share of the CPUs, at least one; a bad one is an error' '
+	setup &&
+	run_vx 0 run build --concurrency=50% --no-cache &&
+	run_vx 0 run build -j 1% --no-cache &&
+	run_vx 0 run build --concurrency=100% --no-cache &&
+	run_vx 2 run build --concurrency=0% &&
+	test_grep "write N (1 to 4096), or N% of the CPUs" "$ERR" &&
+	run_vx 2 run build --concurrency=150% &&
+	run_vx 2 run build -j x
+'
+
+test_expect_success '--cache-dir moves the local cache (under the workspace root when relative)' '
+	setup &&
+	run_vx 0 run build --cache-dir=.cache/vx &&
+	test -n "$(ls .cache/vx)" &&
+	test_path_is_missing .vx/cache &&
+	rm -rf */dist &&
+	run_vx 0 run build --cache-dir=.cache/vx &&
+	test_grep "Tasks: 0 succeeded, 3 cached" "$OUT"
+'
+
+test_expect_success '--log-order grouped holds a task'"'"'s lines together; stream does not' '
+	setup &&
+	run_vx 0 run build --no-cache -j3 --log-order=grouped -F a -F b -F c &&
+	for p in a b c; do
+		n=$(grep -n "^$p#build: one" "$OUT" | cut -d: -f1) &&
+		test "$(sed -n "$((n + 1))p" "$OUT")" = "$p#build: three" || exit 1
+	done &&
+	run_vx 0 run build --no-cache -j3 --log-order=stream &&
+	n=$(grep -n "#build: one" "$OUT" | head -1 | cut -d: -f1) &&
+	sed -n "$((n + 1))p" "$OUT" | grep -q "#build: one"
+'
+
+test_expect_success '--ui and --daemon are accepted, and said once' '
+	setup &&
+	run_vx 0 run build --ui=stream --no-daemon &&
+	test_grep "vx has no daemon" "$ERR" &&
+	test $(grep -c "daemon" "$ERR") = 1 &&
+	run_vx 0 run build --ui=tui --daemon &&
+	test_grep "vx has no terminal UI; it streams" "$ERR" &&
+	run_vx 2 run build --ui=fancy
+'
+
+test_expect_success '--token and --team reach the remote cache over the environment, and no task sees them' '
+	remote_cache_start &&
+	token=$VX_REMOTE_CACHE_TOKEN &&
+	unset VX_REMOTE_CACHE_TOKEN VX_REMOTE_CACHE_TEAM &&
+	setup &&
+	ws_project a a <<-EOF &&
+	  build:
+	    command: "mkdir -p dist && env > dist/env.txt"
+	EOF
+	run_vx 0 run build --token="$token" --team=team1 &&
+	test_grep ! "$token" a/dist/env.txt &&
+	rm -rf .vx */dist &&
+	run_vx 0 run build --token="$token" --team=team1 &&
+	test_grep "Tasks: 0 succeeded, 3 cached" "$OUT" &&
+	test_grep "remote cache hit" "$OUT"
+'
+
+test_done
