@@ -38,21 +38,13 @@ static const struct framework frameworks[] = {
     {"vue", LIST("VUE_APP_*", "LAUNCH_EDITOR"), LIST("@vue/cli-service"), true, NULL, NULL, NULL},
 };
 
-static bool has(char *const *deps, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(deps[i], name))
-			return true;
-	return false;
-}
-
-const struct framework *framework_infer(char *const *deps, size_t n)
+const struct framework *framework_infer(const struct strvec *deps)
 {
 	for (size_t f = 0; f < sizeof frameworks / sizeof *frameworks; f++) {
 		const struct framework *fw = &frameworks[f];
 		bool all = true, any = false;
 		for (const char *const *d = fw->deps; *d; d++) {
-			bool h = has(deps, n, *d);
+			bool h = strvec_find(deps, *d) >= 0;
 			all &= h;
 			any |= h;
 		}

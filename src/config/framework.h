@@ -22,10 +22,10 @@ struct framework {
 	const char *const *when_env;
 };
 
-/* The framework of a package that depends on the n names of deps (its
+/* The framework of a package that depends on the names of deps (its
  * dependencies, devDependencies and optionalDependencies: not its
  * peerDependencies, as Turborepo), or NULL. */
-const struct framework *framework_infer(char *const *deps, size_t n);
+const struct framework *framework_infer(const struct strvec *deps);
 
 /* Appends to out the names of the variables of environ that fw keys: those
  * its wildcards match, and its conditional names when their condition

@@ -159,13 +159,12 @@ static bool first_time(const char *path, const char *key)
 {
 	static struct strvec said = STRVEC_INIT;
 	char *k = xasprintf("%s\n%s", path, key);
-	for (size_t i = 0; i < said.n; i++)
-		if (!strcmp(said.v[i], k)) {
-			free(k);
-			return false;
-		}
-	strvec_push_nodup(&said, k);
-	return true;
+	bool first = strvec_find(&said, k) < 0;
+	if (first)
+		strvec_push_nodup(&said, k);
+	else
+		free(k);
+	return first;
 }
 
 static bool in(const char *const *list, const char *s)

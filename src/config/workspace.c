@@ -9,7 +9,6 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -560,7 +559,7 @@ static int resolve_edges(struct workspace *ws)
 			else if (j < 0 && d < p->pkg_peer_at)
 				strvec_push(&external, p->pkg_deps.v[d]);
 		}
-		p->framework = framework_infer(external.v, external.n);
+		p->framework = framework_infer(&external);
 		strvec_clear(&external);
 		if (!p->cfg)
 			continue;
@@ -912,19 +911,14 @@ int workspace_vx_dir(const struct workspace *ws)
 {
 	char *dir = path_join(ws->root, ".vx");
 	int rc = fs_mkdirs(dir, 0755);
-	if (!rc) {
-		/* its own: a user's .gitignore there is left as it is */
-		char *ignore = path_join(dir, ".gitignore");
-		int fd = open(ignore, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-		static const char text[] =
-		    "# made by vx: its cache and state are this machine's\n*\n";
-		if (fd >= 0) {
-			if (write_all(fd, text, sizeof text - 1) < 0)
-				unlink(ignore); /* never half a file */
-			close(fd);
-		}
-		free(ignore);
-	}
+	char *ignore = path_join(dir, ".gitignore");
+	struct stat st;
+	/* its own: a user's .gitignore there is left as it is; never half a
+	 * file (a failed write is left out, quietly) */
+	static const char text[] = "# made by vx: its cache and state are this machine's\n*\n";
+	if (!rc && lstat(ignore, &st) < 0 && errno == ENOENT)
+		write_file_atomic(ignore, text, sizeof text - 1);
+	free(ignore);
 	free(dir);
 	return rc;
 }

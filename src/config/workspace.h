@@ -42,8 +42,9 @@ struct package_manager {
 	const char *source; /* static: "packageManager in package.json", "pnpm-lock.yaml",
 			     * …, or "none found (npm assumed)" */
 	bool pre_post;	    /* it runs a script's "pre" and "post" scripts around it:
-			     * npm, Yarn classic (1.x), pnpm with
-			     * enable-pre-post-scripts=true; not Yarn berry or Bun */
+			     * npm, Yarn classic (1.x), pnpm as its
+			     * enable-pre-post-scripts says (on from pnpm 9); not
+			     * Yarn berry or Bun */
 };
 
 struct workspace {

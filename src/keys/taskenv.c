@@ -158,16 +158,14 @@ static bool list_excludes(const lstr_vec *l, const char *name)
 	return false;
 }
 
-static bool named(const struct strvec *names, const char *name)
+/* Whether task t's env or the workspace's takes name away. */
+static bool env_excluded(const struct workspace *ws, const struct task_node *t, const char *name)
 {
-	for (size_t i = 0; i < names->n; i++)
-		if (!strcmp(names->v[i], name))
-			return true;
-	return false;
+	return list_excludes(&t->cfg->input_env, name) ||
+	       list_excludes(&ws->cfg->ws_input_env, name);
 }
 
-/* The framework task t's project is built with, when inference is on. */
-static const struct framework *framework_of(const struct workspace *ws, const struct task_node *t)
+const struct framework *task_framework(const struct workspace *ws, const struct task_node *t)
 {
 	return ws->cfg->no_framework_inference ? NULL : ws->projects.v[t->project]->framework;
 }
@@ -181,14 +179,13 @@ void task_env_keyed(const struct workspace *ws, const struct task_node *t, struc
 			if (lists[l]->v[e].s[0] != '!')
 				strvec_push(names, lists[l]->v[e].s);
 	strvec_sort_unique(names);
-	const struct framework *fw = framework_of(ws, t);
+	const struct framework *fw = task_framework(ws, t);
 	if (!fw)
 		return;
 	struct strvec all = STRVEC_INIT;
 	framework_env_names(fw, environ, &all);
 	for (size_t k = 0; k < all.n; k++)
-		if (!list_excludes(lists[0], all.v[k]) && !list_excludes(lists[1], all.v[k]) &&
-		    !named(names, all.v[k]))
+		if (!env_excluded(ws, t, all.v[k]) && strvec_find(names, all.v[k]) < 0)
 			strvec_push(inferred, all.v[k]);
 	strvec_clear(&all);
 }
@@ -200,12 +197,11 @@ static bool strict_passes(const struct workspace *ws, const struct task_node *t,
 	for (const char *const *p = strict_always; *p; p++)
 		if (name_matches(*p, entry, len))
 			return true;
-	const struct framework *fw = framework_of(ws, t);
+	const struct framework *fw = task_framework(ws, t);
 	if (fw && framework_keys(fw, entry, len)) {
 		/* what the framework bakes in is keyed, so it is passed too */
 		char *name = xstrndup(entry, len);
-		bool out = list_excludes(&t->cfg->input_env, name) ||
-			   list_excludes(&ws->cfg->ws_input_env, name);
+		bool out = env_excluded(ws, t, name);
 		free(name);
 		if (!out)
 			return true;

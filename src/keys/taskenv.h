@@ -30,6 +30,9 @@ void task_env(const struct workspace *ws, const struct task_node *t, struct strv
  * --framework-inference=false. */
 void task_env_keyed(const struct workspace *ws, const struct task_node *t, struct strvec *names,
 		    struct strvec *inferred);
+/* The framework task t's project is built with (framework.h), or NULL:
+ * none, or --framework-inference=false. */
+const struct framework *task_framework(const struct workspace *ws, const struct task_node *t);
 /* The PATH task t's command sees (task_env_delta's, else vx's own); caller
  * frees. */
 char *task_env_path(const struct workspace *ws, const struct task_node *t);

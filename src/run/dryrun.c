@@ -167,9 +167,7 @@ void dryrun_print(const struct graph *g, const struct job *jobs, struct taskcach
 		json_list(&sb, "env", (const char *const *)v.v, v.n);
 		/* Turborepo's framework inference (framework.h): what it is
 		 * built with, and the variables that adds to the key */
-		const struct framework *fw = g->ws->cfg->no_framework_inference
-						 ? NULL
-						 : g->ws->projects.v[t->project]->framework;
+		const struct framework *fw = task_framework(g->ws, t);
 		strbuf_addstr(&sb, "\"framework\":");
 		strbuf_add_json_string(&sb, fw ? fw->slug : "");
 		strbuf_addch(&sb, ',');

@@ -28,6 +28,13 @@ static bool own_source(const char *fact, const char *project)
 	return strcmp(rest, "package.json") && strcmp(rest, "vx.yaml");
 }
 
+/* A field into both of a server's fingerprints. */
+static void add_both(struct key *all, struct key *restart, const char *tag, const char *value)
+{
+	key_add_str(all, tag, value);
+	key_add_str(restart, tag, value);
+}
+
 /* A server's fingerprints (run.h struct server_fp): its own key but for
  * its dependencies' keys, and, in their place, the content of every
  * upstream task's outputs: a rebuild upstream that hits, or that writes
@@ -71,22 +78,17 @@ static void server_fingerprint(const struct run_hooks *rh, size_t i, struct serv
 		const struct task_node *t = g->nodes.v[j];
 		const struct project *pr = rh->ws->projects.v[t->project];
 		struct strvec rel = STRVEC_INIT, abs = STRVEC_INIT;
-		if (t->cfg->outputs.n && outputs_collect(pr->dir, &t->cfg->outputs, &rel)) {
-			key_add_str(&k, "unlistable", t->id); /* an error line said why */
-			key_add_str(&r, "unlistable", t->id);
-		}
+		if (t->cfg->outputs.n && outputs_collect(pr->dir, &t->cfg->outputs, &rel))
+			add_both(&k, &r, "unlistable", t->id); /* an error line said why */
 		for (size_t f = 0; f < rel.n; f++)
 			strvec_push_nodup(&abs, path_join(pr->dir, rel.v[f]));
 		char(*hashes)[KEY_HEX_SIZE] = xcalloc(abs.n + 1, sizeof *hashes);
 		int *errs = xcalloc(abs.n + 1, sizeof *errs);
 		keyset_hash(&rh->tc->ks, (const char *const *)abs.v, abs.n, hashes, errs);
-		key_add_str(&k, "upstream", t->id);
-		key_add_str(&r, "upstream", t->id);
+		add_both(&k, &r, "upstream", t->id);
 		for (size_t f = 0; f < rel.n; f++) {
-			key_add_str(&k, "file", rel.v[f]);
-			key_add_str(&k, "hash", hashes[f][0] ? hashes[f] : NULL);
-			key_add_str(&r, "file", rel.v[f]);
-			key_add_str(&r, "hash", hashes[f][0] ? hashes[f] : NULL);
+			add_both(&k, &r, "file", rel.v[f]);
+			add_both(&k, &r, "hash", hashes[f][0] ? hashes[f] : NULL);
 		}
 		free(hashes);
 		free(errs);

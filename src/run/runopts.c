@@ -94,7 +94,8 @@ static int concurrency_cb(const struct opt *row, const char *arg)
  * environment; never printed, never passed to a task). */
 static int remote_env_cb(const struct opt *row, const char *arg)
 {
-	setenv(row->long_name[1] == 'o' ? "VX_REMOTE_CACHE_TOKEN" : "VX_REMOTE_CACHE_TEAM", arg, 1);
+	setenv(!strcmp(row->long_name, "token") ? "VX_REMOTE_CACHE_TOKEN" : "VX_REMOTE_CACHE_TEAM",
+	       arg, 1);
 	return 0;
 }
 

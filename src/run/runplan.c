@@ -202,7 +202,7 @@ int plan_make(const struct run_opts *o, struct plan *p)
 		return 2;
 	}
 	/* The whole configuration is checked: the cache's home may be made
-	 * (a warning when it cannot be; the store says more) */
+	 * (quietly: when it cannot be, the store says why) */
 	char *dotvx = path_join(p->ws->root, ".vx");
 	if (!o->dry_run && !o->no_cache && path_is_within(dotvx, p->cache_dir))
 		workspace_vx_dir(p->ws);

@@ -897,13 +897,11 @@ void sandbox_jobs_start(struct sandbox_jobs *sj, const struct rundir *run, struc
 	sj->loop = loop;
 	if (!sj->bwrap)
 		return;
-	char *vx_dir = path_join(sj->ws->root, ".vx");
-	char *base = path_join(vx_dir, "stage");
+	char *base = path_join(sj->ws->root, ".vx/stage");
 	if (workspace_vx_dir(sj->ws) == 0 && (mkdir(base, 0700) == 0 || errno == EEXIST) &&
 	    rundir_open_reaping(&sj->stage, base, sandbox_jobs_reap_stage) < 0)
 		sj->stage = (struct rundir){NULL, NULL, -1};
 	free(base);
-	free(vx_dir);
 }
 
 void sandbox_jobs_finish(struct sandbox_jobs *sj)

@@ -9,15 +9,13 @@
 
 static const char *slug(const char *a, const char *b, const char *c)
 {
-	char *deps[3];
-	size_t n = 0;
-	if (a)
-		deps[n++] = (char *)a;
-	if (b)
-		deps[n++] = (char *)b;
-	if (c)
-		deps[n++] = (char *)c;
-	const struct framework *fw = framework_infer(deps, n);
+	struct strvec deps = STRVEC_INIT;
+	const char *names[] = {a, b, c};
+	for (size_t k = 0; k < 3; k++)
+		if (names[k])
+			strvec_push(&deps, names[k]);
+	const struct framework *fw = framework_infer(&deps);
+	strvec_clear(&deps);
 	return fw ? fw->slug : "";
 }
 
@@ -36,8 +34,10 @@ static void test_infer(void)
 
 static void test_env(void)
 {
-	char *deps[] = {"next"};
-	const struct framework *fw = framework_infer(deps, 1);
+	struct strvec deps = STRVEC_INIT;
+	strvec_push(&deps, "next");
+	const struct framework *fw = framework_infer(&deps);
+	strvec_clear(&deps);
 	char *env[] = {"NEXT_PUBLIC_B=1",
 		       "NEXT_PUBLIC_A=2",
 		       "NEXT_PUBLICX=3",
