@@ -8,6 +8,7 @@
 #include "cli/cache_cmd.h"
 #include "cli/info.h"
 #include "run/run.h"
+#include "cli/sandbox_learn.h"
 #include "cli/sandbox_show.h"
 #include "watch/watch.h"
 #include "sandbox/netd.h"
@@ -24,6 +25,7 @@ static const char USAGE[] =
     "  cache stats|clean|prune           the local cache: size and entries; remove all; evict to "
     "maxSize\n"
     "  sandbox show TASK                 the exact bwrap argv a sandboxed task would run under\n"
+    "  sandbox learn TASK... [options]   turn the sandbox on: run traced, write what tasks need\n"
     "  version                           the version of vx\n"
     "  TASK... [options]                 vx run TASK..., as turbo TASK is turbo run TASK\n"
     "\n"
@@ -91,6 +93,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(verb, "cache"))
 		return cache_main(argc - 1, argv + 1);
+	if (!strcmp(verb, "sandbox") && argc > 2 && !strcmp(argv[2], "learn"))
+		return sandbox_learn_main(argc - 2, argv + 2);
 	if (!strcmp(verb, "sandbox"))
 		return sandbox_show_main(argc - 1, argv + 1);
 	if (!strcmp(verb, "watch"))

@@ -204,6 +204,9 @@ void report_json(const struct task_report *t, size_t n, struct strbuf *out)
 		cJSON_AddStringToObject(o, "id", r->id);
 		cJSON_AddStringToObject(o, "project", r->project);
 		cJSON_AddStringToObject(o, "name", r->name);
+		cJSON_AddStringToObject(o, "task", r->task);
+		/* the file its fix goes in: where its sandbox: is declared */
+		cJSON_AddStringToObject(o, "config", r->yaml);
 		cJSON_AddStringToObject(o, "status", r->status);
 		if (r->reason)
 			cJSON_AddStringToObject(o, "reason", r->reason);

@@ -364,6 +364,37 @@ npm_tool() {
 	exit 0
 }
 
+# realbuild_js_tools: the real JavaScript tools of the sandboxed builds
+# (t0330, t0332: typescript, eslint, tsup, vitest, vite, jest, next, react)
+# installed once into $NPM_CACHE beside the vx binary (outside /tmp: a
+# sandbox's /tmp is its own); sets have_npm. Without the registry the
+# JavaScript cases are skipped with the reason, never in CI.
+realbuild_js_tools() {
+	NPM_CACHE=$(cd "$(dirname "$VX")" && pwd -P)/realbuild-npm
+	case $NPM_CACHE in
+	/tmp/*) NPM_CACHE=/var/tmp/vx-realbuild-npm-$(id -u) ;;
+	esac
+	have_npm=1
+	if [ -x "$NPM_CACHE/node_modules/.bin/tsc" ] && [ -x "$NPM_CACHE/node_modules/.bin/vitest" ] &&
+		[ -x "$NPM_CACHE/node_modules/.bin/next" ] && [ -x "$NPM_CACHE/node_modules/.bin/jest" ]; then
+		return 0
+	fi
+	if mkdir -p "$NPM_CACHE" && command -v npm >/dev/null &&
+		(cd "$NPM_CACHE" && npm install --no-audit --no-fund --loglevel=error \
+			typescript@5.6 eslint@9 tsup@8 vitest@2 vite@5 jest@29 next@14 react@18 react-dom@18) \
+			>"$NPM_CACHE/install.log" 2>&1; then
+		return 0
+	fi
+	if [ "${VX_REQUIRE_SANDBOX:-0}" = 1 ]; then
+		echo "not ok - npm could not install the JavaScript tools into $NPM_CACHE (CI must have them):"
+		sed 's/^/    /' "$NPM_CACHE/install.log" 2>/dev/null
+		echo "0 passed, 1 failed"
+		exit 1
+	fi
+	echo "# SKIP the JavaScript cases: npm could not install typescript, eslint, tsup and vitest (no registry?)"
+	have_npm=0
+}
+
 # remote_cache_start: the real turborepo-remote-cache server from npm
 # (v2.12, npm_tool) started on a free loopback port with local storage
 # under $TEST_TMP/server. Sets remote_port, remote_token, remote_pid,

@@ -105,35 +105,8 @@ test_expect_success 'cmake + ninja: zero violations, a hit next, the binary rest
 	test "$(md5sum <calc/build/calc)" = "$sum"
 '
 
-# Real JavaScript tools come from npm, installed once into a cache beside
-# the vx binary (outside /tmp: a sandbox's /tmp is its own). Without the
-# registry the JavaScript cases are skipped with the reason, never in CI.
-NPM_CACHE=$(cd "$(dirname "$VX")" && pwd -P)/realbuild-npm
-case $NPM_CACHE in
-/tmp/*) NPM_CACHE=/var/tmp/vx-realbuild-npm-$(id -u) ;; # the sandbox's /tmp is its own
-esac
-npm_tools() {
-	if [ -x "$NPM_CACHE/node_modules/.bin/tsc" ] && [ -x "$NPM_CACHE/node_modules/.bin/vitest" ] &&
-		[ -x "$NPM_CACHE/node_modules/.bin/next" ] && [ -x "$NPM_CACHE/node_modules/.bin/jest" ]; then
-		return 0
-	fi
-	mkdir -p "$NPM_CACHE" &&
-	command -v npm >/dev/null &&
-	(cd "$NPM_CACHE" && npm install --no-audit --no-fund --loglevel=error \
-		typescript@5.6 eslint@9 tsup@8 vitest@2 vite@5 jest@29 next@14 react@18 react-dom@18) \
-		>"$NPM_CACHE/install.log" 2>&1
-}
-have_npm=1
-if ! npm_tools; then
-	if [ "${VX_REQUIRE_SANDBOX:-0}" = 1 ]; then
-		echo "not ok - npm could not install the JavaScript tools into $NPM_CACHE (CI must have them):"
-		sed 's/^/    /' "$NPM_CACHE/install.log" 2>/dev/null
-		echo "0 passed, 1 failed"
-		exit 1
-	fi
-	echo "# SKIP the JavaScript cases: npm could not install typescript, eslint, tsup and vitest (no registry?)"
-	have_npm=0
-fi
+# Real JavaScript tools come from npm (lib.sh realbuild_js_tools).
+realbuild_js_tools
 
 # A pnpm-style TypeScript workspace: packages/lib and packages/app (which
 # references lib), a root tsconfig.base.json, each built by `tsc -b`.
