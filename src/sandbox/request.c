@@ -295,6 +295,95 @@ static void baseline_reads(struct builder *b)
 	}
 }
 
+/* Does a root .npmrc hold a credential written out (an _authToken, _auth or
+ * _password that is not a ${VARIABLE})? Then it stays hidden. */
+static bool npmrc_holds_secret(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	bool secret = strbuf_read_file(&sb, path) != 0; /* unreadable: hidden */
+	for (const char *line = sb.buf; !secret && line && *line;) {
+		const char *end = strchr(line, '\n');
+		size_t n = end ? (size_t)(end - line) : strlen(line);
+		const char *eq = memchr(line, '=', n);
+		if (eq) {
+			const char *v = eq + 1;
+			while (v < line + n && (*v == ' ' || *v == '\t'))
+				v++;
+			for (const char *k = line; k < eq && !secret; k++)
+				secret = (!strncmp(k, "_authToken", 10) ||
+					  !strncmp(k, "_auth", 5) || !strncmp(k, "_password", 9)) &&
+					 v < line + n && strncmp(v, "${", 2);
+		}
+		line = end ? end + 1 : NULL;
+	}
+	strbuf_release(&sb);
+	return secret;
+}
+
+/* Is name one of the workspace root's own files that tools walk up to
+ * (issue 40 item 5): the manifests, the lockfiles, turbo.json, .gitignore,
+ * .npmrc, the TypeScript configs and the .env files? */
+bool sandbox_root_file(const char *name)
+{
+	static const char *const names[] = {
+	    "package.json",
+	    "pnpm-workspace.yaml",
+	    "pnpm-lock.yaml",
+	    "package-lock.json",
+	    "npm-shrinkwrap.json",
+	    "yarn.lock",
+	    "bun.lock",
+	    "bun.lockb",
+	    "turbo.json",
+	    "turbo.jsonc",
+	    ".gitignore",
+	    ".npmrc",
+	    NULL,
+	};
+	for (const char *const *n = names; *n; n++)
+		if (!strcmp(name, *n))
+			return true;
+	size_t len = strlen(name);
+	return (!strncmp(name, "tsconfig", 8) && len >= 13 && !strcmp(name + len - 5, ".json")) ||
+	       !strcmp(name, ".env") || !strncmp(name, ".env.", 5);
+}
+
+void sandbox_root_files(const char *ws, const char *proj, struct strvec *out)
+{
+	if (!strcmp(proj, ws))
+		return; /* the root project reads its own */
+	DIR *d = opendir(ws);
+	if (!d)
+		return;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (!sandbox_root_file(e->d_name))
+			continue;
+		char *p = path_join(ws, e->d_name);
+		struct stat st;
+		if (!lstat(p, &st) && S_ISREG(st.st_mode) &&
+		    (strcmp(e->d_name, ".npmrc") || !npmrc_holds_secret(p)))
+			strvec_push(out, p);
+		free(p);
+	}
+	closedir(d);
+	strvec_sort(out);
+}
+
+static void root_files(struct builder *b)
+{
+	struct strvec files = STRVEC_INIT;
+	sandbox_root_files(b->ws, b->proj, &files);
+	for (size_t i = 0; i < files.n; i++) {
+		struct grant g = {0};
+		g.path = xstrdup(files.v[i]);
+		g.lexical = xstrdup(files.v[i]);
+		g.entry = "(workspace root file)";
+		g.exists = true;
+		vec_push(&b->reads, g);
+	}
+	strvec_clear(&files);
+}
+
 /* One file a dependency produced, readable to the task as the file it is,
  * never as a way out (issue 12: a dependency's `dist/k -> ~/.ssh/id_rsa`
  * made the key readable downstream, with no violation). A link is shown as
@@ -342,10 +431,19 @@ static void dep_output(struct builder *b, const char *path)
  * headers and the package managers' stores are what native addons and
  * offline installs read. */
 const char *const sandbox_home_caches[] = {
-    ".cache/node-gyp", ".npm/_cacache",	     ".local/share/pnpm/store",
-    ".cache/yarn",     ".bun/install/cache", ".cargo/registry",
-    ".cargo/git",      ".rustup/toolchains", "go/pkg/mod",
-    ".m2/repository",  ".gradle/caches",     NULL,
+    ".cache/node-gyp",
+    ".npm/_cacache",
+    ".local/share/pnpm/store",
+    ".cache/yarn",
+    ".bun/install/cache",
+    ".cargo/registry",
+    ".cargo/git",
+    ".rustup/toolchains",
+    "go/pkg/mod",
+    ".m2/repository",
+    ".gradle/caches",
+    ".cache/node/corepack",
+    NULL,
 };
 
 /* Home is an empty read-only tmpfs (issue 12: a deny list can never be
@@ -1079,6 +1177,7 @@ static int build(struct builder *b)
 	 * and the judge answers for what is read of it through the key. */
 	add_read(b, b->proj);
 	baseline_reads(b);
+	root_files(b);
 	const char *path_var = NULL;
 	for (size_t i = 0; i < b->req->env.n; i++)
 		if (!strncmp(b->req->env.v[i], "PATH=", 5))

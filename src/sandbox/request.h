@@ -214,6 +214,21 @@ int sandbox_request_build(const struct sandbox_input *in, struct sandbox_request
  * socket or a shell line later carries it unquoted. */
 bool sandbox_path_safe(const char *p);
 
+/* Whether name is one of the workspace root's own files every sandboxed
+ * task of the workspace may read (package.json, the lockfiles,
+ * pnpm-workspace.yaml, turbo.json[c], .gitignore, .npmrc, tsconfig*.json,
+ * .env*): tools walk up to them (issue 40 item 5). */
+bool sandbox_root_file(const char *name);
+/* The root's own files a task of project proj may read, absolute and
+ * sorted, into out: regular files only (a link there is not followed out
+ * of the workspace), a .npmrc that writes out a credential (an _authToken,
+ * _auth or _password not a ${VARIABLE}) left hidden; none for the root
+ * project, which reads its own. Tools walk up to them (Vite, Next, tsc's
+ * extends, ESLint's .gitignore, corepack's packageManager, dotenv); what a
+ * task reads of them is judged against its key like any workspace file.
+ * One decision for bwrap's plan and the Seatbelt profile. */
+void sandbox_root_files(const char *ws, const char *proj, struct strvec *out);
+
 /* Whether the linked package at real (canonical) is one of in's keyed
  * projects: a cached task shows only those (the bwrap plan and the
  * Seatbelt profile alike). */

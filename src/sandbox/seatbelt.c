@@ -492,6 +492,13 @@ static void baselines(struct builder *b)
 					    : "the project's node_modules"));
 		free(nm);
 	}
+	struct strvec root = STRVEC_INIT;
+	sandbox_root_files(b->ws, b->proj, &root);
+	for (size_t i = 0; i < root.n; i++) {
+		path_rule(b, F_LITERAL, OP_READ, root.v[i], xstrdup("a workspace root file"));
+		meta_above(b, root.v[i]);
+	}
+	strvec_clear(&root);
 	for (size_t i = 0; i < b->in->n_linked; i++) {
 		char *real = host_path(b->in->linked_projects[i]);
 		if (walls_show_linked(&b->walls, b->ws, b->proj, real) &&

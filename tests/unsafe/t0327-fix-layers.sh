@@ -16,13 +16,13 @@ setup() {
 	{
 	  "tasks": {
 	    "build": {
-	      "inputs": ["src/**", "$TURBO_ROOT$/tsconfig.base.json"],
+	      "inputs": ["src/**", "$TURBO_ROOT$/config/base.json"],
 	      "outputs": ["dist/**"]
 	    }
 	  }
 	}
 	EOF
-	echo '{"compilerOptions": {}}' >tsconfig.base.json
+	mkdir -p config && echo '{"compilerOptions": {}}' >config/base.json
 	mkdir -p packages/types/src
 	cat >packages/types/package.json <<-\EOF
 	{"name": "types", "scripts": {"build": "mkdir -p dist && cat tsup.config.ts src/*.ts > dist/index.js"}}
@@ -32,7 +32,7 @@ setup() {
 	cat >vx.yaml <<-\EOF
 	tasks:
 	  build:
-	    sandbox: {allow: {read: ["../../tsconfig.base.json"], write: ["dist/"]}}
+	    sandbox: {allow: {read: ["../../config/base.json"], write: ["dist/"]}}
 	EOF
 }
 
@@ -46,7 +46,7 @@ test_expect_success 'the inputs fix printed for a turbo.json task, applied as pr
 	setup &&
 	inputs_of >before &&
 	test_grep "packages/types/src/a.ts" before &&
-	test_grep "tsconfig.base.json" before &&
+	test_grep "config/base.json" before &&
 	run_vx 1 run build &&
 	test_grep "types#build: violation: read-unkeyed packages/types/tsup.config.ts" "$ERR" &&
 	line=$(grep "types#build: fix: set in .* tasks.build.inputs.files: " "$ERR") &&
@@ -75,7 +75,7 @@ test_expect_success 'the inputs fix printed for a turbo.json task, applied as pr
 # "keeps what could not be moved back".
 test_expect_success 'a task refused before it runs leaves no stage and no warning of one' '
 	setup &&
-	sed -i "s|read: \[\"../../tsconfig.base.json\"\], ||" vx.yaml &&
+	sed -i "s|read: \[\"../../config/base.json\"\], ||" vx.yaml &&
 	run_vx 1 run build &&
 	test_grep "its key holds a file outside the project that its sandbox hides" "$ERR" &&
 	test_grep ! "could not be moved back" "$ERR" &&
