@@ -14,12 +14,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config/workspace.h"
 #include "plan/graph.h"
 #include "run/runopts.h"
 #include "run/runplan.h"
+#include "sandbox/grants.h"
 #include "util/die.h"
 #include "util/glob.h"
 #include "util/io.h"
@@ -58,7 +60,8 @@ struct learn {
 	struct workspace *ws;
 	const struct graph *g; /* the selected graph: each task's outputs */
 	VEC(struct learned_file) files;
-	size_t added; /* entries added this round */
+	struct strvec fresh; /* write grants learned here that were not there (absolute) */
+	size_t added;	     /* entries added this round */
 };
 
 static struct learned_file *file_of(struct learn *l, const char *rel)
@@ -119,54 +122,6 @@ static int write_files(struct learn *l)
 			return error_errno("cannot write %s", f->path);
 	}
 	return 0;
-}
-
-/* A path component that names a version or a build ("9.1.0", "v20.11.1",
- * "v3", "1a2b3c4d5e6f"): a grant must not stop holding at the next upgrade. */
-static bool versioned(const char *c, size_t n)
-{
-	size_t i = c[0] == 'v' && n > 1 ? 1 : 0, digits = 0;
-	bool dotted = i < n && c[i] >= '0' && c[i] <= '9';
-	for (size_t k = i; dotted && k < n; k++) {
-		if (c[k] >= '0' && c[k] <= '9')
-			digits++;
-		else if (c[k] != '.' && !(k > i && (c[k] == '-' || c[k] == '+')))
-			dotted = false;
-		else if (c[k] == '-' || c[k] == '+')
-			break; /* 1.0.0-beta.1: the prerelease does not matter */
-	}
-	if (dotted && digits)
-		return true;
-	size_t hex = 0, letters = 0;
-	for (size_t k = 0; k < n; k++) {
-		bool d = c[k] >= '0' && c[k] <= '9', x = c[k] >= 'a' && c[k] <= 'f';
-		if (!d && !x)
-			return false;
-		hex++;
-		letters += x;
-	}
-	return hex >= 12 && letters && letters < hex;
-}
-
-/* A grant outside the workspace with a version or hash in its path is
- * granted from the directory above that part ("~/.cache/node/corepack/v1/
- * pnpm/9.1.0/dist/" → "~/.cache/node/corepack/"), unless that would grant
- * all of home or of /. Returns a new string. */
-static char *generalised(const char *entry)
-{
-	if (entry[0] != '/' && strncmp(entry, "~/", 2))
-		return xstrdup(entry);
-	const char *start = entry[0] == '/' ? entry + 1 : entry + 2;
-	for (const char *c = start; *c;) {
-		size_t n = strcspn(c, "/");
-		if (versioned(c, n)) {
-			if (c == start)
-				break;
-			return xasprintf("%.*s", (int)(c - entry), entry);
-		}
-		c += n + (c[n] == '/');
-	}
-	return xstrdup(entry);
 }
 
 /* Is abs inside a project other than p that p does not depend on
@@ -240,7 +195,17 @@ static void take_list(struct learn *l, const cJSON *fix, const char *group, cons
 				continue;
 			}
 		}
-		char *g = grant ? generalised(entry) : xstrdup(entry);
+		if (grant && !strcmp(name, "write") && p >= 0 && entry[0] != '/' &&
+		    entry[0] != '~' && !strpbrk(entry, "*?[{")) {
+			char *joined = xasprintf("%s/%s/%s", l->ws->root, project, entry);
+			char *abs = path_normalize(joined);
+			struct stat st;
+			if (lstat(abs, &st) && strvec_find(&l->fresh, abs) < 0)
+				strvec_push(&l->fresh, abs);
+			free(joined);
+			free(abs);
+		}
+		char *g = grant ? grants_generalised(entry) : xstrdup(entry);
 		if (strvec_find(out, g) < 0)
 			strvec_push(out, g);
 		free(g);
@@ -304,14 +269,26 @@ static bool under_heads(const struct strvec *heads, const char *entry)
 	return false;
 }
 
+/* The fresh write grant (learned in this session, not there when it was
+ * learned: only learn's rounds wrote in it) holding abs, or NULL. */
+static const char *fresh_holding(const struct learn *l, const char *abs)
+{
+	for (size_t i = 0; i < l->fresh.n; i++)
+		if (path_is_within(l->fresh.v[i], abs))
+			return l->fresh.v[i];
+	return NULL;
+}
+
 /* A task's ignore.read fix names what an earlier run left in its write
  * grants and it read. sandbox.ignore.read is a person vouching that a
  * tool's cache never changes what the task makes (docs/violations.md):
- * learn does not vouch. When each such file lies in the task's outputs,
- * learn removes the outputs (vx restores them from the cache; an
- * incremental tool such as make would otherwise read the other half of
- * an earlier round's build) and the next round is a clean build, as CI's
- * is. Anything else is left to a person, said. Returns 0, or -1. */
+ * learn does not vouch. What only learn's own rounds can have left is
+ * removed instead, and the next round is a clean build, as CI's is: the
+ * task's outputs (vx restores them from the cache; make linked the other
+ * half of an earlier round's objects), and a write grant learned in this
+ * session that was not there when it was learned (cmake's build/, whose
+ * CMakeCache.txt no output names). Anything else is left to a person,
+ * said. Returns 0, or -1. */
 static int remove_leftovers(struct learn *l, const char *id, const char *project, const cJSON *fix,
 			    bool *refused)
 {
@@ -323,39 +300,53 @@ static int remove_leftovers(struct learn *l, const char *id, const char *project
 	for (size_t i = 0; !t && i < l->g->nodes.n; i++)
 		if (!strcmp(l->g->nodes.v[i]->id, id))
 			t = l->g->nodes.v[i];
-	struct strvec heads = STRVEC_INIT;
+	struct strvec heads = STRVEC_INIT, gone = STRVEC_INIT;
 	if (t)
 		output_heads(t, &heads);
-	bool all = heads.n > 0;
+	char *dir = path_join(l->ws->root, project);
+	bool all = true;
 	const cJSON *x;
 	cJSON_ArrayForEach(x, list)
 	{
-		if (!cJSON_IsString(x) || !under_heads(&heads, x->valuestring)) {
+		const char *entry = cJSON_IsString(x) ? x->valuestring : "?";
+		char *abs = path_join(dir, entry);
+		const char *fresh = fresh_holding(l, abs);
+		free(abs);
+		if (under_heads(&heads, entry)) {
+			for (size_t i = 0; i < heads.n; i++)
+				if (strvec_find(&gone, heads.v[i]) < 0)
+					strvec_push(&gone, heads.v[i]);
+		} else if (fresh && path_is_within(dir, fresh) && strcmp(dir, fresh)) {
+			char *rel = path_relative(dir, fresh);
+			if (strvec_find(&gone, rel) < 0)
+				strvec_push(&gone, rel);
+			free(rel);
+		} else {
 			all = false;
 			fprintf(
 			    stderr,
 			    "vx: %s: not learned: it read %s/%s, which an earlier run left "
 			    "where it writes and its outputs do not hold: remove it before the "
 			    "task, or vouch for it with sandbox.ignore.read (docs/violations.md)\n",
-			    id, project, cJSON_IsString(x) ? x->valuestring : "?");
+			    id, project, entry);
 			*refused = true;
 		}
 	}
-	char *dir = path_join(l->ws->root, project);
 	int rc = 0;
-	for (size_t i = 0; all && !rc && i < heads.n; i++) {
-		rc = remove_in(dir, heads.v[i]);
+	for (size_t i = 0; all && !rc && i < gone.n; i++) {
+		rc = remove_in(dir, gone.v[i]);
 		if (rc)
-			error_errno("%s: cannot remove %s/%s", id, project, heads.v[i]);
+			error_errno("%s: cannot remove %s/%s", id, project, gone.v[i]);
 		else
 			fprintf(stderr,
-				"vx: %s: removed its output %s/%s: an earlier round left it, and "
-				"the task read it (the next round builds clean)\n",
-				id, project, heads.v[i]);
+				"vx: %s: removed %s/%s: an earlier round left it, and the task "
+				"read it (the next round builds clean)\n",
+				id, project, gone.v[i]);
 	}
 	l->added += all && !rc;
 	free(dir);
 	strvec_clear(&heads);
+	strvec_clear(&gone);
 	return rc;
 }
 
@@ -644,6 +635,7 @@ int sandbox_learn_main(int argc, char **argv)
 		strbuf_release(&l.files.v[i].now);
 	}
 	vec_free(&l.files);
+	strvec_clear(&l.fresh);
 	graph_free(&g);
 	workspace_free(l.ws);
 	return rc ? 1 : 0;

@@ -17,7 +17,8 @@ struct builder {
 /* Finds the task config a project has for name: its own (for the root, its
  * "//#name"), merged over the workspace default, or a bare one when only
  * package.json has the script. Returns NULL when the project lacks the task. */
-static struct task_cfg *project_task(struct workspace *ws, struct project *p, const char *name)
+static struct task_cfg *project_task(const struct workspace *ws, const struct project *p,
+				     const char *name)
 {
 	if (p->is_root) {
 		char *key = xasprintf("//#%s", name);
@@ -57,6 +58,12 @@ static struct task_cfg *project_task(struct workspace *ws, struct project *p, co
 		return t;
 	}
 	return NULL;
+}
+
+struct task_cfg *graph_project_task(const struct workspace *ws, const struct project *p,
+				    const char *name)
+{
+	return project_task(ws, p, name);
 }
 
 /* True when some project of the workspace has task name (the typo check:

@@ -44,6 +44,13 @@ int graph_build(struct graph *g, struct workspace *ws, char *const *tasks, size_
 		const bool *selected);
 void graph_free(struct graph *g);
 
+/* The task config project p has for name, as a graph would make it (its
+ * own over the workspace's and turbo.json's layers; a bare one for a
+ * package.json script), or NULL when p lacks it. Caller frees it with
+ * task_cfg_free. */
+struct task_cfg *graph_project_task(const struct workspace *ws, const struct project *p,
+				    const char *name);
+
 /* Drops every node i with !keep[i] (keep indexed like g->nodes), keeping
  * the order and renumbering the edges. What is kept must hold its
  * dependencies (dies otherwise: the caller's bug). */

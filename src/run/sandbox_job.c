@@ -1000,6 +1000,9 @@ struct judging {
 	struct strvec ignore_read, ignore_write, ignore_net, inputs, ws_inputs, allow_write;
 	struct strvec roots, unwritten; /* judge_input_from_request's */
 	struct strvec dep_keyed, dep_outs, dep_cfg, outside, tools;
+	struct strvec proj_deps;		/* its project's dependencies' dirs, canonical */
+	struct strvec other_tasks, other_globs; /* the project's other tasks' outputs */
+	VEC(struct judge_other_output) others;	/* borrowing from those two */
 	VEC(struct judge_dep) deps;
 	VEC(int) ports;
 };
@@ -1055,6 +1058,57 @@ static void judging_keyed(struct sandbox_jobs *sj, size_t i, struct judging *jg)
 
 #define SV(sv) ((const char *const *)(sv).v)
 
+static void add_name(struct strvec *names, const char *name)
+{
+	if (!strchr(name, '#') && strvec_find(names, name) < 0)
+		strvec_push(names, name);
+}
+
+/* The outputs of the other tasks of task i's project that i does not
+ * depend on (issue 40 item 3: a build that read lint's cache was told to
+ * key it): each task the project runs a command for, by every name a
+ * layer gives it. */
+static void other_outputs(struct sandbox_jobs *sj, size_t i, struct judging *jg)
+{
+	const struct task_node *t = sj->g->nodes.v[i];
+	struct project *p = sj->ws->projects.v[t->project];
+	if (p->is_root)
+		return;
+	struct strvec names = STRVEC_INIT;
+	const struct config *layers[] = {p->cfg != sj->ws->cfg ? p->cfg : NULL, p->turbo_cfg,
+					 sj->ws->cfg};
+	for (size_t l = 0; l < 3; l++)
+		for (size_t k = 0; layers[l] && k < layers[l]->tasks.n; k++)
+			add_name(&names, layers[l]->tasks.v[k]->name);
+	for (size_t k = 0; k < p->script_names.n; k++)
+		add_name(&names, p->script_names.v[k]);
+	bool *dep = xcalloc(sj->g->nodes.n + 1, 1);
+	mark_deps(sj->g, i, dep);
+	for (size_t k = 0; k < names.n; k++) {
+		if (!strcmp(names.v[k], t->task))
+			continue;
+		bool waits = false;
+		for (size_t d = 0; d < sj->g->nodes.n && !waits; d++)
+			waits = dep[d] && sj->g->nodes.v[d]->project == t->project &&
+				!strcmp(sj->g->nodes.v[d]->task, names.v[k]);
+		struct task_cfg *c = waits ? NULL : graph_project_task(sj->ws, p, names.v[k]);
+		if (c && (c->command.s || project_script(p, names.v[k])))
+			for (size_t o = 0; o < c->outputs.n; o++)
+				if (c->outputs.v[o].s[0] != '!') {
+					strvec_push(&jg->other_tasks, names.v[k]);
+					strvec_push(&jg->other_globs, c->outputs.v[o].s);
+				}
+		if (c)
+			task_cfg_free(c);
+	}
+	free(dep);
+	strvec_clear(&names);
+	for (size_t k = 0; k < jg->other_tasks.n; k++) {
+		struct judge_other_output o = {jg->other_tasks.v[k], jg->other_globs.v[k]};
+		vec_push(&jg->others, o);
+	}
+}
+
 static void judging_init(struct sandbox_jobs *sj, size_t i, const struct job *job,
 			 struct judging *jg)
 {
@@ -1070,6 +1124,13 @@ static void judging_init(struct sandbox_jobs *sj, size_t i, const struct job *jo
 	lstr_vec_strings(&sb->allow_write, &jg->allow_write);
 	if (sjob->keyed)
 		judging_keyed(sj, i, jg);
+	other_outputs(sj, i, jg);
+	const struct project *p = sj->ws->projects.v[t->project];
+	for (size_t k = 0; k < p->deps.n; k++) {
+		char *real = realpath(sj->ws->projects.v[p->deps.v[k]]->dir, NULL);
+		if (real)
+			strvec_push_nodup(&jg->proj_deps, real);
+	}
 	for (size_t k = 0; k < sjob->relays.n; k++)
 		vec_push(&jg->ports, sjob->relays.v[k].port);
 	for (size_t k = 0; k < sjob->binds.n; k++)
@@ -1101,6 +1162,11 @@ static void judging_init(struct sandbox_jobs *sj, size_t i, const struct job *jo
 	    .n_dep_outputs = jg->dep_outs.n,
 	    .deps = jg->deps.v,
 	    .n_deps = jg->deps.n,
+	    .project_deps = SV(jg->proj_deps),
+	    .n_project_deps = jg->proj_deps.n,
+	    .task = t->task,
+	    .other_outputs = jg->others.v,
+	    .n_other_outputs = jg->others.n,
 	    .externals_keyed = sj->externals_keyed,
 	    .run_started = sj->run_started,
 	    .outside_grants = SV(jg->outside),
@@ -1121,13 +1187,15 @@ static void judging_init(struct sandbox_jobs *sj, size_t i, const struct job *jo
 static void judging_release(struct judging *jg)
 {
 	struct strvec *all[] = {
-	    &jg->ignore_read, &jg->ignore_write, &jg->ignore_net, &jg->inputs,	  &jg->ws_inputs,
-	    &jg->allow_write, &jg->roots,	 &jg->unwritten,  &jg->dep_keyed, &jg->dep_outs,
-	    &jg->dep_cfg,     &jg->outside,	 &jg->tools};
+	    &jg->ignore_read, &jg->ignore_write, &jg->ignore_net,  &jg->inputs,
+	    &jg->ws_inputs,   &jg->allow_write,	 &jg->roots,	   &jg->unwritten,
+	    &jg->dep_keyed,   &jg->dep_outs,	 &jg->dep_cfg,	   &jg->outside,
+	    &jg->tools,	      &jg->proj_deps,	 &jg->other_tasks, &jg->other_globs};
 	for (size_t k = 0; k < sizeof all / sizeof *all; k++)
 		strvec_clear(all[k]);
 	vec_free(&jg->deps);
 	vec_free(&jg->ports);
+	vec_free(&jg->others);
 }
 
 /* A persistent task ran untraced: when it failed on its own (not stopped

@@ -276,3 +276,47 @@ void grants_say_link_out(struct strbuf *err, const char *entry, const char *real
 		    "the real path, or replace the link with a directory",
 		    entry, real, proj);
 }
+
+/* A path component that names a version or a build ("9.1.0", "v20.11.1",
+ * "v3", "1a2b3c4d5e6f"): a grant must not stop holding at the next upgrade. */
+static bool versioned(const char *c, size_t n)
+{
+	size_t i = c[0] == 'v' && n > 1 ? 1 : 0, digits = 0;
+	bool dotted = i < n && c[i] >= '0' && c[i] <= '9';
+	for (size_t k = i; dotted && k < n; k++) {
+		if (c[k] >= '0' && c[k] <= '9')
+			digits++;
+		else if (c[k] != '.' && !(k > i && (c[k] == '-' || c[k] == '+')))
+			dotted = false;
+		else if (c[k] == '-' || c[k] == '+')
+			break; /* 1.0.0-beta.1: the prerelease does not matter */
+	}
+	if (dotted && digits)
+		return true;
+	size_t hex = 0, letters = 0;
+	for (size_t k = 0; k < n; k++) {
+		bool d = c[k] >= '0' && c[k] <= '9', x = c[k] >= 'a' && c[k] <= 'f';
+		if (!d && !x)
+			return false;
+		hex++;
+		letters += x;
+	}
+	return hex >= 12 && letters && letters < hex;
+}
+
+char *grants_generalised(const char *entry)
+{
+	if (entry[0] != '/' && strncmp(entry, "~/", 2))
+		return xstrdup(entry);
+	const char *start = entry[0] == '/' ? entry + 1 : entry + 2;
+	for (const char *c = start; *c;) {
+		size_t n = strcspn(c, "/");
+		if (versioned(c, n)) {
+			if (c == start)
+				break;
+			return xasprintf("%.*s", (int)(c - entry), entry);
+		}
+		c += n + (c[n] == '/');
+	}
+	return xstrdup(entry);
+}

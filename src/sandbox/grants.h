@@ -74,4 +74,15 @@ char *grants_path_next(const char **s);
  * home may be NULL. Caller frees. */
 char *grants_toolchain_dir(const char *dir, const char *home);
 
+/* A grant outside the workspace ("/..." or "~/...") with a version or a
+ * build hash in its path, as written from where that part begins: the
+ * directory above it ("~/.local/share/fnm/node-versions/v20.11.1/lib/" →
+ * "~/.local/share/fnm/node-versions/"), so it holds after the next upgrade
+ * (issue 40: `vx sandbox learn`). A version is [v]N[.N...][-pre|+build];
+ * a hash twelve or more hex digits with a letter and a digit. The entry
+ * as it is when nothing is versioned, when the version is its first part
+ * (no grant of all of home or of /), or when it lies in the workspace.
+ * Returns a new string. */
+char *grants_generalised(const char *entry);
+
 #endif

@@ -352,12 +352,25 @@ static void note_withheld(const struct judge_input *in, struct verdict *v, const
 	if (has_note(v, "withheld-package", package))
 		return;
 	char *rel = judge_display_path(in, package), *via = judge_display_path(in, path);
-	add_note(v, "withheld-package", package,
-		 xasprintf("%s is a workspace package the task reached through %s, withheld "
-			   "because the task's key does not fold that project; add a dependsOn "
-			   "edge to it (its project in dependsOn, or a package.json dependency), "
-			   "or allow.read plus inputs.workspaceFiles",
-			   rel, via));
+	bool dep = false;
+	for (size_t i = 0; i < in->n_project_deps && !dep; i++)
+		dep = !strcmp(in->project_deps[i], package);
+	if (dep) /* issue 40: the note said to add a dependency that was there */
+		add_note(v, "withheld-package", package,
+			 xasprintf("%s is a workspace package the task reached through %s, "
+				   "withheld because the task's key does not fold that project: "
+				   "its project depends on it already, but the task does not; add "
+				   "dependsOn: [\"^%s\"] to the task (or the task of that package "
+				   "it needs), or allow.read plus inputs.workspaceFiles",
+				   rel, via, in->task ? in->task : "TASK"));
+	else
+		add_note(v, "withheld-package", package,
+			 xasprintf("%s is a workspace package the task reached through %s, "
+				   "withheld because the task's key does not fold that project; "
+				   "add a dependsOn edge to it (its project in dependsOn, or a "
+				   "package.json dependency), or allow.read plus "
+				   "inputs.workspaceFiles",
+				   rel, via));
 	free(rel);
 	free(via);
 }
@@ -452,7 +465,7 @@ static void note_unresolved(const struct judge_input *in, const char *out, size_
 					      "HTTPS_PROXY name the proxy, and Node's fetch "
 					      "needs Node 22.21+ or 24 for NODE_USE_ENV_PROXY)",
 					      host));
-			else
+			else {
 				add_note(
 				    v, "unresolved-name", host,
 				    xasprintf("the task's output says %s did not resolve: a "
@@ -460,6 +473,10 @@ static void note_unresolved(const struct judge_input *in, const char *out, size_
 					      "through its proxy; grant it with allow.network: "
 					      "[\"%s\"]",
 					      host, host));
+				/* the grant as data, not only words (issue 40: a fix
+				 * that was prose only, for npm's update check) */
+				strvec_push(&v->fix_network, host);
+			}
 		}
 	}
 	for (const char *const *m = unnamed; *m && !any; m++)
@@ -551,6 +568,24 @@ static void note_refused_port(const struct judge_input *in, const char *out, siz
 			      port, port));
 	}
 	vec_free(&ports);
+}
+
+/* A client with no proxy to use looked its host up itself: the only
+ * connection it made past the proxy was to a name server (port 53), and
+ * the output names the host that did not resolve. The fix is then that
+ * host in allow.network (vx then gives the task a proxy, and the proxy
+ * variables that name it), not the words "make it work offline". */
+static void settle_network_fix(struct verdict *v)
+{
+	if (!v->needs_network || !v->fix_network.n)
+		return;
+	for (size_t i = 0; i < v->violations.n; i++) {
+		const struct violation *x = &v->violations.v[i];
+		const char *port = x->op == VIOLATION_NETWORK ? strrchr(x->path, ':') : NULL;
+		if (x->op == VIOLATION_NETWORK && (!port || strcmp(port, ":53")))
+			return;
+	}
+	v->needs_network = false;
 }
 
 /* What a failed task's output says about the network. */
@@ -759,6 +794,26 @@ static int cmp_rel(const void *key, const void *elem)
 static bool in_key(const struct judge_input *in, const char *rel)
 {
 	return in->keyed && bsearch(rel, in->keyed, in->n_keyed, sizeof *in->keyed, cmp_rel);
+}
+
+/* rel (workspace-relative) is the root's lockfile. When the lockfile keys
+ * node_modules, the key already folds what it decides for the task (its
+ * packages' closure, lockfiles.md); Next and the package managers read it
+ * whole, and keying its bytes would miss every task on any package's
+ * change, which the closure exists to avoid (issue 40 item 5). */
+static bool root_lockfile(const char *rel)
+{
+	static const char *const names[] = {"package-lock.json",
+					    "npm-shrinkwrap.json",
+					    "pnpm-lock.yaml",
+					    "yarn.lock",
+					    "bun.lock",
+					    "bun.lockb",
+					    NULL};
+	for (const char *const *n = names; *n; n++)
+		if (!strcmp(rel, *n))
+			return true;
+	return false;
 }
 
 static bool has_component(const char *rel, const char *name)
@@ -993,7 +1048,7 @@ static enum unkeyed unkeyed_read(const struct judge_input *in, const struct acce
 	}
 	if (has_component(rel, ".git") || has_component(rel, ".vx") || lstat(path, &st) ||
 	    (e->op == ACCESS_READLINK ? !S_ISLNK(st.st_mode) : !S_ISREG(st.st_mode)) ||
-	    in_key(in, rel) ||
+	    in_key(in, rel) || (in->externals_keyed && root_lockfile(rel)) ||
 	    (in->dep_keyed &&
 	     bsearch(&rel, in->dep_keyed, in->n_dep_keyed, sizeof *in->dep_keyed, cmp_str)) ||
 	    (in->dep_outputs && bsearch(&path, in->dep_outputs, in->n_dep_outputs,
@@ -1024,6 +1079,20 @@ out:
 	return what;
 }
 
+/* The task of the same project whose outputs name path (a project file),
+ * when this task does not depend on it, or NULL (issue 40 item 3: a build
+ * that read lint's .cache/.eslintcache was told to key it). */
+static const char *other_task_output(const struct judge_input *in, const char *path)
+{
+	char *rel = path_relative(in->project_dir, path);
+	const char *maker = NULL;
+	for (size_t i = 0; i < in->n_other_outputs && !maker; i++)
+		if (glob_match(in->other_outputs[i].glob, rel))
+			maker = in->other_outputs[i].task;
+	free(rel);
+	return maker;
+}
+
 /* An unkeyed read's violation, and its fix: inputs.files for the task's
  * own file when it lists them, else inputs.workspaceFiles (which add to the
  * defaults); a note naming the dependency's outputs entry for a file a
@@ -1044,7 +1113,17 @@ static void unkeyed_verdict(const struct judge_input *in, struct verdict *out,
 			      .path = path,
 			      .syscall = e->syscall};
 	vec_push(&out->violations, v);
-	if (u == UNKEYED_PROJECT && in->inputs_explicit) {
+	const char *maker = u == UNKEYED_PROJECT ? other_task_output(in, where) : NULL;
+	if (maker) {
+		char *rel = path_relative(in->project_dir, where);
+		add_note(out, "other-task-output", where,
+			 xasprintf("%s is what this project's task %s makes (its outputs name "
+				   "it): keying it would key another task's result, which changes "
+				   "whenever that task runs; add dependsOn: [\"%s\"] (it then "
+				   "comes as that task's output), or do not read it",
+				   rel, maker, maker));
+		free(rel);
+	} else if (u == UNKEYED_PROJECT && in->inputs_explicit) {
 		strvec_push_nodup(&out->fix_inputs, path_relative(in->project_dir, where));
 	} else if (u == UNKEYED_PROJECT || u == UNKEYED_WORKSPACE) {
 		strvec_push_nodup(&out->fix_workspace_inputs,
@@ -1303,9 +1382,11 @@ struct judging {
 	struct strmap made, gone, made_dirs; /* in a widened dir: written, removed, mkdir'd */
 	struct strmap written; /* what the task made in a write grant (note_written) */
 	struct strvec written_keys;
-	struct seen seen;	      /* what was reported already */
-	struct strmap read_seen;      /* what it read, once each, */
-	VEC(const char *) read_paths; /* in order */
+	struct seen seen;	       /* what was reported already */
+	struct strmap read_seen;       /* what it read, once each, */
+	VEC(const char *) read_paths;  /* in order */
+	const struct access_event *ev; /* all of them, for a rule that looks back */
+	size_t nev;
 };
 
 /* A rule's word on an event: go on to the next rule, or it is settled. */
@@ -1500,11 +1581,38 @@ static bool outside_fix(const struct judge_input *in, struct verdict *out,
 	return true;
 }
 
+/* The directory a refused mkdir of node_modules was on the way to: a
+ * recursive mkdir that works upwards (Node's fs.mkdir {recursive: true}:
+ * vitest's node_modules/.vite/vitest/) first tried the deepest, which
+ * failed with ENOENT. node_modules is the lockfile's (installed packages):
+ * the grant is that deepest one, never all of node_modules (issue 40 item
+ * 3: `write: ["node_modules/"]` for vitest). Any other refused mkdir asks
+ * for itself: next's .next/cache/ first, then the rest of .next/, so the
+ * deepest would cost a round. e's path when nothing deeper was tried just
+ * before, by the same process. */
+static const char *mkdir_meant(const struct judging *j, const struct access_event *e, size_t i)
+{
+	const char *best = e->path;
+	size_t n = strlen(e->path);
+	if (strcmp(path_basename(e->path), "node_modules"))
+		return best;
+	for (size_t k = i, seen = 0; k-- > 0 && seen < 64; seen++) {
+		const struct access_event *x = &j->ev[k];
+		if (x->pid != e->pid)
+			continue; /* another thread's, interleaved */
+		if (x->op != ACCESS_MKDIR || x->err != ENOENT)
+			break; /* the run of ENOENTs right before it, only */
+		if (!strncmp(x->path, e->path, n) && x->path[n] == '/' &&
+		    strlen(x->path) > strlen(best))
+			best = x->path;
+	}
+	return best;
+}
+
 /* A refusal the task met: a violation, with its note (outside the
  * project, a withheld package, a mandatory deny, a wall) or its fix. */
 static enum rule_says rule_refused(struct judging *j, const struct access_event *e, size_t i)
 {
-	(void)i;
 	const struct judge_input *in = j->in;
 	struct verdict *out = j->out;
 	bool write = e->write_intent && e->op != ACCESS_UTIME;
@@ -1582,8 +1690,9 @@ static enum rule_says rule_refused(struct judging *j, const struct access_event 
 		}
 		return RULE_SETTLED;
 	}
+	const char *meant = e->op == ACCESS_MKDIR && write ? mkdir_meant(j, e, i) : e->path;
 	strvec_push_nodup(write ? &out->fix_write : &out->fix_read,
-			  fix_entry(in, e->path, write,
+			  fix_entry(in, meant, write,
 				    e->op == ACCESS_MKDIR ||
 					(e->op == ACCESS_PROBE_WRITE && fs_is_dir(e->path))));
 	if (!write && in->cached)
@@ -1631,7 +1740,7 @@ static const struct rule {
 void judge_events(const struct judge_input *in, const struct access_event *ev, size_t nev,
 		  struct verdict *out)
 {
-	struct judging j = {.in = in, .out = out};
+	struct judging j = {.in = in, .out = out, .ev = ev, .nev = nev};
 	/* touch opens the file for writing before it sets the times: the paths
 	 * whose times the task tried to set (keys borrowed from the parser). */
 	for (size_t i = 0; i < nev; i++)
@@ -1684,6 +1793,8 @@ void judge_events(const struct judge_input *in, const struct access_event *ev, s
 	note_git(in, out);
 	note_last_line(in, out);
 	note_network(in, out);
+	settle_network_fix(out);
+	strvec_sort_unique(&out->fix_network);
 	strvec_sort_unique(&out->fix_read);
 	strvec_sort_unique(&out->fix_write);
 	whole_list(&out->fix_inputs, in->input_files, in->n_input_files);

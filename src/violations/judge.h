@@ -19,6 +19,13 @@ struct judge_dep {
 	const char *id;	    /* "lib#build" */
 };
 
+/* An outputs glob of another task of the judged task's project, one it
+ * does not depend on (project-relative, as written). */
+struct judge_other_output {
+	const char *task; /* "lint" */
+	const char *glob; /* ".cache/.eslintcache" */
+};
+
 /* Filled by the orchestrator after the task ran. Paths absolute and
  * canonical (as the sandbox bound them: binds keep host paths). */
 struct judge_input {
@@ -88,6 +95,18 @@ struct judge_input {
 	size_t n_dep_outputs;
 	const struct judge_dep *deps;
 	size_t n_deps;
+	/* The projects the task's project depends on (package.json or a
+	 * project-level dependsOn; canonical dirs) and the task's name: a
+	 * withheld package among them needs a task-level edge, not another
+	 * dependency (issue 40 item 3). */
+	const char *const *project_deps;
+	size_t n_project_deps;
+	const char *task;
+	/* What the project's other tasks make, which this one does not wait
+	 * for: a read of it is never keyed by the fix (another task's result
+	 * would be in the key), its note names the dependsOn. */
+	const struct judge_other_output *other_outputs;
+	size_t n_other_outputs;
 	bool externals_keyed;  /* the lockfile keys node_modules (lockfiles.md); when not,
 				* the first read there is one violation */
 	long long run_started; /* wall-clock seconds: a dependency's file newer than
@@ -159,7 +178,10 @@ bool violation_unkeyed(const struct violation *v);
  *                          name, or "" when the output names none)
  *   leftover               a file an earlier run left in a write grant was read
  *   refused-loopback-port  the output says a loopback port refused, and the host
- *                          listens there (path: "127.0.0.1:PORT") */
+ *                          listens there (path: "127.0.0.1:PORT")
+ *   other-task-output      a read of what another task of the project makes (its
+ *                          outputs name it), which the task does not wait for:
+ *                          not keyed by the fix, the note names the dependsOn */
 struct judge_note {
 	const char *kind;
 	char *path; /* absolute; for the network kinds, a host name, "ADDR:PORT"

@@ -412,6 +412,19 @@ static void test_unkeyed(void)
 	CHECK_INT(v.fix_inputs.n, 1);
 	CHECK_INT(v.fix_workspace_inputs.n, 0);
 	verdict_release(&v);
+	/* what another task of the project makes (issue 40): still a
+	 * violation, never keyed by the fix, the note names dependsOn */
+	const struct judge_other_output others[] = {{"lint", "*.txt"}};
+	in.other_outputs = others;
+	in.n_other_outputs = 1;
+	judge(log, &in, &v);
+	CHECK(has_violation(&v, false, "/app/notes.txt"));
+	CHECK_INT(v.fix_inputs.n, 0);
+	const struct judge_note *other = note_of(&v, "other-task-output");
+	CHECK(other && strstr(other->text, "notes.txt is what this project's task lint makes") &&
+	      strstr(other->text, "add dependsOn: [\"lint\"]"));
+	verdict_release(&v);
+	in.n_other_outputs = 0;
 	/* not cached (keyed NULL): nothing to answer for */
 	in.keyed = NULL;
 	judge(log, &in, &v);
@@ -671,6 +684,23 @@ static void test_unkeyed_beyond(void)
 	CHECK(has_violation(&v, false, "/lib/src/l.ts"));
 	CHECK(!has_violation(&v, false, "/lib/dist/l.js"));
 	verdict_release(&v);
+	/* the root's lockfile (issue 40 item 5: now readable, Next reads it
+	 * whole) is held by the key when it keys node_modules; the root's
+	 * package.json is judged like any workspace file */
+	fixture_write(root, "package-lock.json", "{}\n");
+	fixture_write(root, "package.json", "{}\n");
+	const char *root_log = "2 openat(AT_FDCWD, \"../package-lock.json\", O_RDONLY) = 3\n"
+			       "2 openat(AT_FDCWD, \"../package.json\", O_RDONLY) = 3\n" EXIT;
+	judge(root_log, &in, &v);
+	CHECK_INT(v.violations.n, 1);
+	CHECK(has_violation(&v, false, "/package.json"));
+	CHECK(v.fix_workspace_inputs.n == 1 &&
+	      !strcmp(v.fix_workspace_inputs.v[0], "package.json"));
+	verdict_release(&v);
+	in.externals_keyed = false;
+	judge(root_log, &in, &v);
+	CHECK(has_violation(&v, false, "/package-lock.json"));
+	verdict_release(&v);
 	free(lib);
 	free(lib_out);
 }
@@ -698,6 +728,32 @@ static void test_stable_fix(void)
 		CHECK_STR(v.fix_write.v[1], "es2020/"); /* a name and a version: no token */
 		CHECK_STR(v.fix_write.v[2], "node_modules/.vite/vitest/");
 		CHECK_STR(v.fix_write.v[3], "tsup.config.bundled_*.mjs");
+	}
+	verdict_release(&v);
+	/* a recursive mkdir that works upwards (Node's, vitest's cache): the
+	 * grant is the deepest it tried, not the first that was refused
+	 * (issue 40: `write: ["node_modules/"]`); another thread's events
+	 * between do not cut the run; coreutils' mkdir -p, top down, asks
+	 * for the top */
+	judge("3 mkdir(\"lib/node_modules/.vite/vitest\", 0777) = -1 ENOENT (No such "
+	      "file or directory)\n"
+	      "4 openat(AT_FDCWD, \"src/a.txt\", O_RDONLY) = 3\n"
+	      "3 mkdir(\"lib/node_modules/.vite\", 0777) = -1 ENOENT (No such file or "
+	      "directory)\n"
+	      "3 mkdir(\"lib/node_modules\", 0777) = -1 EROFS (Read-only file system)\n"
+	      "2 mkdir(\"out\", 0777) = -1 EROFS (Read-only file system)\n"
+	      "2 mkdir(\"dist/x\", 0777) = -1 ENOENT (No such file or directory)\n"
+	      "2 mkdir(\"node_modules2\", 0777) = -1 EROFS (Read-only file system)\n"
+	      "2 mkdir(\".next/cache\", 0777) = -1 ENOENT (No such file or directory)\n"
+	      "2 mkdir(\".next\", 0777) = -1 EROFS (Read-only file system)\n" EXIT,
+	      &in, &v);
+	CHECK_INT(v.fix_write.n, 4);
+	if (v.fix_write.n == 4) {
+		CHECK_STR(v.fix_write.v[0],
+			  ".next/"); /* only node_modules is never granted whole */
+		CHECK_STR(v.fix_write.v[1], "lib/node_modules/.vite/vitest/");
+		CHECK_STR(v.fix_write.v[2], "node_modules2/");
+		CHECK_STR(v.fix_write.v[3], "out/");
 	}
 	verdict_release(&v);
 }

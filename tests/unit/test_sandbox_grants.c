@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "fixture.h"
 #include "sandbox/bwrap.h"
 #include "sandbox/grants.h"
 #include "sandbox/request.h"
@@ -366,6 +367,79 @@ static void test_toolchain(void)
 	}
 }
 
+/* vx sandbox learn writes an outside grant from above its version or hash. */
+static void test_generalised(void)
+{
+	const char *cases[][2] = {
+	    {"~/.local/share/fnm/node-versions/v20.11.1/installation/lib/",
+	     "~/.local/share/fnm/node-versions/"},
+	    {"/opt/tool/1.2.3-beta.1/bin/x", "/opt/tool/"},
+	    {"~/.cache/bazel/_bazel_u/4f2a9c8e1b7d3a60/external/", "~/.cache/bazel/_bazel_u/"},
+	    {"~/.cache/tool/", "~/.cache/tool/"},     /* nothing versioned */
+	    {"~/v1/x", "~/v1/x"},		      /* never all of home */
+	    {"/2.0/x", "/2.0/x"},		      /* nor all of / */
+	    {"../../shared/v2/", "../../shared/v2/"}, /* the workspace: as written */
+	    {"dist/", "dist/"},
+	    {"~/.vdist/deadbeef/x", "~/.vdist/deadbeef/x"},	      /* 8 hex digits: no hash */
+	    {"~/.config/abcdefabcdef/x", "~/.config/abcdefabcdef/x"}, /* no digit */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *g = grants_generalised(cases[i][0]);
+		CHECK_STR(g, cases[i][1]);
+		free(g);
+	}
+}
+
+/* Issue 40 item 5: the root's own files every task of the workspace reads:
+ * the list, regular files only, a .npmrc that writes out a token hidden,
+ * none for the root project. */
+static void test_root_files(void)
+{
+	CHECK(sandbox_root_file("package.json") && sandbox_root_file("pnpm-lock.yaml") &&
+	      sandbox_root_file("turbo.jsonc") && sandbox_root_file(".gitignore") &&
+	      sandbox_root_file("tsconfig.json") && sandbox_root_file("tsconfig.base.json") &&
+	      sandbox_root_file(".env") && sandbox_root_file(".env.local") &&
+	      sandbox_root_file(".npmrc"));
+	CHECK(!sandbox_root_file("tsconfig") && !sandbox_root_file("tsconfig.json.bak") &&
+	      !sandbox_root_file(".envrc") && !sandbox_root_file("secret.txt") &&
+	      !sandbox_root_file(".yarnrc.yml") && !sandbox_root_file(".git"));
+	mk("rf/package.json", false);
+	mk("rf/.env", false);
+	mk("rf/notes.txt", false);
+	mk("rf/tsconfig.json", true); /* a directory of that name */
+	mk("rf/app", true);
+	char *ws = at("rf"), *app = at("rf/app"), *link = at("rf/.env.local");
+	if (symlink("../home/.ssh/id_rsa", link))
+		die_errno("symlink");
+	struct strvec out = STRVEC_INIT;
+	sandbox_root_files(ws, app, &out);
+	CHECK_INT(out.n, 2);
+	CHECK(out.n == 2 && !strcmp(path_basename(out.v[0]), ".env") &&
+	      !strcmp(path_basename(out.v[1]), "package.json"));
+	strvec_clear(&out);
+	const char *npmrc[][2] = {
+	    {"registry=https://r.example/\n", "shown"},
+	    {"//r.example/:_authToken=${NPM_TOKEN}\n", "shown"},
+	    {"//r.example/:_authToken = npm_abc\n", "hidden"},
+	    {"registry=x\n_auth=dXNlcjpwYXNz\n", "hidden"},
+	    {"//r.example/:_password=cGFzcw==\n", "hidden"},
+	};
+	for (size_t i = 0; i < sizeof npmrc / sizeof *npmrc; i++) {
+		fixture_write(ws, ".npmrc", npmrc[i][0]);
+		sandbox_root_files(ws, app, &out);
+		bool shown = false;
+		for (size_t k = 0; k < out.n; k++)
+			shown |= !strcmp(path_basename(out.v[k]), ".npmrc");
+		CHECK(shown == !strcmp(npmrc[i][1], "shown"));
+		strvec_clear(&out);
+	}
+	sandbox_root_files(ws, ws, &out); /* the root project reads its own */
+	CHECK_INT(out.n, 0);
+	free(ws);
+	free(app);
+	free(link);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/vx-grants-XXXXXX";
@@ -389,6 +463,8 @@ int main(void)
 	test_sees();
 	test_plan();
 	test_toolchain();
+	test_root_files();
+	test_generalised();
 	char *rm = xasprintf("rm -rf '%s'", root);
 	if (system(rm))
 		return 1;

@@ -176,6 +176,16 @@ test_expect_success 'a linked workspace package the key does not fold is withhel
 	test_grep "violation: read app/node_modules/@x/lib/index.js" "$ERR" &&
 	test_grep "note: lib is a workspace package the task reached through app/node_modules/@x/lib/index.js, withheld .*add a dependsOn edge" "$ERR" &&
 	test_grep ! "fix: add to app/vx.yaml tasks.build.sandbox.allow.read" "$ERR" &&
+	# its project depends on lib already, the task does not: the note
+	# names the task-level edge, not a dependency that is there (issue 40)
+	ws_project app app lib <<-'\''EOF'\'' &&
+	  build:
+	    command: "cat node_modules/@x/lib/index.js; true"
+	    sandbox: {allow: {read: ["node_modules/"], write: ["dist/"]}}
+	EOF
+	run_vx 1 run app#build &&
+	test_grep "note: lib is a workspace package .*its project depends on it already, but the task does not; add dependsOn: \[\"^build\"\] to the task" "$ERR" &&
+	test_grep ! "or a package.json dependency" "$ERR" &&
 	ws_project app app lib <<-'\''EOF'\'' &&
 	  build:
 	    dependsOn: ["^build"]

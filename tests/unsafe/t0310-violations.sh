@@ -300,29 +300,29 @@ test_expect_success 'a last output line naming a hidden path (tsc TS5058 after a
 
 test_expect_success 'a cached task whose key holds a file outside the project that its sandbox hides fails before it runs, naming the grant' '
 	setup &&
-	echo "{}" >tsconfig.base.json &&
+	mkdir -p base && echo "{}" >base/tsconfig.json &&
 	ws_project app app <<-EOF &&
 	  build:
 	    command: "mkdir -p dist; echo ran > dist/o"
-	    inputs: {workspaceFiles: ["tsconfig.base.json"]}
+	    inputs: {workspaceFiles: ["base/tsconfig.json"]}
 	    sandbox: {allow: {read: ["src/"], write: ["dist/"]}}
 	EOF
 	run_vx 1 run app#build &&
-	test_grep "^vx: app#build: its key holds a file outside the project that its sandbox hides, so the key would claim a dependency the task cannot read; add to app/vx.yaml tasks.build.sandbox.allow.read: \[\"../tsconfig.base.json\"\]$" "$ERR" &&
+	test_grep "^vx: app#build: its key holds a file outside the project that its sandbox hides, so the key would claim a dependency the task cannot read; add to app/vx.yaml tasks.build.sandbox.allow.read: \[\"../base/tsconfig.json\"\]$" "$ERR" &&
 	test_path_is_missing app/dist/o &&
 	run_vx 1 run app#build --report json &&
 	jq -e ".tasks[0] | .status == \"failed\" and (.reason | test(\"sandbox hides\"))
-		and .violations[0].op == \"read\" and .violations[0].path == \"tsconfig.base.json\"
+		and .violations[0].op == \"read\" and .violations[0].path == \"base/tsconfig.json\"
 		and (.violations[0].reason | test(\"key holds it\"))
-		and .fix.allow.read == [\"../tsconfig.base.json\"]" "$OUT" >/dev/null &&
+		and .fix.allow.read == [\"../base/tsconfig.json\"]" "$OUT" >/dev/null &&
 	run_vx 1 run app#build --report sarif &&
 	jq -e ".runs[0].results[0] | .ruleId == \"vx/sandbox-read\"
-		and (.message.text | test(\"tsconfig.base.json refused .*Fix: add to app/vx.yaml tasks.build.sandbox.allow.read\"))" "$OUT" >/dev/null &&
+		and (.message.text | test(\"base/tsconfig.json refused .*Fix: add to app/vx.yaml tasks.build.sandbox.allow.read\"))" "$OUT" >/dev/null &&
 	run_vx 1 run app#build --report github &&
-	test_grep "^::error file=app/vx.yaml,line=.*app#build read tsconfig.base.json refused (its key holds it, and its sandbox hides it). Fix: add to app/vx.yaml tasks.build.sandbox.allow.read: \[\"../tsconfig.base.json\"\]" "$OUT" &&
+	test_grep "^::error file=app/vx.yaml,line=.*app#build read base/tsconfig.json refused (its key holds it, and its sandbox hides it). Fix: add to app/vx.yaml tasks.build.sandbox.allow.read: \[\"../base/tsconfig.json\"\]" "$OUT" &&
 	run_vx 0 run app#build --no-cache &&
 	test_path_is_file app/dist/o &&
-	sed -i "s|read: \[\"src/\"\]|read: [\"src/\", \"../tsconfig.base.json\"]|" app/vx.yaml &&
+	sed -i "s|read: \[\"src/\"\]|read: [\"src/\", \"../base/tsconfig.json\"]|" app/vx.yaml &&
 	run_vx 0 run app#build &&
 	run_vx 0 run app#build &&
 	test_grep "app#build: cache hit" "$OUT"
@@ -542,6 +542,32 @@ test_expect_success 'a file read under a grant outside the workspace is keyed by
 	echo v2 >"$HOME/.cache/vxtool/settings" &&
 	run_vx 0 run app#build &&
 	test "$(cat app/dist/o)" = v2
+'
+
+# Issue 40 item 3: a build that read what the project's lint task makes
+# (its cache, gitignored) was told to key it: another task's result in
+# its key, changing whenever lint runs. Now its note names the dependsOn.
+test_expect_success 'a read of another task'"'"'s output is not keyed by the fix: the note names dependsOn' '
+	ws_root </dev/null &&
+	printf ".cache\n.vx\n" >.gitignore && git init -q . &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  lint:
+	    command: "mkdir -p .cache && echo linted > .cache/.eslintcache"
+	    outputs: [".cache/.eslintcache"]
+	  build:
+	    command: "cat .cache/.eslintcache 2>/dev/null; mkdir -p dist && echo built > dist/o"
+	    outputs: ["dist/**"]
+	    sandbox: {allow: {write: ["dist/"]}}
+	EOF
+	run_vx 0 run app#lint &&
+	run_vx 1 run app#build --report json &&
+	jq -e ".tasks[0].violations[0] | .op == \"read-unkeyed\" and .path == \"app/.cache/.eslintcache\"" "$OUT" &&
+	jq -e ".tasks[0].fix.inputs == {}" "$OUT" &&
+	jq -e ".tasks[0].notes[0] | .kind == \"other-task-output\" and (.text | test(\"what this project.s task lint makes .*add dependsOn: \\\\[\\\"lint\\\"\\\\]\"))" "$OUT" &&
+	sed -i "s/^  build:$/  build:\n    dependsOn: [\"lint\"]/" app/vx.yaml &&
+	cat app/vx.yaml &&
+	run_vx 0 run app#build &&
+	test_grep ! "violation" "$ERR"
 '
 
 test_done

@@ -73,6 +73,23 @@ test_expect_success 'make + gcc from no sandbox at all: learn writes the grants 
 	test "$(calc/build/calc)" = 6
 '
 
+test_expect_success 'a leftover in a write grant learn made (no output names it): removed, never vouched for' '
+	ws_root </dev/null &&
+	echo shared >shared.txt &&
+	ws_project app app <<-'EOF' &&
+	  build:
+	    command: "mkdir -p .cache/tool && cat .cache/tool/last 2>/dev/null; date > .cache/tool/last && cat ../shared.txt > out.txt"
+	    outputs: ["out.txt"]
+	EOF
+	mkdir app/.cache && touch app/.cache/.keep &&
+	printf "tool\n.vx\n" >.gitignore && git init -q . && # a tool cache git ignores
+	run_vx 0 sandbox learn app#build &&
+	test_grep "removed app/.cache/tool: an earlier round left it" "$ERR" &&
+	test_grep "all passed with no violation" "$ERR" &&
+	test_grep "write: \[\".cache/tool/\", \"out.txt\"\]" app/vx.yaml &&
+	test_grep ! "ignore" app/vx.yaml
+'
+
 test_expect_success 'learn twice: the second writes nothing and passes in one round' '
 	calc_project &&
 	run_vx 0 sandbox learn calc#build &&
@@ -160,6 +177,27 @@ test_expect_success 'turbo.json: learn writes the root vx.yaml; the keys only gr
 	test_grep "b#build: cache hit" "$OUT"
 '
 
+test_expect_success 'cmake + ninja from no grants: its build tree, which no output names, is learned too' '
+	ws_root </dev/null &&
+	write_file calc/CMakeLists.txt <<-'\''EOF'\'' &&
+	cmake_minimum_required(VERSION 3.20)
+	project(calc C)
+	add_executable(calc src/main.c src/add.c)
+	EOF
+	write_file calc/src/add.c <<<"int add(int a, int b) { return a + b; }" &&
+	printf "#include <stdio.h>\nint add(int, int);\nint main(void) { printf(\"%%d\\\\n\", add(2, 3)); return 0; }\n" >calc/src/main.c &&
+	ws_project calc calc <<-'\''EOF'\'' &&
+	  build:
+	    command: "cmake -S . -B build -G Ninja && cmake --build build"
+	    outputs: ["build/calc"]
+	EOF
+	printf "build\n.vx\n" >.gitignore && git init -q . &&
+	learn_then_hit calc#build calc/build/calc &&
+	test "$(calc/build/calc)" = 5 &&
+	test_grep "write: \[\"build/\"\]" calc/vx.yaml &&
+	test_grep ! "ignore" calc/vx.yaml
+'
+
 realbuild_js_tools
 
 ts_workspace() {
@@ -240,6 +278,27 @@ test_expect_success 'eslint (with --cache), tsup, vitest, vite and jest from no 
 	cat "$TEST_DIR/diff" &&
 	test_path_is_file lib/vdist/index.html &&
 	test -z "$(ls lib | grep bundled)"
+'
+
+test_expect_success 'next build from no grants: learn, pass, hit' '
+	test $have_npm = 1 || { echo "# skipped: no npm tools"; exit 0; }
+	ws_root </dev/null &&
+	printf "node_modules\n.next\n.vx\n" >.gitignore &&
+	ln -s "$NPM_CACHE/node_modules" node_modules &&
+	cp "$NPM_CACHE/package-lock.json" . &&
+	write_file web/package.json <<<"{ \"name\": \"web\", \"version\": \"1.0.0\", \"private\": true, \"scripts\": { \"build\": \"next build\" } }" &&
+	write_file web/pages/index.js <<<"export default function Home() { return <h1>Hello</h1>; }" &&
+	write_file web/vx.yaml <<-'\''EOF'\'' &&
+	tasks:
+	  build:
+	    outputs: [".next/**", "!.next/cache/**"]
+	    env:
+	      define: { NEXT_TELEMETRY_DISABLED: "1" }
+	EOF
+	git init -q . && git add -A && git commit -qm init &&
+	learn_then_hit web#build web/.next/BUILD_ID &&
+	cat "$TEST_DIR/diff" &&
+	test_grep "write: \[.*\".next/\"\]" web/vx.yaml
 '
 
 test_done

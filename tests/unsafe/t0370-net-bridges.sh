@@ -90,6 +90,18 @@ test_expect_success 'a failed task whose loopback port was refused, which the ho
 	test_grep ! "note: the task.s output says localhost port" "$ERR"
 '
 
+# Issue 40 item 3: with no network grant, a client looks its host up
+# itself; its only connection past the proxy is to a name server. The fix
+# was words only ("make the tool work offline"); it is the grant, as data.
+test_expect_success 'a task with no grant whose host did not resolve: the fix is that host in allow.network, as data' '
+	one_task "curl -sS -m 3 http://registry.example.test/" "      allow: {}" &&
+	run_vx 1 run build --report json &&
+	jq -e ".tasks[0].fix.allow.network == [\"registry.example.test\"]" "$OUT" &&
+	run_vx 1 run build &&
+	test_grep "app#build: fix: add to app/vx.yaml tasks.build.sandbox.allow.network: \[\"registry.example.test\"\]" "$ERR" &&
+	test_grep ! "make it work offline" "$ERR"
+'
+
 test_expect_success 'a failed task whose client resolved an allowed name itself gets a note: it does not use the proxy' '
 	one_task "curl -sS -m 3 --noproxy \"*\" http://one.example.test:$port/" "      allow: {network: [\"one.example.test:$port\"]}" &&
 	VX_TEST_RESOLVE=one.example.test=127.0.0.1 run_vx 1 run build &&
