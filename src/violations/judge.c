@@ -1589,21 +1589,20 @@ static bool outside_fix(const struct judge_input *in, struct verdict *out,
  * 3: `write: ["node_modules/"]` for vitest). Any other refused mkdir asks
  * for itself: next's .next/cache/ first, then the rest of .next/, so the
  * deepest would cost a round. e's path when nothing deeper was tried just
- * before, by the same process. */
+ * before. */
 static const char *mkdir_meant(const struct judging *j, const struct access_event *e, size_t i)
 {
 	const char *best = e->path;
 	size_t n = strlen(e->path);
 	if (strcmp(path_basename(e->path), "node_modules"))
 		return best;
+	/* libuv runs each step of an async recursive mkdir as its own request,
+	 * on whichever pool thread takes it: the steps before it, by any
+	 * thread, among the events just before */
 	for (size_t k = i, seen = 0; k-- > 0 && seen < 64; seen++) {
 		const struct access_event *x = &j->ev[k];
-		if (x->pid != e->pid)
-			continue; /* another thread's, interleaved */
-		if (x->op != ACCESS_MKDIR || x->err != ENOENT)
-			break; /* the run of ENOENTs right before it, only */
-		if (!strncmp(x->path, e->path, n) && x->path[n] == '/' &&
-		    strlen(x->path) > strlen(best))
+		if (x->op == ACCESS_MKDIR && x->err == ENOENT && !strncmp(x->path, e->path, n) &&
+		    x->path[n] == '/' && strlen(x->path) > strlen(best))
 			best = x->path;
 	}
 	return best;

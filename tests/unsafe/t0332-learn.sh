@@ -276,6 +276,9 @@ test_expect_success 'eslint (with --cache), tsup, vitest, vite and jest from no 
 	js_package &&
 	learn_then_hit "lib#lint lib#build lib#test lib#vite lib#jest -j1" lib/dist/index.js &&
 	cat "$TEST_DIR/diff" &&
+	# vitest made node_modules/.vite/vitest/ bottom up: never node_modules/ whole
+	test_grep "write: \[\"node_modules/.vite/vitest/\"\]" lib/vx.yaml &&
+	test_grep ! "\"node_modules/\"" lib/vx.yaml &&
 	test_path_is_file lib/vdist/index.html &&
 	test -z "$(ls lib | grep bundled)"
 '
