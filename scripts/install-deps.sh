@@ -10,7 +10,7 @@ packages=(
 	libyaml-dev libcjson-dev libxxhash-dev xxhash libzstd-dev zstd
 	libcurl4-openssl-dev libssl-dev
 	bubblewrap strace socat util-linux iproute2 procps curl
-	jq python3 python3-yaml time
+	jq python3 python3-yaml time graphviz
 	clang libclang-rt-14-dev clang-format
 )
 

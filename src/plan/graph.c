@@ -560,3 +560,34 @@ void graph_print_dot(const struct graph *g, FILE *out)
 	fputs("}\n", out);
 	strbuf_release(&sb);
 }
+
+/* A Mermaid label: in double quotes, where a quote is #quot; */
+static void add_mermaid_label(struct strbuf *sb, const char *s)
+{
+	strbuf_addch(sb, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			strbuf_addstr(sb, "#quot;");
+		else if ((unsigned char)*s >= 0x20)
+			strbuf_addch(sb, *s);
+	}
+	strbuf_addch(sb, '"');
+}
+
+void graph_print_mermaid(const struct graph *g, FILE *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "graph LR\n");
+	for (size_t i = 0; i < g->nodes.n; i++) {
+		strbuf_addf(&sb, "\tn%zu[", i);
+		add_mermaid_label(&sb, g->nodes.v[i]->id);
+		strbuf_addstr(&sb, "]\n");
+	}
+	for (size_t i = 0; i < g->nodes.n; i++) {
+		const struct task_node *t = g->nodes.v[i];
+		for (size_t k = 0; k < t->deps.n; k++)
+			strbuf_addf(&sb, "\tn%zu --> n%zu\n", i, t->deps.v[k].to);
+	}
+	fwrite(sb.buf, 1, sb.len, out);
+	strbuf_release(&sb);
+}

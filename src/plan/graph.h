@@ -70,5 +70,8 @@ void graph_print_json(const struct graph *g, FILE *out);
 void graph_node_json(const struct graph *g, const struct task_node *t, const char *command,
 		     struct strbuf *sb);
 void graph_print_dot(const struct graph *g, FILE *out);
+/* The graph as a Mermaid flowchart ("graph LR", an arrow from each task to
+ * each task it depends on, as the dot's): GitHub renders it in Markdown. */
+void graph_print_mermaid(const struct graph *g, FILE *out);
 
 #endif

@@ -22,8 +22,10 @@
 #include "run/runreport.h"
 #include "run/summary.h"
 #include "util/die.h"
+#include "util/io.h"
 #include "util/loop.h"
 #include "util/rundir.h"
+#include "util/spawn.h"
 
 /* A machine-readable report owns stdout: the run's own lines go to stderr
  * (the tasks' output is vx's to print, so it moves with them). Returns the
@@ -98,6 +100,7 @@ int run_once(const struct run_opts *o, struct plan *p, long long t0,
 	struct scheduler_opts so = {
 	    .concurrency = o->concurrency,
 	    .keep_going = o->keep_going,
+	    .past_failure = o->past_failure,
 	    .logs = o->logs,
 	    .group_output = o->log_order && strcmp(o->log_order, "auto")
 				? !strcmp(o->log_order, "grouped")
@@ -118,14 +121,21 @@ int run_once(const struct run_opts *o, struct plan *p, long long t0,
 	p->sj.run_started = (long long)time(NULL);
 	p->tc.spill_dir = rd.path;
 	taskcache_start(&p->tc, loop);
-	struct run_hooks rh = {
-	    .tc = &p->tc, .sj = &p->sj, .ws = p->ws, .envs = p->envs, .only = o->only, .wh = wh};
+	struct run_hooks rh = {.tc = &p->tc,
+			       .sj = &p->sj,
+			       .ws = p->ws,
+			       .envs = p->envs,
+			       .only = o->only,
+			       .wh = wh,
+			       .jobs = p->jobs,
+			       .tainted = o->past_failure ? xcalloc(n + 1, 1) : NULL};
 	if (p->shard) {
 		rh.shard = p->shard;
 		shardrun_start(p->shard, n);
 	}
 	struct scheduler_hooks hooks = {run_before, run_after, &rh};
 	int status = scheduler_run(p->jobs, n, &so, &hooks);
+	free(rh.tainted);
 	taskcache_finish(&p->tc);
 	sandbox_jobs_finish(&p->sj);
 	if (loop != (wh ? wh->loop : NULL))
@@ -156,6 +166,94 @@ static bool serve_watch(int watch)
 	return getppid() == watch;
 }
 
+/* The formats --graph=FILE writes itself, and those graphviz renders. */
+static int graph_format(const char *file, const char **fmt)
+{
+	static const char *const own[] = {".dot", ".gv", ".json", ".mermaid", ".mmd", ".html"};
+	static const char *const viz[] = {".svg", ".png", ".pdf", ".jpg", ".jpeg"};
+	const char *ext = strrchr(file, '.');
+	for (size_t i = 0; ext && i < sizeof own / sizeof *own; i++)
+		if (!strcmp(ext, own[i])) {
+			*fmt = own[i];
+			return 0;
+		}
+	for (size_t i = 0; ext && i < sizeof viz / sizeof *viz; i++)
+		if (!strcmp(ext, viz[i])) {
+			*fmt = viz[i];
+			return 1;
+		}
+	return -1;
+}
+
+/* `vx run TASK --graph[=FILE]`, Turborepo's: the graph the run would
+ * build, written, and nothing run. */
+static int run_graph(const struct run_opts *o)
+{
+	const char *fmt = ".dot";
+	int viz = o->graph_file ? graph_format(o->graph_file, &fmt) : 0;
+	if (viz < 0) {
+		error("--graph=%s: name a .dot, .gv, .json, .mermaid, .mmd, .html, .svg, .png, "
+		      ".pdf or .jpg file",
+		      o->graph_file);
+		return 2;
+	}
+	struct workspace *ws;
+	struct graph g;
+	if (plan_graph(o, &ws, &g, false))
+		return 2;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	if (!mem)
+		die_errno("open_memstream");
+	if (!strcmp(fmt, ".json"))
+		graph_print_json(&g, mem);
+	else if (!strcmp(fmt, ".mermaid") || !strcmp(fmt, ".mmd"))
+		graph_print_mermaid(&g, mem);
+	else
+		graph_print_dot(&g, mem);
+	fclose(mem);
+	graph_free(&g);
+	workspace_free(ws);
+	int rc = 0;
+	struct strbuf out = STRBUF_INIT;
+	if (viz || !strcmp(fmt, ".html")) { /* graphviz draws it */
+		char tflag[16];
+		snprintf(tflag, sizeof tflag, "-T%s", viz ? fmt + 1 : "svg");
+		char *argv[] = {"dot", tflag, NULL};
+		struct spawned sp;
+		int st =
+		    spawn_start_input(argv, NULL, text, len, &sp) ? -1 : spawn_finish(&sp, &out);
+		if (st) {
+			error("--graph=%s needs graphviz's dot, which %s", o->graph_file,
+			      st < 0 ? "is not on PATH (apt install graphviz)" : "failed");
+			rc = 2;
+		}
+	} else {
+		strbuf_add(&out, text, len);
+	}
+	if (!rc && !strcmp(fmt, ".html")) {
+		struct strbuf page = STRBUF_INIT;
+		strbuf_addstr(&page, "<!doctype html>\n<html><head><meta charset=\"utf-8\">"
+				     "<title>vx task graph</title></head>\n<body>\n");
+		strbuf_add(&page, out.buf, out.len);
+		strbuf_addstr(&page, "</body></html>\n");
+		strbuf_release(&out);
+		out = page;
+	}
+	if (!rc && !o->graph_file) {
+		fwrite(out.buf, 1, out.len, stdout);
+	} else if (!rc && write_file_atomic(o->graph_file, out.buf, out.len)) {
+		rc = 2;
+		error_errno("cannot write %s", o->graph_file);
+	} else if (!rc) {
+		fprintf(stderr, "vx: the task graph is in %s\n", o->graph_file);
+	}
+	strbuf_release(&out);
+	free(text);
+	return rc;
+}
+
 int run_main(int argc, char **argv)
 {
 	struct run_opts o = {0};
@@ -163,6 +261,11 @@ int run_main(int argc, char **argv)
 	if (rc) {
 		run_opts_free(&o);
 		return rc > 0 ? 0 : 2;
+	}
+	if (o.graph) {
+		rc = run_graph(&o);
+		run_opts_free(&o);
+		return rc;
 	}
 	if (o.served_by && !serve_watch(o.served_by)) {
 		run_opts_free(&o);

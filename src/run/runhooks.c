@@ -184,6 +184,21 @@ enum after_result run_after(struct job *job, void *ctx)
 	sandbox_jobs_done(rh->sj, i);
 	if (verdict < 0)
 		return AFTER_FAIL;
+	/* --continue=always: a dependency failed, or was built on one; what
+	 * this made is not what its key (which folds theirs) promises */
+	if (rh->tainted) {
+		for (size_t d = 0; d < t->deps.n && !rh->tainted[i]; d++) {
+			size_t to = t->deps.v[d].to;
+			rh->tainted[i] = rh->jobs[to].state == JOB_FAILED || rh->tainted[to];
+		}
+		if (rh->tainted[i]) {
+			fprintf(stderr,
+				"vx: %s: not saved to the cache: a task it depends on failed "
+				"(--continue=always ran it anyway)\n",
+				t->id);
+			return AFTER_KEEP;
+		}
+	}
 	/* Its key says what its dependencies were built from; under --only
 	 * they were not built, so what it made is not that key's to keep. */
 	if (!rh->only || !upstream_unrun(t, rh->tc->g))

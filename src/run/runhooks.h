@@ -24,6 +24,9 @@ struct run_hooks {
 	bool only;	     /* --only: a task whose dependencies did not run is not saved */
 	const struct run_watch_hooks *wh; /* vx watch's, or NULL */
 	struct shardrun *shard;		  /* --shard's part of the run, or NULL */
+	const struct job *jobs;		  /* the run's, parallel to the graph's nodes */
+	bool *tainted; /* --continue=always: built on a failed task (directly or not),
+			* so never saved; NULL otherwise */
 };
 
 /* Before a job: the cache (a hit is done), the shard (another's task

@@ -40,6 +40,34 @@ static int dry_run_cb(const struct opt *row, const char *arg)
 	return 0;
 }
 
+/* --continue[=never|dependencies-successful|always], Turborepo's values;
+ * bare, vx's meaning: dependencies-successful (Turborepo's bare is always). */
+static int continue_cb(const struct opt *row, const char *arg)
+{
+	struct run_opts *o = row->value;
+	if (!arg || !strcmp(arg, "dependencies-successful")) {
+		o->keep_going = true;
+		o->past_failure = false;
+	} else if (!strcmp(arg, "always")) {
+		o->keep_going = o->past_failure = true;
+	} else if (!strcmp(arg, "never")) {
+		o->keep_going = o->past_failure = false;
+	} else {
+		return error("--continue takes never, dependencies-successful or always, not "
+			     "\"%s\"",
+			     arg);
+	}
+	return 0;
+}
+
+static int graph_cb(const struct opt *row, const char *arg)
+{
+	struct run_opts *o = row->value;
+	o->graph = true;
+	o->graph_file = arg && *arg ? arg : NULL;
+	return 0;
+}
+
 static int output_logs_cb(const struct opt *row, const char *arg)
 {
 	struct run_opts *o = row->value;
@@ -140,8 +168,10 @@ int run_opts_parse(int argc, char **argv, bool graph, struct run_opts *o)
 			 "tasks at once, or N% of the CPUs (default: the number of CPUs)"),
 	    OPT_BOOL(0, "force", &o->force, "ignore cache hits"),
 	    OPT_BOOL(0, "no-cache", &o->no_cache, "neither read nor write the cache"),
-	    OPT_BOOL(0, "continue", &o->keep_going,
-		     "keep running independent tasks after a failure"),
+	    OPT_CALLBACK(0, "continue", o, "WHEN", true, continue_cb,
+			 "keep running tasks after a failure: those whose\n"
+			 "dependencies succeeded (bare, =dependencies-successful),\n"
+			 "every one (=always; never saved when built on a failure)"),
 	    OPT_SET_INT(0, "no-remote", &o->remote, REMOTE_OFF,
 			"neither read nor write the remote cache"),
 	    OPT_SET_INT(0, "remote-only", &o->remote, REMOTE_ONLY,
@@ -170,6 +200,10 @@ int run_opts_parse(int argc, char **argv, bool graph, struct run_opts *o)
 	    OPT_BOOL(0, "only", &o->only,
 		     "run only the named tasks, not what they depend on (their\n"
 		     "outputs are taken as they are on disk; not saved to the cache)"),
+	    OPT_CALLBACK(0, "graph", o, "FILE", true, graph_cb,
+			 "write the task graph and run nothing: dot on stdout, or\n"
+			 "FILE by its extension (.dot .json .mermaid .html; .svg\n"
+			 ".png .pdf through graphviz)"),
 	    OPT_CALLBACK(0, "dry-run", o, "json", true, dry_run_cb,
 			 "print what would run and hit, with keys; run nothing"),
 	    OPT_CALLBACK(0, "summarize", o, "FILE", true, summarize_cb,

@@ -15,7 +15,9 @@ struct run_opts {
 	char *affected_ref; /* NULL: the merge base with main */
 	int concurrency;
 	bool force, no_cache, keep_going;
-	int dry_run; /* 0 no, 1 text, 2 json */
+	bool past_failure; /* --continue=always: a failed task's dependents run too
+			    * (never saved: built on what failed) */
+	int dry_run;	   /* 0 no, 1 text, 2 json */
 	bool summarize;
 	char *summary_path; /* --summarize=FILE; NULL: .vx/runs/<id>.json */
 	enum output_logs logs;
@@ -35,11 +37,13 @@ struct run_opts {
 	const char *framework_inference;   /* --framework-inference true|false; NULL: true */
 	const char *explain_key;	   /* --explain-key PROJECT#TASK: its key's ingredients */
 	/* Turborepo's spellings (issue 42): */
-	const char *cache_dir; /* --cache-dir DIR: the local cache, under the workspace root
-				* when relative (as turbo.json's cacheDir); NULL: the config's */
-	const char *log_order; /* --log-order stream|grouped|auto; NULL: auto */
-	const char *ui;	       /* --ui stream|tui: vx streams */
-	bool daemon;	       /* --daemon or --no-daemon: vx has none */
+	const char *cache_dir;	/* --cache-dir DIR: the local cache, under the workspace root
+				 * when relative (as turbo.json's cacheDir); NULL: the config's */
+	const char *log_order;	/* --log-order stream|grouped|auto; NULL: auto */
+	const char *ui;		/* --ui stream|tui: vx streams */
+	bool graph;		/* --graph[=FILE]: write the task graph, run nothing */
+	const char *graph_file; /* its FILE (the format by its extension); NULL: dot on stdout */
+	bool daemon;		/* --daemon or --no-daemon: vx has none */
 };
 
 /* Parses argv (argv[0] the verb) into o, as `vx run` or, graph, as `vx

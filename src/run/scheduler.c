@@ -262,7 +262,8 @@ static void job_ended(struct sched *s, size_t i)
 			struct job *dep = &s->jobs[d];
 			if (dep->state != JOB_PENDING)
 				continue;
-			if (job_ok(job)) {
+			if (job_ok(job) || (s->opts->past_failure && job->state == JOB_FAILED &&
+					    !s->procs[j].stopped)) {
 				if (--s->procs[d].waiting == 0)
 					ready_push(&s->ready, d);
 				continue;

@@ -135,8 +135,9 @@ struct scheduler_hooks {
 };
 
 struct scheduler_opts {
-	int concurrency; /* >= 1 */
-	bool keep_going; /* --continue: independent jobs go on after a failure */
+	int concurrency;   /* >= 1 */
+	bool keep_going;   /* --continue: independent jobs go on after a failure */
+	bool past_failure; /* --continue=always: a failed job's dependents start too */
 	enum output_logs logs;
 	bool group_output; /* print each job's output as one block when it ends */
 	bool status_line;  /* redraw a done/running/queued line (stdout is a TTY) */

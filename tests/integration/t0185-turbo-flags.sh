@@ -95,4 +95,78 @@ test_expect_success '--token and --team reach the remote cache over the environm
 	test_grep "remote cache hit" "$OUT"
 '
 
+# --continue takes Turborepo's values: never, dependencies-successful
+# (vx's bare --continue), always (a failed task's dependents run too, and
+# are never saved: what they made was built on a failure).
+continue_setup() {
+	ws_root <<-EOF
+	tasks:
+	  build:
+	    dependsOn: ["^build"]
+	    outputs: ["out.txt"]
+	EOF
+	ws_project lib lib <<-EOF
+	  build: {command: "echo lib-ran; exit 1"}
+	EOF
+	ws_project app app lib <<-EOF
+	  build: {command: "echo app-ran > out.txt; echo app-ran"}
+	EOF
+	ws_project other other <<-EOF
+	  build: {command: "sleep 0.3; echo other-ran > out.txt; echo other-ran"}
+	EOF
+}
+
+test_expect_success '--continue=never|dependencies-successful|always, as Turborepo; always never saves what a failure fed' '
+	continue_setup &&
+	run_vx 1 run build --continue=never -j1 &&
+	test_grep "lib#build: failed" "$OUT" &&
+	test_grep ! "app-ran" "$OUT" &&
+	run_vx 1 run build --continue=dependencies-successful &&
+	test_grep "other#build: other-ran" "$OUT" &&
+	test_grep ! "app#build: app-ran" "$OUT" &&
+	test_grep "app#build: skipped (dependency failed)" "$OUT" &&
+	run_vx 1 run build --continue &&
+	test_grep "app#build: skipped (dependency failed)" "$OUT" &&
+	run_vx 1 run build --continue=always &&
+	test_grep "app#build: app-ran" "$OUT" &&
+	test_grep "vx: app#build: not saved to the cache: a task it depends on failed" "$ERR" &&
+	test_grep "Tasks: 1 succeeded, 1 cached, 1 failed" "$OUT" &&
+	run_vx 1 run build --continue=always &&
+	test_grep "app#build: app-ran" "$OUT" &&
+	test_grep ! "app#build: cache hit" "$OUT" &&
+	run_vx 2 run build --continue=sometimes &&
+	test_grep "continue takes never, dependencies-successful or always" "$ERR"
+'
+
+test_expect_success '--graph[=FILE]: the graph the run would build, in the format FILE names; nothing runs' '
+	setup &&
+	ws_project b b a <<-EOF &&
+	  build: {}
+	EOF
+	run_vx 0 run build --graph &&
+	test_grep "^digraph vx {$" "$OUT" &&
+	test_grep "\"b#build\" -> \"a#build\";" "$OUT" &&
+	test_path_is_missing a/dist &&
+	run_vx 0 run build --graph=g.json &&
+	jq -e ".edges == [{\"from\": \"b#build\", \"to\": \"a#build\"}]" g.json &&
+	test_grep "the task graph is in g.json" "$ERR" &&
+	run_vx 0 build -F b --graph=g.mermaid &&
+	test_grep "^graph LR$" g.mermaid &&
+	test "$(grep -c "\[" g.mermaid)" = 2 &&
+	test_grep -- "--> " g.mermaid &&
+	run_vx 0 run build --graph=g.svg &&
+	test_grep "<svg" g.svg &&
+	test_grep "b#build" g.svg &&
+	run_vx 0 run build --graph=g.html &&
+	test_grep "^<!doctype html>" g.html &&
+	test_grep "<svg" g.html &&
+	run_vx 2 run build --graph=g.txt &&
+	test_grep "name a .dot, .gv, .json" "$ERR" &&
+	rc=0 && { PATH=/nonexistent "$VX" run build --graph=g2.png 2>err2 || rc=$?; } &&
+	test $rc = 2 &&
+	test_grep "needs graphviz" err2 &&
+	test_path_is_missing g2.png &&
+	test_path_is_missing a/dist
+'
+
 test_done
