@@ -28,6 +28,7 @@ struct output_job {
 	struct strbuf partial; /* the unfinished last line */
 	struct strbuf held;    /* prefixed lines kept for the end-of-job block */
 	bool started;	       /* the start line was printed (it was spawned) */
+	bool bare;	       /* --log-prefix=none: the task's own lines carry no prefix */
 	bool streaming;	       /* held outgrew HELD_MAX under full logs: shown as it comes */
 	size_t cut;	       /* bytes dropped from held's head under errors-only */
 };
@@ -121,6 +122,7 @@ void output_init(struct output *out, int fd, const struct scheduler_opts *opts, 
 		strbuf_init(&oj->prefix);
 		strbuf_init(&oj->partial);
 		strbuf_init(&oj->held);
+		oj->bare = opts->bare_lines;
 		if (out->color)
 			strbuf_addf(
 			    &oj->prefix, "\033[%dm%s:" RESET " ",
@@ -246,7 +248,8 @@ static void add_task_text(struct strbuf *dst, const char *line, size_t n)
 
 static void add_line(struct strbuf *dst, const struct output_job *oj, const char *line, size_t n)
 {
-	strbuf_add(dst, oj->prefix.buf, oj->prefix.len);
+	if (!oj->bare)
+		strbuf_add(dst, oj->prefix.buf, oj->prefix.len);
 	add_task_text(dst, line, n);
 	strbuf_addch(dst, '\n');
 }

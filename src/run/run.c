@@ -16,6 +16,7 @@
 
 #include "run/dryrun.h"
 #include "run/output.h"
+#include "run/profile.h"
 #include "run/runhooks.h"
 #include "run/runlog.h"
 #include "run/runplan.h"
@@ -100,6 +101,7 @@ int run_once(const struct run_opts *o, struct plan *p, long long t0,
 	struct scheduler_opts so = {
 	    .concurrency = o->concurrency,
 	    .keep_going = o->keep_going,
+	    .bare_lines = o->log_prefix && !strcmp(o->log_prefix, "none"),
 	    .past_failure = o->past_failure,
 	    .logs = o->logs,
 	    .group_output = o->log_order && strcmp(o->log_order, "auto")
@@ -145,6 +147,8 @@ int run_once(const struct run_opts *o, struct plan *p, long long t0,
 	if (!o->served_by) /* the watch says how its server ended */
 		output_summary(p->jobs, n, total);
 	status = run_record(o, p, status, total);
+	if (o->profile && profile_write(o->profile, &p->g, p->jobs, &p->tc) && !status)
+		status = 1;
 	/* json and sarif had stdout set aside (report_fd); github writes its
 	 * annotations among the run's lines. */
 	report_stdout_end(report_fd);

@@ -18,6 +18,7 @@ void run_opts_free(struct run_opts *o)
 	strvec_clear(&o->filters);
 	strvec_clear(&o->args);
 	strvec_clear(&o->shard_timings);
+	strvec_clear(&o->global_deps);
 	free(o->affected_ref);
 	free(o->summary_path);
 }
@@ -129,6 +130,7 @@ static int remote_env_cb(const struct opt *row, const char *arg)
 
 static const char *const report_modes[] = {"text", "json", "sarif", "github", NULL};
 static const char *const log_orders[] = {"stream", "grouped", "auto", NULL};
+static const char *const log_prefixes[] = {"auto", "none", "task", NULL};
 static const char *const ui_modes[] = {"stream", "tui", NULL};
 static const char *const env_modes[] = {"strict", "loose", NULL};
 static const char *const booleans[] = {"true", "false", NULL};
@@ -204,6 +206,10 @@ int run_opts_parse(int argc, char **argv, bool graph, struct run_opts *o)
 			 "write the task graph and run nothing: dot on stdout, or\n"
 			 "FILE by its extension (.dot .json .mermaid .html; .svg\n"
 			 ".png .pdf through graphviz)"),
+	    OPT_STRING(0, "profile", &o->profile, "FILE",
+		       "write the run as a Chrome trace (open it in Perfetto)"),
+	    OPT_BOOL(0, "parallel", &o->parallel,
+		     "Turborepo's: the named tasks at once, ignoring the graph (--only)"),
 	    OPT_CALLBACK(0, "dry-run", o, "json", true, dry_run_cb,
 			 "print what would run and hit, with keys; run nothing"),
 	    OPT_CALLBACK(0, "summarize", o, "FILE", true, summarize_cb,
@@ -221,6 +227,12 @@ int run_opts_parse(int argc, char **argv, bool graph, struct run_opts *o)
 		       "stream|grouped|auto: a task's lines as they come, or as\n"
 		       "one block when it ends (auto: grouped when -j > 1 and\n"
 		       "stdout is no terminal)"),
+	    OPT_STRVEC(0, "global-deps", &o->global_deps, "GLOB",
+		       "workspace files every task's key holds, beside the\n"
+		       "config's (turbo.json globalDependencies); repeatable"),
+	    OPT_CHOICE(0, "log-prefix", &o->log_prefix, log_prefixes, "PREFIX",
+		       "auto|task: a task's lines begin \"ID: \"; none: as the task\n"
+		       "printed them (vx's own lines keep theirs)"),
 	    OPT_CALLBACK(0, "token", o, "TOKEN", false, remote_env_cb,
 			 "the remote cache's token (over VX_REMOTE_CACHE_TOKEN)"),
 	    OPT_CALLBACK(0, "team", o, "SLUG", false, remote_env_cb,
@@ -253,6 +265,11 @@ int run_opts_parse(int argc, char **argv, bool graph, struct run_opts *o)
 		return rc;
 	if (o->explain_key)
 		o->dry_run = 1; /* nothing runs, nothing is written */
+	if (o->parallel && !o->only) {
+		o->only = true;
+		fprintf(stderr, "vx: --parallel runs the named tasks only, ignoring what they "
+				"depend on, as --only\n");
+	}
 	if (o->daemon)
 		fprintf(stderr, "vx: --daemon and --no-daemon change nothing: vx has no daemon\n");
 	if (o->ui && !strcmp(o->ui, "tui"))

@@ -27,6 +27,8 @@ struct run_opts {
 	struct strvec args;		   /* after "--" */
 	const char *format;		   /* graph: dot or json */
 	bool only;			   /* --only: the named tasks, not what they depend on */
+	bool parallel;			   /* --parallel, Turborepo's: --only */
+	const char *profile;		   /* --profile FILE: the run as a Chrome trace */
 	int remote;			   /* enum remote_mode: --no-remote, --remote-only */
 	const char *shard;		   /* --shard I/N, as written; NULL: none */
 	unsigned shard_index, shard_count; /* its part (0-based) and count, parsed */
@@ -37,13 +39,16 @@ struct run_opts {
 	const char *framework_inference;   /* --framework-inference true|false; NULL: true */
 	const char *explain_key;	   /* --explain-key PROJECT#TASK: its key's ingredients */
 	/* Turborepo's spellings (issue 42): */
-	const char *cache_dir;	/* --cache-dir DIR: the local cache, under the workspace root
-				 * when relative (as turbo.json's cacheDir); NULL: the config's */
-	const char *log_order;	/* --log-order stream|grouped|auto; NULL: auto */
-	const char *ui;		/* --ui stream|tui: vx streams */
-	bool graph;		/* --graph[=FILE]: write the task graph, run nothing */
-	const char *graph_file; /* its FILE (the format by its extension); NULL: dot on stdout */
-	bool daemon;		/* --daemon or --no-daemon: vx has none */
+	const char *cache_dir;	   /* --cache-dir DIR: the local cache, under the workspace root
+				    * when relative (as turbo.json's cacheDir); NULL: the config's */
+	const char *log_order;	   /* --log-order stream|grouped|auto; NULL: auto */
+	const char *ui;		   /* --ui stream|tui: vx streams */
+	const char *log_prefix;	   /* --log-prefix auto|none|task; NULL: auto ("ID: ") */
+	struct strvec global_deps; /* --global-deps GLOB...: more of turbo.json's
+				    * globalDependencies (workspace.inputs.workspaceFiles) */
+	bool graph;		   /* --graph[=FILE]: write the task graph, run nothing */
+	const char *graph_file;	   /* its FILE (the format by its extension); NULL: dot on stdout */
+	bool daemon;		   /* --daemon or --no-daemon: vx has none */
 };
 
 /* Parses argv (argv[0] the verb) into o, as `vx run` or, graph, as `vx

@@ -10,6 +10,7 @@
 #include "run/shardrun.h"
 #include "run/wslock.h"
 #include "util/die.h"
+#include "util/glob.h"
 #include "util/path.h"
 
 /* Turborepo's package inference: started inside a project's directory (not
@@ -40,6 +41,18 @@ int plan_graph(const struct run_opts *o, struct workspace **wsp, struct graph *g
 		ws->cfg->env_strict = !strcmp(o->env_mode, "strict");
 	if (o->framework_inference)
 		ws->cfg->no_framework_inference = !strcmp(o->framework_inference, "false");
+	for (size_t i = 0; i < o->global_deps.n; i++) {
+		const char *pat = o->global_deps.v[i], *why;
+		size_t at;
+		if (glob_check(pat[0] == '!' ? pat + 1 : pat, &why, &at)) {
+			error("--global-deps %s: %s", pat, why);
+			free(cwd);
+			workspace_free(ws);
+			return -1;
+		}
+		struct lstr g = {xstrdup(pat), {"--global-deps", 1, 1}};
+		vec_push(&ws->cfg->ws_input_files, g);
+	}
 	size_t np = ws->projects.n;
 	bool *selected = xcalloc(np + 1, 1);
 	struct filter *filters = xcalloc(o->filters.n + 1, sizeof *filters);

@@ -9,20 +9,10 @@
 #include "util/strbuf.h"
 #include "violations/report.h"
 
-static const char *job_state_name(enum job_state st)
+/* A task the run never finished is "skipped" to a report. */
+static const char *report_state(enum job_state st)
 {
-	switch (st) {
-	case JOB_SUCCEEDED:
-		return "succeeded";
-	case JOB_CACHED:
-		return "cached";
-	case JOB_FAILED:
-		return "failed";
-	case JOB_NOOP:
-		return "noop";
-	default:
-		return "skipped";
-	}
+	return st == JOB_PENDING || st == JOB_RUNNING ? "skipped" : job_state_name(st);
 }
 
 void runreport_print(const char *mode, const struct graph *g, const struct job *jobs,
@@ -45,7 +35,7 @@ void runreport_print(const char *mode, const struct graph *g, const struct job *
 		    .project = p->rel,
 		    .name = p->name,
 		    .task = t->task,
-		    .status = job_state_name(j->state),
+		    .status = report_state(j->state),
 		    .reason = j->state == JOB_FAILED || j->state == JOB_SKIPPED ? j->reason : NULL,
 		    .cache = cache_status_name(tc->status[i]),
 		    .cache_source = tc->status[i] != CACHE_HIT ? NULL

@@ -948,3 +948,23 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 		return s.persistent_status;
 	return s.any_failed ? 1 : 0;
 }
+
+const char *job_state_name(enum job_state s)
+{
+	switch (s) {
+	case JOB_SUCCEEDED:
+		return "succeeded";
+	case JOB_CACHED:
+		return "cached";
+	case JOB_FAILED:
+		return "failed";
+	case JOB_SKIPPED:
+		return "skipped";
+	case JOB_NOOP:
+		return "noop";
+	case JOB_RUNNING:
+		return "running";
+	default:
+		return "pending";
+	}
+}

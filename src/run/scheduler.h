@@ -140,6 +140,7 @@ struct scheduler_opts {
 	bool past_failure; /* --continue=always: a failed job's dependents start too */
 	enum output_logs logs;
 	bool group_output; /* print each job's output as one block when it ends */
+	bool bare_lines;   /* --log-prefix=none: a task's own lines without "ID: " */
 	bool status_line;  /* redraw a done/running/queued line (stdout is a TTY) */
 	bool color;
 	long long grace_ms;    /* SIGTERM to SIGKILL, on timeout and interrupt; 0: 5000 */
@@ -193,5 +194,8 @@ void scheduler_job_release(struct job *job);
  * (signalfd or poll failing). */
 int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *opts,
 		  const struct scheduler_hooks *hooks);
+
+/* "succeeded", "cached", "failed", "skipped", "noop", "running", "pending". */
+const char *job_state_name(enum job_state s);
 
 #endif

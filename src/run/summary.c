@@ -14,26 +14,6 @@
 #include "util/path.h"
 #include "util/strbuf.h"
 
-static const char *state_name(enum job_state s)
-{
-	switch (s) {
-	case JOB_SUCCEEDED:
-		return "succeeded";
-	case JOB_CACHED:
-		return "cached";
-	case JOB_FAILED:
-		return "failed";
-	case JOB_SKIPPED:
-		return "skipped";
-	case JOB_NOOP:
-		return "noop";
-	case JOB_RUNNING:
-		return "running";
-	default:
-		return "pending";
-	}
-}
-
 int summary_write(const char *path, const struct graph *g, const struct job *jobs,
 		  const struct taskcache *tc, int exit_code, long long total_ms)
 {
@@ -67,7 +47,7 @@ int summary_write(const char *path, const struct graph *g, const struct job *job
 			cJSON_AddStringToObject(o, "command", j->command);
 		else
 			cJSON_AddNullToObject(o, "command");
-		cJSON_AddStringToObject(o, "status", state_name(j->state));
+		cJSON_AddStringToObject(o, "status", job_state_name(j->state));
 		cJSON_AddStringToObject(o, "cache", cache_status_name(tc->status[i]));
 		if (tc->status[i] == CACHE_HIT)
 			cJSON_AddStringToObject(o, "cacheSource",

@@ -169,4 +169,52 @@ test_expect_success '--graph[=FILE]: the graph the run would build, in the forma
 	test_path_is_missing a/dist
 '
 
+test_expect_success '--log-prefix=none prints a task'"'"'s lines as it printed them; vx'"'"'s own keep theirs' '
+	setup &&
+	run_vx 0 run build --no-cache --log-prefix=none -j1 &&
+	test_grep "^one$" "$OUT" &&
+	test_grep "^a#build: running: " "$OUT" &&
+	test_grep ! "^a#build: one$" "$OUT" &&
+	run_vx 0 run build --no-cache --log-prefix=task -j1 &&
+	test_grep "^a#build: one$" "$OUT" &&
+	run_vx 2 run build --log-prefix=bogus
+'
+
+test_expect_success '--global-deps keys a workspace file in every task, as globalDependencies' '
+	setup &&
+	echo v1 >shared.cfg &&
+	run_vx 0 run build --global-deps=shared.cfg &&
+	run_vx 0 run build --global-deps=shared.cfg &&
+	test "$(grep -c "cache hit" "$OUT")" = 3 &&
+	echo v2 >shared.cfg &&
+	run_vx 0 run build --global-deps=shared.cfg &&
+	test "$(grep -c "cache hit" "$OUT")" = 0 &&
+	run_vx 0 run build --dry-run=json --global-deps="*.cfg" &&
+	jq -e "[.tasks[].inputFiles | index(\"shared.cfg\") != null] | all" "$OUT" &&
+	run_vx 2 run build --global-deps="[z-a]" &&
+	test_grep "global-deps \[z-a\]" "$ERR"
+'
+
+test_expect_success '--parallel runs the named tasks only, ignoring the graph, and says so' '
+	setup &&
+	ws_project b b a <<-EOF &&
+	  build: {}
+	EOF
+	run_vx 0 run b#build --parallel &&
+	test_grep "parallel runs the named tasks only" "$ERR" &&
+	test_grep "b#build: running" "$OUT" &&
+	test_grep ! "a#build" "$OUT"
+'
+
+test_expect_success '--profile=FILE writes the run as a Chrome trace: a complete event per task, overlapping ones on their own lanes' '
+	setup &&
+	run_vx 0 run build -j3 --profile=prof.json &&
+	jq -e "[.traceEvents[] | select(.ph == \"X\")] | length == 3" prof.json &&
+	jq -e "[.traceEvents[] | select(.ph == \"X\") | .name] | sort == [\"a#build\", \"b#build\", \"c#build\"]" prof.json &&
+	jq -e "[.traceEvents[] | select(.ph == \"X\") | .dur >= 200000] | all" prof.json &&
+	jq -e "[.traceEvents[] | select(.ph == \"X\") | .tid] | unique | length == 3" prof.json &&
+	run_vx 0 run build -j3 --profile=prof.json &&
+	jq -e "[.traceEvents[] | select(.ph == \"X\") | .args.cache] | unique == [\"hit\"]" prof.json
+'
+
 test_done
