@@ -66,6 +66,40 @@ struct task_cfg *graph_project_task(const struct workspace *ws, const struct pro
 	return project_task(ws, p, name);
 }
 
+static void add_task_name(struct strvec *names, const char *name, const char *pkg)
+{
+	const char *hash = strchr(name, '#');
+	size_t n = hash ? (size_t)(hash - name) : 0;
+	if (hash && (strlen(pkg) != n || strncmp(name, pkg, n)))
+		return; /* another package's, or the root's ("//#task") */
+	if (hash)
+		name = hash + 1;
+	if (strvec_find(names, name) < 0)
+		strvec_push(names, name);
+}
+
+void graph_project_task_names(const struct workspace *ws, const struct project *p, bool runs,
+			      struct strvec *out)
+{
+	struct strvec names = STRVEC_INIT;
+	const struct config *layers[] = {p->cfg != ws->cfg ? p->cfg : NULL, p->turbo_cfg, ws->cfg};
+	for (size_t l = 0; l < 3; l++)
+		for (size_t k = 0; layers[l] && k < layers[l]->tasks.n; k++)
+			add_task_name(&names, layers[l]->tasks.v[k]->name,
+				      p->is_root ? "//" : p->name);
+	for (size_t k = 0; k < p->script_names.n; k++)
+		add_task_name(&names, p->script_names.v[k], p->name);
+	for (size_t k = 0; k < names.n; k++) {
+		struct task_cfg *c = project_task(ws, p, names.v[k]);
+		if (c && (!runs || c->command.s || project_script(p, names.v[k])))
+			strvec_push(out, names.v[k]);
+		if (c)
+			task_cfg_free(c);
+	}
+	strvec_clear(&names);
+	strvec_sort(out);
+}
+
 /* True when some project of the workspace has task name (the typo check:
  * `vx run biuld` must not pass for having run nothing). */
 static bool any_project_has(struct workspace *ws, const char *name)

@@ -51,6 +51,13 @@ void graph_free(struct graph *g);
 struct task_cfg *graph_project_task(const struct workspace *ws, const struct project *p,
 				    const char *name);
 
+/* Appends to out, sorted, the name of every task project p has (its own, a
+ * layer's it inherits, its package.json scripts); runs: only those it runs
+ * a command for (a task turbo.json names that p has no script for is a
+ * no-op in p's graph, and `turbo ls` lists it with an empty command). */
+void graph_project_task_names(const struct workspace *ws, const struct project *p, bool runs,
+			      struct strvec *out);
+
 /* Drops every node i with !keep[i] (keep indexed like g->nodes), keeping
  * the order and renumbering the edges. What is kept must hold its
  * dependencies (dies otherwise: the caller's bug). */

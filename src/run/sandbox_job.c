@@ -1058,16 +1058,9 @@ static void judging_keyed(struct sandbox_jobs *sj, size_t i, struct judging *jg)
 
 #define SV(sv) ((const char *const *)(sv).v)
 
-static void add_name(struct strvec *names, const char *name)
-{
-	if (!strchr(name, '#') && strvec_find(names, name) < 0)
-		strvec_push(names, name);
-}
-
 /* The outputs of the other tasks of task i's project that i does not
  * depend on (issue 40 item 3: a build that read lint's cache was told to
- * key it): each task the project runs a command for, by every name a
- * layer gives it. */
+ * key it): each task the project runs a command for. */
 static void other_outputs(struct sandbox_jobs *sj, size_t i, struct judging *jg)
 {
 	const struct task_node *t = sj->g->nodes.v[i];
@@ -1075,13 +1068,7 @@ static void other_outputs(struct sandbox_jobs *sj, size_t i, struct judging *jg)
 	if (p->is_root)
 		return;
 	struct strvec names = STRVEC_INIT;
-	const struct config *layers[] = {p->cfg != sj->ws->cfg ? p->cfg : NULL, p->turbo_cfg,
-					 sj->ws->cfg};
-	for (size_t l = 0; l < 3; l++)
-		for (size_t k = 0; layers[l] && k < layers[l]->tasks.n; k++)
-			add_name(&names, layers[l]->tasks.v[k]->name);
-	for (size_t k = 0; k < p->script_names.n; k++)
-		add_name(&names, p->script_names.v[k]);
+	graph_project_task_names(sj->ws, p, true, &names);
 	bool *dep = xcalloc(sj->g->nodes.n + 1, 1);
 	mark_deps(sj->g, i, dep);
 	for (size_t k = 0; k < names.n; k++) {
@@ -1092,7 +1079,7 @@ static void other_outputs(struct sandbox_jobs *sj, size_t i, struct judging *jg)
 			waits = dep[d] && sj->g->nodes.v[d]->project == t->project &&
 				!strcmp(sj->g->nodes.v[d]->task, names.v[k]);
 		struct task_cfg *c = waits ? NULL : graph_project_task(sj->ws, p, names.v[k]);
-		if (c && (c->command.s || project_script(p, names.v[k])))
+		if (c)
 			for (size_t o = 0; o < c->outputs.n; o++)
 				if (c->outputs.v[o].s[0] != '!') {
 					strvec_push(&jg->other_tasks, names.v[k]);
