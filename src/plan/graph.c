@@ -406,6 +406,9 @@ int graph_build(struct graph *g, struct workspace *ws, char *const *tasks, size_
 {
 	memset(g, 0, sizeof *g);
 	g->ws = ws;
+	g->selected = xcalloc(ws->projects.n + 1, sizeof *g->selected);
+	for (size_t i = 0; i < ws->projects.n; i++)
+		g->selected[i] = !selected || selected[i];
 	struct builder b = {g, ws,
 			    xcalloc(ws->projects.n ? ws->projects.n : 1, sizeof *b.by_project)};
 	int rc = 0;
@@ -524,6 +527,8 @@ void graph_free(struct graph *g)
 		node_free(g->nodes.v[i]);
 	}
 	vec_free(&g->nodes);
+	free(g->selected);
+	g->selected = NULL;
 }
 
 void graph_node_json(const struct graph *g, const struct task_node *t, const char *command,

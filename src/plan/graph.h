@@ -31,6 +31,8 @@ struct task_node {
 struct graph {
 	struct workspace *ws;	       /* not owned */
 	VEC(struct task_node *) nodes; /* dependencies before dependents after graph_build */
+	bool *selected; /* the projects the run selected, indexed like ws->projects (all
+			 * when graph_build was given none); owned */
 };
 
 /* Builds the graph of tasks (each "task" or "project#task") for the projects

@@ -20,4 +20,8 @@ int dryrun_explain_key(const struct graph *g, const struct taskcache *tc, const 
 void dryrun_print(const struct graph *g, const struct job *jobs, struct taskcache *tc, int mode,
 		  const struct shardrun *shard);
 
+/* --dry=json: the same in Turborepo's shape (dryrun_turbo.c): its field
+ * names and types, vx's values. */
+void dryrun_print_turbo(const struct graph *g, const struct job *jobs, struct taskcache *tc);
+
 #endif

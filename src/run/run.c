@@ -84,7 +84,10 @@ int run_once(const struct run_opts *o, struct plan *p, long long t0,
 		return rc;
 	}
 	if (o->dry_run) {
-		dryrun_print(&p->g, p->jobs, &p->tc, o->dry_run, p->shard);
+		if (o->dry_run == 3)
+			dryrun_print_turbo(&p->g, p->jobs, &p->tc);
+		else
+			dryrun_print(&p->g, p->jobs, &p->tc, o->dry_run, p->shard);
 		report_stdout_end(report_fd);
 		return 0;
 	}

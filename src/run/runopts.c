@@ -41,6 +41,17 @@ static int dry_run_cb(const struct opt *row, const char *arg)
 	return 0;
 }
 
+/* --dry[=text|json], Turborepo's spelling: its json is Turborepo's shape
+ * (dryrun_print_turbo), --dry-run=json vx's own. */
+static int dry_cb(const struct opt *row, const char *arg)
+{
+	struct run_opts *o = row->value;
+	if (arg && strcmp(arg, "text") && strcmp(arg, "json"))
+		return error("--dry takes =text or =json, not \"%s\"", arg);
+	o->dry_run = arg && !strcmp(arg, "json") ? 3 : 1;
+	return 0;
+}
+
 /* --continue[=never|dependencies-successful|always], Turborepo's values;
  * bare, vx's meaning: dependencies-successful (Turborepo's bare is always). */
 static int continue_cb(const struct opt *row, const char *arg)
@@ -210,6 +221,9 @@ int run_opts_parse(int argc, char **argv, bool graph, struct run_opts *o)
 		       "write the run as a Chrome trace (open it in Perfetto)"),
 	    OPT_BOOL(0, "parallel", &o->parallel,
 		     "Turborepo's: the named tasks at once, ignoring the graph (--only)"),
+	    OPT_CALLBACK(0, "dry", o, "json", true, dry_cb,
+			 "Turborepo's spelling: =json prints its --dry=json document\n"
+			 "(taskId, hash, inputs as a map, dependents, ...)"),
 	    OPT_CALLBACK(0, "dry-run", o, "json", true, dry_run_cb,
 			 "print what would run and hit, with keys; run nothing"),
 	    OPT_CALLBACK(0, "summarize", o, "FILE", true, summarize_cb,
