@@ -507,8 +507,7 @@ static int round_once(struct learn *l, int round, char *const *run_argv)
 	int rc = 2;
 	if (!cJSON_IsArray(tasks)) {
 		fputs(err.buf, stderr);
-		error("vx sandbox learn: round %d: the run gave no report (exit %d)", round,
-		      status);
+		error("sandbox learn: round %d: the run gave no report (exit %d)", round, status);
 		goto out;
 	}
 	size_t ran = 0, failed = 0, violations = 0;
@@ -541,7 +540,7 @@ static int round_once(struct learn *l, int round, char *const *run_argv)
 	if (!l->added) {
 		fputs(err.buf, stderr);
 		print_left(tasks);
-		error("vx sandbox learn: what is left needs a person (above: the run's "
+		error("sandbox learn: what is left needs a person (above: the run's "
 		      "report%s); what was learned is kept",
 		      refused ? ", and what was not learned" : "");
 		goto out;
@@ -565,6 +564,7 @@ int sandbox_learn_main(int argc, char **argv)
 	memset(&o, 0, sizeof o);
 	if (run_opts_parse(argc, argv, false, &o)) {
 		fputs(LEARN_USAGE, stderr);
+		run_opts_free(&o);
 		return 2;
 	}
 	const char *taken = o.dry_run	    ? "--dry-run"
@@ -575,15 +575,18 @@ int sandbox_learn_main(int argc, char **argv)
 			    : o.explain_key ? "--explain-key"
 					    : NULL;
 	if (taken) {
-		error("vx sandbox learn: %s is not a learn option: learn runs every selected "
+		error("sandbox learn: %s is not a learn option: learn runs every selected "
 		      "task itself and reads its report",
 		      taken);
+		run_opts_free(&o);
 		return 2;
 	}
 	struct learn l = {0};
 	struct graph g;
-	if (plan_graph(&o, &l.ws, &g, false))
+	if (plan_graph(&o, &l.ws, &g, false)) {
+		run_opts_free(&o);
 		return 2;
+	}
 	size_t turned = 0;
 	int rc = turn_on(&l, &g, &turned) || write_files(&l) ? 2 : 0;
 	if (!rc && turned)
@@ -614,7 +617,7 @@ int sandbox_learn_main(int argc, char **argv)
 	int round = 0;
 	while (!rc) {
 		if (++round > LEARN_ROUNDS) {
-			error("vx sandbox learn: still failing after %d rounds; what was "
+			error("sandbox learn: still failing after %d rounds; what was "
 			      "learned is kept",
 			      LEARN_ROUNDS);
 			rc = 2;
@@ -638,5 +641,6 @@ int sandbox_learn_main(int argc, char **argv)
 	strvec_clear(&l.fresh);
 	graph_free(&g);
 	workspace_free(l.ws);
+	run_opts_free(&o);
 	return rc ? 1 : 0;
 }
