@@ -156,6 +156,13 @@ static const char *json_str(const cJSON *o, const char *name)
 	return cJSON_IsString(s) ? s->valuestring : NULL;
 }
 
+/* json_str, or "?" where the report has no such string: for printing. */
+static const char *json_say(const cJSON *o, const char *name)
+{
+	const char *s = json_str(o, name);
+	return s ? s : "?";
+}
+
 /* The grant list at fix.group.name, generalised and without what reaches
  * into a project the task does not depend on (said, not learned). */
 static void take_list(struct learn *l, const cJSON *fix, const char *group, const char *name,
@@ -487,11 +494,11 @@ static void print_left(const cJSON *tasks)
 			const char *how = json_str(x, "reason")	 ? json_str(x, "reason")
 					  : json_str(x, "errno") ? json_str(x, "errno")
 								 : "not granted or not keyed";
-			fprintf(stderr, "vx: %s: violation: %s %s (%s)\n", id, json_str(x, "op"),
-				json_str(x, "path"), how);
+			fprintf(stderr, "vx: %s: violation: %s %s (%s)\n", id, json_say(x, "op"),
+				json_say(x, "path"), how);
 		}
 		cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(t, "notes"))
-		    fprintf(stderr, "vx: %s: note: %s\n", id, json_str(x, "text"));
+		    fprintf(stderr, "vx: %s: note: %s\n", id, json_say(x, "text"));
 	}
 }
 
