@@ -53,31 +53,16 @@ static int by_name(const void *a, const void *b)
 static void related(const struct workspace *ws, const struct project *p, bool dependents,
 		    struct strvec *out)
 {
-	size_t n = ws->projects.n, self = 0;
-	while (ws->projects.v[self] != p)
-		self++;
-	bool *seen = xcalloc(n + 1, 1);
-	size_t *todo = xcalloc(n + 1, sizeof *todo), top = 0;
-	todo[top++] = self;
-	seen[self] = true;
-	while (top) {
-		size_t x = todo[--top];
-		for (size_t i = 0; i < n; i++) {
-			const struct project *from = ws->projects.v[dependents ? i : x];
-			size_t to = dependents ? x : i;
-			bool edge = false;
-			for (size_t k = 0; k < from->deps.n && !edge; k++)
-				edge = from->deps.v[k] == to;
-			if (edge && !seen[i]) {
-				seen[i] = true;
-				todo[top++] = i;
-				if (!ws->projects.v[i]->is_root)
-					strvec_push(out, ws->projects.v[i]->name);
-			}
-		}
-	}
-	free(seen);
-	free(todo);
+	size_t n = ws->projects.n;
+	bool *seed = xcalloc(n + 1, 1), *mark = xcalloc(n + 1, 1);
+	for (size_t i = 0; i < n; i++)
+		seed[i] = ws->projects.v[i] == p;
+	workspace_closure(ws, seed, dependents, mark);
+	for (size_t i = 0; i < n; i++)
+		if (mark[i] && !seed[i] && !ws->projects.v[i]->is_root)
+			strvec_push(out, ws->projects.v[i]->name);
+	free(seed);
+	free(mark);
 	strvec_sort_unique(out);
 }
 

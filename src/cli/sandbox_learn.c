@@ -132,21 +132,12 @@ static const char *foreign_project(const struct workspace *ws, size_t p, const c
 	if (q < 0 || (size_t)q == p || ws->projects.v[q]->is_root)
 		return NULL;
 	size_t n = ws->projects.n;
-	bool *seen = xcalloc(n, 1);
-	size_t *stack = xcalloc(n, sizeof *stack), top = 0;
-	stack[top++] = p;
-	seen[p] = true;
-	while (top) {
-		const struct project *x = ws->projects.v[stack[--top]];
-		for (size_t k = 0; k < x->deps.n; k++)
-			if (!seen[x->deps.v[k]]) {
-				seen[x->deps.v[k]] = true;
-				stack[top++] = x->deps.v[k];
-			}
-	}
-	bool dep = seen[q];
-	free(seen);
-	free(stack);
+	bool *seed = xcalloc(n + 1, 1), *mark = xcalloc(n + 1, 1);
+	seed[p] = true;
+	workspace_closure(ws, seed, false, mark);
+	bool dep = mark[q];
+	free(seed);
+	free(mark);
 	return dep ? NULL : ws->projects.v[q]->name;
 }
 

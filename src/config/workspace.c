@@ -1007,3 +1007,39 @@ void workspace_linked_projects(const struct workspace *ws, const struct project 
 	strvec_clear(&ls.dirs);
 	free(self);
 }
+
+void workspace_closure(const struct workspace *ws, const bool *seed, bool reverse, bool *mark)
+{
+	size_t n = ws->projects.n;
+	size_t *queue = xmalloc((n + 1) * sizeof *queue), head = 0, tail = 0;
+	bool *seen = xcalloc(n + 1, 1);
+	for (size_t i = 0; i < n; i++)
+		if (seed[i]) {
+			queue[tail++] = i;
+			seen[i] = true;
+		}
+	while (head < tail) {
+		size_t u = queue[head++];
+		for (size_t v = 0; v < n; v++) {
+			if (mark[v] && seen[v])
+				continue;
+			const struct project *from =
+			    reverse ? ws->projects.v[v] : ws->projects.v[u];
+			size_t to = reverse ? u : v;
+			for (size_t k = 0; k < from->deps.n; k++)
+				if (from->deps.v[k] == to) {
+					/* a seed reached from another is marked too
+					 * ("[REF]^..." keeps a changed package that
+					 * another changed one depends on, as turbo) */
+					mark[v] = true;
+					if (!seen[v]) {
+						seen[v] = true;
+						queue[tail++] = v;
+					}
+					break;
+				}
+		}
+	}
+	free(queue);
+	free(seen);
+}

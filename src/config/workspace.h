@@ -116,5 +116,10 @@ const char *project_script(const struct project *p, const char *name);
 /* Returns the project whose directory most closely holds the absolute or
  * workspace-relative path, or -1 when none does. */
 long workspace_project_of(const struct workspace *ws, const char *path);
+/* Adds to mark (ws->projects.n entries) every project reachable from the
+ * ones in seed along project edges (reverse: dependents instead of
+ * dependencies), directly or not. A seed is marked only when another seed
+ * (or a cycle) reaches it. */
+void workspace_closure(const struct workspace *ws, const bool *seed, bool reverse, bool *mark);
 
 #endif

@@ -115,44 +115,6 @@ void filter_free(struct filter *f)
 	f->pattern = f->git_from = f->git_to = NULL;
 }
 
-/* Adds to mark every project reachable from the ones in seed along project
- * edges (reverse: dependents instead of dependencies). */
-static void closure(const struct workspace *ws, const bool *seed, bool reverse, bool *mark)
-{
-	size_t n = ws->projects.n;
-	size_t *queue = xmalloc((n + 1) * sizeof *queue), head = 0, tail = 0;
-	bool *seen = xcalloc(n + 1, 1);
-	for (size_t i = 0; i < n; i++)
-		if (seed[i]) {
-			queue[tail++] = i;
-			seen[i] = true;
-		}
-	while (head < tail) {
-		size_t u = queue[head++];
-		for (size_t v = 0; v < n; v++) {
-			if (mark[v] && seen[v])
-				continue;
-			const struct project *from =
-			    reverse ? ws->projects.v[v] : ws->projects.v[u];
-			size_t to = reverse ? u : v;
-			for (size_t k = 0; k < from->deps.n; k++)
-				if (from->deps.v[k] == to) {
-					/* a seed reached from another is marked too
-					 * ("[REF]^..." keeps a changed package that
-					 * another changed one depends on, as turbo) */
-					mark[v] = true;
-					if (!seen[v]) {
-						seen[v] = true;
-						queue[tail++] = v;
-					}
-					break;
-				}
-		}
-	}
-	free(queue);
-	free(seen);
-}
-
 static bool matches(const struct filter *f, const struct project *p)
 {
 	if (!f->pattern)
@@ -292,7 +254,7 @@ int filter_select(const struct workspace *ws, const struct filter *filters, size
 			if (fl->git_through_deps) {
 				/* it, or one of what it depends on, changed */
 				through = xcalloc(np + 1, 1);
-				closure(ws, changed, true, through);
+				workspace_closure(ws, changed, true, through);
 			}
 			for (size_t i = 0; i < np; i++)
 				hit[i] = hit[i] && (changed[i] || (through && through[i]));
@@ -300,9 +262,9 @@ int filter_select(const struct workspace *ws, const struct filter *filters, size
 		}
 		bool *rel = xcalloc(np + 1, 1);
 		if (fl->dependencies)
-			closure(ws, hit, false, rel);
+			workspace_closure(ws, hit, false, rel);
 		if (fl->dependents)
-			closure(ws, hit, true, rel);
+			workspace_closure(ws, hit, true, rel);
 		for (size_t i = 0; i < np; i++)
 			if (rel[i] || (hit[i] && !fl->exclude_self))
 				into[i] = true;
@@ -340,7 +302,7 @@ int filter_affected(const struct workspace *ws, const char *ref, bool *selected)
 	int rc = changed_since(ws, "--affected", base, NULL, changed);
 	free(base);
 	if (!rc) {
-		closure(ws, changed, true, changed);
+		workspace_closure(ws, changed, true, changed);
 		for (size_t i = 0; i < np; i++)
 			selected[i] = selected[i] && changed[i];
 	}

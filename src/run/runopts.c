@@ -32,23 +32,16 @@ static int affected_cb(const struct opt *row, const char *arg)
 	return 0;
 }
 
+/* --dry-run[=json], and --dry[=text|json], Turborepo's spelling, whose
+ * json is Turborepo's shape (dryrun_print_turbo); --dry-run=json is vx's. */
 static int dry_run_cb(const struct opt *row, const char *arg)
 {
 	struct run_opts *o = row->value;
+	bool turbo = !strcmp(row->long_name, "dry");
 	if (arg && strcmp(arg, "text") && strcmp(arg, "json"))
-		return error("--dry-run takes =json or nothing, not \"%s\"", arg);
-	o->dry_run = arg && !strcmp(arg, "json") ? 2 : 1;
-	return 0;
-}
-
-/* --dry[=text|json], Turborepo's spelling: its json is Turborepo's shape
- * (dryrun_print_turbo), --dry-run=json vx's own. */
-static int dry_cb(const struct opt *row, const char *arg)
-{
-	struct run_opts *o = row->value;
-	if (arg && strcmp(arg, "text") && strcmp(arg, "json"))
-		return error("--dry takes =text or =json, not \"%s\"", arg);
-	o->dry_run = arg && !strcmp(arg, "json") ? 3 : 1;
+		return error("--%s takes %s, not \"%s\"", row->long_name,
+			     turbo ? "=text or =json" : "=json or nothing", arg);
+	o->dry_run = arg && !strcmp(arg, "json") ? (turbo ? 3 : 2) : 1;
 	return 0;
 }
 
@@ -221,7 +214,7 @@ int run_opts_parse(int argc, char **argv, bool graph, struct run_opts *o)
 		       "write the run as a Chrome trace (open it in Perfetto)"),
 	    OPT_BOOL(0, "parallel", &o->parallel,
 		     "Turborepo's: the named tasks at once, ignoring the graph (--only)"),
-	    OPT_CALLBACK(0, "dry", o, "json", true, dry_cb,
+	    OPT_CALLBACK(0, "dry", o, "json", true, dry_run_cb,
 			 "Turborepo's spelling: =json prints its --dry=json document\n"
 			 "(taskId, hash, inputs as a map, dependents, ...)"),
 	    OPT_CALLBACK(0, "dry-run", o, "json", true, dry_run_cb,

@@ -320,31 +320,37 @@ static bool npmrc_holds_secret(const char *path)
 	return secret;
 }
 
+bool sandbox_lockfile_name(const char *name)
+{
+	static const char *const names[] = {"package-lock.json",
+					    "npm-shrinkwrap.json",
+					    "pnpm-lock.yaml",
+					    "yarn.lock",
+					    "bun.lock",
+					    "bun.lockb",
+					    NULL};
+	for (const char *const *n = names; *n; n++)
+		if (!strcmp(name, *n))
+			return true;
+	return false;
+}
+
 /* Is name one of the workspace root's own files that tools walk up to
  * (issue 40 item 5): the manifests, the lockfiles, turbo.json, .gitignore,
  * .npmrc, the TypeScript configs and the .env files? */
 bool sandbox_root_file(const char *name)
 {
 	static const char *const names[] = {
-	    "package.json",
-	    "pnpm-workspace.yaml",
-	    "pnpm-lock.yaml",
-	    "package-lock.json",
-	    "npm-shrinkwrap.json",
-	    "yarn.lock",
-	    "bun.lock",
-	    "bun.lockb",
-	    "turbo.json",
-	    "turbo.jsonc",
-	    ".gitignore",
-	    ".npmrc",
+	    "package.json", "pnpm-workspace.yaml", "turbo.json",
+	    "turbo.jsonc",  ".gitignore",	   ".npmrc",
 	    NULL,
 	};
 	for (const char *const *n = names; *n; n++)
 		if (!strcmp(name, *n))
 			return true;
 	size_t len = strlen(name);
-	return (!strncmp(name, "tsconfig", 8) && len >= 13 && !strcmp(name + len - 5, ".json")) ||
+	return sandbox_lockfile_name(name) ||
+	       (!strncmp(name, "tsconfig", 8) && len >= 13 && !strcmp(name + len - 5, ".json")) ||
 	       !strcmp(name, ".env") || !strncmp(name, ".env.", 5);
 }
 

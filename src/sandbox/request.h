@@ -219,6 +219,9 @@ bool sandbox_path_safe(const char *p);
  * pnpm-workspace.yaml, turbo.json[c], .gitignore, .npmrc, tsconfig*.json,
  * .env*): tools walk up to them (issue 40 item 5). */
 bool sandbox_root_file(const char *name);
+/* Whether name is a lockfile's (package-lock.json, npm-shrinkwrap.json,
+ * pnpm-lock.yaml, yarn.lock, bun.lock, bun.lockb). */
+bool sandbox_lockfile_name(const char *name);
 /* The root's own files a task of project proj may read, absolute and
  * sorted, into out: regular files only (a link there is not followed out
  * of the workspace), a .npmrc that writes out a credential (an _authToken,

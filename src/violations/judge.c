@@ -355,22 +355,19 @@ static void note_withheld(const struct judge_input *in, struct verdict *v, const
 	bool dep = false;
 	for (size_t i = 0; i < in->n_project_deps && !dep; i++)
 		dep = !strcmp(in->project_deps[i], package);
-	if (dep) /* issue 40: the note said to add a dependency that was there */
-		add_note(v, "withheld-package", package,
-			 xasprintf("%s is a workspace package the task reached through %s, "
-				   "withheld because the task's key does not fold that project: "
-				   "its project depends on it already, but the task does not; add "
-				   "dependsOn: [\"^%s\"] to the task (or the task of that package "
-				   "it needs), or allow.read plus inputs.workspaceFiles",
-				   rel, via, in->task ? in->task : "TASK"));
-	else
-		add_note(v, "withheld-package", package,
-			 xasprintf("%s is a workspace package the task reached through %s, "
-				   "withheld because the task's key does not fold that project; "
-				   "add a dependsOn edge to it (its project in dependsOn, or a "
-				   "package.json dependency), or allow.read plus "
-				   "inputs.workspaceFiles",
-				   rel, via));
+	/* issue 40: the note said to add a dependency that was there */
+	char *edge = dep ? xasprintf(": its project depends on it already, but the task does "
+				     "not; add dependsOn: [\"^%s\"] to the task (or the task of "
+				     "that package it needs)",
+				     in->task ? in->task : "TASK")
+			 : xstrdup("; add a dependsOn edge to it (its project in dependsOn, or a "
+				   "package.json dependency)");
+	add_note(v, "withheld-package", package,
+		 xasprintf("%s is a workspace package the task reached through %s, withheld "
+			   "because the task's key does not fold that project%s, or allow.read "
+			   "plus inputs.workspaceFiles",
+			   rel, via, edge));
+	free(edge);
 	free(rel);
 	free(via);
 }
@@ -796,26 +793,6 @@ static bool in_key(const struct judge_input *in, const char *rel)
 	return in->keyed && bsearch(rel, in->keyed, in->n_keyed, sizeof *in->keyed, cmp_rel);
 }
 
-/* rel (workspace-relative) is the root's lockfile. When the lockfile keys
- * node_modules, the key already folds what it decides for the task (its
- * packages' closure, lockfiles.md); Next and the package managers read it
- * whole, and keying its bytes would miss every task on any package's
- * change, which the closure exists to avoid (issue 40 item 5). */
-static bool root_lockfile(const char *rel)
-{
-	static const char *const names[] = {"package-lock.json",
-					    "npm-shrinkwrap.json",
-					    "pnpm-lock.yaml",
-					    "yarn.lock",
-					    "bun.lock",
-					    "bun.lockb",
-					    NULL};
-	for (const char *const *n = names; *n; n++)
-		if (!strcmp(rel, *n))
-			return true;
-	return false;
-}
-
 static bool has_component(const char *rel, const char *name)
 {
 	size_t n = strlen(name);
@@ -1046,9 +1023,14 @@ static enum unkeyed unkeyed_read(const struct judge_input *in, const struct acce
 			goto out;
 		}
 	}
+	/* The root's lockfile (rel has no '/'), when it keys node_modules: the
+	 * key already folds what it decides for the task (its packages'
+	 * closure, lockfiles.md); Next and the package managers read it whole,
+	 * and keying its bytes would miss every task on any package's change,
+	 * which the closure exists to avoid (issue 40 item 5). */
 	if (has_component(rel, ".git") || has_component(rel, ".vx") || lstat(path, &st) ||
 	    (e->op == ACCESS_READLINK ? !S_ISLNK(st.st_mode) : !S_ISREG(st.st_mode)) ||
-	    in_key(in, rel) || (in->externals_keyed && root_lockfile(rel)) ||
+	    in_key(in, rel) || (in->externals_keyed && sandbox_lockfile_name(rel)) ||
 	    (in->dep_keyed &&
 	     bsearch(&rel, in->dep_keyed, in->n_dep_keyed, sizeof *in->dep_keyed, cmp_str)) ||
 	    (in->dep_outputs && bsearch(&path, in->dep_outputs, in->n_dep_outputs,
@@ -1386,7 +1368,6 @@ struct judging {
 	struct strmap read_seen;       /* what it read, once each, */
 	VEC(const char *) read_paths;  /* in order */
 	const struct access_event *ev; /* all of them, for a rule that looks back */
-	size_t nev;
 };
 
 /* A rule's word on an event: go on to the next rule, or it is settled. */
@@ -1739,7 +1720,7 @@ static const struct rule {
 void judge_events(const struct judge_input *in, const struct access_event *ev, size_t nev,
 		  struct verdict *out)
 {
-	struct judging j = {.in = in, .out = out, .ev = ev, .nev = nev};
+	struct judging j = {.in = in, .out = out, .ev = ev};
 	/* touch opens the file for writing before it sets the times: the paths
 	 * whose times the task tried to set (keys borrowed from the parser). */
 	for (size_t i = 0; i < nev; i++)
