@@ -8,6 +8,7 @@
 #include "cli/cache_cmd.h"
 #include "cli/info.h"
 #include "cli/ls.h"
+#include "cli/prune.h"
 #include "run/run.h"
 #include "cli/sandbox_learn.h"
 #include "cli/sandbox_show.h"
@@ -24,6 +25,8 @@ static const char USAGE[] =
     "  graph TASK... [--format dot|json] the task graph, without running anything\n"
     "  info                              platform, sandbox and tracer availability\n"
     "  ls [PACKAGE...] [options]         the packages, or what one runs and depends on\n"
+    "  prune PACKAGE... [--docker]       the part of the workspace PACKAGEs need, lockfile cut "
+    "down\n"
     "  cache stats|clean|prune           the local cache: size and entries; remove all; evict to "
     "maxSize\n"
     "  sandbox show TASK                 the exact bwrap argv a sandboxed task would run under\n"
@@ -97,6 +100,8 @@ int main(int argc, char **argv)
 		return cache_main(argc - 1, argv + 1);
 	if (!strcmp(verb, "ls"))
 		return ls_main(argc - 1, argv + 1);
+	if (!strcmp(verb, "prune"))
+		return prune_main(argc - 1, argv + 1);
 	if (!strcmp(verb, "sandbox") && argc > 2 && !strcmp(argv[2], "learn"))
 		return sandbox_learn_main(argc - 2, argv + 2);
 	if (!strcmp(verb, "sandbox"))

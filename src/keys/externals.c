@@ -1,5 +1,6 @@
 #include "keys/externals.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -322,6 +323,48 @@ void externals_release(struct externals *x)
 	lockset_free(x->now);
 	lockset_free(x->old);
 	memset(x, 0, sizeof *x);
+}
+
+int externals_prune(const struct workspace *ws, const bool *keep, const char **name,
+		    struct strbuf *out, struct strvec *extra, struct strbuf *err)
+{
+	struct externals x = {.ws = ws};
+	struct stat st;
+	long k = find_lock(ws, &st);
+	if (k < 0)
+		return 0;
+	*name = locks[k].file;
+	x.path = path_join(ws->root, locks[k].file);
+	x.name = locks[k].file;
+	x.fmt = locks[k].fmt;
+	struct strbuf text = STRBUF_INIT;
+	int rc = -1;
+	if (strbuf_read_file(&text, x.path)) {
+		strbuf_addf(err, "%s: %s", x.name, strerror(errno));
+		goto out;
+	}
+	struct strbuf why = STRBUF_INIT;
+	struct lockset *ls = parse(&x, text.buf, text.len, &why);
+	if (!ls) {
+		strbuf_addf(err, "%s: not read (%s)", x.name, why.buf);
+	} else {
+		/* the root importer parse() adds when the root is no project: kept */
+		bool *kept = xcalloc(x.n_imp + 1, 1);
+		for (size_t i = 0; i < x.n_imp; i++)
+			kept[i] = i >= ws->projects.n || keep[i];
+		if (lockset_prune(ls, x.fmt, text.buf, text.len, kept, out, extra, &why))
+			strbuf_addf(err, "%s:%s%s", x.name,
+				    isdigit((unsigned char)why.buf[0]) ? "" : " ", why.buf);
+		else
+			rc = 1;
+		free(kept);
+	}
+	lockset_free(ls);
+	strbuf_release(&why);
+out:
+	strbuf_release(&text);
+	externals_release(&x);
+	return rc;
 }
 
 /* The lockset of the kept copy with content hash h, or NULL. */

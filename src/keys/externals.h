@@ -47,6 +47,15 @@ bool externals_is_lockfile(const char *name);
 /* The i-th of those names, NULL past the last. */
 const char *externals_lockfile_name(size_t i);
 
+/* The workspace's lockfile pruned to the projects marked in keep
+ * (ws->projects order) and the root (`vx prune`; lockset_prune). Sets
+ * *name to its file name and fills out, and appends to extra the
+ * root-relative files it names; returns 1. Returns 0 when the workspace
+ * has no lockfile, or -1 with the reason in err (unreadable, a format vx
+ * does not read or prune). */
+int externals_prune(const struct workspace *ws, const bool *keep, const char **name,
+		    struct strbuf *out, struct strvec *extra, struct strbuf *err);
+
 /* Says in out what changed in project p's closure since the one keyed by
  * the lockfile whose content hash was old: "react 18.2.0 → 18.3.1, …". */
 void externals_explain(struct externals *x, size_t p, const char *old, struct strbuf *out);

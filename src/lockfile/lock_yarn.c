@@ -22,10 +22,7 @@ struct yarn {
 	struct strbuf *err;
 };
 
-/* Reads one token at *p (a "quoted string" with \ escapes, or a run of
- * characters up to a space, ',' or ':' ending the line) into tok. Returns
- * 0, or -1 on an unterminated string. */
-static int token(const char **p, const char *end, struct strbuf *tok)
+int lg_yarn_token(const char **p, const char *end, struct strbuf *tok)
 {
 	const char *s = *p;
 	strbuf_reset(tok);
@@ -117,7 +114,7 @@ int lock_parse_yarn(struct lockset *ls, const char *text, size_t len, struct str
 			in_deps = false;
 			bool first = true;
 			while (q < eol && !rc) {
-				if (token(&q, eol, &tok) || !tok.len) {
+				if (lg_yarn_token(&q, eol, &tok) || !tok.len) {
 					rc = fail(&y, "a header is not a list of descriptors");
 					break;
 				}
@@ -144,7 +141,7 @@ int lock_parse_yarn(struct lockset *ls, const char *text, size_t len, struct str
 		} else if (!in_entry) {
 			rc = fail(&y, "an indented line outside an entry");
 		} else if (indent == 2) {
-			if (token(&q, eol, &tok) || !tok.len) {
+			if (lg_yarn_token(&q, eol, &tok) || !tok.len) {
 				rc = fail(&y, "an unterminated string");
 				break;
 			}
@@ -156,7 +153,7 @@ int lock_parse_yarn(struct lockset *ls, const char *text, size_t len, struct str
 				continue;
 			}
 			in_deps = false;
-			if (token(&q, eol, &tok2)) {
+			if (lg_yarn_token(&q, eol, &tok2)) {
 				rc = fail(&y, "an unterminated string");
 				break;
 			}
@@ -171,12 +168,12 @@ int lock_parse_yarn(struct lockset *ls, const char *text, size_t len, struct str
 				strbuf_add(&e.ident, integrity.buf, integrity.len);
 			}
 		} else if (in_deps) {
-			if (token(&q, eol, &tok) || !tok.len) {
+			if (lg_yarn_token(&q, eol, &tok) || !tok.len) {
 				rc = fail(&y, "an unterminated string");
 				break;
 			}
 			skip_spaces(&q, eol);
-			if (token(&q, eol, &tok2)) {
+			if (lg_yarn_token(&q, eol, &tok2)) {
 				rc = fail(&y, "an unterminated string");
 				break;
 			}

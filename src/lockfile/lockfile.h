@@ -59,6 +59,18 @@ void lockset_lines(const struct lockset *ls, size_t i, struct strvec *out);
 /* The number of resolved packages in the whole file. */
 size_t lockset_packages(const struct lockset *ls);
 
+/* Writes to out the lockfile text (text, len: what ls was read from, as
+ * fmt) pruned to what the importers marked in keep (ls's importer order)
+ * and the root need (`vx prune`, lockfile/prune.c): their own entries,
+ * the packages they load directly or not, the links to kept workspaces;
+ * every other entry is dropped, and a Yarn entry's list of descriptors
+ * keeps only those something kept asks for. What is kept is kept byte for
+ * byte: the file stays in its manager's own format. Appends to extra the
+ * root-relative files the kept part names (pnpm's patch files). Returns 0,
+ * or -1 with the reason in err ("LINE: MESSAGE" when it has a line). */
+int lockset_prune(const struct lockset *ls, enum lock_format fmt, const char *text, size_t len,
+		  const bool *keep, struct strbuf *out, struct strvec *extra, struct strbuf *err);
+
 /* Writes to out what changed from one closure's lines to another's, as
  * "react 18.2.0 → 18.3.1, lodash 4.17.21 added, left-pad 1.3.0 removed",
  * at most max items and then ", and N more"; nothing when they hold the

@@ -67,6 +67,11 @@ void lg_importer_nodes(struct lockset *ls);
 long lg_importer_rel(const struct lockset *ls, const char *rel);
 long lg_importer_name(const struct lockset *ls, const char *name);
 
+/* yarn.lock v1: reads one token at *p (a "quoted string" with \ escapes,
+ * or a run of characters up to a space, ',' or ':' ending the line) into
+ * tok. Returns 0, or -1 on an unterminated string. */
+int lg_yarn_token(const char **p, const char *end, struct strbuf *tok);
+
 /* The parsers: 0, or -1 with the reason in err. */
 int lock_parse_npm(struct lockset *ls, const char *text, size_t len, struct strbuf *err);
 int lock_parse_pnpm(struct lockset *ls, const char *text, size_t len, struct strbuf *err);

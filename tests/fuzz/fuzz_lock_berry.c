@@ -38,6 +38,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		strvec_clear(&b);
 		if (strlen(lockset_hash(ls, 0)) != 32)
 			abort();
+		/* and cut down to the root and ui */
+		const bool keep[3] = {true, false, true};
+		struct strbuf out = STRBUF_INIT, perr = STRBUF_INIT;
+		struct strvec extra = STRVEC_INIT;
+		if (lockset_prune(ls, LOCK_YARN, text, plen + size, keep, &out, &extra, &perr) &&
+		    !perr.len)
+			abort(); /* a refusal says why */
+		strbuf_release(&out);
+		strbuf_release(&perr);
+		strvec_clear(&extra);
 	}
 	lockset_free(ls);
 	strbuf_release(&err);
