@@ -42,6 +42,7 @@ struct upload {
 struct saver {
 	const struct store *st;
 	struct remote *remote; /* each entry saved is uploaded after, or NULL */
+	bool keep_local;       /* false: an entry uploaded (or not) is removed after */
 	struct strbuf late;    /* the uploads' warnings, for the loop's thread */
 	pthread_t thread;
 	pthread_mutex_t mu;
@@ -94,10 +95,10 @@ static void upload(struct saver *sv, const char *key, uint64_t duration_ms)
 	bool late = sv->upload_until && loop_now() > sv->upload_until;
 	sv->skipped += late;
 	pthread_mutex_unlock(&sv->mu);
-	if (late)
-		return;
 	struct strbuf lines = STRBUF_INIT;
 	report_to(strbuf_report_line, &lines);
+	if (late)
+		goto out;
 	char *head = NULL;
 	size_t head_len = 0;
 	int afd = -1;
@@ -108,6 +109,9 @@ static void upload(struct saver *sv, const char *key, uint64_t duration_ms)
 		close(afd);
 	}
 	free(head);
+out:
+	if (!sv->keep_local)
+		store_remove(sv->st, key);
 	report_to(NULL, NULL);
 	if (lines.len) {
 		pthread_mutex_lock(&sv->mu);
@@ -182,11 +186,12 @@ static void *uploader(void *arg)
 	return NULL;
 }
 
-struct saver *saver_new(const struct store *st, struct remote *remote)
+struct saver *saver_new(const struct store *st, struct remote *remote, bool keep_local)
 {
 	struct saver *sv = xcalloc(1, sizeof *sv);
 	sv->st = st;
 	sv->remote = remote;
+	sv->keep_local = keep_local || !remote;
 	strbuf_init(&sv->late);
 	sv->tail = &sv->queue;
 	sv->done_tail = &sv->done;
@@ -352,8 +357,10 @@ void saver_free(struct saver *sv)
 	print_late(sv);
 	if (sv->skipped)
 		warning("remote cache: %zu upload%s not made: the run's end waited %llds for them "
-			"(the tasks ran and are in the local cache)",
-			sv->skipped, sv->skipped == 1 ? "" : "s", sv->grace_ms / 1000);
+			"(the tasks ran%s)",
+			sv->skipped, sv->skipped == 1 ? "" : "s", sv->grace_ms / 1000,
+			sv->keep_local ? " and are in the local cache"
+				       : "; --cache keeps no local entry of them");
 	strbuf_release(&sv->late);
 	pthread_mutex_destroy(&sv->mu);
 	pthread_cond_destroy(&sv->wake);

@@ -15,6 +15,7 @@
 #ifndef VX_CACHE_SAVER_H
 #define VX_CACHE_SAVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "cache/entry.h"
@@ -31,9 +32,11 @@ struct remote;
  * entry saved is uploaded after its save is reported, on uploader threads
  * of their own (REMOTE_UPLOADERS at once): neither its task's dependents
  * nor the next save wait for the network; saver_free waits for the
- * uploads in flight, and starts no queued one past the grace. Dies when
- * no thread can start. */
-struct saver *saver_new(const struct store *st, struct remote *remote);
+ * uploads in flight, and starts no queued one past the grace. With a
+ * remote and !keep_local, each entry is removed from st once its upload
+ * is over, made or not: it was saved only to be sent. Dies when no thread
+ * can start. */
+struct saver *saver_new(const struct store *st, struct remote *remote, bool keep_local);
 
 /* Queues a save of req. Everything req points to is copied (the log bytes
  * too), so the caller may free or reuse its own at once; req->log_fd is

@@ -220,6 +220,21 @@ int store_touch(const struct store *st, const char *key)
 	return ret;
 }
 
+int store_remove(const struct store *st, const char *key)
+{
+	static const char *const suffixes[] = {STORE_MANIFEST_SUFFIX, STORE_ARCHIVE_SUFFIX,
+					       STORE_BUNDLE_SUFFIX};
+	int lock = store_lock(st, true), rc = lock < 0 ? -1 : 0;
+	for (size_t i = 0; !rc && i < sizeof suffixes / sizeof *suffixes; i++) {
+		char *name = store_entry_name(key, suffixes[i]);
+		if (unlinkat(st->dirfd, name, 0) && errno != ENOENT)
+			rc = error_errno("cannot remove %s/%s", st->path, name);
+		free(name);
+	}
+	store_unlock(lock);
+	return rc;
+}
+
 /* ---- scanning ---- */
 
 enum scan_kind { SCAN_MANIFEST, SCAN_ARCHIVE, SCAN_TMP, SCAN_BUNDLE /* both in one */ };

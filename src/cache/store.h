@@ -79,6 +79,12 @@ void store_unlock(int fd);
  * errno set (ENOENT: no such entry). */
 int store_touch(const struct store *st, const char *key);
 
+/* Removes key's entry (manifest first, then archive and bundle) under the
+ * exclusive lock: an entry saved only to be uploaded (`--cache` with a
+ * remote that writes and a local cache that does not). Returns 0 (also
+ * when there was none), or -1 after error(). */
+int store_remove(const struct store *st, const char *key);
+
 struct store_stats {
 	uint64_t entries; /* manifests */
 	uint64_t bytes;	  /* every file of the store: entries, orphans, temporaries */

@@ -642,7 +642,7 @@ static void package_manager(const char *root, const cJSON *pkg, struct package_m
 
 static struct workspace *load(const char *start_dir,
 			      struct listing *(*start_listing)(const char *, const char *),
-			      void (*stop_listing)(struct listing *))
+			      void (*stop_listing)(struct listing *), bool single_package)
 {
 	char *start = realpath(start_dir, NULL);
 	if (!start) {
@@ -701,11 +701,16 @@ static struct workspace *load(const char *start_dir,
 		pats = &pkg_pats;
 	}
 	package_manager(ws->root, ws->root_pkg, &ws->pm);
-	for (size_t i = 0; i < pats->n; i++)
+	/* Turborepo's single-package mode: a turbo.json beside a package.json
+	 * that lists no workspaces (or --single-package): the root package is
+	 * the one project, and turbo.json's tasks and its scripts are its own */
+	ws->single_package = single_package || (ws->cfg->turbo_path && !ws->cfg->projects_set &&
+						!pats->n && pkg_found > 0);
+	for (size_t i = 0; !ws->single_package && i < pats->n; i++)
 		strvec_push(&ws->project_globs, pats->v[i].s);
-	if (expand_projects(ws->root, pats, &dirs))
+	if (!ws->single_package && expand_projects(ws->root, pats, &dirs))
 		goto fail;
-	if (root_is_project(ws->cfg))
+	if (ws->single_package || root_is_project(ws->cfg))
 		strvec_push(&dirs, ".");
 	for (size_t i = 0; i < dirs.n; i++) {
 		struct project *p = project_new(ws, dirs.v[i]);
@@ -888,15 +893,15 @@ static void pm_from_lockfile(const char *root, struct package_manager *pm)
 
 struct workspace *workspace_load(const char *start_dir)
 {
-	return load(start_dir, NULL, NULL);
+	return load(start_dir, NULL, NULL, false);
 }
 
 struct workspace *workspace_load_listing(const char *start_dir,
 					 struct listing *(*start)(const char *root,
 								  const char *kept_dir),
-					 void (*stop)(struct listing *))
+					 void (*stop)(struct listing *), bool single_package)
 {
-	return load(start_dir, start, stop);
+	return load(start_dir, start, stop, single_package);
 }
 
 struct workspace *workspace_load_here(void)

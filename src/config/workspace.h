@@ -62,6 +62,10 @@ struct workspace {
 	char *pnpm_path;     /* the pnpm-workspace.yaml read, when it was (locs point here) */
 	char *root_pkg_path; /* the root package.json (the locs of its workspaces point here) */
 	struct package_manager pm; /* the root's (workspace_load) */
+	bool single_package;	   /* Turborepo's single-package mode: the root package is
+				    * the only project, turbo.json's plain tasks its own (a
+				    * turbo.json, a package.json listing no workspaces; or
+				    * --single-package) */
 	struct cJSON *root_pkg;	   /* the root package.json, parsed once by the load;
 				    * NULL when there is none or it is not JSON */
 	struct readcache *reads;   /* the kept config reads (util/readcache.h): loaded
@@ -77,15 +81,17 @@ struct workspace {
  * resolves project edges. Returns the workspace, or NULL after printing one
  * error line (a config error as "vx: FILE:LINE:COL: MESSAGE"). */
 struct workspace *workspace_load(const char *start_dir);
-/* workspace_load, calling start the moment the root is known with the
- * root and the cache directory when a run kept its listings there (else
- * NULL): the input walk (keys/listing.h) then runs while vx reads the
- * configs. workspace_free drops what it started with stop. The walk is a
- * higher room's, so config/ knows it only through these two. */
+/* workspace_load, calling start (when not NULL) the moment the root is
+ * known with the root and the cache directory when a run kept its
+ * listings there (else NULL): the input walk (keys/listing.h) then runs
+ * while vx reads the configs. workspace_free drops what it started with
+ * stop. The walk is a higher room's, so config/ knows it only through
+ * these two. single_package: Turborepo's --single-package, the root
+ * package alone whatever workspaces it lists. */
 struct workspace *workspace_load_listing(const char *start_dir,
 					 struct listing *(*start)(const char *root,
 								  const char *kept_dir),
-					 void (*stop)(struct listing *));
+					 void (*stop)(struct listing *), bool single_package);
 void workspace_free(struct workspace *ws);
 
 /* workspace_load from the current directory (after any -C). */

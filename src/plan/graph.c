@@ -24,9 +24,11 @@ static struct task_cfg *project_task(const struct workspace *ws, const struct pr
 		char *key = xasprintf("//#%s", name);
 		struct task_cfg *own = config_find_task(ws->cfg, key);
 		free(key);
-		return own ? config_task_merge(own, NULL) : NULL;
+		if (own || !ws->single_package)
+			return own ? config_task_merge(own, NULL) : NULL;
+		/* single-package: the root is the package, the plain tasks its own */
 	}
-	struct task_cfg *own = p->cfg ? config_find_task(p->cfg, name) : NULL;
+	struct task_cfg *own = p->cfg && p->cfg != ws->cfg ? config_find_task(p->cfg, name) : NULL;
 	/* turbo.json's "pkg#task" replaces "task" for that package, as in
 	 * Turborepo (it does not merge with it) */
 	char *pkg_key = xasprintf("%s#%s", p->name, name);

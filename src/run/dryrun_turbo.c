@@ -19,10 +19,13 @@
 #include "util/die.h"
 #include "util/path.h"
 
-/* "//#task" for the root's own task, as Turborepo names it. */
+/* "//#task" for the root's own task, as Turborepo names it; "task" alone
+ * in single-package mode. */
 static char *turbo_id(const struct graph *g, const struct task_node *t)
 {
 	const struct project *p = g->ws->projects.v[t->project];
+	if (g->ws->single_package)
+		return xstrdup(t->task);
 	return p->is_root ? xasprintf("//#%s", t->task) : xstrdup(t->id);
 }
 

@@ -132,6 +132,49 @@ static int remote_env_cb(const struct opt *row, const char *arg)
 	return 0;
 }
 
+/* --cache=local:rw,remote:r (Turborepo's; ';' separates too): each side
+ * named with what it does, r, w, both or nothing; a side not named is off. */
+static int cache_cb(const struct opt *row, const char *arg)
+{
+	struct run_opts *o = row->value;
+	o->cache_set = true;
+	o->cache_local = o->cache_remote = 0;
+	for (const char *s = arg; *s;) {
+		size_t n = strcspn(s, ",;");
+		const char *colon = memchr(s, ':', n);
+		int *side = NULL, bits = 0;
+		if (colon && colon - s == 5 && !memcmp(s, "local", 5))
+			side = &o->cache_local;
+		else if (colon && colon - s == 6 && !memcmp(s, "remote", 6))
+			side = &o->cache_remote;
+		for (const char *c = colon ? colon + 1 : s; side && c < s + n; c++)
+			if (*c == 'r' && !(bits & CACHE_R))
+				bits |= CACHE_R;
+			else if (*c == 'w' && !(bits & CACHE_W))
+				bits |= CACHE_W;
+			else
+				side = NULL;
+		if (!side)
+			return error("--cache: '%.*s' is not local:[r][w] or remote:[r][w] "
+				     "(as --cache=local:rw,remote:r)",
+				     (int)n, s);
+		*side = bits;
+		s += n + (s[n] != '\0');
+	}
+	return 0;
+}
+
+/* --remote-cache-read-only: --cache=local:rw,remote:r. */
+static int remote_read_only_cb(const struct opt *row, const char *arg)
+{
+	struct run_opts *o = row->value;
+	(void)arg;
+	o->cache_set = true;
+	o->cache_local = CACHE_R | CACHE_W;
+	o->cache_remote = CACHE_R;
+	return 0;
+}
+
 static const char *const report_modes[] = {"text", "json", "sarif", "github", NULL};
 static const char *const log_orders[] = {"stream", "grouped", "auto", NULL};
 static const char *const log_prefixes[] = {"auto", "none", "task", NULL};
@@ -182,6 +225,16 @@ int run_opts_parse(int argc, char **argv, bool graph, struct run_opts *o)
 			"neither read nor write the remote cache"),
 	    OPT_SET_INT(0, "remote-only", &o->remote, REMOTE_ONLY,
 			"hits come from the remote cache alone, not the local one"),
+	    OPT_CALLBACK(0, "cache", o, "SPEC", false, cache_cb,
+			 "what the run reads and writes, Turborepo's way:\n"
+			 "local:[r][w],remote:[r][w]; a side not named is off\n"
+			 "(default local:rw,remote:rw)"),
+	    OPT_BOOL(0, "single-package", &o->single_package,
+		     "the root package alone, its scripts and turbo.json's tasks\n"
+		     "its own (Turborepo's; on by itself without workspaces)"),
+	    OPT_CALLBACK(0, "remote-cache-read-only", o, NULL, false, remote_read_only_cb,
+			 "read the remote cache, never write it\n"
+			 "(--cache=local:rw,remote:r)"),
 	    OPT_STRING(0, "explain-key", &o->explain_key, "PROJECT#TASK",
 		       "print what that task's key folds, each\n"
 		       "ingredient with its hash, and run nothing"),

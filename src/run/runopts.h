@@ -8,6 +8,9 @@
 #include "run/output.h"
 #include "util/vec.h"
 
+/* --cache's bits of a side. */
+enum { CACHE_R = 1, CACHE_W = 2 };
+
 struct run_opts {
 	struct strvec tasks;   /* TASK... */
 	struct strvec filters; /* --filter, as written */
@@ -23,13 +26,20 @@ struct run_opts {
 	enum output_logs logs;
 	bool logs_set; /* --output-logs given: it wins over each task's outputLogs */
 	int verbose;
-	const char *report;		   /* text, json, sarif, github */
-	struct strvec args;		   /* after "--" */
-	const char *format;		   /* graph: dot or json */
-	bool only;			   /* --only: the named tasks, not what they depend on */
-	bool parallel;			   /* --parallel, Turborepo's: --only */
-	const char *profile;		   /* --profile FILE: the run as a Chrome trace */
-	int remote;			   /* enum remote_mode: --no-remote, --remote-only */
+	const char *report;  /* text, json, sarif, github */
+	struct strvec args;  /* after "--" */
+	const char *format;  /* graph: dot or json */
+	bool only;	     /* --only: the named tasks, not what they depend on */
+	bool parallel;	     /* --parallel, Turborepo's: --only */
+	const char *profile; /* --profile FILE: the run as a Chrome trace */
+	int remote;	     /* enum remote_mode: --no-remote, --remote-only */
+	/* --cache=local:[r][w],remote:[r][w] (Turborepo's), and
+	 * --remote-cache-read-only: each side's CACHE_R|CACHE_W; a side
+	 * not named is off. Only when cache_set; --force, --no-cache,
+	 * --no-remote and --remote-only still take away what they say. */
+	bool cache_set;
+	bool single_package; /* --single-package: the root package alone (Turborepo's) */
+	int cache_local, cache_remote;
 	const char *shard;		   /* --shard I/N, as written; NULL: none */
 	unsigned shard_index, shard_count; /* its part (0-based) and count, parsed */
 	struct strvec shard_timings;	   /* --shard-timings PATH... */

@@ -31,8 +31,9 @@ static const char *package_inferred(const struct workspace *ws, const char *cwd,
 int plan_graph(const struct run_opts *o, struct workspace **wsp, struct graph *g, bool listing)
 {
 	char *cwd = path_absolute(".");
-	struct workspace *ws = listing ? workspace_load_listing(cwd, listing_start, listing_abandon)
-				       : workspace_load(cwd);
+	struct workspace *ws =
+	    workspace_load_listing(cwd, listing ? listing_start : NULL,
+				   listing ? listing_abandon : NULL, o->single_package);
 	if (!ws) {
 		free(cwd);
 		return -1;
@@ -191,6 +192,26 @@ int plan_run_part(const struct run_opts *o, struct plan *p)
 	return 0;
 }
 
+/* --cache's sides into to (read and write as --force and --no-cache left
+ * them): a side not named, or named without r or w, loses it. */
+static void cache_sides(const struct run_opts *o, struct taskcache_opts *to)
+{
+	if (!o->cache_set)
+		return;
+	bool lr = to->read && (o->cache_local & CACHE_R),
+	     lw = to->write && (o->cache_local & CACHE_W);
+	bool rr = to->read && (o->cache_remote & CACHE_R),
+	     rw = to->write && (o->cache_remote & CACHE_W);
+	if (!(o->cache_remote & (CACHE_R | CACHE_W)))
+		to->remote = REMOTE_OFF;
+	to->no_local_read = !lr;
+	to->no_local_write = !lw;
+	to->no_remote_read = !rr;
+	to->no_remote_write = !rw;
+	to->read = lr || rr;
+	to->write = lw || rw;
+}
+
 /* Loads, selects, builds the graph, makes the run part and computes every
  * key. Returns 0, or 2 after an error line (p is then freed). */
 int plan_make(const struct run_opts *o, struct plan *p)
@@ -202,6 +223,7 @@ int plan_make(const struct run_opts *o, struct plan *p)
 	if (o->shard) {
 		p->shard = xcalloc(1, sizeof *p->shard);
 		bool checkable = !o->force && !o->no_cache &&
+				 (!o->cache_set || (o->cache_remote & CACHE_R)) &&
 				 taskcache_remote_named(p->ws, (enum remote_mode)o->remote, true);
 		if (shardrun_plan(p->shard, &p->g, o, checkable)) {
 			plan_free(p);
@@ -238,6 +260,7 @@ int plan_make(const struct run_opts *o, struct plan *p)
 	    .traced = p->sj.strace != NULL,
 	    .verbose = o->verbose,
 	};
+	cache_sides(o, &to);
 	p->tc_open = true;
 	if (taskcache_open(&p->tc, p->ws, &p->g, &to) || taskcache_keys(&p->tc)) {
 		plan_free(p);

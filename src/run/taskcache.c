@@ -115,8 +115,8 @@ static struct remote *remote_from(const struct workspace *ws, const struct taskc
 	    .team = team,
 	    .team_id = team_id,
 	    .signature_key = key,
-	    .read = (rc ? rc->read : true) && o->read,
-	    .write = (rc ? rc->write : true) && o->write && !o->dry_run,
+	    .read = (rc ? rc->read : true) && o->read && !o->no_remote_read,
+	    .write = (rc ? rc->write : true) && o->write && !o->dry_run && !o->no_remote_write,
 	    .timeout_ms = rc ? (long)rc->timeout_ms : 0,
 	};
 	return remote_new(&ro);
@@ -143,7 +143,15 @@ int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struc
 	tc->fetching = xcalloc(n, sizeof *tc->fetching);
 	if (o->remote != REMOTE_OFF && (o->read || o->write))
 		tc->remote = remote_from(ws, o);
-	tc->remote_only = tc->remote && o->remote == REMOTE_ONLY;
+	tc->remote_only = tc->remote && (o->remote == REMOTE_ONLY || o->no_local_read);
+	tc->imported = xcalloc(n, sizeof *tc->imported);
+	/* --cache: a side off is one the run cannot use; with neither, the
+	 * run neither reads nor writes */
+	tc->keep_local = !o->no_local_write;
+	if (o->no_local_read && !taskcache_remote_readable(tc))
+		tc->read = false;
+	if (o->no_local_write && !(tc->remote && remote_writable(tc->remote)))
+		tc->write = false;
 	struct stat st;
 	if (o->dry_run && stat(tc->dir, &st) != 0)
 		return 0; /* a dry run writes nothing, not even an empty store */
@@ -500,6 +508,21 @@ bool taskcache_remote_has(struct taskcache *tc, size_t i)
 	       taskcache_remote_readable(tc) && remote_head(tc->remote, tc->ks.keys[i]) == 1;
 }
 
+/* Whether the store holds an entry of key: its manifest or its bundle
+ * (a hash lookup costs two stats; opening it is the restore's). */
+static bool entry_here(const struct taskcache *tc, const char *key)
+{
+	/* by the store's descriptor: a workspace deeper than PATH_MAX has
+	 * a store no absolute path reaches (issue 39) */
+	char *man = store_entry_name(key, STORE_MANIFEST_SUFFIX);
+	char *bundle = store_entry_name(key, STORE_BUNDLE_SUFFIX);
+	bool here = faccessat(tc->store.dirfd, man, F_OK, 0) == 0 ||
+		    faccessat(tc->store.dirfd, bundle, F_OK, 0) == 0;
+	free(man);
+	free(bundle);
+	return here;
+}
+
 /* Node i's entry from the remote cache into the local store, checked
  * whole before it enters (transfer.h). Returns 0 when it is there now, 1
  * for a miss, -1 after a warning. */
@@ -512,10 +535,12 @@ static int remote_fetch(struct taskcache *tc, size_t i)
 	int fd = transfer_tmp(&tc->store, key, &path);
 	if (fd < 0)
 		return -1;
+	bool had = !tc->keep_local && entry_here(tc, key);
 	int rc = remote_get(tc->remote, key, fd);
 	if (rc == 1) {
 		struct strbuf why = STRBUF_INIT;
 		rc = transfer_import(&tc->store, key, fd, path, &why);
+		tc->imported[i] |= !tc->keep_local && rc == 0 && !had;
 		if (rc == 1)
 			warning(
 			    "%s: the remote cache's artifact %s is refused (%s); running the task",
@@ -543,21 +568,6 @@ static int replay_add(void *ctx, const char *buf, size_t n)
 	struct replay *rp = ctx;
 	scheduler_job_log_add(rp->job, rp->spill_dir, buf, n);
 	return 0;
-}
-
-/* Whether the store holds an entry of key: its manifest or its bundle
- * (a hash lookup costs two stats; opening it is the restore's). */
-static bool entry_here(const struct taskcache *tc, const char *key)
-{
-	/* by the store's descriptor: a workspace deeper than PATH_MAX has
-	 * a store no absolute path reaches (issue 39) */
-	char *man = store_entry_name(key, STORE_MANIFEST_SUFFIX);
-	char *bundle = store_entry_name(key, STORE_BUNDLE_SUFFIX);
-	bool here = faccessat(tc->store.dirfd, man, F_OK, 0) == 0 ||
-		    faccessat(tc->store.dirfd, bundle, F_OK, 0) == 0;
-	free(man);
-	free(bundle);
-	return here;
 }
 
 /* One hit's way from the store (or the remote) into the project, off the
@@ -645,7 +655,7 @@ static void fetch_restore(void *arg)
 		scheduler_job_log_reset(f->job);
 		return;
 	}
-	if (!tc->store.read_only)
+	if (!tc->store.read_only && tc->keep_local)
 		store_touch(&tc->store, tc->ks.keys[f->i]);
 	f->after_rc = outputs_collect(p->dir, &t->cfg->outputs, &f->after);
 }
@@ -853,7 +863,8 @@ void taskcache_after(struct job *job, void *ctx)
 	    .level = tc->level,
 	};
 	if (tc->loop && !tc->saver) { /* a fully cached run never starts it */
-		tc->saver = saver_new(&tc->store, remote_writable(tc->remote) ? tc->remote : NULL);
+		tc->saver = saver_new(&tc->store, remote_writable(tc->remote) ? tc->remote : NULL,
+				      tc->keep_local);
 		loop_watch(tc->loop, saver_fd(tc->saver), LOOP_READ, on_save_ready, tc);
 	}
 	tc->saving[i] = outs;
@@ -949,6 +960,8 @@ static void prefetch_begin(struct taskcache *tc)
 		}
 		keys[k] = tc->ks.keys[i];
 		tc->prefetch_of[i] = ++k;
+		/* fetched ahead into the store: not kept there without local:w */
+		tc->imported[i] |= !tc->keep_local && !entry_here(tc, tc->ks.keys[i]);
 	}
 	tc->prefetch = prefetch_start(&tc->store, tc->remote, keys, k);
 	if (!tc->prefetch)
@@ -987,6 +1000,11 @@ void taskcache_finish(struct taskcache *tc)
 		saver_free(tc->saver);
 		tc->saver = NULL;
 	}
+	for (size_t i = 0; tc->imported && i < tc->g->nodes.n; i++) {
+		if (tc->imported[i] && tc->store_open)
+			store_remove(&tc->store, tc->ks.keys[i]);
+		tc->imported[i] = false;
+	}
 	tc->loop = NULL;
 }
 
@@ -1014,6 +1032,7 @@ void taskcache_close(struct taskcache *tc)
 	keyset_release(&tc->ks);
 	free(tc->status);
 	free(tc->from_remote);
+	free(tc->imported);
 	free(tc->prefetch_of);
 	free(tc->fetching);
 	remote_free(tc->remote);

@@ -50,6 +50,11 @@ struct taskcache {
 	struct remote *remote;	   /* the remote cache (cache.remote, VX_REMOTE_CACHE_*,
 				    * TURBO_*), or NULL: none, or --no-remote */
 	bool remote_only;	   /* --remote-only: the local store is only the remote's staging */
+	bool keep_local;	   /* false (--cache without local:w): an entry saved or
+				    * fetched is only the remote's way, removed after */
+	bool *imported;		   /* per node: fetched from the remote into the store
+				    * this run, not there before (removed at the
+				    * finish when !keep_local) */
 	bool *from_remote;	   /* per node: its hit came from the remote cache */
 	struct prefetch *prefetch; /* the run's remote lookups ahead of need, between
 				    * taskcache_start and _finish, or NULL */
@@ -66,7 +71,10 @@ struct taskcache_opts {
 	const char *dir; /* the store (workspace_cache_dir), copied */
 	bool read, write, dry_run;
 	enum remote_mode remote; /* --no-remote, --remote-only */
-	bool traced;		 /* sandboxed tasks run under strace (the tracer probed) */
+	/* --cache: a side's read or write taken away (all false: read and
+	 * write say it for both sides) */
+	bool no_local_read, no_local_write, no_remote_read, no_remote_write;
+	bool traced; /* sandboxed tasks run under strace (the tracer probed) */
 	int verbose;
 };
 

@@ -407,7 +407,7 @@ static void on_saved(void *tag, int rc, const char *messages, void *ctx)
 static void test_saver(void)
 {
 	char *proj = xasprintf("%s/proj", root);
-	struct saver *sv = saver_new(&st, NULL);
+	struct saver *sv = saver_new(&st, NULL, true);
 	struct saved s = {.messages = STRBUF_INIT};
 
 	char key[] = "5aa5", out[] = "dist/a.js", path[] = "src.ts", hash[33];
