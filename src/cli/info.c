@@ -28,9 +28,15 @@ static void print_workspace(void)
 		return;
 	}
 	const char *turbo = ws->cfg->turbo_path ? strrchr(ws->cfg->turbo_path, '/') : NULL;
-	printf("workspace: %s (its root by %s%s%s; %zu projects, from %s)\n", ws->root,
-	       ws->root_from, turbo ? ", configured by " : "", turbo ? turbo + 1 : "",
-	       ws->projects.n, ws->projects_from);
+	if (ws->single_package)
+		printf("workspace: %s (its root by %s%s%s; a single package: its package.json "
+		       "lists no workspaces)\n",
+		       ws->root, ws->root_from, turbo ? ", configured by " : "",
+		       turbo ? turbo + 1 : "");
+	else
+		printf("workspace: %s (its root by %s%s%s; %zu projects, from %s)\n", ws->root,
+		       ws->root_from, turbo ? ", configured by " : "", turbo ? turbo + 1 : "",
+		       ws->projects.n, ws->projects_from);
 	printf("package manager: %s%s%s (%s)\n", ws->pm.name, *ws->pm.version ? " " : "",
 	       ws->pm.version, ws->pm.source);
 	workspace_free(ws);

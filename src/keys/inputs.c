@@ -116,6 +116,13 @@ static int collect_one(const char *rel, void *ctx)
 		return 0;
 	char *full = (!*c->prefix || !strcmp(c->prefix, ".")) ? xstrdup(rel)
 							      : xasprintf("%s/%s", c->prefix, rel);
+	if (strstr(full, "..") || strstr(full, "./")) {
+		/* a package's "../../tsup.config.base.ts": named as the
+		 * workspace names it, once (issue 42 item 10) */
+		char *n = path_normalize(full);
+		free(full);
+		full = n;
+	}
 	if (c->owner >= 0 && owner_of(c->in, full) != c->owner) {
 		free(full);
 		return 0;

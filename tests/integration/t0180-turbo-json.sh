@@ -203,4 +203,14 @@ test_expect_success 'only a top-level "extends" makes a turbo.json a package'"'"
 	test_grep "its root by turbo.json" "$OUT"
 '
 
+test_expect_success 'a package input reaching up (../../x, $TURBO_ROOT$/x) is named once, from the root' '
+	setup &&
+	echo "shared" >tsup.config.base.ts &&
+	echo "{\"extends\": [\"//\"], \"tasks\": {\"build\": {\"inputs\": [\"src/**\", \"../../tsup.config.base.ts\", \"\$TURBO_ROOT\$/tsup.config.base.ts\"]}}}" >packages/p0/turbo.json &&
+	run_vx 0 run build --filter=p0 --dry-run=json &&
+	jq -e "[.tasks[] | select(.id == \"p0#build\") | .inputFiles[] | select(test(\"tsup\"))] == [\"tsup.config.base.ts\"]" "$OUT" &&
+	run_vx 0 run build --filter=p0 -v &&
+	test_grep ! "\.\./" "$OUT" "$ERR"
+'
+
 test_done

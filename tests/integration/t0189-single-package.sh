@@ -52,7 +52,9 @@ test_expect_success 'a single-package repository: a script turbo.json does not n
 	setup &&
 	run_vx 0 run lint &&
 	test_grep "solo#lint: linted" "$OUT" &&
-	same lint
+	same lint &&
+	run_vx 0 info &&
+	test_grep "a single package: its package.json lists no workspaces" "$OUT"
 '
 
 test_expect_success '--single-package in a workspace: the root package alone, as turbo' '
