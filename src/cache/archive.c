@@ -86,7 +86,8 @@ struct archive_writer {
 	size_t out_cap;
 	XXH3_state_t *hash; /* of the compressed bytes, as they reach fd */
 	uint64_t size;
-	bool failed; /* sticks, so finish reports a failed add the caller ignored */
+	bool failed;		    /* sticks, so finish reports a failed add the caller ignored */
+	struct fsafe_parent parent; /* the directory of the last member added */
 };
 
 struct archive_writer *archive_writer_new(int fd, const char *name, int level)
@@ -102,6 +103,10 @@ struct archive_writer *archive_writer_new(int fd, const char *name, int level)
 			       level ? level : ARCHIVE_LEVEL_DEFAULT);
 	/* zstd's own frame checksum lets `zstd -t` vouch for an entry by hand. */
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
+	/* compression on a thread of zstd's own, beside the reads and the
+	 * hashing, as `tar | zstd` runs on two cores (issue 43); a libzstd
+	 * built without threads says no and compresses in line */
+	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_nbWorkers, 1);
 	XXH3_128bits_reset(w->hash);
 	w->in = xmalloc(ARCHIVE_IOBUF);
 	w->out_cap = ZSTD_CStreamOutSize();
@@ -113,6 +118,7 @@ void archive_writer_free(struct archive_writer *w)
 {
 	if (!w)
 		return;
+	fsafe_parent_release(&w->parent);
 	ZSTD_freeCCtx(w->cctx);
 	XXH3_freeState(w->hash);
 	free(w->in);
@@ -352,7 +358,7 @@ int archive_writer_add(struct archive_writer *w, int rootfd, const char *path,
 	if (!archive_path_ok(path) || !strcmp(path, ARCHIVE_LOG_PATH))
 		return writer_fail(w), error("refusing to archive path '%s'", path);
 	const char *leaf;
-	int dfd = fsafe_open_parent(rootfd, path, false, &leaf);
+	int dfd = fsafe_parent_open(&w->parent, rootfd, path, false, &leaf);
 	if (dfd < 0)
 		return writer_fail(w), error_errno("cannot archive %s", path);
 	struct stat st;
@@ -373,8 +379,12 @@ int archive_writer_add(struct archive_writer *w, int rootfd, const char *path,
 			  path, (unsigned)(st.st_mode & 07777));
 	} else if (S_ISREG(st.st_mode)) {
 		m->type = ARCHIVE_FILE;
-		fd = openat(dfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0 || fstat(fd, &st) < 0) {
+		/* no second stat of what was opened: exactly the size read, and
+		 * not a byte more, is the check (a file swapped or changed in
+		 * between is refused as shrunk or grown); O_NONBLOCK: a fifo
+		 * swapped in is such a refusal, never a hang */
+		fd = openat(dfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0) {
 			ret = error_errno("cannot archive %s", path);
 			goto out;
 		}
@@ -401,7 +411,6 @@ int archive_writer_add(struct archive_writer *w, int rootfd, const char *path,
 out:
 	if (fd >= 0)
 		close(fd);
-	close(dfd);
 	if (m == &tmp)
 		archive_member_release(m);
 	return ret ? writer_fail(w) : 0;

@@ -22,12 +22,15 @@
  * parent directories, and a directory's whole tree. */
 static int members_collect(int rootfd, const char *const *outputs, size_t n, struct strvec *out)
 {
-	for (size_t i = 0; i < n; i++) {
+	struct fsafe_parent pc = {.fd = -1};
+	int ret = 0;
+	for (size_t i = 0; !ret && i < n; i++) {
 		char *p = path_normalize(outputs[i]);
 		if (!archive_path_ok(p)) {
-			error("cannot save output '%s': it is not inside the project", outputs[i]);
+			ret = error("cannot save output '%s': it is not inside the project",
+				    outputs[i]);
 			free(p);
-			return -1;
+			break;
 		}
 		for (char *s = p; (s = strchr(s, '/')); s++) {
 			*s = '\0';
@@ -35,11 +38,12 @@ static int members_collect(int rootfd, const char *const *outputs, size_t n, str
 			*s = '/';
 		}
 		strvec_push(out, p);
-		int ret = fsafe_tree(rootfd, p, out);
+		ret = fsafe_tree(&pc, rootfd, p, out);
 		free(p);
-		if (ret < 0)
-			return -1;
 	}
+	fsafe_parent_release(&pc);
+	if (ret < 0)
+		return -1;
 	strvec_sort_unique(out);
 	return 0;
 }

@@ -192,6 +192,9 @@ int restore_archive(int fd, int rootfd, const struct restore_opts *o)
 	unsigned char *buf = xmalloc(ARCHIVE_IOBUF);
 	VEC(struct dir_mode) dirs = {0};
 	struct archive_member m;
+	/* the last member's directory, kept for the next (an archive's
+	 * members come sorted: a directory's files together) */
+	struct fsafe_parent parent = {.fd = -1};
 	int ret = 0, got;
 	while ((got = archive_reader_next(r, &m)) > 0) {
 		if (m.type == ARCHIVE_LOG) {
@@ -213,7 +216,7 @@ int restore_archive(int fd, int rootfd, const struct restore_opts *o)
 			break;
 		}
 		const char *leaf;
-		int dfd = fsafe_open_parent(rootfd, m.path, true, &leaf);
+		int dfd = fsafe_parent_open(&parent, rootfd, m.path, true, &leaf);
 		if (dfd < 0) {
 			ret = errno == ELOOP || errno == ENOTDIR
 				  ? error("refusing %s: a parent is a symlink or not a "
@@ -250,12 +253,11 @@ int restore_archive(int fd, int rootfd, const struct restore_opts *o)
 				vec_push(&dirs, ((struct dir_mode){xstrdup(m.path), m.mode}));
 		}
 		matched += !ret;
-		if (dfd >= 0)
-			close(dfd);
 		archive_member_release(&m);
 		if (ret)
 			break;
 	}
+	fsafe_parent_release(&parent);
 	if (got < 0)
 		ret = -1;
 	if (!ret && !log_only && o->expect && matched != o->expect->outputs.n)
@@ -272,42 +274,14 @@ int restore_archive(int fd, int rootfd, const struct restore_opts *o)
 	return ret;
 }
 
-/* The parent directory of the last output checked, kept open: outputs
- * are sorted, so a directory's files come together, and each directory
- * is walked to once (it was once per file: 287 opens of "dist" for 242
- * outputs, issue 20). */
-struct parent_dir {
-	char *dir; /* path's parent, relative; NULL: none open */
-	int fd;
-};
-
-static int parent_open(struct parent_dir *pd, int rootfd, const char *path, const char **leaf)
-{
-	const char *slash = strrchr(path, '/');
-	size_t n = slash ? (size_t)(slash - path) : 0;
-	*leaf = slash ? slash + 1 : path;
-	if (pd->dir && strlen(pd->dir) == n && !strncmp(pd->dir, path, n))
-		return pd->fd;
-	if (pd->dir && pd->fd >= 0)
-		close(pd->fd);
-	free(pd->dir);
-	pd->dir = xstrndup(path, n);
-	pd->fd = fsafe_open_parent(rootfd, path, false, leaf);
-	return pd->fd;
-}
-
-static void parent_close(struct parent_dir *pd)
-{
-	if (pd->dir && pd->fd >= 0)
-		close(pd->fd);
-	free(pd->dir);
-	pd->dir = NULL;
-}
-
-static bool output_matches(struct parent_dir *pd, int rootfd, const struct manifest_file *f)
+/* The parent directory of the last output checked is kept open (pd):
+ * outputs are sorted, so a directory's files come together, and each
+ * directory is walked to once (it was once per file: 287 opens of "dist"
+ * for 242 outputs, issue 20). */
+static bool output_matches(struct fsafe_parent *pd, int rootfd, const struct manifest_file *f)
 {
 	const char *leaf;
-	int dfd = parent_open(pd, rootfd, f->path, &leaf);
+	int dfd = fsafe_parent_open(pd, rootfd, f->path, false, &leaf);
 	if (dfd < 0)
 		return false;
 	struct stat st;
@@ -340,11 +314,11 @@ static bool outputs_in_place(const struct entry *e, int rootfd, const struct str
 		    !bsearch(&key, e->m.outputs.v, e->m.outputs.n, sizeof key, manifest_file_cmp))
 			return false;
 	}
-	struct parent_dir pd = {NULL, -1};
+	struct fsafe_parent pd = {.fd = -1};
 	bool ok = true;
 	for (size_t i = 0; ok && i < e->m.outputs.n; i++)
 		ok = output_matches(&pd, rootfd, &e->m.outputs.v[i]);
-	parent_close(&pd);
+	fsafe_parent_release(&pd);
 	return ok;
 }
 

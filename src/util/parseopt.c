@@ -144,7 +144,16 @@ int parseopt(int argc, char **argv, const struct opt *rows, const struct opt_usa
 				strvec_push(&after, argv[k]);
 			break;
 		}
+		/* getopt keeps where it was inside an argument across calls: 0 makes
+		 * glibc start afresh (1 left a stale position from an earlier
+		 * parse's error, and test_parseopt failed one run in twenty); BSD
+		 * libcs have optreset for it */
+#ifdef __GLIBC__
+	optind = 0;
+#else
+	optreset = 1;
 	optind = 1;
+#endif
 	opterr = 0;
 	int c, rc = 0;
 	while (!rc && (c = getopt_long(end, argv, shorts.buf, longs, NULL)) != -1) {
