@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "cache/fsafe.h"
 #include "util/io.h"
 #include "util/path.h"
 #include "util/strbuf.h"
@@ -177,20 +178,29 @@ bool inplace_check(const struct inplace_record *rec, const char *project_dir)
 	if (strcmp(rec->project_dir, project_dir))
 		return false;
 	int64_t racy_from = rec->recorded_ns / 1000000000 * 1000000000;
-	struct strbuf path = STRBUF_INIT;
+	const char *rel;
+	int at = fs_at(project_dir, &rel);
+	int dirfd = openat(at, *rel ? rel : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return false;
+	/* each output by its parent's fd, kept for its siblings (issue 43: a
+	 * walk of the whole path per output was most of a 100 000-output
+	 * hit); a parent that is a link now is no output in place */
+	struct fsafe_parent pc = {.fd = -1};
 	bool ok = true;
 	for (size_t i = 0; i < rec->outputs.n && ok; i++) {
 		const struct inplace_output *o = &rec->outputs.v[i];
 		struct stat st;
-		strbuf_reset(&path);
-		strbuf_addf(&path, "%s/%s", project_dir, o->path);
-		ok = fs_stat(path.buf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		const char *leaf;
+		int pfd = fsafe_parent_open(&pc, dirfd, o->path, false, &leaf);
+		ok = pfd >= 0 && fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		     (uint32_t)st.st_mode == o->mode && (uint64_t)st.st_size == o->size &&
 		     (uint64_t)st.st_ino == o->ino && fs_ns(st.st_mtim) == o->mtime_ns &&
 		     fs_ns(st.st_ctim) == o->ctime_ns && o->mtime_ns < racy_from &&
 		     o->ctime_ns < racy_from;
 	}
-	strbuf_release(&path);
+	fsafe_parent_release(&pc);
+	close(dirfd);
 	return ok;
 }
 
