@@ -262,6 +262,14 @@ int prune_main(int argc, char **argv)
 		strvec_clear(&names);
 		return 2;
 	}
+	if (ws->single_package) {
+		error("prune: %s is a single package (its package.json lists no workspaces): "
+		      "there is no part of it to keep",
+		      ws->root);
+		strvec_clear(&names);
+		workspace_free(ws);
+		return 2;
+	}
 	size_t n = ws->projects.n;
 	bool *keep = xcalloc(n + 1, 1);
 	struct out out = {.root = ws->root, .top = path_absolute(o.out_dir)};

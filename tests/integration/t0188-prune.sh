@@ -151,4 +151,12 @@ test_expect_success 'vx prune: a lockfile vx cannot read is an error naming it, 
 	test ! -e out
 '
 
+test_expect_success 'vx prune in a single-package repository: exit 2, it has no part to keep' '
+	echo "{\"name\": \"solo\", \"scripts\": {\"build\": \"true\"}}" >package.json &&
+	echo "{\"tasks\": {\"build\": {}}}" >turbo.json &&
+	run_vx 2 prune solo &&
+	test_grep "vx: prune: .* is a single package" "$ERR" &&
+	test ! -e out
+'
+
 test_done
