@@ -232,9 +232,12 @@ void inplace_put(struct inplace *ip, const char *id, const char *key, const char
 	rec->tools = xstrdup(tools ? tools : "");
 	int dirfd = open(project_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	bool ok = dirfd >= 0;
+	struct fsafe_parent pc = {.fd = -1}; /* as inplace_check looks them up */
 	for (size_t i = 0; i < n && ok; i++) {
 		struct stat st;
-		if (fstatat(dirfd, outputs[i], &st, AT_SYMLINK_NOFOLLOW)) {
+		const char *leaf;
+		int pfd = fsafe_parent_open(&pc, dirfd, outputs[i], false, &leaf);
+		if (pfd < 0 || fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW)) {
 			ok = false;
 			break;
 		}
@@ -277,6 +280,7 @@ void inplace_put(struct inplace *ip, const char *id, const char *key, const char
 					   fs_ns(st.st_ctim),	(uint32_t)st.st_mode};
 		vec_push(&rec->outputs, o);
 	}
+	fsafe_parent_release(&pc);
 	strmap_clear(&seen);
 	strmap_clear(&listed);
 	strvec_clear(&dirs);
