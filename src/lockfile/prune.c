@@ -19,6 +19,7 @@
 
 #include "lockfile/lockgraph.h"
 #include "util/die.h"
+#include "util/jsonloc.h"
 #include "util/strmap.h"
 #include "util/yamlload.h"
 #include "util/yamlnode.h"
@@ -86,133 +87,29 @@ static void mark(struct prune *p, const bool *keep)
 
 /* JSON (and Bun's JSONC) ------------------------------------------------ */
 
-static size_t js_ws(const char *t, size_t len, size_t i)
-{
-	for (;;) {
-		while (i < len && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r'))
-			i++;
-		if (i + 1 < len && t[i] == '/' && t[i + 1] == '/') {
-			while (i < len && t[i] != '\n')
-				i++;
-		} else if (i + 1 < len && t[i] == '/' && t[i + 1] == '*') {
-			const char *e = memmem(t + i + 2, len - i - 2, "*/", 2);
-			i = e ? (size_t)(e - t) + 2 : len;
-		} else {
-			return i;
-		}
-	}
-}
-
-/* The string at i ('"'): returns the index past its closing quote, or
- * SIZE_MAX; its text (escapes but \uXXXX undone) into s when not NULL. */
-static size_t js_string(const char *t, size_t len, size_t i, struct strbuf *s)
-{
-	if (s)
-		strbuf_reset(s);
-	for (i++; i < len; i++) {
-		char c = t[i];
-		if (c == '"')
-			return i + 1;
-		if (c == '\\' && i + 1 < len) {
-			c = t[++i];
-			c = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c;
-		}
-		if (s)
-			strbuf_addch(s, c);
-	}
-	return SIZE_MAX;
-}
-
-/* The value at i: returns the index past it, or SIZE_MAX. The text was
- * parsed already (lockset_read): this only finds ends. */
-static size_t js_value(const char *t, size_t len, size_t i)
-{
-	size_t depth = 0;
-	do {
-		i = js_ws(t, len, i);
-		if (i >= len)
-			return SIZE_MAX;
-		char c = t[i];
-		if (c == '"') {
-			if ((i = js_string(t, len, i, NULL)) == SIZE_MAX)
-				return i;
-		} else if (c == '{' || c == '[') {
-			depth++, i++;
-		} else if (c == '}' || c == ']') {
-			if (!depth)
-				return SIZE_MAX;
-			depth--, i++;
-		} else if (depth && (c == ',' || c == ':')) {
-			i++;
-		} else {
-			size_t s = i;
-			while (i < len && t[i] && !strchr(" \t\r\n,:[]{}\"/", t[i]))
-				i++;
-			if (i == s)
-				return SIZE_MAX;
-		}
-	} while (depth);
-	return i;
-}
-
-struct member {
-	char *key;
-	size_t key_at, end; /* its key's '"', past its value */
-};
-
+/* An object's members (util/jsonloc.h finds them). */
 struct object {
 	size_t open, close; /* its '{' and '}' */
-	VEC(struct member) m;
+	struct jsonloc_member *m;
+	size_t n;
 };
 
-static void object_release(struct object *o)
+/* The object at at into o. Returns 0, or -1. */
+static int object_at(const struct prune *p, size_t at, struct object *o)
 {
-	for (size_t i = 0; i < o->m.n; i++)
-		free(o->m.v[i].key);
-	vec_free(&o->m);
-}
-
-/* The object at i into o. Returns 0, or -1. */
-static int js_object(const char *t, size_t len, size_t i, struct object *o)
-{
-	struct strbuf key = STRBUF_INIT;
-	memset(o, 0, sizeof *o);
-	i = js_ws(t, len, i);
-	if (i >= len || t[i] != '{')
+	o->close = jsonloc_members(p->text, p->len, at, NULL, 0, &o->n);
+	if (o->close >= p->len)
 		return -1;
-	o->open = i;
-	for (i = js_ws(t, len, i + 1); i < len && t[i] != '}';) {
-		struct member m = {.key_at = i};
-		if (t[i] != '"' || (i = js_string(t, len, i, &key)) == SIZE_MAX)
-			break;
-		i = js_ws(t, len, i);
-		if (i >= len || t[i] != ':' || (i = js_value(t, len, i + 1)) == SIZE_MAX)
-			break;
-		m.end = i;
-		m.key = strbuf_detach(&key, NULL);
-		vec_push(&o->m, m);
-		i = js_ws(t, len, i);
-		if (i < len && t[i] == ',')
-			i = js_ws(t, len, i + 1);
-		else if (i < len && t[i] != '}')
-			break;
-	}
-	strbuf_release(&key);
-	if (i >= len || t[i] != '}') {
-		object_release(o);
-		return -1;
-	}
-	o->close = i;
+	o->m = xcalloc(o->n + 1, sizeof *o->m);
+	jsonloc_members(p->text, p->len, at, o->m, o->n, &o->n);
+	o->open = jsonloc_skip_space(p->text, p->len, at);
 	return 0;
 }
 
-/* The member named key of o, or NULL. */
-static const struct member *member(const struct object *o, const char *key)
+/* Member i's key, unquoted (as written: no escape undone). */
+static char *key_of(const struct prune *p, const struct object *o, size_t i)
 {
-	for (size_t i = 0; i < o->m.n; i++)
-		if (!strcmp(o->m.v[i].key, key))
-			return &o->m.v[i];
-	return NULL;
+	return xstrndup(p->text + o->m[i].key_at + 1, o->m[i].key_len - 2);
 }
 
 /* Cuts o's members whose keep is false, each kept one with the separator
@@ -220,9 +117,9 @@ static const struct member *member(const struct object *o, const char *key)
 static void cut_members(struct prune *p, const struct object *o, const bool *keep)
 {
 	size_t kept = 0;
-	for (size_t i = 0; i < o->m.n; i++)
+	for (size_t i = 0; i < o->n; i++)
 		kept += keep[i];
-	if (kept == o->m.n)
+	if (kept == o->n)
 		return;
 	if (!kept) {
 		add_edit(p, o->open, o->close + 1, xstrdup("{}"));
@@ -230,38 +127,43 @@ static void cut_members(struct prune *p, const struct object *o, const bool *kee
 	}
 	struct strbuf sb = STRBUF_INIT;
 	bool first = true;
-	for (size_t i = 0; i < o->m.n; i++) {
-		const struct member *m = &o->m.v[i];
+	for (size_t i = 0; i < o->n; i++) {
+		const struct jsonloc_member *m = &o->m[i];
 		if (!keep[i])
 			continue;
 		if (!first)
-			strbuf_add(&sb, p->text + o->m.v[i - 1].end, m->key_at - o->m.v[i - 1].end);
+			strbuf_add(&sb, p->text + o->m[i - 1].end, m->key_at - o->m[i - 1].end);
 		strbuf_add(&sb, p->text + m->key_at, m->end - m->key_at);
 		first = false;
 	}
-	add_edit(p, o->m.v[0].key_at, o->m.v[o->m.n - 1].end, strbuf_detach(&sb, NULL));
+	add_edit(p, o->m[0].key_at, o->m[o->n - 1].end, strbuf_detach(&sb, NULL));
 }
 
-/* The object that is the value of top's member key, cut by rule; absent is
- * nothing to cut. Returns 0, or -1. */
+/* The object that is the value of top's member named key, cut by rule;
+ * absent is nothing to cut. Returns 0, or -1. */
 static int cut_object(struct prune *p, const struct object *top, const char *key,
 		      bool (*rule)(struct prune *, const char *))
 {
-	const struct member *m = member(top, key);
-	if (!m)
+	size_t i = 0, kl = strlen(key);
+	while (i < top->n &&
+	       (top->m[i].key_len != kl + 2 || memcmp(p->text + top->m[i].key_at + 1, key, kl)))
+		i++;
+	if (i == top->n)
 		return 0;
 	struct object o;
-	size_t colon = js_ws(p->text, p->len, js_string(p->text, p->len, m->key_at, NULL));
-	if (js_object(p->text, p->len, colon + 1, &o)) {
+	if (object_at(p, top->m[i].value_at, &o)) {
 		strbuf_addf(p->err, "\"%s\" is not an object", key);
 		return -1;
 	}
-	bool *keep = xcalloc(o.m.n + 1, 1);
-	for (size_t i = 0; i < o.m.n; i++)
-		keep[i] = rule(p, o.m.v[i].key);
+	bool *keep = xcalloc(o.n + 1, 1);
+	for (size_t k = 0; k < o.n; k++) {
+		char *name = key_of(p, &o, k);
+		keep[k] = rule(p, name);
+		free(name);
+	}
 	cut_members(p, &o, keep);
 	free(keep);
-	object_release(&o);
+	free(o.m);
 	return 0;
 }
 
@@ -293,7 +195,7 @@ static bool keep_importer(struct prune *p, const char *rel)
 static int prune_json(struct prune *p, enum lock_format fmt)
 {
 	struct object top;
-	if (js_object(p->text, p->len, 0, &top)) {
+	if (object_at(p, 0, &top)) {
 		strbuf_addstr(p->err, "not a JSON object");
 		return -1;
 	}
@@ -302,7 +204,7 @@ static int prune_json(struct prune *p, enum lock_format fmt)
 		rc = cut_object(p, &top, "dependencies", keep_npm_legacy);
 	if (!rc && fmt == LOCK_BUN)
 		rc = cut_object(p, &top, "workspaces", keep_importer);
-	object_release(&top);
+	free(top.m);
 	return rc;
 }
 

@@ -6,11 +6,26 @@
 #include <stdbool.h>
 #include <string.h>
 
+size_t jsonloc_skip_space(const char *s, size_t len, size_t i)
+{
+	for (;;) {
+		while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+			i++;
+		if (i + 1 < len && s[i] == '/' && s[i + 1] == '/') {
+			while (i < len && s[i] != '\n')
+				i++;
+		} else if (i + 1 < len && s[i] == '/' && s[i + 1] == '*') {
+			const char *e = memmem(s + i + 2, len - i - 2, "*/", 2);
+			i = e ? (size_t)(e - s) + 2 : len;
+		} else {
+			return i;
+		}
+	}
+}
+
 static size_t skip_space(const char *s, size_t len, size_t i)
 {
-	while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
-		i++;
-	return i;
+	return jsonloc_skip_space(s, len, i);
 }
 
 /* i at a '"': the offset past its closing quote. */
@@ -66,6 +81,32 @@ static size_t member(const char *s, size_t len, size_t i, const char *key)
 		i = skip_space(s, len, i + 1);
 	}
 	return len;
+}
+
+size_t jsonloc_members(const char *text, size_t len, size_t at, struct jsonloc_member *m,
+		       size_t max, size_t *n)
+{
+	*n = 0;
+	size_t i = skip_space(text, len, at);
+	if (i >= len || text[i] != '{')
+		return len;
+	for (i = skip_space(text, len, i + 1); i < len && text[i] == '"';) {
+		size_t key_at = i, key_end = skip_string(text, len, i);
+		i = skip_space(text, len, key_end);
+		if (i >= len || text[i] != ':')
+			return len;
+		size_t value_at = skip_space(text, len, i + 1);
+		size_t end = skip_value(text, len, value_at);
+		if (*n < max)
+			m[*n] = (struct jsonloc_member){key_at, key_end - key_at, value_at, end};
+		++*n;
+		i = skip_space(text, len, end);
+		if (i < len && text[i] == ',') /* a trailing one too (JSONC) */
+			i = skip_space(text, len, i + 1);
+		else if (i < len && text[i] != '}')
+			return len;
+	}
+	return i < len && text[i] == '}' ? i : len;
 }
 
 size_t jsonloc_find(const char *text, size_t len, const char *const *keys, size_t n)

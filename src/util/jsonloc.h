@@ -13,6 +13,25 @@
  * written: one spelled with an escape is not found. */
 size_t jsonloc_find(const char *text, size_t len, const char *const *keys, size_t n);
 
+/* The offset of the first byte from i that is no space and in no JSONC
+ * comment (turbo.jsonc, bun.lock), or len. */
+size_t jsonloc_skip_space(const char *text, size_t len, size_t i);
+
+/* One member of an object: its key's quoted text (key_at, key_len: from
+ * the '"' to past the closing one, escapes as written), where its value
+ * starts and the offset past it. */
+struct jsonloc_member {
+	size_t key_at, key_len, value_at, end;
+};
+
+/* The members of the object at offset at (spaces, and JSONC's comments,
+ * before it): the first max into m, their count into *n. Returns the
+ * offset of the object's '}', or len when at holds no object that
+ * closes (then *n says how far it got). A trailing ',' is taken. Only
+ * finds ends: the text is one a parser took already. */
+size_t jsonloc_members(const char *text, size_t len, size_t at, struct jsonloc_member *m,
+		       size_t max, size_t *n);
+
 /* The offset of item index of the array at offset at, or at when there
  * is no such item. */
 size_t jsonloc_item(const char *text, size_t len, size_t at, size_t index);

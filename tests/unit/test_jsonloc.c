@@ -31,6 +31,26 @@ int main(void)
 	CHECK_INT(find(t, kx, 1), 0);			  /* not at the top: the start */
 	CHECK_INT(find("[1]", kx, 1), 0);
 
+	/* JSONC: comments are spaces (turbo.jsonc, bun.lock) */
+	const char *jc = "// top\n{ /* a } */ \"a\": 1, // b\n \"b\": {\"c\": \"/*\"},}";
+	const char *kbc[] = {"b", "c"};
+	CHECK(!strncmp(jc + find(jc, kbc, 2), "\"/*\"", 4));
+	CHECK_INT(jsonloc_skip_space(jc, strlen(jc), 0), 7);
+
+	/* the members of an object, a trailing comma taken */
+	struct jsonloc_member m[4];
+	size_t n, len = strlen(jc);
+	size_t close = jsonloc_members(jc, len, 0, m, 4, &n);
+	CHECK_INT(n, 2);
+	CHECK_INT(close, len - 1);
+	CHECK(n == 2 && !strncmp(jc + m[0].key_at, "\"a\": 1", 6) && m[0].key_len == 3);
+	CHECK(n == 2 && !strncmp(jc + m[1].value_at, "{\"c\"", 4) && jc[m[1].end - 1] == '}');
+	CHECK_INT(jsonloc_members(jc, len, 0, m, 1, &n), close); /* counts past max */
+	CHECK_INT(n, 2);
+	CHECK_INT(jsonloc_members("{\"a\": 1", 8, 0, m, 4, &n), 8); /* never closes */
+	CHECK_INT(jsonloc_members("[1]", 3, 0, m, 4, &n), 3);
+	CHECK_INT(n, 0);
+
 	const char *why = NULL;
 	CHECK_INT(jsonloc_bad_byte("ok \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14, &why), 14);
 	CHECK_INT(jsonloc_bad_byte("ab\xff", 3, &why), 2);
