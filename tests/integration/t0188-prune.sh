@@ -159,4 +159,15 @@ test_expect_success 'vx prune in a single-package repository: exit 2, it has no 
 	test ! -e out
 '
 
+test_expect_success 'vx prune: a link in a package is copied as a link, never followed out of the workspace' '
+	setup npm &&
+	echo "outside secret" >"$TEST_DIR/secret.txt" &&
+	ln -s "$TEST_DIR/secret.txt" apps/a/escape &&
+	ln -s ../../packages/ui apps/a/ui-link &&
+	git add -A && git -c user.email=t@t -c user.name=t commit -qm links &&
+	run_vx 0 prune a &&
+	test -L out/apps/a/escape && test "$(readlink out/apps/a/escape)" = "$TEST_DIR/secret.txt" &&
+	test -L out/apps/a/ui-link && test "$(readlink out/apps/a/ui-link)" = ../../packages/ui
+'
+
 test_done
