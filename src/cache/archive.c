@@ -103,10 +103,6 @@ struct archive_writer *archive_writer_new(int fd, const char *name, int level)
 			       level ? level : ARCHIVE_LEVEL_DEFAULT);
 	/* zstd's own frame checksum lets `zstd -t` vouch for an entry by hand. */
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
-	/* compression on a thread of zstd's own, beside the reads and the
-	 * hashing, as `tar | zstd` runs on two cores (issue 43); a libzstd
-	 * built without threads says no and compresses in line */
-	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_nbWorkers, 1);
 	XXH3_128bits_reset(w->hash);
 	w->in = xmalloc(ARCHIVE_IOBUF);
 	w->out_cap = ZSTD_CStreamOutSize();
