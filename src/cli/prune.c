@@ -329,9 +329,8 @@ int prune_main(int argc, char **argv)
 		size_t fl = strlen(f);
 		if (fl && f[fl - 1] == '/')
 			continue; /* a nested repository git does not enter */
-		if (out_rel && strncmp(out_rel, "..", 2) && starts_with(f, out_rel) &&
-		    (f[strlen(out_rel)] == '/' || !f[strlen(out_rel)]))
-			continue;
+		if (out_rel && path_is_within(out_rel, f))
+			continue; /* the output itself, when it lies in the workspace */
 		long p = workspace_project_of(ws, f);
 		const struct project *pr = p >= 0 ? ws->projects.v[p] : NULL;
 		if (pr && !pr->is_root) {

@@ -58,6 +58,19 @@ static long find_lock(const struct workspace *ws, struct stat *st)
 	return -1;
 }
 
+/* The workspace's lockfile (find_lock) into x: its path, name and
+ * format. Returns its index in locks[], or -1 when there is none. */
+static long lock_take(struct externals *x, struct stat *st)
+{
+	long k = find_lock(x->ws, st);
+	if (k >= 0) {
+		x->path = path_join(x->ws->root, locks[k].file);
+		x->name = locks[k].file;
+		x->fmt = locks[k].fmt;
+	}
+	return k;
+}
+
 /* The root package.json's dependencies of the four kinds, into x. */
 static void read_root_deps(struct externals *x)
 {
@@ -249,12 +262,8 @@ void externals_load(struct externals *x, const struct workspace *ws, const char 
 	memset(x, 0, sizeof *x);
 	x->ws = ws;
 	struct stat st;
-	long k = find_lock(ws, &st);
-	if (k < 0)
+	if (lock_take(x, &st) < 0)
 		return;
-	x->path = path_join(ws->root, locks[k].file);
-	x->name = locks[k].file;
-	x->fmt = locks[k].fmt;
 	x->cache_dir = xstrdup(cache_dir);
 	x->hash = xcalloc(ws->projects.n + 1, sizeof *x->hash);
 	char digest[KEY_HEX_SIZE];
@@ -330,13 +339,9 @@ int externals_prune(const struct workspace *ws, const bool *keep, const char **n
 {
 	struct externals x = {.ws = ws};
 	struct stat st;
-	long k = find_lock(ws, &st);
-	if (k < 0)
+	if (lock_take(&x, &st) < 0)
 		return 0;
-	*name = locks[k].file;
-	x.path = path_join(ws->root, locks[k].file);
-	x.name = locks[k].file;
-	x.fmt = locks[k].fmt;
+	*name = x.name;
 	struct strbuf text = STRBUF_INIT;
 	int rc = -1;
 	if (strbuf_read_file(&text, x.path)) {

@@ -181,6 +181,22 @@ static void walk_release(struct walk *w)
 	free(w->stack);
 }
 
+void lg_reach(const struct lockset *ls, const bool *from, bool *out)
+{
+	struct walk w;
+	struct idxvec lines = {0};
+	walk_init(ls, &w);
+	w.stamp = 1; /* one walk from every importer in from */
+	for (size_t k = 0; k < ls->n_imp; k++)
+		if (from[k])
+			reach(ls, ls->imp_node[k], w.stamp, w.seen, w.line_seen, &w.stack, &w.cap,
+			      &lines);
+	for (size_t i = 0; i < ls->nodes.n; i++)
+		out[i] = w.seen[i] == w.stamp;
+	vec_free(&lines);
+	walk_release(&w);
+}
+
 /* Gives each distinct line an index, then hashes every importer's closure:
  * the sum of its lines' 128-bit hashes (an order-free fold of a set), and
  * their count, hashed again. */

@@ -67,6 +67,11 @@ void lg_importer_nodes(struct lockset *ls);
 long lg_importer_rel(const struct lockset *ls, const char *rel);
 long lg_importer_name(const struct lockset *ls, const char *name);
 
+/* Marks in out (a bool per node) every node reachable from the nodes of
+ * the importers marked in from, those nodes included (lockfile.c's walk,
+ * the closures' own: lockset_prune's kept part). */
+void lg_reach(const struct lockset *ls, const bool *from, bool *out);
+
 /* yarn.lock v1: reads one token at *p (a "quoted string" with \ escapes,
  * or a run of characters up to a space, ',' or ':' ending the line) into
  * tok. Returns 0, or -1 on an unterminated string. */

@@ -51,30 +51,13 @@ static void add_edit(struct prune *p, size_t from, size_t to, char *with)
 static void mark(struct prune *p, const bool *keep)
 {
 	const struct lockset *ls = p->ls;
-	size_t n = ls->nodes.n, top = 0;
+	size_t n = ls->nodes.n;
 	long root = lg_importer_rel(ls, ".");
-	size_t *stack = xmalloc((n + 1) * sizeof *stack);
 	p->imp = xcalloc(ls->n_imp + 1, 1);
 	p->node = xcalloc(n + 1, 1);
-	for (size_t k = 0; k < ls->n_imp; k++) {
-		size_t i = ls->imp_node[k];
+	for (size_t k = 0; k < ls->n_imp; k++)
 		p->imp[k] = keep[k] || (long)k == root;
-		if (p->imp[k] && i != SIZE_MAX && !p->node[i]) {
-			p->node[i] = true;
-			stack[top++] = i;
-		}
-	}
-	while (top) {
-		const struct lock_node *nd = &ls->nodes.v[stack[--top]];
-		for (size_t e = 0; e < nd->edges.n; e++) {
-			size_t j = nd->edges.v[e];
-			if (!p->node[j]) {
-				p->node[j] = true;
-				stack[top++] = j;
-			}
-		}
-	}
-	free(stack);
+	lg_reach(ls, p->imp, p->node);
 	for (size_t i = 0; i < n; i++) {
 		const struct lock_node *nd = &ls->nodes.v[i];
 		for (size_t e = 0; !nd->line && nd->importer < 0 && e < nd->edges.n; e++) {

@@ -192,24 +192,32 @@ int plan_run_part(const struct run_opts *o, struct plan *p)
 	return 0;
 }
 
-/* --cache's sides into to (read and write as --force and --no-cache left
- * them): a side not named, or named without r or w, loses it. */
-static void cache_sides(const struct run_opts *o, struct taskcache_opts *to)
+/* What the run reads and writes of each cache, from its options: --force
+ * and --no-cache, then --cache's sides (a side not named, or named
+ * without r or w, loses it). The shard's check and the task cache both
+ * take it from here. */
+static struct taskcache_opts cache_opts(const struct run_opts *o)
 {
+	struct taskcache_opts to = {
+	    .read = !o->force && !o->no_cache,
+	    .write = !o->no_cache,
+	    .remote = o->served_by ? REMOTE_OFF : (enum remote_mode)o->remote,
+	};
 	if (!o->cache_set)
-		return;
-	bool lr = to->read && (o->cache_local & CACHE_R),
-	     lw = to->write && (o->cache_local & CACHE_W);
-	bool rr = to->read && (o->cache_remote & CACHE_R),
-	     rw = to->write && (o->cache_remote & CACHE_W);
+		return to;
+	bool lr = to.read && (o->cache_local & CACHE_R),
+	     lw = to.write && (o->cache_local & CACHE_W);
+	bool rr = to.read && (o->cache_remote & CACHE_R),
+	     rw = to.write && (o->cache_remote & CACHE_W);
 	if (!(o->cache_remote & (CACHE_R | CACHE_W)))
-		to->remote = REMOTE_OFF;
-	to->no_local_read = !lr;
-	to->no_local_write = !lw;
-	to->no_remote_read = !rr;
-	to->no_remote_write = !rw;
-	to->read = lr || rr;
-	to->write = lw || rw;
+		to.remote = REMOTE_OFF;
+	to.no_local_read = !lr;
+	to.no_local_write = !lw;
+	to.no_remote_read = !rr;
+	to.no_remote_write = !rw;
+	to.read = lr || rr;
+	to.write = lw || rw;
+	return to;
 }
 
 /* Loads, selects, builds the graph, makes the run part and computes every
@@ -222,9 +230,9 @@ int plan_make(const struct run_opts *o, struct plan *p)
 		return 2;
 	if (o->shard) {
 		p->shard = xcalloc(1, sizeof *p->shard);
-		bool checkable = !o->force && !o->no_cache &&
-				 (!o->cache_set || (o->cache_remote & CACHE_R)) &&
-				 taskcache_remote_named(p->ws, (enum remote_mode)o->remote, true);
+		struct taskcache_opts co = cache_opts(o);
+		bool checkable =
+		    taskcache_remote_named(p->ws, co.remote, co.read && !co.no_remote_read);
 		if (shardrun_plan(p->shard, &p->g, o, checkable)) {
 			plan_free(p);
 			return 2;
@@ -251,16 +259,11 @@ int plan_make(const struct run_opts *o, struct plan *p)
 		plan_free(p);
 		return 130;
 	}
-	struct taskcache_opts to = {
-	    .dir = p->cache_dir,
-	    .read = !o->force && !o->no_cache,
-	    .write = !o->no_cache,
-	    .dry_run = o->dry_run != 0,
-	    .remote = o->served_by ? REMOTE_OFF : (enum remote_mode)o->remote,
-	    .traced = p->sj.strace != NULL,
-	    .verbose = o->verbose,
-	};
-	cache_sides(o, &to);
+	struct taskcache_opts to = cache_opts(o);
+	to.dir = p->cache_dir;
+	to.dry_run = o->dry_run != 0;
+	to.traced = p->sj.strace != NULL;
+	to.verbose = o->verbose;
 	p->tc_open = true;
 	if (taskcache_open(&p->tc, p->ws, &p->g, &to) || taskcache_keys(&p->tc)) {
 		plan_free(p);

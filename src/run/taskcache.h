@@ -49,7 +49,8 @@ struct taskcache {
 				    * (scheduler_opts.spill_dir); NULL: kept in memory */
 	struct remote *remote;	   /* the remote cache (cache.remote, VX_REMOTE_CACHE_*,
 				    * TURBO_*), or NULL: none, or --no-remote */
-	bool remote_only;	   /* --remote-only: the local store is only the remote's staging */
+	bool remote_only;	   /* --remote-only, or --cache without local:r: the local
+				    * store is only the remote's staging */
 	bool keep_local;	   /* false (--cache without local:w): an entry saved or
 				    * fetched is only the remote's way, removed after */
 	bool *imported;		   /* per node: fetched from the remote into the store

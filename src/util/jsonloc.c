@@ -23,11 +23,6 @@ size_t jsonloc_skip_space(const char *s, size_t len, size_t i)
 	}
 }
 
-static size_t skip_space(const char *s, size_t len, size_t i)
-{
-	return jsonloc_skip_space(s, len, i);
-}
-
 /* i at a '"': the offset past its closing quote. */
 static size_t skip_string(const char *s, size_t len, size_t i)
 {
@@ -66,19 +61,19 @@ static size_t skip_value(const char *s, size_t len, size_t i)
 static size_t member(const char *s, size_t len, size_t i, const char *key)
 {
 	size_t klen = strlen(key);
-	for (i = skip_space(s, len, i + 1); i < len && s[i] == '"';) {
+	for (i = jsonloc_skip_space(s, len, i + 1); i < len && s[i] == '"';) {
 		size_t end = skip_string(s, len, i);
 		bool match = end - i == klen + 2 && !memcmp(s + i + 1, key, klen);
-		i = skip_space(s, len, end);
+		i = jsonloc_skip_space(s, len, end);
 		if (i >= len || s[i] != ':')
 			return len;
-		i = skip_space(s, len, i + 1);
+		i = jsonloc_skip_space(s, len, i + 1);
 		if (match)
 			return i;
-		i = skip_space(s, len, skip_value(s, len, i));
+		i = jsonloc_skip_space(s, len, skip_value(s, len, i));
 		if (i >= len || s[i] != ',')
 			return len;
-		i = skip_space(s, len, i + 1);
+		i = jsonloc_skip_space(s, len, i + 1);
 	}
 	return len;
 }
@@ -87,22 +82,22 @@ size_t jsonloc_members(const char *text, size_t len, size_t at, struct jsonloc_m
 		       size_t max, size_t *n)
 {
 	*n = 0;
-	size_t i = skip_space(text, len, at);
+	size_t i = jsonloc_skip_space(text, len, at);
 	if (i >= len || text[i] != '{')
 		return len;
-	for (i = skip_space(text, len, i + 1); i < len && text[i] == '"';) {
+	for (i = jsonloc_skip_space(text, len, i + 1); i < len && text[i] == '"';) {
 		size_t key_at = i, key_end = skip_string(text, len, i);
-		i = skip_space(text, len, key_end);
+		i = jsonloc_skip_space(text, len, key_end);
 		if (i >= len || text[i] != ':')
 			return len;
-		size_t value_at = skip_space(text, len, i + 1);
+		size_t value_at = jsonloc_skip_space(text, len, i + 1);
 		size_t end = skip_value(text, len, value_at);
 		if (*n < max)
 			m[*n] = (struct jsonloc_member){key_at, key_end - key_at, value_at, end};
 		++*n;
-		i = skip_space(text, len, end);
+		i = jsonloc_skip_space(text, len, end);
 		if (i < len && text[i] == ',') /* a trailing one too (JSONC) */
-			i = skip_space(text, len, i + 1);
+			i = jsonloc_skip_space(text, len, i + 1);
 		else if (i < len && text[i] != '}')
 			return len;
 	}
@@ -111,7 +106,7 @@ size_t jsonloc_members(const char *text, size_t len, size_t at, struct jsonloc_m
 
 size_t jsonloc_find(const char *text, size_t len, const char *const *keys, size_t n)
 {
-	size_t at = skip_space(text, len, 0), found = 0;
+	size_t at = jsonloc_skip_space(text, len, 0), found = 0;
 	for (size_t k = 0; k < n && at < len && text[at] == '{'; k++) {
 		at = member(text, len, at, keys[k]);
 		if (at >= len)
@@ -125,12 +120,12 @@ size_t jsonloc_item(const char *text, size_t len, size_t at, size_t index)
 {
 	if (at >= len || text[at] != '[')
 		return at;
-	size_t i = skip_space(text, len, at + 1);
+	size_t i = jsonloc_skip_space(text, len, at + 1);
 	for (size_t k = 0; k < index && i < len && text[i] != ']'; k++) {
-		i = skip_space(text, len, skip_value(text, len, i));
+		i = jsonloc_skip_space(text, len, skip_value(text, len, i));
 		if (i >= len || text[i] != ',')
 			return at;
-		i = skip_space(text, len, i + 1);
+		i = jsonloc_skip_space(text, len, i + 1);
 	}
 	return i < len && text[i] != ']' ? i : at;
 }
