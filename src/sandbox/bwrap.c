@@ -87,7 +87,9 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 		 * --die-with-parent names strace, not vx: vx-sandbox-init
 		 * gives strace a parent-death SIGKILL first, so a kill -9 of
 		 * vx takes strace, then bwrap, then the pid namespace, by
-		 * the kernel and whatever the task does to fd 3's watcher */
+		 * the kernel and whatever the task does to fd 3's watcher.
+		 * It also makes strace the init of a pid namespace of its
+		 * own, whose /proc --decode-pids=pidns reads (init.c) */
 		if (req->host_init) {
 			strvec_push(argv, req->host_init);
 			strvec_push(argv, "--die-with-parent");

@@ -145,6 +145,53 @@ test_expect_success 'a task that kills its own signal watcher still dies with vx
 	! grep -q "$TEST_DIR" /proc/mounts
 '
 
+# The tracer's form of vx-sandbox-init (issue 43): strace runs as the init
+# of a pid namespace with a /proc of its own, where --decode-pids=pidns
+# reads a handful of entries, not the host's every process (~7.5 ms per
+# process the task started). Copied where any user can run it, with a
+# probe that prints its pid and how many pids its /proc lists (itself, a
+# subshell, ls and grep), and exits 7.
+tracer_init() {
+	mkdir -p "$TEST_DIR/bin" && chmod 755 "${TEST_DIR%/*}" "$TEST_DIR" "$TEST_DIR/bin" &&
+	cp "$(dirname "$VX")/vx-sandbox-init" "$TEST_DIR/bin/" &&
+	init=$TEST_DIR/bin/vx-sandbox-init &&
+	probe=$TEST_DIR/bin/probe.sh &&
+	cat >"$probe" <<-\EOF
+	echo "$$ $(ls /proc | grep -c "^[0-9]*$")"
+	exit 7
+	EOF
+}
+
+test_expect_success 'the tracer is the init of a pid namespace whose /proc holds only its own processes' '
+	tracer_init &&
+	rc=0 && { "$init" --die-with-parent /bin/sh "$probe" >out || rc=$?; } &&
+	test "$rc" = 7 &&
+	read pid procs <out &&
+	test "$pid" = 1 &&
+	test "$procs" -le 5
+'
+
+test_expect_success 'the same for a user who is not root: a user namespace mapping only its own ids' '
+	tracer_init &&
+	rc=0 && { setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$init" --die-with-parent /bin/sh "$probe" >out || rc=$?; } &&
+	test "$rc" = 7 &&
+	read pid procs <out &&
+	test "$pid" = 1 &&
+	test "$procs" -le 5
+'
+
+test_expect_success 'where the namespace cannot be made (a /proc that will not mount) the tracer runs as before' '
+	tracer_init &&
+	rc=0 && { unshare --mount sh -c "mount -t tmpfs none /proc/sys &&
+		exec setpriv --reuid=65534 --regid=65534 --clear-groups \"\$0\" --die-with-parent /bin/sh \"\$1\"" \
+		"$init" "$probe" >out || rc=$?; } &&
+	test "$rc" = 7 &&
+	read pid procs <out &&
+	test "$pid" != 1 &&
+	test "$procs" -gt 5
+'
+
 test_expect_success 'the outputs of the tasks it depends on are readable; their sources are not' '
 	setup &&
 	ws_project lib lib <<-'\''EOF'\'' &&
