@@ -1,11 +1,13 @@
 #include "cli/info.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "config/workspace.h"
+#include "run/sandbox_job.h"
 #include "sandbox/probe.h"
 #include "violations/seatbelt_reader.h"
 #include "util/die.h"
@@ -62,7 +64,9 @@ int info_main(int argc, char **argv)
 #endif
 	struct probe probes[2];
 	probe_bwrap(&probes[0]);
-	probe_strace(&probes[1], probes[0].works ? probes[0].path : NULL);
+	char *init = sandbox_jobs_helper();
+	probe_strace(&probes[1], probes[0].works ? probes[0].path : NULL, init);
+	free(init);
 	for (int i = 0; i < 2; i++) {
 		struct probe *p = &probes[i];
 		printf("%s: ", p->tool);
@@ -83,8 +87,8 @@ int info_main(int argc, char **argv)
 		printf("violation reports: unavailable (no sandbox)\n");
 	else if (strace_works)
 		printf(
-		    "violation reports: available (strace traces each sandboxed task from outside "
-		    "its walls)\n");
+		    "violation reports: available (strace traces each sandboxed task, which runs "
+		    "in a pid namespace out of its tracer's reach)\n");
 	else
 		printf("violation reports: unavailable: sandboxed tasks run untraced (the walls "
 		       "still hold; "

@@ -216,7 +216,8 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 	char *state =
 	    sj->showing || workspace_vx_dir(ws) < 0 ? NULL : path_join(ws->root, ".vx/probe");
 	struct probe p, st;
-	probe_sandbox(state, &p, &st);
+	sj->init = sandbox_init_path(self);
+	probe_sandbox(state, sj->init, &p, &st);
 	free(state);
 	if (!p.works) {
 		error("%s declares sandbox:, and this machine cannot give one: %s", first->id,
@@ -229,7 +230,6 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 	sj->bwrap = xstrdup(p.path);
 	probe_free(&p);
 	sj->setsid = probe_which("setsid");
-	sj->init = sandbox_init_path(self);
 	free(self);
 	if (st.works)
 		sj->strace = xstrdup(st.path);
@@ -337,13 +337,11 @@ static const struct strvec *config_files(struct sandbox_jobs *sj)
 static void request_input(struct sandbox_jobs *sj, size_t i, struct sandbox_input *in,
 			  struct input_parts *parts)
 {
-	/* `vx sandbox show` has no jobs: it shows a traced task's tracer with
-	 * the log's place spelled as a pattern, so what is shown is what runs. */
+	/* `vx sandbox show` has no jobs: it shows a traced task's tracer as
+	 * it runs, writing to the descriptor a run would pass it. */
 	const struct task_node *t = sj->g->nodes.v[i];
-	const char *trace_dir = sj->showing && sj->strace && !t->cfg->persistent
-				    ? "$TMPDIR/vx-UID/vx-run-XXXXXX/trace-XXXXXX"
-				: sj->jobs ? sj->jobs[i].trace.dir
-					   : NULL;
+	bool traced = sj->strace && !t->cfg->persistent &&
+		      (sj->showing || (sj->jobs && sj->jobs[i].trace.dir));
 	const struct sandbox_cfg *sb = t->cfg->sandbox;
 	const struct workspace *ws = sj->ws;
 	const struct project *p = ws->projects.v[t->project];
@@ -402,8 +400,8 @@ static void request_input(struct sandbox_jobs *sj, size_t i, struct sandbox_inpu
 	    .shell = "/bin/sh",
 	    .setsid = sj->setsid,
 	    .init = sj->init,
-	    .strace = trace_dir ? sj->strace : NULL,
-	    .trace_dir = trace_dir,
+	    .strace = traced ? sj->strace : NULL,
+	    .trace_fd = traced && !sj->showing ? sj->jobs[i].trace.fd : -1,
 	    .netd = net ? sj->netd : NULL,
 	    .net_ctl = !net	     ? NULL
 		       : sj->showing ? "$TMPDIR/vx-UID/vx-run-XXXXXX/net-XXXXXX/ctl.sock"
@@ -775,9 +773,10 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 		}
 		if (!rc) {
 			job->argv = sjob->argv.v;
-			/* bwrap is pid 1 of the task's namespace and its
-			 * /proc/1/environ is readable there: the tracer, the
-			 * init and bwrap get no environment at all (issue 36:
+			/* bwrap (untraced) or vx-sandbox-init (traced) is pid
+			 * 1 of the task's namespace and its /proc/1/environ is
+			 * readable there: the tracer, the init and bwrap get no
+			 * environment of vx's at all (issue 36:
 			 * vx's GITHUB_TOKEN was one `tr` away); the task's
 			 * own is in the argv (--setenv), scrubbed. */
 			static char *no_env[] = {NULL};

@@ -45,9 +45,10 @@ const char *const *sandbox_trace_flags(void)
  * relays each signal name read from fd 3 to the task's process group (its
  * pid, after setsid), and SIGKILLs it when fd 3 closes (vx is gone); it
  * ignores the relayed signals itself. It is forked from a subshell that
- * exits at once, so it is bwrap's pid 1's child, not the command's: strace,
- * which the shell becomes, waits for every child it has (it hung waiting
- * for a watcher that only ends when vx closes fd 3). Then the shell execs setsid and the
+ * exits at once, so it is bwrap's pid 1's child, not the command's (when
+ * strace ran this shell, it hung waiting for a watcher that only ends when
+ * vx closes fd 3; a traced task now always has init). Then the shell
+ * execs setsid and the
  * command in place of itself: the command is not an asynchronous list, so
  * SIGINT and SIGQUIT are not ignored in it and its own `trap ... INT` works
  * (POSIX makes an async list inherit them ignored, and a non-interactive
@@ -74,31 +75,6 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 	/* The filter first: its source is then moved before any bind's. */
 	vec_push(fds, ((struct sandbox_fd){.from = req->seccomp_fd, .to = SANDBOX_SECCOMP_FD}));
 	int next_fd = SANDBOX_BIND_FD;
-	if (req->strace) {
-		/* The tracer runs outside the sandbox, around bwrap: the task
-		 * can neither see it (another pid namespace) nor reach its log
-		 * (a host file never bound inside), so it cannot kill, forge or
-		 * truncate its own report (issue 12: truncating the log, bound
-		 * read-write inside, erased a hidden read). The judge skips
-		 * bwrap's own setup (strace_parser_wrapped). -I3 blocks fatal
-		 * signals in strace: a relayed signal reaches the command's
-		 * trap, strace outlives it and writes the exit records. */
-		/* strace outlives vx (nothing signals it) and bwrap's
-		 * --die-with-parent names strace, not vx: vx-sandbox-init
-		 * gives strace a parent-death SIGKILL first, so a kill -9 of
-		 * vx takes strace, then bwrap, then the pid namespace, by
-		 * the kernel and whatever the task does to fd 3's watcher.
-		 * It also makes strace the init of a pid namespace of its
-		 * own, whose /proc --decode-pids=pidns reads (init.c) */
-		if (req->host_init) {
-			strvec_push(argv, req->host_init);
-			strvec_push(argv, "--die-with-parent");
-		}
-		for (const char *const *f = sandbox_trace_flags(); *f; f++)
-			strvec_push(argv, strcmp(*f, "STRACE") ? *f : req->strace);
-		strvec_push(argv, "-o");
-		strvec_push_nodup(argv, path_join(req->trace_dir, "log"));
-	}
 	strvec_push(argv, req->bwrap);
 	strvec_push(argv, "--die-with-parent");
 	strvec_push(argv, "--new-session");
@@ -108,6 +84,14 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 	 * tests/unsafe/test_sandbox.c "root"). */
 	strvec_push(argv, "--cap-drop");
 	strvec_push(argv, "ALL");
+	if (req->strace) {
+		/* for vx-sandbox-init --traced alone: the task's pid namespace
+		 * and its /proc; it and all it starts drop them (init.c) */
+		strvec_push(argv, "--cap-add");
+		strvec_push(argv, "CAP_SYS_ADMIN");
+		strvec_push(argv, "--cap-add");
+		strvec_push(argv, "CAP_SETPCAP");
+	}
 	if (req->hermetic) {
 		for (const char *const *r = sandbox_os_roots; *r; r++) {
 			strvec_push(argv, "--ro-bind-try");
@@ -192,6 +176,26 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 	strvec_push(argv, "--chdir");
 	strvec_push(argv, req->cwd);
 	strvec_push(argv, "--");
+	if (req->strace) {
+		/* The tracer runs inside the walls, bwrap's setup untraced, and
+		 * writes to the log vx made, passed as SANDBOX_LOG_FD (a host
+		 * file never bound inside). vx-sandbox-init --traced closes it
+		 * and puts the task in a pid namespace of its own, a child of
+		 * strace's: the task can neither see, signal nor ptrace the
+		 * tracer, nor reach its log through /proc (issue 12: truncating
+		 * a log it could reach erased a hidden read; the judge skips
+		 * init's own steps, strace_parser_wrapped). -I3 blocks fatal
+		 * signals in strace: a relayed signal reaches the command's
+		 * trap, strace outlives it and writes the exit records. */
+		vec_push(fds, ((struct sandbox_fd){.from = req->trace_fd, .to = SANDBOX_LOG_FD}));
+		for (const char *const *f = sandbox_trace_flags(); *f; f++)
+			strvec_push(argv, strcmp(*f, "STRACE") ? *f : req->strace);
+		strvec_push(argv, "-o");
+		strvec_pushf(argv, "/proc/self/fd/%d", SANDBOX_LOG_FD);
+		strvec_push(argv, "--");
+		strvec_push(argv, req->init);
+		strvec_push(argv, "--traced");
+	}
 	if (req->netd) {
 		/* netd listens on every port before the command's first
 		 * instruction, then execs the shell (netd.h) */

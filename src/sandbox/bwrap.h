@@ -13,6 +13,9 @@
 /* The fd the task's watcher reads signal names from ("TERM\n", "INT\n");
  * closing it SIGKILLs whatever is left of the task. */
 #define SANDBOX_SIGNAL_FD 3
+/* The trace log a traced task's strace writes (-o /proc/self/fd/4);
+ * vx-sandbox-init --traced closes it before the task runs. */
+#define SANDBOX_LOG_FD 4
 
 /* An fd the spawn must pass to bwrap: vx's fd `from` (O_CLOEXEC) as `to`. */
 struct sandbox_fd {

@@ -4,16 +4,15 @@
  * task, bench/sandbox).
  *
  *   vx-sandbox-init SHELL COMMAND        (fd 3: signal names from vx)
- *   vx-sandbox-init --die-with-parent PROGRAM ARGS...
+ *   vx-sandbox-init --traced PROGRAM ARGS...
  *   vx-sandbox-init --reaper             (stdin: vx's task groups; below)
  *
- * The second form, outside the walls, runs the tracer: it asks the kernel
- * for SIGKILL when its parent (vx) dies, then starts PROGRAM (strace) as
- * the init of a pid namespace of its own, and waits for it, so a kill -9
- * of vx takes strace, which bwrap's --die-with-parent follows.
+ * The second form runs under strace, inside the walls, and puts PROGRAM
+ * (the first form, or netd before it) in a pid namespace of its own, out
+ * of the tracer's reach (traced(), below).
  *
- * A watcher is forked (from a child that exits at once, so it is bwrap's
- * pid 1's orphan, not the command's child: strace -f would otherwise wait
+ * A watcher is forked (from a child that exits at once, so it is pid 1's
+ * orphan, not the command's child: strace -f would otherwise wait
  * for it) that relays each signal name read from fd 3 to the task's process
  * group, ignoring those signals itself, and SIGKILLs the group when fd 3
  * closes (vx is gone). Then this process closes fd 3, becomes a session of
@@ -34,9 +33,9 @@
 #include <sys/wait.h>
 #ifdef __linux__
 #include <sched.h>
-#include <stdbool.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <linux/capability.h>
 #include <sys/syscall.h>
 #endif
 #include <unistd.h>
@@ -89,138 +88,114 @@ static void watch(pid_t task)
 }
 
 #ifdef __linux__
-static bool write_text(const char *path, const char *text)
+/* The exit status a shell would give for st. */
+static int status_code(int st)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	size_t len = strlen(text);
-	bool ok = write(fd, text, len) == (ssize_t)len;
-	return close(fd) == 0 && ok;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-/* PROGRAM started as the init of a new pid namespace with a /proc of its
- * own (a mount namespace too; a user namespace mapping only this user's
- * ids when not root, as bwrap makes for itself). Returns its pid once it
- * exec'd, or 0 when the namespace cannot be made: nothing was started. */
-static pid_t tracer_namespace(char **argv)
+static int fail(const char *what)
 {
-	uid_t uid = geteuid();
-	gid_t gid = getegid();
-	unsigned long flags = CLONE_NEWPID | CLONE_NEWNS | SIGCHLD;
-	if (uid != 0)
-		flags |= CLONE_NEWUSER;
-	int go[2], told[2];
-	if (pipe2(go, O_CLOEXEC) < 0)
-		return 0;
-	if (pipe2(told, O_CLOEXEC) < 0) {
-		close(go[0]);
-		close(go[1]);
-		return 0;
-	}
-	/* the raw call: a fork into the new namespaces, its child pid 1 */
-	pid_t pid = (pid_t)syscall(SYS_clone, flags, NULL, NULL, NULL, NULL);
-	if (pid == 0) {
-		close(go[1]);
-		close(told[0]);
-		char c = 0;
-		/* "g" once the maps are written; EOF if this process's
-		 * parent died before the death signal was asked for */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || read(go[0], &c, 1) != 1 || c != 'g')
-			_exit(127);
-		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
-		    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0)
-			execv(argv[0], argv);
-		/* the parent runs PROGRAM itself, or says why it cannot */
-		ssize_t w = write(told[1], "x", 1);
-		_exit(w == 1 ? 127 : 126);
-	}
-	close(go[0]);
-	close(told[1]);
-	if (pid < 0) {
-		close(go[1]);
-		close(told[0]);
-		return 0;
-	}
-	bool mapped = true;
-	if (uid != 0) {
-		char path[64], map[64];
-		snprintf(path, sizeof path, "/proc/%d/setgroups", (int)pid);
-		write_text(path, "deny"); /* absent before Linux 3.19 */
-		snprintf(path, sizeof path, "/proc/%d/uid_map", (int)pid);
-		snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
-		mapped = write_text(path, map);
-		snprintf(path, sizeof path, "/proc/%d/gid_map", (int)pid);
-		snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
-		mapped = mapped && write_text(path, map);
-	}
-	ssize_t n = write(go[1], mapped ? "g" : "n", 1);
-	close(go[1]);
-	char c;
-	ssize_t said = 1;
-	if (n == 1)
-		while ((said = read(told[0], &c, 1)) < 0 && errno == EINTR)
-			;
-	close(told[0]);
-	if (n == 1 && mapped && said == 0)
-		return pid; /* the exec closed the pipe unwritten */
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-	return 0;
-}
-
-/* This process's exit is the tracer's: vx reads strace's status (the
- * task's) from it. The signals strace's -I3 blocks are ignored here, as
- * they were in strace in this process's place: a group signal meant for
- * the tracer must not end it from under the trace. */
-static int wait_relay(pid_t tracer)
-{
-	static const int fatal[] = {SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM};
-	for (size_t i = 0; i < sizeof fatal / sizeof *fatal; i++)
-		signal(fatal[i], SIG_IGN);
-	int st = 0;
-	while (waitpid(tracer, &st, 0) < 0)
-		if (errno != EINTR)
-			return 127;
-	if (WIFEXITED(st))
-		return WEXITSTATUS(st);
-	int sig = WTERMSIG(st);
-	signal(sig, SIG_DFL);
-	kill(getpid(), sig);
-	return 128 + sig;
-}
-#endif
-
-/* The tracer's form. A parent-death SIGKILL first, so a kill -9 of vx
- * takes the tracer. Then PROGRAM (strace) runs as the init of a pid
- * namespace of its own, with that namespace's /proc: strace's
- * --decode-pids=pidns translates each clone's pid by reading /proc, and
- * the host's holds every process of the machine (issue 43: ~7.5 ms per
- * process a task started with 72 processes here, 1 ms with the namespace's
- * handful). No wall moves: the tracer stays outside the task's walls, the
- * task's pid namespace is a child of this one and sees none of it, and the
- * tracer's death takes every process in it, by the kernel. When the
- * namespace cannot be made (no user namespaces for a non-root user, a
- * /proc that will not mount), PROGRAM runs here as before: slower, the
- * same walls. */
-static int die_with_parent(char **argv)
-{
-#ifdef __linux__
-	pid_t parent = getppid();
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) {
-		perror("vx-sandbox-init: prctl(PR_SET_PDEATHSIG)");
-		return 127;
-	}
-	if (getppid() != parent)
-		return 127; /* vx died before the request took */
-	pid_t tracer = tracer_namespace(argv);
-	if (tracer > 0)
-		return wait_relay(tracer);
-#endif
-	execv(argv[0], argv);
-	fprintf(stderr, "vx-sandbox-init: cannot run %s: %s\n", argv[0], strerror(errno));
+	fprintf(stderr, "vx-sandbox-init: %s: %s\n", what, strerror(errno));
 	return 127;
 }
+
+/* Every capability gone, for good: the bounding set (what an exec could
+ * give back), the ambient set, then the process's own sets, and
+ * no_new_privs (bwrap set it already; it cannot be unset). */
+static int drop_caps(void)
+{
+	for (int c = 0; prctl(PR_CAPBSET_READ, c, 0, 0, 0) >= 0; c++)
+		if (prctl(PR_CAPBSET_READ, c, 0, 0, 0) == 1 &&
+		    prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0)
+			return -1;
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		return -1;
+	struct __user_cap_header_struct head = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct none[2];
+	memset(none, 0, sizeof none);
+	if (syscall(SYS_capset, &head, none) < 0)
+		return -1;
+	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+}
+
+/* pid 1 of the task's namespace: its /proc, the task, and every orphan
+ * reaped until the task ends, whose status is this process's. */
+static int task_namespace_init(char **argv)
+{
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		return fail("cannot mount the task's /proc");
+	/* covered read-only as bwrap covers its own /proc: sysrq-trigger and
+	 * the sysctls a root task could otherwise write */
+	static const char *const covered[] = {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq",
+					      "/proc/bus"};
+	for (size_t i = 0; i < sizeof covered / sizeof *covered; i++) {
+		if (mount(covered[i], covered[i], NULL, MS_BIND | MS_REC, NULL) < 0) {
+			if (errno == ENOENT)
+				continue;
+			return fail("cannot cover the task's /proc");
+		}
+		if (mount(NULL, covered[i], NULL,
+			  MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+			  NULL) < 0)
+			return fail("cannot cover the task's /proc");
+	}
+	pid_t task = fork();
+	if (task < 0)
+		return fail("fork");
+	if (task == 0) {
+		if (drop_caps() < 0)
+			_exit(fail("cannot drop the task's capabilities"));
+		execv(argv[0], argv);
+		_exit(fail(argv[0]));
+	}
+	if (drop_caps() < 0)
+		return fail("cannot drop capabilities");
+	for (;;) {
+		int st;
+		pid_t pid = waitpid(-1, &st, 0);
+		if (pid == task)
+			return status_code(st);
+		if (pid < 0 && errno != EINTR)
+			return 127;
+	}
+}
+
+/* The traced form (issue 43). strace runs inside the walls, bwrap's own
+ * setup untraced (262 of the 280 lines a traced `true` logged were
+ * bwrap's, each a ptrace stop), and runs this: the task goes into a pid
+ * namespace of its own, a child of the tracer's, with a /proc of that
+ * namespace, so it can neither see, signal, ptrace nor reach through
+ * /proc/PID/fd the tracer or its log. The fds from 4 up (the log strace
+ * opened through /proc/self/fd/4) are closed first. bwrap gave this
+ * process CAP_SYS_ADMIN and CAP_SETPCAP in the sandbox's user namespace
+ * for the namespace and its mounts; every process it starts drops them,
+ * and the task never holds one. Fails closed: no namespace, no task. */
+static int traced(char **argv)
+{
+	if (close_range(4, ~0U, 0) < 0) {
+		if (errno != ENOSYS) /* before Linux 5.9: one by one */
+			return fail("cannot close the tracer's descriptors");
+		for (long fd = 4, n = sysconf(_SC_OPEN_MAX); fd < n; fd++)
+			close((int)fd);
+	}
+	if (unshare(CLONE_NEWPID | CLONE_NEWNS) < 0)
+		return fail("cannot make the task's pid namespace");
+	pid_t init = fork();
+	if (init < 0)
+		return fail("fork");
+	if (init == 0)
+		_exit(task_namespace_init(argv));
+	if (drop_caps() < 0)
+		return fail("cannot drop capabilities");
+	int st;
+	while (waitpid(init, &st, 0) < 0)
+		if (errno != EINTR)
+			return 127;
+	return status_code(st);
+}
+#endif
 
 /* The reaper's form (issue 39: after a kill -9 of vx its unsandboxed tasks
  * ran on, 2-6 processes each, and wrote dist/ after the next run hit):
@@ -283,8 +258,10 @@ static int reaper(void)
 
 int main(int argc, char **argv)
 {
-	if (argc >= 3 && !strcmp(argv[1], "--die-with-parent"))
-		return die_with_parent(argv + 2);
+#ifdef __linux__
+	if (argc >= 3 && !strcmp(argv[1], "--traced"))
+		return traced(argv + 2);
+#endif
 	if (argc == 2 && !strcmp(argv[1], "--reaper"))
 		return reaper();
 	if (argc != 3) {

@@ -72,7 +72,7 @@ static void start(struct probe *p, const char *tool, const char *version_flag)
 
 /* The walls of a trial, as a task gets them (no capabilities, its own
  * namespaces, / read-only), up to the "--" before the program. */
-static void trial_wall(const char *bwrap, struct strvec *argv)
+static void trial_wall(const char *bwrap, struct strvec *argv, bool traced)
 {
 	static const char *const wall[] = {"--unshare-all",
 					   "--die-with-parent",
@@ -89,8 +89,16 @@ static void trial_wall(const char *bwrap, struct strvec *argv)
 					   "--",
 					   NULL};
 	strvec_push(argv, bwrap);
-	for (const char *const *a = wall; *a; a++)
+	for (const char *const *a = wall; *a; a++) {
+		if (traced && !strcmp(*a, "--")) {
+			/* what a traced task's bwrap gives init --traced */
+			strvec_push(argv, "--cap-add");
+			strvec_push(argv, "CAP_SYS_ADMIN");
+			strvec_push(argv, "--cap-add");
+			strvec_push(argv, "CAP_SETPCAP");
+		}
 		strvec_push(argv, *a);
+	}
 }
 
 /* Runs argv (then cleared), its stderr in err without trailing newlines;
@@ -110,7 +118,7 @@ void probe_bwrap(struct probe *p)
 	if (!p->path)
 		return;
 	struct strvec argv = STRVEC_INIT;
-	trial_wall(p->path, &argv);
+	trial_wall(p->path, &argv, false);
 	strvec_push(&argv, "/bin/true");
 	struct strbuf err = STRBUF_INIT;
 	int rc = trial_run(&argv, &err);
@@ -141,23 +149,34 @@ void probe_bwrap(struct probe *p)
 	strbuf_release(&err);
 }
 
-void probe_strace(struct probe *p, const char *bwrap)
+void probe_strace(struct probe *p, const char *bwrap, const char *init)
 {
 	start(p, "strace", "-V");
 	if (!p->path)
 		return;
-	/* A task's tracer runs outside the walls, around bwrap, with the
-	 * task's own flags: a kernel or strace without --seccomp-bpf fails only
-	 * with that flag, and tracing bwrap (its namespaces, a user namespace
-	 * when not root) is what must work. So the trial is a task's trace of
-	 * `true`, walls and all. */
+	if (bwrap && !init) {
+		p->reason = xstrdup("vx-sandbox-init is not beside vx: a traced task runs "
+				    "under it (reinstall vx with it)");
+		return;
+	}
+	/* A task's tracer runs inside the walls with the task's own flags,
+	 * tracing vx-sandbox-init --traced, which makes the task's pid
+	 * namespace and /proc: a kernel or strace without --seccomp-bpf fails
+	 * only with that flag, and a namespace that cannot be made inside
+	 * (a container's /proc) only there. So the trial is a task's trace of
+	 * `true`, walls, init and all. */
 	struct strvec argv = STRVEC_INIT;
+	if (bwrap)
+		trial_wall(bwrap, &argv, true);
 	for (const char *const *f = sandbox_trace_flags(); *f; f++)
 		strvec_push(&argv, strcmp(*f, "STRACE") ? *f : p->path);
 	strvec_push(&argv, "-o");
 	strvec_push(&argv, "/dev/null");
-	if (bwrap)
-		trial_wall(bwrap, &argv);
+	if (bwrap) {
+		strvec_push(&argv, "--");
+		strvec_push(&argv, init);
+		strvec_push(&argv, "--traced");
+	}
 	strvec_push(&argv, "/bin/true");
 	struct strbuf err = STRBUF_INIT;
 	int rc = trial_run(&argv, &err);
@@ -193,18 +212,18 @@ void probe_free(struct probe *p)
  * upgrade replaces the file: a new inode, size or ctime), and the
  * sysctls that turn namespaces and ptrace off without a reboot. NULL
  * when a binary cannot be stat'ed (no answer can be kept then). */
-static char *probe_identity(const char *bwrap, const char *strace)
+static char *probe_identity(const char *bwrap, const char *strace, const char *init)
 {
 	struct utsname u;
 	if (uname(&u) < 0)
 		return NULL;
 	struct strbuf id = STRBUF_INIT;
-	strbuf_addf(&id, "vx-probe 1 %s\nkernel %s %s\neuid %u\n", VX_VERSION, u.release, u.version,
+	strbuf_addf(&id, "vx-probe 2 %s\nkernel %s %s\neuid %u\n", VX_VERSION, u.release, u.version,
 		    (unsigned)geteuid());
 	/* vx itself too: its version does not change with every build, and
 	 * a build may change the walls or the trace flags a trial uses */
-	const char *bins[] = {"/proc/self/exe", bwrap, strace};
-	for (size_t i = 0; i < 3; i++) {
+	const char *bins[] = {"/proc/self/exe", bwrap, strace, init};
+	for (size_t i = 0; i < 4; i++) {
 		struct stat st;
 		if (!bins[i] || stat(bins[i], &st) < 0) {
 			strbuf_release(&id);
@@ -227,10 +246,11 @@ static char *probe_identity(const char *bwrap, const char *strace)
 	return strbuf_detach(&id, NULL);
 }
 
-void probe_sandbox(const char *state_file, struct probe *bwrap, struct probe *strace)
+void probe_sandbox(const char *state_file, const char *init, struct probe *bwrap,
+		   struct probe *strace)
 {
 	char *bpath = probe_which("bwrap"), *spath = probe_which("strace");
-	char *id = state_file ? probe_identity(bpath, spath) : NULL;
+	char *id = state_file && init ? probe_identity(bpath, spath, init) : NULL;
 	struct strbuf kept = STRBUF_INIT;
 	size_t idlen = id ? strlen(id) : 0;
 	if (id && strbuf_read_file(&kept, state_file) == 0 && kept.len > idlen &&
@@ -257,7 +277,7 @@ void probe_sandbox(const char *state_file, struct probe *bwrap, struct probe *st
 	free(bpath);
 	free(spath);
 	probe_bwrap(bwrap);
-	probe_strace(strace, bwrap->works ? bwrap->path : NULL);
+	probe_strace(strace, bwrap->works ? bwrap->path : NULL, init);
 	/* Only an answer that both work is kept: a failure is asked again
 	 * every run, since its fix (a container flag, a profile) may change
 	 * nothing the identity holds. A kept answer that stopped being true

@@ -19,18 +19,20 @@ char *probe_which(const char *tool);
 
 /* Fill p: probe_bwrap runs `true` in the namespaces a sandboxed task gets;
  * probe_strace traces `true` with a task's strace flags, inside those
- * namespaces with no capabilities when bwrap (a working one) is given, and
- * fails when strace prints anything. */
+ * namespaces under init --traced (vx-sandbox-init; missing: strace does
+ * not work) when bwrap (a working one) is given, and fails when strace
+ * prints anything. */
 void probe_bwrap(struct probe *p);
-void probe_strace(struct probe *p, const char *bwrap);
+void probe_strace(struct probe *p, const char *bwrap, const char *init);
 void probe_free(struct probe *p);
 
 /* probe_bwrap and probe_strace for a run, their answer kept in state_file
- * (WS/.vx/probe; NULL: always probe): a run whose vx, kernel, euid, bwrap
- * and strace binaries (path, inode, size, mtime, ctime) and namespace and
- * ptrace sysctls are those of the last probe where both worked takes that
- * answer without spawning either (four spawns, ~15 ms, on every run with a
- * sandboxed task). A failure is never kept. */
-void probe_sandbox(const char *state_file, struct probe *bwrap, struct probe *strace);
+ * (WS/.vx/probe; NULL: always probe): a run whose vx, kernel, euid, bwrap,
+ * strace and init binaries (path, inode, size, mtime, ctime) and
+ * namespace and ptrace sysctls are those of the last probe where both
+ * worked takes that answer without spawning either (four spawns, ~15 ms,
+ * on every run with a sandboxed task). A failure is never kept. */
+void probe_sandbox(const char *state_file, const char *init, struct probe *bwrap,
+		   struct probe *strace);
 
 #endif

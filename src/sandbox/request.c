@@ -1202,9 +1202,19 @@ static int build(struct builder *b)
 		/* bound where netd is (network_plan): TMPDIR, a tmpfs only
 		 * the task has, read-only */
 		b->req->init = path_join(b->tmp, ".vx-init");
-		b->req->host_init = xstrdup(in->init);
 		struct sandbox_mount m = {SANDBOX_RO, xstrdup(in->init), xstrdup(b->req->init), -1,
 					  true};
+		vec_push(&b->req->mounts, m);
+	}
+	if (in->strace) {
+		/* strace runs inside, under init's --traced (bwrap.c): bound
+		 * beside it, wherever the host keeps it (a home dir is hidden) */
+		if (!in->init)
+			return refuse(b->err, "a traced task needs vx-sandbox-init beside vx");
+		b->req->strace = path_join(b->tmp, ".vx-strace");
+		b->req->trace_fd = in->trace_fd;
+		struct sandbox_mount m = {SANDBOX_RO, xstrdup(in->strace), xstrdup(b->req->strace),
+					  -1, true};
 		vec_push(&b->req->mounts, m);
 	}
 	b->req->bwrap = xstrdup(in->bwrap);
@@ -1213,10 +1223,6 @@ static int build(struct builder *b)
 	b->req->hermetic = in->hermetic;
 	if (network_plan(b))
 		return -1;
-	if (in->strace && in->trace_dir) {
-		b->req->strace = xstrdup(in->strace);
-		b->req->trace_dir = xstrdup(in->trace_dir);
-	}
 	if (!b->req->setsid)
 		return refuse(b->err,
 			      "setsid is not installed (apt-get install util-linux): the task's "
@@ -1230,6 +1236,7 @@ int sandbox_request_plan(const struct sandbox_input *in, struct sandbox_request 
 {
 	memset(req, 0, sizeof *req);
 	req->seccomp_fd = -1;
+	req->trace_fd = -1;
 	struct builder b = {0};
 	b.in = in;
 	b.req = req;
@@ -1240,6 +1247,7 @@ int sandbox_request_plan(const struct sandbox_input *in, struct sandbox_request 
 		sandbox_request_release(req);
 		memset(req, 0, sizeof *req);
 		req->seccomp_fd = -1;
+		req->trace_fd = -1;
 	}
 	return rc;
 }
@@ -1354,6 +1362,7 @@ int sandbox_request_prepare(struct sandbox_request *req, struct strbuf *err)
 		sandbox_request_release(req);
 		memset(req, 0, sizeof *req);
 		req->seccomp_fd = -1;
+		req->trace_fd = -1;
 	}
 	return rc;
 }
@@ -1461,9 +1470,7 @@ void sandbox_request_release(struct sandbox_request *req)
 	free(req->shell);
 	free(req->setsid);
 	free(req->strace);
-	free(req->trace_dir);
 	free(req->init);
-	free(req->host_init);
 	free(req->netd);
 	free(req->net_ctl);
 	vec_free(&req->relay_ports);

@@ -33,21 +33,23 @@ struct sandbox_input {
 	const char *run_base;  /* where vx's run dirs live (rundir_private_base): a wall, since
 				* they hold every task's proxy socket and trace log; may be NULL */
 	const char *tmpdir;    /* TMPDIR inside (NULL: "/tmp"): a fresh tmpfs, mode 0700 */
-	const char *bwrap;  /* bwrap found on vx's PATH at startup (probe_which); NULL: missing */
-	const char *shell;  /* /bin/sh or the sh found at startup; NULL: "/bin/sh" */
-	const char *setsid; /* setsid(1) found at startup; NULL: looked up on vx's PATH now */
-	const char *init;   /* vx-sandbox-init beside vx (src/sandbox/init.c), bound into TMPDIR
-			     * and run first; NULL: a shell script and setsid do its work */
-	const char *strace; /* strace found and probed at startup; NULL: run untraced */
-	const char *trace_dir;	/* with strace: a host dir of vx's (0700) where strace, run
-				 * outside the sandbox around bwrap, writes its log; never
-				 * bound inside */
-	const char *netd;	/* the vx binary (netd.h), bound into TMPDIR and run before the
-				 * command, when the task has any network grant; else NULL */
-	const char *net_ctl;	/* with netd: the host socket its control connection reaches
-				 * (bridge.h), bound into TMPDIR */
-	bool proxy;		/* a host grant: netd listens on 127.0.0.1:SANDBOX_PROXY_PORT for
-				 * the task's proxy, and the proxy variables name it */
+	const char *bwrap;   /* bwrap found on vx's PATH at startup (probe_which); NULL: missing */
+	const char *shell;   /* /bin/sh or the sh found at startup; NULL: "/bin/sh" */
+	const char *setsid;  /* setsid(1) found at startup; NULL: looked up on vx's PATH now */
+	const char *init;    /* vx-sandbox-init beside vx (src/sandbox/init.c), bound into TMPDIR
+			      * and run first; NULL: a shell script and setsid do its work */
+	const char *strace;  /* strace found and probed at startup; NULL: run untraced.
+			      * Traced needs init: strace runs inside the walls and
+			      * vx-sandbox-init --traced puts the task out of its reach */
+	int trace_fd;	     /* with strace: the log, a host file of vx's (tracelog.h)
+			      * open for writing, passed as SANDBOX_LOG_FD and never
+			      * bound; -1 for `vx sandbox show` */
+	const char *netd;    /* the vx binary (netd.h), bound into TMPDIR and run before the
+			      * command, when the task has any network grant; else NULL */
+	const char *net_ctl; /* with netd: the host socket its control connection reaches
+			      * (bridge.h), bound into TMPDIR */
+	bool proxy;	     /* a host grant: netd listens on 127.0.0.1:SANDBOX_PROXY_PORT for
+			      * the task's proxy, and the proxy variables name it */
 	const int *relay_ports; /* allow.network localhost:PORT: netd listens on each, on
 				 * 127.0.0.1 and [::1] */
 	size_t n_relays;
@@ -132,14 +134,14 @@ struct sandbox_placeholder {
 
 struct sandbox_request {
 	char *bwrap, *shell, *setsid; /* copied from the input (setsid looked up when not given) */
-	char *strace, *trace_dir;     /* copied: the command runs under strace when set */
-	bool hermetic;		      /* copied: the base is the OS roots, not "/" */
-	char *init;		      /* where vx-sandbox-init is inside, or NULL: the script */
-	char *host_init;	      /* and on the host (it runs strace: dies with vx), or NULL */
-	char *netd;		      /* where the vx binary is inside, or NULL: no netd */
-	char *net_ctl;		      /* where netd's control socket is inside */
-	bool proxy;		      /* netd listens on SANDBOX_PROXY_PORT */
-	VEC(int) relay_ports;	      /* and on these, on 127.0.0.1 and [::1] */
+	char *strace;	      /* where strace is inside: the command runs under it when set */
+	int trace_fd;	      /* copied (not owned): the log strace writes */
+	bool hermetic;	      /* copied: the base is the OS roots, not "/" */
+	char *init;	      /* where vx-sandbox-init is inside, or NULL: the script */
+	char *netd;	      /* where the vx binary is inside, or NULL: no netd */
+	char *net_ctl;	      /* where netd's control socket is inside */
+	bool proxy;	      /* netd listens on SANDBOX_PROXY_PORT */
+	VEC(int) relay_ports; /* and on these, on 127.0.0.1 and [::1] */
 	VEC(struct sandbox_mount)
 	mounts;		   /* in bwrap order: parents before children, remounts last */
 	struct strvec env; /* "K=V", the whole environment */

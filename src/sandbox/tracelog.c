@@ -13,6 +13,7 @@
 int trace_log_make(struct trace_log *tl, const char *run_dir)
 {
 	tl->dir = tl->path = NULL;
+	tl->fd = -1;
 	char *dir = path_join(run_dir ? run_dir : "/tmp", "trace-XXXXXX");
 	if (!mkdtemp(dir)) {
 		int e = errno;
@@ -30,7 +31,7 @@ int trace_log_make(struct trace_log *tl, const char *run_dir)
 		errno = e;
 		return -1;
 	}
-	close(fd);
+	tl->fd = fd;
 	tl->dir = dir;
 	tl->path = log;
 	return 0;
@@ -40,6 +41,8 @@ void trace_log_remove(struct trace_log *tl)
 {
 	if (!tl->dir)
 		return;
+	close(tl->fd);
+	tl->fd = -1;
 	if (unlink(tl->path) && errno != ENOENT)
 		warning("cannot remove %s: %s", tl->path, strerror(errno));
 	if (rmdir(tl->dir) && errno != ENOENT) /* the run dir's removal took it */

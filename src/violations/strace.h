@@ -4,11 +4,11 @@
  *   strace -f -q -I3 --seccomp-bpf --decode-pids=pidns -e signal=none
  *          -e trace=... -o LOG CMD
  * (sandbox_trace_flags() in bwrap.c holds the exact list; strace runs
- * outside the sandbox, around bwrap) into plain (op, absolute path, errno) records,
- * following each process's working directory and descriptor table so
- * relative paths come out absolute.
- * docs/violations.md ("The trace parser") says what it follows and what it
- * cannot see. */
+ * inside the sandbox, around vx-sandbox-init --traced) into plain (op,
+ * absolute path, errno) records, following each process's working
+ * directory and descriptor table so relative paths come out absolute.
+ * docs/violations.md ("The trace parser") says what it follows and what
+ * it cannot see. */
 #ifndef VX_VIOLATIONS_STRACE_H
 #define VX_VIOLATIONS_STRACE_H
 

@@ -83,22 +83,37 @@ static void test_argv(void)
 	sandbox_show(&r, "make all", &out);
 	CHECK(strstr(out.buf, "--chdir\n/w/p\n--\n/tmp/.vx-init\n/bin/sh\nmake all\n") != NULL);
 	CHECK(strstr(out.buf, "setsid") == NULL);
-	/* traced: strace runs outside, given a parent-death SIGKILL by the
-	 * same binary on the host, and bwrap follows strace */
-	r.strace = xstrdup("/usr/bin/strace");
-	r.trace_dir = xstrdup("/run/vx/t1");
-	r.host_init = xstrdup("/opt/vx/bin/vx-sandbox-init");
+	/* traced: strace runs inside the walls, writing to the log vx passes
+	 * it, around init --traced, with the two capabilities init needs
+	 * for the task's pid namespace (and drops) */
+	r.strace = xstrdup("/tmp/.vx-strace");
+	r.trace_fd = 55;
 	strbuf_reset(&out);
 	sandbox_show(&r, "make all", &out);
-	CHECK(!strncmp(
-	    out.buf, "/opt/vx/bin/vx-sandbox-init\n--die-with-parent\n/usr/bin/strace\n-f\n",
-	    strlen("/opt/vx/bin/vx-sandbox-init\n--die-with-parent\n/usr/bin/strace\n-f\n")));
-	CHECK(strstr(out.buf, "\n/run/vx/t1/log\n/usr/bin/bwrap\n--die-with-parent\n") != NULL);
-	free(r.host_init);
-	r.host_init = NULL; /* the script's way: strace first */
+	CHECK(!strncmp(out.buf, "/usr/bin/bwrap\n--die-with-parent\n",
+		       strlen("/usr/bin/bwrap\n--die-with-parent\n")));
+	CHECK(strstr(out.buf,
+		     "--cap-drop\nALL\n--cap-add\nCAP_SYS_ADMIN\n--cap-add\nCAP_SETPCAP\n") !=
+	      NULL);
+	CHECK(strstr(out.buf, "--chdir\n/w/p\n--\n/tmp/.vx-strace\n-f\n") != NULL);
+	CHECK(strstr(out.buf,
+		     "\n-o\n/proc/self/fd/4\n--\n/tmp/.vx-init\n--traced\n/tmp/.vx-init\n/bin/"
+		     "sh\nmake all\n") != NULL);
+	r.seccomp_fd = 77;
+	sandbox_argv(&r, "true", &argv, &fds);
+	bool log_passed = false;
+	for (size_t i = 0; i < fds.n; i++)
+		log_passed |= fds.v[i].from == 55 && fds.v[i].to == SANDBOX_LOG_FD;
+	CHECK(log_passed);
+	r.seccomp_fd = -1;
+	vec_free(&fds);
+	strvec_clear(&argv);
+	/* untraced: no capability is added */
+	free(r.strace);
+	r.strace = NULL;
 	strbuf_reset(&out);
 	sandbox_show(&r, "make all", &out);
-	CHECK(!strncmp(out.buf, "/usr/bin/strace\n-f\n", strlen("/usr/bin/strace\n-f\n")));
+	CHECK(strstr(out.buf, "--cap-add") == NULL);
 	strbuf_release(&out);
 	sandbox_request_release(&r);
 }

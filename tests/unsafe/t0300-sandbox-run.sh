@@ -145,51 +145,51 @@ test_expect_success 'a task that kills its own signal watcher still dies with vx
 	! grep -q "$TEST_DIR" /proc/mounts
 '
 
-# The tracer's form of vx-sandbox-init (issue 43): strace runs as the init
-# of a pid namespace with a /proc of its own, where --decode-pids=pidns
-# reads a handful of entries, not the host's every process (~7.5 ms per
-# process the task started). Copied where any user can run it, with a
-# probe that prints its pid and how many pids its /proc lists (itself, a
-# subshell, ls and grep), and exits 7.
-tracer_init() {
+# A traced task (issue 43): strace runs inside the walls, bwrap's setup
+# untraced, and vx-sandbox-init --traced puts the task in a pid namespace
+# of its own, with bwrap's two added capabilities dropped.
+test_expect_success 'a traced task: its own pid namespace under init, no tracer in its /proc, no capability, no fd but 0-2, /proc/sys read-only' '
+	setup &&
+	mkdir -p app/src &&
+	cat >app/src/look.sh <<-\EOF &&
+	mkdir -p dist
+	tr "\000" " " </proc/1/cmdline >dist/init
+	grep -E "^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):" /proc/self/status >dist/caps
+	ls /proc/self/fd >dist/fds
+	for p in /proc/[0-9]*; do tr "\000" " " <$p/cmdline; echo; done >dist/procs
+	(echo 1 >/proc/sys/vm/drop_caches) 2>dist/sysctl && echo wrote >>dist/sysctl
+	true
+	EOF
+	sandboxed_app "sh src/look.sh" &&
+	run_vx 0 run app#build --force &&
+	grep -q "^[^ ]*\.vx-init --traced " app/dist/init &&
+	test "$(grep -c ":	0000000000000000$" app/dist/caps)" = 5 &&
+	grep -q "^NoNewPrivs:	1$" app/dist/caps &&
+	test "$(tr "\n" " " <app/dist/fds)" = "0 1 2 3 " &&
+	grep -q "^[^ ]*\.vx-init /" app/dist/procs &&
+	! grep -q "strace\|bwrap" app/dist/procs &&
+	grep -q "Read-only file system" app/dist/sysctl
+'
+
+test_expect_success 'vx-sandbox-init --traced fails closed: no pid namespace, no task' '
 	mkdir -p "$TEST_DIR/bin" && chmod 755 "${TEST_DIR%/*}" "$TEST_DIR" "$TEST_DIR/bin" &&
 	cp "$(dirname "$VX")/vx-sandbox-init" "$TEST_DIR/bin/" &&
-	init=$TEST_DIR/bin/vx-sandbox-init &&
-	probe=$TEST_DIR/bin/probe.sh &&
-	cat >"$probe" <<-\EOF
-	echo "$$ $(ls /proc | grep -c "^[0-9]*$")"
-	exit 7
-	EOF
-}
-
-test_expect_success 'the tracer is the init of a pid namespace whose /proc holds only its own processes' '
-	tracer_init &&
-	rc=0 && { "$init" --die-with-parent /bin/sh "$probe" >out || rc=$?; } &&
-	test "$rc" = 7 &&
-	read pid procs <out &&
-	test "$pid" = 1 &&
-	test "$procs" -le 5
+	rc=0 && setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$TEST_DIR/bin/vx-sandbox-init" --traced /bin/sh -c "echo ran" >out 2>err || rc=$? &&
+	test "$rc" = 127 &&
+	! grep -q ran out &&
+	grep -q "cannot make the task.s pid namespace" err
 '
 
-test_expect_success 'the same for a user who is not root: a user namespace mapping only its own ids' '
-	tracer_init &&
-	rc=0 && { setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$init" --die-with-parent /bin/sh "$probe" >out || rc=$?; } &&
-	test "$rc" = 7 &&
-	read pid procs <out &&
-	test "$pid" = 1 &&
-	test "$procs" -le 5
-'
-
-test_expect_success 'where the namespace cannot be made (a /proc that will not mount) the tracer runs as before' '
-	tracer_init &&
-	rc=0 && { unshare --mount sh -c "mount -t tmpfs none /proc/sys &&
-		exec setpriv --reuid=65534 --regid=65534 --clear-groups \"\$0\" --die-with-parent /bin/sh \"\$1\"" \
-		"$init" "$probe" >out || rc=$?; } &&
-	test "$rc" = 7 &&
-	read pid procs <out &&
-	test "$pid" != 1 &&
-	test "$procs" -gt 5
+test_expect_success 'without vx-sandbox-init beside vx, tasks run untraced, and vx says why' '
+	setup &&
+	sandboxed_app "mkdir -p dist; echo hi > dist/x" &&
+	mkdir -p "$TEST_DIR/bin" && cp "$VX" "$TEST_DIR/bin/vx" &&
+	rc=0 && "$TEST_DIR/bin/vx" run app#build >out 2>err || rc=$? &&
+	test "$rc" = 0 &&
+	grep -q "run untraced this run.*vx-sandbox-init is not beside vx" err &&
+	"$TEST_DIR/bin/vx" info >info &&
+	grep -q "^strace: present but not working.*vx-sandbox-init is not beside vx" info
 '
 
 test_expect_success 'the outputs of the tasks it depends on are readable; their sources are not' '

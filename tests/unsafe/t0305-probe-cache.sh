@@ -20,9 +20,11 @@ setup() {
 	EOF
 	write_file app/src/a.txt <<<"source"
 	mkdir -p bin
+	# strace runs inside the walls, where calls is read-only or hidden:
+	# only its host runs (strace -V) are logged
 	for tool in bwrap strace; do
 		real=$(command -v $tool)
-		printf '#!/bin/sh\necho "%s $*" >>"%s/calls"\n[ -e "%s/broken" ] && exit 1\nexec %s "$@"\n' \
+		printf '#!/bin/sh\n{ echo "%s $*" >>"%s/calls"; } 2>/dev/null\n[ -e "%s/broken" ] && exit 1\nexec %s "$@"\n' \
 			"$tool" "$(pwd -P)" "$(pwd -P)" "$real" >bin/$tool
 		chmod +x bin/$tool
 	done
@@ -30,8 +32,8 @@ setup() {
 }
 
 # probes: how many probe runs the calls since the last reset were: the two
-# version queries, bwrap's trial, strace's trial and the bwrap it traces
-# (5), or none
+# version queries, bwrap's trial, and the bwrap strace's trial runs inside
+# (4), or none
 probes() {
 	grep -cE '^(bwrap --version|strace -V)$|/bin/true$' calls || true
 }
@@ -39,7 +41,7 @@ probes() {
 test_expect_success 'the first run probes and keeps the answer; the next spawns no probe' '
 	setup &&
 	run_vx 0 run app#build &&
-	test "$(probes)" = 5 &&
+	test "$(probes)" = 4 &&
 	test_path_is_file .vx/probe &&
 	test_grep -x "bubblewrap .*" .vx/probe &&
 	: >calls &&
@@ -59,7 +61,7 @@ test_expect_success 'a binary replaced (a package upgrade) asks again' '
 	cp bin/strace bin/strace.new && mv bin/strace.new bin/strace &&
 	: >calls &&
 	run_vx 0 run app#build &&
-	test "$(probes)" = 5
+	test "$(probes)" = 4
 '
 
 test_expect_success 'another kept answer (a kernel, a vx, a sysctl) is not taken' '
@@ -68,7 +70,7 @@ test_expect_success 'another kept answer (a kernel, a vx, a sysctl) is not taken
 	sed -i "s/^kernel .*/kernel 0.0-other/" .vx/probe &&
 	: >calls &&
 	run_vx 0 run app#build &&
-	test "$(probes)" = 5 &&
+	test "$(probes)" = 4 &&
 	test_grep ! "0.0-other" .vx/probe
 '
 

@@ -213,17 +213,24 @@ test_expect_success 'no printed fix names a mandatory deny, and no grant opens o
 	test "$(cat app/.vscode/tasks.json)" = "{}" && test "$(cat app/.bashrc)" = orig
 '
 
-# What `vx sandbox show` prints is what runs: bwrap is pid 1 inside, and
-# /proc/1/cmdline is its argv. Staged and not.
+# What `vx sandbox show` prints is what runs, staged and not. A traced
+# task's bwrap is out of its reach (it runs in a pid namespace below
+# strace's), so its argv is read on the host while the task sleeps; an
+# untraced server's bwrap is pid 1 inside, /proc/1/cmdline its argv.
 test_expect_success 'vx sandbox show prints the very argv bwrap runs with, staged or not' '
 	setup &&
 	for grant in "dist/" "gen/dist/"; do
-		project "\"tr \\\"\\\\\\\\0\\\" \\\"\\\\\\\\n\\\" </proc/1/cmdline\"" \
-			"sandbox: {allow: {write: [\"$grant\"]}}" &&
-		run_vx 0 sandbox show app#build &&
+		project "\"sleep 3\"" "sandbox: {allow: {write: [\"$grant\"]}}" &&
+		# one SHLVL for both: bash lowers it in what it execs in the background
+		env SHLVL=1 "$VX" sandbox show app#build >"$OUT" &&
 		sed -n "/bwrap\$/,/^# /p" "$OUT" | sed "\$d" >shown &&
-		run_vx 0 run app#build &&
-		sed -n "s/^app#build: //p" "$OUT" | sed -n "/bwrap\$/,\$p" | sed "/^done in /d" >ran &&
+		{ env SHLVL=1 "$VX" run app#build >out 2>err & vx=$!; } &&
+		pid= && for i in $(seq 100); do
+			pid=$(pgrep -n -f "^[^ ]*bwrap .*--chdir $PWD/app ") && break
+			sleep 0.05
+		done &&
+		tr "\\0" "\\n" </proc/$pid/cmdline >ran &&
+		wait $vx &&
 		test -s shown && test_cmp shown ran || return 1
 	done &&
 	ws_project app app <<-'\''EOF'\'' &&

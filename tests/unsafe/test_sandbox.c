@@ -54,7 +54,8 @@ struct task {
 	bool untraced; /* as a persistent task runs: no strace, so a FILE grant binds the file */
 };
 
-static char *strace_bin, *trace_dir;
+static char *strace_bin, *trace_dir, *init_bin;
+static int trace_fd = -1;
 
 static const char *nested[3];
 
@@ -74,9 +75,10 @@ static int build(const struct task *t, struct sandbox_request *req, struct strbu
 	while (t->write[in.n_write])
 		in.n_write++;
 	in.hermetic = t->hermetic;
+	in.init = init_bin;
 	if (!t->untraced) { /* as vx runs a one-shot task */
 		in.strace = strace_bin;
-		in.trace_dir = trace_dir;
+		in.trace_fd = trace_fd;
 	}
 	in.env.host = (const char *const *)environ;
 	return sandbox_request_build(&in, req, err);
@@ -227,16 +229,19 @@ static void test_walls(void)
 	CHECK(strbuf_read_file(&host, p) == 0 && !strcmp(host.buf, "in-place\n"));
 	free(p);
 	strbuf_release(&host);
-	/* TMPDIR: its own, empty, 0700, gone after; the host /tmp untouched. */
+	/* TMPDIR: its own, empty, 0700, gone after; the host /tmp untouched.
+	 * Empty but for vx's own helpers, bound read-only (.vx-init, and
+	 * .vx-strace when traced). */
 	CHECK_INT(run(&t,
-		      "test \"$TMPDIR\" = /tmp && test -z \"$(ls -A /tmp)\" && stat -c %a /tmp && "
+		      "test \"$TMPDIR\" = /tmp && test -z \"$(ls -A /tmp | grep -v '^\\.vx-')\" && "
+		      "stat -c %a /tmp && "
 		      "echo t > /tmp/vx-sandbox-probe-file && echo ok",
 		      &out),
 		  0);
 	HAS(out, "700");
 	HAS(out, "ok");
 	CHECK(access("/tmp/vx-sandbox-probe-file", F_OK) != 0);
-	CHECK_INT(run(&t, "test -z \"$(ls -A /tmp)\" && echo empty", &out), 0);
+	CHECK_INT(run(&t, "test -z \"$(ls -A /tmp | grep -v '^\\.vx-')\" && echo empty", &out), 0);
 	HAS(out, "empty");
 	/* The environment is scrubbed. */
 	setenv("VX_TEST_GITHUB_TOKEN", "ghp_secret", 1);
@@ -452,6 +457,16 @@ int main(void)
 	trace_dir = path_join(root, "trace");
 	if (mkdir(trace_dir, 0700))
 		die_errno("mkdir %s", trace_dir);
+	/* one log for every traced task: strace truncates it as it opens it */
+	char *log = path_join(trace_dir, "log");
+	trace_fd = open(log, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (trace_fd < 0)
+		die_errno("open %s", log);
+	free(log);
+	/* a traced task runs under vx-sandbox-init --traced (CMake says where) */
+	init_bin = getenv("VX_INIT");
+	if (!init_bin || access(init_bin, X_OK))
+		die("VX_INIT names no vx-sandbox-init: %s", init_bin ? init_bin : "(unset)");
 	ws = path_join(root, "ws");
 	proj_a = path_join(ws, "packages/a");
 	proj_b = path_join(ws, "packages/b");
