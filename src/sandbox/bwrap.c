@@ -195,6 +195,14 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 		strvec_push(argv, "--");
 		strvec_push(argv, req->init);
 		strvec_push(argv, "--traced");
+		if (!req->netd) {
+			/* init's pid 1 watches fd 3 itself, and the command
+			 * runs in its session with no second init */
+			strvec_push(argv, req->shell);
+			strvec_push(argv, command);
+			return;
+		}
+		strvec_push(argv, "--exec");
 	}
 	if (req->netd) {
 		/* netd listens on every port before the command's first

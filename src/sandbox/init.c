@@ -26,6 +26,8 @@
  * else the same steps as a shell script. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +38,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <linux/capability.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #endif
 #include <unistd.h>
@@ -60,31 +63,55 @@ static void relay(pid_t task, int sig)
 		kill(task, sig);
 }
 
+/* One signal name a line, as vx writes them to fd 3. */
+struct names {
+	char line[64];
+	size_t len;
+};
+
+static void names_feed(struct names *nm, const char *buf, size_t n, pid_t task)
+{
+	for (size_t k = 0; k < n; k++) {
+		if (buf[k] != '\n') {
+			if (nm->len < sizeof nm->line - 1)
+				nm->line[nm->len++] = buf[k];
+			continue;
+		}
+		nm->line[nm->len] = '\0';
+		nm->len = 0;
+		for (size_t i = 0; i < sizeof signals / sizeof *signals; i++)
+			if (!strcmp(nm->line, signals[i].name))
+				relay(task, signals[i].sig);
+	}
+}
+
 static void watch(pid_t task)
 {
 	for (size_t i = 0; i < sizeof ignored / sizeof *ignored; i++)
 		signal(ignored[i], SIG_IGN);
-	char line[64];
-	size_t len = 0;
+	struct names nm = {.len = 0};
 	for (;;) {
-		char c;
-		ssize_t n = read(SIGNAL_FD, &c, 1);
+		char buf[64];
+		ssize_t n = read(SIGNAL_FD, buf, sizeof buf);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
-		if (c != '\n') {
-			if (len < sizeof line - 1)
-				line[len++] = c;
-			continue;
-		}
-		line[len] = '\0';
-		len = 0;
-		for (size_t i = 0; i < sizeof signals / sizeof *signals; i++)
-			if (!strcmp(line, signals[i].name))
-				relay(task, signals[i].sig);
+		names_feed(&nm, buf, (size_t)n, task);
 	}
 	relay(task, SIGKILL);
+}
+
+/* The command in a session of its own, in place of this process: it keeps
+ * this pid, and fd 3 is the watcher's alone. */
+static int run_session(char **argv)
+{
+	close(SIGNAL_FD);
+	setsid();
+	char *const args[] = {argv[0], "-c", argv[1], "vx-task", NULL};
+	execv(argv[0], args);
+	fprintf(stderr, "vx-sandbox-init: cannot run %s: %s\n", argv[0], strerror(errno));
+	return 127;
 }
 
 #ifdef __linux__
@@ -119,9 +146,61 @@ static int drop_caps(void)
 	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 }
 
-/* pid 1 of the task's namespace: its /proc, the task, and every orphan
- * reaped until the task ends, whose status is this process's. */
-static int task_namespace_init(char **argv)
+/* pid 1 of the task's namespace, after its /proc is mounted: the task's
+ * watcher (a separate process in the untraced form) and the reaper of
+ * every orphan, until the task ends: its status is this process's. The
+ * poll's signalfd takes SIGCHLD, blocked once the task is forked (an exit
+ * before that leaves a zombie the first reap finds). */
+static int watch_and_reap(pid_t task)
+{
+	/* vx's pipes are the task's: this process must not keep them open */
+	for (int fd = 0; fd < 3; fd++)
+		close(fd);
+	sigset_t chld;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	int sfd = -1;
+	if (sigprocmask(SIG_BLOCK, &chld, NULL) == 0)
+		sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0) {
+		relay(task, SIGKILL); /* unwatched, it could not be stopped */
+		return 127;
+	}
+	struct names nm = {.len = 0};
+	/* vx always passes fd 3; a caller that does not (the probe) asks
+	 * for no relay, and nothing is watched */
+	int sig_fd = fcntl(SIGNAL_FD, F_GETFD) < 0 ? -1 : SIGNAL_FD;
+	for (;;) {
+		int st;
+		pid_t pid;
+		while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
+			if (pid == task)
+				return status_code(st);
+		struct pollfd fds[2] = {{sfd, POLLIN, 0}, {sig_fd, POLLIN, 0}};
+		if (poll(fds, sig_fd >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)
+			return 127;
+		struct signalfd_siginfo si;
+		while (read(sfd, &si, sizeof si) > 0)
+			;
+		if (sig_fd >= 0 && fds[1].revents) {
+			char buf[64];
+			ssize_t n = read(sig_fd, buf, sizeof buf);
+			if (n > 0) {
+				names_feed(&nm, buf, (size_t)n, task);
+			} else if (n == 0 || errno != EINTR) {
+				/* vx is gone */
+				relay(task, SIGKILL);
+				close(sig_fd);
+				sig_fd = -1;
+			}
+		}
+	}
+}
+
+/* pid 1 of the task's namespace: its /proc, then the task (the command
+ * in its session, or with --exec a PROGRAM that ends in the untraced form:
+ * netd), then the watch. */
+static int task_namespace_init(char **argv, bool exec)
 {
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
 	    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
@@ -147,23 +226,21 @@ static int task_namespace_init(char **argv)
 	if (task == 0) {
 		if (drop_caps() < 0)
 			_exit(fail("cannot drop the task's capabilities"));
+		if (!exec)
+			_exit(run_session(argv));
 		execv(argv[0], argv);
 		_exit(fail(argv[0]));
 	}
-	if (drop_caps() < 0)
+	if (drop_caps() < 0) {
+		relay(task, SIGKILL);
 		return fail("cannot drop capabilities");
-	for (;;) {
-		int st;
-		pid_t pid = waitpid(-1, &st, 0);
-		if (pid == task)
-			return status_code(st);
-		if (pid < 0 && errno != EINTR)
-			return 127;
 	}
+	return watch_and_reap(task);
 }
 
-/* The traced form (issue 43). strace runs inside the walls, bwrap's own
- * setup untraced (262 of the 280 lines a traced `true` logged were
+/* The traced form (issue 43): vx-sandbox-init --traced SHELL COMMAND, or
+ * --traced --exec PROGRAM ARGS... strace runs inside the walls, bwrap's
+ * own setup untraced (262 of the 280 lines a traced `true` logged were
  * bwrap's, each a ptrace stop), and runs this: the task goes into a pid
  * namespace of its own, a child of the tracer's, with a /proc of that
  * namespace, so it can neither see, signal, ptrace nor reach through
@@ -174,6 +251,13 @@ static int task_namespace_init(char **argv)
  * and the task never holds one. Fails closed: no namespace, no task. */
 static int traced(char **argv)
 {
+	bool exec = !strcmp(argv[0], "--exec");
+	if (exec ? !argv[1] : !argv[1] || argv[2]) {
+		fputs("usage: vx-sandbox-init --traced SHELL COMMAND | --traced --exec PROGRAM "
+		      "ARGS...\n",
+		      stderr);
+		return 127;
+	}
 	if (close_range(4, ~0U, 0) < 0) {
 		if (errno != ENOSYS) /* before Linux 5.9: one by one */
 			return fail("cannot close the tracer's descriptors");
@@ -186,7 +270,7 @@ static int traced(char **argv)
 	if (init < 0)
 		return fail("fork");
 	if (init == 0)
-		_exit(task_namespace_init(argv));
+		_exit(task_namespace_init(argv + exec, exec));
 	if (drop_caps() < 0)
 		return fail("cannot drop capabilities");
 	int st;
@@ -298,10 +382,5 @@ int main(int argc, char **argv)
 		fputs("vx-sandbox-init: cannot start the signal watcher\n", stderr);
 		return 127;
 	}
-	close(SIGNAL_FD);
-	setsid();
-	char *const args[] = {argv[1], "-c", argv[2], "vx-task", NULL};
-	execv(argv[1], args);
-	fprintf(stderr, "vx-sandbox-init: cannot run %s: %s\n", argv[1], strerror(errno));
-	return 127;
+	return run_session(argv + 1);
 }

@@ -176,6 +176,7 @@ void probe_strace(struct probe *p, const char *bwrap, const char *init)
 		strvec_push(&argv, "--");
 		strvec_push(&argv, init);
 		strvec_push(&argv, "--traced");
+		strvec_push(&argv, "--exec");
 	}
 	strvec_push(&argv, "/bin/true");
 	struct strbuf err = STRBUF_INIT;

@@ -97,8 +97,18 @@ static void test_argv(void)
 	      NULL);
 	CHECK(strstr(out.buf, "--chdir\n/w/p\n--\n/tmp/.vx-strace\n-f\n") != NULL);
 	CHECK(strstr(out.buf,
-		     "\n-o\n/proc/self/fd/4\n--\n/tmp/.vx-init\n--traced\n/tmp/.vx-init\n/bin/"
-		     "sh\nmake all\n") != NULL);
+		     "\n-o\n/proc/self/fd/4\n--\n/tmp/.vx-init\n--traced\n/bin/sh\nmake all\n") !=
+	      NULL);
+	/* with netd between: init execs it, and netd the untraced form */
+	r.netd = xstrdup("/tmp/.vx-netd");
+	r.net_ctl = xstrdup("/tmp/.vx-ctl");
+	strbuf_reset(&out);
+	sandbox_show(&r, "make all", &out);
+	CHECK(strstr(out.buf, "\n--\n/tmp/.vx-init\n--traced\n--exec\n/tmp/.vx-netd\n__netd\n/tmp/"
+			      ".vx-ctl\n--\n/tmp/.vx-init\n/bin/sh\nmake all\n") != NULL);
+	free(r.netd);
+	free(r.net_ctl);
+	r.netd = r.net_ctl = NULL;
 	r.seccomp_fd = 77;
 	sandbox_argv(&r, "true", &argv, &fds);
 	bool log_passed = false;
