@@ -21,7 +21,7 @@ static int by_start(const void *a, const void *b)
 }
 
 int profile_write(const char *path, const struct graph *g, const struct job *jobs,
-		  const struct taskcache *tc)
+		  const struct taskcache *tc, const struct sandbox_jobs *sj)
 {
 	size_t n = g->nodes.n, nt = 0;
 	struct started *order = xcalloc(n + 1, sizeof *order);
@@ -49,9 +49,12 @@ int profile_write(const char *path, const struct graph *g, const struct job *job
 		strbuf_add_json_string(&sb, g->nodes.v[order[k].i]->id);
 		strbuf_addf(&sb,
 			    ",\"cat\":\"task\",\"ph\":\"X\",\"pid\":1,\"tid\":%zu,\"ts\":%lld,"
-			    "\"dur\":%lld,\"args\":{\"status\":\"%s\",\"cache\":\"%s\"}}",
+			    "\"dur\":%lld,\"args\":{\"status\":\"%s\",\"cache\":\"%s\"",
 			    lane + 1, j->start_ms * 1000, dur * 1000, job_state_name(j->state),
 			    cache_status_name(tc->status[order[k].i]));
+		if (sj)
+			sandbox_jobs_phases(sj, order[k].i, &sb);
+		strbuf_addstr(&sb, "}}");
 	}
 	strbuf_addstr(&sb, "\n]}\n");
 	int rc = write_file_atomic(path, sb.buf, sb.len);

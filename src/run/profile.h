@@ -3,6 +3,7 @@
 #define VX_RUN_PROFILE_H
 
 #include "plan/graph.h"
+#include "run/sandbox_job.h"
 #include "run/scheduler.h"
 #include "run/taskcache.h"
 
@@ -10,8 +11,10 @@
  * (chrome://tracing, Perfetto, speedscope): one complete event per task
  * that ran or was replayed, from its start for its duration, on the lane
  * of the slot it held (no two overlapping tasks share a lane), with its
- * status and cache outcome as args. Returns 0, or -1 after an error line. */
+ * status and cache outcome as args, and a sandboxed task's own steps in µs
+ * (sandbox_jobs_phases; sj may be NULL). Returns 0, or -1 after an error
+ * line. */
 int profile_write(const char *path, const struct graph *g, const struct job *jobs,
-		  const struct taskcache *tc);
+		  const struct taskcache *tc, const struct sandbox_jobs *sj);
 
 #endif

@@ -150,7 +150,7 @@ int run_once(const struct run_opts *o, struct plan *p, long long t0,
 	if (!o->served_by) /* the watch says how its server ended */
 		output_summary(p->jobs, n, total);
 	status = run_record(o, p, status, total);
-	if (o->profile && profile_write(o->profile, &p->g, p->jobs, &p->tc) && !status)
+	if (o->profile && profile_write(o->profile, &p->g, p->jobs, &p->tc, &p->sj) && !status)
 		status = 1;
 	/* json and sarif had stdout set aside (report_fd); github writes its
 	 * annotations among the run's lines. */

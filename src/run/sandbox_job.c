@@ -670,6 +670,13 @@ static int net_start(struct sandbox_jobs *sj, struct sandbox_job *sjob, const st
 	return rc;
 }
 
+static long long now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 		      const struct strvec *keyed)
 {
@@ -677,6 +684,7 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 	if (!t->cfg->sandbox || !job->argv)
 		return 0;
 	struct sandbox_job *sjob = &sj->jobs[i];
+	long long t_wrap = now_us();
 	sjob->keyed = t->cfg->sandbox->no_verify_key ? NULL : keyed;
 	strvec_clear(&sjob->argv); /* a retry builds everything afresh */
 	if (sj->strace && !t->cfg->persistent) {
@@ -702,7 +710,10 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 	if (wants_net(sjob) && net_start(sj, sjob, t, job) < 0)
 		return -1;
 	struct strbuf err = STRBUF_INIT;
+	long long t_plan = now_us();
 	int rc = sandbox_jobs_request(sj, i, &sjob->req, &err);
+	long long t_prepare = now_us();
+	sjob->us_plan = t_prepare - t_plan;
 	if (!rc)
 		rc = sandbox_request_prepare(&sjob->req, &err);
 	if (!rc && !sjob->req.stage && sjob->stage_dir) {
@@ -809,6 +820,7 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 		}
 	}
 	strbuf_release(&err);
+	sjob->us_prepare = now_us() - t_wrap - sjob->us_plan;
 	return rc;
 }
 
@@ -1218,7 +1230,17 @@ static int judge_untraced(struct sandbox_jobs *sj, size_t i, struct job *job)
 	return 0;
 }
 
+static int judge(struct sandbox_jobs *sj, size_t i, struct job *job);
+
 int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
+{
+	long long t = now_us();
+	int rc = judge(sj, i, job);
+	sj->jobs[i].us_judge = now_us() - t;
+	return rc;
+}
+
+static int judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 {
 	struct sandbox_job *sjob = &sj->jobs[i];
 	if (sj->g->nodes.v[i]->cfg->persistent)
@@ -1299,7 +1321,26 @@ void sandbox_jobs_configs_written(const struct sandbox_jobs *sj, struct strvec *
 	}
 }
 
+void sandbox_jobs_phases(const struct sandbox_jobs *sj, size_t i, struct strbuf *out)
+{
+	const struct sandbox_job *sjob = sj->jobs ? &sj->jobs[i] : NULL;
+	if (!sjob || !sj->g->nodes.v[i]->cfg->sandbox || !(sjob->us_plan || sjob->us_prepare))
+		return;
+	strbuf_addf(out,
+		    ",\"plan_us\":%lld,\"prepare_us\":%lld,\"judge_us\":%lld,\"cleanup_us\":%lld",
+		    sjob->us_plan, sjob->us_prepare, sjob->us_judge, sjob->us_cleanup);
+}
+
+static void done(struct sandbox_jobs *sj, size_t i);
+
 void sandbox_jobs_done(struct sandbox_jobs *sj, size_t i)
+{
+	long long t = now_us();
+	done(sj, i);
+	sj->jobs[i].us_cleanup = now_us() - t;
+}
+
+static void done(struct sandbox_jobs *sj, size_t i)
 {
 	struct sandbox_job *sjob = &sj->jobs[i];
 	trace_log_remove(&sjob->trace);

@@ -61,7 +61,11 @@ struct sandbox_job {
 	char *stage_dir;	/* the stage of its project (request.h), or NULL;
 				 * emptied by sandbox_jobs_unstage, removed by done */
 	char reason[48];	/* job->reason of a task its violations failed */
-	bool judged;		/* verdict holds the judge's word (sandbox_jobs_judge) */
+	/* what each of vx's own steps took, in µs (vx run --profile): the
+	 * request planned, then prepared (log, stage, fds, argv); the trace
+	 * judged; all of it swept and released */
+	long long us_plan, us_prepare, us_judge, us_cleanup;
+	bool judged; /* verdict holds the judge's word (sandbox_jobs_judge) */
 	struct verdict verdict;
 	char *project_dir;     /* canonical, as judged: report paths are made from it */
 	struct strvec outputs; /* what its output globs matched once it finished, walked
@@ -85,6 +89,9 @@ struct sandbox_job {
 struct judge_input sandbox_jobs_report_input(const struct sandbox_jobs *sj, size_t i);
 /* Node i's verdict when it was judged this run, else NULL. */
 const struct verdict *sandbox_jobs_verdict(const struct sandbox_jobs *sj, size_t i);
+/* Appends node i's phases as JSON members (`,"plan_us":N,...`) when it was
+ * sandboxed this run; else nothing. */
+void sandbox_jobs_phases(const struct sandbox_jobs *sj, size_t i, struct strbuf *out);
 
 enum {
 	SANDBOX_JOBS_QUIET = 1,	 /* --report json|sarif|github: no text report lines */
