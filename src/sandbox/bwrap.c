@@ -179,17 +179,15 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 	if (req->strace) {
 		/* The tracer runs inside the walls, bwrap's setup untraced, and
 		 * writes to the log vx made, passed as SANDBOX_LOG_FD (a host
-		 * file never bound inside). vx-sandbox-init --pid-namespace
-		 * gives strace's children a pid namespace of their own, a child
-		 * of strace's, where init --traced is pid 1 and closes the log: the task can
-		 * neither see, signal nor ptrace the tracer, nor reach its log through /proc (issue
-		 * 12: truncating a log it could reach erased a hidden read; the judge skips init's
-		 * own steps, strace_parser_wrapped). -I3 blocks fatal signals in strace: a relayed
-		 * signal reaches the command's trap, strace outlives it and writes the exit
-		 * records. */
+		 * file never bound inside). vx-sandbox-init --traced closes it
+		 * and puts the task in a pid namespace of its own, a child of
+		 * strace's: the task can neither see, signal nor ptrace the
+		 * tracer, nor reach its log through /proc (issue 12: truncating
+		 * a log it could reach erased a hidden read; the judge skips
+		 * init's own steps, strace_parser_wrapped). -I3 blocks fatal
+		 * signals in strace: a relayed signal reaches the command's
+		 * trap, strace outlives it and writes the exit records. */
 		vec_push(fds, ((struct sandbox_fd){.from = req->trace_fd, .to = SANDBOX_LOG_FD}));
-		strvec_push(argv, req->init);
-		strvec_push(argv, "--pid-namespace");
 		for (const char *const *f = sandbox_trace_flags(); *f; f++)
 			strvec_push(argv, strcmp(*f, "STRACE") ? *f : req->strace);
 		strvec_push(argv, "-o");

@@ -4,13 +4,12 @@
  * task, bench/sandbox).
  *
  *   vx-sandbox-init SHELL COMMAND        (fd 3: signal names from vx)
- *   vx-sandbox-init --pid-namespace PROGRAM ARGS...
- *   vx-sandbox-init --traced SHELL COMMAND | --traced --exec PROGRAM ARGS...
+ *   vx-sandbox-init --traced PROGRAM ARGS...
  *   vx-sandbox-init --reaper             (stdin: vx's task groups; below)
  *
- * The second and third run strace inside the walls, the task in a pid
- * namespace of its own below it, out of the tracer's reach (traced(),
- * below).
+ * The second form runs under strace, inside the walls, and puts PROGRAM
+ * (the first form, or netd before it) in a pid namespace of its own, out
+ * of the tracer's reach (traced(), below).
  *
  * A watcher is forked (from a child that exits at once, so it is pid 1's
  * orphan, not the command's child: strace -f would otherwise wait
@@ -147,9 +146,9 @@ static int drop_caps(void)
 	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 }
 
-/* After the namespace's /proc is mounted: the task's watcher (a separate
- * process in the untraced form) until the task ends, whose status is this
- * process's; then everything left in the namespace is killed. The
+/* pid 1 of the task's namespace, after its /proc is mounted: the task's
+ * watcher (a separate process in the untraced form) and the reaper of
+ * every orphan, until the task ends: its status is this process's. The
  * poll's signalfd takes SIGCHLD, blocked once the task is forked (an exit
  * before that leaves a zombie the first reap finds). */
 static int watch_and_reap(pid_t task)
@@ -175,12 +174,8 @@ static int watch_and_reap(pid_t task)
 		int st;
 		pid_t pid;
 		while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
-			if (pid == task) {
-				/* what the task left (its orphans are pid 1's): the
-				 * tracer waits for every process it follows */
-				kill(-1, SIGKILL);
+			if (pid == task)
 				return status_code(st);
-			}
 		struct pollfd fds[2] = {{sfd, POLLIN, 0}, {sig_fd, POLLIN, 0}};
 		if (poll(fds, sig_fd >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)
 			return 127;
@@ -202,8 +197,8 @@ static int watch_and_reap(pid_t task)
 	}
 }
 
-/* The task's namespace's /proc, then the task (the command in its
- * session, or with --exec a PROGRAM that ends in the untraced form:
+/* pid 1 of the task's namespace: its /proc, then the task (the command
+ * in its session, or with --exec a PROGRAM that ends in the untraced form:
  * netd), then the watch. */
 static int task_namespace_init(char **argv, bool exec)
 {
@@ -236,6 +231,8 @@ static int task_namespace_init(char **argv, bool exec)
 		execv(argv[0], argv);
 		_exit(fail(argv[0]));
 	}
+	/* not dumpable either: the task, of the same user, cannot write its
+	 * memory through /proc/1/mem */
 	if (drop_caps() < 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
 		relay(task, SIGKILL);
 		return fail("cannot drop capabilities");
@@ -243,92 +240,17 @@ static int task_namespace_init(char **argv, bool exec)
 	return watch_and_reap(task);
 }
 
-/* The traced form (issue 43). strace runs inside the walls, bwrap's own
- * setup untraced (262 of the 280 lines a traced `true` logged were
- * bwrap's, each a ptrace stop), as
- *
- *   vx-sandbox-init --pid-namespace STRACE ... -- vx-sandbox-init --traced
- *       SHELL COMMAND | --exec PROGRAM ARGS...
- *
- * The first makes the pid namespace strace's children are born in, a
- * child of the tracer's, so the task can neither see, signal, ptrace nor
- * reach through /proc/PID/fd the tracer or its log, and execs strace. The
- * namespace's pid 1 is made before strace runs, by a throwaway child, so
- * bwrap's init inherits it: strace waits for every child it has (pid 1
- * as its child hung it), and strace's own start forks and reaps probe
- * children (the first, as pid 1, took the namespace with it). Done here,
- * not under the tracer, it costs no ptrace stop: each process the tracer
- * follows costs ~3 ms here. Fails closed: no namespace, no strace.
- *
- * pid 1 only keeps the namespace and reaps its orphans. It holds no fd
- * and no capability and is not dumpable, so the task, which it is not
- * traced with, cannot ptrace it or write its memory to run anything
- * untraced. */
-static int pid_namespace(char **argv)
-{
-	/* pid 1 is not to be strace's child (strace waits for every child
-	 * it has): a throwaway child makes the namespace and forks pid 1,
-	 * which bwrap's init inherits, and this process joins it. pid 1
-	 * shuts itself off once this one exec'd strace (`joined` closes) */
-	int link[2], joined[2];
-	if (pipe2(link, O_CLOEXEC) < 0 || pipe2(joined, O_CLOEXEC) < 0)
-		return fail("pipe");
-	pid_t maker = fork();
-	if (maker < 0)
-		return fail("fork");
-	if (maker == 0) {
-		close(joined[1]);
-		pid_t holder = -1;
-		if (unshare(CLONE_NEWPID) == 0)
-			holder = fork();
-		if (holder == 0) {
-			char c;
-			while (read(joined[0], &c, 1) < 0 && errno == EINTR)
-				;
-			if (close_range(0, ~0U, 0) < 0)
-				for (long fd = 0, n = sysconf(_SC_OPEN_MAX); fd < n; fd++)
-					close((int)fd);
-			if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 || drop_caps() < 0)
-				_exit(127); /* the namespace dies with it: nothing runs */
-			sigset_t none;
-			sigemptyset(&none);
-			for (;;) /* an orphan's SIGCHLD ends the wait */
-				if (waitpid(-1, NULL, 0) < 0 && errno == ECHILD)
-					sigsuspend(&none);
-		}
-		_exit(holder > 0 && write(link[1], &holder, sizeof holder) == sizeof holder ? 0
-											    : 1);
-	}
-	close(link[1]);
-	close(joined[0]);
-	pid_t holder = 0;
-	int st;
-	bool made = read(link[0], &holder, sizeof holder) == sizeof holder && holder > 0;
-	close(link[0]);
-	while (waitpid(maker, &st, 0) < 0 && errno == EINTR)
-		;
-	char ns[64];
-	snprintf(ns, sizeof ns, "/proc/%d/ns/pid", (int)holder);
-	int fd = made ? open(ns, O_RDONLY | O_CLOEXEC) : -1;
-	if (fd < 0 || setns(fd, CLONE_NEWPID) < 0) {
-		if (made)
-			kill(holder, SIGKILL);
-		return fail("cannot make the task's pid namespace");
-	}
-	close(fd);
-	execv(argv[0], argv);
-	return fail(argv[0]);
-}
-
-/* The second, strace's child, in the new namespace (its parent, the
- * tracer, has no pid there): the fds from 4 up closed (the log strace
- * opened through /proc/self/fd/4), a mount namespace of its own for the
- * namespace's /proc (the tracer keeps its own, which it translates pids
- * by), then task_namespace_init. bwrap gave the chain CAP_SYS_ADMIN and
- * CAP_SETPCAP in the sandbox's user namespace for the namespace and its
- * mounts; this process and the task drop them, and the task never holds
- * one. Fails closed: in the tracer's namespace, or without a mount
- * namespace, no task runs. */
+/* The traced form (issue 43): vx-sandbox-init --traced SHELL COMMAND, or
+ * --traced --exec PROGRAM ARGS... strace runs inside the walls, bwrap's
+ * own setup untraced (262 of the 280 lines a traced `true` logged were
+ * bwrap's, each a ptrace stop), and runs this: the task goes into a pid
+ * namespace of its own, a child of the tracer's, with a /proc of that
+ * namespace, so it can neither see, signal, ptrace nor reach through
+ * /proc/PID/fd the tracer or its log. The fds from 4 up (the log strace
+ * opened through /proc/self/fd/4) are closed first. bwrap gave this
+ * process CAP_SYS_ADMIN and CAP_SETPCAP in the sandbox's user namespace
+ * for the namespace and its mounts; every process it starts drops them,
+ * and the task never holds one. Fails closed: no namespace, no task. */
 static int traced(char **argv)
 {
 	bool exec = !strcmp(argv[0], "--exec");
@@ -338,21 +260,26 @@ static int traced(char **argv)
 		      stderr);
 		return 127;
 	}
-	if (getppid() != 0) {
-		fputs("vx-sandbox-init: --traced runs in a pid namespace below its tracer's "
-		      "(under --pid-namespace)\n",
-		      stderr);
-		return 127;
-	}
 	if (close_range(4, ~0U, 0) < 0) {
 		if (errno != ENOSYS) /* before Linux 5.9: one by one */
 			return fail("cannot close the tracer's descriptors");
 		for (long fd = 4, n = sysconf(_SC_OPEN_MAX); fd < n; fd++)
 			close((int)fd);
 	}
-	if (unshare(CLONE_NEWNS) < 0)
-		return fail("cannot make the task's mount namespace");
-	return task_namespace_init(argv + exec, exec);
+	if (unshare(CLONE_NEWPID | CLONE_NEWNS) < 0)
+		return fail("cannot make the task's pid namespace");
+	pid_t init = fork();
+	if (init < 0)
+		return fail("fork");
+	if (init == 0)
+		_exit(task_namespace_init(argv + exec, exec));
+	if (drop_caps() < 0)
+		return fail("cannot drop capabilities");
+	int st;
+	while (waitpid(init, &st, 0) < 0)
+		if (errno != EINTR)
+			return 127;
+	return status_code(st);
 }
 #endif
 
@@ -418,8 +345,6 @@ static int reaper(void)
 int main(int argc, char **argv)
 {
 #ifdef __linux__
-	if (argc >= 3 && !strcmp(argv[1], "--pid-namespace"))
-		return pid_namespace(argv + 2);
 	if (argc >= 3 && !strcmp(argv[1], "--traced"))
 		return traced(argv + 2);
 #endif

@@ -166,11 +166,8 @@ void probe_strace(struct probe *p, const char *bwrap, const char *init)
 	 * (a container's /proc) only there. So the trial is a task's trace of
 	 * `true`, walls, init and all. */
 	struct strvec argv = STRVEC_INIT;
-	if (bwrap) {
+	if (bwrap)
 		trial_wall(bwrap, &argv, true);
-		strvec_push(&argv, init);
-		strvec_push(&argv, "--pid-namespace");
-	}
 	for (const char *const *f = sandbox_trace_flags(); *f; f++)
 		strvec_push(&argv, strcmp(*f, "STRACE") ? *f : p->path);
 	strvec_push(&argv, "-o");
