@@ -171,6 +171,18 @@ test_expect_success 'a traced task: its own pid namespace under init, no tracer 
 	grep -q "Read-only file system" app/dist/sysctl
 '
 
+test_expect_success 'vx run --profile gives a sandboxed task vx'"'"'s own steps, in microseconds' '
+	setup &&
+	sandboxed_app "mkdir -p dist; echo x > dist/x" &&
+	run_vx 0 run app#build lib#build --force --profile=prof.json &&
+	grep "\"name\":\"app#build\"" prof.json >app.ev &&
+	for k in plan_us prepare_us judge_us cleanup_us; do
+		grep -q "\"$k\":[0-9][0-9]*" app.ev || return 1
+	done &&
+	grep "\"name\":\"lib#build\"" prof.json >lib.ev &&
+	! grep -q plan_us lib.ev
+'
+
 test_expect_success 'vx-sandbox-init --traced fails closed: no pid namespace, no task' '
 	mkdir -p "$TEST_DIR/bin" && chmod 755 "${TEST_DIR%/*}" "$TEST_DIR" "$TEST_DIR/bin" &&
 	cp "$(dirname "$VX")/vx-sandbox-init" "$TEST_DIR/bin/" &&
