@@ -33,8 +33,8 @@ struct judge_input {
 	const char *workspace_root; /* report paths are relative to it */
 	const char *home;	    /* "~" in ignore globs and in notes; may be NULL */
 	const char *tmpdir;	    /* the task's TMPDIR inside: never judged */
-	bool wrapped;		    /* the trace is of bwrap around the task (strace outside
-				     * the sandbox): bwrap's own setup is not judged */
+	bool wrapped;		    /* the trace is of a wrapper around the task (init
+				     * --traced): its own steps are not judged */
 	const char *const *ignore_read, *const *ignore_write,
 					    *const *ignore_network; /* sandbox.ignore */
 	size_t n_ignore_read, n_ignore_write, n_ignore_network;

@@ -77,10 +77,11 @@ struct strace_parser;
  * (absolute). root_pid 0 means the first pid seen in the log. Never fails. */
 struct strace_parser *strace_parser_new(const char *initial_cwd, pid_t root_pid);
 
-/* The trace is of a wrapper around the task (strace outside bwrap): the
- * root process's first execve is the wrapper's, and only a process that
- * execs after it, and what it forks, is the task; the wrapper's own calls
- * (bwrap's mounts and mkdirs) are followed for the cwd and descriptors but
+/* The trace is of a wrapper around the task (vx-sandbox-init --traced;
+ * bwrap, when strace ran outside it): the root process's first execve is
+ * the wrapper's, and only a process that execs after it, and what it
+ * forks, is the task; the wrapper's own calls (its unshare and clones;
+ * bwrap's mounts and mkdirs) are followed for the cwd and descriptors but
  * are never events. Call before the first feed. */
 void strace_parser_wrapped(struct strace_parser *p);
 /* Consumes n bytes of log, cut anywhere: a partial last line is kept until

@@ -531,10 +531,50 @@ static void test_wrapped(void)
 	strace_parser_free(p);
 }
 
+/* The tracer inside the walls (issue 43): the root is vx-sandbox-init
+ * --traced, whose own steps (static glibc's readlink of /proc/self/exe,
+ * its unshare and clones) are not the task's; the command its namespace's
+ * pid 1 forks is, once it execs, with the cwd bwrap gave strace. As
+ * captured from a real run, pids as strace's own namespace shows them. */
+static void test_wrapped_by_init(void)
+{
+	const char *log =
+	    "6     execve(\"/tmp/.vx-init\", [\"/tmp/.vx-init\", \"--traced\", \"/bin/sh\", "
+	    "\"cat x\"], 0x7ffe /* 41 vars */) = 0\n"
+	    "6     readlink(\"/proc/self/exe\", \"/tmp/.vx-init\", 4096) = 13\n"
+	    "6     unshare(CLONE_NEWNS|CLONE_NEWPID) = 0\n"
+	    "6     clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, "
+	    "child_tidptr=0x2e3a650) = 7\n"
+	    "7     clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, "
+	    "child_tidptr=0x2e3a650) = 2 /* 8 in strace's PID NS */\n"
+	    "8     execve(\"/bin/sh\", [\"/bin/sh\", \"-c\", \"cat x\", \"vx-task\"], 0x7ffc /* 41 "
+	    "vars */) = 0\n"
+	    "8     openat(AT_FDCWD, \"x\", O_RDONLY) = 3\n"
+	    "8     +++ exited with 3 +++\n"
+	    "7     +++ exited with 3 +++\n"
+	    "6     +++ exited with 3 +++\n";
+	struct strace_parser *p = strace_parser_new("/ws/app", 0);
+	strace_parser_wrapped(p);
+	strace_parser_feed(p, log, strlen(log));
+	strace_parser_finish(p);
+	struct result r = {p, NULL, 0, strace_parser_summary(p)};
+	r.ev = strace_parser_events(p, &r.n);
+	CHECK(find(&r, ACCESS_READ, "/ws/app/x") != NULL);
+	CHECK(!find(&r, ACCESS_READLINK, "/proc/self/exe"));
+	CHECK(!find(&r, ACCESS_EXEC, "/tmp/.vx-init"));
+	/* the exec that makes it the task's is vx's shell, not the task's
+	 * choice: not an event either (as bwrap's child's was) */
+	CHECK(!find(&r, ACCESS_EXEC, "/bin/sh"));
+	CHECK(r.sum->root_exited);
+	CHECK_INT(r.sum->root_pid, 6);
+	strace_parser_free(p);
+}
+
 int main(void)
 {
 	test_proc_paths();
 	test_wrapped();
+	test_wrapped_by_init();
 	test_swallowed();
 	test_chdir_per_process();
 	test_parallel();
