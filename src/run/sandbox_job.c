@@ -24,6 +24,7 @@
 #include "util/compat.h"
 #include "util/glob.h"
 #include "util/io.h"
+#include "util/loop.h"
 #include "util/path.h"
 #include "util/strbuf.h"
 #include "violations/judge.h"
@@ -670,13 +671,6 @@ static int net_start(struct sandbox_jobs *sj, struct sandbox_job *sjob, const st
 	return rc;
 }
 
-static long long now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 		      const struct strvec *keyed)
 {
@@ -684,7 +678,7 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 	if (!t->cfg->sandbox || !job->argv)
 		return 0;
 	struct sandbox_job *sjob = &sj->jobs[i];
-	long long t_wrap = now_us();
+	long long t_wrap = loop_now_us();
 	sjob->keyed = t->cfg->sandbox->no_verify_key ? NULL : keyed;
 	strvec_clear(&sjob->argv); /* a retry builds everything afresh */
 	if (sj->strace && !t->cfg->persistent) {
@@ -710,9 +704,9 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 	if (wants_net(sjob) && net_start(sj, sjob, t, job) < 0)
 		return -1;
 	struct strbuf err = STRBUF_INIT;
-	long long t_plan = now_us();
+	long long t_plan = loop_now_us();
 	int rc = sandbox_jobs_request(sj, i, &sjob->req, &err);
-	long long t_prepare = now_us();
+	long long t_prepare = loop_now_us();
 	sjob->us_plan = t_prepare - t_plan;
 	if (!rc)
 		rc = sandbox_request_prepare(&sjob->req, &err);
@@ -820,7 +814,7 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 		}
 	}
 	strbuf_release(&err);
-	sjob->us_prepare = now_us() - t_wrap - sjob->us_plan;
+	sjob->us_prepare = loop_now_us() - t_wrap - sjob->us_plan;
 	return rc;
 }
 
@@ -1234,9 +1228,9 @@ static int judge(struct sandbox_jobs *sj, size_t i, struct job *job);
 
 int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 {
-	long long t = now_us();
+	long long t = loop_now_us();
 	int rc = judge(sj, i, job);
-	sj->jobs[i].us_judge = now_us() - t;
+	sj->jobs[i].us_judge = loop_now_us() - t;
 	return rc;
 }
 
@@ -1335,9 +1329,9 @@ static void done(struct sandbox_jobs *sj, size_t i);
 
 void sandbox_jobs_done(struct sandbox_jobs *sj, size_t i)
 {
-	long long t = now_us();
+	long long t = loop_now_us();
 	done(sj, i);
-	sj->jobs[i].us_cleanup = now_us() - t;
+	sj->jobs[i].us_cleanup = loop_now_us() - t;
 }
 
 static void done(struct sandbox_jobs *sj, size_t i)

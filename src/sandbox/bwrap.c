@@ -39,6 +39,13 @@ const char *const *sandbox_trace_flags(void)
 	return flags;
 }
 
+const char *const *sandbox_traced_caps(void)
+{
+	static const char *const caps[] = {"--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP",
+					   NULL};
+	return caps;
+}
+
 /* The fallback of vx-sandbox-init (init.c does the same in one static
  * process, and runs when vx found it beside itself): runs inside, as
  * `sh -c SCRIPT vx-sandbox COMMAND`. A watcher forked first
@@ -84,14 +91,10 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 	 * tests/unsafe/test_sandbox.c "root"). */
 	strvec_push(argv, "--cap-drop");
 	strvec_push(argv, "ALL");
-	if (req->strace) {
-		/* for vx-sandbox-init --traced alone: the task's pid namespace
-		 * and its /proc; it and all it starts drop them (init.c) */
-		strvec_push(argv, "--cap-add");
-		strvec_push(argv, "CAP_SYS_ADMIN");
-		strvec_push(argv, "--cap-add");
-		strvec_push(argv, "CAP_SETPCAP");
-	}
+	/* for vx-sandbox-init --traced alone: the task's pid namespace and
+	 * its /proc; it and all it starts drop them (init.c) */
+	for (const char *const *c = sandbox_traced_caps(); req->strace && *c; c++)
+		strvec_push(argv, *c);
 	if (req->hermetic) {
 		for (const char *const *r = sandbox_os_roots; *r; r++) {
 			strvec_push(argv, "--ro-bind-try");

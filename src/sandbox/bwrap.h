@@ -35,6 +35,11 @@ typedef VEC(struct sandbox_fd) sandbox_fd_vec;
  * stands for the strace path), NULL-terminated: what a traced task runs under. */
 const char *const *sandbox_trace_flags(void);
 
+/* What a traced task's bwrap adds after --cap-drop ALL, NULL-terminated:
+ * the capabilities vx-sandbox-init --traced needs for the task's pid
+ * namespace and /proc, and drops (the probe gives its trial the same). */
+const char *const *sandbox_traced_caps(void);
+
 /* Appends to argv the whole command vx spawns: bwrap, its mounts, the
  * environment (--clearenv --setenv …), --chdir, and the shell that runs
  * command in its own session under the watcher. Appends to fds the filter

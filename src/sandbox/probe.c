@@ -90,13 +90,10 @@ static void trial_wall(const char *bwrap, struct strvec *argv, bool traced)
 					   NULL};
 	strvec_push(argv, bwrap);
 	for (const char *const *a = wall; *a; a++) {
-		if (traced && !strcmp(*a, "--")) {
-			/* what a traced task's bwrap gives init --traced */
-			strvec_push(argv, "--cap-add");
-			strvec_push(argv, "CAP_SYS_ADMIN");
-			strvec_push(argv, "--cap-add");
-			strvec_push(argv, "CAP_SETPCAP");
-		}
+		/* what a traced task's bwrap gives init --traced */
+		for (const char *const *c = sandbox_traced_caps();
+		     traced && !strcmp(*a, "--") && *c; c++)
+			strvec_push(argv, *c);
 		strvec_push(argv, *a);
 	}
 }

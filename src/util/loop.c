@@ -74,12 +74,17 @@ void loop_free(struct loop *l)
 	free(l);
 }
 
-long long loop_now(void)
+long long loop_now_us(void)
 {
 	struct timespec ts;
 	if (clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
 		die_errno("clock_gettime");
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+long long loop_now(void)
+{
+	return loop_now_us() / 1000;
 }
 
 static struct watch *watch_find(struct loop *l, int fd)

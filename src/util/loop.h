@@ -34,6 +34,8 @@ void loop_free(struct loop *l);
 
 /* CLOCK_MONOTONIC in milliseconds: the clock every timer is set on. */
 long long loop_now(void);
+/* The same clock in microseconds, for what is timed finer than a timer. */
+long long loop_now_us(void);
 
 /* Watches fd for events (a mask of LOOP_READ and LOOP_WRITE); a second call
  * for the same fd replaces its interest and callback. 0 stops the watch, as
