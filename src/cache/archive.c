@@ -46,6 +46,15 @@ static ssize_t read_some(int fd, void *buf, size_t n)
 	return (ssize_t)got;
 }
 
+/* One read (again on EINTR): a regular file's read is short only at its end. */
+static ssize_t read_once(int fd, void *buf, size_t n)
+{
+	ssize_t k;
+	while ((k = read(fd, buf, n)) < 0 && errno == EINTR)
+		;
+	return k;
+}
+
 void archive_member_release(struct archive_member *m)
 {
 	free(m->path);
@@ -84,7 +93,8 @@ struct archive_writer {
 	size_t in_len;
 	unsigned char *out;
 	size_t out_cap;
-	XXH3_state_t *hash; /* of the compressed bytes, as they reach fd */
+	XXH3_state_t *hash;	   /* of the compressed bytes, as they reach fd */
+	XXH3_state_t *member_hash; /* of one member's bytes, reset for each */
 	uint64_t size;
 	bool failed;		    /* sticks, so finish reports a failed add the caller ignored */
 	struct fsafe_parent parent; /* the directory of the last member added */
@@ -97,7 +107,8 @@ struct archive_writer *archive_writer_new(int fd, const char *name, int level)
 	w->name = name;
 	w->cctx = ZSTD_createCCtx();
 	w->hash = XXH3_createState();
-	if (!w->cctx || !w->hash)
+	w->member_hash = XXH3_createState();
+	if (!w->cctx || !w->hash || !w->member_hash)
 		die("out of memory");
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel,
 			       level ? level : ARCHIVE_LEVEL_DEFAULT);
@@ -117,6 +128,7 @@ void archive_writer_free(struct archive_writer *w)
 	fsafe_parent_release(&w->parent);
 	ZSTD_freeCCtx(w->cctx);
 	XXH3_freeState(w->hash);
+	XXH3_freeState(w->member_hash);
 	free(w->in);
 	free(w->out);
 	free(w);
@@ -251,25 +263,31 @@ static int writer_header(struct archive_writer *w, char type, const char *path, 
 
 /* Copies exactly size bytes of fd into the archive, hashing them; a file
  * that turns out shorter or longer than its stat is an output still being
- * written, which must not be cached. */
+ * written, which must not be cached. The last read asks for one byte more
+ * than is left, where the buffer has room: a short read is the end of the
+ * file, so a small file costs one read, not two (issue 43). */
 static int writer_stream_fd(struct archive_writer *w, int fd, uint64_t size, const char *what,
 			    char hash[ARCHIVE_HASH_HEX])
 {
-	XXH3_state_t *st = XXH3_createState();
-	if (!st)
-		die("out of memory");
+	XXH3_state_t *st = w->member_hash;
 	XXH3_128bits_reset(st);
 	uint64_t left = size;
+	bool at_end = false; /* a read has shown the end of the file */
 	int ret = 0;
 	while (left) {
 		if (w->in_len == ARCHIVE_IOBUF && writer_compress(w, ZSTD_e_continue) < 0) {
 			ret = -1;
 			break;
 		}
-		size_t want = ARCHIVE_IOBUF - w->in_len;
+		size_t room = ARCHIVE_IOBUF - w->in_len, want = room;
 		if (want > left)
 			want = (size_t)left;
-		ssize_t k = read_some(fd, w->in + w->in_len, want);
+		size_t ask = want < room ? want + 1 : want;
+		ssize_t k = read_once(fd, w->in + w->in_len, ask);
+		if (k > 0 && (size_t)k < want) { /* short of the stat: read on to the end */
+			ssize_t more = read_some(fd, w->in + w->in_len + k, ask - (size_t)k);
+			k = more < 0 ? -1 : k + more;
+		}
 		if (k < 0) {
 			ret = error_errno("cannot read %s", what);
 			break;
@@ -278,11 +296,16 @@ static int writer_stream_fd(struct archive_writer *w, int fd, uint64_t size, con
 			ret = error("cannot archive %s: it shrank while being archived", what);
 			break;
 		}
+		if ((size_t)k > want) {
+			ret = error("cannot archive %s: it grew while being archived", what);
+			break;
+		}
+		at_end = ask > want;
 		XXH3_128bits_update(st, w->in + w->in_len, (size_t)k);
 		w->in_len += (size_t)k;
 		left -= (uint64_t)k;
 	}
-	if (!ret) {
+	if (!ret && !at_end) {
 		char extra;
 		ssize_t k = read_some(fd, &extra, 1);
 		if (k < 0)
@@ -293,7 +316,6 @@ static int writer_stream_fd(struct archive_writer *w, int fd, uint64_t size, con
 	if (!ret)
 		ret = writer_pad(w, size);
 	archive_hash_hex(XXH3_128bits_digest(st), hash);
-	XXH3_freeState(st);
 	return ret;
 }
 
@@ -364,6 +386,7 @@ int archive_writer_add(struct archive_writer *w, int rootfd, const char *path,
 		goto out;
 	}
 	m->path = xstrdup(path);
+	m->lstat = st;
 	m->mode = st.st_mode & 0777;
 	if (S_ISREG(st.st_mode) && (st.st_mode & (S_ISUID | S_ISGID))) {
 		/* issue 36: a hit would restore it without the bit (modes are

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <xxhash.h>
@@ -39,6 +40,7 @@ struct archive_member {
 	unsigned mode;		     /* permission bits, & 0777 */
 	uint64_t size;		     /* data bytes: file or log content, 0 otherwise */
 	char hash[ARCHIVE_HASH_HEX]; /* file/log content or link text, xxh128sum style */
+	struct stat lstat;	     /* archive_writer_add: what the path was as it was read */
 };
 
 /* Frees m's strings and zeroes it. */

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "cache/archive.h"
+#include "cache/inplace.h"
 #include "cache/manifest.h"
 #include "cache/store.h"
 #include "util/strbuf.h"
@@ -38,6 +39,9 @@ struct entry_save_request {
 	uint64_t duration_ms;
 	int level;    /* zstd level; 0 for ARCHIVE_LEVEL_DEFAULT */
 	bool durable; /* fsync both files and the shard before and after the renames */
+	/* When not NULL (and empty), filled with each member as it was read:
+	 * the in-place record of what the entry holds (inplace_put). */
+	struct inplace_seen *seen;
 };
 
 /* Writes the entry: the archive, then the manifest, each to a temporary name

@@ -214,8 +214,44 @@ void inplace_drop(struct inplace *ip, const char *id)
 	ip->dirty = true;
 }
 
+void inplace_seen_release(struct inplace_seen *s)
+{
+	for (size_t i = 0; i < s->v.n; i++)
+		free(s->v.v[i].path);
+	vec_free(&s->v);
+	s->from_ns = 0;
+}
+
+static int seen_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct inplace_output *)elem)->path);
+}
+
+/* path's output record: as seen has it, else lstat'ed now by its parent's
+ * fd (pc keeps it for the siblings). False when it cannot be had. */
+static bool output_stat(const struct inplace_seen *seen, int dirfd, struct fsafe_parent *pc,
+			const char *path, struct inplace_output *o)
+{
+	const struct inplace_output *k =
+	    seen ? bsearch(path, seen->v.v, seen->v.n, sizeof *seen->v.v, seen_cmp) : NULL;
+	if (k) {
+		*o = *k;
+		o->path = xstrdup(path);
+		return true;
+	}
+	struct stat st;
+	const char *leaf;
+	int pfd = dirfd < 0 ? -1 : fsafe_parent_open(pc, dirfd, path, false, &leaf);
+	if (pfd < 0 || fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW))
+		return false;
+	*o = (struct inplace_output){xstrdup(path),	(uint64_t)st.st_size, (uint64_t)st.st_ino,
+				     fs_ns(st.st_mtim), fs_ns(st.st_ctim),    (uint32_t)st.st_mode};
+	return true;
+}
+
 void inplace_put(struct inplace *ip, const char *id, const char *key, const char *project_dir,
-		 char *const *outputs, size_t n, const char *log, size_t log_len, const char *tools)
+		 char *const *outputs, size_t n, const char *log, size_t log_len, const char *tools,
+		 const struct inplace_seen *seen)
 {
 	inplace_drop(ip, id);
 	ip->dirty = true;
@@ -225,25 +261,19 @@ void inplace_put(struct inplace *ip, const char *id, const char *key, const char
 	rec->id = xstrdup(id);
 	rec->project_dir = xstrdup(project_dir);
 	memcpy(rec->key, key, KEY_HEX_SIZE);
-	rec->recorded_ns = fs_ns(now);
+	/* the racy rule counts from the first stat the record holds */
+	rec->recorded_ns = seen && seen->from_ns < fs_ns(now) ? seen->from_ns : fs_ns(now);
 	rec->has_log = log_len <= INPLACE_MAX_LOG;
 	rec->log = rec->has_log ? xstrndup(log ? log : "", log_len) : xstrdup("");
 	rec->log_len = rec->has_log ? log_len : 0;
 	rec->tools = xstrdup(tools ? tools : "");
 	int dirfd = open(project_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	bool ok = dirfd >= 0;
+	bool ok = dirfd >= 0 || seen;
 	struct fsafe_parent pc = {.fd = -1}; /* as inplace_check looks them up */
 	for (size_t i = 0; i < n && ok; i++) {
-		struct stat st;
-		const char *leaf;
-		int pfd = fsafe_parent_open(&pc, dirfd, outputs[i], false, &leaf);
-		if (pfd < 0 || fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW)) {
-			ok = false;
+		struct inplace_output o;
+		if (!(ok = output_stat(seen, dirfd, &pc, outputs[i], &o)))
 			break;
-		}
-		struct inplace_output o = {xstrdup(outputs[i]), (uint64_t)st.st_size,
-					   (uint64_t)st.st_ino, fs_ns(st.st_mtim),
-					   fs_ns(st.st_ctim),	(uint32_t)st.st_mode};
 		vec_push(&rec->outputs, o);
 	}
 	/* Each directory an output lies in (the project's own dir aside: its
@@ -253,35 +283,30 @@ void inplace_put(struct inplace *ip, const char *id, const char *key, const char
 	struct strvec dirs = STRVEC_INIT;
 	/* by hash, not by scans of the lists: 100 000 outputs in 1000
 	 * directories were 2 x 10^8 strcmp (issue 43) */
-	struct strmap seen = STRMAP_INIT, listed = STRMAP_INIT;
+	struct strmap seen_dirs = STRMAP_INIT, listed = STRMAP_INIT;
 	size_t at;
 	for (size_t k = 0; k < n && ok; k++)
 		strmap_put(&listed, outputs[k], k);
 	for (size_t i = 0; i < n && ok; i++) {
 		char *d = path_dirname(outputs[i]);
-		while (strcmp(d, ".") && *d && strcmp(d, "/") && !strmap_get(&seen, d, &at)) {
+		while (strcmp(d, ".") && *d && strcmp(d, "/") && !strmap_get(&seen_dirs, d, &at)) {
 			char *up = path_dirname(d);
 			strvec_push_nodup(&dirs, d);
-			strmap_put(&seen, d, 0);
+			strmap_put(&seen_dirs, d, 0);
 			d = up;
 		}
 		free(d);
 	}
 	for (size_t i = 0; i < dirs.n && ok; i++) {
-		struct stat st;
+		struct inplace_output o;
 		if (strmap_get(&listed, dirs.v[i], &at))
 			continue;
-		if (fstatat(dirfd, dirs.v[i], &st, AT_SYMLINK_NOFOLLOW)) {
-			ok = false;
+		if (!(ok = output_stat(seen, dirfd, &pc, dirs.v[i], &o)))
 			break;
-		}
-		struct inplace_output o = {xstrdup(dirs.v[i]),	(uint64_t)st.st_size,
-					   (uint64_t)st.st_ino, fs_ns(st.st_mtim),
-					   fs_ns(st.st_ctim),	(uint32_t)st.st_mode};
 		vec_push(&rec->outputs, o);
 	}
 	fsafe_parent_release(&pc);
-	strmap_clear(&seen);
+	strmap_clear(&seen_dirs);
 	strmap_clear(&listed);
 	strvec_clear(&dirs);
 	if (dirfd >= 0)

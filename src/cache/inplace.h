@@ -27,6 +27,16 @@ struct inplace_output {
 	uint32_t mode; /* st_mode: type and permissions */
 };
 
+/* Outputs as a save saw them: each path's lstat, taken before its bytes
+ * were read, in path (strcmp) order; from_ns: the wall clock before the
+ * first. A record made from it needs no second lstat of each output
+ * (issue 43), and vouches for exactly what the entry holds. */
+struct inplace_seen {
+	VEC(struct inplace_output) v;
+	int64_t from_ns;
+};
+void inplace_seen_release(struct inplace_seen *s);
+
 struct inplace_record {
 	char *id;	   /* "project#task" */
 	char *project_dir; /* absolute: a record is only good for the tree it was made in */
@@ -53,11 +63,12 @@ const struct inplace_record *inplace_get(const struct inplace *ip, const char *i
  * could hide a write that came just after the lstat. */
 bool inplace_check(const struct inplace_record *rec, const char *project_dir);
 /* Records that task id's outputs (project-relative paths under project_dir)
- * are in place for key, lstat'ing them now, with the captured log. An output
- * that cannot be lstat'ed leaves the task without a record. */
+ * and the directories they lie in are in place for key, with the captured
+ * log: each as seen lists it, else lstat'ed now (seen may be NULL). An
+ * output that cannot be lstat'ed leaves the task without a record. */
 void inplace_put(struct inplace *ip, const char *id, const char *key, const char *project_dir,
-		 char *const *outputs, size_t n, const char *log, size_t log_len,
-		 const char *tools);
+		 char *const *outputs, size_t n, const char *log, size_t log_len, const char *tools,
+		 const struct inplace_seen *seen);
 /* Forgets task id (its outputs are about to change). */
 void inplace_drop(struct inplace *ip, const char *id);
 /* Writes the records through a temporary file renamed into place, when any

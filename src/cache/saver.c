@@ -26,6 +26,7 @@ struct save {
 	struct entry_save_request req;
 	struct strvec strings; /* key, task, project_dir, then outputs, then input pairs */
 	struct entry_input *inputs;
+	struct inplace_seen seen; /* filled when the submitter asked for it */
 	char *log;
 	int rc;
 	int dup_errno; /* the log's fd could not be duplicated */
@@ -246,6 +247,7 @@ void saver_submit(struct saver *sv, const struct entry_save_request *req, void *
 		s->inputs[i].hash = s->strings.v[3 + req->n_outputs + 2 * i + 1];
 	}
 	s->req.inputs = s->inputs;
+	s->req.seen = req->seen ? &s->seen : NULL;
 	if (req->log_len) {
 		s->log = xmalloc(req->log_len);
 		memcpy(s->log, req->log, req->log_len);
@@ -273,6 +275,7 @@ static void save_free(struct save *s)
 {
 	strvec_clear(&s->strings);
 	free(s->inputs);
+	inplace_seen_release(&s->seen);
 	free(s->log);
 	strbuf_release(&s->messages);
 	free(s);
@@ -305,7 +308,7 @@ size_t saver_reap(struct saver *sv, saver_done_fn *done, void *ctx)
 		struct save *s = list;
 		list = s->next;
 		if (done)
-			done(s->tag, s->rc, s->messages.buf, ctx);
+			done(s->tag, s->rc, s->messages.buf, s->req.seen, ctx);
 		save_free(s);
 		n++;
 	}

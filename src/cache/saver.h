@@ -23,8 +23,11 @@
 
 struct saver;
 
-/* rc: entry_save's result; messages: its error lines ("" when none). */
-typedef void saver_done_fn(void *tag, int rc, const char *messages, void *ctx);
+/* rc: entry_save's result; messages: its error lines ("" when none);
+ * seen: each member as it was archived, when the request asked (a
+ * request's seen pointer is a flag: the saver fills its own), else NULL. */
+typedef void saver_done_fn(void *tag, int rc, const char *messages, const struct inplace_seen *seen,
+			   void *ctx);
 
 struct remote;
 /* Starts the thread (with every signal blocked: they belong to the loop's

@@ -676,7 +676,7 @@ static void fetch_restored(void *arg, const char *messages)
 	if (!f->after_rc)
 		inplace_put(tc->ip, t->id, tc->ks.keys[f->i], tc->ws->projects.v[t->project]->dir,
 			    f->after.v, f->after.n, f->job->log.buf, f->job->log.len,
-			    f->entry_tools);
+			    f->entry_tools, NULL);
 	fetch_settle(f, TASKCACHE_HIT);
 }
 
@@ -805,7 +805,8 @@ enum taskcache_answer taskcache_before(struct job *job, void *ctx)
 	return fetch_take(tc, i, job);
 }
 
-static void save_finished(struct taskcache *tc, struct job *job, int rc, const char *messages);
+static void save_finished(struct taskcache *tc, struct job *job, int rc, const char *messages,
+			  const struct inplace_seen *seen);
 static void on_save_ready(struct loop *l, int fd, unsigned events, void *data);
 
 void taskcache_after(struct job *job, void *ctx)
@@ -846,6 +847,7 @@ void taskcache_after(struct job *job, void *ctx)
 		ins[f].path = ti->paths.v[f];
 		ins[f].hash = ti->hashes[f];
 	}
+	struct inplace_seen seen = {0};
 	struct entry_save_request req = {
 	    .key = tc->ks.keys[i],
 	    .task = t->id,
@@ -861,6 +863,9 @@ void taskcache_after(struct job *job, void *ctx)
 	    .exit_code = job->exit_code,
 	    .duration_ms = (uint64_t)(job->duration_ms > 0 ? job->duration_ms : 0),
 	    .level = tc->level,
+	    /* the in-place record from the save's own lstats, not a second
+	     * of each output on the loop (issue 43) */
+	    .seen = &seen,
 	};
 	if (tc->loop && !tc->saver) { /* a fully cached run never starts it */
 		tc->saver = saver_new(&tc->store, remote_writable(tc->remote) ? tc->remote : NULL,
@@ -878,8 +883,9 @@ void taskcache_after(struct job *job, void *ctx)
 		report_to(strbuf_report_line, &messages);
 		int rc = entry_save(&tc->store, &req, NULL);
 		report_to(NULL, NULL);
-		save_finished(tc, job, rc, messages.buf);
+		save_finished(tc, job, rc, messages.buf, &seen);
 		strbuf_release(&messages);
+		inplace_seen_release(&seen);
 	}
 	free(ins);
 }
@@ -890,7 +896,8 @@ void taskcache_after(struct job *job, void *ctx)
  * run); on failure they are the reason of one warning that names the task
  * (issue 39: "cannot write the archive: No space left on device" named no
  * task and no file, and lacked "warning:"). */
-static void save_finished(struct taskcache *tc, struct job *job, int rc, const char *messages)
+static void save_finished(struct taskcache *tc, struct job *job, int rc, const char *messages,
+			  const struct inplace_seen *seen)
 {
 	size_t i = taskcache_node_of(tc, job);
 	const struct task_node *t = tc->g->nodes.v[i];
@@ -920,16 +927,17 @@ static void save_finished(struct taskcache *tc, struct job *job, int rc, const c
 		char *tools = exec_blob(tc->ks.facts[i].paths.v, tc->ks.facts[i].hashes,
 					tc->ks.facts[i].paths.n, NULL);
 		inplace_put(tc->ip, t->id, tc->ks.keys[i], p->dir, outs->v, outs->n, job->log.buf,
-			    job->log_len > job->log.len ? job->log_len : job->log.len, tools);
+			    job->log_len > job->log.len ? job->log_len : job->log.len, tools, seen);
 		free(tools);
 	}
 	strvec_clear(outs);
 	job->held = false;
 }
 
-static void on_saved(void *tag, int rc, const char *messages, void *ctx)
+static void on_saved(void *tag, int rc, const char *messages, const struct inplace_seen *seen,
+		     void *ctx)
 {
-	save_finished(ctx, tag, rc, messages);
+	save_finished(ctx, tag, rc, messages, seen);
 }
 
 static void on_save_ready(struct loop *l, int fd, unsigned events, void *data)

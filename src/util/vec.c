@@ -67,6 +67,26 @@ int str_ptr_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+size_t strvec_sorted_below(const struct strvec *sv, const char *dir, size_t *first)
+{
+	size_t len = strlen(dir), lo = 0, hi = sv->n;
+	/* the first string not before "dir/": every one below dir follows it */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strncmp(sv->v[mid], dir, len);
+		if (c < 0 || (!c && (unsigned char)sv->v[mid][len] < '/'))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t n = 0;
+	if (first)
+		*first = lo;
+	for (size_t i = lo; i < sv->n && !strncmp(sv->v[i], dir, len) && sv->v[i][len] == '/'; i++)
+		n++;
+	return n;
+}
+
 void strvec_sort(struct strvec *sv)
 {
 	if (sv->n > 1)

@@ -41,6 +41,10 @@ void strvec_extend(struct strvec *dst, const struct strvec *src);
 long strvec_find(const struct strvec *sv, const char *s);
 /* Sorts with strcmp and drops repeats. */
 void strvec_sort_unique(struct strvec *sv);
+/* How many strings of sv, sorted in strcmp order, lie below the directory
+ * dir (start with "dir/"): they are consecutive, found by bisection, the
+ * first at *first (where one would go when none; first may be NULL). */
+size_t strvec_sorted_below(const struct strvec *sv, const char *dir, size_t *first);
 /* Sorts in strcmp order, keeping duplicates. */
 void strvec_sort(struct strvec *sv);
 /* The qsort comparator of two char * in strcmp order. */

@@ -4,12 +4,14 @@
 #include <poll.h>
 #include <stdint.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "cache/restore.h"
 #include "cache/entry.h"
 #include "cache/saver.h"
 #include "check.h"
 #include "fstest.h"
+#include "util/io.h"
 
 static char *root;
 static struct store st;
@@ -396,7 +398,8 @@ struct saved {
 	struct strbuf messages;
 };
 
-static void on_saved(void *tag, int rc, const char *messages, void *ctx)
+static void on_saved(void *tag, int rc, const char *messages, const struct inplace_seen *seen,
+		     void *ctx)
 {
 	struct saved *s = ctx;
 	s->tags[s->n] = (int)(intptr_t)tag;
@@ -558,6 +561,92 @@ static void test_forged_member(void)
 	free(evil);
 }
 
+/* The members of a save whose outputs name a directory and paths inside
+ * it: the directory's tree merged in path order with what was named below
+ * it, each once; a link is kept and not entered; nothing unnamed beside.
+ * With seen asked for, each member comes back as it was read (issue 43:
+ * the in-place record is made from these, not from a second lstat of each
+ * output, so it vouches for exactly what the entry holds). */
+static void test_members_and_seen(void)
+{
+	fs_mkdir(root, "ms", 0755);
+	char *proj = xasprintf("%s/ms", root);
+	fs_mkdir(proj, "dist", 0755);
+	fs_write(proj, "dist/a.js", "a", 0644);
+	fs_mkdir(proj, "dist/bin", 0755);
+	fs_write(proj, "dist/bin/run", "#!/bin/sh\n", 0755);
+	fs_symlink(proj, "dist/bin/lnk", "../ro");
+	fs_mkdir(proj, "dist/bin/sub", 0755);
+	fs_write(proj, "dist/bin/sub/z", "z", 0644);
+	fs_mkdir(proj, "dist/empty", 0755);
+	fs_write(proj, "dist/key.pem", "not named", 0600);
+	fs_mkdir(proj, "dist/ro", 0755);
+	fs_write(proj, "dist/ro/r", "behind the link", 0644);
+	const char *outputs[] = {"dist/bin/run", "dist/bin", "./dist/a.js", "dist/empty",
+				 "dist/bin/sub/z"};
+	struct inplace_seen seen = {0};
+	struct entry_save_request req = {.key = "88",
+					 .task = "t",
+					 .project_dir = proj,
+					 .outputs = outputs,
+					 .n_outputs = 5,
+					 .log_fd = -1,
+					 .seen = &seen};
+	struct timespec t0;
+	clock_gettime(CLOCK_REALTIME, &t0);
+	struct manifest m;
+	CHECK_INT(entry_save(&st, &req, &m), 0);
+	const char *want[] = {"dist",	      "dist/a.js",    "dist/bin",	"dist/bin/lnk",
+			      "dist/bin/run", "dist/bin/sub", "dist/bin/sub/z", "dist/empty"};
+	size_t n = sizeof want / sizeof *want;
+	CHECK_INT(m.outputs.n, n);
+	CHECK_INT(seen.v.n, n);
+	for (size_t i = 0; i < n && i < m.outputs.n && i < seen.v.n; i++) {
+		CHECK_STR(m.outputs.v[i].path, want[i]);
+		CHECK_STR(seen.v.v[i].path, want[i]);
+		struct stat now;
+		char *abs = xasprintf("%s/%s", proj, want[i]);
+		CHECK_INT(lstat(abs, &now), 0);
+		CHECK_INT(seen.v.v[i].ino, now.st_ino);
+		CHECK_INT(seen.v.v[i].size, now.st_size);
+		CHECK_INT(seen.v.v[i].mode, now.st_mode);
+		CHECK_INT(seen.v.v[i].mtime_ns, fs_ns(now.st_mtim));
+		free(abs);
+	}
+	CHECK(seen.from_ns >= fs_ns(t0));
+	manifest_release(&m);
+
+	/* The record vouches for what was archived: a.js rewritten after
+	 * the save is not what the record holds, so it is not in place. */
+	char *ipfile = xasprintf("%s/ms-inplace", root);
+	struct inplace *ip = inplace_load(ipfile);
+	const char *named[] = {"dist/a.js", "dist/bin/run"};
+	fs_write(proj, "dist/a.js", "rewritten", 0644);
+	inplace_put(ip, "ms#t", "88", proj, (char *const *)named, 2, "", 0, "", &seen);
+	const struct inplace_record *rec = inplace_get(ip, "ms#t");
+	CHECK(rec != NULL);
+	if (rec) {
+		CHECK_INT(rec->recorded_ns, seen.from_ns);
+		CHECK_STR(rec->outputs.v[0].path, "dist/a.js");
+		CHECK_INT(rec->outputs.v[0].size, 1);
+		CHECK(!inplace_check(rec, proj));
+	}
+	/* with nothing seen, each output is lstat'ed at the call */
+	inplace_put(ip, "ms#t", "88", proj, (char *const *)named, 2, "", 0, "", NULL);
+	rec = inplace_get(ip, "ms#t");
+	CHECK(rec && rec->outputs.v[0].size == 9);
+	/* a path seen does not list is lstat'ed; one that is gone leaves no record */
+	const char *gone[] = {"dist/key.pem", "dist/nothing"};
+	inplace_put(ip, "ms#t", "88", proj, (char *const *)gone, 1, "", 0, "", &seen);
+	CHECK(inplace_get(ip, "ms#t") != NULL);
+	inplace_put(ip, "ms#t", "88", proj, (char *const *)gone, 2, "", 0, "", &seen);
+	CHECK(inplace_get(ip, "ms#t") == NULL);
+	inplace_free(ip);
+	inplace_seen_release(&seen);
+	free(ipfile);
+	free(proj);
+}
+
 int main(void)
 {
 	root = fs_tmpdir();
@@ -569,6 +658,7 @@ int main(void)
 	test_forged_member();
 	test_two_writers();
 	test_log_fd_and_manifest();
+	test_members_and_seen();
 	test_saver();
 	store_close(&st);
 	fs_rmtree(root);
