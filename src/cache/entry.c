@@ -27,6 +27,8 @@
 static int members_collect(const char *const *outputs, size_t n, struct strvec *named,
 			   struct strvec *paths)
 {
+	const char *last = NULL; /* the match before: its parents are pushed */
+	size_t last_len = 0;
 	for (size_t i = 0; i < n; i++) {
 		char *p = path_normalize(outputs[i]);
 		if (!archive_path_ok(p)) {
@@ -34,11 +36,18 @@ static int members_collect(const char *const *outputs, size_t n, struct strvec *
 			return error("cannot save output '%s': it is not inside the project",
 				     outputs[i]);
 		}
-		for (char *s = p; (s = strchr(s, '/')); s++) {
-			*s = '\0';
-			strvec_push(paths, p);
-			*s = '/';
-		}
+		const char *slash = strrchr(p, '/');
+		size_t len = slash ? (size_t)(slash - p) : 0;
+		/* siblings come together (the caller's matches are sorted): their
+		 * parents once, not once each */
+		if (!last || len != last_len || memcmp(p, last, len) || (len && last[len] != '/'))
+			for (char *s = p; (s = strchr(s, '/')); s++) {
+				*s = '\0';
+				strvec_push(paths, p);
+				*s = '/';
+			}
+		last = p;
+		last_len = len;
 		strvec_push(paths, p);
 		strvec_push_nodup(named, p);
 	}

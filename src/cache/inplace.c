@@ -281,13 +281,19 @@ void inplace_put(struct inplace *ip, const char *id, const char *key, const char
 	 * directory's mtime, and the fast path must not vouch for it (issue
 	 * 37: it survived every later run as a hit). */
 	struct strvec dirs = STRVEC_INIT;
-	/* by hash, not by scans of the lists: 100 000 outputs in 1000
-	 * directories were 2 x 10^8 strcmp (issue 43) */
-	struct strmap seen_dirs = STRMAP_INIT, listed = STRMAP_INIT;
+	/* by hash and bisection, not by scans of the lists: 100 000 outputs
+	 * in 1000 directories were 2 x 10^8 strcmp (issue 43) */
+	struct strmap seen_dirs = STRMAP_INIT;
 	size_t at;
-	for (size_t k = 0; k < n && ok; k++)
-		strmap_put(&listed, outputs[k], k);
+	const char *last = NULL;
+	size_t last_len = 0;
 	for (size_t i = 0; i < n && ok; i++) {
+		const char *slash = strrchr(outputs[i], '/');
+		size_t len = slash ? (size_t)(slash - outputs[i]) : 0;
+		if (last && len == last_len && !memcmp(outputs[i], last, len))
+			continue; /* a sibling of the output before: its dirs are in */
+		last = outputs[i];
+		last_len = len;
 		char *d = path_dirname(outputs[i]);
 		while (strcmp(d, ".") && *d && strcmp(d, "/") && !strmap_get(&seen_dirs, d, &at)) {
 			char *up = path_dirname(d);
@@ -297,17 +303,25 @@ void inplace_put(struct inplace *ip, const char *id, const char *key, const char
 		}
 		free(d);
 	}
+	/* a directory that is an output itself is listed once */
+	char **sorted = xmalloc((n + 1) * sizeof *sorted);
+	memcpy(sorted, outputs, n * sizeof *sorted);
+	size_t k = 1;
+	while (k < n && strcmp(sorted[k - 1], sorted[k]) <= 0)
+		k++;
+	if (k < n)
+		qsort(sorted, n, sizeof *sorted, str_ptr_cmp);
 	for (size_t i = 0; i < dirs.n && ok; i++) {
 		struct inplace_output o;
-		if (strmap_get(&listed, dirs.v[i], &at))
+		if (bsearch(&dirs.v[i], sorted, n, sizeof *sorted, str_ptr_cmp))
 			continue;
 		if (!(ok = output_stat(seen, dirfd, &pc, dirs.v[i], &o)))
 			break;
 		vec_push(&rec->outputs, o);
 	}
+	free(sorted);
 	fsafe_parent_release(&pc);
 	strmap_clear(&seen_dirs);
-	strmap_clear(&listed);
 	strvec_clear(&dirs);
 	if (dirfd >= 0)
 		close(dirfd);

@@ -97,6 +97,11 @@ void strvec_sort_unique(struct strvec *sv)
 {
 	if (sv->n < 2)
 		return;
+	size_t sorted = 1; /* most come sorted already: one pass says so */
+	while (sorted < sv->n && strcmp(sv->v[sorted - 1], sv->v[sorted]) < 0)
+		sorted++;
+	if (sorted == sv->n)
+		return;
 	qsort(sv->v, sv->n, sizeof *sv->v, str_ptr_cmp);
 	size_t out = 1;
 	for (size_t i = 1; i < sv->n; i++) {
