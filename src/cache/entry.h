@@ -71,6 +71,11 @@ struct entry {
 				   (STORE_BUNDLE_SUFFIX) after its head and manifest */
 	uint64_t restore_limit; /* set by the caller: the bytes restore_entry may write at
 				 * most (files' sizes, holes included); 0: no bound */
+	/* set by the caller, or NULL: regular files (sorted, project-relative)
+	 * known to hold this entry's content, their lstat matching an
+	 * in-place record made for its key: restore's in-place check takes
+	 * their content on that word and hashes only the others */
+	const struct strvec *trusted;
 };
 
 /* Creates "<shard>/.tmp-<key>-XXXXXX" (mode 0644; the shard must exist),

@@ -173,7 +173,8 @@ const struct inplace_record *inplace_get(const struct inplace *ip, const char *i
 	return strmap_get(&ip->index, id, &i) ? ip->recs.v[i] : NULL;
 }
 
-bool inplace_check(const struct inplace_record *rec, const char *project_dir)
+bool inplace_check(const struct inplace_record *rec, const char *project_dir,
+		   struct strvec *trusted)
 {
 	if (strcmp(rec->project_dir, project_dir))
 		return false;
@@ -188,19 +189,24 @@ bool inplace_check(const struct inplace_record *rec, const char *project_dir)
 	 * hit); a parent that is a link now is no output in place */
 	struct fsafe_parent pc = {.fd = -1};
 	bool ok = true;
-	for (size_t i = 0; i < rec->outputs.n && ok; i++) {
+	for (size_t i = 0; i < rec->outputs.n && (ok || trusted); i++) {
 		const struct inplace_output *o = &rec->outputs.v[i];
 		struct stat st;
 		const char *leaf;
 		int pfd = fsafe_parent_open(&pc, dirfd, o->path, false, &leaf);
-		ok = pfd >= 0 && fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		     (uint32_t)st.st_mode == o->mode && (uint64_t)st.st_size == o->size &&
-		     (uint64_t)st.st_ino == o->ino && fs_ns(st.st_mtim) == o->mtime_ns &&
-		     fs_ns(st.st_ctim) == o->ctime_ns && o->mtime_ns < racy_from &&
-		     o->ctime_ns < racy_from;
+		bool same = pfd >= 0 && fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    (uint32_t)st.st_mode == o->mode && (uint64_t)st.st_size == o->size &&
+			    (uint64_t)st.st_ino == o->ino && fs_ns(st.st_mtim) == o->mtime_ns &&
+			    fs_ns(st.st_ctim) == o->ctime_ns;
+		bool old = o->mtime_ns < racy_from && o->ctime_ns < racy_from;
+		if (trusted && same && old && S_ISREG(o->mode))
+			strvec_push(trusted, o->path);
+		ok = ok && same && old;
 	}
 	fsafe_parent_release(&pc);
 	close(dirfd);
+	if (trusted)
+		strvec_sort_unique(trusted);
 	return ok;
 }
 

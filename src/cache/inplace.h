@@ -60,8 +60,13 @@ const struct inplace_record *inplace_get(const struct inplace *ip, const char *i
 /* True when rec was made in project_dir and every output it lists is on disk
  * as recorded. An output modified in the same second the record was made, or
  * later, is not trusted (git's racy-timestamp rule): the coarse file clock
- * could hide a write that came just after the lstat. */
-bool inplace_check(const struct inplace_record *rec, const char *project_dir);
+ * could hide a write that came just after the lstat. With trusted, the check
+ * goes on past a failure and adds each regular file that is on disk as
+ * recorded and old enough to trust, sorted: the slow path hashes only the
+ * rest (issue 43: a restore's last second made all 100 000 outputs racy,
+ * and every one was hashed). */
+bool inplace_check(const struct inplace_record *rec, const char *project_dir,
+		   struct strvec *trusted);
 /* Records that task id's outputs (project-relative paths under project_dir)
  * and the directories they lie in are in place for key, with the captured
  * log: each as seen lists it, else lstat'ed now (seen may be NULL). An

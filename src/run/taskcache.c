@@ -585,9 +585,10 @@ struct fetch {
 	struct strbuf why;
 	struct entry e;
 	bool from_remote;
-	char *entry_tools;   /* the programs its cached run exec'd (exec_blob) */
-	int rc;		     /* the restore's */
-	struct strvec after; /* the outputs once restored */
+	char *entry_tools;     /* the programs its cached run exec'd (exec_blob) */
+	int rc;		       /* the restore's */
+	struct strvec after;   /* the outputs once restored */
+	struct strvec trusted; /* outputs on disk as the in-place record has them */
 	int after_rc;
 	enum taskcache_answer answer; /* TASKCACHE_WAIT until settled */
 };
@@ -597,6 +598,7 @@ static void fetch_free(struct fetch *f)
 	strbuf_release(&f->why);
 	free(f->entry_tools);
 	strvec_clear(&f->after);
+	strvec_clear(&f->trusted);
 	free(f);
 }
 
@@ -644,6 +646,7 @@ static void fetch_restore(void *arg)
 		/* no entry writes more than the whole cache may hold (issue 36:
 		 * a tiny remote artifact can unpack to gigabytes) */
 		f->e.restore_limit = (uint64_t)tc->ws->cfg->cache_max_size;
+		f->e.trusted = &f->trusted;
 		struct replay rp = {f->job, tc->spill_dir};
 		struct restore_log sink = {replay_add, &rp};
 		f->rc = restore_entry_to(&f->e, p->dir, (const char *const *)current.v, current.n,
@@ -759,8 +762,12 @@ enum taskcache_answer taskcache_before(struct job *job, void *ctx)
 	/* The fast hit: outputs still in place from the last time this key
 	 * was built or restored, so no entry is opened. */
 	const struct inplace_record *rec = tc->remote_only ? NULL : inplace_get(tc->ip, t->id);
-	if (rec && !strcmp(rec->key, tc->ks.keys[i]) && rec->has_log &&
-	    inplace_check(rec, p->dir) && !tools_changed_blob(tc, rec->tools, NULL)) {
+	/* else, the outputs still as recorded for this key: the restore's
+	 * in-place check need not hash them */
+	struct strvec trusted = STRVEC_INIT;
+	if (rec && !strcmp(rec->key, tc->ks.keys[i]) && inplace_check(rec, p->dir, &trusted) &&
+	    rec->has_log && !tools_changed_blob(tc, rec->tools, NULL)) {
+		strvec_clear(&trusted);
 		strbuf_reset(&job->log);
 		strbuf_add(&job->log, rec->log, rec->log_len);
 		tc->status[i] = CACHE_HIT;
@@ -773,8 +780,10 @@ enum taskcache_answer taskcache_before(struct job *job, void *ctx)
 	if (tc->prefetch && tc->prefetch_of[i]) {
 		prefetch_say(tc->prefetch);
 		pf = prefetch_state(tc->prefetch, tc->prefetch_of[i] - 1);
-		if (pf == PREFETCH_PENDING)
+		if (pf == PREFETCH_PENDING) {
+			strvec_clear(&trusted);
 			return TASKCACHE_WAIT;
+		}
 		tc->prefetch_of[i] = 0;
 	}
 	/* A plain miss is known on the loop, in the order the tasks come up:
@@ -782,11 +791,13 @@ enum taskcache_answer taskcache_before(struct job *job, void *ctx)
 	 * Only a hit's way in, or a GET, leaves the loop. */
 	bool here = (!tc->remote_only || pf == PREFETCH_HIT) && entry_here(tc, tc->ks.keys[i]);
 	if (!here && !(pf == PREFETCH_ASK && remote_readable(tc->remote))) {
+		strvec_clear(&trusted);
 		if (tc->verbose)
 			explain_miss(tc, i);
 		return TASKCACHE_RUN;
 	}
 	struct fetch *f = xcalloc(1, sizeof *f);
+	f->trusted = trusted;
 	f->tc = tc;
 	f->job = job;
 	f->i = i;

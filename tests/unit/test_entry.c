@@ -629,7 +629,7 @@ static void test_members_and_seen(void)
 		CHECK_INT(rec->recorded_ns, seen.from_ns);
 		CHECK_STR(rec->outputs.v[0].path, "dist/a.js");
 		CHECK_INT(rec->outputs.v[0].size, 1);
-		CHECK(!inplace_check(rec, proj));
+		CHECK(!inplace_check(rec, proj, NULL));
 	}
 	/* with nothing seen, each output is lstat'ed at the call */
 	inplace_put(ip, "ms#t", "88", proj, (char *const *)named, 2, "", 0, "", NULL);
@@ -647,6 +647,84 @@ static void test_members_and_seen(void)
 	free(proj);
 }
 
+/* The restore's in-place check hashes only what the caller cannot vouch
+ * for: a file in e.trusted (its lstat matched an in-place record for the
+ * key) is taken on that word; one outside it is hashed, and a change of
+ * the same size is found and written back (issue 43: after a restore,
+ * the next run hashed all 100 000 outputs for the racy last second). */
+static void test_trusted_outputs(void)
+{
+	char *proj = project_make("trusted");
+	CHECK_INT(save("99", proj, "log\n"), 0);
+	fs_write(proj, "dist/a.js", "console.log(2)\n", 0644); /* same size */
+	const char *cur[] = {"dist"};
+	struct strvec trusted = STRVEC_INIT;
+	strvec_push(&trusted, "dist/a.js");
+	struct entry e;
+	struct strbuf why = STRBUF_INIT;
+	CHECK_INT(entry_open(&st, "99", &e, &why), ENTRY_HIT);
+	e.trusted = &trusted;
+	CHECK_INT(restore_entry(&e, proj, cur, 1, NULL), RESTORE_IN_PLACE);
+	entry_close(&e);
+	char *a = fs_read(proj, "dist/a.js");
+	CHECK_STR(a, "console.log(2)\n");
+	free(a);
+	strvec_clear(&trusted);
+	strvec_push(&trusted, "dist/key.pem");
+	CHECK_INT(entry_open(&st, "99", &e, &why), ENTRY_HIT);
+	e.trusted = &trusted;
+	CHECK_INT(restore_entry(&e, proj, cur, 1, NULL), RESTORE_WRITTEN);
+	entry_close(&e);
+	a = fs_read(proj, "dist/a.js");
+	CHECK_STR(a, "console.log(1)\n");
+	free(a);
+	strvec_clear(&trusted);
+	strbuf_release(&why);
+	free(proj);
+}
+
+/* inplace_check with trusted: it goes past a changed output and lists
+ * each regular file still as recorded and older than the record's second;
+ * a record as new as its files trusts none of them. */
+static void test_check_trusted(void)
+{
+	fs_mkdir(root, "ct", 0755);
+	char *proj = xasprintf("%s/ct", root);
+	fs_write(proj, "x", "x", 0644);
+	fs_write(proj, "y", "y", 0644);
+	fs_mkdir(proj, "d", 0755);
+	struct inplace_record rec = {.project_dir = proj};
+	const char *names[] = {"d", "x", "y"};
+	for (size_t i = 0; i < 3; i++) {
+		struct stat sb;
+		char *abs = xasprintf("%s/%s", proj, names[i]);
+		CHECK_INT(lstat(abs, &sb), 0);
+		struct inplace_output o = {(char *)names[i],	(uint64_t)sb.st_size,
+					   (uint64_t)sb.st_ino, fs_ns(sb.st_mtim),
+					   fs_ns(sb.st_ctim),	(uint32_t)sb.st_mode};
+		vec_push(&rec.outputs, o);
+		free(abs);
+	}
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	rec.recorded_ns = fs_ns(now) + 2000000000LL; /* as if made two seconds on */
+	struct strvec trusted = STRVEC_INIT;
+	CHECK(inplace_check(&rec, proj, &trusted));
+	CHECK_INT(trusted.n, 2); /* x and y; d is no file */
+	strvec_clear(&trusted);
+	fs_write(proj, "y", "Y", 0644);
+	CHECK(!inplace_check(&rec, proj, &trusted));
+	CHECK_INT(trusted.n, 1);
+	CHECK_STR(trusted.n ? trusted.v[0] : "", "x");
+	strvec_clear(&trusted);
+	rec.recorded_ns = rec.outputs.v[1].mtime_ns; /* made in x's own second: racy */
+	CHECK(!inplace_check(&rec, proj, &trusted));
+	CHECK_INT(trusted.n, 0);
+	strvec_clear(&trusted);
+	vec_free(&rec.outputs);
+	free(proj);
+}
+
 int main(void)
 {
 	root = fs_tmpdir();
@@ -659,6 +737,8 @@ int main(void)
 	test_two_writers();
 	test_log_fd_and_manifest();
 	test_members_and_seen();
+	test_trusted_outputs();
+	test_check_trusted();
 	test_saver();
 	store_close(&st);
 	fs_rmtree(root);
