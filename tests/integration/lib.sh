@@ -375,16 +375,20 @@ realbuild_js_tools() {
 	/tmp/*) NPM_CACHE=/var/tmp/vx-realbuild-npm-$(id -u) ;;
 	esac
 	have_npm=1
-	if [ -x "$NPM_CACHE/node_modules/.bin/tsc" ] && [ -x "$NPM_CACHE/node_modules/.bin/vitest" ] &&
-		[ -x "$NPM_CACHE/node_modules/.bin/next" ] && [ -x "$NPM_CACHE/node_modules/.bin/jest" ]; then
-		return 0
-	fi
-	if mkdir -p "$NPM_CACHE" && command -v npm >/dev/null &&
-		(cd "$NPM_CACHE" && npm install --no-audit --no-fund --loglevel=error \
-			typescript@5.6 eslint@9 tsup@8 vitest@2 vite@5 jest@29 next@14 react@18 react-dom@18) \
-			>"$NPM_CACHE/install.log" 2>&1; then
-		return 0
-	fi
+	# One install at a time (t0330 and t0332 run side by side under
+	# ctest -j2: two npm installs into one directory left it without
+	# eslint's lib/cli.js, ENOTEMPTY), and a tree counts only once its
+	# install finished (.installed), else it is made again from nothing.
+	mkdir -p "$NPM_CACHE" && (
+		flock 9
+		[ -e "$NPM_CACHE/.installed" ] && exit 0
+		rm -rf "$NPM_CACHE/node_modules"
+		command -v npm >/dev/null &&
+			(cd "$NPM_CACHE" && npm install --no-audit --no-fund --loglevel=error \
+				typescript@5.6 eslint@9 tsup@8 vitest@2 vite@5 jest@29 next@14 react@18 react-dom@18) \
+				>"$NPM_CACHE/install.log" 2>&1 &&
+			touch "$NPM_CACHE/.installed"
+	) 9>"$NPM_CACHE/.lock" && return 0
 	if [ "${VX_REQUIRE_SANDBOX:-0}" = 1 ]; then
 		echo "not ok - npm could not install the JavaScript tools into $NPM_CACHE (CI must have them):"
 		sed 's/^/    /' "$NPM_CACHE/install.log" 2>/dev/null
