@@ -103,38 +103,55 @@ static int member_add(struct archive_writer *w, int rootfd, const char *path, st
 	return 0;
 }
 
-/* Adds the members in order: a directory the caller named brings its whole
- * tree, merged in path order with the members already listed below it;
- * what lies below a symlink is not taken (the link is). */
+/* A named directory's tree, to be added at paths' index first (where
+ * "dir/" sorts: after what sorts between "dir" and "dir/", such as
+ * "dir-old"), in place of the k paths listed below it there. */
+struct tree_at {
+	size_t first, k;
+	struct strvec tree;
+};
+
+/* Adds the members in path order: a directory the caller named brings its
+ * whole tree, merged with the members already listed below it; what lies
+ * below a symlink is not taken (the link is). */
 static int members_add(struct archive_writer *w, int rootfd, struct strvec *paths,
 		       const struct strvec *named, struct manifest *m, struct inplace_seen *seen)
 {
 	struct strvec links = STRVEC_INIT;
 	struct fsafe_parent pc = {.fd = -1};
+	VEC(struct tree_at) due = {0}; /* a stack: an inner tree falls due first */
+	enum archive_type type;
 	int ret = 0;
-	for (size_t i = 0; !ret && i < paths->n; i++) {
-		const char *path = paths->v[i];
-		enum archive_type type;
+	for (size_t i = 0; !ret && (i < paths->n || due.n);) {
+		struct tree_at *t = due.n ? &due.v[due.n - 1] : NULL;
+		if (t && (i == t->first || i >= paths->n)) {
+			for (size_t j = 0; !ret && j < t->tree.n; j++)
+				if (!below_any(&links, t->tree.v[j]))
+					ret = member_add(w, rootfd, t->tree.v[j], m, seen, &links,
+							 &type);
+			i = t->first + t->k;
+			strvec_clear(&t->tree);
+			due.n--;
+			continue;
+		}
+		const char *path = paths->v[i++];
 		if (below_any(&links, path))
 			continue;
 		if ((ret = member_add(w, rootfd, path, m, seen, &links, &type)) < 0 ||
 		    type != ARCHIVE_DIR ||
 		    !bsearch(&path, named->v, named->n, sizeof *named->v, str_ptr_cmp))
 			continue;
-		struct strvec tree = STRVEC_INIT;
-		size_t first, k = strvec_sorted_below(paths, path, &first);
-		for (size_t j = first; j < first + k; j++)
-			strvec_push(&tree, paths->v[j]);
-		if ((ret = fsafe_tree(&pc, rootfd, path, &tree)) == 0) {
-			strvec_sort_unique(&tree);
-			for (size_t j = 0; !ret && j < tree.n; j++)
-				if (!below_any(&links, tree.v[j]))
-					ret = member_add(w, rootfd, tree.v[j], m, seen, &links,
-							 &type);
-		}
-		strvec_clear(&tree);
-		i = first + k - 1;
+		struct tree_at at = {0};
+		at.k = strvec_sorted_below(paths, path, &at.first);
+		for (size_t j = at.first; j < at.first + at.k; j++)
+			strvec_push(&at.tree, paths->v[j]);
+		ret = fsafe_tree(&pc, rootfd, path, &at.tree);
+		strvec_sort_unique(&at.tree);
+		vec_push(&due, at);
 	}
+	for (size_t j = 0; j < due.n; j++)
+		strvec_clear(&due.v[j].tree);
+	vec_free(&due);
 	fsafe_parent_release(&pc);
 	strvec_clear(&links);
 	return ret;

@@ -76,6 +76,10 @@ struct entry {
 	 * in-place record made for its key: restore's in-place check takes
 	 * their content on that word and hashes only the others */
 	const struct strvec *trusted;
+	/* set by the caller, or NULL: filled with each output's lstat as the
+	 * in-place check saw it (from_ns before the first); whole when the
+	 * restore returns RESTORE_IN_PLACE, the new in-place record's */
+	struct inplace_seen *seen;
 };
 
 /* Creates "<shard>/.tmp-<key>-XXXXXX" (mode 0644; the shard must exist),

@@ -198,10 +198,15 @@ bool inplace_check(const struct inplace_record *rec, const char *project_dir,
 			    (uint32_t)st.st_mode == o->mode && (uint64_t)st.st_size == o->size &&
 			    (uint64_t)st.st_ino == o->ino && fs_ns(st.st_mtim) == o->mtime_ns &&
 			    fs_ns(st.st_ctim) == o->ctime_ns;
-		bool old = o->mtime_ns < racy_from && o->ctime_ns < racy_from;
-		if (trusted && same && old && S_ISREG(o->mode))
+		bool good = same && o->mtime_ns < racy_from && o->ctime_ns < racy_from;
+		/* listed only once the check fails: a fast hit lists nothing */
+		if (trusted && ok && !good)
+			for (size_t j = 0; j < i; j++)
+				if (S_ISREG(rec->outputs.v[j].mode))
+					strvec_push(trusted, rec->outputs.v[j].path);
+		if (trusted && !ok && good && S_ISREG(o->mode))
 			strvec_push(trusted, o->path);
-		ok = ok && same && old;
+		ok = ok && good;
 	}
 	fsafe_parent_release(&pc);
 	close(dirfd);

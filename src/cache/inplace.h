@@ -62,9 +62,9 @@ const struct inplace_record *inplace_get(const struct inplace *ip, const char *i
  * later, is not trusted (git's racy-timestamp rule): the coarse file clock
  * could hide a write that came just after the lstat. With trusted, the check
  * goes on past a failure and adds each regular file that is on disk as
- * recorded and old enough to trust, sorted: the slow path hashes only the
- * rest (issue 43: a restore's last second made all 100 000 outputs racy,
- * and every one was hashed). */
+ * recorded and old enough to trust, sorted (nothing when the check
+ * passes): the slow path hashes only the rest (issue 43: a restore's last second made all 100 000
+ * outputs racy, and every one was hashed). */
 bool inplace_check(const struct inplace_record *rec, const char *project_dir,
 		   struct strvec *trusted);
 /* Records that task id's outputs (project-relative paths under project_dir)

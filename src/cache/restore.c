@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cache/archive.h"
@@ -279,7 +280,7 @@ int restore_archive(int fd, int rootfd, const struct restore_opts *o)
  * directory is walked to once (it was once per file: 287 opens of "dist"
  * for 242 outputs, issue 20). */
 static bool output_matches(struct fsafe_parent *pd, int rootfd, const struct manifest_file *f,
-			   const struct strvec *trusted)
+			   const struct strvec *trusted, struct inplace_seen *seen)
 {
 	const char *leaf;
 	int dfd = fsafe_parent_open(pd, rootfd, f->path, false, &leaf);
@@ -288,6 +289,12 @@ static bool output_matches(struct fsafe_parent *pd, int rootfd, const struct man
 	struct stat st;
 	if (fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return false;
+	if (seen) {
+		struct inplace_output o = {xstrdup(f->path),	(uint64_t)st.st_size,
+					   (uint64_t)st.st_ino, fs_ns(st.st_mtim),
+					   fs_ns(st.st_ctim),	(uint32_t)st.st_mode};
+		vec_push(&seen->v, o);
+	}
 	bool ok = false;
 	if (f->type == ARCHIVE_DIR) {
 		ok = S_ISDIR(st.st_mode) && (st.st_mode & 0777) == f->mode;
@@ -321,8 +328,13 @@ static bool outputs_in_place(const struct entry *e, int rootfd, const struct str
 	}
 	struct fsafe_parent pd = {.fd = -1};
 	bool ok = true;
+	if (e->seen) {
+		struct timespec now;
+		clock_gettime(CLOCK_REALTIME, &now);
+		e->seen->from_ns = fs_ns(now);
+	}
 	for (size_t i = 0; ok && i < e->m.outputs.n; i++)
-		ok = output_matches(&pd, rootfd, &e->m.outputs.v[i], e->trusted);
+		ok = output_matches(&pd, rootfd, &e->m.outputs.v[i], e->trusted, e->seen);
 	fsafe_parent_release(&pd);
 	return ok;
 }

@@ -585,10 +585,11 @@ struct fetch {
 	struct strbuf why;
 	struct entry e;
 	bool from_remote;
-	char *entry_tools;     /* the programs its cached run exec'd (exec_blob) */
-	int rc;		       /* the restore's */
-	struct strvec after;   /* the outputs once restored */
-	struct strvec trusted; /* outputs on disk as the in-place record has them */
+	char *entry_tools;	  /* the programs its cached run exec'd (exec_blob) */
+	int rc;			  /* the restore's */
+	struct strvec after;	  /* the outputs once restored */
+	struct strvec trusted;	  /* outputs on disk as the in-place record has them */
+	struct inplace_seen seen; /* the outputs as a restore found them in place */
 	int after_rc;
 	enum taskcache_answer answer; /* TASKCACHE_WAIT until settled */
 };
@@ -599,6 +600,7 @@ static void fetch_free(struct fetch *f)
 	free(f->entry_tools);
 	strvec_clear(&f->after);
 	strvec_clear(&f->trusted);
+	inplace_seen_release(&f->seen);
 	free(f);
 }
 
@@ -647,6 +649,7 @@ static void fetch_restore(void *arg)
 		 * a tiny remote artifact can unpack to gigabytes) */
 		f->e.restore_limit = (uint64_t)tc->ws->cfg->cache_max_size;
 		f->e.trusted = &f->trusted;
+		f->e.seen = &f->seen;
 		struct replay rp = {f->job, tc->spill_dir};
 		struct restore_log sink = {replay_add, &rp};
 		f->rc = restore_entry_to(&f->e, p->dir, (const char *const *)current.v, current.n,
@@ -679,7 +682,7 @@ static void fetch_restored(void *arg, const char *messages)
 	if (!f->after_rc)
 		inplace_put(tc->ip, t->id, tc->ks.keys[f->i], tc->ws->projects.v[t->project]->dir,
 			    f->after.v, f->after.n, f->job->log.buf, f->job->log.len,
-			    f->entry_tools, NULL);
+			    f->entry_tools, f->rc == RESTORE_IN_PLACE ? &f->seen : NULL);
 	fetch_settle(f, TASKCACHE_HIT);
 }
 

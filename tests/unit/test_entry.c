@@ -622,7 +622,7 @@ static void test_members_and_seen(void)
 	struct inplace *ip = inplace_load(ipfile);
 	const char *named[] = {"dist/a.js", "dist/bin/run"};
 	fs_write(proj, "dist/a.js", "rewritten", 0644);
-	inplace_put(ip, "ms#t", "88", proj, (char *const *)named, 2, "", 0, "", &seen);
+	inplace_put(ip, "ms#t", KEY, proj, (char *const *)named, 2, "", 0, "", &seen);
 	const struct inplace_record *rec = inplace_get(ip, "ms#t");
 	CHECK(rec != NULL);
 	if (rec) {
@@ -632,14 +632,14 @@ static void test_members_and_seen(void)
 		CHECK(!inplace_check(rec, proj, NULL));
 	}
 	/* with nothing seen, each output is lstat'ed at the call */
-	inplace_put(ip, "ms#t", "88", proj, (char *const *)named, 2, "", 0, "", NULL);
+	inplace_put(ip, "ms#t", KEY, proj, (char *const *)named, 2, "", 0, "", NULL);
 	rec = inplace_get(ip, "ms#t");
 	CHECK(rec && rec->outputs.v[0].size == 9);
 	/* a path seen does not list is lstat'ed; one that is gone leaves no record */
 	const char *gone[] = {"dist/key.pem", "dist/nothing"};
-	inplace_put(ip, "ms#t", "88", proj, (char *const *)gone, 1, "", 0, "", &seen);
+	inplace_put(ip, "ms#t", KEY, proj, (char *const *)gone, 1, "", 0, "", &seen);
 	CHECK(inplace_get(ip, "ms#t") != NULL);
-	inplace_put(ip, "ms#t", "88", proj, (char *const *)gone, 2, "", 0, "", &seen);
+	inplace_put(ip, "ms#t", KEY, proj, (char *const *)gone, 2, "", 0, "", &seen);
 	CHECK(inplace_get(ip, "ms#t") == NULL);
 	inplace_free(ip);
 	inplace_seen_release(&seen);
@@ -664,7 +664,20 @@ static void test_trusted_outputs(void)
 	struct strbuf why = STRBUF_INIT;
 	CHECK_INT(entry_open(&st, "99", &e, &why), ENTRY_HIT);
 	e.trusted = &trusted;
+	struct inplace_seen seen = {0};
+	e.seen = &seen; /* each output as the in-place check saw it */
 	CHECK_INT(restore_entry(&e, proj, cur, 1, NULL), RESTORE_IN_PLACE);
+	CHECK_INT(seen.v.n, e.m.outputs.n);
+	for (size_t i = 0; i < seen.v.n && i < e.m.outputs.n; i++) {
+		CHECK_STR(seen.v.v[i].path, e.m.outputs.v[i].path);
+		struct stat sb;
+		char *abs = xasprintf("%s/%s", proj, seen.v.v[i].path);
+		CHECK(lstat(abs, &sb) == 0 && (uint64_t)sb.st_ino == seen.v.v[i].ino &&
+		      fs_ns(sb.st_ctim) == seen.v.v[i].ctime_ns);
+		free(abs);
+	}
+	CHECK(seen.from_ns > 0);
+	inplace_seen_release(&seen);
 	entry_close(&e);
 	char *a = fs_read(proj, "dist/a.js");
 	CHECK_STR(a, "console.log(2)\n");
@@ -710,18 +723,78 @@ static void test_check_trusted(void)
 	rec.recorded_ns = fs_ns(now) + 2000000000LL; /* as if made two seconds on */
 	struct strvec trusted = STRVEC_INIT;
 	CHECK(inplace_check(&rec, proj, &trusted));
-	CHECK_INT(trusted.n, 2); /* x and y; d is no file */
+	CHECK_INT(trusted.n, 0); /* a check that passes lists nothing */
 	strvec_clear(&trusted);
 	fs_write(proj, "y", "Y", 0644);
 	CHECK(!inplace_check(&rec, proj, &trusted));
-	CHECK_INT(trusted.n, 1);
+	CHECK_INT(trusted.n, 1); /* x; y changed, d is no file */
 	CHECK_STR(trusted.n ? trusted.v[0] : "", "x");
+	strvec_clear(&trusted);
+	/* y recorded as it is now, x changed: a good file after a failure */
+	struct stat ys;
+	char *yabs = xasprintf("%s/y", proj);
+	CHECK_INT(lstat(yabs, &ys), 0);
+	free(yabs);
+	rec.outputs.v[2].size = (uint64_t)ys.st_size;
+	rec.outputs.v[2].mtime_ns = fs_ns(ys.st_mtim);
+	rec.outputs.v[2].ctime_ns = fs_ns(ys.st_ctim);
+	fs_write(proj, "x", "XX", 0644);
+	CHECK(!inplace_check(&rec, proj, &trusted));
+	CHECK_INT(trusted.n, 1);
+	CHECK_STR(trusted.n ? trusted.v[0] : "", "y");
 	strvec_clear(&trusted);
 	rec.recorded_ns = rec.outputs.v[1].mtime_ns; /* made in x's own second: racy */
 	CHECK(!inplace_check(&rec, proj, &trusted));
 	CHECK_INT(trusted.n, 0);
 	strvec_clear(&trusted);
 	vec_free(&rec.outputs);
+	free(proj);
+}
+
+/* A named directory's tree goes in where "dir/" sorts: after what sorts
+ * between "dir" and "dir/" ("dist-old", "dist.x"), which is saved too (a
+ * second reading found the first form of the lazy tree skipping them). */
+static void test_tree_order(void)
+{
+	fs_mkdir(root, "to", 0755);
+	char *proj = xasprintf("%s/to", root);
+	fs_mkdir(proj, "dist", 0755);
+	fs_write(proj, "dist/a.js", "a", 0644);
+	fs_mkdir(proj, "dist/sub", 0755);
+	fs_write(proj, "dist/sub/b", "b", 0644);
+	fs_mkdir(proj, "dist-old", 0755);
+	fs_write(proj, "dist-old/a", "old", 0644);
+	fs_mkdir(proj, "dist-old/e", 0755);
+	fs_write(proj, "dist.x", "x", 0644);
+	const char *outputs[] = {"dist", "dist-old/a", "dist.x", "dist-old/e", "dist/sub/b"};
+	struct entry_save_request req = {.key = "aa",
+					 .task = "t",
+					 .project_dir = proj,
+					 .outputs = outputs,
+					 .n_outputs = 5,
+					 .log_fd = -1};
+	struct manifest m;
+	CHECK_INT(entry_save(&st, &req, &m), 0);
+	const char *want[] = {"dist",	"dist-old",  "dist-old/a", "dist-old/e",
+			      "dist.x", "dist/a.js", "dist/sub",   "dist/sub/b"};
+	size_t n = sizeof want / sizeof *want;
+	CHECK_INT(m.outputs.n, n);
+	for (size_t i = 0; i < n && i < m.outputs.n; i++)
+		CHECK_STR(m.outputs.v[i].path, want[i]);
+	manifest_release(&m);
+	/* and a hit restores every one of them */
+	struct entry e;
+	struct strbuf why = STRBUF_INIT;
+	fs_mkdir(root, "to-fresh", 0755);
+	char *fresh = xasprintf("%s/to-fresh", root);
+	CHECK_INT(entry_open(&st, "aa", &e, &why), ENTRY_HIT);
+	CHECK_INT(restore_entry(&e, fresh, NULL, 0, NULL), RESTORE_WRITTEN);
+	entry_close(&e);
+	char *x = fs_read(fresh, "dist-old/a");
+	CHECK_STR(x, "old");
+	free(x);
+	strbuf_release(&why);
+	free(fresh);
 	free(proj);
 }
 
@@ -737,6 +810,7 @@ int main(void)
 	test_two_writers();
 	test_log_fd_and_manifest();
 	test_members_and_seen();
+	test_tree_order();
 	test_trusted_outputs();
 	test_check_trusted();
 	test_saver();
