@@ -244,7 +244,8 @@ static bool output_stat(const struct inplace_seen *seen, int dirfd, struct fsafe
 			const char *path, struct inplace_output *o)
 {
 	const struct inplace_output *k =
-	    seen ? bsearch(path, seen->v.v, seen->v.n, sizeof *seen->v.v, seen_cmp) : NULL;
+	    seen && seen->v.n ? bsearch(path, seen->v.v, seen->v.n, sizeof *seen->v.v, seen_cmp)
+			      : NULL;
 	if (k) {
 		*o = *k;
 		o->path = xstrdup(path);
@@ -316,7 +317,8 @@ void inplace_put(struct inplace *ip, const char *id, const char *key, const char
 	}
 	/* a directory that is an output itself is listed once */
 	char **sorted = xmalloc((n + 1) * sizeof *sorted);
-	memcpy(sorted, outputs, n * sizeof *sorted);
+	if (n)
+		memcpy(sorted, outputs, n * sizeof *sorted);
 	size_t k = 1;
 	while (k < n && strcmp(sorted[k - 1], sorted[k]) <= 0)
 		k++;

@@ -306,7 +306,7 @@ static bool output_matches(struct fsafe_parent *pd, int rootfd, const struct man
 	} else if (S_ISREG(st.st_mode) && (st.st_mode & 0777) == f->mode &&
 		   (uint64_t)st.st_size == f->size) {
 		const char *path = f->path;
-		if (trusted &&
+		if (trusted && trusted->n &&
 		    bsearch(&path, trusted->v, trusted->n, sizeof *trusted->v, str_ptr_cmp))
 			return true;
 		char hash[ARCHIVE_HASH_HEX];
