@@ -28,7 +28,6 @@ static int members_collect(const char *const *outputs, size_t n, struct strvec *
 			   struct strvec *paths)
 {
 	const char *last = NULL; /* the match before: its parents are pushed */
-	size_t last_len = 0;
 	for (size_t i = 0; i < n; i++) {
 		char *p = path_normalize(outputs[i]);
 		if (!archive_path_ok(p)) {
@@ -36,18 +35,15 @@ static int members_collect(const char *const *outputs, size_t n, struct strvec *
 			return error("cannot save output '%s': it is not inside the project",
 				     outputs[i]);
 		}
-		const char *slash = strrchr(p, '/');
-		size_t len = slash ? (size_t)(slash - p) : 0;
 		/* siblings come together (the caller's matches are sorted): their
 		 * parents once, not once each */
-		if (!last || len != last_len || memcmp(p, last, len) || (len && last[len] != '/'))
+		if (!last || !path_same_dir(last, p))
 			for (char *s = p; (s = strchr(s, '/')); s++) {
 				*s = '\0';
 				strvec_push(paths, p);
 				*s = '/';
 			}
 		last = p;
-		last_len = len;
 		strvec_push(paths, p);
 		strvec_push_nodup(named, p);
 	}
@@ -86,12 +82,8 @@ static int member_add(struct archive_writer *w, int rootfd, const char *path, st
 		return -1;
 	if (am.type == ARCHIVE_SYMLINK)
 		strvec_push(links, am.path);
-	if (seen) {
-		struct inplace_output o = {xstrdup(am.path),	      (uint64_t)am.lstat.st_size,
-					   (uint64_t)am.lstat.st_ino, fs_ns(am.lstat.st_mtim),
-					   fs_ns(am.lstat.st_ctim),   (uint32_t)am.lstat.st_mode};
-		vec_push(&seen->v, o);
-	}
+	if (seen)
+		inplace_seen_add(seen, am.path, &am.lstat);
 	struct manifest_file f = {.path = am.path,
 				  .type = am.type,
 				  .mode = am.mode,

@@ -233,6 +233,19 @@ void inplace_seen_release(struct inplace_seen *s)
 	s->from_ns = 0;
 }
 
+static struct inplace_output output_of(const char *path, const struct stat *st)
+{
+	return (struct inplace_output){xstrdup(path),	     (uint64_t)st->st_size,
+				       (uint64_t)st->st_ino, fs_ns(st->st_mtim),
+				       fs_ns(st->st_ctim),   (uint32_t)st->st_mode};
+}
+
+void inplace_seen_add(struct inplace_seen *s, const char *path, const struct stat *st)
+{
+	struct inplace_output o = output_of(path, st);
+	vec_push(&s->v, o);
+}
+
 static int seen_cmp(const void *key, const void *elem)
 {
 	return strcmp(key, ((const struct inplace_output *)elem)->path);
@@ -256,8 +269,7 @@ static bool output_stat(const struct inplace_seen *seen, int dirfd, struct fsafe
 	int pfd = dirfd < 0 ? -1 : fsafe_parent_open(pc, dirfd, path, false, &leaf);
 	if (pfd < 0 || fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW))
 		return false;
-	*o = (struct inplace_output){xstrdup(path),	(uint64_t)st.st_size, (uint64_t)st.st_ino,
-				     fs_ns(st.st_mtim), fs_ns(st.st_ctim),    (uint32_t)st.st_mode};
+	*o = output_of(path, &st);
 	return true;
 }
 
@@ -298,14 +310,10 @@ void inplace_put(struct inplace *ip, const char *id, const char *key, const char
 	struct strmap seen_dirs = STRMAP_INIT;
 	size_t at;
 	const char *last = NULL;
-	size_t last_len = 0;
 	for (size_t i = 0; i < n && ok; i++) {
-		const char *slash = strrchr(outputs[i], '/');
-		size_t len = slash ? (size_t)(slash - outputs[i]) : 0;
-		if (last && len == last_len && !memcmp(outputs[i], last, len))
+		if (last && path_same_dir(last, outputs[i]))
 			continue; /* a sibling of the output before: its dirs are in */
 		last = outputs[i];
-		last_len = len;
 		char *d = path_dirname(outputs[i]);
 		while (strcmp(d, ".") && *d && strcmp(d, "/") && !strmap_get(&seen_dirs, d, &at)) {
 			char *up = path_dirname(d);

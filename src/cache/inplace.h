@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "cache/key.h"
 #include "util/vec.h"
@@ -36,6 +37,8 @@ struct inplace_seen {
 	int64_t from_ns;
 };
 void inplace_seen_release(struct inplace_seen *s);
+/* Appends path as st (an lstat) has it. */
+void inplace_seen_add(struct inplace_seen *s, const char *path, const struct stat *st);
 
 struct inplace_record {
 	char *id;	   /* "project#task" */

@@ -289,12 +289,8 @@ static bool output_matches(struct fsafe_parent *pd, int rootfd, const struct man
 	struct stat st;
 	if (fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return false;
-	if (seen) {
-		struct inplace_output o = {xstrdup(f->path),	(uint64_t)st.st_size,
-					   (uint64_t)st.st_ino, fs_ns(st.st_mtim),
-					   fs_ns(st.st_ctim),	(uint32_t)st.st_mode};
-		vec_push(&seen->v, o);
-	}
+	if (seen)
+		inplace_seen_add(seen, f->path, &st);
 	bool ok = false;
 	if (f->type == ARCHIVE_DIR) {
 		ok = S_ISDIR(st.st_mode) && (st.st_mode & 0777) == f->mode;

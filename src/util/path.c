@@ -97,6 +97,13 @@ char *path_join(const char *a, const char *b)
 	return n;
 }
 
+bool path_same_dir(const char *a, const char *b)
+{
+	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+	size_t na = sa ? (size_t)(sa - a) : 0, nb = sb ? (size_t)(sb - b) : 0;
+	return na == nb && !memcmp(a, b, na);
+}
+
 bool path_is_within(const char *dir, const char *path)
 {
 	size_t n = strlen(dir);

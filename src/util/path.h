@@ -16,6 +16,9 @@ char *path_relative(const char *from, const char *to);
 bool path_is_within(const char *dir, const char *path);
 /* Returns everything before the last '/' ("." when none, "/" for "/x"); caller frees. */
 char *path_dirname(const char *p);
+/* Whether a and b lie in the same directory (the same text before their
+ * last '/', or neither has one): sorted siblings come together. */
+bool path_same_dir(const char *a, const char *b);
 /* Returns a pointer into p after the last '/'. */
 const char *path_basename(const char *p);
 /* Returns the absolute, normalized form of p against the current directory,

@@ -72,6 +72,12 @@ int main(void)
 		CHECK_STR(j, joins[i][2]);
 		free(j);
 	}
+	CHECK(path_same_dir("dist/a.js", "dist/b.js"));
+	CHECK(path_same_dir("a", "b"));
+	CHECK(!path_same_dir("dist", "dist/a"));
+	CHECK(!path_same_dir("dist/a", "dist-x/a"));
+	CHECK(!path_same_dir("d/a", "dd/a"));
+	CHECK(!path_same_dir("a/b/c", "a/b"));
 	char *d = path_dirname("/a/b");
 	CHECK_STR(d, "/a");
 	free(d);
