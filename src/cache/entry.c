@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cache/filehash.h"
@@ -170,11 +169,8 @@ static int archive_write(int fd, const char *name, int rootfd, const struct entr
 		m->log_size = req->log_len;
 		ret = archive_writer_add_log(w, req->log ? req->log : "", req->log_len);
 	}
-	if (req->seen) {
-		struct timespec now;
-		clock_gettime(CLOCK_REALTIME, &now);
-		req->seen->from_ns = fs_ns(now);
-	}
+	if (req->seen)
+		inplace_seen_begin(req->seen);
 	if (!ret)
 		ret = members_collect(req->outputs, req->n_outputs, &named, &paths);
 	if (!ret)

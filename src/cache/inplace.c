@@ -225,6 +225,13 @@ void inplace_drop(struct inplace *ip, const char *id)
 	ip->dirty = true;
 }
 
+void inplace_seen_begin(struct inplace_seen *s)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	s->from_ns = fs_ns(now);
+}
+
 void inplace_seen_release(struct inplace_seen *s)
 {
 	for (size_t i = 0; i < s->v.n; i++)

@@ -36,6 +36,8 @@ struct inplace_seen {
 	VEC(struct inplace_output) v;
 	int64_t from_ns;
 };
+/* Sets from_ns to now: called before the first lstat it will hold. */
+void inplace_seen_begin(struct inplace_seen *s);
 void inplace_seen_release(struct inplace_seen *s);
 /* Appends path as st (an lstat) has it. */
 void inplace_seen_add(struct inplace_seen *s, const char *path, const struct stat *st);

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cache/archive.h"
@@ -324,11 +323,8 @@ static bool outputs_in_place(const struct entry *e, int rootfd, const struct str
 	}
 	struct fsafe_parent pd = {.fd = -1};
 	bool ok = true;
-	if (e->seen) {
-		struct timespec now;
-		clock_gettime(CLOCK_REALTIME, &now);
-		e->seen->from_ns = fs_ns(now);
-	}
+	if (e->seen)
+		inplace_seen_begin(e->seen);
 	for (size_t i = 0; ok && i < e->m.outputs.n; i++)
 		ok = output_matches(&pd, rootfd, &e->m.outputs.v[i], e->trusted, e->seen);
 	fsafe_parent_release(&pd);
