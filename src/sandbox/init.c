@@ -43,6 +43,8 @@
 #endif
 #include <unistd.h>
 
+#include "sandbox/shellwords.h"
+
 #define SIGNAL_FD 3
 
 static const struct {
@@ -103,11 +105,21 @@ static void watch(pid_t task)
 }
 
 /* The command in a session of its own, in place of this process: it keeps
- * this pid, and fd 3 is the watcher's alone. */
+ * this pid, and fd 3 is the watcher's alone. A command the shell would
+ * only split is its program's exec, with the environment the shell would
+ * have given it (sandbox/shellwords.h); when that exec fails the shell
+ * runs it, and says why as it would have. */
 static int run_session(char **argv)
 {
 	close(SIGNAL_FD);
 	setsid();
+	char **words = shellwords(argv[1]);
+	char *program = words ? shellwords_path(words[0]) : NULL;
+	if (program) {
+		shellwords_env();
+		shellwords_pwd();
+		execv(program, words);
+	}
 	char *const args[] = {argv[0], "-c", argv[1], "vx-task", NULL};
 	execv(argv[0], args);
 	fprintf(stderr, "vx-sandbox-init: cannot run %s: %s\n", argv[0], strerror(errno));

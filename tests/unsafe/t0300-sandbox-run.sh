@@ -506,4 +506,60 @@ test_expect_success 'a sandboxed task gets the environment envMode gives it unsa
 	unset CI FOO_SETTING NODE_ENV MY_API_TOKEN TURBO_TOKEN GITHUB_TOKEN GIT_AUTHOR_NAME
 '
 
+# Issue 43: a command the shell would only split is its program's exec
+# (sandbox/shellwords.h), not `sh -c` (dash forks even for the last
+# command: a traced exec and vfork more a task). What the program sees is
+# what it saw under the shell: the shell's PWD (the task's directory, not
+# vx's PWD), no environment entry the shell would drop; a command with
+# shell syntax, or a builtin, still runs in the shell.
+test_expect_success 'a simple command runs as its own program, in the environment the shell gave it, traced and untraced' '
+	setup &&
+	write_file app/src/showparent <<-\EOF &&
+	#!/bin/sh
+	echo "parent=$(cat /proc/$PPID/comm)"
+	EOF
+	chmod +x app/src/showparent &&
+	mkdir -p fakebin &&
+	printf "#!/bin/sh\necho \"strace: test: withheld\" >&2\nexit 1\n" >fakebin/strace &&
+	chmod +x fakebin/strace &&
+	printf "#!/bin/sh\nexec env \"a-b=1\" \"BASH_FUNC_f%%%%=() { :; }\" \"%s\" \"\$@\"\n" "$VX" >vxenv &&
+	chmod +x vxenv &&
+	for path in "$PATH" "$PWD/fakebin:$PATH"; do
+		sandboxed_app "src/showparent" &&
+		PATH=$path run_vx 0 run app#build --force &&
+		test_grep "app#build: parent=" "$OUT" &&
+		test_grep ! "app#build: parent=sh$" "$OUT" &&
+		sandboxed_app "env" &&
+		PATH=$path VX=$PWD/vxenv run_vx 0 run app#build --force &&
+		test_grep "app#build: PWD=$PWD/app\$" "$OUT" &&
+		test_grep ! "a-b=" "$OUT" &&
+		test_grep ! "BASH_FUNC" "$OUT" &&
+		sandboxed_app "src/showparent; true" &&
+		PATH=$path run_vx 0 run app#build --force &&
+		test_grep "app#build: parent=sh$" "$OUT" &&
+		sandboxed_app "echo -e built" &&
+		PATH=$path run_vx 0 run app#build --force &&
+		test_grep "app#build: -e built" "$OUT" || return 1
+	done
+'
+
+# A simple command that is not there, or cannot be run, fails as the
+# shell's would: its message and its status.
+test_expect_success 'a simple command that cannot run fails with the shell'"'"'s message and status' '
+	setup &&
+	write_file app/src/data.txt <<<"not a program" &&
+	sandboxed_app "no-such-program-vx --flag" &&
+	run_vx 1 run app#build --force &&
+	test_grep "no-such-program-vx: not found" "$OUT" &&
+	test_grep "app#build: failed (exit 127)" "$OUT" &&
+	sandboxed_app "src/data.txt" &&
+	run_vx 1 run app#build --force &&
+	test_grep "src/data.txt: Permission denied" "$OUT" &&
+	write_file app/src/noshebang <<<"echo from a script without #!" &&
+	chmod +x app/src/noshebang &&
+	sandboxed_app "src/noshebang" &&
+	run_vx 0 run app#build --force &&
+	test_grep "app#build: from a script without" "$OUT"
+'
+
 test_done
