@@ -19,6 +19,7 @@
 #include "keys/taskenv.h"
 #include "sandbox/bwrap.h"
 #include "sandbox/env.h"
+#include "sandbox/grants.h"
 #include "sandbox/probe.h"
 #include "sandbox/seatbelt.h"
 #include "util/compat.h"
@@ -285,8 +286,8 @@ static const struct strvec *dep_outputs(struct sandbox_jobs *sj, size_t d)
 
 /* What a sandbox_input borrows, owned until input_parts_release. */
 struct input_parts {
-	struct strvec nested, reads, writes, dep_outs, keyed, define, pass, secrets, vxenv, linked,
-	    sockets, mach, sysinfo, plain_env;
+	struct strvec reads, writes, dep_outs, keyed, define, pass, secrets, vxenv, linked, sockets,
+	    mach, sysinfo, plain_env;
 	VEC(int) relay_ports;
 	VEC(int) local_ports;
 	char *stage_pattern; /* vx sandbox show: where a stage would be */
@@ -295,21 +296,35 @@ struct input_parts {
 static void input_parts_release(struct input_parts *h)
 {
 	free(h->stage_pattern);
-	struct strvec *all[] = {&h->nested,  &h->reads, &h->writes,  &h->dep_outs, &h->keyed,
-				&h->define,  &h->pass,	&h->secrets, &h->vxenv,	   &h->linked,
-				&h->sockets, &h->mach,	&h->sysinfo, &h->plain_env};
+	struct strvec *all[] = {&h->reads, &h->writes,	&h->dep_outs, &h->keyed,  &h->define,
+				&h->pass,  &h->secrets, &h->vxenv,    &h->linked, &h->sockets,
+				&h->mach,  &h->sysinfo, &h->plain_env};
 	for (size_t k = 0; k < sizeof all / sizeof *all; k++)
 		strvec_clear(all[k]);
 	vec_free(&h->relay_ports);
 	vec_free(&h->local_ports);
 }
 
+/* Every project's dir, canonical (grants_canonical), parallel to
+ * ws->projects: made with the first request, once a run as the project
+ * list itself is, not once a project for every sandboxed task (80
+ * realpaths a task were 33% of vx's own time, bench/fixed). */
+static const struct strvec *project_dirs(struct sandbox_jobs *sj)
+{
+	const struct workspace *ws = sj->ws;
+	if (sj->projects.n || !ws->projects.n)
+		return &sj->projects;
+	for (size_t k = 0; k < ws->projects.n; k++)
+		strvec_push_nodup(&sj->projects, grants_canonical(ws->projects.v[k]->dir));
+	return &sj->projects;
+}
+
 /* The files that decide what vx runs, there or not (issue 36: a task that
  * rewrote its vx.yaml ran unsandboxed in the next cycle of `vx watch`):
  * each project's and the root's configs, the root's workspace list and
- * lockfiles, canonical: one realpath a project dir, once a run, not once a
- * config file for every sandboxed task. (.npmrc, .yarnrc.yml and
- * .pnpmfile.cjs are mandatory denies.) */
+ * lockfiles, in the canonical dirs: once a run, not once a config file
+ * for every sandboxed task. (.npmrc, .yarnrc.yml and .pnpmfile.cjs are
+ * mandatory denies.) */
 static const struct strvec *config_files(struct sandbox_jobs *sj)
 {
 	static const char *const names[] = {"vx.yaml", "package.json", "turbo.json", "turbo.jsonc",
@@ -317,17 +332,19 @@ static const struct strvec *config_files(struct sandbox_jobs *sj)
 	const struct workspace *ws = sj->ws;
 	if (sj->configs.n)
 		return &sj->configs;
+	const struct strvec *dirs = project_dirs(sj);
 	for (size_t k = 0; k <= ws->projects.n; k++) {
-		char *dir = realpath(k < ws->projects.n ? ws->projects.v[k]->dir : ws->root, NULL);
-		for (const char *const *n = names; dir && *n; n++)
+		char *root = k == ws->projects.n ? grants_canonical(ws->root) : NULL;
+		const char *dir = root ? root : dirs->v[k];
+		for (const char *const *n = names; *n; n++)
 			strvec_push_nodup(&sj->configs, path_join(dir, *n));
-		if (k == ws->projects.n && dir) {
+		if (root) {
 			strvec_push_nodup(&sj->configs, path_join(dir, "pnpm-workspace.yaml"));
 			for (size_t l = 0; externals_lockfile_name(l); l++)
 				strvec_push_nodup(&sj->configs,
 						  path_join(dir, externals_lockfile_name(l)));
 		}
-		free(dir);
+		free(root);
 	}
 	strvec_sort_unique(&sj->configs);
 	return &sj->configs;
@@ -353,8 +370,6 @@ static void request_input(struct sandbox_jobs *sj, size_t i, struct sandbox_inpu
 		stage_pattern = h->stage_pattern =
 		    path_join(ws->root, ".vx/stage/vx-run-XXXXXX/task-XXXXXX");
 	workspace_linked_projects(ws, p, &h->linked);
-	for (size_t k = 0; k < ws->projects.n; k++)
-		strvec_push(&h->nested, ws->projects.v[k]->dir);
 	const struct strvec *configs = config_files(sj);
 	lstr_vec_strings(&sb->allow_read, &h->reads);
 	lstr_vec_strings(&sb->allow_write, &h->writes);
@@ -425,8 +440,8 @@ static void request_input(struct sandbox_jobs *sj, size_t i, struct sandbox_inpu
 			 : sj->showing	    ? stage_pattern
 			 : sj->jobs	    ? sj->jobs[i].stage_dir
 					    : NULL,
-	    .nested_dirs = (const char *const *)h->nested.v,
-	    .n_nested = h->nested.n,
+	    .nested_dirs = (const char *const *)project_dirs(sj)->v,
+	    .n_nested = ws->projects.n,
 	    .allow_read = (const char *const *)h->reads.v,
 	    .n_read = h->reads.n,
 	    .allow_write = (const char *const *)h->writes.v,
@@ -1371,6 +1386,7 @@ void sandbox_jobs_release(struct sandbox_jobs *sj)
 	}
 	free(sj->jobs);
 	strvec_clear(&sj->configs);
+	strvec_clear(&sj->projects);
 	free(sj->netd);
 	free(sj->bwrap);
 	free(sj->setsid);

@@ -40,6 +40,8 @@ struct sandbox_jobs {
 				    * workspace's file system); path NULL: no staging */
 	struct strvec configs;	   /* the files that decide what vx runs, canonical:
 				    * made with the first request, for every task */
+	struct strvec projects;	   /* every project's dir, canonical, parallel to
+				    * ws->projects: made with the first request */
 	struct sandbox_job *jobs;  /* per node */
 	/* The key beyond a task (issue 18), set by the run: the run's task
 	 * cache (each node's keyed files, for its dependents' reads, and its

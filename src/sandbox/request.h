@@ -53,12 +53,12 @@ struct sandbox_input {
 	const int *relay_ports; /* allow.network localhost:PORT: netd listens on each, on
 				 * 127.0.0.1 and [::1] */
 	size_t n_relays;
-	const char *stage_dir; /* an empty host dir on the project's file system, or NULL:
-				* where the project's top-level write grants live while
-				* the task runs (sandbox_request_stage), so it can
-				* delete and recreate them */
-	const char *const *
-	    nested_dirs; /* every project dir in the workspace (walls; the task's own is skipped) */
+	const char *stage_dir;		/* an empty host dir on the project's file system, or NULL:
+					 * where the project's top-level write grants live while
+					 * the task runs (sandbox_request_stage), so it can
+					 * delete and recreate them */
+	const char *const *nested_dirs; /* every project dir in the workspace, canonical (walls; the
+					 * task's own is skipped) */
 	size_t n_nested;
 	const char *const *allow_read; /* sandbox.allow.read as written */
 	size_t n_read;

@@ -109,13 +109,10 @@ static void add_gitfile(const char *workspace_root, wall_vec *out)
 
 void walls_collect(const struct walls_input *in, wall_vec *out)
 {
-	for (size_t i = 0; i < in->n_nested; i++) {
-		char *d = grants_canonical(in->nested_dirs[i]);
-		if (path_is_within(d, in->project_dir))
-			free(d); /* the task's own project, or one holding it */
-		else
-			add(out, d, WALL_NESTED);
-	}
+	for (size_t i = 0; i < in->n_nested; i++)
+		if (!path_is_within(in->nested_dirs[i], in->project_dir))
+			/* not the task's own project, nor one holding it */
+			add(out, xstrdup(in->nested_dirs[i]), WALL_NESTED);
 	add(out, path_join(in->workspace_root, ".git"), WALL_GIT);
 	add(out, path_join(in->project_dir, ".git"), WALL_GIT);
 	add(out, path_join(in->workspace_root, ".vx/cache"), WALL_CACHE);
