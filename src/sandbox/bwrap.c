@@ -33,7 +33,13 @@ const char *const *sandbox_trace_flags(void)
 	    "unlink,"
 	    "unlinkat,rmdir,truncate,utimensat,utime,utimes,futimesat,mknod,mknodat,chmod,"
 	    "fchmodat,chown,lchown,fchownat,setxattr,lsetxattr,removexattr,lremovexattr,"
-	    "clone,clone3,fork,vfork,unshare,dup,dup2,dup3,fcntl,connect",
+	    "clone,clone3,fork,vfork,unshare,dup,dup2,dup3,fcntl,connect,"
+	    /* a thread's or a fork's first call (glibc: set_robust_list,
+	     * rseq; Go: sigaltstack): strace stops a new process or
+	     * thread at each of its calls until its first traced one
+	     * (docs/violations.md), and a worker that never opens a file
+	     * paid two stops a call for life */
+	    "set_robust_list,rseq,sigaltstack",
 	    NULL,
 	};
 	return flags;
