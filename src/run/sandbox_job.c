@@ -441,7 +441,7 @@ static void request_input(struct sandbox_jobs *sj, size_t i, struct sandbox_inpu
 			 : sj->jobs	    ? sj->jobs[i].stage_dir
 					    : NULL,
 	    .nested_dirs = (const char *const *)project_dirs(sj)->v,
-	    .n_nested = ws->projects.n,
+	    .n_nested = project_dirs(sj)->n,
 	    .allow_read = (const char *const *)h->reads.v,
 	    .n_read = h->reads.n,
 	    .allow_write = (const char *const *)h->writes.v,

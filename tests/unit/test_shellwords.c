@@ -136,7 +136,7 @@ static void test_against_sh(void)
 		for (size_t i = 0; i < len; i++) {
 			seed = seed * 1103515245 + 12345;
 			/* mostly letters, so that many are accepted */
-			cmd[i] = (seed >> 16) % 8 ? "ab-_./,:+@%= \t"[(seed >> 8) % 14]
+			cmd[i] = (seed >> 16) % 8 ? "ab-_./,:+@%= \t\x81\xc3"[(seed >> 8) % 16]
 						  : alphabet[(seed >> 8) % (sizeof alphabet - 1)];
 		}
 		cmd[len] = '\0';
