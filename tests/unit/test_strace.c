@@ -570,8 +570,33 @@ static void test_wrapped_by_init(void)
 	strace_parser_free(p);
 }
 
+/* Issue 43: vx traces a thread's first call (set_robust_list, rseq;
+ * sigaltstack for Go) only so that strace stops the thread at its traced
+ * calls alone: those lines are valid, followed for nothing, no event. */
+static void test_thread_start_calls(void)
+{
+	struct result r =
+	    parse_text("10 clone3({flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_THREAD, "
+		       "exit_signal=0}, 88) = 11\n"
+		       "11 set_robust_list(0x7f0e1b7fe9a0, 24 <unfinished ...>\n"
+		       "10 openat(AT_FDCWD, \"a.txt\", O_RDONLY|O_CLOEXEC) = 3\n"
+		       "11 <... set_robust_list resumed>) = 0\n"
+		       "11 rseq(0x7f0e1b7fefe0, 0x20, 0, 0x53053053) = 0\n"
+		       "11 sigaltstack({ss_sp=0xc000090000, ss_flags=0, ss_size=32768}, NULL) = 0\n"
+		       "11 openat(AT_FDCWD, \"b.txt\", O_RDONLY|O_CLOEXEC) = 4\n"
+		       "11 +++ exited with 0 +++\n"
+		       "10 +++ exited with 0 +++\n");
+	CHECK_INT(r.n, 2);
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/a.txt"), 0);
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/b.txt"), 0);
+	CHECK_INT(r.sum->skipped, 0);
+	CHECK(r.sum->root_exited);
+	strace_parser_free(r.p);
+}
+
 int main(void)
 {
+	test_thread_start_calls();
 	test_proc_paths();
 	test_wrapped();
 	test_wrapped_by_init();
