@@ -556,6 +556,17 @@ test_expect_success 'a simple command runs as its own program, in the environmen
 	done
 '
 
+# The same walls and the same judge for a command init execs itself: its
+# undeclared read is a violation, named and fixed as under the shell.
+test_expect_success 'a simple command exec'"'"'d without the shell is judged as under it' '
+	setup &&
+	sandboxed_app "cat ../lib/secret.txt src/a.txt" &&
+	run_vx 1 run app#build --force &&
+	test_grep "violation: read lib/secret.txt (openat ENOENT)" "$ERR" &&
+	test_grep "app#build: app source" "$OUT" &&
+	test_grep ! "lib secret" "$OUT"
+'
+
 # A simple command that is not there, or cannot be run, fails as the
 # shell's would: its message and its status.
 test_expect_success 'a simple command that cannot run fails with the shell'"'"'s message and status' '
