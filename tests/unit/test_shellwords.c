@@ -13,8 +13,8 @@
 
 extern char **environ;
 
-/* What sh prints for script, run with env (NULL: this process's). */
-static char *sh_output(const char *script, char **env)
+/* What run(arg) prints to its stdout in a child of this process. */
+static char *child_output(void (*run)(void *), void *arg)
 {
 	int p[2];
 	if (pipe(p) < 0)
@@ -24,8 +24,8 @@ static char *sh_output(const char *script, char **env)
 		dup2(p[1], 1);
 		close(p[0]);
 		close(p[1]);
-		char *const argv[] = {"sh", "-c", (char *)script, NULL};
-		execve("/bin/sh", argv, env ? env : environ);
+		run(arg);
+		fflush(stdout);
 		_exit(127);
 	}
 	close(p[1]);
@@ -41,6 +41,25 @@ static char *sh_output(const char *script, char **env)
 	close(p[0]);
 	waitpid(pid, NULL, 0);
 	return out;
+}
+
+struct sh_run {
+	const char *script;
+	char **env; /* NULL: this process's */
+};
+
+static void run_sh(void *arg)
+{
+	const struct sh_run *r = arg;
+	char *const argv[] = {"sh", "-c", (char *)r->script, NULL};
+	execve("/bin/sh", argv, r->env ? r->env : environ);
+}
+
+/* What sh prints for script, run with env (NULL: this process's). */
+static char *sh_output(const char *script, char **env)
+{
+	struct sh_run r = {script, env};
+	return child_output(run_sh, &r);
 }
 
 /* The words as sh splits them, a line each. */
@@ -215,6 +234,16 @@ static char *sorted_lines(char *text)
 	return buf;
 }
 
+/* The environment a program gets from init's exec, env given. */
+static void run_shellwords_env(void *arg)
+{
+	environ = arg;
+	shellwords_env();
+	shellwords_pwd();
+	for (size_t i = 0; environ[i]; i++)
+		printf("%s\n", environ[i]);
+}
+
 static void env_case(const char *dir, char **env)
 {
 	char cwd[4096];
@@ -222,30 +251,9 @@ static void env_case(const char *dir, char **env)
 	CHECK(chdir(dir) == 0);
 	char *sh = sh_output("exec env", env);
 	char *want = strdup(sorted_lines(sh));
-	int p[2];
-	pid_t pid = -1;
-	if (pipe(p) == 0 && (pid = fork()) == 0) {
-		dup2(p[1], 1);
-		close(p[0]);
-		close(p[1]);
-		environ = env;
-		shellwords_env();
-		shellwords_pwd();
-		for (size_t i = 0; environ[i]; i++)
-			printf("%s\n", environ[i]);
-		fflush(stdout);
-		_exit(0);
-	}
-	close(p[1]);
-	char got[16384];
-	size_t len = 0;
-	ssize_t n;
-	while ((n = read(p[0], got + len, sizeof got - len - 1)) > 0)
-		len += (size_t)n;
-	got[len] = '\0';
-	close(p[0]);
-	waitpid(pid, NULL, 0);
+	char *got = child_output(run_shellwords_env, env);
 	CHECK_STR(sorted_lines(got), want);
+	free(got);
 	free(want);
 	free(sh);
 	CHECK(chdir(cwd) == 0);
