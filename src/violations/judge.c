@@ -8,6 +8,7 @@
  * once. */
 #include "violations/judge.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -427,10 +428,40 @@ static bool loopback_name(const char *h)
 	       !strcmp(h, "[::1]");
 }
 
+/* Is tok ("10.0.0.1", "0.0.0.0:8080", "[fd00::1]:80") an address, with or
+ * without a port? Output text naming one is never turned into a grant. */
+static bool address_literal(const char *tok)
+{
+	char host[INET6_ADDRSTRLEN + 8];
+	unsigned char buf[sizeof(struct in6_addr)];
+	size_t n = strlen(tok);
+	if (n >= sizeof host)
+		return false;
+	memcpy(host, tok, n + 1);
+	if (host[0] == '[') {
+		char *close = strchr(host, ']');
+		if (!close)
+			return false;
+		*close = 0;
+		return inet_pton(AF_INET6, host + 1, buf) == 1;
+	}
+	if (inet_pton(AF_INET6, host, buf) == 1)
+		return true;
+	char *colon = strrchr(host, ':');
+	if (colon)
+		*colon = 0;
+	return inet_pton(AF_INET, host, buf) == 1;
+}
+
 /* A sandboxed task has no DNS: a client that resolves a name itself, not
  * through its proxy, fails with ENOTFOUND / EAI_AGAIN / "Could not resolve
  * host". The note names the host, the grant, and whether the client just
- * did not use the proxy. */
+ * did not use the proxy. It is words for a person, never fix data: the
+ * output is the task's own text, and a task that prints a host must not
+ * have it granted (issue 53: `ENOTFOUND 169.254.169.254` was learned). An
+ * address in the text gets no grant at all, not even in words: a name
+ * resolves through the proxy, an address names a place (loopback, a
+ * private network, the metadata service) that a grant would open. */
 static void note_unresolved(const struct judge_input *in, const char *out, size_t len,
 			    struct verdict *v)
 {
@@ -452,7 +483,14 @@ static void note_unresolved(const struct judge_input *in, const char *out, size_
 				continue;
 			any = true;
 			bool allowed = in->net_allowed && in->net_allowed(host, in->net_ctx);
-			if (allowed)
+			if (address_literal(host))
+				add_note(v, "unresolved-name", host,
+					 xasprintf("the task's output names %s, an address, as not "
+						   "resolving: vx grants no address from a task's "
+						   "output (a sandboxed task has no DNS and reaches "
+						   "a host only through its proxy, by name)",
+						   host));
+			else if (allowed)
 				add_note(
 				    v, "unresolved-name", host,
 				    xasprintf("the task's output says %s did not resolve, and "
@@ -467,12 +505,9 @@ static void note_unresolved(const struct judge_input *in, const char *out, size_
 				    v, "unresolved-name", host,
 				    xasprintf("the task's output says %s did not resolve: a "
 					      "sandboxed task has no DNS and reaches a host only "
-					      "through its proxy; grant it with allow.network: "
-					      "[\"%s\"]",
+					      "through its proxy; if it should reach it, grant "
+					      "it with allow.network: [\"%s\"]",
 					      host, host));
-				/* the grant as data, not only words (issue 40: a fix
-				 * that was prose only, for npm's update check) */
-				strvec_push(&v->fix_network, host);
 			}
 		}
 	}
@@ -565,24 +600,6 @@ static void note_refused_port(const struct judge_input *in, const char *out, siz
 			      port, port));
 	}
 	vec_free(&ports);
-}
-
-/* A client with no proxy to use looked its host up itself: the only
- * connection it made past the proxy was to a name server (port 53), and
- * the output names the host that did not resolve. The fix is then that
- * host in allow.network (vx then gives the task a proxy, and the proxy
- * variables that name it), not the words "make it work offline". */
-static void settle_network_fix(struct verdict *v)
-{
-	if (!v->needs_network || !v->fix_network.n)
-		return;
-	for (size_t i = 0; i < v->violations.n; i++) {
-		const struct violation *x = &v->violations.v[i];
-		const char *port = x->op == VIOLATION_NETWORK ? strrchr(x->path, ':') : NULL;
-		if (x->op == VIOLATION_NETWORK && (!port || strcmp(port, ":53")))
-			return;
-	}
-	v->needs_network = false;
 }
 
 /* What a failed task's output says about the network. */
@@ -1773,7 +1790,6 @@ void judge_events(const struct judge_input *in, const struct access_event *ev, s
 	note_git(in, out);
 	note_last_line(in, out);
 	note_network(in, out);
-	settle_network_fix(out);
 	strvec_sort_unique(&out->fix_network);
 	strvec_sort_unique(&out->fix_read);
 	strvec_sort_unique(&out->fix_write);

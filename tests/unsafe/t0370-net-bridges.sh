@@ -91,15 +91,28 @@ test_expect_success 'a failed task whose loopback port was refused, which the ho
 '
 
 # Issue 40 item 3: with no network grant, a client looks its host up
-# itself; its only connection past the proxy is to a name server. The fix
-# was words only ("make the tool work offline"); it is the grant, as data.
-test_expect_success 'a task with no grant whose host did not resolve: the fix is that host in allow.network, as data' '
+# itself; its only connection past the proxy is to a name server. The note
+# names the host and the grant, for a person; issue 53 item 4: the task's
+# own output is never fix data (the fix is what vx observed: the proxy's
+# refusals), so learn cannot be steered by what a task prints.
+test_expect_success 'a task with no grant whose host did not resolve: the grant in words, never as fix data' '
 	one_task "curl -sS -m 3 http://registry.example.test/" "      allow: {}" &&
 	run_vx 1 run build --report json &&
-	jq -e ".tasks[0].fix.allow.network == [\"registry.example.test\"]" "$OUT" &&
+	jq -e ".tasks[0].fix.allow.network == null" "$OUT" &&
+	jq -e "[.tasks[0].notes[] | select(.kind == \"unresolved-name\")][0].text | contains(\"allow.network: [\\\"registry.example.test\\\"]\")" "$OUT" &&
 	run_vx 1 run build &&
-	test_grep "app#build: fix: add to app/vx.yaml tasks.build.sandbox.allow.network: \[\"registry.example.test\"\]" "$ERR" &&
-	test_grep ! "make it work offline" "$ERR"
+	test_grep ! "fix: add to app/vx.yaml tasks.build.sandbox.allow.network" "$ERR" &&
+	test_grep "note: the task.s output says registry.example.test did not resolve" "$ERR"
+'
+
+test_expect_success 'hostile: a task that prints ENOTFOUND for the metadata service and 0.0.0.0 is offered no grant' '
+	one_task "echo getaddrinfo ENOTFOUND 169.254.169.254; echo getaddrinfo ENOTFOUND 0.0.0.0:8080; echo Could not resolve host: 10.0.0.7; exit 1" "      allow: {}" &&
+	run_vx 1 run build --report json &&
+	jq -e ".tasks[0].fix.allow.network == null" "$OUT" &&
+	jq -e "[.tasks[0].notes[] | select(.kind == \"unresolved-name\")] | length >= 1" "$OUT" &&
+	jq -e "[.tasks[0].notes[] | select(.text | contains(\"allow.network: [\"))] | length == 0" "$OUT" &&
+	run_vx 1 run build &&
+	test_grep "169.254.169.254, an address, as not resolving: vx grants no address" "$ERR"
 '
 
 test_expect_success 'a failed task whose client resolved an allowed name itself gets a note: it does not use the proxy' '
