@@ -123,28 +123,86 @@ static const char *credential_store(const struct judge_input *in, const char *pa
 	return NULL;
 }
 
-/* An allow entry for a path outside the project, spelled as SPEC §4 says a
- * committed vx.yaml spells it: "~/..." under home, relative to the project
- * inside the workspace, else absolute; a directory ends in '/'. */
-static char *grant_spelling(const struct judge_input *in, const char *path, bool dir)
+/* text escaped for the config grammar (issue 53 item 3: a project file
+ * named `${HOME}` was learned as `write: ["${HOME}"]`, which the next load
+ * expands to home): with glob, each of `*?[]{}\` and '!' (a list's
+ * exclusion) after a backslash, which makes "${" "$\{", no variable;
+ * without, "${" as "$${" (the loader's literal); base_from, when not NULL, is where a tail already
+ * spelled as a pattern begins (stable_target's '*'), copied as it is. */
+static void spell_escaped(struct strbuf *sb, const char *text, bool glob, const char *base_from)
 {
-	char *s;
+	for (const char *c = text; *c; c++) {
+		if (base_from && c == base_from) {
+			strbuf_addstr(sb, c);
+			return;
+		}
+		if (!glob && c[0] == '$' && c[1] == '{')
+			strbuf_addch(sb, '$');
+		else if (glob && strchr("*?[]{}\\!", *c))
+			strbuf_addch(sb, '\\');
+		strbuf_addch(sb, *c);
+	}
+}
+
+/* text as a glob entry of the config (inputs, ignore): escaped. */
+static char *spell_glob(const char *text)
+{
+	struct strbuf sb = STRBUF_INIT;
+	spell_escaped(&sb, text, true, NULL);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* path as an inputs.workspaceFiles entry: workspace-relative, a directory
+ * as all under it. */
+static char *ws_key_entry(const struct judge_input *in, const char *path, bool dir)
+{
+	char *rel = path_relative(in->workspace_root, path);
+	char *spelled = spell_glob(rel);
+	free(rel);
+	if (!dir)
+		return spelled;
+	char *all = xasprintf("%s/**", spelled);
+	free(spelled);
+	return all;
+}
+
+/* An allow entry for a path, spelled as SPEC §4 says a committed vx.yaml
+ * spells it: "~/..." under home, relative to the project inside the
+ * workspace, else absolute; a directory ends in '/'; escaped, so that it
+ * loads back as this very path (a relative name starting with '~' as
+ * "./~..."). pattern_from, when not NULL, points into path where a tail
+ * already spelled as a pattern begins. */
+static char *grant_spelling_from(const struct judge_input *in, const char *path, bool dir,
+				 const char *pattern_from)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *rel = NULL;
+	const char *text = path;
 	if (in->home && *in->home && strcmp(in->home, "/") && path_is_within(in->home, path) &&
 	    !path_is_within(in->workspace_root, path)) {
-		char *rel = path_relative(in->home, path);
-		s = strcmp(rel, ".") ? xasprintf("~/%s", rel) : xstrdup("~");
-		free(rel);
+		rel = path_relative(in->home, path);
+		strbuf_addch(&sb, '~');
+		if (strcmp(rel, "."))
+			strbuf_addch(&sb, '/');
+		text = strcmp(rel, ".") ? rel : "";
+		pattern_from = pattern_from ? rel + strlen(rel) - strlen(pattern_from) : NULL;
 	} else if (path_is_within(in->workspace_root, path)) {
-		s = path_relative(in->project_dir, path);
-	} else {
-		s = xstrdup(path);
+		rel = path_relative(in->project_dir, path);
+		if (rel[0] == '~')
+			strbuf_addstr(&sb, "./");
+		text = rel;
+		pattern_from = pattern_from ? rel + strlen(rel) - strlen(pattern_from) : NULL;
 	}
-	if (dir && s[strlen(s) - 1] != '/') {
-		char *d = xasprintf("%s/", s);
-		free(s);
-		s = d;
-	}
-	return s;
+	spell_escaped(&sb, text, true, pattern_from);
+	free(rel);
+	if (dir && (!sb.len || sb.buf[sb.len - 1] != '/'))
+		strbuf_addch(&sb, '/');
+	return strbuf_detach(&sb, NULL);
+}
+
+static char *grant_spelling(const struct judge_input *in, const char *path, bool dir)
+{
+	return grant_spelling_from(in, path, dir, NULL);
 }
 
 /* The allow entry that grants a violation's path inside the project: a
@@ -177,9 +235,11 @@ static bool is_token(const char *s, size_t n)
  * (tsup.config.bundled_x7f3.mjs) becomes '*' (a write glob is a valid grant
  * for files not made yet). Only the directories from `from` on are looked
  * at (below the project: the workspace's own path is no token). Returns the
- * path to spell, and sets *dir when it names a directory. Issue 11. */
-static char *stable_target(const char *path, const char *from, bool *dir)
+ * path to spell, and sets *dir when it names a directory; *pattern_at is
+ * where its name, then a pattern (escaped), begins, else SIZE_MAX. Issue 11. */
+static char *stable_target(const char *path, const char *from, bool *dir, size_t *pattern_at)
 {
+	*pattern_at = SIZE_MAX;
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	for (const char *s = from; s < base;) {
 		const char *e = strchr(s, '/');
@@ -198,7 +258,9 @@ static char *stable_target(const char *path, const char *from, bool *dir)
 			strbuf_addch(&sb, '*');
 			any = true;
 		} else {
-			strbuf_add(&sb, s, n);
+			char *piece = xstrndup(s, n);
+			spell_escaped(&sb, piece, true, NULL);
+			free(piece);
 		}
 		s += n;
 		if (*s)
@@ -208,6 +270,7 @@ static char *stable_target(const char *path, const char *from, bool *dir)
 		strbuf_release(&sb);
 		return xstrdup(path);
 	}
+	*pattern_at = (size_t)(base - path);
 	return strbuf_detach(&sb, NULL);
 }
 
@@ -220,7 +283,8 @@ static char *fix_entry(const struct judge_input *in, const char *path, bool writ
 		from = path + strlen(in->project_dir) + 1;
 	else if (under(in->workspace_root, path) && strlen(in->workspace_root) < len)
 		from = path + strlen(in->workspace_root) + 1;
-	char *stable = stable_target(path, from, &dir);
+	size_t pattern_at;
+	char *stable = stable_target(path, from, &dir, &pattern_at);
 	bool changed = strcmp(stable, path) != 0;
 	/* A write grants its directory, but one in the project's own root
 	 * would be `./`, all of it: a file there (eslint's .eslintcache, a
@@ -239,8 +303,9 @@ static char *fix_entry(const struct judge_input *in, const char *path, bool writ
 	char *target = changed || !write || by_name ? stable : path_dirname(stable);
 	if (target != stable)
 		free(stable);
-	char *out = grant_spelling(in, target,
-				   dir || (!changed && !by_name && (write || fs_is_dir(target))));
+	char *out = grant_spelling_from(
+	    in, target, dir || (!changed && !by_name && (write || fs_is_dir(target))),
+	    target == stable && pattern_at != SIZE_MAX ? target + pattern_at : NULL);
 	free(target);
 	return out;
 }
@@ -484,12 +549,13 @@ static void note_unresolved(const struct judge_input *in, const char *out, size_
 			any = true;
 			bool allowed = in->net_allowed && in->net_allowed(host, in->net_ctx);
 			if (address_literal(host))
-				add_note(v, "unresolved-name", host,
-					 xasprintf("the task's output names %s, an address, as not "
-						   "resolving: vx grants no address from a task's "
-						   "output (a sandboxed task has no DNS and reaches "
-						   "a host only through its proxy, by name)",
-						   host));
+				add_note(
+				    v, "unresolved-name", host,
+				    xasprintf("the task's output names %s, an address, as not "
+					      "resolving: vx grants no address from a task's "
+					      "output (a sandboxed task has no DNS and reaches "
+					      "a host only through its proxy, by name)",
+					      host));
 			else if (allowed)
 				add_note(
 				    v, "unresolved-name", host,
@@ -940,9 +1006,7 @@ static char *leftover_fix(const struct judge_input *in, const char *root, const 
 		below++;
 	const char *slash = strchr(below, '/');
 	char *top = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(path);
-	char *rel = path_relative(in->project_dir, top);
-	char *fix = slash ? xasprintf("%s/", rel) : xstrdup(rel);
-	free(rel);
+	char *fix = grant_spelling(in, top, slash != NULL);
 	free(top);
 	return fix;
 }
@@ -1123,22 +1187,24 @@ static void unkeyed_verdict(const struct judge_input *in, struct verdict *out,
 				   rel, maker, maker));
 		free(rel);
 	} else if (u == UNKEYED_PROJECT && in->inputs_explicit) {
-		strvec_push_nodup(&out->fix_inputs, path_relative(in->project_dir, where));
+		char *rel = path_relative(in->project_dir, where);
+		strvec_push_nodup(&out->fix_inputs, spell_glob(rel));
+		free(rel);
 	} else if (u == UNKEYED_PROJECT || u == UNKEYED_WORKSPACE) {
-		strvec_push_nodup(&out->fix_workspace_inputs,
-				  path_relative(in->workspace_root, where));
+		strvec_push_nodup(&out->fix_workspace_inputs, ws_key_entry(in, where, false));
 	} else if (u == UNKEYED_OUTSIDE) {
 		/* spelled so every machine's vx.yaml finds it: ${HOME} for home */
-		char *spelled;
+		struct strbuf spelled = STRBUF_INIT;
 		if (in->home && *in->home && strcmp(in->home, "/") &&
 		    path_is_within(in->home, where)) {
 			char *rel = path_relative(in->home, where);
-			spelled = xasprintf("${HOME}/%s", rel);
+			strbuf_addstr(&spelled, "${HOME}/");
+			spell_escaped(&spelled, rel, false, NULL);
 			free(rel);
 		} else {
-			spelled = xstrdup(where);
+			spell_escaped(&spelled, where, false, NULL);
 		}
-		strvec_push_nodup(&out->fix_toolchain, spelled);
+		strvec_push_nodup(&out->fix_toolchain, strbuf_detach(&spelled, NULL));
 	} else if (u == UNKEYED_LEFTOVER) {
 		char *fix = leftover_fix(in, write_root_of(in, where), where);
 		char *rel = path_relative(in->project_dir, where);
@@ -1175,18 +1241,6 @@ static void unkeyed_verdict(const struct judge_input *in, struct verdict *out,
 	}
 }
 
-/* path as an inputs.workspaceFiles entry: workspace-relative, a directory
- * as all under it. */
-static char *ws_key_entry(const struct judge_input *in, const char *path, bool dir)
-{
-	char *rel = path_relative(in->workspace_root, path);
-	if (!dir)
-		return rel;
-	char *all = xasprintf("%s/**", rel);
-	free(rel);
-	return all;
-}
-
 /* Granting a read the key does not fold would be a stale hit: the fix
  * keys it too, as inputs.files when the task lists them, else (the default
  * inputs leave it out: a nested project's file, a gitignored one) as
@@ -1198,10 +1252,12 @@ static void key_fix(const struct judge_input *in, struct verdict *out, const cha
 	bool keyed = !dir && in_key(in, ws_rel);
 	if (in->inputs_explicit) {
 		char *rel = path_relative(in->project_dir, path);
+		char *spelled = spell_glob(rel);
 		if (!keyed &&
 		    !globlist_match((char *const *)in->input_files, in->n_input_files, rel))
 			strvec_push_nodup(&out->fix_inputs,
-					  dir ? xasprintf("%s/**", rel) : xstrdup(rel));
+					  dir ? xasprintf("%s/**", spelled) : xstrdup(spelled));
+		free(spelled);
 		free(rel);
 	} else if (!keyed && in->keyed) {
 		strvec_push_nodup(&out->fix_workspace_inputs, ws_key_entry(in, path, dir));
@@ -1212,7 +1268,7 @@ static void key_fix(const struct judge_input *in, struct verdict *out, const cha
 /* A write that made or changed a file that decides what vx runs, which no
  * grant names (issue 36: a config not there yet cannot be walled by a
  * mount, and `vx watch` would plan from what the task wrote): a violation
- * with a note, and its fix names that very file. Returns true when e was
+ * with a note, and no fix. Returns true when e was
  * one (reported once per path). */
 static bool config_write(const struct judge_input *in, struct verdict *out,
 			 const struct access_event *e, struct seen *seen)
@@ -1240,7 +1296,9 @@ static bool config_write(const struct judge_input *in, struct verdict *out,
 			      shown));
 		free(shown);
 	}
-	strvec_push_nodup(&out->fix_write, fix_entry(in, e->path, true, false));
+	/* no fix: a grant over what decides what vx runs is a person's call
+	 * (SPEC §4, "a fix never names one"; issue 53 item 2: learn wrote
+	 * `write: ["vx.yaml"]` for a task that appended to its own) */
 	return true;
 }
 
@@ -1257,21 +1315,13 @@ static char *widened_fix(const struct judge_input *in, const struct access_event
 		size_t at;
 		bool mine = strmap_get(made_dirs, dir, &at);
 		if (mine) {
-			char *rel = path_relative(in->project_dir, dir);
-			char *fix = xasprintf("%s/", rel);
-			free(rel);
+			char *fix = grant_spelling(in, dir, true);
 			free(dir);
 			return fix;
 		}
 		free(dir);
 	}
-	char *rel = path_relative(in->project_dir, e->path);
-	if (e->op == ACCESS_MKDIR) {
-		char *fix = xasprintf("%s/", rel);
-		free(rel);
-		return fix;
-	}
-	return rel;
+	return grant_spelling(in, e->path, e->op == ACCESS_MKDIR);
 }
 
 static bool request_sees(const char *path, void *ctx)

@@ -270,6 +270,8 @@ static void test_network_notes(void)
 			      "DNS") &&
 	      strstr(n->text, "allow.network: [\"fonts.googleapis.com\"]"));
 	CHECK_INT(v.notes.n, 1);
+	/* words for a person, never fix data (issue 53 item 4) */
+	CHECK_INT(v.fix_network.n, 0);
 	verdict_release(&v);
 	/* python names no host */
 	const char *py = "socket.gaierror: [Errno -3] Temporary failure in name resolution\n";
@@ -757,6 +759,38 @@ static void test_stable_fix(void)
 	verdict_release(&v);
 }
 
+/* Issue 53 item 3: a fix loads back as the very path that was refused. A
+ * project file named `${HOME}` (or `~`, or a glob's letters) that the task
+ * failed to write was spelled as written, which the config expands to home
+ * (`write: ["${HOME}"]`, `["~"]`) or reads as a pattern. */
+static void test_fix_escaped(void)
+{
+	struct judge_input in = input();
+	struct verdict v;
+	judge("2 openat(AT_FDCWD, \"${HOME}\", O_WRONLY|O_CREAT|O_TRUNC, 0666) = -1 EROFS "
+	      "(Read-only file system)\n"
+	      "2 openat(AT_FDCWD, \"~\", O_WRONLY|O_CREAT|O_TRUNC, 0666) = -1 EROFS (Read-only "
+	      "file system)\n"
+	      "2 openat(AT_FDCWD, \"~x/a\", O_WRONLY|O_CREAT|O_TRUNC, 0666) = -1 EROFS (Read-only "
+	      "file system)\n"
+	      "2 openat(AT_FDCWD, \"*.js\", O_WRONLY|O_CREAT|O_TRUNC, 0666) = -1 EROFS (Read-only "
+	      "file system)\n"
+	      "2 openat(AT_FDCWD, \"!x[1]{a,b}_x7f3.mjs\", O_WRONLY|O_CREAT|O_TRUNC, 0666) = -1 "
+	      "EROFS (Read-only file system)\n" EXIT,
+	      &in, &v);
+	CHECK_INT(v.fix_write.n, 5);
+	if (v.fix_write.n == 5) {
+		/* "$\{": no variable for the loader, a '{' for the glob */
+		CHECK_STR(v.fix_write.v[0], "$\\{HOME\\}");
+		CHECK_STR(v.fix_write.v[1], "./~");
+		CHECK_STR(v.fix_write.v[2], "./~x/");
+		/* the token still a '*', the rest of the name escaped */
+		CHECK_STR(v.fix_write.v[3], "\\!x\\[1\\]\\{a,b\\}_*.mjs");
+		CHECK_STR(v.fix_write.v[4], "\\*.js");
+	}
+	verdict_release(&v);
+}
+
 /* Issue 12: a path holding a newline or ESC cannot forge a report line or
  * drive the terminal: quoted as git quotes it, in every report. */
 static void test_control_bytes(void)
@@ -918,6 +952,7 @@ int main(void)
 	test_unkeyed_beyond();
 	test_two_feeds();
 	test_stable_fix();
+	test_fix_escaped();
 	test_report_reason();
 	test_control_bytes();
 	test_from_request();
