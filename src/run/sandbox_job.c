@@ -287,7 +287,7 @@ static const struct strvec *dep_outputs(struct sandbox_jobs *sj, size_t d)
 /* What a sandbox_input borrows, owned until input_parts_release. */
 struct input_parts {
 	struct strvec reads, writes, dep_outs, keyed, define, pass, secrets, vxenv, linked, sockets,
-	    mach, sysinfo, plain_env;
+	    mach, sysinfo, plain_env, ws_inputs;
 	VEC(int) relay_ports;
 	VEC(int) local_ports;
 	char *stage_pattern; /* vx sandbox show: where a stage would be */
@@ -296,9 +296,9 @@ struct input_parts {
 static void input_parts_release(struct input_parts *h)
 {
 	free(h->stage_pattern);
-	struct strvec *all[] = {&h->reads, &h->writes,	&h->dep_outs, &h->keyed,  &h->define,
-				&h->pass,  &h->secrets, &h->vxenv,    &h->linked, &h->sockets,
-				&h->mach,  &h->sysinfo, &h->plain_env};
+	struct strvec *all[] = {&h->reads, &h->writes,	&h->dep_outs,  &h->keyed,    &h->define,
+				&h->pass,  &h->secrets, &h->vxenv,     &h->linked,   &h->sockets,
+				&h->mach,  &h->sysinfo, &h->plain_env, &h->ws_inputs};
 	for (size_t k = 0; k < sizeof all / sizeof *all; k++)
 		strvec_clear(all[k]);
 	vec_free(&h->relay_ports);
@@ -371,6 +371,7 @@ static void request_input(struct sandbox_jobs *sj, size_t i, struct sandbox_inpu
 		    path_join(ws->root, ".vx/stage/vx-run-XXXXXX/task-XXXXXX");
 	workspace_linked_projects(ws, p, &h->linked);
 	const struct strvec *configs = config_files(sj);
+	lstr_vec_strings(&t->cfg->input_ws_files, &h->ws_inputs);
 	lstr_vec_strings(&sb->allow_read, &h->reads);
 	lstr_vec_strings(&sb->allow_write, &h->writes);
 	lstr_vec_strings(&sb->unix_sockets.list, &h->sockets);
@@ -442,6 +443,8 @@ static void request_input(struct sandbox_jobs *sj, size_t i, struct sandbox_inpu
 					    : NULL,
 	    .nested_dirs = (const char *const *)project_dirs(sj)->v,
 	    .n_nested = project_dirs(sj)->n,
+	    .input_ws_files = (const char *const *)h->ws_inputs.v,
+	    .n_input_ws_files = h->ws_inputs.n,
 	    .allow_read = (const char *const *)h->reads.v,
 	    .n_read = h->reads.n,
 	    .allow_write = (const char *const *)h->writes.v,

@@ -60,6 +60,10 @@ struct sandbox_input {
 	const char *const *nested_dirs; /* every project dir in the workspace, canonical (walls; the
 					 * task's own is skipped) */
 	size_t n_nested;
+	const char *const *input_ws_files; /* the task's own inputs.workspaceFiles as written
+					    * (workspace-relative globs): a root .env* one
+					    * matches is shown (sandbox_root_files) */
+	size_t n_input_ws_files;
 	const char *const *allow_read; /* sandbox.allow.read as written */
 	size_t n_read;
 	const char *const *allow_write; /* sandbox.allow.write as written */
@@ -216,23 +220,27 @@ int sandbox_request_build(const struct sandbox_input *in, struct sandbox_request
  * socket or a shell line later carries it unquoted. */
 bool sandbox_path_safe(const char *p);
 
-/* Whether name is one of the workspace root's own files every sandboxed
- * task of the workspace may read (package.json, the lockfiles,
- * pnpm-workspace.yaml, turbo.json[c], .gitignore, .npmrc, tsconfig*.json,
- * .env*): tools walk up to them (issue 40 item 5). */
+/* Whether name is one of the workspace root's own files tools walk up to
+ * (package.json, the lockfiles, pnpm-workspace.yaml, turbo.json[c],
+ * .gitignore, .npmrc, tsconfig*.json, .env*): issue 40 item 5.
+ * sandbox_root_files says which of them a task sees. */
 bool sandbox_root_file(const char *name);
 /* Whether name is a lockfile's (package-lock.json, npm-shrinkwrap.json,
  * pnpm-lock.yaml, yarn.lock, bun.lock, bun.lockb). */
 bool sandbox_lockfile_name(const char *name);
 /* The root's own files a task of project proj may read, absolute and
  * sorted, into out: regular files only (a link there is not followed out
- * of the workspace), a .npmrc that writes out a credential (an _authToken,
- * _auth or _password not a ${VARIABLE}) left hidden; none for the root
- * project, which reads its own. Tools walk up to them (Vite, Next, tsc's
- * extends, ESLint's .gitignore, corepack's packageManager, dotenv); what a
- * task reads of them is judged against its key like any workspace file.
- * One decision for bwrap's plan and the Seatbelt profile. */
-void sandbox_root_files(const char *ws, const char *proj, struct strvec *out);
+ * of the workspace); a .env* file only when one of named (the task's own
+ * inputs.workspaceFiles, workspace-relative globs) matches it; a .npmrc
+ * only when its every line is blank, a comment or a setting on a list of
+ * harmless ones (no `//host/:` line, no key, token, password, user or
+ * certificate); none for the root project, which reads its own. Tools walk
+ * up to them (Vite, Next, tsc's extends, ESLint's .gitignore, corepack's
+ * packageManager); what a task reads of them is judged against its key
+ * like any workspace file. One decision for bwrap's plan and the Seatbelt
+ * profile. */
+void sandbox_root_files(const char *ws, const char *proj, const char *const *named, size_t n_named,
+			struct strvec *out);
 
 /* Whether the linked package at real (canonical) is one of in's keyed
  * projects: a cached task shows only those (the bwrap plan and the

@@ -493,7 +493,7 @@ static void baselines(struct builder *b)
 		free(nm);
 	}
 	struct strvec root = STRVEC_INIT;
-	sandbox_root_files(b->ws, b->proj, &root);
+	sandbox_root_files(b->ws, b->proj, b->in->input_ws_files, b->in->n_input_ws_files, &root);
 	for (size_t i = 0; i < root.n; i++) {
 		path_rule(b, F_LITERAL, OP_READ, root.v[i], xstrdup("a workspace root file"));
 		meta_above(b, root.v[i]);

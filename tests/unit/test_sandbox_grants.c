@@ -391,8 +391,9 @@ static void test_generalised(void)
 }
 
 /* Issue 40 item 5: the root's own files every task of the workspace reads:
- * the list, regular files only, a .npmrc that writes out a token hidden,
- * none for the root project. */
+ * the list, regular files only, a .env* only when the task's key names
+ * it, a .npmrc only of harmless settings (issue 53 item 6), none for the
+ * root project. */
 static void test_root_files(void)
 {
 	CHECK(sandbox_root_file("package.json") && sandbox_root_file("pnpm-lock.yaml") &&
@@ -405,6 +406,7 @@ static void test_root_files(void)
 	      !sandbox_root_file(".yarnrc.yml") && !sandbox_root_file(".git"));
 	mk("rf/package.json", false);
 	mk("rf/.env", false);
+	mk("rf/.env.keys", false);
 	mk("rf/notes.txt", false);
 	mk("rf/tsconfig.json", true); /* a directory of that name */
 	mk("rf/app", true);
@@ -412,28 +414,56 @@ static void test_root_files(void)
 	if (symlink("../home/.ssh/id_rsa", link))
 		die_errno("symlink");
 	struct strvec out = STRVEC_INIT;
-	sandbox_root_files(ws, app, &out);
+	sandbox_root_files(ws, app, NULL, 0, &out); /* no .env named */
+	CHECK_INT(out.n, 1);
+	CHECK(out.n == 1 && !strcmp(path_basename(out.v[0]), "package.json"));
+	strvec_clear(&out);
+	const char *named[] = {".env", "tsconfig.json"};
+	sandbox_root_files(ws, app, named, 2, &out); /* .env.keys is not named */
 	CHECK_INT(out.n, 2);
 	CHECK(out.n == 2 && !strcmp(path_basename(out.v[0]), ".env") &&
 	      !strcmp(path_basename(out.v[1]), "package.json"));
 	strvec_clear(&out);
+	const char *glob[] = {".env*"};
+	sandbox_root_files(ws, app, glob, 1, &out); /* .env.local is a link: never */
+	CHECK_INT(out.n, 3);
+	CHECK(out.n == 3 && !strcmp(path_basename(out.v[1]), ".env.keys"));
+	strvec_clear(&out);
 	const char *npmrc[][2] = {
 	    {"registry=https://r.example/\n", "shown"},
-	    {"//r.example/:_authToken=${NPM_TOKEN}\n", "shown"},
+	    {"# team\n\n; pnpm\n  auto-install-peers = true\r\n@acme:registry=https://a.example/\n"
+	     "public-hoist-pattern[]=*eslint*\nsave-exact=true",
+	     "shown"},
+	    {"", "shown"},
+	    {"//r.example/:_authToken=${NPM_TOKEN}\n", "hidden"},
 	    {"//r.example/:_authToken = npm_abc\n", "hidden"},
 	    {"registry=x\n_auth=dXNlcjpwYXNz\n", "hidden"},
 	    {"//r.example/:_password=cGFzcw==\n", "hidden"},
+	    {"registry=https://r.example/\nkey=-----BEGIN PRIVATE KEY-----\n", "hidden"},
+	    {"cert=x\n", "hidden"},
+	    {"keyfile=/k\n", "hidden"},
+	    {"cafile=/k\n", "hidden"},
+	    {"email=a@b.example\n", "hidden"},
+	    {"username=me\n", "hidden"},
+	    {"always-auth=true\n", "hidden"},
+	    {"registry=https://me:tok@r.example/\n", "hidden"},
+	    {"@acme/x:registry=https://a.example/\n", "hidden"},
+	    {"[section]\nregistry=x\n", "hidden"},
+	    {"registry\n", "hidden"},
+	    {"script-shell=/bin/evil\n", "hidden"},
 	};
 	for (size_t i = 0; i < sizeof npmrc / sizeof *npmrc; i++) {
 		fixture_write(ws, ".npmrc", npmrc[i][0]);
-		sandbox_root_files(ws, app, &out);
+		sandbox_root_files(ws, app, NULL, 0, &out);
 		bool shown = false;
 		for (size_t k = 0; k < out.n; k++)
 			shown |= !strcmp(path_basename(out.v[k]), ".npmrc");
+		if (shown != !strcmp(npmrc[i][1], "shown"))
+			fprintf(stderr, "npmrc %zu: %s\n", i, npmrc[i][0]);
 		CHECK(shown == !strcmp(npmrc[i][1], "shown"));
 		strvec_clear(&out);
 	}
-	sandbox_root_files(ws, ws, &out); /* the root project reads its own */
+	sandbox_root_files(ws, ws, named, 2, &out); /* the root project reads its own */
 	CHECK_INT(out.n, 0);
 	free(ws);
 	free(app);
