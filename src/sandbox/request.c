@@ -608,8 +608,8 @@ static int refuse(struct strbuf *err, const char *fmt, ...)
  * entry: a nested project is refused (its files are other tasks'); .git,
  * the cache or a credential store is masked inside it, read-only, when it
  * is there, and one that is not there is no wall to keep (`write: ["./"]`
- * was refused for a .git that did not exist). The cache is vx's own: made
- * now, so the task cannot make it and plant entries. The same for a bind
+ * was refused for a .git that did not exist). The cache and .vx are vx's
+ * own: made now, so the task cannot make them and plant entries. The same for a bind
  * and a staged grant (issue 36: staged, a cache dir lost its mask and a
  * nested project was rewritten). Returns 0, or -1 with the reason in err. */
 static int plan_walls(struct builder *b, const char *entry, const char *dir)
@@ -626,7 +626,7 @@ static int plan_walls(struct builder *b, const char *entry, const char *dir)
 			    "write grant '%s' would bind %s read-write, which holds %s (%s); "
 			    "grant a directory below it",
 			    entry, dir, in->path, walls_kind_name(in->kind));
-		if (!there && in->kind == WALL_CACHE)
+		if (!there && (in->kind == WALL_CACHE || in->kind == WALL_STATE))
 			strvec_push(&b->req->mkdirs, in->path);
 		else if (!there)
 			continue;

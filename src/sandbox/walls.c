@@ -115,11 +115,17 @@ void walls_collect(const struct walls_input *in, wall_vec *out)
 			add(out, xstrdup(in->nested_dirs[i]), WALL_NESTED);
 	add(out, path_join(in->workspace_root, ".git"), WALL_GIT);
 	add(out, path_join(in->project_dir, ".git"), WALL_GIT);
-	add(out, path_join(in->workspace_root, ".vx/cache"), WALL_CACHE);
-	/* other tasks' staged write grants (request.h) */
-	add(out, path_join(in->workspace_root, ".vx/stage"), WALL_CACHE);
-	if (in->cache_dir)
-		add(out, grants_canonical(in->cache_dir), WALL_CACHE);
+	/* All of .vx is vx's, not only the cache and the stage (other tasks'
+	 * staged write grants): a root project's task with write: ["./"]
+	 * rewrote .vx/probe, the verdict vx trusts to skip its sandbox probe,
+	 * and .vx/runs/ (issue 53 item 10); the config guards live there too. */
+	char *dotvx = path_join(in->workspace_root, ".vx");
+	char *cache = in->cache_dir ? grants_canonical(in->cache_dir) : NULL;
+	if (cache && !path_is_within(dotvx, cache))
+		add(out, cache, WALL_CACHE);
+	else
+		free(cache);
+	add(out, dotvx, WALL_STATE);
 	if (in->run_base)
 		add(out, grants_canonical(in->run_base), WALL_RUN);
 	add_gitfile(in->workspace_root, out);
@@ -172,6 +178,8 @@ const char *walls_kind_name(enum wall_kind k)
 		return "a credential store";
 	case WALL_RUN:
 		return "vx's run directory";
+	case WALL_STATE:
+		return "vx's own state";
 	}
 	return "a wall";
 }

@@ -15,6 +15,8 @@ enum wall_kind {
 	WALL_CACHE,	 /* the cache dir: a task must not forge or read other tasks' entries */
 	WALL_CREDENTIAL, /* a credential store under home: never granted at all */
 	WALL_RUN,	 /* vx's run dirs: other tasks' proxy sockets and trace logs */
+	WALL_STATE,	 /* the workspace's .vx: the probe's verdict, run summaries, the
+			  * stage, the default cache, the config guards */
 };
 
 struct wall {
@@ -33,10 +35,10 @@ struct walls_input {
 };
 
 /* Appends the walls for this task: every nested project but the task's own
- * (and those holding it), workspace/.git and project/.git, .vx/cache and the
- * cache dir, vx's run base, the git dir and common dir read from a .git
- * file when they lie outside the workspace, and each credential store
- * under home (existing or not). Never fails; an unreadable .git file adds nothing. */
+ * (and those holding it), workspace/.git and project/.git, the workspace's
+ * .vx and the cache dir (unless it lies in .vx), vx's run base, the git dir and common dir read
+ * from a .git file when they lie outside the workspace, and each credential store under home
+ * (existing or not). Never fails; an unreadable .git file adds nothing. */
 void walls_collect(const struct walls_input *in, wall_vec *out);
 
 /* Returns the first wall that is path or lies below it, or NULL. */

@@ -117,6 +117,15 @@ static void test_walls(void)
 	CHECK(h && h->kind == WALL_CREDENTIAL);
 	h = walls_holding(&w, git);
 	CHECK(h && h->kind == WALL_GIT);
+	/* all of .vx (issue 53 item 10: .vx/probe and .vx/runs were written) */
+	const char *state[] = {"real/ws/.vx", "real/ws/.vx/probe", "real/ws/.vx/runs/a.json",
+			       "real/ws/.vx/cache/ab/cd.json", "real/ws/.vx/stage/x"};
+	for (size_t k = 0; k < sizeof state / sizeof *state; k++) {
+		char *s = at(state[k]);
+		h = walls_holding(&w, s);
+		CHECK(h && h->kind == WALL_STATE);
+		free(s);
+	}
 	CHECK(walls_holding(&w, proj) == NULL); /* the task's own project is no wall */
 	h = walls_inside(&w, ws);
 	CHECK(h != NULL);

@@ -443,4 +443,43 @@ test_expect_success 'a task cannot start a process the tracer does not see' '
 	test_grep ! "child read" "$OUT"
 '
 
+# Issue 53 item 10: a root project's task with write: ["./"] wrote
+# .vx/probe (the sandbox probe vx trusts) and .vx/runs/*.json: only
+# .vx/cache and .vx/stage were walls. (vx writes its cache and stage itself:
+# of the cache, nothing may be gone.)
+test_expect_success 'all of .vx is a wall: a root project'"'"'s task with write ./ changes nothing in it' '
+	write_file vx.yaml <<-EOF &&
+	workspace:
+	  projects: ["*"]
+	tasks:
+	  "//#hostile":
+	    command: "echo x > .vx/probe; mkdir -p .vx/runs; echo x > .vx/runs/evil.json; echo x > .vx/anything; rm -rf .vx/cache; echo x > made.txt; echo end"
+	    cache: false
+	    sandbox: {allow: {write: ["./"]}}
+	  "//#build":
+	    command: "echo built > out.txt"
+	    outputs: ["out.txt"]
+	    sandbox: {allow: {write: ["out.txt"]}}
+	EOF
+	run_vx 0 run //#build --summarize &&
+	ls .vx/runs/*.json &&
+	snap() { find .vx \( -path .vx/stage -o -path .vx/cache \) -prune -o -print | sort | while read -r f; do
+		if [ -f "$f" ]; then echo "$f $(cksum <"$f")"; else echo "$f"; fi; done; } &&
+	snap >before &&
+	(cd .vx/cache && find . -type f | sort) >cache.before &&
+	run_vx 1 run //#hostile &&
+	test_grep "//#hostile: end" "$OUT" &&
+	test "$(grep -c "Read-only file system\|nonexistent" "$OUT")" = 4 &&
+	test_grep "violation: write .vx/probe" "$ERR" &&
+	test_grep "violation: write .vx/anything" "$ERR" &&
+	snap >after &&
+	test_cmp before after &&
+	test_path_is_missing .vx/anything &&
+	test_path_is_missing .vx/runs/evil.json &&
+	test "$(cat made.txt)" = x &&
+	(cd .vx/cache && find . -type f | sort) >cache.after &&
+	test -s cache.before &&
+	test -z "$(comm -23 cache.before cache.after)"
+'
+
 test_done
