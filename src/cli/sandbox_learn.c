@@ -11,17 +11,22 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/learn_reach.h"
+#include "config/config.h"
 #include "config/workspace.h"
 #include "plan/graph.h"
 #include "run/runopts.h"
 #include "run/runplan.h"
+#include "keys/externals.h"
 #include "sandbox/grants.h"
+#include "sandbox/netrule.h"
 #include "util/die.h"
 #include "util/glob.h"
 #include "util/io.h"
@@ -56,12 +61,31 @@ struct learned_file {
 	struct strbuf before, now;
 };
 
+/* A line learn did not write because it would widen what a task reaches
+ * (learn_reach.h), or because it does not load back as what was refused:
+ * printed for a person at the end. */
+struct asked {
+	char *id, *config,
+	    *field; /* "app#build", "app/vx.yaml", "tasks.build.sandbox.allow.read" */
+	char *entry, *why;
+	bool offer; /* false: a place no grant should open, named only */
+};
+
+/* A file that decides what vx runs, as it was when a round began. */
+struct config_seen {
+	char *path; /* absolute */
+	bool exists;
+	struct strbuf bytes;
+};
+
 struct learn {
 	struct workspace *ws;
 	const struct graph *g; /* the selected graph: each task's outputs */
 	VEC(struct learned_file) files;
 	struct strvec fresh; /* write grants learned here that were not there (absolute) */
 	size_t added;	     /* entries added this round */
+	VEC(struct asked) asked;
+	VEC(struct config_seen) configs; /* taken before each round's run */
 };
 
 static struct learned_file *file_of(struct learn *l, const char *rel)
@@ -154,58 +178,315 @@ static const char *json_say(const cJSON *o, const char *name)
 	return s ? s : "?";
 }
 
-/* The grant list at fix.group.name, generalised and without what reaches
- * into a project the task does not depend on (said, not learned). */
-static void take_list(struct learn *l, const cJSON *fix, const char *group, const char *name,
-		      const char *id, const char *project, struct strvec *out, bool *refused)
+/* Keeps a line for a person (once); offer false for what is named only,
+ * never offered as a line to add. */
+static void ask_or_name(struct learn *l, const char *id, const char *config, const char *field,
+			const char *entry, const char *why, bool offer)
+{
+	for (size_t i = 0; i < l->asked.n; i++) {
+		const struct asked *a = &l->asked.v[i];
+		if (!strcmp(a->id, id) && !strcmp(a->field, field) && !strcmp(a->entry, entry))
+			return;
+	}
+	struct asked a = {xstrdup(id),	  xstrdup(config), xstrdup(field),
+			  xstrdup(entry), xstrdup(why),	   offer};
+	vec_push(&l->asked, a);
+}
+
+static void ask(struct learn *l, const char *id, const char *config, const char *field,
+		const char *entry, const char *why)
+{
+	ask_or_name(l, id, config, field, entry, why, true);
+}
+
+/* A network entry the proxy refused ("host", "host:port", "[v6]:port"):
+ * NULL when it is a public name or address, else why no grant is offered
+ * for it: an unspecified, loopback, private or link-local address, the
+ * metadata service, or a name that resolves to one (issue 53 item 4). */
+static const char *net_special(const char *entry)
+{
+	char host[300];
+	const char *h = entry;
+	size_t n = strlen(entry);
+	if (entry[0] == '[') {
+		const char *close = strchr(entry, ']');
+		n = close ? (size_t)(close - entry - 1) : 0;
+		h = entry + 1;
+	} else if (strchr(entry, ':') == strrchr(entry, ':') && strchr(entry, ':')) {
+		n = (size_t)(strchr(entry, ':') - entry);
+	}
+	if (!n || n >= sizeof host)
+		return "not a host vx can judge";
+	memcpy(host, h, n);
+	host[n] = 0;
+	if (!strcmp(host, "localhost") || glob_match("*.localhost", host))
+		return "this machine: a loopback port is relayed by allow.network "
+		       "localhost:PORT, a person's call";
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;
+	if (getaddrinfo(host, NULL, &hints, &ai))
+		return NULL; /* does not resolve here: the name is what is asked for */
+	const char *why = NULL;
+	for (struct addrinfo *a = ai; a && !why; a = a->ai_next) {
+		enum net_class c = net_addr_class(a->ai_addr);
+		if (c == NET_METADATA)
+			why = "a cloud's metadata service (its credentials)";
+		else if (c == NET_PRIVATE)
+			why = "an unspecified, loopback, private or link-local address (or a "
+			      "name that resolves to one)";
+	}
+	freeaddrinfo(ai);
+	return why;
+}
+
+/* The task of the report's id in the selected graph, or NULL. */
+static const struct task_node *node_of(const struct learn *l, const char *id)
+{
+	for (size_t i = 0; i < l->g->nodes.n; i++)
+		if (!strcmp(l->g->nodes.v[i]->id, id))
+			return l->g->nodes.v[i];
+	return NULL;
+}
+
+/* One task's round, as learn_reach and the load-back check need it. */
+struct learn_job {
+	const char *id, *config, *task;
+	const struct task_node *t;
+	const struct project *p;
+	const cJSON *fix;
+	struct strvec refused; /* the violations' paths, absolute */
+	struct strvec nested, dep_outputs, keyed;
+	struct learn_scope scope;
+};
+
+/* entry under dir, expanded as the loader expands it; NULL when it does not
+ * load (an unset variable: what learn writes must load). */
+static char *loaded_under(const char *dir, const char *entry)
+{
+	char *expanded;
+	struct strbuf why = STRBUF_INIT;
+	int rc = config_expand(entry, &expanded, &why);
+	strbuf_release(&why);
+	if (rc)
+		return NULL;
+	char *abs = expanded[0] == '/' ? path_normalize(expanded) : path_join(dir, expanded);
+	char *norm = path_normalize(abs);
+	free(abs);
+	free(expanded);
+	return norm;
+}
+
+static void push_loaded(struct strvec *out, const char *dir, const lstr_vec *v)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (v->v[i].s[0] != '!')
+			strvec_push_nodup(out, path_join(dir, v->v[i].s));
+}
+
+static void push_fix_loaded(struct strvec *out, const char *dir, const cJSON *fix, const char *name)
+{
+	const cJSON *x;
+	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(
+				  cJSON_GetObjectItemCaseSensitive(fix, "inputs"), name))
+	{
+		char *abs = cJSON_IsString(x) && x->valuestring[0] != '!'
+				? loaded_under(dir, x->valuestring)
+				: NULL;
+		if (abs)
+			strvec_push(out, abs);
+		free(abs);
+	}
+}
+
+/* Fills job for report task o; false when the report names no task of the
+ * graph or no fix. */
+static bool job_begin(struct learn *l, const cJSON *o, struct learn_job *j)
+{
+	memset(j, 0, sizeof *j);
+	j->id = json_str(o, "id");
+	j->task = json_str(o, "task");
+	j->config = json_str(o, "config");
+	j->fix = cJSON_GetObjectItemCaseSensitive(o, "fix");
+	j->t = j->id ? node_of(l, j->id) : NULL;
+	if (!j->t || !j->task || !j->config || !cJSON_IsObject(j->fix))
+		return false;
+	const struct workspace *ws = l->ws;
+	j->p = ws->projects.v[j->t->project];
+	const cJSON *x;
+	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(o, "violations"))
+	{
+		const char *path = json_str(x, "path");
+		if (path)
+			strvec_push_nodup(&j->refused, path[0] == '/' ? path_normalize(path)
+								      : path_join(ws->root, path));
+	}
+	for (size_t k = 0; k < ws->projects.n; k++) {
+		const char *d = ws->projects.v[k]->dir;
+		if (strcmp(d, j->p->dir) && path_is_within(j->p->dir, d))
+			strvec_push(&j->nested, d);
+	}
+	/* the outputs of every task it depends on, directly or not */
+	bool *seen = xcalloc(l->g->nodes.n + 1, 1);
+	VEC(size_t) todo = {0};
+	vec_push(&todo, j->t->index);
+	while (todo.n) {
+		const struct task_node *n = l->g->nodes.v[todo.v[--todo.n]];
+		for (size_t e = 0; e < n->deps.n; e++) {
+			size_t to = n->deps.v[e].to;
+			if (seen[to])
+				continue;
+			seen[to] = true;
+			vec_push(&todo, to);
+			const struct task_node *d = l->g->nodes.v[to];
+			push_loaded(&j->dep_outputs, ws->projects.v[d->project]->dir,
+				    &d->cfg->outputs);
+		}
+	}
+	vec_free(&todo);
+	free(seen);
+	push_loaded(&j->keyed, j->p->dir, &j->t->cfg->input_files);
+	push_loaded(&j->keyed, ws->root, &j->t->cfg->input_ws_files);
+	push_loaded(&j->keyed, ws->root, &ws->cfg->ws_input_files);
+	push_fix_loaded(&j->keyed, j->p->dir, j->fix, "files");
+	push_fix_loaded(&j->keyed, ws->root, j->fix, "workspaceFiles");
+	const char *home = getenv("HOME");
+	j->scope = (struct learn_scope){
+	    .workspace_root = ws->root,
+	    .project_dir = j->p->dir,
+	    .home = home,
+	    .nested = (const char *const *)j->nested.v,
+	    .n_nested = j->nested.n,
+	    .dep_outputs = (const char *const *)j->dep_outputs.v,
+	    .n_dep_outputs = j->dep_outputs.n,
+	    .keyed = (const char *const *)j->keyed.v,
+	    .n_keyed = j->keyed.n,
+	};
+	return true;
+}
+
+static void job_end(struct learn_job *j)
+{
+	strvec_clear(&j->refused);
+	strvec_clear(&j->nested);
+	strvec_clear(&j->dep_outputs);
+	strvec_clear(&j->keyed);
+}
+
+/* Does abs (a loaded entry: a path or a pattern with its escapes) name a
+ * path the task was refused: hold it, match it, or lie below it (a refused
+ * mkdir of node_modules whose fix is the deeper node_modules/.vite/vitest/
+ * the tool went on to make)? */
+static bool names_refused(const struct learn_job *j, const char *abs)
+{
+	bool literal = !glob_has_magic(abs);
+	char *plain = literal ? glob_unescape(abs, strlen(abs)) : NULL;
+	bool hit = false;
+	for (size_t i = 0; i < j->refused.n && !hit; i++)
+		hit = literal ? path_is_within(plain, j->refused.v[i]) ||
+				    path_is_within(j->refused.v[i], plain)
+			      : glob_match(abs, j->refused.v[i]);
+	free(plain);
+	return hit;
+}
+
+/* entry of field f as the config will load it: absolute, escapes kept;
+ * NULL when it does not load (an unset variable, "~user"). */
+static char *load_entry(const struct learn_job *j, const struct workspace *ws, enum learn_field f,
+			const char *entry)
+{
+	char *expanded;
+	struct strbuf why = STRBUF_INIT;
+	if (config_expand(entry, &expanded, &why)) {
+		strbuf_release(&why);
+		return NULL;
+	}
+	char *abs = NULL;
+	if (f == LEARN_READ || f == LEARN_WRITE) {
+		const char *home = getenv("HOME");
+		abs = grants_absolute(expanded, entry, j->p->dir, home, &why);
+	} else if (f == LEARN_TOOLCHAIN) {
+		abs = expanded[0] == '/' ? xstrdup(expanded) : NULL;
+	} else {
+		abs = path_join(f == LEARN_FILES ? j->p->dir : ws->root, expanded);
+	}
+	strbuf_release(&why);
+	free(expanded);
+	char *norm = abs ? path_normalize(abs) : NULL;
+	free(abs);
+	return norm;
+}
+
+/* Is entry in the task's own list of field f already (inputs.files is
+ * given whole: what every layer gave it, and the new)? */
+static bool listed(const struct learn_job *j, enum learn_field f, const char *entry)
+{
+	const lstr_vec *v = f == LEARN_FILES	   ? &j->t->cfg->input_files
+			    : f == LEARN_WS_FILES  ? &j->t->cfg->input_ws_files
+			    : f == LEARN_TOOLCHAIN ? &j->t->cfg->toolchain
+						   : NULL;
+	for (size_t i = 0; v && i < v->n; i++)
+		if (!strcmp(v->v[i].s, entry))
+			return true;
+	return false;
+}
+
+/* The list at fix.group.name, each entry generalised, loaded back and
+ * judged against the line (learn_reach.h): what learn may write goes to
+ * out, the rest to the person (l->asked). */
+static void take_list(struct learn *l, struct learn_job *j, const char *group, const char *name,
+		      enum learn_field f, const char *field, struct strvec *out)
 {
 	const cJSON *list =
-	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(fix, group), name);
+	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j->fix, group), name);
 	const cJSON *x;
-	long p = -1;
-	if (project) {
-		char *dir = path_join(l->ws->root, project);
-		p = workspace_project_of(l->ws, dir);
-		free(dir);
-	}
 	cJSON_ArrayForEach(x, list)
 	{
 		if (!cJSON_IsString(x))
 			continue;
-		bool grant = !strcmp(group, "allow") && strcmp(name, "network");
-		bool ws_file = !strcmp(name, "workspaceFiles"); /* workspace-relative */
-		const char *entry = x->valuestring;
-		if ((grant || ws_file) && p >= 0 && entry[0] != '/' && entry[0] != '~') {
-			char *joined = ws_file ? xasprintf("%s/%s", l->ws->root, entry)
-					       : xasprintf("%s/%s/%s", l->ws->root, project, entry);
-			char *abs = path_normalize(joined);
-			const char *other = foreign_project(l->ws, (size_t)p, abs);
-			free(joined);
-			free(abs);
-			if (other) {
-				fprintf(
-				    stderr,
-				    "vx: %s: not learned: %s.%s \"%s\" reaches into project %s, "
-				    "which it does not depend on: add the dependency (dependsOn, "
-				    "or package.json), not a grant\n",
-				    id, group, name, entry, other);
-				*refused = true;
-				continue;
+		bool grant = f == LEARN_READ || f == LEARN_WRITE;
+		char *g = grant ? grants_generalised(x->valuestring) : xstrdup(x->valuestring);
+		if (f == LEARN_NETWORK) {
+			const char *special = net_special(g);
+			ask_or_name(l, j->id, j->config, field, g,
+				    special ? special : learn_reach_asks(&j->scope, f, g),
+				    !special);
+			free(g);
+			continue;
+		}
+		if (listed(j, f, g)) { /* the whole list given again */
+			if (strvec_find(out, g) < 0)
+				strvec_push(out, g);
+			free(g);
+			continue;
+		}
+		char *abs = load_entry(j, l->ws, f, g);
+		const char *why = NULL;
+		const char *other = NULL;
+		if (!abs || !names_refused(j, abs))
+			why = "it does not load back as the path the task was refused";
+		else if (f != LEARN_WRITE && f != LEARN_TOOLCHAIN &&
+			 (other = foreign_project(l->ws, j->t->project, abs)))
+			why = "";
+		else
+			why = learn_reach_asks(&j->scope, f, abs);
+		if (other) {
+			char *say = xasprintf("it reaches into project %s, which it does not "
+					      "depend on: add the dependency (dependsOn, or "
+					      "package.json), not a grant",
+					      other);
+			ask(l, j->id, j->config, field, g, say);
+			free(say);
+		} else if (why) {
+			ask(l, j->id, j->config, field, g, why);
+		} else {
+			if (f == LEARN_WRITE && !glob_has_magic(abs)) {
+				struct stat st;
+				if (lstat(abs, &st) && strvec_find(&l->fresh, abs) < 0)
+					strvec_push(&l->fresh, abs);
 			}
+			if (strvec_find(out, g) < 0)
+				strvec_push(out, g);
 		}
-		if (grant && !strcmp(name, "write") && p >= 0 && entry[0] != '/' &&
-		    entry[0] != '~' && !strpbrk(entry, "*?[{")) {
-			char *joined = xasprintf("%s/%s/%s", l->ws->root, project, entry);
-			char *abs = path_normalize(joined);
-			struct stat st;
-			if (lstat(abs, &st) && strvec_find(&l->fresh, abs) < 0)
-				strvec_push(&l->fresh, abs);
-			free(joined);
-			free(abs);
-		}
-		char *g = grant ? grants_generalised(entry) : xstrdup(entry);
-		if (strvec_find(out, g) < 0)
-			strvec_push(out, g);
+		free(abs);
 		free(g);
 	}
 }
@@ -348,45 +629,48 @@ static int remove_leftovers(struct learn *l, const char *id, const char *project
 	return rc;
 }
 
-/* Writes one task's fix. Returns 0, or -1 after an error line. */
+/* Writes one task's fix, what the line lets learn write (learn_reach.h);
+ * the rest is kept for a person. Returns 0, or -1 after an error line. */
 static int learn_task(struct learn *l, const cJSON *t, bool *refused)
 {
-	const char *id = json_str(t, "id"), *task = json_str(t, "task"),
-		   *config = json_str(t, "config"), *project = json_str(t, "project");
-	const cJSON *fix = cJSON_GetObjectItemCaseSensitive(t, "fix");
-	if (!id || !task || !config || !cJSON_IsObject(fix))
+	struct learn_job j;
+	if (!job_begin(l, t, &j)) {
+		job_end(&j);
 		return 0;
+	}
 	static const struct {
 		const char *group, *name, *path[3];
+		enum learn_field f;
 	} fields[] = {
-	    {"allow", "read", {"sandbox", "allow", "read"}},
-	    {"allow", "write", {"sandbox", "allow", "write"}},
-	    {"allow", "network", {"sandbox", "allow", "network"}},
-	    {"inputs", "files", {"inputs", "files", NULL}},
-	    {"inputs", "workspaceFiles", {"inputs", "workspaceFiles", NULL}},
-	    {"inputs", "toolchain", {"inputs", "toolchain", NULL}},
+	    {"allow", "read", {"sandbox", "allow", "read"}, LEARN_READ},
+	    {"allow", "write", {"sandbox", "allow", "write"}, LEARN_WRITE},
+	    {"allow", "network", {"sandbox", "allow", "network"}, LEARN_NETWORK},
+	    {"inputs", "files", {"inputs", "files", NULL}, LEARN_FILES},
+	    {"inputs", "workspaceFiles", {"inputs", "workspaceFiles", NULL}, LEARN_WS_FILES},
+	    {"inputs", "toolchain", {"inputs", "toolchain", NULL}, LEARN_TOOLCHAIN},
 	};
 	/* sandbox.ignore.read is a person vouching that a tool's cache never
 	 * changes what the task makes (docs/violations.md): learn does not
 	 * vouch. What an earlier round left in a write grant is removed
 	 * instead, so the next round starts as a clean checkout would. */
-	if (remove_leftovers(l, id, project, fix, refused))
-		return -1;
-	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+	int rc = remove_leftovers(l, j.id, json_str(t, "project"), j.fix, refused);
+	for (size_t i = 0; !rc && i < sizeof fields / sizeof *fields; i++) {
 		struct strvec values = STRVEC_INIT;
-		take_list(l, fix, fields[i].group, fields[i].name, id, project, &values, refused);
-		const char *path[5] = {"tasks", task};
+		const char *path[5] = {"tasks", j.task};
 		size_t np = 2;
 		for (size_t k = 0; k < 3 && fields[i].path[k]; k++)
 			path[np++] = fields[i].path[k];
-		int rc = values.n
-			     ? add(l, config, path, np, (const char *const *)values.v, values.n)
-			     : 0;
+		char *field = xasprintf("tasks.%s.%s.%s%s%s", j.task, fields[i].path[0],
+					fields[i].path[1], fields[i].path[2] ? "." : "",
+					fields[i].path[2] ? fields[i].path[2] : "");
+		take_list(l, &j, fields[i].group, fields[i].name, fields[i].f, field, &values);
+		free(field);
+		rc = values.n ? add(l, j.config, path, np, (const char *const *)values.v, values.n)
+			      : 0;
 		strvec_clear(&values);
-		if (rc)
-			return -1;
 	}
-	return 0;
+	job_end(&j);
+	return rc;
 }
 
 /* Where a task with no sandbox: gets one: the file that defines it when
@@ -493,13 +777,98 @@ static void print_left(const cJSON *tasks)
 	}
 }
 
+/* The files that decide what vx runs (as sandbox_job.c's config_files
+ * lists them), as they are now: taken before each round's run. */
+static void configs_take(struct learn *l)
+{
+	static const char *const names[] = {"vx.yaml", "package.json", "turbo.json", "turbo.jsonc",
+					    NULL};
+	for (size_t i = 0; i < l->configs.n; i++) {
+		free(l->configs.v[i].path);
+		strbuf_release(&l->configs.v[i].bytes);
+	}
+	l->configs.n = 0;
+	struct strvec paths = STRVEC_INIT;
+	for (size_t k = 0; k <= l->ws->projects.n; k++) {
+		const char *dir = k < l->ws->projects.n ? l->ws->projects.v[k]->dir : l->ws->root;
+		for (const char *const *n = names; *n; n++)
+			strvec_push_nodup(&paths, path_join(dir, *n));
+	}
+	strvec_push_nodup(&paths, path_join(l->ws->root, "pnpm-workspace.yaml"));
+	for (size_t i = 0; externals_lockfile_name(i); i++)
+		strvec_push_nodup(&paths, path_join(l->ws->root, externals_lockfile_name(i)));
+	strvec_sort_unique(&paths);
+	for (size_t i = 0; i < paths.n; i++) {
+		struct config_seen c = {.path = xstrdup(paths.v[i])};
+		strbuf_init(&c.bytes);
+		c.exists = !strbuf_read_file(&c.bytes, c.path);
+		vec_push(&l->configs, c);
+	}
+	strvec_clear(&paths);
+}
+
+/* The first file that decides what vx runs and changed on disk since
+ * configs_take (made, removed, rewritten), or NULL. learn's own edits are
+ * written before the snapshot, so any change is someone else's: a task
+ * that rewrote its vx.yaml without its sandbox: block (issue 53 item 2). */
+static const char *configs_changed(const struct learn *l)
+{
+	for (size_t i = 0; i < l->configs.n; i++) {
+		const struct config_seen *c = &l->configs.v[i];
+		struct strbuf now = STRBUF_INIT;
+		bool exists = !strbuf_read_file(&now, c->path);
+		bool same = exists == c->exists && now.len == c->bytes.len &&
+			    !memcmp(now.buf, c->bytes.buf, now.len);
+		strbuf_release(&now);
+		if (!same)
+			return c->path;
+	}
+	return NULL;
+}
+
+/* What learn did not write, for a person: each line as the run's fix
+ * prints it (the exact entry to add, escaped as the config reads it), and
+ * why learn would not. */
+static void print_asked(const struct learn *l)
+{
+	if (!l->asked.n)
+		return;
+	fprintf(stderr, "vx: learn: not written, for a person to decide (each would widen "
+			"what the task reaches, or did not load back as what it was refused):\n");
+	for (size_t i = 0; i < l->asked.n; i++) {
+		const struct asked *a = &l->asked.v[i];
+		struct strbuf q = STRBUF_INIT;
+		strbuf_add_json_string(&q, a->entry);
+		if (a->offer)
+			fprintf(stderr, "vx: %s: needs a person: add to %s %s: [%s] (%s)\n", a->id,
+				a->config, a->field, q.buf, a->why);
+		else
+			fprintf(stderr, "vx: %s: not offered: %s %s: %s is %s\n", a->id, a->config,
+				a->field, q.buf, a->why);
+		strbuf_release(&q);
+	}
+}
+
 /* One round: the run, its report read, its fixes written. Returns 0 when
  * every task passed with no violation, 1 when fixes were written (run
  * again), 2 when nothing more can be learned or the run could not be read. */
 static int round_once(struct learn *l, int round, char *const *run_argv)
 {
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	configs_take(l);
 	int status = spawn_capture(run_argv, NULL, &out, &err);
+	const char *changed = configs_changed(l);
+	if (changed) {
+		char *rel = path_relative(l->ws->root, changed);
+		error("sandbox learn: round %d: %s changed on disk during the round, and not by "
+		      "learn: a task (or a person) wrote a file that decides what vx runs; "
+		      "learning stops: look at it (git diff %s) before you run anything",
+		      round, rel, rel);
+		free(rel);
+		strbuf_release(&out);
+		strbuf_release(&err);
+		return 2;
+	}
 	cJSON *doc = status >= 0 ? cJSON_Parse(out.buf) : NULL;
 	const cJSON *tasks = cJSON_GetObjectItemCaseSensitive(doc, "tasks");
 	int rc = 2;
@@ -540,7 +909,7 @@ static int round_once(struct learn *l, int round, char *const *run_argv)
 		print_left(tasks);
 		error("sandbox learn: what is left needs a person (above: the run's "
 		      "report%s); what was learned is kept",
-		      refused ? ", and what was not learned" : "");
+		      refused || l->asked.n ? ", and what was not learned" : "");
 		goto out;
 	}
 	rc = write_files(l) ? 2 : 1;
@@ -628,6 +997,24 @@ int sandbox_learn_main(int argc, char **argv)
 			rc = 2;
 	}
 	print_diffs(&l);
+	print_asked(&l);
+	/* 3: lines a person must add or refuse; 1: stopped for what no grant
+	 * gives (docs/sandbox.md) */
+	int exit_code = l.asked.n ? 3 : rc ? 1 : 0;
+	for (size_t i = 0; i < l.asked.n; i++) {
+		struct asked *a = &l.asked.v[i];
+		free(a->id);
+		free(a->config);
+		free(a->field);
+		free(a->entry);
+		free(a->why);
+	}
+	vec_free(&l.asked);
+	for (size_t i = 0; i < l.configs.n; i++) {
+		free(l.configs.v[i].path);
+		strbuf_release(&l.configs.v[i].bytes);
+	}
+	vec_free(&l.configs);
 	strvec_clear(&run);
 	for (size_t i = 0; i < l.files.n; i++) {
 		free(l.files.v[i].rel);
@@ -640,5 +1027,5 @@ int sandbox_learn_main(int argc, char **argv)
 	graph_free(&g);
 	workspace_free(l.ws);
 	run_opts_free(&o);
-	return rc ? 1 : 0;
+	return exit_code;
 }

@@ -196,14 +196,8 @@ static int mapping_next(struct parse *p, struct pair_iter *it, const char *what,
 	return 1;
 }
 
-/* Expands ${VAR} from the environment; "$${" is a literal "${". An unset
- * variable is an error naming it. */
-static int expand_env(struct parse *p, yaml_node_t *n, const char *in, char **out)
+int config_expand(const char *in, char **out, struct strbuf *why)
 {
-	if (!strchr(in, '$')) {
-		*out = xstrdup(in);
-		return 0;
-	}
 	struct strbuf sb = STRBUF_INIT;
 	for (const char *s = in; *s;) {
 		if (s[0] == '$' && s[1] == '$' && s[2] == '{') {
@@ -212,33 +206,29 @@ static int expand_env(struct parse *p, yaml_node_t *n, const char *in, char **ou
 		} else if (s[0] == '$' && s[1] == '{') {
 			const char *end = strchr(s + 2, '}');
 			if (!end) {
+				strbuf_addf(why, "unclosed \"${\" in \"%s\" (write \"$${\" for a literal)",
+					    in);
 				strbuf_release(&sb);
-				return perr(
-				    p, n, "unclosed \"${\" in \"%s\" (write \"$${\" for a literal)",
-				    in);
+				return -1;
 			}
 			char *name = xstrndup(s + 2, (size_t)(end - s - 2));
 			bool ok = *name != '\0';
 			for (char *c = name; *c; c++)
 				if (!isalnum((unsigned char)*c) && *c != '_')
 					ok = false;
-			if (!ok) {
-				int rc = perr(p, n, "\"${%s}\" is not a variable name", name);
-				free(name);
-				strbuf_release(&sb);
-				return rc;
-			}
-			const char *v = getenv(name);
-			if (!v) {
-				int rc =
-				    perr(p, n, "environment variable %s is not set (used as ${%s})",
-					 name, name);
-				free(name);
-				strbuf_release(&sb);
-				return rc;
-			}
-			strbuf_addstr(&sb, v);
+			const char *v = ok ? getenv(name) : NULL;
+			if (!ok)
+				strbuf_addf(why, "\"${%s}\" is not a variable name", name);
+			else if (!v)
+				strbuf_addf(why, "environment variable %s is not set (used as ${%s})",
+					    name, name);
+			else
+				strbuf_addstr(&sb, v);
 			free(name);
+			if (!v) {
+				strbuf_release(&sb);
+				return -1;
+			}
 			s = end + 1;
 		} else {
 			strbuf_addch(&sb, *s++);
@@ -246,6 +236,19 @@ static int expand_env(struct parse *p, yaml_node_t *n, const char *in, char **ou
 	}
 	*out = strbuf_detach(&sb, NULL);
 	return 0;
+}
+
+/* config_expand, its error at n. */
+static int expand_env(struct parse *p, yaml_node_t *n, const char *in, char **out)
+{
+	if (!strchr(in, '$')) {
+		*out = xstrdup(in);
+		return 0;
+	}
+	struct strbuf why = STRBUF_INIT;
+	int rc = config_expand(in, out, &why) ? perr(p, n, "%s", why.buf) : 0;
+	strbuf_release(&why);
+	return rc;
 }
 
 enum { RAW = 0, EXPAND = 1 };

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/strbuf.h"
 #include "util/vec.h"
 
 /* Where a value stood: file, 1-based line and column. file is shared, not owned. */
@@ -162,6 +163,11 @@ struct task_cfg *config_task_merge(const struct task_cfg *project, const struct 
 /* Returns the task named name in cfg, or NULL. */
 struct task_cfg *config_find_task(const struct config *cfg, const char *name);
 void task_cfg_free(struct task_cfg *t);
+
+/* Expands ${VAR} in a value from the environment, as the loader does; "$${"
+ * is a literal "${". Returns 0 with *out (caller frees), or -1 with the
+ * reason in why (an unset variable, a bad name, an unclosed "${"). */
+int config_expand(const char *in, char **out, struct strbuf *why);
 
 /* Prints "vx: FILE:LINE:COL: MESSAGE" for l and returns -1. */
 int config_error(const struct loc *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sandbox/config_names.h"
 #include "sandbox/denies.h"
 #include "sandbox/walls.h"
 #include "util/glob.h"
@@ -1270,32 +1271,43 @@ static void key_fix(const struct judge_input *in, struct verdict *out, const cha
  * mount, and `vx watch` would plan from what the task wrote): a violation
  * with a note, and no fix. Returns true when e was
  * one (reported once per path). */
+/* Is path one of the files that decide what vx runs? */
+static bool is_config(const struct judge_input *in, const char *path)
+{
+	for (size_t i = 0; i < in->n_configs; i++)
+		if (!strcmp(in->configs[i], path))
+			return true;
+	return false;
+}
+
+/* The config note for path, once. */
+static void note_config(const struct judge_input *in, struct verdict *out, const char *path)
+{
+	if (has_note(out, "config", path))
+		return;
+	char *shown = judge_display_path(in, path);
+	add_note(out, "config", path,
+		 xasprintf("%s decides what vx runs: a sandboxed task writes it only when a "
+			   "write grant names that very file, and `vx watch` never plans from "
+			   "what a task wrote",
+			   shown));
+	free(shown);
+}
+
 static bool config_write(const struct judge_input *in, struct verdict *out,
 			 const struct access_event *e, struct seen *seen)
 {
 	if (!e->write_intent || e->op == ACCESS_UTIME || e->op == ACCESS_PROBE_WRITE ||
 	    e->op == ACCESS_RENAME_FROM || e->op == ACCESS_LINK_FROM)
 		return false;
-	bool config = false;
-	for (size_t i = 0; i < in->n_configs && !config; i++)
-		config = !strcmp(in->configs[i], e->path);
-	if (!config)
+	if (!is_config(in, e->path))
 		return false;
 	if (!seen_first(seen, xasprintf("w%s", e->path)))
 		return true;
 	struct violation v = {
 	    .op = VIOLATION_WRITE, .path = xstrdup(e->path), .syscall = e->syscall};
 	vec_push(&out->violations, v);
-	if (!has_note(out, "config", e->path)) {
-		char *shown = judge_display_path(in, e->path);
-		add_note(
-		    out, "config", e->path,
-		    xasprintf("%s decides what vx runs: a sandboxed task writes it only when a "
-			      "write grant names that very file, and `vx watch` never plans from "
-			      "what a task wrote",
-			      shown));
-		free(shown);
-	}
+	note_config(in, out, e->path);
 	/* no fix: a grant over what decides what vx runs is a person's call
 	 * (SPEC §4, "a fix never names one"; issue 53 item 2: learn wrote
 	 * `write: ["vx.yaml"]` for a task that appended to its own) */
@@ -1735,6 +1747,11 @@ static enum rule_says rule_refused(struct judging *j, const struct access_event 
 				     shown, walls_kind_name(wall->kind), write ? "write" : "read"));
 			free(shown);
 		}
+		return RULE_SETTLED;
+	}
+	if (write && path_is_within(in->workspace_root, e->path) &&
+	    (is_config(in, e->path) || config_name(path_basename(e->path)))) {
+		note_config(in, out, e->path); /* and no fix: SPEC §4 */
 		return RULE_SETTLED;
 	}
 	const char *meant = e->op == ACCESS_MKDIR && write ? mkdir_meant(j, e, i) : e->path;

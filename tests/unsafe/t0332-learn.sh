@@ -108,8 +108,8 @@ test_expect_success 'a read of a project it does not depend on is not learned: l
 	  build:
 	    command: "cat ../other/notes.txt > out.txt"
 	EOF
-	run_vx 1 sandbox learn app#build &&
-	test_grep "not learned: allow.read \"../other/notes.txt\" reaches into project other, which it does not depend on" "$ERR" &&
+	run_vx 3 sandbox learn app#build &&
+	test_grep "app#build: needs a person: add to app/vx.yaml tasks.build.sandbox.allow.read: \[\"../other/notes.txt\"\] (it reaches into project other, which it does not depend on: add the dependency" "$ERR" &&
 	test_grep "what is left needs a person" "$ERR" &&
 	test_grep "app#build: violation: read other/notes.txt (ENOENT)" "$ERR" &&
 	test_grep ! "read:\|workspaceFiles" app/vx.yaml
