@@ -199,12 +199,17 @@ const char *learn_reach_asks(const struct learn_scope *s, enum learn_field f, co
 	const char *why = NULL;
 	const char *base = path_basename(head);
 	bool secret = literal ? learn_reach_secret_name(base) : false;
-	if (!literal) /* a pattern that could name a secret directly in its head */
-		for (const char *
-			 probe[] = {".env", ".env.local", ".npmrc", "id_rsa", "x.pem", NULL},
-			**p = probe;
-		     *p && !secret; p++)
-			secret = may_name(abs, head, *p);
+	/* A pattern that could name a secret: a read grant's where it points
+	 * (its head); a key's only at the workspace root, where a root .env
+	 * the key names is shown to the task (request.c); a project's own
+	 * inputs.files key files it reads anyway. */
+	const char *probe_at = f == LEARN_READ	     ? head
+			       : f == LEARN_WS_FILES ? s->workspace_root
+						     : NULL;
+	static const char *const probes[] = {".env",   ".env.local", ".npmrc",
+					     "id_rsa", "x.pem",	     NULL};
+	for (const char *const *p = probes; !literal && probe_at && *p && !secret; p++)
+		secret = may_name(abs, probe_at, *p);
 	if (secret && f != LEARN_WRITE)
 		why = "it may hold a secret (.env, .npmrc, a key): a person names it";
 	else if (f == LEARN_READ)
