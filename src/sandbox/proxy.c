@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <ifaddrs.h>
-#include <net/if.h>
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -333,6 +332,15 @@ static void decide(struct conn *c)
 	conn_update(c);
 }
 
+/* Is a 127/8 or ::1? */
+static bool net_loopback(const struct sockaddr *a)
+{
+	if (a->sa_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr) >> 24) == 127;
+	return a->sa_family == AF_INET6 &&
+	       IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)a)->sin6_addr);
+}
+
 /* Is sa an address of one of this machine's own interfaces but loopback?
  * Such an address reaches the host's own services (a dev database bound
  * to 0.0.0.0) as loopback would, and a public or global IPv6 one passed
@@ -348,7 +356,10 @@ static bool host_address(const struct sockaddr *sa)
 	bool mine = false;
 	for (struct ifaddrs *i = ifs; i && !mine; i = i->ifa_next) {
 		const struct sockaddr *a = i->ifa_addr;
-		if (!a || a->sa_family != sa->sa_family || (i->ifa_flags & IFF_LOOPBACK))
+		/* lo too: an address other than 127/8 configured there (tests,
+		 * VPN clients) is the host's own (issue 53 item 9); loopback
+		 * itself stays a private address, judged by the rules */
+		if (!a || a->sa_family != sa->sa_family || net_loopback(a))
 			continue;
 		if (sa->sa_family == AF_INET)
 			mine = ((const struct sockaddr_in *)a)->sin_addr.s_addr ==

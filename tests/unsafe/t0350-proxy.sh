@@ -75,4 +75,37 @@ test_expect_success 'ignore.network silences a refusal in the report, never in t
 	test_grep ! "violation" "$ERR"
 '
 
+# Issue 53 item 9: an address other than 127/8 configured on the loopback
+# interface (tests, VPN clients and some hosts do it) is the host's own: a
+# service bound to 0.0.0.0 answers there. The proxy refuses it however it
+# is named, as it does for the other interfaces' addresses.
+if [ "$(id -u)" = 0 ] && command -v ip >/dev/null; then
+	ip addr add 203.0.113.9/32 dev lo 2>/dev/null
+	ip addr add 10.213.0.1/32 dev lo 2>/dev/null
+	trap 'kill $srv $srv_any 2>/dev/null; ip addr del 203.0.113.9/32 dev lo 2>/dev/null; ip addr del 10.213.0.1/32 dev lo 2>/dev/null' EXIT
+	free_port aport
+	socat TCP-LISTEN:$aport,bind=0.0.0.0,reuseaddr,fork SYSTEM:"cat $TEST_TMP/resp; cat >/dev/null" &
+	srv_any=$!
+	sleep 0.3
+	test_expect_success 'hostile: an address of the host on lo is refused through the proxy (its address named in allow.network)' '
+		test "$(curl -sS -m 3 --noproxy "*" http://203.0.113.9:$aport/)" = served-ok &&
+		ws_root </dev/null &&
+		ws_project app app <<-EOF2 &&
+		  build:
+		    command: "curl -sS -m 5 http://203.0.113.9:$aport/; curl -sS -m 5 http://10.213.0.1:$aport/; exit 0"
+		    cache: false
+		    sandbox:
+		      allow:
+		        network: ["203.0.113.9:$aport", "10.213.0.1:$aport"]
+		EOF2
+		run_vx 1 run app#build &&
+		test_grep ! "served-ok" "$OUT" &&
+		test_grep "violation: network 203.0.113.9:$aport (resolves to 203.0.113.9, an address of this machine" "$ERR" &&
+		test_grep "violation: network 10.213.0.1:$aport (resolves to 10.213.0.1, an address of this machine" "$ERR"
+	'
+else
+	echo "# skipped: an address on lo needs root and ip(8)" >&2
+	[ -z "${VX_REQUIRE_SANDBOX:-}" ] || { echo "VX_REQUIRE_SANDBOX: the lo-address test must run" >&2; exit 1; }
+fi
+
 test_done
