@@ -12,7 +12,7 @@
 
 /* Folded first into every key: a new encoding, or a new meaning of a field,
  * bumps it so no old cache entry can answer a new key. */
-#define VX_KEY_VERSION 1
+#define VX_KEY_VERSION 2
 
 /* Hex digits of a 128-bit hash, plus the NUL. */
 #define KEY_HEX_SIZE 33

@@ -1,6 +1,7 @@
 /* taskenv.c - the environment vx gives a task's command. */
 #include "keys/taskenv.h"
 
+#include <ctype.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,13 +191,58 @@ void task_env_keyed(const struct workspace *ws, const struct task_node *t, struc
 	strvec_clear(&all);
 }
 
-/* envMode strict: the variable of entry ("NAME=VALUE") reaches task t. */
-static bool strict_passes(const struct workspace *ws, const struct task_node *t, const char *entry)
+/* What a sandboxed task gets beyond strict_always: the locale family.
+ * Turborepo passes LANG alone (t0181's oracle sets LC_ALL and turbo drops
+ * it); a tool's messages and sort order follow LC_*, and no locale holds a
+ * secret. The host's proxy variables are not here: every connection out of
+ * a sandbox goes through vx's own proxy, which sets them (network.md), and
+ * a proxy URL can carry a user and password. */
+static const char *const sandbox_always[] = {
+    "LANGUAGE",
+    "LC_*",
+    NULL,
+};
+
+/* Whether s (len bytes) ends in the upper-case suffix. */
+static bool ends_with(const char *s, size_t len, const char *suffix)
 {
-	size_t len = strcspn(entry, "=");
-	for (const char *const *p = strict_always; *p; p++)
-		if (name_matches(*p, entry, len))
-			return true;
+	size_t n = strlen(suffix);
+	return len >= n && !memcmp(s + len - n, suffix, n);
+}
+
+bool task_env_name_secret(const char *name, size_t len)
+{
+	static const char *const parts[] = {"TOKEN",	  "SECRET",	"PASSWORD", "PASSWD",
+					    "PASSPHRASE", "CREDENTIAL", NULL};
+	static const char *const words[] = {"KEYS", "JWT", "AUTH", "AUTHORIZATION", "PASS", NULL};
+	char *up = xstrndup(name, len);
+	for (char *c = up; *c; c++)
+		*c = (char)toupper((unsigned char)*c);
+	bool hit = false;
+	for (const char *const *p = parts; *p && !hit; p++)
+		hit = strstr(up, *p) != NULL;
+	/* the rest as whole words, so VERCEL_GIT_COMMIT_AUTHOR_LOGIN is no
+	 * AUTH and RUNNER_TRACKING_ID no KEY; a word ending in KEY (APIKEY,
+	 * PRIVKEY) and a name ending in PWD (MYSQL_PWD, DBPWD) are, but PWD and
+	 * OLDPWD, the shell's directories, are not */
+	for (char *w = up; *w && !hit; w += strcspn(w, "_"), w += *w == '_') {
+		size_t wl = strcspn(w, "_");
+		for (const char *const *p = words; *p && !hit; p++)
+			hit = strlen(*p) == wl && !memcmp(w, *p, wl);
+		hit = hit || ends_with(w, wl, "KEY");
+	}
+	if (!hit && ends_with(up, len, "PWD"))
+		hit = strcmp(up, "PWD") && strcmp(up, "OLDPWD");
+	free(up);
+	return hit;
+}
+
+/* Whether the variable of entry ("NAME", len bytes of it) is one task t's
+ * config names: its key's (inputs.env, the workspace's, its framework's)
+ * and the pass-through lists'. */
+static bool env_named(const struct workspace *ws, const struct task_node *t, const char *entry,
+		      size_t len)
+{
 	const struct framework *fw = task_framework(ws, t);
 	if (fw && framework_keys(fw, entry, len)) {
 		/* what the framework bakes in is keyed, so it is passed too */
@@ -213,10 +259,48 @@ static bool strict_passes(const struct workspace *ws, const struct task_node *t,
 	       list_passes(&ws->cfg->ws_env_pass, entry, len);
 }
 
+/* envMode strict: the variable of entry ("NAME=VALUE") reaches task t. A
+ * sandboxed task also gets the locale (sandbox_always), and a name that
+ * looks like a credential only when its config names it: the always list's
+ * wildcards are Turborepo's choice, not the user's, and GITHUB_*, RUNNER_*,
+ * VERCEL_*, TURBO_* hold CI's tokens (GITHUB_TOKEN, VERCEL_OIDC_TOKEN). */
+static bool strict_passes(const struct workspace *ws, const struct task_node *t, const char *entry,
+			  bool sandboxed)
+{
+	size_t len = strcspn(entry, "=");
+	if (env_named(ws, t, entry, len))
+		return true;
+	for (const char *const *p = strict_always; *p; p++)
+		if (name_matches(*p, entry, len))
+			return !sandboxed || !strchr(*p, '*') || !task_env_name_secret(entry, len);
+	for (const char *const *p = sandbox_always; sandboxed && *p; p++)
+		if (name_matches(*p, entry, len))
+			return true;
+	return false;
+}
+
+/* Whether vx's variable entry reaches task t, sandboxed or not: a
+ * sandboxed task's environment is strict whatever envMode (issue 53: in
+ * loose mode DATABASE_URL, RAILS_MASTER_KEY, CI_JOB_JWT reached it, and a
+ * cached one that printed an undeclared variable replayed the old value
+ * after it changed). What it gets is what strict mode keys: the key's
+ * names; the rest (always-passed, pass-through) is unkeyed, as it is for
+ * Turborepo. */
+static bool env_passes(const struct workspace *ws, const struct task_node *t, const char *entry,
+		       bool sandboxed)
+{
+	if (env_is_vx_secret(entry))
+		return false;
+	if (!sandboxed && !ws->cfg->env_strict)
+		return true;
+	return strict_passes(ws, t, entry, sandboxed);
+}
+
 void task_env(const struct workspace *ws, const struct task_node *t, struct strvec *env)
 {
+	bool sandboxed = t->cfg->sandbox != NULL;
 	for (char **e = environ; *e; e++)
-		if (!env_is_vx_secret(*e) && (!ws->cfg->env_strict || strict_passes(ws, t, *e)))
+		if (env_passes(ws, t, *e, sandboxed))
 			strvec_push(env, *e);
 	for (size_t i = 0; i < t->cfg->env_define.n; i++) {
 		char *kv =

@@ -76,4 +76,18 @@ test_expect_success 'the caller'"'"'s environment passes through' '
 	test_cmp expect a/out
 '
 
+# Issue 53 item 7 made a sandboxed task's environment strict; an
+# unsandboxed task in loose mode (no turbo.json) keeps the whole of it.
+test_expect_success 'loose mode: an unsandboxed task still gets every variable, secret-looking ones too' '
+	ws_root </dev/null &&
+	ws_project a a <<-EOF &&
+	  build: { command: env, cache: false }
+	EOF
+	DATABASE_URL=postgres://app:pw@db/app RAILS_MASTER_KEY=k CI_JOB_JWT=j GPG_PASSPHRASE=g \
+		MYSQL_PWD=m SLACK_WEBHOOK_URL=https://hooks.example/x GITHUB_TOKEN=t run_vx 0 run build &&
+	for n in DATABASE_URL RAILS_MASTER_KEY CI_JOB_JWT GPG_PASSPHRASE MYSQL_PWD SLACK_WEBHOOK_URL GITHUB_TOKEN; do
+		test_grep "a#build: $n=." "$OUT" || return 1
+	done
+'
+
 test_done
