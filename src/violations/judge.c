@@ -1378,6 +1378,85 @@ void judge_input_from_request(struct judge_input *in, const struct sandbox_reque
 	in->n_walls = req->walls.n;
 }
 
+typedef VEC(struct access_event) access_event_vec;
+
+#define LINK_HOPS 8   /* the kernel's own limit is 40; a chain the task made */
+#define LINK_PATHS 16 /* what one read may reach through links, at most */
+
+/* The link of links (each path's first) that path is, or lies below,
+ * longest first; its length into *len. -1 when none. */
+static long link_prefix(const struct strmap *by_path, const char *path, size_t *len)
+{
+	size_t n = strlen(path), at;
+	for (size_t k = n; k > 1; k--)
+		if ((k == n || path[k] == '/') && strmap_getn(by_path, path, k, &at)) {
+			*len = k;
+			return (long)at;
+		}
+	return -1;
+}
+
+/* Appends to out, for each read, exec, probe or readlink of ev that went
+ * through a link the task made (issue 53 item 8: `/tmp/n -> notes.txt`,
+ * read as /tmp/n, was settled as the task's own temp dir, and a changed
+ * notes.txt replayed the old bytes), the same access at each path the
+ * links reach: the rules then judge it where it landed. A link the task
+ * made twice with two targets reaches both. */
+static void through_links(const struct access_event *ev, size_t nev,
+			  const struct strace_link *links, size_t nlinks, access_event_vec *out)
+{
+	struct strmap by_path = STRMAP_INIT;
+	for (size_t k = 0; k < nlinks; k++) {
+		size_t dummy;
+		if (!strmap_get(&by_path, links[k].path, &dummy))
+			strmap_put(&by_path, links[k].path, k);
+	}
+	for (size_t i = 0; i < nev; i++) {
+		const struct access_event *e = &ev[i];
+		if (e->write_intent || e->unresolved || e->truncated || e->path[0] != '/' ||
+		    (e->op != ACCESS_READ && e->op != ACCESS_EXEC && e->op != ACCESS_PROBE &&
+		     e->op != ACCESS_READLINK))
+			continue;
+		struct strvec todo = STRVEC_INIT, reached = STRVEC_INIT;
+		strvec_push(&todo, e->path);
+		for (int hop = 0; todo.n && hop <= LINK_HOPS; hop++) {
+			struct strvec next = STRVEC_INIT;
+			for (size_t t = 0; t < todo.n; t++) {
+				size_t len;
+				long at = link_prefix(&by_path, todo.v[t], &len);
+				if (at < 0) {
+					if (hop && reached.n < LINK_PATHS &&
+					    strvec_find(&reached, todo.v[t]) < 0)
+						strvec_push(&reached, todo.v[t]);
+					continue;
+				}
+				for (size_t k = (size_t)at; k < nlinks; k++) {
+					if (strlen(links[k].path) != len ||
+					    strncmp(links[k].path, todo.v[t], len))
+						continue;
+					char *joined =
+					    xasprintf("%s%s", links[k].target, todo.v[t] + len);
+					char *norm = path_normalize(joined);
+					free(joined);
+					if (next.n < LINK_PATHS)
+						strvec_push(&next, norm);
+					free(norm);
+				}
+			}
+			strvec_clear(&todo);
+			todo = next;
+		}
+		strvec_clear(&todo);
+		for (size_t r = 0; r < reached.n; r++) {
+			struct access_event x = *e;
+			x.path = xstrdup(reached.v[r]);
+			vec_push(out, x);
+		}
+		strvec_clear(&reached);
+	}
+	strmap_clear(&by_path);
+}
+
 int judge_trace(const struct judge_input *in, const char *log_path, struct verdict *out)
 {
 	memset(out, 0, sizeof *out);
@@ -1405,9 +1484,24 @@ int judge_trace(const struct judge_input *in, const char *log_path, struct verdi
 	const struct strace_summary *sum = strace_parser_summary(p);
 	out->lines = sum->lines;
 	out->incomplete = !sum->root_exited;
-	size_t nev;
+	size_t nev, nlinks;
 	const struct access_event *ev = strace_parser_events(p, &nev);
-	judge_events(in, ev, nev, out);
+	const struct strace_link *links = strace_parser_links(p, &nlinks);
+	if (!nlinks) {
+		judge_events(in, ev, nev, out);
+	} else {
+		/* each read through a link the task made, judged at what the
+		 * link reaches too */
+		access_event_vec all = {0};
+		for (size_t i = 0; i < nev; i++)
+			vec_push(&all, ev[i]);
+		size_t own = all.n;
+		through_links(ev, nev, links, nlinks, &all);
+		judge_events(in, all.v, all.n, out);
+		for (size_t i = own; i < all.n; i++)
+			free(all.v[i].path);
+		vec_free(&all);
+	}
 	strace_parser_free(p);
 	return 0;
 }

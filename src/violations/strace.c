@@ -9,6 +9,7 @@
 
 #include "util/compat.h"
 #include "util/die.h"
+#include "util/path.h"
 #include "util/strbuf.h"
 #include "util/strmap.h"
 #include "util/vec.h"
@@ -175,6 +176,10 @@ struct strace_parser {
 	VEC(struct access_event) events;
 	struct set_slot *set; /* open addressing over events */
 	size_t set_cap;
+	VEC(struct strace_link) links; /* each (path, target) once: links_seen */
+	struct strmap links_seen;      /* over link_keys */
+	struct strvec link_keys;       /* "LEN:PATH" + target, length-prefixed: no two
+					* pairs share a key */
 
 	struct strbuf line;	      /* a partial line waiting for its newline */
 	bool discarding;	      /* the current line outgrew LINE_MAX_BYTES */
@@ -542,6 +547,9 @@ static const char *event_add(struct strace_parser *p, const struct tracee *pr, e
 }
 
 /* --- the text of a call --- */
+
+struct call;
+static void link_add(struct strace_parser *p, const struct tracee *pr, const struct call *c);
 
 static const char *skip_quoted(const char *s, const char *e)
 {
@@ -959,6 +967,48 @@ static const char *call_access(struct strace_parser *p, struct tracee *pr, struc
 	return truncated || unresolved ? NULL : stored;
 }
 
+/* Records the link a successful symlink(at) made (its path is in
+ * p->path[0], as call_access resolved it): argument 0 is the target. */
+static void link_add(struct strace_parser *p, const struct tracee *pr, const struct call *c)
+{
+	(void)pr;
+	bool truncated;
+	struct strbuf target = STRBUF_INIT;
+	if (!c->nargs || str_decode(c->args[0], &target, &truncated) != STR_OK || truncated ||
+	    !target.len || p->path[0].buf[0] != '/') {
+		strbuf_release(&target);
+		return;
+	}
+	char *abs;
+	if (target.buf[0] == '/') {
+		abs = path_normalize(target.buf);
+	} else {
+		char *dir = path_dirname(p->path[0].buf);
+		char *joined = path_join(dir, target.buf);
+		abs = path_normalize(joined);
+		free(joined);
+		free(dir);
+	}
+	strbuf_release(&target);
+	char *key = xasprintf("%zu:%s%s", p->path[0].len, p->path[0].buf, abs);
+	size_t dummy;
+	if (strmap_get(&p->links_seen, key, &dummy)) {
+		free(key);
+		free(abs);
+		return;
+	}
+	strvec_push_nodup(&p->link_keys, key);
+	strmap_put(&p->links_seen, key, p->links.n);
+	struct strace_link l = {xstrndup(p->path[0].buf, p->path[0].len), abs};
+	vec_push(&p->links, l);
+}
+
+const struct strace_link *strace_parser_links(const struct strace_parser *p, size_t *n)
+{
+	*n = p->links.n;
+	return p->links.v;
+}
+
 static bool open_writes(struct span flags)
 {
 	static const char *const w[] = {"O_WRONLY", "O_RDWR",	"O_CREAT",
@@ -1080,6 +1130,8 @@ static void call_apply(struct strace_parser *p, struct tracee *pr, struct call *
 		}
 		if (c->sys->pi2 >= 0)
 			call_access(p, pr, c, c->sys->di2, c->sys->pi2, 1, c->sys->op2);
+		if (c->sys->op == ACCESS_SYMLINK && !c->err && (!p->wrapped || pr->in_task))
+			link_add(p, pr, c);
 		break;
 	}
 	case SYS_CHDIR:
@@ -1452,6 +1504,13 @@ void strace_parser_free(struct strace_parser *p)
 	for (size_t i = 0; i < p->events.n; i++)
 		free(p->events.v[i].path);
 	vec_free(&p->events);
+	for (size_t i = 0; i < p->links.n; i++) {
+		free(p->links.v[i].path);
+		free(p->links.v[i].target);
+	}
+	vec_free(&p->links);
+	strmap_clear(&p->links_seen);
+	strvec_clear(&p->link_keys);
 	free(p->set);
 	strmap_clear(&p->sysmap);
 	strbuf_release(&p->line);

@@ -93,6 +93,20 @@ void strace_parser_finish(struct strace_parser *p);
 /* Returns the distinct events in the order first seen; *n gets their count.
  * Valid until the next feed, finish or free. */
 const struct access_event *strace_parser_events(const struct strace_parser *p, size_t *n);
+/* A symbolic link the task made: every successful symlink(at) call, each
+ * (path, target) once. A read through it reached the target, which the
+ * trace names only as the link (issue 53 item 8: `/tmp/n -> notes.txt`
+ * read as /tmp/n, the task's own place, was never judged). */
+struct strace_link {
+	char *path;   /* the link, absolute and lexically normalized */
+	char *target; /* what it names, absolute (a relative one against the
+		       * link's directory) and lexically normalized */
+};
+
+/* Returns the links the task made, in the order made; *n gets their count.
+ * Valid until the next feed, finish or free. */
+const struct strace_link *strace_parser_links(const struct strace_parser *p, size_t *n);
+
 /* Returns the counters and the root process's fate so far. */
 const struct strace_summary *strace_parser_summary(const struct strace_parser *p);
 void strace_parser_free(struct strace_parser *p);

@@ -791,6 +791,51 @@ static void test_fix_escaped(void)
 	verdict_release(&v);
 }
 
+/* Issue 53 item 8: a read through a link the task made (in its own /tmp,
+ * settled as its own place) is judged at what the link reaches: a cached
+ * task's unkeyed read of notes.txt through /tmp/n is read-unkeyed, as the
+ * direct read is; a chain of links and a link made twice reach each
+ * target; a read of the link's own directory reaches nothing new. */
+static void test_through_links(void)
+{
+	const char *keyed[] = {"app/src/a.txt"};
+	struct judge_input in = input();
+	in.cached = true;
+	in.keyed = keyed;
+	in.n_keyed = 1;
+	char log[2048];
+	snprintf(log, sizeof log,
+		 "2 symlink(\"%s/notes.txt\", \"/tmp/n\") = 0\n"
+		 "2 openat(AT_FDCWD, \"/tmp/n\", O_RDONLY) = 3\n"
+		 "2 openat(AT_FDCWD, \"/tmp/a/b\", O_RDONLY) = 3\n"
+		 "2 symlinkat(\"/tmp/c\", AT_FDCWD, \"/tmp/a\") = 0\n"
+		 "2 symlink(\"../lib\", \"/tmp/c\") = 0\n"
+		 "2 symlink(\"src\", \"/tmp/c\") = 0\n"
+		 "2 openat(AT_FDCWD, \"/tmp/x\", O_RDONLY) = 3\n" EXIT,
+		 proj);
+	struct verdict v;
+	judge(log, &in, &v);
+	CHECK(has_violation(&v, false, "/app/notes.txt"));
+	/* /tmp/a/b -> /tmp/c/b -> /lib/b and /tmp/src/b: outside the
+	 * workspace and the task's own tmp, neither keyed nor judged */
+	CHECK_INT(v.violations.n, 1);
+	CHECK(v.violations.n && v.violations.v[0].op == VIOLATION_READ_UNKEYED);
+	verdict_release(&v);
+	/* the same read with no link: the task's own place, nothing */
+	judge("2 openat(AT_FDCWD, \"/tmp/n\", O_RDONLY) = 3\n" EXIT, &in, &v);
+	CHECK_INT(v.violations.n, 0);
+	verdict_release(&v);
+	/* a chain into the workspace: /tmp/p -> /tmp/q -> lib/x.txt */
+	snprintf(log, sizeof log,
+		 "2 symlink(\"/tmp/q\", \"/tmp/p\") = 0\n"
+		 "2 symlink(\"%s/lib\", \"/tmp/q\") = 0\n"
+		 "2 openat(AT_FDCWD, \"/tmp/p/x.txt\", O_RDONLY) = 3\n" EXIT,
+		 root);
+	judge(log, &in, &v);
+	CHECK(has_violation(&v, false, "/lib/x.txt"));
+	verdict_release(&v);
+}
+
 /* Issue 12: a path holding a newline or ESC cannot forge a report line or
  * drive the terminal: quoted as git quotes it, in every report. */
 static void test_control_bytes(void)
@@ -953,6 +998,7 @@ int main(void)
 	test_two_feeds();
 	test_stable_fix();
 	test_fix_escaped();
+	test_through_links();
 	test_report_reason();
 	test_control_bytes();
 	test_from_request();

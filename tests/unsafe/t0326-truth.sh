@@ -244,4 +244,25 @@ test_expect_success 'a read under a write grant is judged unless the task wrote 
 	test_grep ! "read-unkeyed" "$ERR"
 '
 
+# Issue 53 item 8: a link the task made in its own /tmp to an unkeyed
+# file, read through the link: the trace names only /tmp/n, the task's own
+# place, and a changed notes.txt replayed the old bytes.
+test_expect_success 'hostile: a read through a link the task made in /tmp is judged at what it reaches' '
+	ws_root </dev/null &&
+	echo "notes-1" >notes.txt &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "mkdir -p dist; ln -s \"$PWD/notes.txt\" /tmp/n; cat /tmp/n > dist/o"
+	    inputs: {files: ["src/**"]}
+	    outputs: ["dist/**"]
+	    sandbox: {allow: {write: ["dist/"]}}
+	EOF
+	mv notes.txt app/ && mkdir -p app/src && echo a >app/src/a &&
+	run_vx 1 run app#build &&
+	test_grep "violation: read-unkeyed app/notes.txt" "$ERR" &&
+	test_grep "inputs.files: \[\"src/\*\*\", \"notes.txt\"\]" "$ERR" &&
+	run_vx 1 run app#build &&
+	test_grep ! "cache hit" "$OUT"
+'
+
 test_done
