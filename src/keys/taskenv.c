@@ -296,6 +296,15 @@ static bool env_passes(const struct workspace *ws, const struct task_node *t, co
 	return strict_passes(ws, t, entry, sandboxed);
 }
 
+void task_env_held_back(const struct workspace *ws, const struct task_node *t, struct strvec *names)
+{
+	if (!t->cfg->sandbox)
+		return;
+	for (char **e = environ; *e; e++)
+		if (!env_passes(ws, t, *e, true) && env_passes(ws, t, *e, false))
+			strvec_push_nodup(names, xstrndup(*e, strcspn(*e, "=")));
+}
+
 void task_env(const struct workspace *ws, const struct task_node *t, struct strvec *env)
 {
 	bool sandboxed = t->cfg->sandbox != NULL;

@@ -26,6 +26,12 @@ void task_env_delta(const struct workspace *ws, const struct task_node *t, struc
  * like a credential (task_env_name_secret) unless its config names it
  * (docs/turborepo.md, envMode). */
 void task_env(const struct workspace *ws, const struct task_node *t, struct strvec *env);
+/* Appends to names (unsorted; a name once per call) what vx's environment
+ * holds that task t, sandboxed, does not get and would get unsandboxed
+ * under the same envMode: what `-v` says was held back. Nothing for an
+ * unsandboxed task. */
+void task_env_held_back(const struct workspace *ws, const struct task_node *t,
+			struct strvec *names);
 /* True when name (len bytes, case-insensitive) looks like a credential:
  * it holds TOKEN, SECRET, PASSWORD, PASSWD, PASSPHRASE or CREDENTIAL; a
  * word of it (between '_') ends in KEY or is KEYS, JWT, AUTH,

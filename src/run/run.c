@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "keys/taskenv.h"
 #include "run/dryrun.h"
 #include "run/output.h"
 #include "run/profile.h"
@@ -69,6 +70,29 @@ static int run_record(const struct run_opts *o, struct plan *p, int status, long
 	return status;
 }
 
+/* -v: the names (never the values) of what the run's sandboxed tasks do
+ * not get from vx's environment and would unsandboxed, once a run: in loose
+ * mode a task that needed DATABASE_URL now fails with no word of why. */
+static void say_held_back(const struct plan *p)
+{
+	struct strvec names = STRVEC_INIT;
+	for (size_t i = 0; i < p->g.nodes.n; i++)
+		task_env_held_back(p->ws, p->g.nodes.v[i], &names);
+	strvec_sort_unique(&names);
+	if (names.n) {
+		struct strbuf sb = STRBUF_INIT;
+		for (size_t i = 0; i < names.n; i++)
+			strbuf_addf(&sb, "%s%s", i ? ", " : "", names.v[i]);
+		fprintf(stderr,
+			"vx: sandboxed tasks run with a strict environment: held back %s (name one "
+			"in the task's inputs.env or env.passThrough, turbo.json's env or "
+			"passThroughEnv; a credential in env.passThroughSecrets too)\n",
+			sb.buf);
+		strbuf_release(&sb);
+	}
+	strvec_clear(&names);
+}
+
 /* Runs a plan once: every job on the scheduler, then the summary line, the
  * records and the report. t0: when the run began (the total it reports).
  * wh: vx watch's (its loop, its cancel flag, its servers), or NULL.
@@ -118,6 +142,8 @@ int run_once(const struct run_opts *o, struct plan *p, long long t0,
 	    .reaper = p->reaper,
 	    .cancel = wh ? wh->cancel : NULL,
 	};
+	if (o->verbose)
+		say_held_back(p);
 	struct loop *loop = wh && wh->loop ? wh->loop : loop_new();
 	so.loop = loop;
 	sandbox_jobs_start(&p->sj, &rd, loop);

@@ -108,4 +108,23 @@ test_expect_success 'a cached task that declares the variable misses when it cha
 	test_grep "app#build: d=\[two\]" "$OUT"
 '
 
+test_expect_success '-v names what was held back, once a run, never a value' '
+	ws_root </dev/null &&
+	project app true "cache: false" "inputs: { env: [RAILS_MASTER_KEY] }" "sandbox: {}" &&
+	project lib true "cache: false" "sandbox: {}" &&
+	vx_secrets 0 run build -v &&
+	test "$(grep -c "sandboxed tasks run with a strict environment" "$ERR")" = 1 &&
+	line=$(grep "sandboxed tasks run with a strict environment" "$ERR") &&
+	for n in $held VERCEL_SIGNING_KEY RUNNER_JWT; do
+		case "$line" in *" $n"[,\ ]*) ;; *) echo "missing $n: $line"; return 1 ;; esac
+	done &&
+	case "$line" in *" VERCEL_URL"[,\ ]* | *" LC_ALL"[,\ ]* | *" PATH"[,\ ]* | *" HOME"[,\ ]* | *sekrit*) echo "$line"; return 1 ;; esac &&
+	vx_secrets 0 run build &&
+	test_grep ! "strict environment" "$ERR" &&
+	project app true "cache: false" &&
+	project lib true "cache: false" &&
+	vx_secrets 0 run build -v &&
+	test_grep ! "strict environment" "$ERR"
+'
+
 test_done
