@@ -206,8 +206,9 @@ int config_expand(const char *in, char **out, struct strbuf *why)
 		} else if (s[0] == '$' && s[1] == '{') {
 			const char *end = strchr(s + 2, '}');
 			if (!end) {
-				strbuf_addf(why, "unclosed \"${\" in \"%s\" (write \"$${\" for a literal)",
-					    in);
+				strbuf_addf(
+				    why, "unclosed \"${\" in \"%s\" (write \"$${\" for a literal)",
+				    in);
 				strbuf_release(&sb);
 				return -1;
 			}
@@ -220,7 +221,8 @@ int config_expand(const char *in, char **out, struct strbuf *why)
 			if (!ok)
 				strbuf_addf(why, "\"${%s}\" is not a variable name", name);
 			else if (!v)
-				strbuf_addf(why, "environment variable %s is not set (used as ${%s})",
+				strbuf_addf(why,
+					    "environment variable %s is not set (used as ${%s})",
 					    name, name);
 			else
 				strbuf_addstr(&sb, v);
