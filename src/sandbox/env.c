@@ -88,9 +88,10 @@ int env_build(const struct env_input *in, struct strvec *out, struct strbuf *err
 {
 	if (env_refused(in, err) >= 0)
 		return -1;
-	/* host is what envMode gives the same task unsandboxed; the sandbox
-	 * takes all of it but what authenticates (issue 40: with only a shell's
-	 * basics, CI was dropped and vitest hung in watch mode) */
+	/* host is the strict environment task_env gives a sandboxed task
+	 * whatever envMode (issue 53); the sandbox takes all of it but what
+	 * authenticates (issue 40: with only a shell's basics, CI was
+	 * dropped and vitest hung in watch mode) */
 	for (const char *const *h = in->host; h && *h; h++) {
 		size_t n = name_len(*h);
 		if (!(*h)[n] || env_is_vx_secret(*h))

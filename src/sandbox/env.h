@@ -10,8 +10,8 @@
 
 /* Filled by the orchestrator from the task's env: block and vx's own state. */
 struct env_input {
-	const char *const *host;   /* NULL-terminated "K=V": what envMode gives the same
-				    * task unsandboxed (keys/taskenv.c's task_env) */
+	const char *const *host;   /* NULL-terminated "K=V": the strict environment
+				    * keys/taskenv.c's task_env gives a sandboxed task */
 	const char *const *define; /* "K=V", set as written; n_define of them */
 	size_t n_define;
 	const char *const *pass_through; /* names or globs ("NODE_*") copied from host */
