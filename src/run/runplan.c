@@ -9,6 +9,7 @@
 #include "plan/filter.h"
 #include "run/shardrun.h"
 #include "run/wslock.h"
+#include "sandbox/guard.h"
 #include "util/die.h"
 #include "util/glob.h"
 #include "util/path.h"
@@ -28,6 +29,22 @@ static const char *package_inferred(const struct workspace *ws, const char *cwd,
 	return p >= 0 && !ws->projects.v[p]->is_root ? ws->projects.v[p]->rel : NULL;
 }
 
+/* Is a config a sandboxed task could have made there (sandbox/guard.h)?
+ * Then, after one error line, nothing is planned from it: every verb that
+ * plans comes through here before it reads a task from the workspace. */
+static bool guard_refuses(const struct workspace *ws)
+{
+	char *root = realpath(ws->root, NULL), *guard = path_join(ws->root, ".vx/guard");
+	struct strbuf err = STRBUF_INIT;
+	bool refused = guard_check(guard, root ? root : ws->root, &err) < 0;
+	if (refused)
+		error("%s", err.buf);
+	strbuf_release(&err);
+	free(guard);
+	free(root);
+	return refused;
+}
+
 int plan_graph(const struct run_opts *o, struct workspace **wsp, struct graph *g, bool listing)
 {
 	char *cwd = path_absolute(".");
@@ -36,6 +53,11 @@ int plan_graph(const struct run_opts *o, struct workspace **wsp, struct graph *g
 				   listing ? listing_abandon : NULL, o->single_package);
 	if (!ws) {
 		free(cwd);
+		return -1;
+	}
+	if (guard_refuses(ws)) {
+		free(cwd);
+		workspace_free(ws);
 		return -1;
 	}
 	if (o->env_mode)

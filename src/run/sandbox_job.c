@@ -557,6 +557,8 @@ static void hidden_verdict(struct sandbox_job *sjob, const struct strvec *hidden
 }
 
 static int stage_record(struct sandbox_job *sjob);
+static int guard_record(struct sandbox_jobs *sj, struct sandbox_job *sjob,
+			const struct task_node *t);
 
 static void net_stop(struct sandbox_job *sjob)
 {
@@ -811,6 +813,12 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 		}
 		strvec_clear(&hidden);
 	}
+	if (!rc && guard_record(sj, sjob, t) < 0) {
+		error_errno("%s: cannot record in %s/.vx/guard the configs it could make", t->id,
+			    sj->ws->root);
+		job->reason = "its config guard could not be recorded (see above)";
+		rc = -1;
+	}
 	/* Last, once nothing else can refuse the task: the grants move into
 	 * the stage only for a task about to run (its after hook moves them
 	 * back; run.c puts back whatever a failed spawn left). */
@@ -821,6 +829,9 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 	}
 	if (rc) {
 		net_stop(sjob); /* a refused task holds no port while the run goes on */
+		struct strvec none = STRVEC_INIT;
+		guard_end(&sjob->guard, &none); /* it never ran: nothing of its appeared */
+		strvec_clear(&none);
 		/* nothing was moved into its stage (stage_record moves last, and
 		 * leaves nothing moved when it fails): the stage goes now, and
 		 * no unstage runs for a task that never ran (it warned that the
@@ -834,6 +845,95 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 	strbuf_release(&err);
 	sjob->us_prepare = loop_now_us() - t_wrap - sjob->us_plan;
 	return rc;
+}
+
+/* Records the configs the task could make where no mount keeps them out
+ * (sandbox/guard.h): those of its request's configs (in a writable place,
+ * named by no write grant) that are missing now. Traced or not: a traced
+ * task's write that makes one is a violation, but the file stays, and
+ * only the record keeps the next plan from it (or a kill -9 of vx from
+ * skipping the check). Returns 0, or -1 with errno. */
+static int guard_record(struct sandbox_jobs *sj, struct sandbox_job *sjob,
+			const struct task_node *t)
+{
+	struct strvec missing = STRVEC_INIT;
+	for (size_t k = 0; k < sjob->req.configs.n; k++) {
+		struct stat st;
+		if (lstat(sjob->req.configs.v[k], &st) < 0 && errno == ENOENT)
+			strvec_push(&missing, sjob->req.configs.v[k]);
+	}
+	int rc = 0;
+	if (missing.n) {
+		char *dir = path_join(sj->ws->root, ".vx/guard");
+		rc = workspace_vx_dir(sj->ws) < 0
+			 ? -1
+			 : guard_begin(&sjob->guard, dir, t->id, (const char *const *)missing.v,
+				       missing.n);
+		free(dir);
+	}
+	strvec_clear(&missing);
+	return rc;
+}
+
+/* After node i ran: a config of its guard record that exists now was made
+ * where it could write, while it ran (issue 53 item 11: an untraced
+ * persistent task planted app/package.json with a lint script, and `vx
+ * run lint` ran it). Each is a write violation (one the judge made from
+ * the trace is not made twice) and fails the task; the record stays, so
+ * no plan is made from it until it is removed. Returns -1 when a task that
+ * exited 0 must fail. */
+static int guard_verdict(struct sandbox_jobs *sj, size_t i, struct job *job)
+{
+	struct sandbox_job *sjob = &sj->jobs[i];
+	const struct task_node *t = sj->g->nodes.v[i];
+	struct strvec appeared = STRVEC_INIT;
+	guard_end(&sjob->guard, &appeared);
+	if (!appeared.n)
+		return 0;
+	if (!sjob->judged) {
+		memset(&sjob->verdict, 0, sizeof sjob->verdict);
+		free(sjob->project_dir);
+		sjob->project_dir = xstrdup(sjob->req.cwd);
+		sjob->judged = true;
+	}
+	struct verdict *v = &sjob->verdict;
+	size_t added = 0;
+	for (size_t k = 0; k < appeared.n; k++) {
+		bool judged = false;
+		for (size_t x = 0; x < v->violations.n && !judged; x++)
+			judged = v->violations.v[x].path &&
+				 !strcmp(v->violations.v[x].path, appeared.v[k]);
+		if (judged)
+			continue;
+		struct violation x = {
+		    .op = VIOLATION_WRITE,
+		    .path = xstrdup(appeared.v[k]),
+		    .syscall = "guard",
+		    .reason = xstrdup("a config vx plans from, missing when the task started, "
+				      "was made where it could write"),
+		};
+		vec_push(&v->violations, x);
+		added++;
+		if (!sj->quiet_report) {
+			char *root = grants_canonical(sj->ws->root);
+			char *shown = path_relative(root, appeared.v[k]);
+			free(root);
+			fprintf(
+			    stderr,
+			    "%s: violation: write %s (a config that was missing when it started, "
+			    "made where it could write: vx plans from none until it is "
+			    "removed)\n",
+			    t->id, shown);
+			free(shown);
+		}
+	}
+	strvec_clear(&appeared);
+	if (!added || job->state != JOB_SUCCEEDED)
+		return 0;
+	snprintf(sjob->reason, sizeof sjob->reason, "%zu sandbox violation%s", v->violations.n,
+		 v->violations.n == 1 ? "" : "s");
+	job->reason = sjob->reason;
+	return -1;
 }
 
 /* Writes beside the stage what the reaper needs should vx die (the project
@@ -1248,6 +1348,8 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 {
 	long long t = loop_now_us();
 	int rc = judge(sj, i, job);
+	if (guard_verdict(sj, i, job) < 0)
+		rc = -1;
 	sj->jobs[i].us_judge = loop_now_us() - t;
 	return rc;
 }
@@ -1357,6 +1459,10 @@ static void done(struct sandbox_jobs *sj, size_t i)
 	struct sandbox_job *sjob = &sj->jobs[i];
 	trace_log_remove(&sjob->trace);
 	net_stop(sjob);
+	/* not judged (a retry): a record naming what appeared stays */
+	struct strvec appeared = STRVEC_INIT;
+	guard_end(&sjob->guard, &appeared);
+	strvec_clear(&appeared);
 	sandbox_jobs_unstage(sj, i);
 	if (sjob->signal_rd >= 0) {
 		close(sjob->signal_rd);

@@ -11,6 +11,7 @@
 #include "util/rundir.h"
 #include "sandbox/bridge.h"
 #include "sandbox/bwrap.h"
+#include "sandbox/guard.h"
 #include "sandbox/netrule.h"
 #include "sandbox/proxy.h"
 #include "sandbox/request.h"
@@ -63,6 +64,8 @@ struct sandbox_job {
 	char *stage_dir;	/* the stage of its project (request.h), or NULL;
 				 * emptied by sandbox_jobs_unstage, removed by done */
 	char reason[48];	/* job->reason of a task its violations failed */
+	struct guard guard;	/* the configs it could make (sandbox/guard.h): recorded
+				 * by wrap, checked by sandbox_jobs_judge */
 	/* what each of vx's own steps took, in µs (vx run --profile): the
 	 * request planned, then prepared (log, stage, fds, argv); the trace
 	 * judged; all of it swept and released */

@@ -445,7 +445,7 @@ test_expect_success 'a task cannot start a process the tracer does not see' '
 
 # Issue 53 item 10: a root project's task with write: ["./"] wrote
 # .vx/probe (the sandbox probe vx trusts) and .vx/runs/*.json: only
-# .vx/cache and .vx/stage were walls. (vx writes its cache and stage itself:
+# .vx/cache and .vx/stage were walls. (vx writes its cache, stage and guards:
 # of the cache, nothing may be gone.)
 test_expect_success 'all of .vx is a wall: a root project'"'"'s task with write ./ changes nothing in it' '
 	write_file vx.yaml <<-EOF &&
@@ -463,7 +463,7 @@ test_expect_success 'all of .vx is a wall: a root project'"'"'s task with write 
 	EOF
 	run_vx 0 run //#build --summarize &&
 	ls .vx/runs/*.json &&
-	snap() { find .vx \( -path .vx/stage -o -path .vx/cache \) -prune -o -print | sort | while read -r f; do
+	snap() { find .vx \( -path .vx/stage -o -path .vx/cache -o -path .vx/guard \) -prune -o -print | sort | while read -r f; do
 		if [ -f "$f" ]; then echo "$f $(cksum <"$f")"; else echo "$f"; fi; done; } &&
 	snap >before &&
 	(cd .vx/cache && find . -type f | sort) >cache.before &&
