@@ -7,15 +7,16 @@
 
 #include "sandbox/config_names.h"
 #include "sandbox/denies.h"
+#include "sandbox/request.h"
 #include "util/die.h"
 #include "util/glob.h"
 #include "util/path.h"
 #include "util/strbuf.h"
 
 /* Under home, the places a toolchain lives (a version manager's installs,
- * a browser a test runner downloads) and the read-only caches builds read
- * (request.c's sandbox_home_caches, which the sandbox shows anyway). None
- * holds a credential: those are walls (walls.c). */
+ * a browser a test runner downloads); with request.c's sandbox_home_caches,
+ * the read-only caches builds read, the reads learn writes by itself.
+ * None holds a credential: those are walls (walls.c). */
 const char *const learn_reach_home_toolchain[] = {
     ".nvm",
     ".fnm",
@@ -31,17 +32,6 @@ const char *const learn_reach_home_toolchain[] = {
     ".cache/ms-playwright",
     ".cache/Cypress",
     ".cache/puppeteer",
-    ".cache/node-gyp",
-    ".npm/_cacache",
-    ".local/share/pnpm/store",
-    ".cache/yarn",
-    ".bun/install/cache",
-    ".cargo/registry",
-    ".cargo/git",
-    "go/pkg/mod",
-    ".m2/repository",
-    ".gradle/caches",
-    ".cache/node/corepack",
     NULL,
 };
 
@@ -159,6 +149,8 @@ static const char *read_asks(const struct learn_scope *s, const char *head)
 		char *rel = path_relative(s->home, head);
 		bool tool = false;
 		for (const char *const *t = learn_reach_home_toolchain; *t && !tool; t++)
+			tool = path_is_within(*t, rel);
+		for (const char *const *t = sandbox_home_caches; *t && !tool; t++)
 			tool = path_is_within(*t, rel);
 		free(rel);
 		return tool ? NULL : "under home, beyond the toolchain and its caches";

@@ -55,9 +55,10 @@ const char *learn_reach_asks(const struct learn_scope *scope, enum learn_field f
  * files, private keys and certificates. */
 bool learn_reach_secret_name(const char *name);
 
-/* The toolchain and its read-only caches under home, relative to it
- * (".nvm", ".cache/node-gyp", ...), NULL-terminated: reads there are
- * learned; everything else under home needs a person. */
+/* The toolchain under home, relative to it (".nvm", ".volta", ...),
+ * NULL-terminated: reads there and in the read-only caches the sandbox
+ * shows (sandbox_home_caches) are learned; everything else under home
+ * needs a person. */
 extern const char *const learn_reach_home_toolchain[];
 
 #endif

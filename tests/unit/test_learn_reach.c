@@ -92,6 +92,7 @@ static void test_reads(void)
 	CHECK(learned(LEARN_READ, "/home/u/.nvm/versions/node"));
 	CHECK(learned(LEARN_READ, "/home/u/.cache/ms-playwright/chromium-1140"));
 	CHECK(learned(LEARN_READ, "/home/u/.local/share/fnm/node-versions"));
+	CHECK(learned(LEARN_READ, "/home/u/.npm/_cacache/index-v5")); /* the sandbox's caches */
 	CHECK(strstr(why(LEARN_READ, "/home/u/notes.txt"), "under home"));
 	CHECK(strstr(why(LEARN_READ, "/home/u/.nvmrc-evil"), "under home"));
 	CHECK(strstr(why(LEARN_READ, "/home/u"), "under home"));
