@@ -24,7 +24,7 @@
 #include "plan/graph.h"
 #include "run/runopts.h"
 #include "run/runplan.h"
-#include "keys/externals.h"
+#include "sandbox/config_names.h"
 #include "sandbox/grants.h"
 #include "sandbox/netrule.h"
 #include "util/die.h"
@@ -781,22 +781,15 @@ static void print_left(const cJSON *tasks)
  * lists them), as they are now: taken before each round's run. */
 static void configs_take(struct learn *l)
 {
-	static const char *const names[] = {"vx.yaml", "package.json", "turbo.json", "turbo.jsonc",
-					    NULL};
 	for (size_t i = 0; i < l->configs.n; i++) {
 		free(l->configs.v[i].path);
 		strbuf_release(&l->configs.v[i].bytes);
 	}
 	l->configs.n = 0;
 	struct strvec paths = STRVEC_INIT;
-	for (size_t k = 0; k <= l->ws->projects.n; k++) {
-		const char *dir = k < l->ws->projects.n ? l->ws->projects.v[k]->dir : l->ws->root;
-		for (const char *const *n = names; *n; n++)
-			strvec_push_nodup(&paths, path_join(dir, *n));
-	}
-	strvec_push_nodup(&paths, path_join(l->ws->root, "pnpm-workspace.yaml"));
-	for (size_t i = 0; externals_lockfile_name(i); i++)
-		strvec_push_nodup(&paths, path_join(l->ws->root, externals_lockfile_name(i)));
+	for (size_t k = 0; k < l->ws->projects.n; k++)
+		config_paths(l->ws->projects.v[k]->dir, false, &paths);
+	config_paths(l->ws->root, true, &paths);
 	strvec_sort_unique(&paths);
 	for (size_t i = 0; i < paths.n; i++) {
 		struct config_seen c = {.path = xstrdup(paths.v[i])};

@@ -13,11 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "keys/externals.h"
 #include "keys/inputs.h"
 #include "run/taskcache.h"
 #include "keys/taskenv.h"
 #include "sandbox/bwrap.h"
+#include "sandbox/config_names.h"
 #include "sandbox/env.h"
 #include "sandbox/grants.h"
 #include "sandbox/probe.h"
@@ -327,25 +327,15 @@ static const struct strvec *project_dirs(struct sandbox_jobs *sj)
  * mandatory denies.) */
 static const struct strvec *config_files(struct sandbox_jobs *sj)
 {
-	static const char *const names[] = {"vx.yaml", "package.json", "turbo.json", "turbo.jsonc",
-					    NULL};
 	const struct workspace *ws = sj->ws;
 	if (sj->configs.n)
 		return &sj->configs;
 	const struct strvec *dirs = project_dirs(sj);
-	for (size_t k = 0; k <= ws->projects.n; k++) {
-		char *root = k == ws->projects.n ? grants_canonical(ws->root) : NULL;
-		const char *dir = root ? root : dirs->v[k];
-		for (const char *const *n = names; *n; n++)
-			strvec_push_nodup(&sj->configs, path_join(dir, *n));
-		if (root) {
-			strvec_push_nodup(&sj->configs, path_join(dir, "pnpm-workspace.yaml"));
-			for (size_t l = 0; externals_lockfile_name(l); l++)
-				strvec_push_nodup(&sj->configs,
-						  path_join(dir, externals_lockfile_name(l)));
-		}
-		free(root);
-	}
+	for (size_t k = 0; k < ws->projects.n; k++)
+		config_paths(dirs->v[k], false, &sj->configs);
+	char *root = grants_canonical(ws->root);
+	config_paths(root, true, &sj->configs);
+	free(root);
 	strvec_sort_unique(&sj->configs);
 	return &sj->configs;
 }

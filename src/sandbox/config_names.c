@@ -3,6 +3,10 @@
 
 #include <string.h>
 
+#include "util/path.h"
+
+/* A project's (the root's too) first, then the root's own: its workspace
+ * list and the lockfiles. */
 const char *const config_names[] = {
     "vx.yaml",
     "package.json",
@@ -17,6 +21,7 @@ const char *const config_names[] = {
     "bun.lockb",
     NULL,
 };
+#define PROJECT_NAMES 4
 
 bool config_name(const char *name)
 {
@@ -24,4 +29,10 @@ bool config_name(const char *name)
 		if (!strcmp(name, *c))
 			return true;
 	return false;
+}
+
+void config_paths(const char *dir, bool root, struct strvec *out)
+{
+	for (size_t i = 0; config_names[i] && (root || i < PROJECT_NAMES); i++)
+		strvec_push_nodup(out, path_join(dir, config_names[i]));
 }

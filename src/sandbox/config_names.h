@@ -6,11 +6,18 @@
 
 #include <stdbool.h>
 
+#include "util/vec.h"
+
 /* vx.yaml, package.json, turbo.json(c), pnpm-workspace.yaml and the
  * lockfiles; NULL-terminated. */
 extern const char *const config_names[];
 
 /* Whether name (a path's last component) is one of config_names. */
 bool config_name(const char *name);
+
+/* Appends to out DIR/NAME for each file that decides what vx runs in
+ * project dir dir: vx.yaml, package.json, turbo.json(c); with root (the
+ * workspace root) also pnpm-workspace.yaml and the lockfiles. */
+void config_paths(const char *dir, bool root, struct strvec *out);
 
 #endif
