@@ -18,6 +18,7 @@
 #include "keys/taskenv.h"
 #include "sandbox/bwrap.h"
 #include "sandbox/config_names.h"
+#include "sandbox/denies.h"
 #include "sandbox/env.h"
 #include "sandbox/grants.h"
 #include "sandbox/probe.h"
@@ -285,6 +286,114 @@ static const struct strvec *dep_outputs(struct sandbox_jobs *sj, size_t d)
 }
 
 /* What a sandbox_input borrows, owned until input_parts_release. */
+/* Has rel (a pattern relative to a project) a ".." or "." component, or
+ * is it absolute or empty? Such a declaration is no grant of its own. */
+static bool leaves_project(const char *rel)
+{
+	if (!*rel || rel[0] == '/')
+		return true;
+	for (const char *c = rel; c; c = strchr(c, '/') ? strchr(c, '/') + 1 : NULL)
+		if ((c[0] == '.' && (c[1] == '/' || !c[1])) ||
+		    (c[0] == '.' && c[1] == '.' && (c[2] == '/' || !c[2])))
+			return true;
+	return false;
+}
+
+/* "X/" for "X/" + "**" (and + "/" + "*"): the tree as a directory grant,
+ * made when missing; else the pattern itself. */
+static char *declared_grant(const char *pat)
+{
+	char *g = xstrdup(pat);
+	if (grants_collapse_tree(g)) {
+		char *dir = *g ? xasprintf("%s/", g) : NULL;
+		free(g);
+		return dir;
+	}
+	return g;
+}
+
+/* Would declared write grant g (relative to project dir proj) reach what
+ * a declaration never opens: a file that decides what vx runs (a write
+ * grant names one only by a person's hand), a mandatory deny, .git or
+ * .vx, or a project nested in it? Such an output is kept and keyed, never
+ * granted; a person who means it writes allow.write. */
+static bool declared_write_walled(const struct workspace *ws, const char *proj, const char *g)
+{
+	size_t n = glob_literal_prefix(g);
+	char *head = glob_unescape(g, n);
+	char *abs = path_join(proj, head);
+	const char *bases[] = {ws->root, NULL};
+	size_t len;
+	char *rel = path_relative(ws->root, abs);
+	bool walled = (!glob_has_magic(g) && config_name(path_basename(abs))) ||
+		      denies_holding(abs, bases, &len) || !strcmp(rel, ".vx") ||
+		      !strncmp(rel, ".vx/", 4) || strstr(abs, "/.git/") ||
+		      !strcmp(path_basename(abs), ".git");
+	for (size_t k = 0; !walled && k < ws->projects.n; k++) {
+		const char *d = ws->projects.v[k]->dir;
+		/* a project holding the task's own (the root project) is no wall */
+		walled =
+		    !path_is_within(d, proj) && (path_is_within(abs, d) || path_is_within(d, abs));
+	}
+	free(rel);
+	free(abs);
+	free(head);
+	return walled;
+}
+
+/* The task's write grants: allow.write, and its declared outputs (issue
+ * 54 item 9, Bazel's rule: what a task declares it writes it may write;
+ * `sandbox: {}` on a task with `outputs: ["dist/" + "**"]` failed EROFS and
+ * asked for `write: ["dist/"]`). Walls, mandatory denies and the configs
+ * still win (request.c); an output that leaves the project, a negation
+ * and all of the project ("**") grant nothing. */
+static void task_writes(const struct workspace *ws, const struct task_node *t, struct strvec *out)
+{
+	lstr_vec_strings(&t->cfg->sandbox->allow_write, out);
+	const char *proj = ws->projects.v[t->project]->dir;
+	for (size_t k = 0; k < t->cfg->outputs.n; k++) {
+		const char *pat = t->cfg->outputs.v[k].s;
+		if (pat[0] == '!' || leaves_project(pat))
+			continue;
+		char *g = declared_grant(pat);
+		if (g && !declared_write_walled(ws, proj, g) && strvec_find(out, g) < 0)
+			strvec_push(out, g);
+		free(g);
+	}
+}
+
+/* The task's read grants: allow.read, and its declared
+ * inputs.workspaceFiles outside its project (issue 54 item 9: what a
+ * task declares it reads it may read; each failed, hidden, one violation
+ * a run), relative to the project. One whose literal head is the
+ * workspace root (a glob from its first letter) would show the root whole: it is
+ * keyed, not granted; walls and the root's secrets still win. */
+static void task_reads(const struct workspace *ws, const struct task_node *t, struct strvec *out)
+{
+	lstr_vec_strings(&t->cfg->sandbox->allow_read, out);
+	const char *proj = ws->projects.v[t->project]->dir;
+	char *up = path_relative(proj, ws->root);
+	for (size_t k = 0; k < t->cfg->input_ws_files.n; k++) {
+		const char *pat = t->cfg->input_ws_files.v[k].s;
+		if (pat[0] == '!' || leaves_project(pat) || !glob_literal_prefix(pat))
+			continue;
+		char *head = glob_unescape(pat, glob_literal_prefix(pat));
+		char *abs = path_join(ws->root, head);
+		bool own = path_is_within(proj, abs);
+		free(abs);
+		free(head);
+		if (own)
+			continue; /* its own project is readable */
+		char *rel = xasprintf("%s/%s", up, pat);
+		char *g = declared_grant(rel);
+		if (g && strvec_find(out, g) < 0)
+			strvec_push(out, g);
+		free(g);
+		free(rel);
+	}
+	free(up);
+}
+
 struct input_parts {
 	struct strvec reads, writes, dep_outs, keyed, define, pass, secrets, vxenv, linked, sockets,
 	    mach, sysinfo, plain_env, ws_inputs;
@@ -362,8 +471,8 @@ static void request_input(struct sandbox_jobs *sj, size_t i, struct sandbox_inpu
 	workspace_linked_projects(ws, p, &h->linked);
 	const struct strvec *configs = config_files(sj);
 	lstr_vec_strings(&t->cfg->input_ws_files, &h->ws_inputs);
-	lstr_vec_strings(&sb->allow_read, &h->reads);
-	lstr_vec_strings(&sb->allow_write, &h->writes);
+	task_reads(ws, t, &h->reads);
+	task_writes(ws, t, &h->writes);
 	lstr_vec_strings(&sb->unix_sockets.list, &h->sockets);
 	bool *seen = xcalloc(sj->g->nodes.n + 1, 1);
 	mark_deps(sj->g, i, seen);
@@ -952,7 +1061,7 @@ void sandbox_jobs_unstage(struct sandbox_jobs *sj, size_t i)
 		return;
 	const struct task_node *t = sj->g->nodes.v[i];
 	struct strvec aw = STRVEC_INIT;
-	lstr_vec_strings(&t->cfg->sandbox->allow_write, &aw);
+	task_writes(sj->ws, t, &aw);
 	sandbox_request_unstage(&sjob->req, (const char *const *)aw.v, aw.n);
 	strvec_clear(&aw);
 	if (stage_drop(sjob)) {
@@ -1221,7 +1330,7 @@ static void judging_init(struct sandbox_jobs *sj, size_t i, const struct job *jo
 	lstr_vec_strings(&sb->ignore_network, &jg->ignore_net);
 	lstr_vec_strings(&t->cfg->input_files, &jg->inputs);
 	lstr_vec_strings(&t->cfg->input_ws_files, &jg->ws_inputs);
-	lstr_vec_strings(&sb->allow_write, &jg->allow_write);
+	task_writes(sj->ws, t, &jg->allow_write);
 	if (sjob->keyed)
 		judging_keyed(sj, i, jg);
 	other_outputs(sj, i, jg);

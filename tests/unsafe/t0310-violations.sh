@@ -298,31 +298,46 @@ test_expect_success 'a last output line naming a hidden path (tsc TS5058 after a
 	jq -e ".tasks[0].notes[] | select(.kind == \"hidden-path-in-output\" and .path == \"app/vendor/tsconfig.json\")" "$OUT" >/dev/null
 '
 
-test_expect_success 'a cached task whose key holds a file outside the project that its sandbox hides fails before it runs, naming the grant' '
+# Issue 54 item 9: a declared input outside the project is readable (what
+# a task declares it reads it may read). One the declaration cannot grant
+# (a glob from the workspace root's first letter: granting it would show
+# the root whole) still fails before the task runs, naming the grant.
+test_expect_success 'a declared workspace input is readable; one a glob keys at the root fails before it runs, naming the grant' '
 	setup &&
 	mkdir -p base && echo "{}" >base/tsconfig.json &&
 	ws_project app app <<-EOF &&
 	  build:
-	    command: "mkdir -p dist; echo ran > dist/o"
+	    command: "mkdir -p dist; cat ../base/tsconfig.json > dist/o"
 	    inputs: {workspaceFiles: ["base/tsconfig.json"]}
 	    sandbox: {allow: {read: ["src/"], write: ["dist/"]}}
 	EOF
+	run_vx 0 run app#build &&
+	test_grep ! "violation" "$ERR" &&
+	test "$(cat app/dist/o)" = "{}" &&
+	echo "x=1" >base.cfg &&
+	ws_project app app <<-EOF &&
+	  build:
+	    command: "mkdir -p dist; echo ran > dist/o"
+	    inputs: {workspaceFiles: ["*.cfg"]}
+	    sandbox: {allow: {read: ["src/"], write: ["dist/"]}}
+	EOF
+	rm -f app/dist/o &&
 	run_vx 1 run app#build &&
-	test_grep "^vx: app#build: its key holds a file outside the project that its sandbox hides, so the key would claim a dependency the task cannot read; add to app/vx.yaml tasks.build.sandbox.allow.read: \[\"../base/tsconfig.json\"\]$" "$ERR" &&
+	test_grep "^vx: app#build: its key holds a file outside the project that its sandbox hides, so the key would claim a dependency the task cannot read; add to app/vx.yaml tasks.build.sandbox.allow.read: \[\"../base.cfg\"\]$" "$ERR" &&
 	test_path_is_missing app/dist/o &&
 	run_vx 1 run app#build --report json &&
 	jq -e ".tasks[0] | .status == \"failed\" and (.reason | test(\"sandbox hides\"))
-		and .violations[0].op == \"read\" and .violations[0].path == \"base/tsconfig.json\"
+		and .violations[0].op == \"read\" and .violations[0].path == \"base.cfg\"
 		and (.violations[0].reason | test(\"key holds it\"))
-		and .fix.allow.read == [\"../base/tsconfig.json\"]" "$OUT" >/dev/null &&
+		and .fix.allow.read == [\"../base.cfg\"]" "$OUT" >/dev/null &&
 	run_vx 1 run app#build --report sarif &&
 	jq -e ".runs[0].results[0] | .ruleId == \"vx/sandbox-read\"
-		and (.message.text | test(\"base/tsconfig.json refused .*Fix: add to app/vx.yaml tasks.build.sandbox.allow.read\"))" "$OUT" >/dev/null &&
+		and (.message.text | test(\"base.cfg refused .*Fix: add to app/vx.yaml tasks.build.sandbox.allow.read\"))" "$OUT" >/dev/null &&
 	run_vx 1 run app#build --report github &&
-	test_grep "^::error file=app/vx.yaml,line=.*app#build read base/tsconfig.json refused (its key holds it, and its sandbox hides it). Fix: add to app/vx.yaml tasks.build.sandbox.allow.read: \[\"../base/tsconfig.json\"\]" "$OUT" &&
+	test_grep "^::error file=app/vx.yaml,line=.*app#build read base.cfg refused (its key holds it, and its sandbox hides it). Fix: add to app/vx.yaml tasks.build.sandbox.allow.read: \[\"../base.cfg\"\]" "$OUT" &&
 	run_vx 0 run app#build --no-cache &&
 	test_path_is_file app/dist/o &&
-	sed -i "s|read: \[\"src/\"\]|read: [\"src/\", \"../base/tsconfig.json\"]|" app/vx.yaml &&
+	sed -i "s|read: \[\"src/\"\]|read: [\"src/\", \"../base.cfg\"]|" app/vx.yaml &&
 	run_vx 0 run app#build &&
 	run_vx 0 run app#build &&
 	test_grep "app#build: cache hit" "$OUT"

@@ -167,7 +167,7 @@ test_expect_success 'every mandatory deny holds in a write grant, staged or not'
 	project "\"$(rewrite_denied out) 2>/dev/null; $(rewrite_denied gen/out) 2>/dev/null\"" \
 		"sandbox: {allow: {write: [\"out/\", \"gen/out/\"]}}" &&
 	run_vx 0 sandbox show app#build &&
-	test_grep "^# staged: .*: out$" "$OUT" &&
+	test_grep "^# staged: .*: out dist$" "$OUT" &&
 	run_vx 1 run app#build &&
 	test_grep "app#build: end" "$OUT" &&
 	test_grep "violation: write app/out/.vscode/tasks.json" "$ERR" &&
@@ -480,6 +480,36 @@ test_expect_success 'all of .vx is a wall: a root project'"'"'s task with write 
 	(cd .vx/cache && find . -type f | sort) >cache.after &&
 	test -s cache.before &&
 	test -z "$(comm -23 cache.before cache.after)"
+'
+
+# Issue 54 item 9: what a task declares it writes it may write, what it
+# declares it reads it may read; a declaration never opens what a grant
+# would not: its vx.yaml, a mandatory deny, .git, a dependency's sources.
+test_expect_success 'hostile: declared outputs are writable and declared inputs readable; a declaration opens no wall' '
+	ws_root </dev/null &&
+	ws_project lib lib <<-'\''EOF'\'' &&
+	  build: { command: "true" }
+	EOF
+	write_file lib/src/index.js <<<"lib" &&
+	ws_project app app lib <<-'\''EOF'\'' &&
+	  build:
+	    command: "mkdir -p dist; cat ../lib/src/index.js > dist/o; echo planted >> vx.yaml; mkdir -p .vscode && echo x > .vscode/tasks.json; echo pwned > ../lib/src/index.js; echo end"
+	    outputs: ["dist/**", "vx.yaml", ".vscode/**", ".git/**"]
+	    inputs: {workspaceFiles: ["lib/src/**"]}
+	    cache: false
+	    sandbox: {}
+	EOF
+	cp app/vx.yaml before.yaml &&
+	run_vx 1 run app#build &&
+	test_grep "app#build: end" "$OUT" &&
+	test "$(cat app/dist/o)" = lib &&
+	test_cmp before.yaml app/vx.yaml &&
+	test_path_is_missing app/.vscode/tasks.json &&
+	test "$(cat lib/src/index.js)" = lib &&
+	test_grep "violation: write app/vx.yaml" "$ERR" &&
+	# the declared input is shown, read-only
+	run_vx 0 sandbox show app#build &&
+	test_grep -- "lib/src$" "$OUT"
 '
 
 test_done

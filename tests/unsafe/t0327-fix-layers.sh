@@ -75,9 +75,10 @@ test_expect_success 'the inputs fix printed for a turbo.json task, applied as pr
 # "keeps what could not be moved back".
 test_expect_success 'a task refused before it runs leaves no stage and no warning of one' '
 	setup &&
-	sed -i "s|read: \[\"../../config/base.json\"\], ||" vx.yaml &&
+	# a write grant outside the project, not there: refused before it runs
+	sed -i "s|write: \[\"dist/\"\]|write: [\"dist/\", \"../../nowhere/\"]|" vx.yaml &&
 	run_vx 1 run build &&
-	test_grep "its key holds a file outside the project that its sandbox hides" "$ERR" &&
+	test_grep "does not exist, and vx creates missing grants only inside the project" "$ERR" &&
 	test_grep ! "could not be moved back" "$ERR" &&
 	test -z "$(ls -A .vx/stage 2>/dev/null)"
 '
