@@ -429,6 +429,96 @@ static bool listed(const struct learn_job *j, enum learn_field f, const char *en
 	return false;
 }
 
+static const char *fresh_holding(const struct learn *l, const char *abs);
+
+/* Is abs the workspace root or a project's own directory? */
+static bool project_root(const struct workspace *ws, const char *abs)
+{
+	if (!strcmp(abs, ws->root))
+		return true;
+	for (size_t k = 0; k < ws->projects.n; k++)
+		if (!strcmp(ws->projects.v[k]->dir, abs))
+			return true;
+	return false;
+}
+
+/* Is abs (absolute) where only learn's rounds wrote (a fresh directory)
+ * or in a declared output's directory of task t? */
+static bool learn_own_dir(const struct learn *l, const struct learn_job *j, const char *abs)
+{
+	if (fresh_holding(l, abs))
+		return true;
+	for (size_t k = 0; k < j->t->cfg->outputs.n; k++) {
+		const char *pat = j->t->cfg->outputs.v[k].s;
+		size_t n = glob_literal_prefix(pat);
+		if (pat[0] == '!' || !n || !glob_has_magic(pat))
+			continue;
+		char *head = glob_unescape(pat, n);
+		char *dir = path_join(j->p->dir, head);
+		bool in = path_is_within(dir, abs);
+		free(dir);
+		free(head);
+		if (in)
+			return true;
+	}
+	return false;
+}
+
+/* Entries learned as the directory they share, never file by file (issue
+ * 54 items 4 and 6: 27 docs/public files keyed one by one, so a new file
+ * there hit; cmake's build tree granted file by file). Two or more
+ * entries of one directory become it: a key as "DIR/" + "**" (not the
+ * workspace root, nor a project's own root: that is every file), a write
+ * grant as "DIR/" only where learn's own rounds or the task's declared
+ * outputs own the directory (a codegen's two files in src/ must not open
+ * src/). Then no entry another covers is kept. Rewrites cands. */
+static void group_by_dir(const struct learn *l, const struct learn_job *j, enum learn_field f,
+			 struct strvec *cands)
+{
+	bool changed = true;
+	while (changed) {
+		changed = false;
+		for (size_t a = 0; a < cands->n && !changed; a++) {
+			const char *e = cands->v[a];
+			size_t len = strlen(e);
+			while (len && e[len - 1] == '/')
+				len--;
+			const char *slash = NULL;
+			for (size_t k = 0; k < len; k++)
+				slash = e[k] == '/' ? e + k : slash;
+			if (!slash || glob_has_magic(e) || e[0] == '/' || e[0] == '~' ||
+			    !strncmp(e, "../", 3) || e[0] == '!')
+				continue;
+			size_t plen = (size_t)(slash - e);
+			size_t same = 0;
+			for (size_t b = 0; b < cands->n; b++)
+				same += !strncmp(cands->v[b], e, plen + 1) &&
+					!glob_has_magic(cands->v[b]);
+			if (same < 2)
+				continue;
+			char *parent = xstrndup(e, plen);
+			char *abs =
+			    path_join(f == LEARN_WS_FILES ? l->ws->root : j->p->dir, parent);
+			bool ok =
+			    f == LEARN_WRITE ? learn_own_dir(l, j, abs) : !project_root(l->ws, abs);
+			free(abs);
+			if (ok) {
+				char *dir = xasprintf(f == LEARN_WRITE ? "%s/" : "%s/**", parent);
+				struct strvec kept = STRVEC_INIT;
+				for (size_t b = 0; b < cands->n; b++)
+					if (strncmp(cands->v[b], parent, plen) ||
+					    cands->v[b][plen] != '/')
+						strvec_push(&kept, cands->v[b]);
+				strvec_push_nodup(&kept, dir);
+				strvec_clear(cands);
+				*cands = kept;
+				changed = true;
+			}
+			free(parent);
+		}
+	}
+}
+
 /* The list at fix.group.name, each entry generalised, loaded back and
  * judged against the line (learn_reach.h): what learn may write goes to
  * out, the rest to the person (l->asked). */
@@ -438,12 +528,21 @@ static void take_list(struct learn *l, struct learn_job *j, const char *group, c
 	const cJSON *list =
 	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j->fix, group), name);
 	const cJSON *x;
+	struct strvec cands = STRVEC_INIT;
+	bool grant = f == LEARN_READ || f == LEARN_WRITE;
 	cJSON_ArrayForEach(x, list)
 	{
 		if (!cJSON_IsString(x))
 			continue;
-		bool grant = f == LEARN_READ || f == LEARN_WRITE;
 		char *g = grant ? grants_generalised(x->valuestring) : xstrdup(x->valuestring);
+		if (strvec_find(&cands, g) < 0)
+			strvec_push(&cands, g);
+		free(g);
+	}
+	if (f == LEARN_WRITE || f == LEARN_FILES || f == LEARN_WS_FILES)
+		group_by_dir(l, j, f, &cands);
+	for (size_t c = 0; c < cands.n; c++) {
+		char *g = xstrdup(cands.v[c]);
 		if (f == LEARN_NETWORK) {
 			const char *special = net_special(g);
 			ask_or_name(l, j->id, j->config, field, g,
@@ -489,6 +588,7 @@ static void take_list(struct learn *l, struct learn_job *j, const char *group, c
 		free(abs);
 		free(g);
 	}
+	strvec_clear(&cands);
 }
 
 /* Removes entry (project-relative, no ".." and no link on the way: each
@@ -671,6 +771,40 @@ static int learn_task(struct learn *l, const cJSON *t, bool *refused)
 	}
 	job_end(&j);
 	return rc;
+}
+
+/* The directories each requested task's declared outputs will be written
+ * in that are not there before learn's first round ("build/" for
+ * "build/calc" or "build/" + "**"): what is found in them later only
+ * learn's own rounds can have left (cmake's CMakeCache.txt beside the one
+ * file an output names), so they are fresh (remove_leftovers). */
+static void fresh_outputs(struct learn *l, const struct graph *g)
+{
+	for (size_t i = 0; i < g->nodes.n; i++) {
+		const struct task_node *t = g->nodes.v[i];
+		if (!t->requested || !t->command)
+			continue;
+		const char *dir = l->ws->projects.v[t->project]->dir;
+		for (size_t k = 0; k < t->cfg->outputs.n; k++) {
+			const char *pat = t->cfg->outputs.v[k].s;
+			if (pat[0] == '!' || pat[0] == '/' || strstr(pat, ".."))
+				continue;
+			size_t n = glob_literal_prefix(pat);
+			char *head = glob_unescape(pat, n);
+			char *abs = path_join(dir, head);
+			if (!glob_has_magic(pat)) { /* a file: its directory */
+				char *parent = path_dirname(abs);
+				free(abs);
+				abs = parent;
+			}
+			struct stat st;
+			if (strcmp(abs, dir) && path_is_within(dir, abs) && lstat(abs, &st) &&
+			    strvec_find(&l->fresh, abs) < 0)
+				strvec_push(&l->fresh, abs);
+			free(abs);
+			free(head);
+		}
+	}
 }
 
 /* Where a task with no sandbox: gets one: the file that defines it when
@@ -948,6 +1082,7 @@ int sandbox_learn_main(int argc, char **argv)
 		return 2;
 	}
 	size_t turned = 0;
+	fresh_outputs(&l, &g);
 	int rc = turn_on(&l, &g, &turned) || write_files(&l) ? 2 : 0;
 	if (!rc && turned)
 		fprintf(stderr, "vx: learn: the sandbox turned on for %zu task%s\n", turned,
