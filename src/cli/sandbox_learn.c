@@ -84,6 +84,8 @@ struct learn {
 	VEC(struct learned_file) files;
 	struct strvec fresh; /* write grants learned here that were not there (absolute) */
 	size_t added;	     /* entries added this round */
+	size_t removed;	     /* leftovers removed this round (remove_leftovers) */
+	int round;	     /* the round being learned from, from 1 */
 	VEC(struct asked) asked;
 	VEC(struct config_seen) configs; /* taken before each round's run */
 };
@@ -718,11 +720,12 @@ static int remove_leftovers(struct learn *l, const char *id, const char *project
 			error_errno("%s: cannot remove %s/%s", id, project, gone.v[i]);
 		else
 			fprintf(stderr,
-				"vx: %s: removed %s/%s: an earlier round left it, and the task "
-				"read it (the next round builds clean)\n",
-				id, project, gone.v[i]);
+				"vx: %s: removed %s/%s: %s left it, and the task read it (the "
+				"next round builds clean)\n",
+				id, project, gone.v[i],
+				l->round > 1 ? "an earlier round" : "a build before learn");
 	}
-	l->added += all && !rc;
+	l->removed += all && !rc;
 	free(dir);
 	strvec_clear(&heads);
 	strvec_clear(&gone);
@@ -1004,16 +1007,20 @@ static int round_once(struct learn *l, int round, char *const *run_argv)
 		error("sandbox learn: round %d: the run gave no report (exit %d)", round, status);
 		goto out;
 	}
-	size_t ran = 0, failed = 0, violations = 0;
+	size_t ran = 0, failed = 0, skipped = 0, violations = 0;
 	bool refused = false, bad = false;
-	l->added = 0;
+	l->added = l->removed = 0;
+	l->round = round;
 	const cJSON *t;
 	cJSON_ArrayForEach(t, tasks)
 	{
 		const char *st = json_str(t, "status");
 		ran += st && (!strcmp(st, "succeeded") || !strcmp(st, "failed"));
-		failed +=
-		    st && strcmp(st, "succeeded") && strcmp(st, "cached") && strcmp(st, "noop");
+		failed += st && !strcmp(st, "failed");
+		/* not run: a dependency failed (issue 54 item 10: they were
+		 * counted as tasks that did not pass) */
+		skipped += st && strcmp(st, "failed") && strcmp(st, "succeeded") &&
+			   strcmp(st, "cached") && strcmp(st, "noop");
 		violations +=
 		    (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(t, "violations"));
 		if (learn_task(l, t, &refused))
@@ -1021,17 +1028,20 @@ static int round_once(struct learn *l, int round, char *const *run_argv)
 	}
 	if (bad)
 		goto out;
-	if (!failed && !violations && !status) {
+	if (!failed && !skipped && !violations && !status) {
 		fprintf(stderr, "vx: learn round %d: %zu tasks ran, all passed with no violation\n",
 			round, ran);
 		rc = 0;
 		goto out;
 	}
-	fprintf(stderr,
-		"vx: learn round %d: %zu tasks ran, %zu did not pass, %zu violations; %zu "
-		"learned\n",
-		round, ran, failed, violations, l->added);
-	if (!l->added) {
+	fprintf(stderr, "vx: learn round %d: %zu tasks ran, %zu failed", round, ran, failed);
+	if (skipped)
+		fprintf(stderr, ", %zu not run (a dependency failed)", skipped);
+	fprintf(stderr, ", %zu violations; %zu learned", violations, l->added);
+	if (l->removed)
+		fprintf(stderr, ", %zu leftovers removed", l->removed);
+	fputc('\n', stderr);
+	if (!l->added && !l->removed) {
 		fputs(err.buf, stderr);
 		print_left(tasks);
 		error("sandbox learn: what is left needs a person (above: the run's "

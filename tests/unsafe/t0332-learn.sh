@@ -328,4 +328,27 @@ test_expect_success 'files read from one directory are keyed as the directory: a
 	test "$(cat app/dist/all | wc -l)" = 4
 '
 
+# Issue 54 item 10: learn's own words. A task that passed is not one that
+# "did not pass"; a user's own build is no earlier round; removing is not
+# learning.
+test_expect_success 'learn says what ran, what failed, what it removed and who left it' '
+	ws_root </dev/null &&
+	echo shared >shared.txt &&
+	ws_project lib lib <<-'\''EOF'\'' &&
+	  build:
+	    command: "mkdir -p dist; cat dist/o 2>/dev/null; cat ../shared.txt > dist/o"
+	    outputs: ["dist/**"]
+	EOF
+	ws_project app app lib <<-'\''EOF'\'' &&
+	  build:
+	    command: "true"
+	EOF
+	mkdir -p lib/dist && echo "the user built this" >lib/dist/o &&
+	printf "dist\n.vx\n" >.gitignore && git init -q . &&
+	run_vx 0 sandbox learn build &&
+	test_grep "learn round 1: 2 tasks ran, 1 failed, 2 violations; 2 learned, 1 leftovers removed$" "$ERR" &&
+	test_grep "removed lib/dist/: a build before learn left it" "$ERR" &&
+	test_grep "learn round 2: 2 tasks ran, all passed" "$ERR"
+'
+
 test_done
