@@ -252,6 +252,7 @@ static const struct task_node *node_of(const struct learn *l, const char *id)
 /* One task's round, as learn_reach and the load-back check need it. */
 struct learn_job {
 	const char *id, *config, *task;
+	char *home; /* where its fix is written: fix_home */
 	const struct task_node *t;
 	const struct project *p;
 	const cJSON *fix;
@@ -297,6 +298,22 @@ static void push_fix_loaded(struct strvec *out, const char *dir, const cJSON *fi
 			strvec_push(out, abs);
 		free(abs);
 	}
+}
+
+/* The file a task's fix is written to: its project's own vx.yaml, the
+ * layer that wins for it (root turbo.json < root vx.yaml < package
+ * turbo.json < package vx.yaml), made when missing; the report names the
+ * file its sandbox: block came from, which in a turbo.json repository is
+ * the root's generic entry every package inherits (issue 54 item 1: each
+ * app's key then held the other app's files, and a Vite temp-file glob
+ * learned for one app refused every other package's build). The root
+ * project's tasks stay where they are. */
+static char *fix_home(const struct learn *l, const struct learn_job *j)
+{
+	if (j->p->is_root)
+		return xstrdup(j->config);
+	const char *own = j->p->cfg && j->p->cfg != l->ws->cfg ? j->p->cfg->path : NULL;
+	return own ? path_relative(l->ws->root, own) : xasprintf("%s/vx.yaml", j->p->rel);
 }
 
 /* Fills job for report task o; false when the report names no task of the
@@ -362,11 +379,13 @@ static bool job_begin(struct learn *l, const cJSON *o, struct learn_job *j)
 	    .keyed = (const char *const *)j->keyed.v,
 	    .n_keyed = j->keyed.n,
 	};
+	j->home = fix_home(l, j);
 	return true;
 }
 
 static void job_end(struct learn_job *j)
 {
+	free(j->home);
 	strvec_clear(&j->refused);
 	strvec_clear(&j->nested);
 	strvec_clear(&j->dep_outputs);
@@ -547,7 +566,7 @@ static void take_list(struct learn *l, struct learn_job *j, const char *group, c
 		char *g = xstrdup(cands.v[c]);
 		if (f == LEARN_NETWORK) {
 			const char *special = net_special(g);
-			ask_or_name(l, j->id, j->config, field, g,
+			ask_or_name(l, j->id, j->home, field, g,
 				    special ? special : learn_reach_asks(&j->scope, f, g),
 				    !special);
 			free(g);
@@ -574,10 +593,10 @@ static void take_list(struct learn *l, struct learn_job *j, const char *group, c
 					      "depend on: add the dependency (dependsOn, or "
 					      "package.json), not a grant",
 					      other);
-			ask(l, j->id, j->config, field, g, say);
+			ask(l, j->id, j->home, field, g, say);
 			free(say);
 		} else if (why) {
-			ask(l, j->id, j->config, field, g, why);
+			ask(l, j->id, j->home, field, g, why);
 		} else {
 			if (f == LEARN_WRITE && !glob_has_magic(abs)) {
 				struct stat st;
@@ -768,7 +787,7 @@ static int learn_task(struct learn *l, const cJSON *t, bool *refused)
 					fields[i].path[2] ? fields[i].path[2] : "");
 		take_list(l, &j, fields[i].group, fields[i].name, fields[i].f, field, &values);
 		free(field);
-		rc = values.n ? add(l, j.config, path, np, (const char *const *)values.v, values.n)
+		rc = values.n ? add(l, j.home, path, np, (const char *const *)values.v, values.n)
 			      : 0;
 		strvec_clear(&values);
 	}

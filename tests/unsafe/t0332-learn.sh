@@ -351,4 +351,34 @@ test_expect_success 'learn says what ran, what failed, what it removed and who l
 	test_grep "learn round 2: 2 tasks ran, all passed" "$ERR"
 '
 
+# Issue 54 item 1: in a turbo.json repository every package's fixes went
+# to the root's generic entry (each key then held the other packages'
+# files), and where a package turbo.json overrides inputs they never
+# applied. Each package's needs go to its own vx.yaml, the layer that wins.
+test_expect_success 'turbo.json with a package override: each package learns in its own vx.yaml; an edit misses only its package' '
+	echo "{\"name\": \"root\", \"private\": true, \"workspaces\": [\"packages/*\"], \"packageManager\": \"npm@10.0.0\"}" >package.json &&
+	echo "{\"tasks\": {\"build\": {\"outputs\": [\"dist/**\"]}}}" >turbo.json &&
+	mkdir -p shared && echo A >shared/a.txt && echo B >shared/b.txt &&
+	for p in a b; do
+		write_file packages/$p/package.json <<<"{\"name\": \"$p\", \"scripts\": {\"build\": \"mkdir -p dist && cat ../../shared/$p.txt src/x > dist/out\"}}" &&
+		write_file packages/$p/src/x <<<"$p"
+	done &&
+	echo "{\"extends\": [\"//\"], \"tasks\": {\"build\": {\"inputs\": [\"src/**\"]}}}" >packages/b/turbo.json &&
+	printf "dist\n.vx\n" >.gitignore && git init -q . && git add -A && git commit -qm i &&
+	run_vx 0 sandbox learn build &&
+	test_grep "^    sandbox: {}$" vx.yaml &&
+	test_grep ! "shared" vx.yaml &&
+	test_grep "workspaceFiles: \[\"shared/a.txt\"\]" packages/a/vx.yaml &&
+	test_grep ! "b.txt" packages/a/vx.yaml &&
+	test_grep "shared/b.txt" packages/b/vx.yaml &&
+	test_grep ! "a.txt" packages/b/vx.yaml &&
+	run_vx 0 run build &&
+	test_grep "a#build: cache hit" "$OUT" && test_grep "b#build: cache hit" "$OUT" &&
+	echo B2 >shared/b.txt &&
+	run_vx 0 run build &&
+	test_grep "a#build: cache hit" "$OUT" &&
+	test_grep "b#build: running" "$OUT" &&
+	test "$(head -n 1 packages/b/dist/out)" = B2
+'
+
 test_done
