@@ -341,6 +341,32 @@ static bool declared_write_walled(const struct workspace *ws, const char *proj, 
 	return walled;
 }
 
+/* Drops each grant of list that another, a directory, already holds
+ * ("dist/esm/" under "dist/"): a deeper grant is a mount point of its own
+ * in the sandbox, which a tool that deletes its output root meets as EBUSY
+ * even where the directory above it is granted (issue 54 item 2). */
+static void drop_covered(struct strvec *list)
+{
+	size_t keep = 0;
+	for (size_t a = 0; a < list->n; a++) {
+		const char *e = list->v[a];
+		bool covered = false;
+		for (size_t b = 0; b < list->n && !covered; b++) {
+			const char *d = list->v[b];
+			size_t n = strlen(d);
+			covered = b != a && n > 1 && d[n - 1] == '/' && !glob_has_magic(d) &&
+				  strlen(e) > n && !strncmp(e, d, n);
+		}
+		if (covered)
+			free(list->v[a]);
+		else
+			list->v[keep++] = list->v[a];
+	}
+	list->n = keep;
+	if (list->v)
+		list->v[keep] = NULL;
+}
+
 /* The task's write grants: allow.write, and its declared outputs (issue
  * 54 item 9, Bazel's rule: what a task declares it writes it may write;
  * `sandbox: {}` on a task with `outputs: ["dist/" + "**"]` failed EROFS and
@@ -360,6 +386,7 @@ static void task_writes(const struct workspace *ws, const struct task_node *t, s
 			strvec_push(out, g);
 		free(g);
 	}
+	drop_covered(out);
 }
 
 /* The task's read grants: allow.read, and its declared

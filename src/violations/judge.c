@@ -1665,11 +1665,32 @@ static enum rule_says rule_grant_root(struct judging *j, const struct access_eve
 		return RULE_NEXT;
 	if (!has_note(j->out, "grant-root-busy", e->path)) {
 		char *rel = path_relative(in->project_dir, e->path);
+		const char *slash = strchr(rel, '/');
 		add_note(j->out, "grant-root-busy", e->path,
 			 xasprintf("%s is a write grant's root, a mount point in the sandbox: it "
 				   "cannot be removed or renamed (%s %s); empty it instead (rm -rf "
-				   "%s/*, not rm -rf %s)",
-				   rel, e->syscall, e->err == EBUSY ? "EBUSY" : "EROFS", rel, rel));
+				   "%s/*, not rm -rf %s)%s",
+				   rel, e->syscall, e->err == EBUSY ? "EBUSY" : "EROFS", rel, rel,
+				   slash ? ", or grant the top-level directory that holds it, "
+					   "which lives in the task's stage and can go"
+					 : ""));
+		/* A tool that deletes its own output root (Remix's build/,
+		 * Nitro's .output/ under a deeper grant) failed with no
+		 * violation and nothing to learn (issue 54 item 2): a refusal
+		 * that fails a task is a violation with its fix, the
+		 * top-level directory holding the root, which is staged. */
+		if (slash && path_is_within(in->project_dir, e->path)) {
+			struct violation v = {.op = VIOLATION_WRITE,
+					      .path = xstrdup(e->path),
+					      .syscall = e->syscall,
+					      .err = e->err};
+			vec_push(&j->out->violations, v);
+			char *top = xstrndup(rel, (size_t)(slash - rel));
+			char *abs = path_join(in->project_dir, top);
+			strvec_push_nodup(&j->out->fix_write, grant_spelling(in, abs, true));
+			free(abs);
+			free(top);
+		}
 		free(rel);
 	}
 	return RULE_SETTLED;

@@ -381,4 +381,28 @@ test_expect_success 'turbo.json with a package override: each package learns in 
 	test "$(head -n 1 packages/b/dist/out)" = B2
 '
 
+# Issue 54 item 2: a tool that deletes its own output root (Remix's
+# build/, Nitro's .output/) under a deeper grant met EBUSY and failed with
+# no violation and nothing to learn.
+test_expect_success 'a tool that deletes its output root: a violation with the top-level grant, learned, and it passes' '
+	ws_root </dev/null &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "rm -rf dist/esm && mkdir -p dist/esm && echo 1 > dist/esm/a"
+	    outputs: ["dist/esm/**"]
+	    sandbox: {}
+	EOF
+	mkdir -p app/dist/esm && echo old >app/dist/esm/old &&
+	cp app/vx.yaml before.yaml &&
+	run_vx 1 run app#build &&
+	test_grep "violation: write app/dist/esm (unlinkat E[A-Z]*)" "$ERR" &&
+	test_grep "fix: add to app/vx.yaml tasks.build.sandbox.allow.write: \[\"dist/\"\]" "$ERR" &&
+	cp before.yaml app/vx.yaml &&
+	run_vx 0 sandbox learn app#build &&
+	test_grep "write: \[\"dist/\"\]" app/vx.yaml &&
+	test "$(ls app/dist/esm)" = a &&
+	run_vx 0 run app#build &&
+	test_grep "cache hit" "$OUT"
+'
+
 test_done
