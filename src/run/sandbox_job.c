@@ -1246,7 +1246,8 @@ static void walls_line(const struct sandbox_job *sjob, const struct sandbox_cfg 
  * hand). */
 struct judging {
 	struct judge_input in;
-	struct strvec ignore_read, ignore_write, ignore_net, inputs, ws_inputs, allow_write;
+	struct strvec ignore_read, ignore_write, ignore_net, inputs, ws_inputs, allow_write,
+	    outputs;
 	struct strvec roots, unwritten; /* judge_input_from_request's */
 	struct strvec dep_keyed, dep_outs, dep_cfg, outside, tools;
 	struct strvec proj_deps;		/* its project's dependencies' dirs, canonical */
@@ -1358,6 +1359,7 @@ static void judging_init(struct sandbox_jobs *sj, size_t i, const struct job *jo
 	lstr_vec_strings(&t->cfg->input_files, &jg->inputs);
 	lstr_vec_strings(&t->cfg->input_ws_files, &jg->ws_inputs);
 	task_writes(sj->ws, t, &jg->allow_write);
+	lstr_vec_strings(&t->cfg->outputs, &jg->outputs);
 	if (sjob->keyed)
 		judging_keyed(sj, i, jg);
 	other_outputs(sj, i, jg);
@@ -1403,6 +1405,8 @@ static void judging_init(struct sandbox_jobs *sj, size_t i, const struct job *jo
 	    .task = t->task,
 	    .other_outputs = jg->others.v,
 	    .n_other_outputs = jg->others.n,
+	    .own_outputs = SV(jg->outputs),
+	    .n_own_outputs = jg->outputs.n,
 	    .externals_keyed = sj->externals_keyed,
 	    .run_started = sj->run_started,
 	    .outside_grants = SV(jg->outside),
@@ -1423,10 +1427,10 @@ static void judging_init(struct sandbox_jobs *sj, size_t i, const struct job *jo
 static void judging_release(struct judging *jg)
 {
 	struct strvec *all[] = {
-	    &jg->ignore_read, &jg->ignore_write, &jg->ignore_net,  &jg->inputs,
-	    &jg->ws_inputs,   &jg->allow_write,	 &jg->roots,	   &jg->unwritten,
-	    &jg->dep_keyed,   &jg->dep_outs,	 &jg->dep_cfg,	   &jg->outside,
-	    &jg->tools,	      &jg->proj_deps,	 &jg->other_tasks, &jg->other_globs};
+	    &jg->ignore_read, &jg->ignore_write, &jg->ignore_net, &jg->inputs,	  &jg->ws_inputs,
+	    &jg->allow_write, &jg->outputs,	 &jg->roots,	  &jg->unwritten, &jg->dep_keyed,
+	    &jg->dep_outs,    &jg->dep_cfg,	 &jg->outside,	  &jg->tools,	  &jg->proj_deps,
+	    &jg->other_tasks, &jg->other_globs};
 	for (size_t k = 0; k < sizeof all / sizeof *all; k++)
 		strvec_clear(all[k]);
 	vec_free(&jg->deps);

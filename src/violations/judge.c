@@ -886,6 +886,51 @@ static bool has_component(const char *rel, const char *name)
 	return false;
 }
 
+/* Is rel (workspace-relative) a tool's own incremental cache, one the
+ * tool validates itself against the inputs it reads (content hashes or
+ * versions of each source), so what an earlier run left there cannot
+ * change what this run makes (issue 54 item 3: after a sandboxed build,
+ * the first rebuild after any edit failed read-unkeyed on
+ * .next/cache/webpack/.../index.pack and .cache/tsbuildinfo.json, and
+ * learn went round removing them)? A leftover read there is judged as
+ * `sandbox.ignore.read` would have it: not a violation. The table, and
+ * why each is safe, is docs/violations.md's. */
+static bool self_validating_cache(const struct judge_input *in, const char *path, const char *rel)
+{
+	static const char *const dirs[] = {
+	    ".next/cache",	   /* webpack's and SWC's, keyed by content hashes */
+	    "node_modules/.cache", /* babel-loader, terser, eslint-loader: content-keyed */
+	    "node_modules/.vite",  /* Vite's optimized deps (lockfile-hashed), vitest's results */
+	    ".parcel-cache",	   /* Parcel's, content-keyed */
+	    ".angular/cache",	   /* the Angular CLI's, content-keyed */
+	    ".swc",		   /* SWC's plugin cache, keyed by plugin version */
+	    NULL,
+	};
+	for (const char *const *d = dirs; *d; d++) {
+		const char *at = strstr(rel, *d);
+		size_t n = strlen(*d);
+		if (at && (at == rel || at[-1] == '/') && at[n] == '/')
+			return true;
+	}
+	const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+	/* ESLint's and Stylelint's caches, keyed by each file's content and
+	 * the config's hash */
+	if (!strcmp(base, ".eslintcache") || !strcmp(base, ".stylelintcache"))
+		return true;
+	/* tsc's build info (its sources' hashes: tsc -b, --incremental), any
+	 * name a tsconfig gives it, only where the task's outputs hold it:
+	 * kept while the dist/ it describes is deleted or restored older,
+	 * tsc emits only what changed and the dist/ is incomplete
+	 * (Turborepo's stale-output report); saved and restored with it,
+	 * the two agree. */
+	if (!strstr(base, "tsbuildinfo") || !under(in->project_dir, path))
+		return false;
+	char *own = path_relative(in->project_dir, path);
+	bool held = globlist_match((char *const *)in->own_outputs, in->n_own_outputs, own);
+	free(own);
+	return held;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -1121,6 +1166,8 @@ static enum unkeyed unkeyed_read(const struct judge_input *in, const struct acce
 		goto out;
 	if (leftover && !path_is_within(leftover, path))
 		leftover = NULL; /* a linked workspace package's file, judged where it lies */
+	if (leftover && self_validating_cache(in, path, rel))
+		goto out;
 	char *fix = leftover ? leftover_fix(in, leftover, path) : NULL;
 	char *key = fix ? xasprintf("l%s", fix) : xasprintf("u%s", path);
 	free(fix);

@@ -107,6 +107,11 @@ struct judge_input {
 	 * would be in the key), its note names the dependsOn. */
 	const struct judge_other_output *other_outputs;
 	size_t n_other_outputs;
+	/* The task's own outputs globs (project-relative): a tsbuildinfo is a
+	 * tool cache of its own only where they save and restore it with the
+	 * outputs it describes (self_validating_cache). */
+	const char *const *own_outputs;
+	size_t n_own_outputs;
 	bool externals_keyed;  /* the lockfile keys node_modules (lockfiles.md); when not,
 				* the first read there is one violation */
 	long long run_started; /* wall-clock seconds: a dependency's file newer than

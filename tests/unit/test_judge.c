@@ -836,6 +836,53 @@ static void test_through_links(void)
 	verdict_release(&v);
 }
 
+/* Issue 54 item 3: a tool's own incremental cache an earlier run left in
+ * its write grant is no leftover: ESLint's, .next/cache, node_modules/.cache;
+ * a tsbuildinfo only where the task's outputs save and restore it with
+ * what it describes. Anything else still is. */
+static void test_tool_caches(void)
+{
+	fixture_write(root, "app/.eslintcache", "[]\n");
+	fixture_write(root, "app/.next/cache/webpack/client/index.pack", "p\n");
+	fixture_write(root, "app/node_modules/.cache/babel-loader/x.json", "{}\n");
+	fixture_write(root, "app/tsconfig.tsbuildinfo", "{}\n");
+	fixture_write(root, "app/.cache/tool/last", "t\n");
+	char *w = xasprintf("%s", proj);
+	const char *roots[] = {w};
+	const char *keyed[] = {"app/src/a.txt"};
+	struct judge_input in = input();
+	in.cached = true;
+	in.keyed = keyed;
+	in.n_keyed = 1;
+	in.write_roots = roots;
+	in.n_write_roots = 1;
+	in.externals_keyed = true;
+	const char *log = "2 openat(AT_FDCWD, \".eslintcache\", O_RDONLY) = 3\n"
+			  "2 openat(AT_FDCWD, \".next/cache/webpack/client/index.pack\", "
+			  "O_RDONLY) = 3\n"
+			  "2 openat(AT_FDCWD, \"node_modules/.cache/babel-loader/x.json\", "
+			  "O_RDONLY) = 3\n"
+			  "2 openat(AT_FDCWD, \"tsconfig.tsbuildinfo\", O_RDONLY) = 3\n"
+			  "2 openat(AT_FDCWD, \".cache/tool/last\", O_RDONLY) = 3\n" EXIT;
+	struct verdict v;
+	judge(log, &in, &v);
+	CHECK(!has_violation(&v, false, "/app/.eslintcache"));
+	CHECK(!has_violation(&v, false, "index.pack"));
+	CHECK(!has_violation(&v, false, "x.json"));
+	CHECK(has_violation(&v, false, "/app/tsconfig.tsbuildinfo")); /* no output holds it */
+	CHECK(has_violation(&v, false, "/app/.cache/tool/last"));
+	CHECK_INT(v.violations.n, 2);
+	verdict_release(&v);
+	const char *outs[] = {"dist/**", "tsconfig.tsbuildinfo"};
+	in.own_outputs = outs;
+	in.n_own_outputs = 2;
+	judge(log, &in, &v);
+	CHECK(!has_violation(&v, false, "/app/tsconfig.tsbuildinfo"));
+	CHECK_INT(v.violations.n, 1);
+	verdict_release(&v);
+	free(w);
+}
+
 /* Issue 12: a path holding a newline or ESC cannot forge a report line or
  * drive the terminal: quoted as git quotes it, in every report. */
 static void test_control_bytes(void)
@@ -999,6 +1046,7 @@ int main(void)
 	test_stable_fix();
 	test_fix_escaped();
 	test_through_links();
+	test_tool_caches();
 	test_report_reason();
 	test_control_bytes();
 	test_from_request();
