@@ -62,6 +62,33 @@ static void set(struct strvec *out, const char *kv)
 	strvec_push(out, kv);
 }
 
+/* Set in out unless a variable of kv's name is there already. */
+static void set_default(struct strvec *out, const char *kv)
+{
+	size_t n = name_len(kv);
+	for (size_t i = 0; i < out->n; i++)
+		if (name_len(out->v[i]) == n && !strncmp(out->v[i], kv, n))
+			return;
+	strvec_push(out, kv);
+}
+
+/* The frameworks' telemetry, off in a sandboxed task unless the task's
+ * environment or env.define says otherwise (issue 54 item 7: Next's
+ * telemetry was a network violation naming only the resolver, and no
+ * build needs it). docs/network.md. */
+const char *const env_telemetry_off[] = {
+    "NEXT_TELEMETRY_DISABLED=1",
+    "NUXT_TELEMETRY_DISABLED=1",
+    "ASTRO_TELEMETRY_DISABLED=1",
+    "GATSBY_TELEMETRY_DISABLED=1",
+    "STORYBOOK_DISABLE_TELEMETRY=1",
+    "NG_CLI_ANALYTICS=false",
+    "TURBO_TELEMETRY_DISABLED=1",
+    "VERCEL_TELEMETRY_DISABLED=1",
+    "DO_NOT_TRACK=1",
+    NULL,
+};
+
 static bool listed(const char *const *names, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
@@ -101,6 +128,8 @@ int env_build(const struct env_input *in, struct strvec *out, struct strbuf *err
 			set(out, *h);
 		free(name);
 	}
+	for (const char *const *t = env_telemetry_off; *t; t++)
+		set_default(out, *t);
 	for (size_t i = 0; i < in->n_define; i++)
 		set(out, in->define[i]);
 	for (size_t i = 0; i < in->n_vx; i++)

@@ -48,4 +48,8 @@ long env_refused(const struct env_input *in, struct strbuf *err);
  * env_refused refuses. */
 int env_build(const struct env_input *in, struct strvec *out, struct strbuf *err);
 
+/* "NAME=VALUE" for each framework's telemetry opt-out, set in every
+ * sandboxed task that does not set the variable itself; NULL-terminated. */
+extern const char *const env_telemetry_off[];
+
 #endif

@@ -38,11 +38,29 @@ int main(void)
 	char *s = joined(&out);
 	/* what a plain task gets (host), but what authenticates (issue 40:
 	 * only a shell's basics passed, so CI was dropped) */
-	CHECK_STR(s, "HOME=/home/u LC_ALL=C.UTF-8 MODE=ci NODE_ENV=prod PATH=/usr/bin RANDOM_VAR=1 "
-		     "TEMP=/tmp "
-		     "TERM=xterm TMP=/tmp TMPDIR=/tmp VX_TASK=a#build");
+	/* and the frameworks' telemetry off (issue 54 item 7) */
+	CHECK_STR(s, "ASTRO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1 GATSBY_TELEMETRY_DISABLED=1 "
+		     "HOME=/home/u LC_ALL=C.UTF-8 MODE=ci NEXT_TELEMETRY_DISABLED=1 "
+		     "NG_CLI_ANALYTICS=false NODE_ENV=prod NUXT_TELEMETRY_DISABLED=1 "
+		     "PATH=/usr/bin RANDOM_VAR=1 STORYBOOK_DISABLE_TELEMETRY=1 TEMP=/tmp "
+		     "TERM=xterm TMP=/tmp TMPDIR=/tmp TURBO_TELEMETRY_DISABLED=1 "
+		     "VERCEL_TELEMETRY_DISABLED=1 VX_TASK=a#build");
 	free(s);
 	strvec_clear(&out);
+
+	/* a task that says otherwise, in its environment or env.define, wins */
+	{
+		const char *host_on[] = {"PATH=/usr/bin", "DO_NOT_TRACK=0", NULL};
+		const char *define_on[] = {"NEXT_TELEMETRY_DISABLED=0"};
+		struct env_input on = {host_on, define_on, 1, NULL, 0,	 NULL,
+				       0,	NULL,	   0, NULL, NULL};
+		CHECK_INT(env_build(&on, &out, &err), 0);
+		char *t = joined(&out);
+		CHECK(strstr(t, "DO_NOT_TRACK=0") && strstr(t, "NEXT_TELEMETRY_DISABLED=0") &&
+		      !strstr(t, "DO_NOT_TRACK=1") && strstr(t, "ASTRO_TELEMETRY_DISABLED=1"));
+		free(t);
+		strvec_clear(&out);
+	}
 
 	/* A credential-looking passThrough name: refused unless a secret. */
 	const char *pass2[] = {"NPM_TOKEN"};
