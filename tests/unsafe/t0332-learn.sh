@@ -405,4 +405,37 @@ test_expect_success 'a tool that deletes its output root: a violation with the t
 	test_grep "cache hit" "$OUT"
 '
 
+# Issue 54's "done when" on a real shape: packages sharing a turbo.json,
+# one with a package override, tsc with its build info under .cache/ (no
+# output names it): learn from nothing, then an edit rebuilds sandboxed
+# with no violation, and learning again takes one round.
+test_expect_success 'tsc incremental in a turbo.json repository: learn, pass, hit; an edit rebuilds with no violation' '
+	test $have_npm = 1 || { echo "# skipped: no typescript"; exit 0; }
+	echo "{\"name\": \"root\", \"private\": true, \"workspaces\": [\"packages/*\"], \"packageManager\": \"npm@10.0.0\"}" >package.json &&
+	ln -s "$NPM_CACHE/node_modules" node_modules &&
+	cp "$NPM_CACHE/package-lock.json" . &&
+	echo "{\"tasks\": {\"build\": {\"dependsOn\": [\"^build\"], \"outputs\": [\"dist/**\"]}}}" >turbo.json &&
+	echo "{\"compilerOptions\": {\"strict\": true, \"target\": \"es2020\", \"module\": \"commonjs\"}}" >tsconfig.base.json &&
+	for p in a b; do
+		write_file packages/$p/package.json <<<"{\"name\": \"$p\", \"version\": \"1.0.0\", \"scripts\": {\"build\": \"tsc -p tsconfig.json\"}}" &&
+		write_file packages/$p/tsconfig.json <<<"{\"extends\": \"../../tsconfig.base.json\", \"compilerOptions\": {\"outDir\": \"dist\", \"rootDir\": \"src\", \"incremental\": true, \"tsBuildInfoFile\": \".cache/tsbuildinfo.json\"}, \"include\": [\"src\"]}" &&
+		write_file packages/$p/src/index.ts <<<"export const $p = 1;"
+	done &&
+	echo "{\"extends\": [\"//\"], \"tasks\": {\"build\": {\"outputs\": [\"dist/**\", \".cache/**\"]}}}" >packages/b/turbo.json &&
+	printf "node_modules\ndist\n.cache\n.vx\n" >.gitignore && git init -q . && git add -A && git commit -qm i &&
+	run_vx 0 sandbox learn build &&
+	test_grep "a#build: its outputs now hold .cache/tsbuildinfo.json" "$ERR" &&
+	test_grep "outputs: \[\"dist/\*\*\", \".cache/tsbuildinfo.json\"\]" packages/a/vx.yaml &&
+	run_vx 0 run build &&
+	test_grep "a#build: cache hit" "$OUT" &&
+	echo "export const a2 = 2;" >>packages/a/src/index.ts &&
+	echo "export const b2 = 2;" >>packages/b/src/index.ts &&
+	run_vx 0 run build &&
+	test_grep ! "violation" "$ERR" &&
+	test_grep "a2" packages/a/dist/index.js && test_grep "b2" packages/b/dist/index.js &&
+	run_vx 0 sandbox learn build &&
+	test_grep "learn round 1: 2 tasks ran, all passed" "$ERR" &&
+	test_grep ! "round 2" "$ERR"
+'
+
 test_done
