@@ -26,6 +26,7 @@
 #include "run/runopts.h"
 #include "run/runplan.h"
 #include "sandbox/config_names.h"
+#include "sandbox/denies.h"
 #include "sandbox/grants.h"
 #include "sandbox/netrule.h"
 #include "util/die.h"
@@ -1018,8 +1019,9 @@ static void find_buildinfo(const struct workspace *ws, const char *dir, int dept
 		struct stat st;
 		if (!lstat(p, &st) && S_ISDIR(st.st_mode) && !project_root(ws, p))
 			find_buildinfo(ws, p, depth - 1, out);
-		else if (!lstat(p, &st) && S_ISREG(st.st_mode) && strstr(n, "tsbuildinfo"))
-			strvec_push(out, p);
+		else if (!lstat(p, &st) && S_ISREG(st.st_mode) && strstr(n, "tsbuildinfo") &&
+			 !denies_holding(p, (const char *const[]){ws->root, NULL}, &(size_t){0}))
+			strvec_push(out, p); /* never one a restore would put in a deny */
 		free(p);
 	}
 	if (d)
