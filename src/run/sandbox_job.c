@@ -379,6 +379,8 @@ static void task_writes(const struct workspace *ws, const struct task_node *t, s
 	const char *proj = ws->projects.v[t->project]->dir;
 	for (size_t k = 0; k < t->cfg->outputs.n; k++) {
 		const char *pat = t->cfg->outputs.v[k].s;
+		while (pat[0] == '.' && pat[1] == '/')
+			pat += 2; /* "./dist/" + "**" is dist's */
 		if (pat[0] == '!' || leaves_project(pat))
 			continue;
 		char *g = declared_grant(pat);
@@ -402,6 +404,8 @@ static void task_reads(const struct workspace *ws, const struct task_node *t, st
 	char *up = path_relative(proj, ws->root);
 	for (size_t k = 0; k < t->cfg->input_ws_files.n; k++) {
 		const char *pat = t->cfg->input_ws_files.v[k].s;
+		while (pat[0] == '.' && pat[1] == '/')
+			pat += 2;
 		if (pat[0] == '!' || leaves_project(pat) || !glob_literal_prefix(pat))
 			continue;
 		char *head = glob_unescape(pat, glob_literal_prefix(pat));
