@@ -253,9 +253,14 @@ static char *stable_target(const char *path, const char *from, bool *dir, size_t
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_add(&sb, path, (size_t)(base - path));
 	bool any = false;
-	for (const char *s = base; *s;) {
+	for (const char *s = base, *prev = NULL; *s;) {
 		size_t n = strcspn(s, "._-");
-		if (n && is_token(s, n)) {
+		/* esbuild-based config loaders name their temp file
+		 * NAME.bundled_RANDOM.mjs, RANDOM of any shape
+		 * ("mwlf4twlnq": issue 54 item 6, learned literally) */
+		bool bundled = prev && !strncmp(prev, "bundled_", 8) && prev + 8 == s;
+		prev = s;
+		if (n && (is_token(s, n) || bundled)) {
 			strbuf_addch(&sb, '*');
 			any = true;
 		} else {
