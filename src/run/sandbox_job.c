@@ -1257,6 +1257,7 @@ struct judging {
 	struct strvec proj_deps;		/* its project's dependencies' dirs, canonical */
 	struct strvec other_tasks, other_globs; /* the project's other tasks' outputs */
 	VEC(struct judge_other_output) others;	/* borrowing from those two */
+	VEC(bool) other_cycle;			/* parallel to other_tasks */
 	VEC(struct judge_dep) deps;
 	VEC(int) ports;
 };
@@ -1333,11 +1334,24 @@ static void other_outputs(struct sandbox_jobs *sj, size_t i, struct judging *jg)
 			waits = dep[d] && sj->g->nodes.v[d]->project == t->project &&
 				!strcmp(sj->g->nodes.v[d]->task, names.v[k]);
 		struct task_cfg *c = waits ? NULL : graph_project_task(sj->ws, p, names.v[k]);
+		/* does that task, where the run holds it, depend on this one?
+		 * Then the edge the note would suggest is a cycle */
+		bool cycle = false;
+		for (size_t m = 0; c && m < sj->g->nodes.n && !cycle; m++) {
+			const struct task_node *o = sj->g->nodes.v[m];
+			if (o->project != t->project || strcmp(o->task, names.v[k]))
+				continue;
+			bool *theirs = xcalloc(sj->g->nodes.n + 1, 1);
+			mark_deps(sj->g, m, theirs);
+			cycle = theirs[i];
+			free(theirs);
+		}
 		if (c)
 			for (size_t o = 0; o < c->outputs.n; o++)
 				if (c->outputs.v[o].s[0] != '!') {
 					strvec_push(&jg->other_tasks, names.v[k]);
 					strvec_push(&jg->other_globs, c->outputs.v[o].s);
+					vec_push(&jg->other_cycle, cycle);
 				}
 		if (c)
 			task_cfg_free(c);
@@ -1345,7 +1359,8 @@ static void other_outputs(struct sandbox_jobs *sj, size_t i, struct judging *jg)
 	free(dep);
 	strvec_clear(&names);
 	for (size_t k = 0; k < jg->other_tasks.n; k++) {
-		struct judge_other_output o = {jg->other_tasks.v[k], jg->other_globs.v[k]};
+		struct judge_other_output o = {jg->other_tasks.v[k], jg->other_globs.v[k],
+					       jg->other_cycle.v[k]};
 		vec_push(&jg->others, o);
 	}
 }
@@ -1440,6 +1455,7 @@ static void judging_release(struct judging *jg)
 	vec_free(&jg->deps);
 	vec_free(&jg->ports);
 	vec_free(&jg->others);
+	vec_free(&jg->other_cycle);
 }
 
 /* A persistent task ran untraced: when it failed on its own (not stopped

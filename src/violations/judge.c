@@ -1198,13 +1198,14 @@ out:
 /* The task of the same project whose outputs name path (a project file),
  * when this task does not depend on it, or NULL (issue 40 item 3: a build
  * that read lint's .cache/.eslintcache was told to key it). */
-static const char *other_task_output(const struct judge_input *in, const char *path)
+static const struct judge_other_output *other_task_output(const struct judge_input *in,
+							  const char *path)
 {
 	char *rel = path_relative(in->project_dir, path);
-	const char *maker = NULL;
+	const struct judge_other_output *maker = NULL;
 	for (size_t i = 0; i < in->n_other_outputs && !maker; i++)
 		if (glob_match(in->other_outputs[i].glob, rel))
-			maker = in->other_outputs[i].task;
+			maker = &in->other_outputs[i];
 	free(rel);
 	return maker;
 }
@@ -1229,15 +1230,24 @@ static void unkeyed_verdict(const struct judge_input *in, struct verdict *out,
 			      .path = path,
 			      .syscall = e->syscall};
 	vec_push(&out->violations, v);
-	const char *maker = u == UNKEYED_PROJECT ? other_task_output(in, where) : NULL;
+	const struct judge_other_output *maker =
+	    u == UNKEYED_PROJECT ? other_task_output(in, where) : NULL;
 	if (maker) {
 		char *rel = path_relative(in->project_dir, where);
+		/* issue 54 item 8: a printed edge, followed, made a cycle */
+		char *how = maker->cycle
+				? xasprintf("an edge to it would be a cycle (%s depends on this "
+					    "task): do not read it, or take it out of %s's outputs",
+					    maker->task, maker->task)
+				: xasprintf("add dependsOn: [\"%s\"] (it then comes as that task's "
+					    "output), or do not read it",
+					    maker->task);
 		add_note(out, "other-task-output", where,
 			 xasprintf("%s is what this project's task %s makes (its outputs name "
 				   "it): keying it would key another task's result, which changes "
-				   "whenever that task runs; add dependsOn: [\"%s\"] (it then "
-				   "comes as that task's output), or do not read it",
-				   rel, maker, maker));
+				   "whenever that task runs; %s",
+				   rel, maker->task, how));
+		free(how);
 		free(rel);
 	} else if (u == UNKEYED_PROJECT && in->inputs_explicit) {
 		char *rel = path_relative(in->project_dir, where);

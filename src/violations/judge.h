@@ -24,6 +24,7 @@ struct judge_dep {
 struct judge_other_output {
 	const char *task; /* "lint" */
 	const char *glob; /* ".cache/.eslintcache" */
+	bool cycle;	  /* that task depends on the judged one: an edge to it is a cycle */
 };
 
 /* Filled by the orchestrator after the task ran. Paths absolute and

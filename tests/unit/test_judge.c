@@ -416,7 +416,7 @@ static void test_unkeyed(void)
 	verdict_release(&v);
 	/* what another task of the project makes (issue 40): still a
 	 * violation, never keyed by the fix, the note names dependsOn */
-	const struct judge_other_output others[] = {{"lint", "*.txt"}};
+	struct judge_other_output others[] = {{"lint", "*.txt", false}};
 	in.other_outputs = others;
 	in.n_other_outputs = 1;
 	judge(log, &in, &v);
@@ -425,6 +425,13 @@ static void test_unkeyed(void)
 	const struct judge_note *other = note_of(&v, "other-task-output");
 	CHECK(other && strstr(other->text, "notes.txt is what this project's task lint makes") &&
 	      strstr(other->text, "add dependsOn: [\"lint\"]"));
+	verdict_release(&v);
+	/* issue 54 item 8: lint depends on this task, so the edge is a cycle */
+	others[0].cycle = true;
+	judge(log, &in, &v);
+	other = note_of(&v, "other-task-output");
+	CHECK(other && !strstr(other->text, "dependsOn") &&
+	      strstr(other->text, "an edge to it would be a cycle (lint depends on this task)"));
 	verdict_release(&v);
 	in.n_other_outputs = 0;
 	/* not cached (keyed NULL): nothing to answer for */

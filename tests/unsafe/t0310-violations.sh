@@ -587,4 +587,25 @@ test_expect_success 'a read of another task'"'"'s output is not keyed by the fix
 	test_grep ! "violation" "$ERR"
 '
 
+# Issue 54 item 8: a printed edge, followed, made a cycle. Where the other
+# task depends on this one, the note says so instead of the edge.
+test_expect_success 'a read of the output of a task that depends on this one: the note suggests no cycle' '
+	ws_root </dev/null &&
+	printf ".cache\n.vx\n" >.gitignore && git init -q . &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  lint:
+	    command: "mkdir -p .cache && echo linted > .cache/.eslintcache"
+	    outputs: [".cache/.eslintcache"]
+	    dependsOn: ["build"]
+	  build:
+	    command: "cat .cache/.eslintcache 2>/dev/null; mkdir -p dist && echo built > dist/o"
+	    outputs: ["dist/**"]
+	    sandbox: {}
+	EOF
+	mkdir -p app/.cache && echo old >app/.cache/.eslintcache &&
+	run_vx 1 run app#lint &&
+	test_grep "note: .cache/.eslintcache is what this project.s task lint makes .*an edge to it would be a cycle (lint depends on this task)" "$ERR" &&
+	test_grep ! "add dependsOn" "$ERR"
+'
+
 test_done
