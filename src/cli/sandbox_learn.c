@@ -457,6 +457,35 @@ static bool listed(const struct learn_job *j, enum learn_field f, const char *en
 
 static const char *fresh_holding(const struct learn *l, const char *abs);
 
+/* The first secret-class file (learn_reach_secret_name) below dir, depth
+ * levels down past node_modules, .git and .vx, into found; false when
+ * none. A read grant or a key of a directory shows all of it (a key is a
+ * read grant too: issue 54 item 9), so a directory that holds one is a
+ * person's call, however harmless the file the task read there. */
+static bool dir_holds_secret(const char *dir, int depth, struct strbuf *found)
+{
+	DIR *d = depth >= 0 ? opendir(dir) : NULL;
+	bool hit = false;
+	for (struct dirent *e; d && !hit && (e = readdir(d));) {
+		const char *n = e->d_name;
+		if (!strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, "node_modules") ||
+		    !strcmp(n, ".git") || !strcmp(n, ".vx"))
+			continue;
+		char *p = path_join(dir, n);
+		struct stat st;
+		if (learn_reach_secret_name(n)) {
+			strbuf_addstr(found, p);
+			hit = true;
+		} else if (!lstat(p, &st) && S_ISDIR(st.st_mode)) {
+			hit = dir_holds_secret(p, depth - 1, found);
+		}
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	return hit;
+}
+
 /* Is abs the workspace root or a project's own directory? */
 static bool project_root(const struct workspace *ws, const char *abs)
 {
@@ -525,8 +554,11 @@ static void group_by_dir(const struct learn *l, const struct learn_job *j, enum 
 			char *parent = xstrndup(e, plen);
 			char *abs =
 			    path_join(f == LEARN_WS_FILES ? l->ws->root : j->p->dir, parent);
-			bool ok =
-			    f == LEARN_WRITE ? learn_own_dir(l, j, abs) : !project_root(l->ws, abs);
+			struct strbuf secret = STRBUF_INIT;
+			bool ok = f == LEARN_WRITE ? learn_own_dir(l, j, abs)
+						   : !project_root(l->ws, abs) &&
+							 !dir_holds_secret(abs, 4, &secret);
+			strbuf_release(&secret);
 			free(abs);
 			if (ok) {
 				char *dir = xasprintf(f == LEARN_WRITE ? "%s/" : "%s/**", parent);
@@ -593,6 +625,30 @@ static void take_list(struct learn *l, struct learn_job *j, const char *group, c
 			why = "";
 		else
 			why = learn_reach_asks(&j->scope, f, abs);
+		/* a directory read or keyed outside its project, or a pattern's
+		 * head there, is shown whole */
+		struct strbuf secret = STRBUF_INIT;
+		if (!why && !other && (f == LEARN_READ || f == LEARN_WS_FILES) &&
+		    !path_is_within(j->p->dir, abs)) {
+			char *dir = glob_unescape(
+			    abs, glob_has_magic(abs) ? glob_literal_prefix(abs) : strlen(abs));
+			struct stat st;
+			if (!stat(dir, &st) && S_ISDIR(st.st_mode) &&
+			    dir_holds_secret(dir, 4, &secret))
+				why = "it shows a directory that holds a secret-class file";
+			free(dir);
+		}
+		if (secret.len) {
+			char *rel = path_relative(l->ws->root, secret.buf);
+			char *say = xasprintf("%s (%s)", why, rel);
+			ask(l, j->id, j->home, field, g, say);
+			free(say);
+			free(rel);
+			strbuf_release(&secret);
+			free(abs);
+			free(g);
+			continue;
+		}
 		if (other) {
 			char *say = xasprintf("it reaches into project %s, which it does not "
 					      "depend on: add the dependency (dependsOn, or "

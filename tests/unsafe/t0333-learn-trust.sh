@@ -114,4 +114,31 @@ test_expect_success 'a secret-class file needs a person; the key and the own pro
 	test_grep ! "read:.*\.env\|workspaceFiles:.*\.env" app/vx.yaml
 '
 
+# A key is a read grant too (declared inputs are readable, issue 54 item
+# 9): files learned as their directory, or a directory listed, would show
+# a secret that lies beside them. CI caught shared/** keyed (and read)
+# with shared/.env.production in it.
+test_expect_success 'hostile: a directory that holds a secret-class file is never keyed or granted whole' '
+	ws_root </dev/null &&
+	for f in a b c; do write_file shared/$f.txt <<<"$f"; done &&
+	write_file shared/deep/.env.local <<<"TOKEN=x" &&
+	ws_project app app <<-EOF &&
+	  build:
+	    command: "cat ../shared/a.txt ../shared/b.txt ../shared/c.txt > out.txt; ls ../shared > /dev/null; exit 1"
+	EOF
+	run_vx 1 sandbox learn app#build &&
+	cat app/vx.yaml &&
+	# the three files, each by name: not their directory
+	test_grep "workspaceFiles: \[\"shared/a.txt\", \"shared/b.txt\", \"shared/c.txt\"\]" app/vx.yaml &&
+	test_grep ! "shared/\*\*\|\"../shared/\"" app/vx.yaml &&
+	# a directory listed: its read grant is a person'"'"'s call
+	ws_project app app <<-EOF &&
+	  build:
+	    command: "cat ../shared/deep/*.txt"
+	EOF
+	run_vx 3 sandbox learn app#build &&
+	test_grep "needs a person: add to app/vx.yaml tasks.build.sandbox.allow.read: \[\"../shared/deep/\"\] (it shows a directory that holds a secret-class file (shared/deep/.env.local))" "$ERR" &&
+	test_grep ! "read:\|workspaceFiles:" app/vx.yaml
+'
+
 test_done
