@@ -461,35 +461,6 @@ static bool listed(const struct learn_job *j, enum learn_field f, const char *en
 
 static const char *fresh_holding(const struct learn *l, const char *abs);
 
-/* The first secret-class file (learn_reach_secret_name) below dir, depth
- * levels down past node_modules, .git and .vx, into found; false when
- * none. A read grant or a key of a directory shows all of it (a key is a
- * read grant too: issue 54 item 9), so a directory that holds one is a
- * person's call, however harmless the file the task read there. */
-static bool dir_holds_secret(const char *dir, int depth, struct strbuf *found)
-{
-	DIR *d = depth >= 0 ? opendir(dir) : NULL;
-	bool hit = false;
-	for (struct dirent *e; d && !hit && (e = readdir(d));) {
-		const char *n = e->d_name;
-		if (!strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, "node_modules") ||
-		    !strcmp(n, ".git") || !strcmp(n, ".vx"))
-			continue;
-		char *p = path_join(dir, n);
-		struct stat st;
-		if (learn_reach_secret_name(n)) {
-			strbuf_addstr(found, p);
-			hit = true;
-		} else if (!lstat(p, &st) && S_ISDIR(st.st_mode)) {
-			hit = dir_holds_secret(p, depth - 1, found);
-		}
-		free(p);
-	}
-	if (d)
-		closedir(d);
-	return hit;
-}
-
 /* Is abs the workspace root or a project's own directory? */
 static bool project_root(const struct workspace *ws, const char *abs)
 {
@@ -499,6 +470,77 @@ static bool project_root(const struct workspace *ws, const char *abs)
 		if (!strcmp(ws->projects.v[k]->dir, abs))
 			return true;
 	return false;
+}
+
+/* Calls visit on each entry below dir (a file, a directory before what
+ * it holds, a link), depth levels down, past node_modules, .git, .vx and,
+ * with ws, the projects nested there, until visit returns true; returns
+ * whether one did. */
+static bool walk_files(const struct workspace *ws, const char *dir, int depth,
+		       bool (*visit)(const char *path, const char *name, void *ctx), void *ctx)
+{
+	DIR *d = depth >= 0 ? opendir(dir) : NULL;
+	bool stop = false;
+	for (struct dirent *e; d && !stop && (e = readdir(d));) {
+		const char *n = e->d_name;
+		if (!strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, "node_modules") ||
+		    !strcmp(n, ".git") || !strcmp(n, ".vx"))
+			continue;
+		char *p = path_join(dir, n);
+		struct stat st;
+		stop = visit(p, n, ctx);
+		if (!stop && !lstat(p, &st) && S_ISDIR(st.st_mode) && (!ws || !project_root(ws, p)))
+			stop = walk_files(ws, p, depth - 1, visit, ctx);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	return stop;
+}
+
+static bool visit_secret(const char *path, const char *name, void *ctx)
+{
+	if (!learn_reach_secret_name(name))
+		return false;
+	strbuf_addstr(ctx, path);
+	return true;
+}
+
+/* The first secret-class file (learn_reach_secret_name) below dir, four
+ * levels down, into found; false when none. A read grant or a key of a
+ * directory shows all of it (a key is a read grant too: issue 54 item 9),
+ * so a directory that holds one is a person's call, however harmless the
+ * file the task read there. Nested projects are looked in too: what a
+ * grant shows is not the walls' to vouch for here. */
+static bool dir_holds_secret(const char *dir, struct strbuf *found)
+{
+	return walk_files(NULL, dir, 4, visit_secret, found);
+}
+
+struct buildinfo_walk {
+	struct strvec *out;
+	const char *bases[2]; /* the workspace root: where mandatory denies are judged */
+};
+
+static bool visit_buildinfo(const char *path, const char *name, void *ctx)
+{
+	struct buildinfo_walk *w = ctx;
+	struct stat st;
+	size_t len;
+	/* never one a restore would put in a mandatory deny */
+	if (strstr(name, "tsbuildinfo") && !lstat(path, &st) && S_ISREG(st.st_mode) &&
+	    !denies_holding(path, w->bases, &len))
+		strvec_push(w->out, path);
+	return false;
+}
+
+/* Appends to out each tsc build-info file (any name a tsconfig gives it)
+ * below a project's dir, three levels down, past the projects nested in
+ * it. */
+static void find_buildinfo(const struct workspace *ws, const char *dir, struct strvec *out)
+{
+	struct buildinfo_walk w = {out, {ws->root, NULL}};
+	walk_files(ws, dir, 3, visit_buildinfo, &w);
 }
 
 /* Is abs (absolute) where only learn's rounds wrote (a fresh directory)
@@ -561,7 +603,7 @@ static void group_by_dir(const struct learn *l, const struct learn_job *j, enum 
 			struct strbuf secret = STRBUF_INIT;
 			bool ok = f == LEARN_WRITE ? learn_own_dir(l, j, abs)
 						   : !project_root(l->ws, abs) &&
-							 !dir_holds_secret(abs, 4, &secret);
+							 !dir_holds_secret(abs, &secret);
 			strbuf_release(&secret);
 			free(abs);
 			if (ok) {
@@ -638,7 +680,7 @@ static void take_list(struct learn *l, struct learn_job *j, const char *group, c
 			    abs, glob_has_magic(abs) ? glob_literal_prefix(abs) : strlen(abs));
 			struct stat st;
 			if (!stat(dir, &st) && S_ISDIR(st.st_mode) &&
-			    dir_holds_secret(dir, 4, &secret))
+			    dir_holds_secret(dir, &secret))
 				why = "it shows a directory that holds a secret-class file";
 			free(dir);
 		}
@@ -1063,31 +1105,6 @@ static void print_asked(const struct learn *l)
 	}
 }
 
-/* Appends to out each tsc build-info file (any name a tsconfig gives it)
- * below dir, depth levels down, past node_modules, .git, .vx and the
- * projects nested in it. */
-static void find_buildinfo(const struct workspace *ws, const char *dir, int depth,
-			   struct strvec *out)
-{
-	DIR *d = depth >= 0 ? opendir(dir) : NULL;
-	for (struct dirent *e; d && (e = readdir(d));) {
-		const char *n = e->d_name;
-		if (!strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, "node_modules") ||
-		    !strcmp(n, ".git") || !strcmp(n, ".vx"))
-			continue;
-		char *p = path_join(dir, n);
-		struct stat st;
-		if (!lstat(p, &st) && S_ISDIR(st.st_mode) && !project_root(ws, p))
-			find_buildinfo(ws, p, depth - 1, out);
-		else if (!lstat(p, &st) && S_ISREG(st.st_mode) && strstr(n, "tsbuildinfo") &&
-			 !denies_holding(p, (const char *const[]){ws->root, NULL}, &(size_t){0}))
-			strvec_push(out, p); /* never one a restore would put in a deny */
-		free(p);
-	}
-	if (d)
-		closedir(d);
-}
-
 /* A passing task's own incremental state that its outputs do not hold:
  * tsc's build info, which a rebuild after an edit reads (issue 54 item
  * 3). Only where the outputs save and restore it with the dist/ it
@@ -1103,7 +1120,7 @@ static int own_state(struct learn *l)
 		if (!t->requested || !t->command || p->is_root)
 			continue;
 		struct strvec found = STRVEC_INIT, outs = STRVEC_INIT;
-		find_buildinfo(l->ws, p->dir, 3, &found);
+		find_buildinfo(l->ws, p->dir, &found);
 		lstr_vec_strings(&t->cfg->outputs, &outs);
 		size_t had = outs.n;
 		for (size_t k = 0; k < found.n; k++) {
