@@ -267,23 +267,6 @@ struct learn_job {
 	struct learn_scope scope;
 };
 
-/* entry under dir, expanded as the loader expands it; NULL when it does not
- * load (an unset variable: what learn writes must load). */
-static char *loaded_under(const char *dir, const char *entry)
-{
-	char *expanded;
-	struct strbuf why = STRBUF_INIT;
-	int rc = config_expand(entry, &expanded, &why);
-	strbuf_release(&why);
-	if (rc)
-		return NULL;
-	char *abs = expanded[0] == '/' ? path_normalize(expanded) : path_join(dir, expanded);
-	char *norm = path_normalize(abs);
-	free(abs);
-	free(expanded);
-	return norm;
-}
-
 static void push_loaded(struct strvec *out, const char *dir, const lstr_vec *v)
 {
 	for (size_t i = 0; i < v->n; i++)
@@ -291,18 +274,21 @@ static void push_loaded(struct strvec *out, const char *dir, const lstr_vec *v)
 			strvec_push_nodup(out, path_join(dir, v->v[i].s));
 }
 
-static void push_fix_loaded(struct strvec *out, const char *dir, const cJSON *fix, const char *name)
+static char *load_entry(const struct learn_job *j, const struct workspace *ws, enum learn_field f,
+			const char *entry);
+
+static void push_fix_loaded(struct strvec *out, const struct learn_job *j,
+			    const struct workspace *ws, enum learn_field f, const char *name)
 {
 	const cJSON *x;
 	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(
-				  cJSON_GetObjectItemCaseSensitive(fix, "inputs"), name))
+				  cJSON_GetObjectItemCaseSensitive(j->fix, "inputs"), name))
 	{
 		char *abs = cJSON_IsString(x) && x->valuestring[0] != '!'
-				? loaded_under(dir, x->valuestring)
+				? load_entry(j, ws, f, x->valuestring)
 				: NULL;
 		if (abs)
-			strvec_push(out, abs);
-		free(abs);
+			strvec_push_nodup(out, abs);
 	}
 }
 
@@ -374,8 +360,8 @@ static bool job_begin(struct learn *l, const cJSON *o, struct learn_job *j)
 	push_loaded(&j->keyed, j->p->dir, &j->t->cfg->input_files);
 	push_loaded(&j->keyed, ws->root, &j->t->cfg->input_ws_files);
 	push_loaded(&j->keyed, ws->root, &ws->cfg->ws_input_files);
-	push_fix_loaded(&j->keyed, j->p->dir, j->fix, "files");
-	push_fix_loaded(&j->keyed, ws->root, j->fix, "workspaceFiles");
+	push_fix_loaded(&j->keyed, j, ws, LEARN_FILES, "files");
+	push_fix_loaded(&j->keyed, j, ws, LEARN_WS_FILES, "workspaceFiles");
 	const char *home = getenv("HOME");
 	j->scope = (struct learn_scope){
 	    .workspace_root = ws->root,
@@ -803,10 +789,7 @@ static int remove_leftovers(struct learn *l, const char *id, const char *project
 	    cJSON_GetObjectItemCaseSensitive(fix, "ignore"), "read");
 	if (!cJSON_GetArraySize(list) || !project)
 		return 0;
-	const struct task_node *t = NULL;
-	for (size_t i = 0; !t && i < l->g->nodes.n; i++)
-		if (!strcmp(l->g->nodes.v[i]->id, id))
-			t = l->g->nodes.v[i];
+	const struct task_node *t = node_of(l, id);
 	struct strvec heads = STRVEC_INIT, gone = STRVEC_INIT;
 	if (t)
 		output_heads(t, &heads);
