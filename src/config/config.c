@@ -17,6 +17,7 @@
 #include <yaml.h>
 
 #include "config/schema.h"
+#include "util/closest.h"
 #include "util/glob.h"
 #include "util/strbuf.h"
 #include "util/yamlload.h"
@@ -89,56 +90,18 @@ static const char *type_name(const yaml_node_t *n)
 	}
 }
 
-/* Levenshtein distance, for "did you mean". */
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	size_t *row = xmalloc((lb + 1) * sizeof *row);
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t cost =
-			    tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1])
-				? 0
-				: 1;
-			size_t best = diag + cost;
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	size_t d = row[lb];
-	free(row);
-	return d;
-}
-
 /* Checks key against the NULL-terminated list of valid keys of the mapping
  * named what. Returns 0 when known; otherwise prints the error, suggesting
  * the nearest key when it is close enough to be a typo, and returns -1. */
 static int check_key(struct parse *p, yaml_node_t *kn, const char *key, const char *what,
 		     const char *const *valid)
 {
-	const char *best = NULL;
-	size_t best_d = (size_t)-1;
-	for (const char *const *v = valid; *v; v++) {
-		if (!strcmp(key, *v))
+	size_t n = 0;
+	for (; valid[n]; n++)
+		if (!strcmp(key, valid[n]))
 			return 0;
-		size_t d = edit_distance(key, *v);
-		if (d < best_d) {
-			best_d = d;
-			best = *v;
-		}
-	}
-	size_t len = strlen(key);
-	size_t limit = len < 6 ? 2 : len / 3 + 1;
-	if (best && best_d <= limit)
+	const char *best = closest_name(key, valid, n);
+	if (best)
 		return perr(p, kn, "unknown key \"%s\" in %s (did you mean \"%s\"?)", key, what,
 			    best);
 	struct strbuf sb = STRBUF_INIT;
@@ -578,12 +541,17 @@ static int parse_tasks(struct parse *p, yaml_node_t *n, bool root_only, task_vec
 		return -1;
 	while ((r = mapping_next(p, &it, "tasks", NULL, &k, &v)) > 0) {
 		yaml_node_t *kn = node(p, (it.cur - 1)->key);
-		/* "//#name" is a task of the root project alone (Turborepo's spelling). */
-		const char *bare = root_only && !strncmp(k, "//#", 3) ? k + 3 : k;
-		if (!*bare || strchr(bare, '#') || bare[0] == '^' || strpbrk(bare, " \t\n/"))
-			return perr(
-			    p, kn,
-			    "\"%s\" is not a task name (no '#', '/' or spaces, no leading '^')", k);
+		/* "//#name" is a task of the root project alone, "pkg#name" one
+		 * package's (Turborepo's spellings; workspace.c checks that only
+		 * the root's vx.yaml names them and that pkg is a project). */
+		const char *hash = strchr(k, '#');
+		const char *bare = root_only && hash && hash > k ? hash + 1 : k;
+		if (!*bare || strchr(bare, '#') || bare[0] == '^' || strpbrk(bare, " \t\n/") ||
+		    (bare != k && strpbrk(k, " \t\n^")))
+			return perr(p, kn,
+				    "\"%s\" is not a task name (no '#', '/' or spaces, no "
+				    "leading '^'; PROJECT#TASK for one project's)",
+				    k);
 		struct task_cfg *t = xcalloc(1, sizeof *t);
 		t->name = xstrdup(k);
 		t->loc = node_loc(p, kn);
@@ -812,12 +780,6 @@ struct config *config_parse(const char *path, const char *text, size_t len)
 		yaml_document_delete(&extra);
 	}
 	int rc = parse_root(&p, cfg);
-	for (size_t i = 0; !rc && !cfg->is_workspace && i < cfg->tasks.n; i++)
-		if (!strncmp(cfg->tasks.v[i]->name, "//#", 3))
-			rc = config_error(
-			    &cfg->tasks.v[i]->loc,
-			    "\"%s\": a \"//#\" task belongs in the workspace root's vx.yaml",
-			    cfg->tasks.v[i]->name);
 	yaml_document_delete(&p.doc);
 	yaml_parser_delete(&parser);
 	if (rc) {
@@ -916,5 +878,6 @@ struct task_cfg *config_task_merge(const struct task_cfg *own, const struct task
 	}
 	if (!(t->set & TF_CACHE))
 		t->cache = !t->persistent; /* SPEC §2.2: persistent tasks are never cached */
+	t->replaces = (own && own->replaces) || (defaults && defaults->replaces);
 	return t;
 }

@@ -96,6 +96,8 @@ struct task_cfg {
 	lstr_vec outputs;   /* "!" prefixed entries take matches back */
 	bool cache;
 	bool persistent;
+	bool replaces;		 /* turbo.json's "pkg#task": replaces "task" for that package;
+				  * a root vx.yaml's "pkg#task" overlays it field by field */
 	struct lstr output_logs; /* full, new-only, errors-only, hash-only, none; s NULL:
 				  * the run's (--output-logs) */
 	struct lstr restart;	 /* "auto", "on-input-change" or "never" (vx watch, a

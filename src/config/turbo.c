@@ -187,6 +187,7 @@ static struct task_cfg *read_task(struct turbo *t, const yaml_node_t *key, const
 	tc->name = xstrdup(yamlnode_scalar(key));
 	tc->loc = at(t, key);
 	tc->cache = true;
+	tc->replaces = strchr(tc->name, '#') && strncmp(tc->name, "//#", 3);
 	struct loc l = at(t, v);
 	if (v->type != YAML_MAPPING_NODE) {
 		config_error(&l, "turbo.json task \"%s\" must be an object", tc->name);

@@ -20,6 +20,7 @@
 #include "config/framework.h"
 #include "config/pnpm.h"
 #include "config/turbo.h"
+#include "util/closest.h"
 #include "util/glob.h"
 #include "util/io.h"
 #include "util/jsonloc.h"
@@ -639,6 +640,7 @@ static bool cache_kept(const char *dir)
 }
 
 static void package_manager(const char *root, const cJSON *pkg, struct package_manager *pm);
+static int check_project_tasks(const struct workspace *ws);
 
 static struct workspace *load(const char *start_dir,
 			      struct listing *(*start_listing)(const char *, const char *),
@@ -735,7 +737,7 @@ static struct workspace *load(const char *start_dir,
 		}
 		strmap_put(&ws->by_name, b->name, i);
 	}
-	if (resolve_edges(ws))
+	if (resolve_edges(ws) || check_project_tasks(ws))
 		goto fail;
 	/* A package's own turbo.json ("extends": ["//"]) over the root's. */
 	for (size_t i = 0; ws->cfg->turbo_path && i < ws->projects.n; i++) {
@@ -767,6 +769,52 @@ fail:
 	free(pkg);
 	workspace_free(ws);
 	return NULL;
+}
+
+/* A vx.yaml's "PROJECT#TASK" (and "//#TASK"): only the root's may name
+ * another project's task, and the project must be one of the workspace, a
+ * misspelt name being an error, not a layer nobody reads. (turbo.json's are
+ * not checked: Turborepo does not.) Returns 0, or -1 after the error. */
+static int check_project_tasks(const struct workspace *ws)
+{
+	const char **names = xmalloc((ws->projects.n + 1) * sizeof *names);
+	for (size_t i = 0; i < ws->projects.n; i++)
+		names[i] = ws->projects.v[i]->name;
+	int rc = 0;
+	for (size_t i = 0; !rc && i <= ws->projects.n; i++) {
+		const struct project *p = i < ws->projects.n ? ws->projects.v[i] : NULL;
+		const struct config *cfg = p ? p->cfg : ws->cfg;
+		if (!cfg || (p && cfg == ws->cfg))
+			continue;
+		for (size_t k = 0; !rc && k < cfg->tasks.n; k++) {
+			const struct task_cfg *t = cfg->tasks.v[k];
+			const char *hash = strchr(t->name, '#');
+			if (!hash || !t->loc.file || strcmp(t->loc.file, cfg->path))
+				continue; /* a plain task, or turbo.json's */
+			char *proj = xstrndup(t->name, (size_t)(hash - t->name));
+			size_t at;
+			if (p && !strcmp(proj, "//"))
+				rc = config_error(&t->loc,
+						  "\"%s\": a \"//#\" task belongs in the workspace "
+						  "root's vx.yaml",
+						  t->name);
+			else if (p)
+				rc = config_error(&t->loc,
+						  "\"%s\": a project's vx.yaml names its own tasks "
+						  "(\"%s\"); PROJECT#TASK belongs in the root's",
+						  t->name, hash + 1);
+			else if (strcmp(proj, "//") && !strmap_get(&ws->by_name, proj, &at)) {
+				const char *near = closest_name(proj, names, ws->projects.n);
+				rc = config_error(&t->loc,
+						  "\"%s\": no project is named \"%s\"%s%s%s",
+						  t->name, proj, near ? " (did you mean \"" : "",
+						  near ? near : "", near ? "\"?)" : "");
+			}
+			free(proj);
+		}
+	}
+	free(names);
+	return rc;
 }
 
 static bool known_pm(const char *name, size_t n)

@@ -30,13 +30,19 @@ static struct task_cfg *project_task(const struct workspace *ws, const struct pr
 	}
 	struct task_cfg *own = p->cfg && p->cfg != ws->cfg ? config_find_task(p->cfg, name) : NULL;
 	/* turbo.json's "pkg#task" replaces "task" for that package, as in
-	 * Turborepo (it does not merge with it) */
+	 * Turborepo (it does not merge with it); the root vx.yaml's overlays
+	 * it field by field, as every other vx.yaml layer does */
 	char *pkg_key = xasprintf("%s#%s", p->name, name);
 	struct task_cfg *def = config_find_task(ws->cfg, pkg_key);
 	free(pkg_key);
 	bool pkg = def != NULL;
-	if (!def)
-		def = config_find_task(ws->cfg, name);
+	struct task_cfg *generic = config_find_task(ws->cfg, name);
+	struct task_cfg *over =
+	    def && !def->replaces && generic ? config_task_merge(def, generic) : NULL;
+	if (over)
+		def = over;
+	else if (!def)
+		def = generic;
 	/* the package's own turbo.json extends the root's, its vx.yaml both */
 	struct task_cfg *pt = p->turbo_cfg ? config_find_task(p->turbo_cfg, name) : NULL;
 	struct task_cfg *mid = pt ? config_task_merge(pt, def) : NULL;
@@ -50,6 +56,8 @@ static struct task_cfg *project_task(const struct workspace *ws, const struct pr
 		}
 		if (mid)
 			task_cfg_free(mid);
+		if (over)
+			task_cfg_free(over);
 		return t;
 	}
 	if (project_script(p, name)) {

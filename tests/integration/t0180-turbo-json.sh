@@ -213,4 +213,40 @@ test_expect_success 'a package input reaching up (../../x, $TURBO_ROOT$/x) is na
 	test_grep ! "\.\./" "$OUT" "$ERR"
 '
 
+test_expect_success 'the root vx.yaml names one package'"'"'s task (PROJECT#TASK): it overlays that package'"'"'s layer field by field; turbo.json'"'"'s replaces' '
+	setup &&
+	cat >vx.yaml <<-\EOF &&
+	tasks:
+	  p1#build:
+	    outputs: ["dist/**", "extra/**"]
+	  p3#build:
+	    env:
+	      define: {P3: "yes"}
+	EOF
+	run_vx 0 run build --dry=json &&
+	# p1: turbo.json'"'"'s generic build (its dependsOn) under the overlay
+	jq -e ".tasks[] | select(.taskId == \"p1#build\") | .resolvedTaskDefinition | (.outputs == [\"dist/**\", \"extra/**\"]) and (.dependsOn == [\"^build\"])" "$OUT" &&
+	# p0 has only the generic task
+	jq -e ".tasks[] | select(.taskId == \"p0#build\") | .resolvedTaskDefinition.outputs == [\"dist/**\"]" "$OUT" &&
+	# p3: turbo.json'"'"'s p3#build replaced the generic one (no outputs, no
+	# cache); the vx.yaml overlay adds to that, not to the generic
+	jq -e ".tasks[] | select(.taskId == \"p3#build\") | .resolvedTaskDefinition | (.outputs == []) and (.cache == false)" "$OUT" &&
+	run_vx 0 run build &&
+	test_path_is_file packages/p1/dist/out.txt
+'
+
+test_expect_success 'a PROJECT#TASK that names no project, or sits in a project'"'"'s vx.yaml, is an error at its place' '
+	setup &&
+	printf "tasks:\n  p11#build:\n    cache: false\n" >vx.yaml &&
+	run_vx 2 run build &&
+	test_grep "vx.yaml:2:3: \"p11#build\": no project is named \"p11\" (did you mean \"p1\"?)" "$ERR" &&
+	rm vx.yaml &&
+	printf "name: p2\ntasks:\n  p2#build:\n    cache: false\n" >packages/p2/vx.yaml &&
+	run_vx 2 run build &&
+	test_grep "packages/p2/vx.yaml:3:3: \"p2#build\": a project.s vx.yaml names its own tasks (\"build\"); PROJECT#TASK belongs in the root.s" "$ERR" &&
+	printf "name: p2\ntasks:\n  //#build:\n    cache: false\n" >packages/p2/vx.yaml &&
+	run_vx 2 run build &&
+	test_grep "packages/p2/vx.yaml:3:3: \"//#build\": a \"//#\" task belongs in the workspace root.s vx.yaml" "$ERR"
+'
+
 test_done

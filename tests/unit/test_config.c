@@ -120,9 +120,11 @@ static void test_errors(void)
 	expect_error(
 	    "workspace:\n  cache:\n    dir: \"${VX_TEST_UNSET}/c\"\n",
 	    "3:10: environment variable VX_TEST_UNSET is not set (used as ${VX_TEST_UNSET})");
-	expect_error("tasks:\n  \"a#b\": {}\n", "2:3: \"a#b\" is not a task name");
-	expect_error("tasks:\n  \"//#lint\": {}\n",
-		     "2:3: \"//#lint\": a \"//#\" task belongs in the workspace root's vx.yaml");
+	/* "a#b" parses (PROJECT#TASK); workspace_load checks where it is */
+	expect_error("tasks:\n  \"a#b#c\": {}\n", "2:3: \"a#b#c\" is not a task name");
+	expect_error("tasks:\n  \"#b\": {}\n", "2:3: \"#b\" is not a task name");
+	expect_error("tasks:\n  \"a#\": {}\n", "2:3: \"a#\" is not a task name");
+	expect_error("tasks:\n  \"a#^b\": {}\n", "2:3: \"a#^b\" is not a task name");
 	expect_error("tasks:\n  b:\n    dependsOn: [\"x#\"]\n", "3:17: \"x#\" is not a dependency");
 	expect_error("tasks:\n  b:\n    sandbox:\n      allow:\n        localBinding: [99999]\n",
 		     "5:24: a localBinding port must be a number from 1 to 65535");
