@@ -1,0 +1,59 @@
+#!/bin/bash
+# cmake --install (issue 55 item 1): what it puts where, and that vx run
+# from there is whole. The build tree is the one ctest runs from: $VX's.
+. "$(dirname "$0")/lib.sh"
+
+build_dir=$(dirname "$VX")
+prefix=$TEST_TMP/prefix
+
+# install_into LOG CMAKE-INSTALL-ARGS...: the install's output to LOG, and
+# its manifest (what it wrote, one absolute path a line) to LOG.manifest.
+install_into() {
+	local log=$1
+	shift
+	if ! cmake --install "$build_dir" "$@" >"$log" 2>&1; then
+		cat "$log"
+		return 1
+	fi
+	cp "$build_dir/install_manifest.txt" "$log.manifest"
+}
+
+test_expect_success 'cmake --install puts vx in bin, its init in libexec/vx, the docs in share/doc/vx' '
+	install_into "$TEST_TMP/install.log" --prefix "$prefix" &&
+	test -x "$prefix/bin/vx" &&
+	test -x "$prefix/libexec/vx/vx-sandbox-init" &&
+	test_path_is_file "$prefix/share/doc/vx/README.md" &&
+	test_path_is_file "$prefix/share/doc/vx/docs/sandbox.md" &&
+	test_path_is_missing "$prefix/bin/vx-sandbox-init" &&
+	# every doc the README links is there, beside it
+	grep -o "(docs/[a-z-]*\.md)" "$prefix/share/doc/vx/README.md" | tr -d "()" | sort -u >links &&
+	test -s links &&
+	while read -r doc; do test_path_is_file "$prefix/share/doc/vx/$doc"; done <links
+'
+
+test_expect_success 'the installed vx runs a workspace from PATH' '
+	ws_root </dev/null &&
+	ws_project app app <<-EOF &&
+	  build: { command: "echo built-by-installed-vx" }
+	EOF
+	PATH=$prefix/bin:$PATH vx run app#build >out 2>err &&
+	test_grep "built-by-installed-vx" out
+'
+
+test_expect_success 'with DESTDIR, nothing is written outside it, and the tree is the --prefix one' '
+	dest=$TEST_TMP/dest &&
+	outside=/opt/vx-install-test-$$ &&
+	DESTDIR=$dest install_into "$TEST_TMP/destdir.log" --prefix "$outside" &&
+	test_path_is_missing "$outside" &&
+	test -x "$dest$outside/bin/vx" &&
+	# the manifest names each file as installed, DESTDIR left out
+	! grep -v "^$outside/" "$TEST_TMP/destdir.log.manifest" &&
+	(cd "$dest" && find . -mindepth 1 -maxdepth 1) >top &&
+	echo "./${outside#/}" | cut -d/ -f1-2 >top.want &&
+	test_cmp top.want top &&
+	(cd "$dest$outside" && find . ! -type d | sort) >dest.files &&
+	(cd "$prefix" && find . ! -type d | sort) >prefix.files &&
+	test_cmp prefix.files dest.files
+'
+
+test_done
