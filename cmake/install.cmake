@@ -11,3 +11,15 @@ install(TARGETS vx-sandbox-init RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/
 install(FILES ${CMAKE_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 file(GLOB VX_DOCS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/docs/*.md)
 install(FILES ${VX_DOCS} DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
+
+# vx finds its init from its own directory (src/sandbox/initpath.c): the
+# way from BINDIR to LIBEXECDIR/vx, relative when both are, so that a
+# tree installed with another --prefix, or moved whole, still holds.
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBEXECDIR}")
+  set(VX_INIT_FROM_BIN "${CMAKE_INSTALL_LIBEXECDIR}/vx")
+else()
+  file(RELATIVE_PATH VX_INIT_FROM_BIN "/prefix/${CMAKE_INSTALL_BINDIR}"
+       "/prefix/${CMAKE_INSTALL_LIBEXECDIR}/vx")
+endif()
+set_source_files_properties(${CMAKE_SOURCE_DIR}/src/sandbox/initpath.c PROPERTIES
+  COMPILE_DEFINITIONS "VX_INIT_FROM_BIN=\"${VX_INIT_FROM_BIN}\"")

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "config/workspace.h"
-#include "run/sandbox_job.h"
+#include "sandbox/initpath.h"
 #include "sandbox/probe.h"
 #include "violations/seatbelt_reader.h"
 #include "util/die.h"
@@ -64,7 +64,14 @@ int info_main(int argc, char **argv)
 #endif
 	struct probe probes[2];
 	probe_bwrap(&probes[0]);
-	char *init = sandbox_jobs_helper();
+	/* found as a run finds it: from vx's own binary, never from PATH */
+	struct strbuf looked = STRBUF_INIT;
+	char *init = initpath_find(&looked);
+	if (init)
+		printf("sandbox init: %s\n", init);
+	else
+		printf("sandbox init: missing: neither %s\n", looked.buf);
+	strbuf_release(&looked);
 	probe_strace(&probes[1], probes[0].works ? probes[0].path : NULL, init);
 	free(init);
 	for (int i = 0; i < 2; i++) {

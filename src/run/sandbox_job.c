@@ -21,6 +21,7 @@
 #include "sandbox/denies.h"
 #include "sandbox/env.h"
 #include "sandbox/grants.h"
+#include "sandbox/initpath.h"
 #include "sandbox/probe.h"
 #include "sandbox/seatbelt.h"
 #include "util/compat.h"
@@ -123,22 +124,12 @@ static int network_rules(const struct task_node *t, struct sandbox_job *sjob, bo
 	return 0;
 }
 
-/* vx-sandbox-init beside the running vx (CMake builds both into one
- * directory), when it is there and executable; else NULL and the wrapper
- * is the shell script (bwrap.c). */
+/* vx-sandbox-init beside the running vx (a build tree) or in its
+ * ../libexec/vx/ (an install): sandbox/initpath.h; else NULL and the
+ * wrapper is the shell script (bwrap.c). */
 static char *sandbox_init_path(const char *self)
 {
-	if (!self)
-		return NULL;
-	char *dir = path_dirname(self);
-	char *init = path_join(dir, "vx-sandbox-init");
-	free(dir);
-	struct stat st;
-	if (stat(init, &st) < 0 || !S_ISREG(st.st_mode) || access(init, X_OK) < 0) {
-		free(init);
-		return NULL;
-	}
-	return init;
+	return initpath_of(self, NULL);
 }
 
 char *sandbox_jobs_helper(void)

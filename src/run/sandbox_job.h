@@ -167,8 +167,9 @@ void sandbox_jobs_reap_stage(int dirfd);
 void sandbox_jobs_configs_written(const struct sandbox_jobs *sj, struct strvec *paths,
 				  struct strvec *ids);
 
-/* vx-sandbox-init beside the running vx (malloc'd), or NULL when it is
- * not there: the sandbox's init, and the reaper of unsandboxed tasks. */
+/* vx-sandbox-init of the running vx (malloc'd; sandbox/initpath.h: beside
+ * it, or in its ../libexec/vx/), or NULL when it is in neither: the
+ * sandbox's init, and the reaper of unsandboxed tasks. */
 char *sandbox_jobs_helper(void);
 
 /* After node i ran: removes placeholders it left untouched and frees its

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "sandbox/bwrap.h"
+#include "sandbox/initpath.h"
 #include "util/io.h"
 #include "util/path.h"
 #include "util/spawn.h"
@@ -152,8 +153,14 @@ void probe_strace(struct probe *p, const char *bwrap, const char *init)
 	if (!p->path)
 		return;
 	if (bwrap && !init) {
-		p->reason = xstrdup("vx-sandbox-init is not beside vx: a traced task runs "
-				    "under it (reinstall vx with it)");
+		struct strbuf looked = STRBUF_INIT;
+		free(initpath_find(&looked));
+		p->reason =
+		    xasprintf("vx-sandbox-init is neither %s: a traced task runs under "
+			      "it (install vx with it: cmake --install puts it in "
+			      "libexec/vx/)",
+			      looked.len ? looked.buf : "beside vx nor in its ../libexec/vx/");
+		strbuf_release(&looked);
 		return;
 	}
 	/* A task's tracer runs inside the walls with the task's own flags,

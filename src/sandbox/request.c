@@ -1315,7 +1315,8 @@ static int build(struct builder *b)
 		/* strace runs inside, under init's --traced (bwrap.c): bound
 		 * beside it, wherever the host keeps it (a home dir is hidden) */
 		if (!in->init)
-			return refuse(b->err, "a traced task needs vx-sandbox-init beside vx");
+			return refuse(b->err, "a traced task needs vx-sandbox-init (beside vx, or "
+					      "in its ../libexec/vx/)");
 		b->req->strace = path_join(b->tmp, ".vx-strace");
 		b->req->trace_fd = in->trace_fd;
 		struct sandbox_mount m = {SANDBOX_RO, xstrdup(in->strace), xstrdup(b->req->strace),

@@ -56,4 +56,44 @@ test_expect_success 'with DESTDIR, nothing is written outside it, and the tree i
 	test_cmp prefix.files dest.files
 '
 
+# Issue 55 item 1: vx finds its init from its own binary, resolved, never
+# from PATH: beside it (the build tree), else in its ../libexec/vx/.
+test_expect_success 'the build tree vx finds its init beside it' '
+	"$VX" info >info &&
+	test_grep "^sandbox init: $(cd "$build_dir" && pwd -P)/vx-sandbox-init$" info
+'
+
+init_line() {
+	echo "sandbox init: $(cd "$prefix" && pwd -P)/libexec/vx/vx-sandbox-init"
+}
+
+test_expect_success 'the installed vx, from PATH, finds its init in ../libexec/vx' '
+	PATH=$prefix/bin:$PATH vx info >info &&
+	test_grep -x "$(init_line)" info
+'
+
+test_expect_success 'through an absolute symlink on PATH too' '
+	mkdir links &&
+	ln -s "$prefix/bin/vx" links/vx &&
+	PATH=$PWD/links:$PATH vx info >info &&
+	test_grep -x "$(init_line)" info
+'
+
+test_expect_success 'and through a relative one, as npm links node_modules/.bin' '
+	mkdir -p node_modules/.bin node_modules/vx &&
+	cp -R "$prefix/bin" "$prefix/libexec" node_modules/vx/ &&
+	ln -s ../vx/bin/vx node_modules/.bin/vx &&
+	ws_root </dev/null &&
+	PATH=$PWD/node_modules/.bin:$PATH vx info >info &&
+	test_grep -x "sandbox init: $(pwd -P)/node_modules/vx/libexec/vx/vx-sandbox-init" info
+'
+
+test_expect_success 'a vx alone names both places it looked, and no init on PATH stands in' '
+	mkdir -p alone/bin decoy &&
+	cp "$prefix/bin/vx" alone/bin/vx &&
+	cp "$prefix/libexec/vx/vx-sandbox-init" decoy/ &&
+	PATH=$PWD/decoy:$PATH alone/bin/vx info >info &&
+	test_grep -x "sandbox init: missing: neither $(pwd -P)/alone/bin/vx-sandbox-init nor $(pwd -P)/alone/libexec/vx/vx-sandbox-init" info
+'
+
 test_done

@@ -206,15 +206,16 @@ test_expect_success 'each child vx-sandbox-init --traced forks makes a traced ca
 	! grep -v "^fcntl(0,$" firsts
 '
 
-test_expect_success 'without vx-sandbox-init beside vx, tasks run untraced, and vx says why' '
+test_expect_success 'without vx-sandbox-init beside vx or in ../libexec/vx, tasks run untraced, and vx says where it looked' '
 	setup &&
 	sandboxed_app "mkdir -p dist; echo hi > dist/x" &&
 	mkdir -p "$TEST_DIR/bin" && cp "$VX" "$TEST_DIR/bin/vx" &&
 	rc=0 && "$TEST_DIR/bin/vx" run app#build >out 2>err || rc=$? &&
 	test "$rc" = 0 &&
-	grep -q "run untraced this run.*vx-sandbox-init is not beside vx" err &&
+	grep -q "run untraced this run.*vx-sandbox-init is neither $TEST_DIR/bin/vx-sandbox-init nor $TEST_DIR/libexec/vx/vx-sandbox-init" err &&
 	"$TEST_DIR/bin/vx" info >info &&
-	grep -q "^strace: present but not working.*vx-sandbox-init is not beside vx" info
+	grep -q "^strace: present but not working.*vx-sandbox-init is neither $TEST_DIR/bin/vx-sandbox-init nor" info &&
+	grep -q "^sandbox init: missing: neither $TEST_DIR/bin/vx-sandbox-init nor $TEST_DIR/libexec/vx/vx-sandbox-init$" info
 '
 
 test_expect_success 'the outputs of the tasks it depends on are readable; their sources are not' '
