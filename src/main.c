@@ -12,6 +12,7 @@
 #include "run/run.h"
 #include "cli/sandbox_learn.h"
 #include "cli/sandbox_show.h"
+#include "cli/version.h"
 #include "watch/watch.h"
 #include "sandbox/netd.h"
 #include "util/die.h"
@@ -31,7 +32,7 @@ static const char USAGE[] =
     "maxSize\n"
     "  sandbox show TASK                 the exact bwrap argv a sandboxed task would run under\n"
     "  sandbox learn TASK... [options]   turn the sandbox on: run traced, write what tasks need\n"
-    "  version                           the version of vx\n"
+    "  version                           the version of vx, its commit, build and features\n"
     "  TASK... [options]                 vx run TASK..., as turbo TASK is turbo run TASK\n"
     "\n"
     "`vx VERB --help` describes each verb.\n";
@@ -88,10 +89,8 @@ int main(int argc, char **argv)
 		return graph_main(argc - 1, argv + 1);
 	if (!strcmp(verb, "info"))
 		return info_main(argc - 1, argv + 1);
-	if (!strcmp(verb, "version") || !strcmp(verb, "--version")) {
-		printf("vx %s\n", VX_VERSION);
-		return 0;
-	}
+	if (!strcmp(verb, "version") || !strcmp(verb, "--version"))
+		return version_main(argc - 1, argv + 1);
 	if (!strcmp(verb, "help") || !strcmp(verb, "--help") || !strcmp(verb, "-h")) {
 		fputs(USAGE, stdout);
 		return 0;

@@ -6,12 +6,6 @@
 
 #include "util/dynlib.h"
 
-#ifdef __APPLE__
-#define CRYPTO_SONAME "libcrypto.3.dylib"
-#else
-#define CRYPTO_SONAME "libcrypto.so.3" /* OpenSSL 3's ABI (EVP_MAC is 3.0's) */
-#endif
-
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static struct crypto_lib lib;
 static const struct crypto_lib *loaded;

@@ -10,6 +10,13 @@
 #ifndef VX_CACHE_CRYPTO_LIB_H
 #define VX_CACHE_CRYPTO_LIB_H
 
+/* the library opened, by its ABI's name (`vx version` names it too) */
+#ifdef __APPLE__
+#define CRYPTO_SONAME "libcrypto.3.dylib"
+#else
+#define CRYPTO_SONAME "libcrypto.so.3" /* OpenSSL 3's ABI (EVP_MAC is 3.0's) */
+#endif
+
 #include <openssl/evp.h>
 #include <openssl/params.h>
 

@@ -6,12 +6,6 @@
 
 #include "util/dynlib.h"
 
-#ifdef __APPLE__
-#define CURL_SONAME "libcurl.4.dylib"
-#else
-#define CURL_SONAME "libcurl.so.4" /* the ABI curl has kept since 7.16 (2006) */
-#endif
-
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static struct curl_lib lib;
 static const struct curl_lib *loaded;

@@ -10,6 +10,13 @@
 #ifndef VX_CACHE_CURL_LIB_H
 #define VX_CACHE_CURL_LIB_H
 
+/* the library opened, by its ABI's name (`vx version` names it too) */
+#ifdef __APPLE__
+#define CURL_SONAME "libcurl.4.dylib"
+#else
+#define CURL_SONAME "libcurl.so.4" /* the ABI curl has kept since 7.16 (2006) */
+#endif
+
 #include <curl/curl.h>
 
 struct curl_lib {

@@ -37,7 +37,10 @@ test_expect_success 'the installed vx runs a workspace from PATH' '
 	  build: { command: "echo built-by-installed-vx" }
 	EOF
 	PATH=$prefix/bin:$PATH vx run app#build >out 2>err &&
-	test_grep "built-by-installed-vx" out
+	test_grep "built-by-installed-vx" out &&
+	PATH=$prefix/bin:$PATH vx --version >installed.version &&
+	"$VX" --version >built.version &&
+	test_cmp built.version installed.version
 '
 
 test_expect_success 'with DESTDIR, nothing is written outside it, and the tree is the --prefix one' '
