@@ -26,6 +26,11 @@ const char *const *sandbox_trace_flags(void)
 	    "--decode-pids=pidns",
 	    "-e",
 	    "signal=none",
+	    /* a DNS query's name whole (255 bytes and its header) in the
+	     * buffer sendto/sendmsg/sendmmsg print; paths are printed whole
+	     * whatever -s says */
+	    "-s",
+	    "300",
 	    "-e",
 	    "trace=openat,open,creat,execve,execveat,access,faccessat,faccessat2,readlink,"
 	    "readlinkat,"
@@ -34,6 +39,9 @@ const char *const *sandbox_trace_flags(void)
 	    "unlinkat,rmdir,truncate,utimensat,utime,utimes,futimesat,mknod,mknodat,chmod,"
 	    "fchmodat,chown,lchown,fchownat,setxattr,lsetxattr,removexattr,lremovexattr,"
 	    "clone,clone3,fork,vfork,unshare,dup,dup2,dup3,fcntl,connect,"
+	    /* the queries of a client that resolves names itself: the
+	     * sandbox has no DNS, and they name the host it wanted */
+	    "sendto,sendmsg,sendmmsg,"
 	    /* a thread's or a fork's first call (glibc: set_robust_list,
 	     * rseq; Go: sigaltstack): strace stops a new process or
 	     * thread at each of its calls until its first traced one
@@ -162,6 +170,12 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 			break;
 		case SANDBOX_REMOUNT_RO:
 			strvec_push(argv, "--remount-ro");
+			strvec_push(argv, m->dst);
+			break;
+		case SANDBOX_DATA:
+			vec_push(fds, ((struct sandbox_fd){.from = m->fd, .to = next_fd}));
+			strvec_push(argv, "--ro-bind-data");
+			strvec_pushf(argv, "%d", next_fd++);
 			strvec_push(argv, m->dst);
 			break;
 		}

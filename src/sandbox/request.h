@@ -112,6 +112,8 @@ enum sandbox_mount_kind {
 	SANDBOX_SYMLINK,    /* a symlink at dst whose target is src (a link inside a punched dir) */
 	SANDBOX_DIR,	    /* an empty directory at dst (a cwd no grant holds) */
 	SANDBOX_REMOUNT_RO, /* make the mask at dst read-only, so writes there fail with EROFS */
+	SANDBOX_DATA,	    /* a read-only file at dst holding the text src (vx's own:
+			     * the sandbox's resolv.conf), from a memfd (--ro-bind-data) */
 };
 
 struct sandbox_mount {

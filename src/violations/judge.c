@@ -533,6 +533,42 @@ static bool address_literal(const char *tok)
  * address in the text gets no grant at all, not even in words: a name
  * resolves through the proxy, an address names a place (loopback, a
  * private network, the metadata service) that a grant would open. */
+/* The note on a name that did not resolve, as the task's output says it
+ * or as the trace saw its query (traced): words for a person, never fix
+ * data. */
+static void note_name(const struct judge_input *in, struct verdict *v, const char *host,
+		      bool traced)
+{
+	if (has_note(v, "unresolved-name", host))
+		return;
+	bool allowed = in->net_allowed && in->net_allowed(host, in->net_ctx);
+	const char *says = traced ? "the task looked %s up itself"
+				  : "the task's output says %s "
+				    "did not resolve";
+	struct strbuf sb = STRBUF_INIT;
+	if (address_literal(host))
+		strbuf_addf(&sb,
+			    "the task's %s %s, an address, as not resolving: vx grants no "
+			    "address from a task's output or queries (a sandboxed task has no "
+			    "DNS and reaches a host only through its proxy, by name)",
+			    traced ? "query names" : "output names", host);
+	else if (allowed) {
+		strbuf_addf(&sb, says, host);
+		strbuf_addstr(&sb,
+			      ", and allow.network allows it: this client resolves names "
+			      "itself and does not use the proxy (a sandboxed task has no DNS; "
+			      "HTTP_PROXY and HTTPS_PROXY name the proxy, and Node's fetch "
+			      "needs Node 22.21+ or 24 for NODE_USE_ENV_PROXY)");
+	} else {
+		strbuf_addf(&sb, says, host);
+		strbuf_addf(&sb,
+			    ": a sandboxed task has no DNS and reaches a host only through its "
+			    "proxy; if it should reach it, grant it with allow.network: [\"%s\"]",
+			    host);
+	}
+	add_note(v, "unresolved-name", host, strbuf_detach(&sb, NULL));
+}
+
 static void note_unresolved(const struct judge_input *in, const char *out, size_t len,
 			    struct verdict *v)
 {
@@ -549,38 +585,10 @@ static void note_unresolved(const struct judge_input *in, const char *out, size_
 	for (const char *const *m = named; *m && !any; m++) {
 		for (const char *from = NULL;
 		     token_after(out, len, *m, &from, host, sizeof host);) {
-			if (!*host || loopback_name(host) || !strchr(host, '.') ||
-			    has_note(v, "unresolved-name", host))
+			if (!*host || loopback_name(host) || !strchr(host, '.'))
 				continue;
 			any = true;
-			bool allowed = in->net_allowed && in->net_allowed(host, in->net_ctx);
-			if (address_literal(host))
-				add_note(
-				    v, "unresolved-name", host,
-				    xasprintf("the task's output names %s, an address, as not "
-					      "resolving: vx grants no address from a task's "
-					      "output (a sandboxed task has no DNS and reaches "
-					      "a host only through its proxy, by name)",
-					      host));
-			else if (allowed)
-				add_note(
-				    v, "unresolved-name", host,
-				    xasprintf("the task's output says %s did not resolve, and "
-					      "allow.network allows it: this client resolves "
-					      "names itself and does not use the proxy (a "
-					      "sandboxed task has no DNS; HTTP_PROXY and "
-					      "HTTPS_PROXY name the proxy, and Node's fetch "
-					      "needs Node 22.21+ or 24 for NODE_USE_ENV_PROXY)",
-					      host));
-			else {
-				add_note(
-				    v, "unresolved-name", host,
-				    xasprintf("the task's output says %s did not resolve: a "
-					      "sandboxed task has no DNS and reaches a host only "
-					      "through its proxy; if it should reach it, grant "
-					      "it with allow.network: [\"%s\"]",
-					      host, host));
-			}
+			note_name(in, v, host, false);
 		}
 	}
 	for (const char *const *m = unnamed; *m && !any; m++)
@@ -1608,9 +1616,39 @@ struct judging {
 /* A rule's word on an event: go on to the next rule, or it is settled. */
 enum rule_says { RULE_NEXT, RULE_SETTLED };
 
+/* A name the task looked up itself (issue 54 item 7: the violation named
+ * the resolver it could not reach, 10.255.255.53:53, and nobody could tell
+ * what was asked). The sandbox has no DNS: its resolv.conf names its own
+ * loopback, where nothing answers, so a client's query is sent, and the
+ * trace holds the name. A network violation naming the host; what the
+ * proxy would allow it is no grant of a lookup: the client must use the
+ * proxy. "localhost" and its kind never leave /etc/hosts. */
+static void lookup_violation(struct judging *j, const struct access_event *e)
+{
+	size_t n = strlen(e->path);
+	if (!strcmp(e->path, "localhost") || (n > 10 && !strcmp(e->path + n - 10, ".localhost")) ||
+	    judge_network_ignored(j->in, e->path))
+		return;
+	bool allowed = j->in->net_allowed && j->in->net_allowed(e->path, j->in->net_ctx);
+	struct violation v = {
+	    .op = VIOLATION_NETWORK,
+	    .path = xstrdup(e->path),
+	    .syscall = "lookup",
+	    .reason = xstrdup(allowed ? "a DNS lookup of its own, which allow.network cannot "
+					"grant: the proxy resolves the names it allows"
+				      : "a DNS lookup of its own: a sandboxed task has no DNS")};
+	vec_push(&j->out->violations, v);
+	j->out->needs_network = true;
+	note_name(j->in, j->out, e->path, true);
+}
+
 static enum rule_says rule_network(struct judging *j, const struct access_event *e, size_t i)
 {
 	(void)i;
+	if (e->op == ACCESS_LOOKUP) {
+		lookup_violation(j, e);
+		return RULE_SETTLED;
+	}
 	if (e->op != ACCESS_CONNECT || e->unresolved || e->path[0] == '/')
 		return RULE_NEXT;
 	if (network_refused(j->in, e)) {

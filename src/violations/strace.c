@@ -34,6 +34,7 @@ enum sys_kind {
 	SYS_DUP,
 	SYS_FCNTL,
 	SYS_CONNECT,
+	SYS_SEND,
 	SYS_UNSHARE,
 };
 
@@ -110,6 +111,9 @@ static const struct sysdef sysdefs[] = {
     OTHER("dup3", SYS_DUP),
     OTHER("fcntl", SYS_FCNTL),
     OTHER("connect", SYS_CONNECT),
+    OTHER("sendto", SYS_SEND),
+    OTHER("sendmsg", SYS_SEND),
+    OTHER("sendmmsg", SYS_SEND),
     OTHER("unshare", SYS_UNSHARE),
 };
 #undef PATH1
@@ -204,7 +208,7 @@ const char *access_op_name(enum access_op op)
 	static const char *const names[] = {
 	    "read",	   "write",	"exec",	     "probe",	"readlink",    "chdir",	 "mkdir",
 	    "rename-from", "rename-to", "link-from", "link-to", "symlink",     "unlink", "rmdir",
-	    "truncate",	   "utime",	"connect",   "attr",	"probe-write",
+	    "truncate",	   "utime",	"connect",   "attr",	"probe-write", "lookup",
 	};
 	return (unsigned)op < ACCESS_OP_COUNT ? names[op] : "?";
 }
@@ -537,7 +541,8 @@ static const char *event_add(struct strace_parser *p, const struct tracee *pr, e
 	    .pid = pr->pid,
 	    .write_intent = op != ACCESS_READ && op != ACCESS_EXEC && op != ACCESS_PROBE &&
 			    op != ACCESS_READLINK && op != ACCESS_CHDIR && op != ACCESS_CONNECT &&
-			    op != ACCESS_RENAME_FROM && op != ACCESS_LINK_FROM,
+			    op != ACCESS_LOOKUP && op != ACCESS_RENAME_FROM &&
+			    op != ACCESS_LINK_FROM,
 	    .truncated = truncated,
 	    .unresolved = unresolved,
 	};
@@ -632,8 +637,10 @@ static int hexval(char c)
 enum str_result { STR_OK, STR_NULL, STR_BAD };
 
 /* Decodes a string argument as strace prints it ("a\"b\303\251", maybe
- * followed by "..." when cut) into out. */
-static enum str_result str_decode(struct span a, struct strbuf *out, bool *truncated)
+ * followed by "..." when cut) into out; a NUL only when binary (a buffer,
+ * not a path). */
+static enum str_result str_decode_as(struct span a, struct strbuf *out, bool *truncated,
+				     bool binary)
 {
 	strbuf_reset(out);
 	*truncated = false;
@@ -694,7 +701,7 @@ static enum str_result str_decode(struct span a, struct strbuf *out, bool *trunc
 			}
 			/* \" \\ and anything else stand for themselves */
 		}
-		if (c == 0 || c > 255)
+		if ((c == 0 && !binary) || c > 255)
 			return STR_BAD; /* no path holds a NUL */
 		strbuf_addch(out, (char)c);
 	}
@@ -706,6 +713,11 @@ static enum str_result str_decode(struct span a, struct strbuf *out, bool *trunc
 		return STR_OK;
 	}
 	return STR_BAD;
+}
+
+static enum str_result str_decode(struct span a, struct strbuf *out, bool *truncated)
+{
+	return str_decode_as(a, out, truncated, false);
 }
 
 static bool num_parse(struct span a, long *out)
@@ -1089,6 +1101,65 @@ static void connect_access(struct strace_parser *p, struct tracee *pr, struct ca
 	event_add(p, pr, ACCESS_CONNECT, &p->path[0], c->sys->name, c->err, false, false);
 }
 
+/* The name a DNS query asks for (RFC 1035 §4.1: a header with QR 0,
+ * opcode QUERY, one question and no answers, then the question's labels),
+ * lower case and dotted, into out; false for anything else. A label is
+ * letters, digits, '-' and '_' (a name that could be printed as anything
+ * else is not taken: it is the task's word, shown to a person). The query
+ * may be cut after its name (strace's -s). */
+static bool dns_query_name(const unsigned char *q, size_t n, bool cut, struct strbuf *out)
+{
+	if (n < 13 || (q[2] & 0x80) || (q[2] & 0x78) || q[4] || q[5] != 1 || q[6] || q[7] || q[8] ||
+	    q[9])
+		return false;
+	strbuf_reset(out);
+	size_t i = 12;
+	while (i < n && q[i]) {
+		size_t len = q[i++];
+		if (len > 63 || i + len > n || out->len + len + 1 > 253)
+			return false;
+		if (out->len)
+			strbuf_addch(out, '.');
+		for (size_t k = 0; k < len; k++) {
+			unsigned char c = q[i + k];
+			if (c >= 'A' && c <= 'Z')
+				c = (unsigned char)(c - 'A' + 'a');
+			if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+			      c == '_'))
+				return false;
+			strbuf_addch(out, (char)c);
+		}
+		i += len;
+	}
+	/* the root label, then QTYPE and QCLASS, unless strace cut them */
+	return i < n && out->len && (cut || i + 5 <= n);
+}
+
+/* sendto(fd, "BUF", ...), sendmsg(fd, {... iov_base="BUF" ...}), sendmmsg
+ * (fd, [{msg_hdr={... iov_base="BUF" ...}}, ...]): an ACCESS_LOOKUP event
+ * for each buffer that is a DNS query. */
+static void send_access(struct strace_parser *p, struct tracee *pr, struct call *c)
+{
+	for (size_t a = 1; a < c->nargs && a < 2; a++) {
+		const char *s = c->args[a].s, *e = s + c->args[a].n;
+		while ((s = memchr(s, '"', (size_t)(e - s))) != NULL) {
+			const char *end = skip_quoted(s, e);
+			if (!end)
+				return;
+			struct span q = {s, (size_t)(end - s)};
+			if (end + 3 <= e && !memcmp(end, "...", 3))
+				q.n += 3;
+			bool cut;
+			if (str_decode_as(q, &p->str[0], &cut, true) == STR_OK &&
+			    dns_query_name((const unsigned char *)p->str[0].buf, p->str[0].len, cut,
+					   &p->path[0]))
+				event_add(p, pr, ACCESS_LOOKUP, &p->path[0], c->sys->name, c->err,
+					  false, false);
+			s = end;
+		}
+	}
+}
+
 static void call_apply(struct strace_parser *p, struct tracee *pr, struct call *c)
 {
 	const char *path;
@@ -1154,6 +1225,9 @@ static void call_apply(struct strace_parser *p, struct tracee *pr, struct call *
 	}
 	case SYS_CONNECT:
 		connect_access(p, pr, c);
+		break;
+	case SYS_SEND:
+		send_access(p, pr, c);
 		break;
 	case SYS_UNSHARE:
 		/* issue 37: a thread that unshares its cwd or descriptor table

@@ -41,6 +41,9 @@ enum access_op {
 			     * lsetxattr, removexattr, lremovexattr: metadata written */
 	ACCESS_PROBE_WRITE, /* access, faccessat, faccessat2 asking W_OK: whether it may
 			     * write (write intent; it changes nothing) */
+	ACCESS_LOOKUP,	    /* sendto, sendmsg, sendmmsg of a DNS query: path is the name
+			     * asked for, lower case, without the root's dot (the sandbox
+			     * has no DNS: the query names the host a client wanted) */
 	ACCESS_OP_COUNT
 };
 

@@ -61,7 +61,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    (!strrchr(ev[i].path, ':') ||
 		     strspn(ev[i].path, "0123456789abcdefABCDEF.:[]") != strlen(ev[i].path)))
 			abort();
-		if (!peer && !ev[i].unresolved && !normalized(ev[i].path))
+		/* a lookup's name: lower-case labels of [a-z0-9_-], dotted */
+		bool name = ev[i].op == ACCESS_LOOKUP;
+		if (name && (!*ev[i].path || strlen(ev[i].path) > 253 || ev[i].path[0] == '.' ||
+			     strstr(ev[i].path, "..") ||
+			     strspn(ev[i].path, "abcdefghijklmnopqrstuvwxyz0123456789-_.") !=
+				 strlen(ev[i].path)))
+			abort();
+		if (!peer && !name && !ev[i].unresolved && !normalized(ev[i].path))
 			abort();
 		if (strcmp(access_op_name(ev[i].op), "?") == 0)
 			abort();

@@ -273,6 +273,57 @@ static void test_network_notes(void)
 	/* words for a person, never fix data (issue 53 item 4) */
 	CHECK_INT(v.fix_network.n, 0);
 	verdict_release(&v);
+	/* issue 54 item 7: the trace's query names the host: a violation, and
+	 * the output's note on the same host is not repeated; an allowed host
+	 * looked up by the client itself says the proxy resolves it; localhost
+	 * and ignore.network are no violation */
+	in.output = curl;
+	in.output_len = strlen(curl);
+	judge(
+	    "2 sendto(3, "
+	    "\"\\1\\2\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\5fonts\\ngoogleapis\\3com\\0\\0\\1\\0\\1\", "
+	    "37, MSG_NOSIGNAL, NULL, 0) = 37\n"
+	    "2 sendto(3, "
+	    "\"\\1\\2\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\10registry\\5npmjs\\3org\\0\\0\\1\\0\\1\", "
+	    "36, MSG_NOSIGNAL, NULL, 0) = 36\n"
+	    "2 sendto(3, \"\\1\\2\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\tlocalhost\\0\\0\\1\\0\\1\", 27, "
+	    "MSG_NOSIGNAL, NULL, 0) = 27\n"
+	    "2 sendto(3, "
+	    "\"\\1\\2\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\3web\\tlocalhost\\0\\0\\1\\0\\1\", 31, "
+	    "MSG_NOSIGNAL, NULL, 0) = 31\n" EXIT,
+	    &in, &v);
+	CHECK_INT(v.violations.n, 2);
+	CHECK(v.needs_network);
+	CHECK_INT(v.fix_network.n, 0);
+	/* one note per host, from the trace (the output's is not repeated) */
+	n = note_of(&v, "unresolved-name");
+	CHECK(n && !strcmp(n->path, "fonts.googleapis.com") &&
+	      strstr(n->text, "the task looked fonts.googleapis.com up itself: a sandboxed task "
+			      "has no DNS") &&
+	      strstr(n->text, "allow.network: [\"fonts.googleapis.com\"]"));
+	CHECK_INT(v.notes.n, 2); /* and registry.npmjs.org's */
+	if (v.violations.n == 2) {
+		CHECK(v.violations.v[0].op == VIOLATION_NETWORK &&
+		      !strcmp(v.violations.v[0].path, "fonts.googleapis.com"));
+		CHECK(strstr(v.violations.v[1].reason, "which allow.network cannot grant"));
+		struct strbuf out = STRBUF_INIT;
+		report_text("app#build", "app/vx.yaml", "build", &in, &v, &out);
+		CHECK(strstr(out.buf, "app#build: violation: network fonts.googleapis.com (a DNS "
+				      "lookup of its own: a sandboxed task has no DNS)\n") != NULL);
+		strbuf_release(&out);
+	}
+	verdict_release(&v);
+	const char *quiet[] = {"*.googleapis.com", "registry.npmjs.org"};
+	in.ignore_network = quiet;
+	in.n_ignore_network = 2;
+	judge("2 sendto(3, "
+	      "\"\\1\\2\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\5fonts\\ngoogleapis\\3com\\0\\0\\1\\0\\1\", "
+	      "37, MSG_NOSIGNAL, NULL, 0) = 37\n" EXIT,
+	      &in, &v);
+	CHECK_INT(v.violations.n, 0);
+	CHECK(!v.needs_network);
+	verdict_release(&v);
+	in.n_ignore_network = 0;
 	/* python names no host */
 	const char *py = "socket.gaierror: [Errno -3] Temporary failure in name resolution\n";
 	in.output = py;

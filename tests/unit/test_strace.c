@@ -444,6 +444,69 @@ static void test_connect(void)
 	strace_parser_free(r.p);
 }
 
+/* Issue 54 item 7: a DNS query sent by the task names the host it
+ * wanted. Recorded with strace 6.1 -s 300 inside bwrap --unshare-all with
+ * the sandbox's resolv.conf (glibc's getent: sendto; Node's getaddrinfo:
+ * sendmmsg with A and AAAA). A response, a query of two questions, a name
+ * cut by -s, a label no host name has, and a buffer that is no query are
+ * not lookups. */
+static void test_lookup(void)
+{
+	struct result r = parse_text(
+	    "2 sendto(3, "
+	    "\"\\270\\235\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\10registry\\5npmjs\\3org\\0\\0\\34\\0\\1\""
+	    ", "
+	    "36, MSG_NOSIGNAL, NULL, 0) = 36\n"
+	    "2 sendmmsg(18, [{msg_hdr={msg_name=NULL, msg_namelen=0, "
+	    "msg_iov=[{iov_base=\"\\202}\\1\\0\\0\\1"
+	    "\\0\\0\\0\\0\\0\\0\\tTelemetry\\7example\\3com\\0\\0\\1\\0\\1\", iov_len=39}], "
+	    "msg_iovlen=1, "
+	    "msg_controllen=0, msg_flags=0}, msg_len=39}, {msg_hdr={msg_name=NULL, msg_namelen=0, "
+	    "msg_iov=[{iov_base=\"\\340{"
+	    "\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\ttelemetry\\7example\\3com\\0\\0\\34\\0\\1\", "
+	    "iov_len=39}], msg_iovlen=1, msg_controllen=0, msg_flags=0}}], 2, MSG_NOSIGNAL) = 1\n"
+	    "2 sendmsg(4, {msg_name={sa_family=AF_INET, sin_port=htons(53), "
+	    "sin_addr=inet_addr(\"127.0.0.1\")}, msg_namelen=16, "
+	    "msg_iov=[{iov_base=\"\\x12\\x34\\x01\\x00\\x00"
+	    "\\x01\\x00\\x00\\x00\\x00\\x00\\x01\\x03api\\x06github\\x03com\\x00\\x00\\x01\\x00\\x0"
+	    "1\", "
+	    "iov_len=32}], msg_iovlen=1, msg_controllen=0, msg_flags=0}, 0) = -1 ENETUNREACH "
+	    "(Network is "
+	    "unreachable)\n"
+	    /* a response (QR set) */
+	    "2 sendto(3, \"\\1\\2\\201\\200\\0\\1\\0\\1\\0\\0\\0\\0\\4resp\\3com\\0\\0\\1\\0\\1\", "
+	    "26, 0, NULL, 0) "
+	    "= 26\n"
+	    /* two questions */
+	    "2 sendto(3, \"\\1\\2\\1\\0\\0\\2\\0\\0\\0\\0\\0\\0\\3two\\3com\\0\\0\\1\\0\\1\", 25, "
+	    "0, NULL, 0) = "
+	    "25\n"
+	    /* cut inside the name */
+	    "2 sendto(3, \"\\1\\2\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\10cutsho\"..., 40, 0, NULL, 0) = "
+	    "40\n"
+	    /* cut after the name: the name is whole */
+	    "2 sendto(3, \"\\1\\2\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\4long\\3org\\0\"..., 40, 0, NULL, "
+	    "0) = 40\n"
+	    /* a label with a character no host name has */
+	    "2 sendto(3, \"\\1\\2\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\3a b\\3com\\0\\0\\1\\0\\1\", 25, "
+	    "0, NULL, 0) = "
+	    "25\n"
+	    /* an HTTP request on a socket */
+	    "2 sendto(5, \"GET / HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n\", 29, MSG_NOSIGNAL, NULL, 0) = "
+	    "29\n"
+	    "2 +++ exited with 0 +++\n");
+	CHECK_INT(err_of(&r, ACCESS_LOOKUP, "registry.npmjs.org"), 0);
+	CHECK_INT(err_of(&r, ACCESS_LOOKUP, "telemetry.example.com"), 0);
+	CHECK_INT(err_of(&r, ACCESS_LOOKUP, "api.github.com"), ENETUNREACH);
+	CHECK_INT(err_of(&r, ACCESS_LOOKUP, "long.org"), 0);
+	CHECK_INT(r.n, 4);
+	CHECK_INT(r.sum->skipped, 0);
+	const struct access_event *e = find(&r, ACCESS_LOOKUP, "registry.npmjs.org");
+	CHECK(e && !e->write_intent && !strcmp(e->syscall, "sendto"));
+	CHECK_STR(access_op_name(ACCESS_LOOKUP), "lookup");
+	strace_parser_free(r.p);
+}
+
 /* Issue 12: paths through procfs that name a process's cwd, root or
  * descriptor are file system paths, judged as such. */
 static void test_proc_paths(void)
@@ -615,6 +678,7 @@ int main(void)
 	test_root_exit();
 	test_dedupe();
 	test_connect();
+	test_lookup();
 	test_chunking();
 	CHECK_STR(access_op_name(ACCESS_RENAME_TO), "rename-to");
 	CHECK_INT(strace_errno_value("EROFS", 5), EROFS);

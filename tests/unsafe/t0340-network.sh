@@ -55,4 +55,34 @@ test_expect_success 'sandboxed with no network grant, it reaches neither' '
 	test_path_is_missing "$TEST_TMP/abs-hit"
 '
 
+# Issue 54 item 7: the violation named the resolver it could not reach
+# (network 10.255.255.53:53), never what was looked up. The sandbox's
+# resolv.conf names its own loopback, where nothing answers: the query is
+# sent and refused at once, and the trace names the host.
+test_expect_success 'a name the task looks up itself is a violation naming the host, not the resolver' '
+	ws_root <<-'\''EOF'\'' &&
+	tasks:
+	  build:
+	EOF
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "grep -v \"^#\" /etc/resolv.conf; getent hosts registry.example.test || echo no-answer; getent hosts localhost >/dev/null && echo localhost-ok"
+	    cache: false
+	    sandbox: {}
+	EOF
+	run_vx 1 run app#build &&
+	test_grep "app#build: nameserver 127.0.0.1$" "$OUT" &&
+	test_grep "app#build: no-answer" "$OUT" &&
+	test_grep "app#build: localhost-ok" "$OUT" &&
+	test_grep "^app#build: violation: network registry.example.test (a DNS lookup of its own: a sandboxed task has no DNS)$" "$ERR" &&
+	test_grep ! "violation: network .*:53 " "$ERR" &&
+	test_grep ! "localhost" "$ERR" &&
+	run_vx 1 run app#build --report json &&
+	jq -e ".tasks[0].violations | length == 1 and .[0].op == \"network\" and .[0].path == \"registry.example.test\"" "$OUT" &&
+	# ignore.network silences it, as it does a connection
+	sed -i "s|sandbox: {}|sandbox: {ignore: {network: [\"*.example.test\"]}}|" app/vx.yaml &&
+	run_vx 0 run app#build &&
+	test_grep ! "violation" "$ERR"
+'
+
 test_done

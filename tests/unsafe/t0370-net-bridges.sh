@@ -91,8 +91,9 @@ test_expect_success 'a failed task whose loopback port was refused, which the ho
 '
 
 # Issue 40 item 3: with no network grant, a client looks its host up
-# itself; its only connection past the proxy is to a name server. The note
-# names the host and the grant, for a person; issue 53 item 4: the task's
+# itself. Issue 54 item 7: the trace holds its query, so the violation
+# names the host (not the name server), and the note names the grant, for a
+# person; issue 53 item 4: the task's
 # own output is never fix data (the fix is what vx observed: the proxy's
 # refusals), so learn cannot be steered by what a task prints.
 test_expect_success 'a task with no grant whose host did not resolve: the grant in words, never as fix data' '
@@ -102,7 +103,9 @@ test_expect_success 'a task with no grant whose host did not resolve: the grant 
 	jq -e "[.tasks[0].notes[] | select(.kind == \"unresolved-name\")][0].text | contains(\"allow.network: [\\\"registry.example.test\\\"]\")" "$OUT" &&
 	run_vx 1 run build &&
 	test_grep ! "fix: add to app/vx.yaml tasks.build.sandbox.allow.network" "$ERR" &&
-	test_grep "note: the task.s output says registry.example.test did not resolve" "$ERR"
+	test_grep "^app#build: violation: network registry.example.test (a DNS lookup of its own: a sandboxed task has no DNS)$" "$ERR" &&
+	test_grep "note: the task looked registry.example.test up itself: a sandboxed task has no DNS" "$ERR" &&
+	test $(grep -c "note: .*registry.example.test" "$ERR") = 1
 '
 
 test_expect_success 'hostile: a task that prints ENOTFOUND for the metadata service and 0.0.0.0 is offered no grant' '
@@ -118,7 +121,8 @@ test_expect_success 'hostile: a task that prints ENOTFOUND for the metadata serv
 test_expect_success 'a failed task whose client resolved an allowed name itself gets a note: it does not use the proxy' '
 	one_task "curl -sS -m 3 --noproxy \"*\" http://one.example.test:$port/" "      allow: {network: [\"one.example.test:$port\"]}" &&
 	VX_TEST_RESOLVE=one.example.test=127.0.0.1 run_vx 1 run build &&
-	test_grep "app#build: note: the task.s output says one.example.test did not resolve, and allow.network allows it: this client resolves names itself and does not use the proxy" "$ERR"
+	test_grep "app#build: violation: network one.example.test (a DNS lookup of its own, which allow.network cannot grant: the proxy resolves the names it allows)" "$ERR" &&
+	test_grep "app#build: note: the task looked one.example.test up itself, and allow.network allows it: this client resolves names itself and does not use the proxy" "$ERR"
 '
 
 # The task's server answers one request and exits; the host dials it
