@@ -1190,6 +1190,7 @@ static void proxy_violations(const struct proxy *p, const struct judge_input *in
 			strvec_push(&v->fix_network, r[k].fix);
 	}
 	strvec_sort_unique(&v->fix_network);
+	judge_installs(in, v);
 }
 
 /* Would the task's proxy let host through, on 443, 80 or a port an entry

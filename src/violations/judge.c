@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -2108,4 +2109,95 @@ void verdict_release(struct verdict *v)
 	strvec_clear(&v->reads);
 	strvec_clear(&v->fix_toolchain);
 	strvec_clear(&v->fix_ignore_read);
+}
+
+/* The package in the output's registry URL ("GET https://registry.npmjs.org/
+ * @tailwindcss%2fcli", ".../cowsay/-/cowsay-1.6.0.tgz") into pkg, or "". A
+ * name as npm allows one: lower case, '@scope/name' at most. */
+static void registry_package(const char *out, size_t len, const char *host, char *pkg, size_t size)
+{
+	*pkg = 0;
+	size_t hl = strlen(host);
+	for (const char *s = out; (s = memmem(s, len - (size_t)(s - out), host, hl)) != NULL;
+	     s += hl) {
+		const char *p = s + hl, *e = out + len;
+		if (p >= e || *p != '/')
+			continue;
+		p++;
+		size_t n = 0;
+		bool ok = true;
+		while (p < e && n + 1 < size && ok) {
+			char c = *p;
+			if (c == '%' && e - p >= 3 &&
+			    (!strncasecmp(p, "%2f", 3) || !strncmp(p, "%40", 3))) {
+				c = p[1] == '4' ? '@' : '/';
+				p += 3;
+			} else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+				   c == '.' || c == '_' || c == '@' || c == '/') {
+				p++;
+			} else {
+				break;
+			}
+			if (c == '/' && (pkg[0] != '@' || strchr(pkg, '/')))
+				break; /* "name/-/name-1.0.0.tgz", "@scope/name/-/…" */
+			pkg[n++] = c;
+			pkg[n] = 0;
+		}
+		ok = n && (pkg[0] != '@' || (strchr(pkg, '/') && pkg[n - 1] != '/')) &&
+		     strchr(pkg + 1, '@') == NULL && pkg[0] != '.';
+		if (ok)
+			return;
+		*pkg = 0;
+	}
+}
+
+void judge_installs(const struct judge_input *in, struct verdict *out)
+{
+	static const char *const registries[] = {"registry.npmjs.org", "registry.yarnpkg.com",
+						 NULL};
+	const char *registry = NULL;
+	for (size_t i = 0; i < out->fix_network.n && !registry; i++)
+		for (const char *const *r = registries; *r && !registry; r++)
+			if (!strcmp(out->fix_network.v[i], *r))
+				registry = *r;
+	if (!registry)
+		return;
+	/* npx (npm's npx-cli.js) and bunx by what ran; pnpm dlx and yarn dlx
+	 * by the word in the output, which can only take a grant away */
+	bool installer = false;
+	for (size_t i = 0; i < out->execs.n && !installer; i++) {
+		const char *b = strrchr(out->execs.v[i], '/');
+		b = b ? b + 1 : out->execs.v[i];
+		installer = !strcmp(b, "npx-cli.js") || !strcmp(b, "npx") || !strcmp(b, "bunx");
+	}
+	size_t len = in->output ? in->output_len : 0;
+	for (const char *const *w = (const char *const[]){"npx ", " dlx ", "bunx ", NULL};
+	     *w && !installer && len; w++)
+		installer = memmem(in->output, len, *w, strlen(*w)) != NULL;
+	if (!installer)
+		return;
+	char pkg[215];
+	registry_package(len ? in->output : "", len, registry, pkg, sizeof pkg);
+	size_t keep = 0;
+	for (size_t i = 0; i < out->fix_network.n; i++) {
+		bool reg = false;
+		for (const char *const *r = registries; *r && !reg; r++)
+			reg = !strcmp(out->fix_network.v[i], *r);
+		if (reg)
+			free(out->fix_network.v[i]);
+		else
+			out->fix_network.v[keep++] = out->fix_network.v[i];
+	}
+	out->fix_network.n = keep;
+	if (out->fix_network.v)
+		out->fix_network.v[keep] = NULL;
+	const char *name = *pkg ? pkg : "a package";
+	add_note(out, "installs-at-build", pkg,
+		 xasprintf("the task installs %s from the npm registry as it runs (npx, pnpm dlx, "
+			   "yarn dlx or bunx): add it to the project's devDependencies (npm "
+			   "install -D %s, or your package manager's add) so it is installed "
+			   "before the build and its version is in the lockfile; a registry "
+			   "grant would make the build fetch whatever the registry serves that "
+			   "day",
+			   name, *pkg ? pkg : "PACKAGE"));
 }

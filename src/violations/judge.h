@@ -242,6 +242,13 @@ void judge_events(const struct judge_input *in, const struct access_event *ev, s
  * task runs untraced): a git repository missing, a hidden path its last
  * line names, a host name or loopback port its output says failed. */
 void judge_output(const struct judge_input *in, struct verdict *out);
+
+/* A package a tool fetches from the npm registry as the task runs (npx,
+ * pnpm dlx, yarn dlx, bunx): the registry is taken out of the fix's
+ * allow.network, and a note ("installs-at-build", path: the package, or
+ * "") says to add the package to the project. Call after the proxy's
+ * refusals are in out. */
+void judge_installs(const struct judge_input *in, struct verdict *out);
 void verdict_release(struct verdict *v);
 
 /* Does an ignore.network glob of in match target ("HOST:PORT", "ADDR:PORT",

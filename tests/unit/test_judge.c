@@ -324,6 +324,56 @@ static void test_network_notes(void)
 	CHECK(!v.needs_network);
 	verdict_release(&v);
 	in.n_ignore_network = 0;
+	/* issue 54 item 7: a package npx fetches as the task runs is a note
+	 * naming it, and the registry leaves the fix; without an installer,
+	 * the registry stays (npm install in a task is the person's call) */
+	{
+		struct verdict w;
+		const char *npm = "npm error code E403\nnpm error 403 403 Forbidden - GET "
+				  "https://registry.npmjs.org/@tailwindcss%2fcli\n";
+		in.output = npm;
+		in.output_len = strlen(npm);
+		memset(&w, 0, sizeof w);
+		strvec_push(&w.fix_network, "example.com");
+		strvec_push(&w.fix_network, "registry.npmjs.org");
+		judge_installs(&in, &w);
+		CHECK_INT(w.fix_network.n, 2); /* nothing says a tool installs it */
+		strvec_push(&w.execs, "/usr/lib/node_modules/npm/bin/npx-cli.js");
+		judge_installs(&in, &w);
+		CHECK_INT(w.fix_network.n, 1);
+		CHECK(w.fix_network.n == 1 && !strcmp(w.fix_network.v[0], "example.com"));
+		n = note_of(&w, "installs-at-build");
+		CHECK(n && !strcmp(n->path, "@tailwindcss/cli") &&
+		      strstr(n->text, "the task installs @tailwindcss/cli from the npm registry as "
+				      "it runs") &&
+		      strstr(n->text, "npm install -D @tailwindcss/cli"));
+		verdict_release(&w);
+		/* pnpm dlx, by its word; the tarball's URL names the package */
+		const char *pnpm =
+		    "$ pnpm dlx cowsay hi\n ERR_PNPM_FETCH_403  GET "
+		    "https://registry.npmjs.org/cowsay/-/cowsay-1.6.0.tgz: Forbidden\n";
+		in.output = pnpm;
+		in.output_len = strlen(pnpm);
+		memset(&w, 0, sizeof w);
+		strvec_push(&w.fix_network, "registry.npmjs.org");
+		judge_installs(&in, &w);
+		CHECK_INT(w.fix_network.n, 0);
+		n = note_of(&w, "installs-at-build");
+		CHECK(n && !strcmp(n->path, "cowsay"));
+		verdict_release(&w);
+		/* a URL that names no package as npm allows one: no name, still the note */
+		const char *odd = "npx failed: GET https://registry.npmjs.org/%2e%2e/x\n";
+		in.output = odd;
+		in.output_len = strlen(odd);
+		memset(&w, 0, sizeof w);
+		strvec_push(&w.fix_network, "registry.npmjs.org");
+		judge_installs(&in, &w);
+		n = note_of(&w, "installs-at-build");
+		CHECK(n && !strcmp(n->path, "") && strstr(n->text, "installs a package"));
+		verdict_release(&w);
+		in.output = curl;
+		in.output_len = strlen(curl);
+	}
 	/* python names no host */
 	const char *py = "socket.gaierror: [Errno -3] Temporary failure in name resolution\n";
 	in.output = py;

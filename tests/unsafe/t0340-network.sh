@@ -85,4 +85,29 @@ test_expect_success 'a name the task looks up itself is a violation naming the h
 	test_grep ! "violation" "$ERR"
 '
 
+# Issue 54 item 7: a tool that npx-installs at build time asked for a
+# registry grant. The note names the package to add to the project; the
+# fix grants no registry. (The proxy refuses: no registry is reached.)
+test_expect_success 'npx fetching a package as the task runs: a note naming the package, no registry grant' '
+	command -v npx >/dev/null || { echo "npx is not installed (apt-get install npm)"; false; } &&
+	mkdir -p "$HOME/.npm" &&
+	ws_root <<-'\''EOF'\'' &&
+	tasks:
+	  build:
+	EOF
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "npx --yes vx-no-such-tool-zz@1.0.0 --version"
+	    cache: false
+	    sandbox: {allow: {network: ["example.com"], write: ["~/.npm/"]}}
+	EOF
+	run_vx 1 run app#build --report json &&
+	jq -e ".tasks[0].violations | map(select(.op == \"network\" and .path == \"registry.npmjs.org:443\")) | length == 1" "$OUT" &&
+	jq -e ".tasks[0].fix.allow.network == null" "$OUT" &&
+	jq -e ".tasks[0].notes | map(select(.kind == \"installs-at-build\" and .path == \"vx-no-such-tool-zz\")) | length == 1" "$OUT" &&
+	run_vx 1 run app#build &&
+	test_grep "app#build: note: the task installs vx-no-such-tool-zz from the npm registry as it runs" "$ERR" &&
+	test_grep ! "allow.network: \[\"registry.npmjs.org\"\]" "$ERR"
+'
+
 test_done
