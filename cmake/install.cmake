@@ -23,3 +23,25 @@ else()
 endif()
 set_source_files_properties(${CMAKE_SOURCE_DIR}/src/sandbox/initpath.c PROPERTIES
   COMPILE_DEFINITIONS "VX_INIT_FROM_BIN=\"${VX_INIT_FROM_BIN}\"")
+
+# The shells' completion scripts, written by the vx just built (so they
+# hold its verbs and options as its parser has them), where each shell's
+# packaged completions go. A cross build runs it through its emulator, or
+# has none.
+set(VX_COMPLETIONS ${CMAKE_BINARY_DIR}/completions)
+if(CMAKE_CROSSCOMPILING AND NOT CMAKE_CROSSCOMPILING_EMULATOR)
+  message(STATUS "vx: cross-compiling with no emulator: no completion scripts")
+else()
+  add_custom_command(
+    OUTPUT ${VX_COMPLETIONS}/vx ${VX_COMPLETIONS}/_vx ${VX_COMPLETIONS}/vx.fish
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${VX_COMPLETIONS}
+    COMMAND ${CMAKE_COMMAND} -DVX=$<TARGET_FILE:vx> -DDIR=${VX_COMPLETIONS}
+            "-DEMULATOR=${CMAKE_CROSSCOMPILING_EMULATOR}" -P ${CMAKE_SOURCE_DIR}/cmake/completions.cmake
+    DEPENDS vx ${CMAKE_SOURCE_DIR}/cmake/completions.cmake
+    COMMENT "vx completion bash, zsh, fish" VERBATIM)
+  add_custom_target(vx-completions ALL
+    DEPENDS ${VX_COMPLETIONS}/vx ${VX_COMPLETIONS}/_vx ${VX_COMPLETIONS}/vx.fish)
+  install(FILES ${VX_COMPLETIONS}/vx DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
+  install(FILES ${VX_COMPLETIONS}/_vx DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
+  install(FILES ${VX_COMPLETIONS}/vx.fish DESTINATION ${CMAKE_INSTALL_DATADIR}/fish/vendor_completions.d)
+endif()

@@ -5,37 +5,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cache_cmd.h"
-#include "cli/info.h"
-#include "cli/ls.h"
-#include "cli/prune.h"
+#include "cli/verbs.h"
 #include "run/run.h"
-#include "cli/sandbox_learn.h"
-#include "cli/sandbox_show.h"
-#include "cli/version.h"
-#include "watch/watch.h"
 #include "sandbox/netd.h"
 #include "util/die.h"
 #include "util/spawn.h"
-
-static const char USAGE[] =
-    "usage: vx [-C DIR] VERB [options]\n"
-    "\n"
-    "  run TASK... [options] [-- ARGS]   run tasks and their dependencies\n"
-    "  watch TASK... [options]           run, then run again through the cache on each change\n"
-    "  graph TASK... [--format dot|json] the task graph, without running anything\n"
-    "  info                              platform, sandbox and tracer availability\n"
-    "  ls [PACKAGE...] [options]         the packages, or what one runs and depends on\n"
-    "  prune PACKAGE... [--docker]       the part of the workspace PACKAGEs need, lockfile cut "
-    "down\n"
-    "  cache stats|clean|prune           the local cache: size and entries; remove all; evict to "
-    "maxSize\n"
-    "  sandbox show TASK                 the exact bwrap argv a sandboxed task would run under\n"
-    "  sandbox learn TASK... [options]   turn the sandbox on: run traced, write what tasks need\n"
-    "  version                           the version of vx, its commit, build and features\n"
-    "  TASK... [options]                 vx run TASK..., as turbo TASK is turbo run TASK\n"
-    "\n"
-    "`vx VERB --help` describes each verb.\n";
 
 /* Removes every "-C DIR" (and "-CDIR") from argv and enters each DIR in turn,
  * as git and make do. Returns the new argc. */
@@ -79,39 +53,22 @@ int main(int argc, char **argv)
 	}
 	argc = take_dir_options(argc, argv);
 	if (argc < 2) {
-		fputs(USAGE, stderr);
+		verbs_help(stderr);
 		return 2;
 	}
 	const char *verb = argv[1];
-	if (!strcmp(verb, "run"))
-		return run_main(argc - 1, argv + 1);
-	if (!strcmp(verb, "graph"))
-		return graph_main(argc - 1, argv + 1);
-	if (!strcmp(verb, "info"))
-		return info_main(argc - 1, argv + 1);
-	if (!strcmp(verb, "version") || !strcmp(verb, "--version"))
-		return version_main(argc - 1, argv + 1);
-	if (!strcmp(verb, "help") || !strcmp(verb, "--help") || !strcmp(verb, "-h")) {
-		fputs(USAGE, stdout);
-		return 0;
-	}
-	if (!strcmp(verb, "cache"))
-		return cache_main(argc - 1, argv + 1);
-	if (!strcmp(verb, "ls"))
-		return ls_main(argc - 1, argv + 1);
-	if (!strcmp(verb, "prune"))
-		return prune_main(argc - 1, argv + 1);
-	if (!strcmp(verb, "sandbox") && argc > 2 && !strcmp(argv[2], "learn"))
-		return sandbox_learn_main(argc - 2, argv + 2);
-	if (!strcmp(verb, "sandbox"))
-		return sandbox_show_main(argc - 1, argv + 1);
-	if (!strcmp(verb, "watch"))
-		return watch_main(argc - 1, argv + 1);
+	if (!strcmp(verb, "--version"))
+		verb = "version";
+	else if (!strcmp(verb, "--help") || !strcmp(verb, "-h"))
+		verb = "help";
+	const struct verb *v = verb_find(verbs_table(), verb);
+	if (v)
+		return verb_run(v, "vx", argc - 1, argv + 1);
 	/* `vx build` is `vx run build`, as `turbo build` is `turbo run build`
 	 * (issue 42): a word that is no verb names tasks */
 	if (verb[0] != '-')
 		return run_main(argc, argv);
 	error("unknown verb \"%s\"", verb);
-	fputs(USAGE, stderr);
+	verbs_help(stderr);
 	return 2;
 }

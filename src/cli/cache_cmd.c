@@ -11,15 +11,39 @@
 #include "run/runlog.h"
 #include "config/workspace.h"
 #include "util/io.h"
+#include "util/parseopt.h"
 #include "util/path.h"
 
-static const char USAGE[] =
-    "usage: vx cache stats|clean|prune [--max-size SIZE]\n"
+static const struct opt_usage stats_usage = {
+    "usage: vx cache stats\n"
     "\n"
-    "  stats   entries, bytes, oldest and newest use, hit rate of the last runs\n"
-    "  clean   remove every entry\n"
-    "  prune   evict least recently used entries until the cache fits cache.maxSize\n"
-    "          (or --max-size SIZE)\n";
+    "The local cache's entries, bytes, oldest and newest use, and the hit rate of\n"
+    "the last runs.\n"
+    "\n",
+    NULL};
+static const struct opt_usage clean_usage = {"usage: vx cache clean\n"
+					     "\n"
+					     "Removes every entry of the local cache.\n"
+					     "\n",
+					     NULL};
+static const struct opt_usage prune_usage = {
+    "usage: vx cache prune [--max-size SIZE]\n"
+    "\n"
+    "Evicts the least recently used entries until the local cache fits its\n"
+    "cache.maxSize.\n"
+    "\n",
+    NULL};
+
+struct opt *cache_opts_rows(struct cache_opts *o, bool prune)
+{
+	const struct opt prune_rows[] = {
+	    OPT_STRING(0, "max-size", &o->max_size, "SIZE",
+		       "fit SIZE (5GiB, 500MB) rather than cache.maxSize"),
+	    OPT_HELP(),
+	    OPT_END(),
+	};
+	return parseopt_copy(prune ? prune_rows : prune_rows + 1);
+}
 
 static void human(long long b, char *out, size_t n)
 {
@@ -42,28 +66,27 @@ static void when(time_t t, char *out, size_t n)
 
 int cache_main(int argc, char **argv)
 {
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		fputs(USAGE, argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
+	const char *sub = argv[0];
+	bool prune = !strcmp(sub, "prune");
+	const struct opt_usage *usage = prune			? &prune_usage
+					: !strcmp(sub, "stats") ? &stats_usage
+								: &clean_usage;
+	struct cache_opts o = {0};
+	struct opt *rows = cache_opts_rows(&o, prune);
+	struct strvec operands = STRVEC_INIT;
+	int rc = parseopt(argc, argv, rows, usage, &operands, NULL);
+	if (!rc && operands.n) {
+		error("vx cache %s: unexpected \"%s\"", sub, operands.v[0]);
+		parseopt_usage(rows, usage, stderr);
+		rc = -1;
 	}
-	const char *sub = argv[1];
+	free(rows);
+	strvec_clear(&operands);
+	if (rc)
+		return rc > 0 ? 0 : 2;
 	long long max = -1;
-	for (int i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--max-size") && i + 1 < argc && !strcmp(sub, "prune")) {
-			if (config_parse_size(argv[++i], &max)) {
-				error("--max-size: \"%s\" is not a size (e.g. 5GiB, 500MB)",
-				      argv[i]);
-				return 2;
-			}
-		} else {
-			error("vx cache %s: unexpected \"%s\"", sub, argv[i]);
-			fputs(USAGE, stderr);
-			return 2;
-		}
-	}
-	if (strcmp(sub, "stats") && strcmp(sub, "clean") && strcmp(sub, "prune")) {
-		error("vx cache: unknown command \"%s\"", sub);
-		fputs(USAGE, stderr);
+	if (o.max_size && config_parse_size(o.max_size, &max)) {
+		error("--max-size: \"%s\" is not a size (e.g. 5GiB, 500MB)", o.max_size);
 		return 2;
 	}
 	struct workspace *ws = workspace_load_here();
@@ -78,7 +101,6 @@ int cache_main(int argc, char **argv)
 		free(dir);
 		return 2;
 	}
-	int rc = 0;
 	if (!strcmp(sub, "stats")) {
 		struct store_stats s;
 		if (store_stats(&st, &s)) {

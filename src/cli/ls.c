@@ -16,13 +16,6 @@
 #include "util/parseopt.h"
 #include "util/path.h"
 
-struct ls_opts {
-	struct strvec filters;
-	bool affected;
-	char *affected_ref;
-	const char *output;
-};
-
 static int affected_cb(const struct opt *row, const char *arg)
 {
 	struct ls_opts *o = row->value;
@@ -171,22 +164,29 @@ static void list_packages(const struct workspace *ws, const struct project *cons
 	cJSON_Delete(doc);
 }
 
-int ls_main(int argc, char **argv)
+struct opt *ls_opts_rows(struct ls_opts *o)
 {
 	static const char *const outputs[] = {"text", "json", NULL};
-	struct ls_opts o = {.output = "text"};
 	const struct opt rows[] = {
-	    OPT_STRVEC('F', "filter", &o.filters, "PATTERN",
+	    OPT_STRVEC('F', "filter", &o->filters, "PATTERN",
 		       "only packages matching PATTERN (as vx run's --filter)"),
-	    OPT_CALLBACK(0, "affected", &o, "REF", true, affected_cb,
+	    OPT_CALLBACK(0, "affected", o, "REF", true, affected_cb,
 			 "only packages changed since REF (default: the merge base\n"
 			 "with main) and their dependents"),
-	    OPT_CHOICE(0, "output", &o.output, outputs, "FORMAT", "text or json (default text)"),
+	    OPT_CHOICE(0, "output", &o->output, outputs, "FORMAT", "text or json (default text)"),
 	    OPT_HELP(),
 	    OPT_END(),
 	};
+	return parseopt_copy(rows);
+}
+
+int ls_main(int argc, char **argv)
+{
+	struct ls_opts o = {.output = "text"};
+	struct opt *rows = ls_opts_rows(&o);
 	struct strvec names = STRVEC_INIT;
 	int rc = parseopt(argc, argv, rows, &ls_usage, &names, NULL);
+	free(rows);
 	if (rc) {
 		strvec_clear(&names);
 		strvec_clear(&o.filters);

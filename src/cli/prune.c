@@ -47,12 +47,6 @@ static const char *const build_files[] = {"turbo.json", "turbo.jsonc", "vx.yaml"
 static const char *const install_dirs[] = {".yarn/releases/", ".yarn/plugins/", ".yarn/patches/",
 					   NULL};
 
-struct prune_opts {
-	bool docker;
-	const char *out_dir;
-	const char *use_gitignore;
-};
-
 static const struct opt_usage prune_usage = {
     "usage: vx prune PACKAGE... [options]\n"
     "\n"
@@ -230,22 +224,29 @@ static int select_projects(const struct workspace *ws, const struct strvec *name
 	return rc;
 }
 
-int prune_main(int argc, char **argv)
+struct opt *prune_opts_rows(struct prune_opts *o)
 {
 	static const char *const bools[] = {"true", "false", NULL};
-	struct prune_opts o = {.out_dir = "out", .use_gitignore = "true"};
 	const struct opt rows[] = {
-	    OPT_BOOL(0, "docker", &o.docker,
+	    OPT_BOOL(0, "docker", &o->docker,
 		     "split the output for a Dockerfile: DIR/json (what an install\n"
 		     "reads), DIR/full (everything), the lockfile in DIR"),
-	    OPT_STRING(0, "out-dir", &o.out_dir, "DIR", "where to write it (default: out)"),
-	    OPT_CHOICE(0, "use-gitignore", &o.use_gitignore, bools, "BOOL",
+	    OPT_STRING(0, "out-dir", &o->out_dir, "DIR", "where to write it (default: out)"),
+	    OPT_CHOICE(0, "use-gitignore", &o->use_gitignore, bools, "BOOL",
 		       "copy only the files git does not ignore (default: true)"),
 	    OPT_HELP(),
 	    OPT_END(),
 	};
+	return parseopt_copy(rows);
+}
+
+int prune_main(int argc, char **argv)
+{
+	struct prune_opts o = {.out_dir = "out", .use_gitignore = "true"};
+	struct opt *rows = prune_opts_rows(&o);
 	struct strvec names = STRVEC_INIT;
 	int rc = parseopt(argc, argv, rows, &prune_usage, &names, NULL);
+	free(rows);
 	if (rc) {
 		strvec_clear(&names);
 		return rc > 0 ? 0 : 2;

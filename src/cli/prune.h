@@ -2,6 +2,21 @@
 #ifndef VX_CLI_PRUNE_H
 #define VX_CLI_PRUNE_H
 
+#include <stdbool.h>
+
+struct opt;
+
+/* vx prune's options, as its rows set them. */
+struct prune_opts {
+	bool docker;		   /* --docker */
+	const char *out_dir;	   /* --out-dir DIR */
+	const char *use_gitignore; /* --use-gitignore true|false */
+};
+
+/* Returns the rows of vx prune's options, bound to o's fields, malloc'd:
+ * the table its parser reads and `vx completion` completes from. */
+struct opt *prune_opts_rows(struct prune_opts *o);
+
 /* `vx prune PACKAGE... [--docker] [--out-dir DIR] [--use-gitignore=BOOL]`
  * (argv[0] is "prune"). Returns the exit status. */
 int prune_main(int argc, char **argv);

@@ -12,10 +12,11 @@
 #include "config/workspace.h"
 #include "sandbox/bwrap.h"
 #include "util/die.h"
+#include "util/parseopt.h"
 #include "util/rundir.h"
 #include "util/strbuf.h"
 
-static const char SHOW_USAGE[] =
+static const struct opt_usage show_usage = {
     "usage: vx sandbox show TASK [--platform linux|darwin]\n"
     "\n"
     "Prints, for each project's TASK that declares sandbox:, the exact bwrap argv it\n"
@@ -27,7 +28,9 @@ static const char SHOW_USAGE[] =
     "\n"
     "--platform darwin prints the Seatbelt profile macOS runs it under instead\n"
     "(sandbox-exec -p PROFILE), on any host: glob grants stay globs (regexes), and\n"
-    "paths are resolved as this host has them.\n";
+    "paths are resolved as this host has them.\n"
+    "\n",
+    "  -C DIR                 as if started in DIR\n"};
 
 /* `--platform darwin`: each selected task's Seatbelt profile. */
 static int show_darwin(struct sandbox_jobs *sj, const struct graph *g, const char *task)
@@ -126,38 +129,9 @@ static void show_network(const struct sandbox_job *sjob)
 		show_rules("deny", sjob->net.deny.v, sjob->net.deny.n);
 }
 
-int sandbox_show_main(int argc, char **argv)
+/* Shows task's walls, or its Seatbelt profile (darwin). */
+static int show(const char *task, bool darwin)
 {
-	const char *task = NULL, *platform = "linux";
-	if (argc < 2 || strcmp(argv[1], "show")) {
-		fputs(SHOW_USAGE, argc >= 2 && !strcmp(argv[1], "--help") ? stdout : stderr);
-		return argc >= 2 && !strcmp(argv[1], "--help") ? 0 : 2;
-	}
-	for (int i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--help")) {
-			fputs(SHOW_USAGE, stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--platform") && i + 1 < argc) {
-			platform = argv[++i];
-		} else if (!strncmp(argv[i], "--platform=", 11)) {
-			platform = argv[i] + 11;
-		} else if (!task && argv[i][0] != '-') {
-			task = argv[i];
-		} else {
-			error("vx sandbox show: unexpected \"%s\"", argv[i]);
-			fputs(SHOW_USAGE, stderr);
-			return 2;
-		}
-	}
-	if (!task) {
-		fputs(SHOW_USAGE, stderr);
-		return 2;
-	}
-	bool darwin = !strcmp(platform, "darwin");
-	if (!darwin && strcmp(platform, "linux")) {
-		error("--platform takes linux or darwin, not \"%s\"", platform);
-		return 2;
-	}
 	struct workspace *ws = workspace_load_here();
 	if (!ws)
 		return 2;
@@ -230,5 +204,39 @@ int sandbox_show_main(int argc, char **argv)
 		sandbox_jobs_release(&sj);
 	graph_free(&g);
 	workspace_free(ws);
+	return rc;
+}
+
+struct opt *sandbox_show_rows(struct sandbox_show_opts *o)
+{
+	static const char *const platforms[] = {"linux", "darwin", NULL};
+	const struct opt rows[] = {
+	    OPT_CHOICE(0, "platform", &o->platform, platforms, "PLATFORM",
+		       "linux: the bwrap argv (default); darwin: the Seatbelt profile"),
+	    OPT_HELP(),
+	    OPT_END(),
+	};
+	return parseopt_copy(rows);
+}
+
+int sandbox_show_main(int argc, char **argv)
+{
+	struct sandbox_show_opts o = {.platform = "linux"};
+	struct opt *rows = sandbox_show_rows(&o);
+	struct strvec operands = STRVEC_INIT;
+	int rc = parseopt(argc, argv, rows, &show_usage, &operands, NULL);
+	if (!rc && operands.n != 1) {
+		if (operands.n)
+			error("vx sandbox show: one task, not %zu", operands.n);
+		parseopt_usage(rows, &show_usage, stderr);
+		rc = -1;
+	}
+	free(rows);
+	if (rc) {
+		strvec_clear(&operands);
+		return rc > 0 ? 0 : 2;
+	}
+	rc = show(operands.v[0], !strcmp(o.platform, "darwin"));
+	strvec_clear(&operands);
 	return rc;
 }

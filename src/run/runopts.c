@@ -208,7 +208,7 @@ static const struct opt_usage graph_usage = {
 		     "only projects changed since REF (default: merge base with\n"                 \
 		     "main) and their dependents")
 
-int run_opts_parse(int argc, char **argv, bool graph, struct run_opts *o)
+struct opt *run_opts_rows(struct run_opts *o, bool graph)
 {
 	const struct opt run_rows[] = {
 	    FILTER_ROW(o),
@@ -315,14 +315,12 @@ int run_opts_parse(int argc, char **argv, bool graph, struct run_opts *o)
 	    OPT_HELP(),
 	    OPT_END(),
 	};
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	o->concurrency = ncpu > 0 ? (int)ncpu : 1;
-	o->format = "json";
-	o->shard_wait_s = 600;
-	const struct opt_usage *usage = graph ? &graph_usage : &run_usage;
-	int rc = parseopt(argc, argv, graph ? graph_rows : run_rows, usage, &o->tasks, &o->args);
-	if (rc)
-		return rc;
+	return parseopt_copy(graph ? graph_rows : run_rows);
+}
+
+/* What one option implies of others, said where it changes nothing. */
+static void opts_settle(struct run_opts *o)
+{
 	if (o->explain_key)
 		o->dry_run = 1; /* nothing runs, nothing is written */
 	if (o->parallel && !o->only) {
@@ -336,9 +334,23 @@ int run_opts_parse(int argc, char **argv, bool graph, struct run_opts *o)
 		fprintf(stderr, "vx: --ui=tui: vx has no terminal UI; it streams\n");
 	if (!o->tasks.n && o->explain_key)
 		strvec_push(&o->tasks, o->explain_key);
-	if (!o->tasks.n) {
-		parseopt_usage(graph ? graph_rows : run_rows, usage, stderr);
-		return error("name at least one task");
+}
+
+int run_opts_parse(int argc, char **argv, bool graph, struct run_opts *o)
+{
+	struct opt *rows = run_opts_rows(o, graph);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	o->concurrency = ncpu > 0 ? (int)ncpu : 1;
+	o->format = "json";
+	o->shard_wait_s = 600;
+	const struct opt_usage *usage = graph ? &graph_usage : &run_usage;
+	int rc = parseopt(argc, argv, rows, usage, &o->tasks, &o->args);
+	if (!rc)
+		opts_settle(o);
+	if (!rc && !o->tasks.n) {
+		parseopt_usage(rows, usage, stderr);
+		rc = error("name at least one task");
 	}
-	return 0;
+	free(rows);
+	return rc;
 }

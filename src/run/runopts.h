@@ -8,6 +8,8 @@
 #include "run/output.h"
 #include "util/vec.h"
 
+struct opt;
+
 /* --cache's bits of a side. */
 enum { CACHE_R = 1, CACHE_W = 2 };
 
@@ -61,6 +63,10 @@ struct run_opts {
 	bool daemon;		   /* --daemon or --no-daemon: vx has none */
 };
 
+/* Returns the rows of `vx run`'s options (graph: `vx graph`'s), each
+ * bound to its field of o, malloc'd (parseopt_copy): the table the parser
+ * reads and `vx completion` completes from. */
+struct opt *run_opts_rows(struct run_opts *o, bool graph);
 /* Parses argv (argv[0] the verb) into o, as `vx run` or, graph, as `vx
  * graph`. Returns 0; 1 after --help; -1 after an error line. */
 int run_opts_parse(int argc, char **argv, bool graph, struct run_opts *o);

@@ -31,7 +31,7 @@ static void row_name(const struct opt *row, struct strbuf *sb)
 		strbuf_addf(sb, "-%c", row->short_name);
 }
 
-static bool takes_arg(const struct opt *row)
+bool parseopt_takes_arg(const struct opt *row)
 {
 	switch (row->type) {
 	case OPTION_STRING:
@@ -123,9 +123,9 @@ int parseopt(int argc, char **argv, const struct opt *rows, const struct opt_usa
 	size_t nl = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct opt *r = &rows[i];
-		int has = !takes_arg(r)	    ? no_argument
-			  : r->optional_arg ? optional_argument
-					    : required_argument;
+		int has = !parseopt_takes_arg(r) ? no_argument
+			  : r->optional_arg	 ? optional_argument
+						 : required_argument;
 		if (r->short_name) {
 			strbuf_addch(&shorts, (char)r->short_name);
 			if (has != no_argument)
@@ -227,4 +227,51 @@ void parseopt_usage(const struct opt *rows, const struct opt_usage *usage, FILE 
 		strbuf_addstr(&sb, usage->tail);
 	fputs(sb.buf, out);
 	strbuf_release(&sb);
+}
+
+struct opt *parseopt_copy(const struct opt *rows)
+{
+	size_t n = rows_count(rows) + 1;
+	struct opt *copy = xcalloc(n, sizeof *copy);
+	memcpy(copy, rows, n * sizeof *copy);
+	return copy;
+}
+
+struct opt *parseopt_join(struct opt *a, struct opt *b)
+{
+	size_t na = rows_count(a), nb = rows_count(b), n = 0;
+	bool help = false;
+	struct opt *all = xcalloc(na + nb + 1, sizeof *all);
+	for (size_t i = 0; i < na + nb; i++) {
+		const struct opt *r = i < na ? &a[i] : &b[i - na];
+		if (r->type == OPTION_HELP && help)
+			continue;
+		help = help || r->type == OPTION_HELP;
+		all[n++] = *r;
+	}
+	all[n].type = OPTION_END;
+	free(a);
+	free(b);
+	return all;
+}
+
+int parseopt_take(int argc, char **argv, const struct opt *rows)
+{
+	int out = 0, i = 0;
+	for (; i < argc && strcmp(argv[i], "--"); i++) {
+		const struct opt *r = rows;
+		while (r->type != OPTION_END &&
+		       !(i > 0 && r->type == OPTION_BOOL && r->long_name && argv[i][0] == '-' &&
+			 argv[i][1] == '-' && !strcmp(argv[i] + 2, r->long_name)))
+			r++;
+		if (r->type == OPTION_END)
+			argv[out++] = argv[i];
+		else
+			*(bool *)r->value = true;
+	}
+	while (i < argc)
+		argv[out++] = argv[i++];
+	if (out < argc)
+		argv[out] = NULL;
+	return out;
 }

@@ -111,4 +111,20 @@ int parseopt(int argc, char **argv, const struct opt *rows, const struct opt_usa
 /* Prints the usage of the rows. */
 void parseopt_usage(const struct opt *rows, const struct opt_usage *usage, FILE *out);
 
+/* Returns whether the row takes an argument (optional_arg: only as
+ * --name=ARG). */
+bool parseopt_takes_arg(const struct opt *row);
+/* Returns a malloc'd copy of rows, their OPT_END included: a table built
+ * on its function's stack (its values point into a caller's options)
+ * handed out, to the parser and to `vx completion` alike. */
+struct opt *parseopt_copy(const struct opt *rows);
+/* Returns a malloc'd table of a's rows, then b's but for a second
+ * OPT_HELP; frees a and b. */
+struct opt *parseopt_join(struct opt *a, struct opt *b);
+/* Applies each option of rows that argv (argv[0] the verb) holds before a
+ * "--" as "--NAME" (boolean rows only: OPTION_BOOL), and takes it out of
+ * argv, the rest kept in order. Returns the new argc. For a verb whose
+ * other options are another verb's (vx watch's are vx run's). */
+int parseopt_take(int argc, char **argv, const struct opt *rows);
+
 #endif

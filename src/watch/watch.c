@@ -26,6 +26,7 @@
 #include "util/fswatch.h"
 #include "util/glob.h"
 #include "util/loop.h"
+#include "util/parseopt.h"
 #include "util/path.h"
 #include "util/strmap.h"
 
@@ -259,6 +260,16 @@ static const char WATCH_USAGE[] =
     "sources (restart: on-input-change restarts for those too; restart: never\n"
     "keeps them). q and Enter, or Ctrl-C, stop.\n";
 
+struct opt *watch_opts_rows(bool *interrupt)
+{
+	const struct opt rows[] = {
+	    OPT_BOOL(0, "interrupt", interrupt,
+		     "a change during a run stops it and starts again at once"),
+	    OPT_END(),
+	};
+	return parseopt_copy(rows);
+}
+
 int watch_main(int argc, char **argv)
 {
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -268,20 +279,11 @@ int watch_main(int argc, char **argv)
 	struct watcher w = {0};
 	struct session_watch sw = {.w = &w, .err = STRBUF_INIT, .first = true, .setup_ms = -1};
 	/* --interrupt is the watch's; the rest is vx run's */
-	char **rest = xcalloc((size_t)argc + 1, sizeof *rest);
-	int nrest = 0;
-	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--"))
-			for (; i < argc; i++)
-				rest[nrest++] = argv[i];
-		else if (i && !strcmp(argv[i], "--interrupt"))
-			sw.interrupt = true;
-		else
-			rest[nrest++] = argv[i];
-	}
+	struct opt *rows = watch_opts_rows(&sw.interrupt);
+	argc = parseopt_take(argc, argv, rows);
+	free(rows);
 	int status;
-	sw.s = run_session_new(nrest, rest, &status);
-	free(rest);
+	sw.s = run_session_new(argc, argv, &status);
 	if (!sw.s)
 		return status;
 	w.cancel = sw.interrupt ? &sw.cancel : NULL;

@@ -31,6 +31,13 @@ test_expect_success 'cmake --install puts vx in bin, its init in libexec/vx, the
 	while read -r doc; do test_path_is_file "$prefix/share/doc/vx/$doc"; done <links
 '
 
+test_expect_success 'the completion scripts go where bash-completion, zsh and fish look' '
+	share=$prefix/share &&
+	"$VX" completion bash >want && test_cmp want "$share/bash-completion/completions/vx" &&
+	"$VX" completion zsh >want && test_cmp want "$share/zsh/vendor-completions/_vx" &&
+	"$VX" completion fish >want && test_cmp want "$share/fish/vendor_completions.d/vx.fish"
+'
+
 test_expect_success 'the installed vx runs a workspace from PATH' '
 	ws_root </dev/null &&
 	ws_project app app <<-EOF &&
