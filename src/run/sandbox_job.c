@@ -233,10 +233,12 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 		    "can be reported): %s",
 		    st.reason ? st.reason : "strace does not work");
 	probe_free(&st);
-	if (!sj->setsid)
-		return error("%s declares sandbox:, and setsid(1) is not on PATH (apt-get install "
-			     "util-linux)",
-			     first->id);
+	if (!sj->setsid) {
+		char *missing = probe_missing("setsid", "util-linux");
+		error("%s declares sandbox:, and %s", first->id, missing);
+		free(missing);
+		return -1;
+	}
 	return 0;
 }
 

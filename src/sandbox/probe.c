@@ -1,6 +1,7 @@
 /* probe.c - availability of bwrap and strace, each with its reason. */
 #include "sandbox/probe.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,14 +55,69 @@ static char *read_sysctl(const char *path)
 	return v;
 }
 
+/* Does the os-release field key (ID, ID_LIKE) hold word, as one of its
+ * space-separated, maybe quoted, words? */
+static bool os_is(const char *text, const char *key, const char *word)
+{
+	size_t kl = strlen(key), wl = strlen(word);
+	for (const char *line = text; line && *line; line = strchr(line, '\n'), line += !!line) {
+		if (strncmp(line, key, kl) || line[kl] != '=')
+			continue;
+		const char *v = line + kl + 1, *end = v + strcspn(v, "\n");
+		for (const char *w = v; w < end;) {
+			w += strspn(w, "\"' ");
+			size_t n = strcspn(w, "\"' \n");
+			if (n == wl && !strncmp(w, word, n))
+				return true;
+			if (!n)
+				break;
+			w += n;
+		}
+	}
+	return false;
+}
+
+char *probe_install_command(const char *os_release, const char *package)
+{
+	static const struct {
+		const char *ids[4];
+		const char *name, *command;
+	} systems[] = {
+	    {{"debian", "ubuntu", NULL}, "Debian/Ubuntu", "apt-get install"},
+	    {{"fedora", "rhel", "centos", NULL}, "Fedora", "dnf install"},
+	    {{"arch", NULL}, "Arch", "pacman -S"},
+	    {{"alpine", NULL}, "Alpine", "apk add"},
+	};
+	size_t n = sizeof systems / sizeof *systems;
+	for (size_t i = 0; os_release && i < n; i++)
+		for (const char *const *id = systems[i].ids; *id; id++)
+			if (os_is(os_release, "ID", *id) || os_is(os_release, "ID_LIKE", *id))
+				return xasprintf("%s %s", systems[i].command, package);
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(&sb, "%s%s: %s %s", i ? "; " : "", systems[i].name, systems[i].command,
+			    package);
+	return strbuf_detach(&sb, NULL);
+}
+
+char *probe_missing(const char *tool, const char *package)
+{
+	struct strbuf os = STRBUF_INIT;
+	bool known = strbuf_read_file(&os, "/etc/os-release") == 0;
+	char *how = probe_install_command(known ? os.buf : NULL, package);
+	strbuf_release(&os);
+	char *line = xasprintf("%s is not installed (%s)", tool, how);
+	free(how);
+	return line;
+}
+
 static void start(struct probe *p, const char *tool, const char *version_flag)
 {
 	memset(p, 0, sizeof *p);
 	p->tool = tool;
 	p->path = probe_which(tool);
 	if (!p->path) {
-		p->reason = xasprintf("%s is not installed (apt-get install %s)", tool,
-				      !strcmp(tool, "bwrap") ? "bubblewrap" : tool);
+		p->reason = probe_missing(tool, !strcmp(tool, "bwrap") ? "bubblewrap" : tool);
 		return;
 	}
 	struct strbuf out = STRBUF_INIT;
@@ -125,7 +181,25 @@ void probe_bwrap(struct probe *p)
 	} else {
 		char *userns = read_sysctl("/proc/sys/kernel/unprivileged_userns_clone");
 		char *maxns = read_sysctl("/proc/sys/user/max_user_namespaces");
-		if (geteuid() != 0 && userns && !strcmp(userns, "0"))
+		char *apparmor =
+		    read_sysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
+		if (geteuid() != 0 && apparmor && !strcmp(apparmor, "1"))
+			/* Ubuntu 23.10 and later: a program without an AppArmor
+			 * profile that grants userns gets one it cannot use */
+			p->reason = xasprintf(
+			    "AppArmor restricts unprivileged user namespaces "
+			    "(kernel.apparmor_restrict_unprivileged_userns=1, Ubuntu 23.10 and "
+			    "later) "
+			    "and no profile grants them to bwrap: load Ubuntu's bwrap profile "
+			    "(sudo "
+			    "apt-get install apparmor-profiles && sudo install -m 0644 "
+			    "/usr/share/apparmor/extra-profiles/bwrap-userns-restrict "
+			    "/etc/apparmor.d/ && sudo apparmor_parser -r "
+			    "/etc/apparmor.d/bwrap-userns-restrict; Ubuntu 25.04 ships it loaded), "
+			    "or lift the restriction (sudo sysctl -w "
+			    "kernel.apparmor_restrict_unprivileged_userns=0): %s",
+			    err.buf);
+		else if (geteuid() != 0 && userns && !strcmp(userns, "0"))
 			p->reason = xasprintf("unprivileged user namespaces are disabled "
 					      "(sysctl -w kernel.unprivileged_userns_clone=1): %s",
 					      err.buf);
@@ -143,6 +217,7 @@ void probe_bwrap(struct probe *p)
 					   : "");
 		free(userns);
 		free(maxns);
+		free(apparmor);
 	}
 	strbuf_release(&err);
 }

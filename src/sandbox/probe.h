@@ -17,6 +17,18 @@ struct probe {
  * bwrap), or NULL. Caller frees. */
 char *probe_which(const char *tool);
 
+/* The command that installs package (its name is the same on the four:
+ * "bubblewrap", "strace", "util-linux") on the system os_release (the
+ * text of /etc/os-release) says this is, by its ID and ID_LIKE: Debian and
+ * Ubuntu (apt-get install), Fedora and RHEL (dnf install), Arch (pacman
+ * -S), Alpine (apk add); on another, or with os_release NULL, all four,
+ * each named. Caller frees. */
+char *probe_install_command(const char *os_release, const char *package);
+
+/* "bwrap is not installed (apt-get install bubblewrap)": tool missing,
+ * with this machine's install command (/etc/os-release). Caller frees. */
+char *probe_missing(const char *tool, const char *package);
+
 /* Fill p: probe_bwrap runs `true` in the namespaces a sandboxed task gets;
  * probe_strace traces `true` with a task's strace flags, inside those
  * namespaces under init --traced (vx-sandbox-init; missing: strace does

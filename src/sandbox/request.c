@@ -1235,11 +1235,12 @@ int sandbox_socket_paths(const struct sandbox_input *in, const char *proj, const
 static int build(struct builder *b)
 {
 	const struct sandbox_input *in = b->in;
-	if (!in->bwrap)
-		return refuse(
-		    b->err,
-		    "bwrap is not installed (apt-get install bubblewrap): a sandboxed task never "
-		    "runs unprotected");
+	if (!in->bwrap) {
+		char *missing = probe_missing("bwrap", "bubblewrap");
+		int rc = refuse(b->err, "%s: a sandboxed task never runs unprotected", missing);
+		free(missing);
+		return rc;
+	}
 	if (!in->workspace_root || !in->project_dir)
 		return refuse(b->err,
 			      "a sandbox request needs the workspace root and the project dir");
@@ -1352,10 +1353,12 @@ static int build(struct builder *b)
 	b->req->hermetic = in->hermetic;
 	if (network_plan(b))
 		return -1;
-	if (!b->req->setsid)
-		return refuse(b->err,
-			      "setsid is not installed (apt-get install util-linux): the task's "
-			      "signals need it");
+	if (!b->req->setsid) {
+		char *missing = probe_missing("setsid", "util-linux");
+		int rc = refuse(b->err, "%s: the task's signals need it", missing);
+		free(missing);
+		return rc;
+	}
 	b->req->cwd = xstrdup(b->proj);
 	return assemble(b);
 }

@@ -95,4 +95,30 @@ test_expect_success 'a kept answer whose bwrap stopped working fails closed: the
 	test_grep "app#build: failed" "$OUT"
 '
 
+# Issue 55 item 5: a missing tool is one clear line with the command that
+# installs it on this system (its /etc/os-release), and vx info lists each
+# tool with its version and whether it works.
+test_expect_success 'a missing bwrap or strace is one line naming the command that installs it here' '
+	setup &&
+	. /etc/os-release &&
+	case " ${ID:-} ${ID_LIKE:-} " in
+	*" debian "*|*" ubuntu "*) how="apt-get install" ;;
+	*" fedora "*|*" rhel "*) how="dnf install" ;;
+	*" arch "*) how="pacman -S" ;;
+	*" alpine "*) how="apk add" ;;
+	*) how="Debian/Ubuntu: apt-get install" ;;
+	esac &&
+	mkdir -p only && ln -sf "$(command -v sh)" only/sh &&
+	PATH="$(pwd -P)/only" run_vx 2 run app#build &&
+	test_grep "^vx: app#build declares sandbox:, and this machine cannot give one: bwrap is not installed (.*$how bubblewrap.*)$" "$ERR" &&
+	test $(wc -l <"$ERR") = 1 &&
+	test_path_is_missing app/dist/out.txt &&
+	PATH="$(pwd -P)/only" run_vx 0 info &&
+	test_grep "^bwrap: missing: bwrap is not installed (.*$how bubblewrap.*)$" "$OUT" &&
+	test_grep "^strace: missing: strace is not installed (.*$how strace.*)$" "$OUT" &&
+	run_vx 0 info &&
+	test_grep "^bwrap: works (/.*/bwrap, bubblewrap [0-9.]*)$" "$OUT" &&
+	test_grep "^strace: works (/.*/strace, strace -- version [0-9.]*)$" "$OUT"
+'
+
 test_done
