@@ -45,3 +45,28 @@ else()
   install(FILES ${VX_COMPLETIONS}/_vx DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
   install(FILES ${VX_COMPLETIONS}/vx.fish DESTINATION ${CMAKE_INSTALL_DATADIR}/fish/vendor_completions.d)
 endif()
+
+# The man pages, from their scdoc sources in docs/man/ (one per main verb);
+# a machine without scdoc builds vx without them, and says so.
+find_program(SCDOC scdoc)
+file(GLOB VX_MAN_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/docs/man/*.scd)
+if(SCDOC)
+  set(VX_MAN_PAGES)
+  foreach(src ${VX_MAN_SOURCES})
+    get_filename_component(page ${src} NAME_WLE) # vx-run.1
+    string(REGEX REPLACE ".*\\.([0-9])$" "\\1" section ${page})
+    set(out ${CMAKE_BINARY_DIR}/man/${page})
+    add_custom_command(
+      OUTPUT ${out}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/man
+      COMMAND ${CMAKE_COMMAND} -DSCDOC=${SCDOC} -DIN=${src} -DOUT=${out}
+              -P ${CMAKE_SOURCE_DIR}/cmake/scdoc.cmake
+      DEPENDS ${src} ${CMAKE_SOURCE_DIR}/cmake/scdoc.cmake
+      COMMENT "scdoc ${page}" VERBATIM)
+    list(APPEND VX_MAN_PAGES ${out})
+    install(FILES ${out} DESTINATION ${CMAKE_INSTALL_MANDIR}/man${section})
+  endforeach()
+  add_custom_target(vx-man ALL DEPENDS ${VX_MAN_PAGES})
+else()
+  message(STATUS "vx: scdoc not found: no man pages (apt install scdoc)")
+endif()

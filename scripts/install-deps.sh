@@ -11,7 +11,7 @@ packages=(
 	libcurl4-openssl-dev libssl-dev
 	bubblewrap strace socat util-linux iproute2 procps curl
 	jq python3 python3-yaml time graphviz
-	zsh fish
+	zsh fish scdoc man-db
 	clang libclang-rt-14-dev clang-format
 )
 

@@ -38,6 +38,19 @@ test_expect_success 'the completion scripts go where bash-completion, zsh and fi
 	"$VX" completion fish >want && test_cmp want "$share/fish/vendor_completions.d/vx.fish"
 '
 
+# (a build without scdoc has no man pages: t0243 says whether that is a skip)
+test_expect_success 'the man pages go in share/man/man1, where man finds them by name' '
+	if grep -q "^SCDOC:FILEPATH=.*-NOTFOUND" "$build_dir/CMakeCache.txt" && [ -z "${CI:-}" ]; then
+		echo "# no scdoc: no man pages to install" && exit 0
+	fi &&
+	for page in vx vx-run vx-watch vx-sandbox vx-cache; do
+		test_path_is_file "$prefix/share/man/man1/$page.1" &&
+		MANPATH=$prefix/share/man MANPAGER=cat man "$page" >rendered 2>err &&
+		! test -s err &&
+		test_grep "^ *$page - " rendered || exit 1
+	done
+'
+
 test_expect_success 'the installed vx runs a workspace from PATH' '
 	ws_root </dev/null &&
 	ws_project app app <<-EOF &&
