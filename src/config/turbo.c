@@ -19,6 +19,7 @@
 #include "util/yamlnode.h"
 #include "util/path.h"
 #include "util/readcache.h"
+#include "util/closest.h"
 #include "util/strbuf.h"
 
 extern char **environ;
@@ -152,6 +153,50 @@ static const char *const SILENT_TASK_KEYS[] = {"description", NULL};
 static const char *const SILENT_KEYS[] = {
     "$schema", "ui", "daemon", "noUpdateNotifier", "dangerouslyDisablePackageManagerCheck", NULL};
 
+/* Every key a task of turbo.json may have (Turborepo 2's schema), for
+ * the refusal of one that is none: Turborepo refuses it, and a typo
+ * ("dependson") taken as a warning ran a graph nobody wrote (issue 56
+ * item 3). Schema 1's own keys are warned about, as "pipeline" is. */
+static const char *const TASK_KEYS[] = {
+    "dependsOn",     "outputs",	    "inputs",	  "env",  "passThroughEnv", "cache", "persistent",
+    "interruptible", "interactive", "outputLogs", "with", "description",    NULL};
+static const char *const SCHEMA1_TASK_KEYS[] = {"outputMode", "dotEnv", NULL};
+static const char *const TOP_KEYS[] = {"$schema",
+				       "tasks",
+				       "extends",
+				       "globalDependencies",
+				       "globalEnv",
+				       "globalPassThroughEnv",
+				       "envMode",
+				       "remoteCache",
+				       "ui",
+				       "daemon",
+				       "noUpdateNotifier",
+				       "dangerouslyDisablePackageManagerCheck",
+				       "cacheDir",
+				       "concurrency",
+				       "boundaries",
+				       "futureFlags",
+				       "tags",
+				       NULL};
+static const char *const SCHEMA1_TOP_KEYS[] = {"globalDotEnv", "experimentalSpaces", NULL};
+
+/* An unknown key is an error at its place, with the closest known one. */
+static void unknown_key(const struct turbo *t, const yaml_node_t *k, const char *what,
+			const char *const *known)
+{
+	size_t n = 0;
+	while (known[n])
+		n++;
+	const char *key = yamlnode_scalar(k);
+	const char *near = closest_name(key, known, n);
+	struct loc l = at(t, k);
+	if (near)
+		config_error(&l, "unknown %s \"%s\" (did you mean \"%s\"?)", what, key, near);
+	else
+		config_error(&l, "unknown %s \"%s\" (Turborepo refuses it too)", what, key);
+}
+
 /* A warning for a key of file path said once per process (a task key
  * repeated in ten tasks, a config vx watch reads again): 1 when it is
  * new. */
@@ -230,9 +275,10 @@ static struct task_cfg *read_task(struct turbo *t, const yaml_node_t *key, const
 		} else if (!strcmp(name, "inputs")) {
 			lstr_vec in = {0};
 			rc = get_list(t, val, name, &in);
-			bool dflt = false;
+			bool dflt = false, negated = false;
 			for (size_t i = 0; !rc && i < in.n; i++) {
 				const char *s = in.v[i].s;
+				negated |= s[0] == '!';
 				if (!strcmp(s, "$TURBO_DEFAULT$"))
 					dflt = true;
 				else if (!strncmp(s, "$TURBO_ROOT$/", 13))
@@ -242,11 +288,15 @@ static struct task_cfg *read_task(struct turbo *t, const yaml_node_t *key, const
 			if (!rc && dflt) {
 				/* the default inputs (every file of the package) already
 				 * hold what is added beside them; a "!" taken from them
-				 * is keyed anyway: more in a key is never a stale hit */
-				warn_at(t, val,
-					"%s: $TURBO_DEFAULT$ keys every file of the package "
-					"(beside it, \"!\" entries are not taken away)",
-					"inputs");
+				 * is keyed anyway: more in a key is never a stale hit.
+				 * Said only when there is a "!" (issue 56 item 3: the
+				 * create-turbo starter, with none, heard it every run) */
+				if (negated)
+					warn_at(
+					    t, val,
+					    "%s: $TURBO_DEFAULT$ keys every file of the package "
+					    "(beside it, \"!\" entries are not taken away)",
+					    "inputs");
 			} else if (!rc) {
 				for (size_t i = 0; i < in.n; i++)
 					if (strncmp(in.v[i].s, "$TURBO_ROOT$/", 13))
@@ -297,8 +347,15 @@ static struct task_cfg *read_task(struct turbo *t, const yaml_node_t *key, const
 				    "\"%s\": true is not read by vx: a task gets no terminal input "
 				    "(ignored)",
 				    name);
-		} else if (first_time(t->path, name)) {
-			warn_at(t, k, "unknown task key \"%s\" (ignored)", name);
+		} else if (in(SCHEMA1_TASK_KEYS, name)) {
+			if (first_time(t->path, name))
+				warn_at(t, k,
+					"\"%s\" is turbo.json's schema 1, which vx does not read "
+					"(ignored)",
+					name);
+		} else {
+			unknown_key(t, k, "task key", TASK_KEYS);
+			goto fail;
 		}
 		if (rc)
 			goto fail;
@@ -558,8 +615,13 @@ static int parse(struct turbo *tp, char *text, size_t len)
 			/* nothing vx does depends on it */
 		} else if (in(IGNORED_KEYS, name)) {
 			warn_at(&t, k, "\"%s\" is not read by vx (ignored)", name);
+		} else if (in(SCHEMA1_TOP_KEYS, name)) {
+			warn_at(&t, k,
+				"\"%s\" is turbo.json's schema 1, which vx does not read (ignored)",
+				name);
 		} else {
-			warn_at(&t, k, "unknown key \"%s\" (ignored)", name);
+			unknown_key(&t, k, "key", TOP_KEYS);
+			rc = -1;
 		}
 	}
 	if (rc > 0 && !t.package && !env_mode)

@@ -49,8 +49,8 @@ test_expect_success 'a key vx does not read is one warning at its FILE:LINE:COL,
 	{
 	  "ui": "tui", "daemon": false, "cacheDir": ".cache/turbo",
 	  "tasks": {
-	    "build": {"dependsOn": ["^build"], "interactive": false, "mystery": 1},
-	    "test": {"interactive": false, "mystery": 2},
+	    "build": {"dependsOn": ["^build"], "interactive": false, "outputMode": "full"},
+	    "test": {"interactive": false, "outputMode": "full"},
 	    "dev": {"interactive": true, "persistent": true, "cache": false}
 	  }
 	}
@@ -59,7 +59,7 @@ test_expect_success 'a key vx does not read is one warning at its FILE:LINE:COL,
 	run_vx 0 run build --dry-run &&
 	test $(grep -c "warning" "$ERR") = 3 &&
 	test_grep "turbo.jsonc:2:33: \"cacheDir\" is not read by vx (ignored)" "$ERR" &&
-	test $(grep -c "unknown task key \"mystery\"" "$ERR") = 1 &&
+	test $(grep -c "\"outputMode\" is turbo.json.s schema 1" "$ERR") = 1 &&
 	test_grep "turbo.jsonc:6:13: \"interactive\": true is not read by vx: a task gets no terminal input" "$ERR" &&
 	run_vx 0 info &&
 	test_grep "its root by turbo.jsonc, configured by turbo.jsonc" "$OUT"
@@ -247,6 +247,32 @@ test_expect_success 'a PROJECT#TASK that names no project, or sits in a project'
 	printf "name: p2\ntasks:\n  //#build:\n    cache: false\n" >packages/p2/vx.yaml &&
 	run_vx 2 run build &&
 	test_grep "packages/p2/vx.yaml:3:3: \"//#build\": a \"//#\" task belongs in the workspace root.s vx.yaml" "$ERR"
+'
+
+test_expect_success 'an unknown key in turbo.json is refused at its place with the closest key, as turbo refuses it; nothing runs' '
+	setup &&
+	sed -i "s/\"dependsOn\": \[\"^build\"\],/\"dependson\": [\"^build\"],/" turbo.json &&
+	run_vx 2 run build &&
+	test_grep "^vx: .*turbo.json:7:7: unknown task key \"dependson\" (did you mean \"dependsOn\"?)$" "$ERR" &&
+	test $(wc -l <"$ERR") = 1 &&
+	test ! -e packages/p0/dist
+'
+
+test_expect_success 'an unknown top-level key in turbo.json is refused too' '
+	setup &&
+	sed -i "s/\"ui\": \"stream\",/\"globalEnvv\": [\"CI\"],/" turbo.json &&
+	run_vx 2 run build &&
+	test_grep "turbo.json:4:3: unknown key \"globalEnvv\" (did you mean \"globalEnv\"?)" "$ERR"
+'
+
+test_expect_success 'create-turbo'"'"'s inputs, $TURBO_DEFAULT$ with no "!" beside it, say nothing' '
+	setup &&
+	sed -i "s|\"outputs\": \[\"dist/\*\*\"\],|\"outputs\": [\"dist/**\"], \"inputs\": [\"\$TURBO_DEFAULT\$\", \".env*\"],|" turbo.json &&
+	run_vx 0 run build &&
+	test_grep ! "warning" "$ERR" &&
+	sed -i "s|\".env\*\"\]|\".env*\", \"!README.md\"]|" turbo.json &&
+	run_vx 0 run build &&
+	test_grep "TURBO_DEFAULT\\$ keys every file of the package" "$ERR"
 '
 
 test_done

@@ -57,21 +57,23 @@ static void test_fields(void)
 	    "      \"env\": [\"API_URL\", \"NEXT_PUBLIC_*\", \"!NEXT_PUBLIC_SECRET\"],\n"
 	    "      \"passThroughEnv\": [\"AWS_*\"],\n"
 	    "      \"outputLogs\": \"new-only\",\n"
-	    "      \"fancy\": 1,\n"
+	    "      \"outputMode\": \"full\",\n"
 	    "    },\n"
 	    "    \"dev\": {\"cache\": false, \"persistent\": true, \"interruptible\": true},\n"
 	    "    \"web#build\": {\"outputs\": [\".next/**\"]},\n"
 	    "    \"//#gen\": {\"cache\": false}\n"
 	    "  },\n"
-	    "  \"mystery\": true\n"
+	    "  \"globalDotEnv\": [\".env\"]\n"
 	    "}\n",
 	    cfg);
 	const char *err = capture_end();
 	CHECK_INT(rc, 1);
 	CHECK(strstr(err, "\"ui\"") == NULL); /* no effect in vx: read without a word (issue 42) */
 	CHECK(strstr(err, "outputLogs") == NULL); /* read: the task's own */
-	CHECK(strstr(err, "/r/turbo.json:15:7: unknown task key \"fancy\" (ignored)") != NULL);
-	CHECK(strstr(err, "/r/turbo.json:21:3: unknown key \"mystery\" (ignored)") != NULL);
+	/* schema 1's own keys: a warning, as "pipeline" is */
+	CHECK(strstr(err, "/r/turbo.json:15:7: \"outputMode\" is turbo.json's schema 1, which vx "
+			  "does not read (ignored)") != NULL);
+	CHECK(strstr(err, "/r/turbo.json:21:3: \"globalDotEnv\" is turbo.json's schema 1") != NULL);
 	CHECK(strstr(err, "$schema") == NULL);
 	CHECK(has(&cfg->ws_input_files, ".env") && has(&cfg->ws_input_files, "tsconfig.json"));
 	CHECK(has(&cfg->ws_input_env, "CI"));
@@ -183,9 +185,57 @@ static void test_errors(void)
 	}
 }
 
+/* Issue 56 item 3: an unknown key is refused at its place, with the
+ * closest key when there is one, as Turborepo refuses it; a typo taken as a
+ * warning ran a graph nobody wrote. $TURBO_DEFAULT$ is said only with a
+ * "!" beside it. */
+static void test_unknown_keys(void)
+{
+	struct config *cfg = empty();
+	capture_begin();
+	int rc =
+	    parse("{\n  \"tasks\": {\n    \"build\": {\"dependson\": [\"^build\"]}\n  }\n}\n", cfg);
+	const char *err = capture_end();
+	CHECK_INT(rc, -1);
+	CHECK(strstr(err, "/r/turbo.json:3:15: unknown task key \"dependson\" (did you mean "
+			  "\"dependsOn\"?)") != NULL);
+	config_free(cfg);
+	cfg = empty();
+	capture_begin();
+	rc = parse("{\"globalDependecies\": [\"x\"], \"tasks\": {}}", cfg);
+	err = capture_end();
+	CHECK_INT(rc, -1);
+	CHECK(strstr(err, "/r/turbo.json:1:2: unknown key \"globalDependecies\" (did you mean "
+			  "\"globalDependencies\"?)") != NULL);
+	config_free(cfg);
+	cfg = empty();
+	capture_begin();
+	rc = parse("{\"tasks\": {\"build\": {\"zzzzzzzzzz\": 1}}}", cfg);
+	err = capture_end();
+	CHECK_INT(rc, -1);
+	CHECK(strstr(err, "unknown task key \"zzzzzzzzzz\" (Turborepo refuses it too)") != NULL);
+	config_free(cfg);
+	/* create-turbo's starter: $TURBO_DEFAULT$ and no "!": not a word */
+	cfg = empty();
+	capture_begin();
+	rc = parse("{\"tasks\": {\"lint\": {\"inputs\": [\"$TURBO_DEFAULT$\", \".env*\"]}}}", cfg);
+	err = capture_end();
+	CHECK_INT(rc, 1);
+	CHECK_STR(err, "");
+	config_free(cfg);
+	cfg = empty();
+	capture_begin();
+	rc = parse("{\"tasks\": {\"lint\": {\"inputs\": [\"$TURBO_DEFAULT$\", \"!*.md\"]}}}", cfg);
+	err = capture_end();
+	CHECK_INT(rc, 1);
+	CHECK(strstr(err, "$TURBO_DEFAULT$ keys every file of the package") != NULL);
+	config_free(cfg);
+}
+
 int main(void)
 {
 	test_fields();
+	test_unknown_keys();
 	test_overlay_and_schema1();
 	test_remote();
 	test_errors();
