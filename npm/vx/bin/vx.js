@@ -59,14 +59,16 @@ function binaryPath() {
   const pkg = PLATFORMS[key];
   if (!pkg)
     fail(['no vx binary is published for ' + process.platform + '-' + process.arch].concat(buildFromSource()));
-  if (process.platform === 'linux' && !glibcVersion())
-    fail(['this Linux has no glibc (musl?): the published vx binaries need glibc'].concat(buildFromSource()));
   let dir;
   try {
     // package.json: every package has one; under Yarn PnP this is the
     // package's unplugged directory (preferUnplugged), a real one.
     dir = path.dirname(require.resolve(pkg + '/package.json'));
   } catch (e) {
+    // A package manager leaves it out where its libc does not fit (the
+    // report costs some milliseconds: asked only here)
+    if (!glibcVersion())
+      fail(['this Linux has no glibc (musl?): the published vx binaries need glibc'].concat(buildFromSource()));
     fail([
       pkg + ', the package with the vx binary for ' + process.platform + '-' + process.arch +
         ', is not installed beside @vx-build/vx.',
@@ -117,7 +119,7 @@ function run() {
 
   child.on('error', (err) => {
     const why = err.code === 'ENOENT' && fs.existsSync(bin)
-      ? ' (its ELF interpreter is missing: not a glibc system?)'
+      ? (glibcVersion() ? ' (its ELF interpreter is missing)' : ' (this Linux has no glibc, which it needs)')
       : '';
     fail(['cannot run ' + bin + ': ' + err.message + why]);
   });
