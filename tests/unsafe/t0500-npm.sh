@@ -40,8 +40,8 @@ export YARN_GLOBAL_FOLDER=$CACHE/yarn YARN_ENABLE_GLOBAL_CACHE=1 YARN_ENABLE_TEL
 PNPM_VERSION=9.15.9
 YARN_VERSION=4.18.1
 PNPM_FLAGS="--store-dir $CACHE/pnpm-store --cache-dir $CACHE/pnpm-cache --reporter=append-only"
-TMUX_SOCKET=vx-t0500-$$
-trap 'tmux -L $TMUX_SOCKET kill-server 2>/dev/null; rm -rf "$TEST_TMP"' EXIT
+TMUX_SOCKET=$TEST_TMP/tmux.sock # removed with TEST_TMP
+trap 'tmux -S "$TMUX_SOCKET" kill-server 2>/dev/null; rm -rf "$TEST_TMP"' EXIT
 
 # The caches are warm once a run has passed ($CACHE/.warm); until then the
 # npm registry is needed: outside CI a machine without it skips the
@@ -237,11 +237,11 @@ none_left_in() {
 # the window kept when CMD ends.
 printf 'set -g default-shell /bin/bash\nset -g remain-on-exit on\n' >"$TEST_TMP/tmux.conf"
 tmux_run() {
-	if tmux -L $TMUX_SOCKET has-session 2>/dev/null; then
-		tmux -L $TMUX_SOCKET new-window -d -n "$1" -c "$2" "$3"
+	if tmux -S "$TMUX_SOCKET" has-session 2>/dev/null; then
+		tmux -S "$TMUX_SOCKET" new-window -d -n "$1" -c "$2" "$3"
 	else
 		# the server started from /: it works nowhere under test
-		(cd / && tmux -L $TMUX_SOCKET -f "$TEST_TMP/tmux.conf" new-session -d -s t0500 -n "$1" -x 160 -y 40 -c "$2" "$3")
+		(cd / && tmux -S "$TMUX_SOCKET" -f "$TEST_TMP/tmux.conf" new-session -d -s t0500 -n "$1" -x 160 -y 40 -c "$2" "$3")
 	fi
 }
 
@@ -249,7 +249,7 @@ tmux_run() {
 tmux_wait() {
 	local i
 	for i in $(seq 300); do
-		tmux -L $TMUX_SOCKET capture-pane -p -J -t "t0500:$1" -S - >"$TEST_DIR/screen" 2>/dev/null
+		tmux -S "$TMUX_SOCKET" capture-pane -p -J -t "t0500:$1" -S - >"$TEST_DIR/screen" 2>/dev/null
 		grep -q -- "$2" "$TEST_DIR/screen" && return 0
 		sleep 0.1
 	done
@@ -417,17 +417,17 @@ test_expect_success 'in a terminal (tmux): npx vx watch shows its build, Ctrl-C 
 	tmux_run npx "$NPM_WS" "npx vx watch build" &&
 	tmux_wait npx "vx watch: watching" &&
 	grep "^Tasks: [0-9]* succeeded, [0-9]* cached, 0 failed" "$TEST_DIR/screen" &&
-	tmux -L $TMUX_SOCKET send-keys -t t0500:npx C-c &&
+	tmux -S "$TMUX_SOCKET" send-keys -t t0500:npx C-c &&
 	none_left_in "$NPM_WS" &&
-	test "$(tmux -L $TMUX_SOCKET display -p -t t0500:npx "#{pane_dead}")" = 1 &&
+	test "$(tmux -S "$TMUX_SOCKET" display -p -t t0500:npx "#{pane_dead}")" = 1 &&
 	# the shim itself: its exit status is vx'"'"'s
 	tmux_run quit "$NPM_WS" "node_modules/.bin/vx watch build; echo \$? >$TEST_DIR/quit.rc" &&
 	tmux_wait quit "vx watch: watching" &&
-	tmux -L $TMUX_SOCKET send-keys -t t0500:quit q Enter &&
+	tmux -S "$TMUX_SOCKET" send-keys -t t0500:quit q Enter &&
 	wait_file "$TEST_DIR/quit.rc" && test "$(cat "$TEST_DIR/quit.rc")" = 0 &&
 	tmux_run intr "$NPM_WS" "node_modules/.bin/vx watch build; echo \$? >$TEST_DIR/intr.rc" &&
 	tmux_wait intr "vx watch: watching" &&
-	tmux -L $TMUX_SOCKET send-keys -t t0500:intr C-c &&
+	tmux -S "$TMUX_SOCKET" send-keys -t t0500:intr C-c &&
 	wait_file "$TEST_DIR/intr.rc" && test "$(cat "$TEST_DIR/intr.rc")" = 130 &&
 	# A task that takes a second to stop on SIGINT: a second SIGINT to vx
 	# (the terminal'"'"'s and the shim'"'"'s) would kill it at once.
@@ -439,7 +439,7 @@ test_expect_success 'in a terminal (tmux): npx vx watch shows its build, Ctrl-C 
 	rm -f packages/ui/ready.txt packages/ui/graceful.txt &&
 	tmux_run grace "$NPM_WS" "node_modules/.bin/vx run @repo/ui#graceful; echo \$? >$TEST_DIR/grace.rc" &&
 	wait_file packages/ui/ready.txt &&
-	tmux -L $TMUX_SOCKET send-keys -t t0500:grace C-c &&
+	tmux -S "$TMUX_SOCKET" send-keys -t t0500:grace C-c &&
 	wait_file "$TEST_DIR/grace.rc" && test "$(cat "$TEST_DIR/grace.rc")" = 130 &&
 	test "$(cat packages/ui/graceful.txt)" = graceful &&
 	none_left_in "$NPM_WS"
