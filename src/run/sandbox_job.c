@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache/fsafe.h"
 #include "keys/inputs.h"
 #include "run/taskcache.h"
 #include "keys/taskenv.h"
@@ -814,6 +815,65 @@ static int net_start(struct sandbox_jobs *sj, struct sandbox_job *sjob, const st
 	return rc;
 }
 
+/* Does another task of the graph in t's project declare rel an output?
+ * (Two tasks writing one dist/: neither's run removes the other's.) */
+static bool others_output(const struct graph *g, const struct task_node *t, const char *rel)
+{
+	for (size_t k = 0; k < g->nodes.n; k++) {
+		const struct task_node *o = g->nodes.v[k];
+		if (o == t || o->project != t->project || !o->cfg->outputs.n)
+			continue;
+		struct strvec globs = STRVEC_INIT;
+		lstr_vec_strings(&o->cfg->outputs, &globs);
+		bool match = globlist_match(globs.v, globs.n, rel);
+		strvec_clear(&globs);
+		if (match)
+			return true;
+	}
+	return false;
+}
+
+/* On a miss, what a sandboxed cached task's outputs match is removed
+ * before it runs, as Bazel does (issue 54 items 3 and 5): a task that read
+ * what an earlier run of it left (Tailwind's CLI reads dist/styles.css
+ * before it writes it; tsc -b the .d.ts its build info describes) made its
+ * result depend on what no key holds, failed as read-unkeyed on the first
+ * rebuild after an edit, and learn's rounds took turns removing such
+ * leftovers and never converged. What a hit would restore is what a miss
+ * starts without. A tool's own cache that validates itself by content
+ * stays (.next/cache when the outputs do not take it away, .eslintcache;
+ * judge_tool_cache), and so does what another task of the project
+ * declares. A file only: an empty directory left is no input. */
+static void clear_outputs(struct sandbox_jobs *sj, const struct task_node *t)
+{
+	if (t->cfg->persistent || !t->cfg->outputs.n || !taskcache_cacheable(t))
+		return;
+	const char *dir = sj->ws->projects.v[t->project]->dir;
+	struct strvec outs = STRVEC_INIT;
+	int rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0 || outputs_collect(dir, &t->cfg->outputs, &outs)) {
+		if (rootfd >= 0)
+			close(rootfd);
+		strvec_clear(&outs);
+		return;
+	}
+	struct fsafe_parent pc = {0};
+	for (size_t k = 0; k < outs.n; k++) {
+		const char *rel = outs.v[k], *leaf;
+		if (judge_tool_cache(rel) || others_output(sj->g, t, rel))
+			continue;
+		int pfd = fsafe_parent_open(&pc, rootfd, rel, false, &leaf);
+		struct stat st;
+		if (pfd >= 0 && fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    !S_ISDIR(st.st_mode) && unlinkat(pfd, leaf, 0) < 0 && errno != ENOENT)
+			warning("%s: cannot remove its earlier output %s: %s", t->id, rel,
+				strerror(errno));
+	}
+	fsafe_parent_release(&pc);
+	close(rootfd);
+	strvec_clear(&outs);
+}
+
 int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 		      const struct strvec *keyed)
 {
@@ -823,6 +883,8 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 	struct sandbox_job *sjob = &sj->jobs[i];
 	long long t_wrap = loop_now_us();
 	sjob->keyed = t->cfg->sandbox->no_verify_key ? NULL : keyed;
+	if (!sj->showing)
+		clear_outputs(sj, t);
 	strvec_clear(&sjob->argv); /* a retry builds everything afresh */
 	if (sj->strace && !t->cfg->persistent) {
 		/* The run is traced, so the task's key says traced: a task that

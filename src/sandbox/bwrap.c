@@ -172,6 +172,10 @@ void sandbox_argv(const struct sandbox_request *req, const char *command, struct
 			strvec_push(argv, "--remount-ro");
 			strvec_push(argv, m->dst);
 			break;
+		case SANDBOX_STUB:
+			strvec_push(argv, "--perms");
+			strvec_push(argv, "0000");
+			/* fall through */
 		case SANDBOX_DATA:
 			vec_push(fds, ((struct sandbox_fd){.from = m->fd, .to = next_fd}));
 			strvec_push(argv, "--ro-bind-data");

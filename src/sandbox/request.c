@@ -951,6 +951,38 @@ static void protect_configs(struct builder *b)
  * masked, already dangles inside, and glibc then asks 127.0.0.1 by itself. */
 static bool sees(const struct sandbox_request *req, const char *path, int depth);
 
+/* The workspace root's own files the task is not shown, each as a stub
+ * that refuses every open (issue 54 item 5): a tool that resolves a path by
+ * listing its directory (esbuild, for tsup's `../../tsup.config.base`) saw
+ * no such name in the root's mask and said "Could not resolve" with no
+ * refusal in the trace, so nothing was learnable. With the name there, its
+ * open is refused (EACCES), traced, and judged as the hidden read it is,
+ * with the grant. Only names: not a byte of the file. The .env files and
+ * .npmrc stay absent (a loader that finds one must not fail on it), and so
+ * does every directory (a path through one is refused by its first name
+ * that is missing, which the trace shows). */
+static void root_stubs(struct builder *b)
+{
+	if (!strcmp(b->proj, b->ws))
+		return;
+	DIR *d = opendir(b->ws);
+	if (!d)
+		return;
+	for (struct dirent *e; (e = readdir(d));) {
+		const char *n = e->d_name;
+		if (!strcmp(n, ".npmrc") || !strcmp(n, ".env") || !strncmp(n, ".env.", 5) ||
+		    !sandbox_path_safe(n))
+			continue;
+		char *p = path_join(b->ws, n);
+		struct stat st;
+		if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && !sees(b->req, p, 0) &&
+		    !walls_holding(&b->walls, p))
+			mount_add(b->req, SANDBOX_STUB, NULL, p);
+		free(p);
+	}
+	closedir(d);
+}
+
 static void resolv_mask(struct builder *b)
 {
 	static const char text[] = "# vx: a sandboxed task has no DNS; its proxy resolves the "
@@ -1048,6 +1080,7 @@ static int assemble(struct builder *b)
 				     "directory (grant '.' in allow.read to see it)",
 				     b->proj);
 	}
+	root_stubs(b);
 	mounts_tidy(req);
 	/* A link (a deny mask over one) is bound by its path, as is a mount
 	 * planned by path (the proxy's socket, in vx's own 0700 dir); every
@@ -1451,9 +1484,9 @@ static int open_sources(struct sandbox_request *req, struct strbuf *err)
 			/* a directory, or a file bound alone (untraced) */
 			rc = open_source(m->src, lstat(m->src, &st) || S_ISDIR(st.st_mode), &m->fd,
 					 err);
-		} else if (m->kind == SANDBOX_DATA && m->fd < 0) {
+		} else if ((m->kind == SANDBOX_DATA || m->kind == SANDBOX_STUB) && m->fd < 0) {
 			m->fd = memfd_create("vx-data", MFD_CLOEXEC);
-			if (m->fd < 0 || write_all(m->fd, m->src, strlen(m->src)) < 0 ||
+			if (m->fd < 0 || (m->src && write_all(m->fd, m->src, strlen(m->src)) < 0) ||
 			    lseek(m->fd, 0, SEEK_SET) != 0)
 				rc = refuse(err, "cannot make the sandbox's %s: %s", m->dst,
 					    strerror(errno));
@@ -1551,6 +1584,8 @@ static bool sees(const struct sandbox_request *req, const char *path, int depth)
 		return !strcmp(deepest->src, deepest->dst);
 	case SANDBOX_RO:
 		return !strcmp(deepest->src, deepest->dst);
+	case SANDBOX_STUB:
+		return false; /* its name shows, nothing of it */
 	case SANDBOX_SYMLINK: {
 		if (same || depth > 8)
 			return same;

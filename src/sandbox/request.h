@@ -114,6 +114,8 @@ enum sandbox_mount_kind {
 	SANDBOX_REMOUNT_RO, /* make the mask at dst read-only, so writes there fail with EROFS */
 	SANDBOX_DATA,	    /* a read-only file at dst holding the text src (vx's own:
 			     * the sandbox's resolv.conf), from a memfd (--ro-bind-data) */
+	SANDBOX_STUB,	    /* an empty file at dst that nobody may open (mode 0000, no
+			     * capability overrides it): a hidden file's name, shown */
 };
 
 struct sandbox_mount {

@@ -909,7 +909,7 @@ static bool has_component(const char *rel, const char *name)
  * learn went round removing them)? A leftover read there is judged as
  * `sandbox.ignore.read` would have it: not a violation. The table, and
  * why each is safe, is docs/violations.md's. */
-static bool self_validating_cache(const struct judge_input *in, const char *path, const char *rel)
+bool judge_tool_cache(const char *rel)
 {
 	static const char *const dirs[] = {
 	    ".next/cache",	   /* webpack's and SWC's, keyed by content hashes */
@@ -929,8 +929,14 @@ static bool self_validating_cache(const struct judge_input *in, const char *path
 	const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
 	/* ESLint's and Stylelint's caches, keyed by each file's content and
 	 * the config's hash */
-	if (!strcmp(base, ".eslintcache") || !strcmp(base, ".stylelintcache"))
+	return !strcmp(base, ".eslintcache") || !strcmp(base, ".stylelintcache");
+}
+
+static bool self_validating_cache(const struct judge_input *in, const char *path, const char *rel)
+{
+	if (judge_tool_cache(rel))
 		return true;
+	const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
 	/* tsc's build info (its sources' hashes: tsc -b, --incremental), any
 	 * name a tsconfig gives it, only where the task's outputs hold it:
 	 * kept while the dist/ it describes is deleted or restored older,

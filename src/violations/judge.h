@@ -249,6 +249,12 @@ void judge_output(const struct judge_input *in, struct verdict *out);
  * "") says to add the package to the project. Call after the proxy's
  * refusals are in out. */
 void judge_installs(const struct judge_input *in, struct verdict *out);
+
+/* Is rel (a path in a project) in a tool's own cache that validates
+ * itself by content (.next/cache, node_modules/.cache, node_modules/.vite,
+ * .parcel-cache, .angular/cache, .swc, .eslintcache, .stylelintcache):
+ * what an earlier run left there never changes what the task makes? */
+bool judge_tool_cache(const char *rel);
 void verdict_release(struct verdict *v);
 
 /* Does an ignore.network glob of in match target ("HOST:PORT", "ADDR:PORT",

@@ -62,7 +62,7 @@ test_expect_success 'a sibling project, a root file and ~/.ssh are unreadable' '
 	sandboxed_app "cat ../lib/secret.txt; cat ../root-secret.txt; cat \$HOME/.ssh/id_rsa; echo done" &&
 	run_vx 0 run app#build &&
 	test_grep "lib/secret.txt: No such file or directory" "$OUT" &&
-	test_grep "root-secret.txt: No such file or directory" "$OUT" &&
+	test_grep "root-secret.txt: Permission denied" "$OUT" &&
 	test_grep ! "lib secret" "$OUT" &&
 	test_grep ! "root secret" "$OUT" &&
 	test_grep ! "PRIVATE KEY" "$OUT"
@@ -300,12 +300,21 @@ test_expect_success 'vx sandbox show prints the argv a task would run under' '
 # second prints second-attempt. (A real mount race cannot be provoked on
 # demand; the line is bwrap's own wording.)
 flaky_app() {
+	# the mark is kept outside the outputs: a retry, like a first run,
+	# starts without what they match (issue 54)
 	cat >app/src/flaky.sh <<-EOF &&
-	mkdir -p dist
-	if [ ! -f dist/once ]; then touch dist/once; echo "$1" >&2; exit $2; fi
+	mkdir -p dist state
+	if [ ! -f state/once ]; then touch state/once; echo "$1" >&2; exit $2; fi
 	echo second-attempt
 	EOF
-	sandboxed_app "sh src/flaky.sh"
+	ws_project app app <<-EOF
+	  build:
+	    command: 'sh src/flaky.sh'
+	    sandbox:
+	      allow:
+	        read: ["src/"]
+	        write: ["dist/", "state/"]
+	EOF
 }
 
 test_expect_success 'a mount race at setup, or a broken trace, runs the task once more' '
@@ -314,7 +323,7 @@ test_expect_success 'a mount race at setup, or a broken trace, runs the task onc
 	run_vx 0 run app#build &&
 	test_grep "app#build: running it once more: bwrap met a mount race" "$OUT" &&
 	test_grep "app#build: second-attempt" "$OUT" &&
-	rm -rf app/dist &&
+	rm -rf app/dist app/state &&
 	flaky_app "strace: oops" 0 &&
 	run_vx 0 run app#build &&
 	test_grep "running it once more: strace printed an error of its own" "$OUT" &&

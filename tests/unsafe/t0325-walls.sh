@@ -218,20 +218,22 @@ test_expect_success 'no printed fix names a mandatory deny, and no grant opens o
 # strace's), so its argv is read on the host while the task sleeps; an
 # untraced server's bwrap is pid 1 inside, /proc/1/cmdline its argv.
 test_expect_success 'vx sandbox show prints the very argv bwrap runs with, staged or not' '
+	# what the test writes lies outside the workspace root: each root
+	# file is in the argv (a hidden one as a name that refuses its open)
 	setup &&
 	for grant in "dist/" "gen/dist/"; do
 		project "\"sleep 3\"" "sandbox: {allow: {write: [\"$grant\"]}}" &&
 		# one SHLVL for both: bash lowers it in what it execs in the background
 		env SHLVL=1 "$VX" sandbox show app#build >"$OUT" &&
-		sed -n "/bwrap\$/,/^# /p" "$OUT" | sed "\$d" >shown &&
-		{ env SHLVL=1 "$VX" run app#build >out 2>err & vx=$!; } &&
+		sed -n "/bwrap\$/,/^# /p" "$OUT" | sed "\$d" >"$TEST_DIR/shown" &&
+		{ env SHLVL=1 "$VX" run app#build >"$TEST_DIR/out9" 2>"$TEST_DIR/err9" & vx=$!; } &&
 		pid= && for i in $(seq 100); do
 			pid=$(pgrep -n -f "^[^ ]*bwrap .*--chdir $PWD/app ") && break
 			sleep 0.05
 		done &&
-		tr "\\0" "\\n" </proc/$pid/cmdline >ran &&
+		tr "\\0" "\\n" </proc/$pid/cmdline >"$TEST_DIR/ran" &&
 		wait $vx &&
-		test -s shown && test_cmp shown ran || return 1
+		test -s "$TEST_DIR/shown" && test_cmp "$TEST_DIR/shown" "$TEST_DIR/ran" || return 1
 	done &&
 	ws_project app app <<-'\''EOF'\'' &&
 	  dev:
@@ -240,10 +242,10 @@ test_expect_success 'vx sandbox show prints the very argv bwrap runs with, stage
 	    sandbox: {allow: {write: ["server.log"]}}
 	EOF
 	run_vx 0 sandbox show app#dev &&
-	sed -n "/bwrap\$/,/^# /p" "$OUT" | sed "\$d" >shown &&
+	sed -n "/bwrap\$/,/^# /p" "$OUT" | sed "\$d" >"$TEST_DIR/shown" &&
 	run_vx 0 run app#dev &&
-	sed -n "s/^app#dev: //p" "$OUT" | sed -n "/bwrap\$/,\$p" | sed "/^done in /d" >ran &&
-	test -s shown && test_cmp shown ran
+	sed -n "s/^app#dev: //p" "$OUT" | sed -n "/bwrap\$/,\$p" | sed "/^done in /d" >"$TEST_DIR/ran" &&
+	test -s "$TEST_DIR/shown" && test_cmp "$TEST_DIR/shown" "$TEST_DIR/ran"
 '
 
 # Item 2: a dev server's `write: ["server.log"]` bound the project

@@ -90,11 +90,35 @@ test_expect_success 'a root .env is readable to a task that names it: an allow.r
 
 test_expect_success 'an uncached task reads them with no violation; the rest of the root stays hidden' '
 	setup &&
-	project "\"cat ../.gitignore && test -f ../package.json && ! cat ../root.txt && ! ls ../app/../root.txt\"" "cache: false" "sandbox: {}" &&
+	project "\"cat ../.gitignore && test -f ../package.json && ! cat ../root.txt && ! cat ../app/../root.txt && test ! -s ../root.txt\"" "cache: false" "sandbox: {}" &&
 	run_vx 0 run app#build &&
 	test_grep "app#build: dist" "$OUT" &&
 	test_grep ! "root secret" "$OUT" &&
 	test_grep ! "violation" "$ERR"
+'
+
+# Issue 54 item 5: esbuild resolves tsup's `../tsup.config.base` by listing
+# the root, where the name was missing: "Could not resolve", no refusal in
+# the trace, nothing to learn. The root's other files show as names that
+# refuse every open: the read is traced and judged, with its grant. No
+# byte of them is shown; the .env files and .npmrc stay absent.
+test_expect_success 'a hidden root file shows as a name that refuses its open: a failed task gets the read grant' '
+	setup &&
+	echo "export default {}" >tsup.config.base.ts &&
+	echo "always-auth=true" >.npmrc &&
+	project "\"ls -a .. && cat ../tsup.config.base.ts\"" "cache: false" "sandbox: {}" &&
+	run_vx 1 run app#build --report json &&
+	jq -e ".tasks[0].violations == [{\"op\": \"read\", \"path\": \"tsup.config.base.ts\", \"syscall\": \"openat\", \"errno\": \"EACCES\"}]" "$OUT" &&
+	jq -e ".tasks[0].fix.allow.read == [\"../tsup.config.base.ts\"]" "$OUT" &&
+	run_vx 1 run app#build &&
+	test_grep "^app#build: tsup.config.base.ts$" "$OUT" &&
+	test_grep "^app#build: root.txt$" "$OUT" &&
+	test_grep ! "^app#build: \.env$" "$OUT" &&
+	test_grep ! "^app#build: \.npmrc$" "$OUT" &&
+	test_grep ! "export default" "$OUT" &&
+	sed -i "s|sandbox: {}|sandbox: {allow: {read: [\"../tsup.config.base.ts\"]}}|" app/vx.yaml &&
+	run_vx 0 run app#build &&
+	test_grep "app#build: export default {}" "$OUT"
 '
 
 test_expect_success 'they are read-only: a write fails with EROFS and the host file is unchanged' '
@@ -145,7 +169,10 @@ test_expect_success 'one decision for both platforms: vx sandbox show and the Se
 	run_vx 0 sandbox show app#build &&
 	ws=$(pwd -P) &&
 	for f in .gitignore package.json tsconfig.base.json; do test_grep "^$ws/$f\$" "$OUT" || exit 1; done &&
-	test_grep ! "root.txt\|\.npmrc\|\.env" "$OUT" &&
+	test_grep ! "\.npmrc\|\.env" "$OUT" &&
+	# root.txt only as a name that refuses its open (an empty mode-0000
+	# file), as macOS shows every name and refuses the open
+	test "$(grep -B4 "^$ws/root.txt\$" "$OUT" | head -n 3 | tr "\n" " ")" = "--perms 0000 --ro-bind-data " &&
 	run_vx 0 sandbox show app#build --platform darwin &&
 	for f in .gitignore package.json tsconfig.base.json; do test_grep "(literal \".*/ws/$f\")" "$OUT" || exit 1; done &&
 	test_grep ! "root.txt\|\.npmrc\|\.env" "$OUT" &&

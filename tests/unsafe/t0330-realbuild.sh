@@ -293,6 +293,39 @@ test_expect_success 'a warm tsc -b reads its tsbuildinfo after an edit: no viola
 	run_vx 0 run @t/lib#build &&
 	test_grep "eight" packages/lib/dist/index.js
 '
+# Issue 54 items 3 and 5: a tool that reads what its last run left in its
+# outputs before it writes them (Tailwind's CLI reads dist/styles.css) made
+# its result depend on no key: the first rebuild after an edit failed
+# read-unkeyed, and learn's rounds took turns removing such leftovers. On a
+# miss a sandboxed task starts without what its outputs match, as Bazel's
+# actions do; a tool's own cache (.eslintcache, .next/cache) and another
+# task's outputs stay.
+test_expect_success 'on a miss a sandboxed task starts without its earlier outputs: reading them first is no violation' '
+	ws_root </dev/null &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "if test -f dist/styles.css; then echo saw-old; fi; test -f .next/cache/c && echo cache-kept; test -f dist/other.txt && echo other-kept; mkdir -p dist .next/cache; cat src/a.css > dist/styles.css; echo c > .next/cache/c"
+	    outputs: ["dist/styles.css", ".next/**"]
+	    sandbox: {allow: {read: ["src/"], write: ["dist/", ".next/"]}}
+	  other:
+	    command: "mkdir -p dist && echo o > dist/other.txt"
+	    outputs: ["dist/other.txt"]
+	    sandbox: {allow: {write: ["dist/"]}}
+	EOF
+	write_file app/src/a.css <<<"a { color: red }" &&
+	run_vx 0 run app#other app#build -j1 &&
+	test_grep ! "app#build: saw-old" "$OUT" &&
+	echo "b { color: blue }" >>app/src/a.css &&
+	run_vx 0 run app#build --report json &&
+	jq -e ".tasks | map(select(.id == \"app#build\"))[0].violations == []" "$OUT" &&
+	run_vx 0 run app#build --force &&
+	test_grep ! "app#build: saw-old" "$OUT" &&
+	test_grep "app#build: cache-kept" "$OUT" &&
+	test_grep "app#build: other-kept" "$OUT" &&
+	test_grep "blue" app/dist/styles.css &&
+	test_path_is_file app/dist/other.txt
+'
+
 test_expect_success 'eslint without --cache unlinks a .eslintcache it may not write: a violation, and the printed fix passes' '
 	test $have_npm = 1 || { echo "# skipped: no npm tools"; exit 0; }
 	js_package "" &&
