@@ -503,32 +503,6 @@ static bool dir_holds_secret(const char *dir, struct strbuf *found)
 	return walk_files(NULL, dir, 4, visit_secret, found);
 }
 
-struct buildinfo_walk {
-	struct strvec *out;
-	const char *bases[2]; /* the workspace root: where mandatory denies are judged */
-};
-
-static bool visit_buildinfo(const char *path, const char *name, void *ctx)
-{
-	struct buildinfo_walk *w = ctx;
-	struct stat st;
-	size_t len;
-	/* never one a restore would put in a mandatory deny */
-	if (strstr(name, "tsbuildinfo") && !lstat(path, &st) && S_ISREG(st.st_mode) &&
-	    !denies_holding(path, w->bases, &len))
-		strvec_push(w->out, path);
-	return false;
-}
-
-/* Appends to out each tsc build-info file (any name a tsconfig gives it)
- * below a project's dir, three levels down, past the projects nested in
- * it. */
-static void find_buildinfo(const struct workspace *ws, const char *dir, struct strvec *out)
-{
-	struct buildinfo_walk w = {out, {ws->root, NULL}};
-	walk_files(ws, dir, 3, visit_buildinfo, &w);
-}
-
 /* Is abs (absolute) where only learn's rounds wrote (a fresh directory)
  * or in a declared output's directory of task t? */
 static bool learn_own_dir(const struct learn *l, const struct learn_job *j, const char *abs)
@@ -1088,48 +1062,68 @@ static void print_asked(const struct learn *l)
 	}
 }
 
-/* A passing task's own incremental state that its outputs do not hold:
- * tsc's build info, which a rebuild after an edit reads (issue 54 item
- * 3). Only where the outputs save and restore it with the dist/ it
- * describes is it no leftover (the judge's self_validating_cache), so
- * learn declares it an output: the task's whole outputs list, in its own
- * vx.yaml. Returns how many tasks it declared any for. */
-static int own_state(struct learn *l)
+/* A task's own incremental state that its outputs do not hold: tsc's
+ * build info, which a rebuild after an edit reads (issue 54 item 3), as the
+ * judge saw the task write it (a "tool-state" note: only the task that
+ * wrote one gets it; issue 54's repository gave a project's one file to
+ * every task of it). Only where the outputs save, restore and clear it
+ * with the dist/ it describes does it agree with them, so learn declares
+ * it an output: the task's whole outputs list, in its own vx.yaml. Returns
+ * how many tasks it declared any for, or -1. */
+static int own_state(struct learn *l, const cJSON *tasks)
 {
 	int n = 0;
-	for (size_t i = 0; i < l->g->nodes.n; i++) {
-		const struct task_node *t = l->g->nodes.v[i];
-		const struct project *p = l->ws->projects.v[t->project];
-		if (!t->requested || !t->command || p->is_root)
+	const cJSON *t;
+	cJSON_ArrayForEach(t, tasks)
+	{
+		const char *id = json_str(t, "id");
+		const struct task_node *node = id ? node_of(l, id) : NULL;
+		if (!node || !node->requested || !node->command)
 			continue;
-		struct strvec found = STRVEC_INIT, outs = STRVEC_INIT;
-		find_buildinfo(l->ws, p->dir, &found);
-		lstr_vec_strings(&t->cfg->outputs, &outs);
+		const struct project *p = l->ws->projects.v[node->project];
+		if (p->is_root)
+			continue;
+		struct strvec outs = STRVEC_INIT;
+		lstr_vec_strings(&node->cfg->outputs, &outs);
 		size_t had = outs.n;
-		for (size_t k = 0; k < found.n; k++) {
-			char *rel = path_relative(p->dir, found.v[k]);
-			char *spelled = glob_has_magic(rel) ? NULL : rel;
-			if (spelled && !globlist_match(outs.v, had, rel) &&
+		const cJSON *x;
+		cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(t, "notes"))
+		{
+			const char *kind = json_str(x, "kind"), *where = json_str(x, "path");
+			if (!kind || strcmp(kind, "tool-state") || !where)
+				continue;
+			char *abs = path_join(l->ws->root, where);
+			const char *bases[] = {l->ws->root, NULL};
+			size_t len;
+			/* never one a restore would put in a mandatory deny */
+			char *rel = path_is_within(p->dir, abs) && !denies_holding(abs, bases, &len)
+					? path_relative(p->dir, abs)
+					: NULL;
+			if (rel && !glob_has_magic(rel) && !globlist_match(outs.v, had, rel) &&
 			    strvec_find(&outs, rel) < 0)
 				strvec_push(&outs, rel);
 			free(rel);
+			free(abs);
 		}
 		if (outs.n > had) {
 			char *home = own_vx_yaml(l->ws, p);
-			const char *path[] = {"tasks", t->task, "outputs"};
+			const char *path[] = {"tasks", node->task, "outputs"};
 			size_t before = l->added;
-			if (!add(l, home, path, 3, (const char *const *)outs.v, outs.n) &&
-			    l->added != before) {
+			int rc = add(l, home, path, 3, (const char *const *)outs.v, outs.n);
+			if (!rc && l->added != before) {
 				fprintf(stderr,
 					"vx: %s: its outputs now hold %s, the build info tsc "
-					"reads on the next build (saved and restored with what "
-					"it describes)\n",
-					t->id, outs.v[had]);
+					"reads on the next build (saved, restored and cleared with "
+					"what it describes)\n",
+					node->id, outs.v[had]);
 				n++;
 			}
 			free(home);
+			if (rc) {
+				strvec_clear(&outs);
+				return -1;
+			}
 		}
-		strvec_clear(&found);
 		strvec_clear(&outs);
 	}
 	return n;
@@ -1188,8 +1182,13 @@ static int round_once(struct learn *l, int round, char *const *run_argv)
 		fprintf(stderr, "vx: learn round %d: %zu tasks ran, all passed with no violation\n",
 			round, ran);
 		rc = 0;
-		if (own_state(l) > 0)
-			rc = write_files(l) ? 2 : 1; /* and a round more, to see it pass */
+		int declared = own_state(l, tasks);
+		if (declared)
+			rc = declared < 0 || write_files(l) ? 2 : 1; /* a round more, to see it */
+		goto out;
+	}
+	if (own_state(l, tasks) < 0) {
+		rc = 2;
 		goto out;
 	}
 	fprintf(stderr, "vx: learn round %d: %zu tasks ran, %zu failed", round, ran, failed);

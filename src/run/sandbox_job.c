@@ -421,7 +421,7 @@ static void task_reads(const struct workspace *ws, const struct task_node *t, st
 
 struct input_parts {
 	struct strvec reads, writes, dep_outs, keyed, define, pass, secrets, vxenv, linked, sockets,
-	    mach, sysinfo, plain_env, ws_inputs;
+	    mach, sysinfo, plain_env, ws_inputs, other_outs;
 	VEC(int) relay_ports;
 	VEC(int) local_ports;
 	char *stage_pattern; /* vx sandbox show: where a stage would be */
@@ -430,9 +430,10 @@ struct input_parts {
 static void input_parts_release(struct input_parts *h)
 {
 	free(h->stage_pattern);
-	struct strvec *all[] = {&h->reads, &h->writes,	&h->dep_outs,  &h->keyed,    &h->define,
-				&h->pass,  &h->secrets, &h->vxenv,     &h->linked,   &h->sockets,
-				&h->mach,  &h->sysinfo, &h->plain_env, &h->ws_inputs};
+	struct strvec *all[] = {&h->reads,     &h->writes,    &h->dep_outs,  &h->keyed,
+				&h->define,    &h->pass,      &h->secrets,   &h->vxenv,
+				&h->linked,    &h->sockets,   &h->mach,	     &h->sysinfo,
+				&h->plain_env, &h->ws_inputs, &h->other_outs};
 	for (size_t k = 0; k < sizeof all / sizeof *all; k++)
 		strvec_clear(all[k]);
 	vec_free(&h->relay_ports);
@@ -474,6 +475,69 @@ static const struct strvec *config_files(struct sandbox_jobs *sj)
 	return &sj->configs;
 }
 
+/* The directory heads ("dist", ".next") of output globs: a glob's literal
+ * directory part; a file or a glob with none gives nothing. */
+static void output_heads_of(const struct task_cfg *c, const char *dir, struct strvec *out)
+{
+	for (size_t k = 0; k < c->outputs.n; k++) {
+		const char *pat = c->outputs.v[k].s;
+		size_t n = glob_literal_prefix(pat);
+		if (pat[0] == '!' || !glob_has_magic(pat))
+			continue;
+		if (pat[n] == '/')
+			n++; /* the slash after ".next" */
+		while (n && pat[n - 1] != '/')
+			n--; /* the directory part of "dist/app-*.js" */
+		if (n < 2)
+			continue;
+		char *head = glob_unescape(pat, n - 1);
+		char *abs = path_join(dir, head);
+		char *norm = path_normalize(abs);
+		if (strvec_find(out, norm) < 0)
+			strvec_push(out, norm);
+		free(norm);
+		free(abs);
+		free(head);
+	}
+}
+
+/* The output directories of the other tasks of node i's project (as its
+ * configs define them, in this run or not) that i does not wait for
+ * (seen: its dependencies in the graph), but those its own outputs share. */
+static void other_output_dirs(const struct workspace *ws, const struct graph *g, size_t i,
+			      const bool *seen, struct strvec *out)
+{
+	const struct task_node *t = g->nodes.v[i];
+	const struct project *p = ws->projects.v[t->project];
+	struct strvec own = STRVEC_INIT, theirs = STRVEC_INIT, names = STRVEC_INIT;
+	output_heads_of(t->cfg, p->dir, &own);
+	graph_project_task_names(ws, p, false, &names);
+	for (size_t k = 0; k < names.n; k++) {
+		if (!strcmp(names.v[k], t->task))
+			continue;
+		bool waits = false;
+		for (size_t m = 0; m < g->nodes.n && !waits; m++)
+			waits = seen[m] && g->nodes.v[m]->project == t->project &&
+				!strcmp(g->nodes.v[m]->task, names.v[k]);
+		struct task_cfg *c = waits ? NULL : graph_project_task(ws, p, names.v[k]);
+		if (c) {
+			output_heads_of(c, p->dir, &theirs);
+			task_cfg_free(c);
+		}
+	}
+	for (size_t k = 0; k < theirs.n; k++) {
+		bool shared = false;
+		for (size_t m = 0; m < own.n && !shared; m++)
+			shared = path_is_within(own.v[m], theirs.v[k]) ||
+				 path_is_within(theirs.v[k], own.v[m]);
+		if (!shared)
+			strvec_push(out, theirs.v[k]);
+	}
+	strvec_clear(&own);
+	strvec_clear(&theirs);
+	strvec_clear(&names);
+}
+
 /* Fills in, node i's sandbox request as written: the one input both
  * translations (the bwrap plan, the Seatbelt profile) are made from. */
 static void request_input(struct sandbox_jobs *sj, size_t i, struct sandbox_input *in,
@@ -512,6 +576,7 @@ static void request_input(struct sandbox_jobs *sj, size_t i, struct sandbox_inpu
 		for (size_t o = 0; outs && o < outs->n; o++)
 			strvec_push_nodup(&h->dep_outs, path_join(dp->dir, outs->v[o]));
 	}
+	other_output_dirs(ws, sj->g, i, seen, &h->other_outs);
 	free(seen);
 	for (size_t k = 0; k < t->cfg->env_define.n; k++)
 		strvec_pushf(&h->define, "%s=%s", t->cfg->env_define.v[k].key,
@@ -577,6 +642,8 @@ static void request_input(struct sandbox_jobs *sj, size_t i, struct sandbox_inpu
 	    .n_sockets = h->sockets.n,
 	    .dep_outputs = (const char *const *)h->dep_outs.v,
 	    .n_dep_outputs = h->dep_outs.n,
+	    .other_outputs = (const char *const *)h->other_outs.v,
+	    .n_other_outputs = h->other_outs.n,
 	    .keyed_projects = (const char *const *)h->keyed.v,
 	    .n_keyed = h->keyed.n,
 	    .config_files = (const char *const *)configs->v,
@@ -1143,6 +1210,8 @@ static int stage_record(struct sandbox_job *sjob)
 void sandbox_jobs_unstage(struct sandbox_jobs *sj, size_t i)
 {
 	struct sandbox_job *sjob = &sj->jobs[i];
+	if (sjob->built && !sjob->stage_dir)
+		sandbox_request_sweep_dirs(&sjob->req); /* unstaged, or never staged */
 	if (!sjob->built || !sjob->req.stage || !sjob->stage_dir)
 		return;
 	const struct task_node *t = sj->g->nodes.v[i];
@@ -1157,6 +1226,7 @@ void sandbox_jobs_unstage(struct sandbox_jobs *sj, size_t i)
 	}
 	free(sjob->stage_dir);
 	sjob->stage_dir = NULL; /* unstaged: never twice; req.stage stays for the judge */
+	sandbox_request_sweep_dirs(&sjob->req);
 }
 
 void sandbox_jobs_reap_stage(int dirfd)

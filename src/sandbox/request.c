@@ -983,6 +983,33 @@ static void root_stubs(struct builder *b)
 	closedir(d);
 }
 
+/* Vite's temp directory: Vite 5+ bundles vite.config.* into the nearest
+ * node_modules/.vite-temp before it loads it, which in a hoisted
+ * repository is the workspace root's (issue 54: learn could only ask a
+ * person for allow.write ["../../node_modules/"] for every Vite app). A
+ * private tmpfs at the project's and the root's: Vite writes and deletes
+ * its file there, and nothing reaches the host. vx makes the directory
+ * (prepare), empty, where node_modules is; a link there is left alone. */
+static void vite_scratch(struct builder *b)
+{
+	const char *roots[] = {b->proj, b->ws};
+	for (size_t i = 0; i < 2; i++) {
+		if (i && !strcmp(b->proj, b->ws))
+			break;
+		char *nm = path_join(roots[i], "node_modules");
+		char *tmp = path_join(nm, ".vite-temp");
+		struct stat st;
+		if (lstat(nm, &st) == 0 && S_ISDIR(st.st_mode) && !walls_holding(&b->walls, nm) &&
+		    (lstat(tmp, &st) ? errno == ENOENT : S_ISDIR(st.st_mode))) {
+			if (strvec_find(&b->req->mkdirs, tmp) < 0)
+				strvec_push(&b->req->mkdirs, tmp);
+			mount_add(b->req, SANDBOX_TMPFS, NULL, tmp);
+		}
+		free(tmp);
+		free(nm);
+	}
+}
+
 static void resolv_mask(struct builder *b)
 {
 	static const char text[] = "# vx: a sandboxed task has no DNS; its proxy resolves the "
@@ -993,6 +1020,37 @@ static void resolv_mask(struct builder *b)
 	    !(b->run_masked && path_is_within(SANDBOX_RUN_DIR, real)) && sees(b->req, real, 0))
 		mount_add(b->req, SANDBOX_DATA, text, real);
 	free(real);
+}
+
+/* Another task's outputs in the project, which this task does not wait
+ * for, shown empty (issue 54: a Next app's typecheck read the .next/types
+ * its build had made, or had not yet: its result depended on which ran
+ * first, read-unkeyed, and learn could only ask a person for an edge). As
+ * Bazel shows an action no output it did not declare an input. Not where a
+ * grant of this task reads or writes in it (or it in a grant's). */
+static void other_outputs(struct builder *b)
+{
+	for (size_t i = 0; i < b->in->n_other_outputs; i++) {
+		const char *d = b->in->other_outputs[i];
+		struct stat st;
+		if (!path_is_within(b->proj, d) || !strcmp(d, b->proj) || lstat(d, &st) ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		/* by the grants as written: a FILE grant's bind of its
+		 * directory (tsconfig.tsbuildinfo's: the whole project) holds
+		 * nothing more */
+		bool held = false;
+		for (size_t k = 0; k < b->writes.n && !held; k++) {
+			const struct grant *g = &b->writes.v[k];
+			bool dir = g->from_glob || (g->exists ? g->is_dir : g->want_dir);
+			held = path_is_within(d, g->path) || (dir && path_is_within(g->path, d));
+		}
+		for (size_t k = 0; k < b->reads.n && !held; k++)
+			held = strcmp(b->reads.v[k].path, b->proj) &&
+			       path_is_within(d, b->reads.v[k].path);
+		if (!held && strvec_find(&b->masked, d) < 0)
+			strvec_push(&b->masked, d);
+	}
 }
 
 static int assemble(struct builder *b)
@@ -1011,6 +1069,7 @@ static int assemble(struct builder *b)
 	}
 	mask_outside_walls(b);
 	resolv_mask(b);
+	vite_scratch(b);
 	if (b->staging) {
 		struct sandbox_mount m = {SANDBOX_RW, xstrdup(b->req->stage), xstrdup(b->proj), -1,
 					  false};
@@ -1047,6 +1106,7 @@ static int assemble(struct builder *b)
 		vec_push(&req->mounts, m);
 	}
 	protect_configs(b);
+	other_outputs(b);
 	for (size_t i = 0; i < b->masked.n; i++) {
 		struct stat st;
 		const char *w = b->masked.v[i];
@@ -1419,10 +1479,15 @@ int sandbox_request_plan(const struct sandbox_input *in, struct sandbox_request 
 
 static int create_missing(struct sandbox_request *req, struct strbuf *err)
 {
-	for (size_t i = 0; i < req->mkdirs.n; i++)
+	for (size_t i = 0; i < req->mkdirs.n; i++) {
+		struct stat st;
+		bool was = lstat(req->mkdirs.v[i], &st) == 0;
 		if (fs_mkdirs(req->mkdirs.v[i], 0777))
 			return refuse(err, "cannot create %s for a write grant: %s",
 				      req->mkdirs.v[i], strerror(errno));
+		if (!was)
+			strvec_push(&req->made_dirs, req->mkdirs.v[i]);
+	}
 	for (size_t i = 0; i < req->files.n; i++) {
 		struct stat st;
 		/* lstat first: a dangling link must not be followed into a file elsewhere. */
@@ -1637,6 +1702,15 @@ size_t sandbox_request_sweep(struct sandbox_request *req)
 	return removed;
 }
 
+size_t sandbox_request_sweep_dirs(struct sandbox_request *req)
+{
+	size_t removed = 0;
+	for (size_t i = req->made_dirs.n; i-- > 0;)
+		removed += rmdir(req->made_dirs.v[i]) == 0;
+	strvec_clear(&req->made_dirs);
+	return removed;
+}
+
 void sandbox_request_release(struct sandbox_request *req)
 {
 	free(req->bwrap);
@@ -1667,6 +1741,7 @@ void sandbox_request_release(struct sandbox_request *req)
 	free(req->stage);
 	strvec_clear(&req->staged);
 	strvec_clear(&req->mkdirs);
+	strvec_clear(&req->made_dirs);
 	strvec_clear(&req->files);
 	for (size_t i = 0; i < req->placeholders.n; i++)
 		free(req->placeholders.v[i].path);

@@ -74,6 +74,11 @@ struct sandbox_input {
 	size_t n_sockets;
 	const char *const *dep_outputs; /* files the task's dependencies produced: readable */
 	size_t n_dep_outputs;
+	/* directories of the project where another of its tasks, one this task
+	 * does not wait for, writes its declared outputs (".next" of build, for
+	 * typecheck): shown empty, unless a grant of this task holds them */
+	const char *const *other_outputs;
+	size_t n_other_outputs;
 	const char *const *keyed_projects; /* project dirs of the tasks this one depends on
 					    * (its key folds them when cached): the linked
 					    * packages it may see */
@@ -183,6 +188,9 @@ struct sandbox_request {
 	 * task cannot make it), and the placeholder files of FILE grants. The
 	 * plan binds them as if they were there. */
 	struct strvec mkdirs, files;
+	/* the mkdirs prepare made (they were not there), in the order made:
+	 * sandbox_request_sweep_dirs removes those still empty after the task */
+	struct strvec made_dirs;
 };
 
 /* Moves each staged name from the project into the stage (a missing one is
@@ -287,6 +295,13 @@ bool sandbox_placeholder_untouched(const struct sandbox_placeholder *p);
 /* Removes the placeholders the task left empty and untouched. Returns how
  * many were removed. */
 size_t sandbox_request_sweep(struct sandbox_request *req);
+
+/* Removes each directory prepare made for the task (a declared output's,
+ * a write grant's, Vite's temp) that the task left empty, deepest first,
+ * so a run leaves no empty dist/, .next/ or .output/ in every package a
+ * generic outputs list names (issue 54); a directory with anything in it
+ * stays. Call once the staged grants are back. Returns how many. */
+size_t sandbox_request_sweep_dirs(struct sandbox_request *req);
 
 /* Closes the request's fds and frees it (placeholders are not swept). */
 void sandbox_request_release(struct sandbox_request *req);

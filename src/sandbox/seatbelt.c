@@ -737,6 +737,27 @@ static void walls_section(struct strbuf *out, struct builder *b)
 		free(why);
 		free(rel);
 	}
+	/* another task's outputs this one does not wait for, as the bwrap
+	 * plan masks them (request.c other_outputs) */
+	for (size_t i = 0; i < b->in->n_other_outputs; i++) {
+		char *d = host_path(b->in->other_outputs[i]);
+		bool held = !path_is_within(b->proj, d) || !strcmp(d, b->proj);
+		for (size_t k = 0; k < b->rules.n && !held; k++) {
+			const struct rule *r = &b->rules.v[k];
+			held = path_is_within(d, r->root) ||
+			       ((r->ops & OP_WRITE) && path_is_within(r->root, d));
+		}
+		if (!held) {
+			if (!header) {
+				strbuf_addstr(
+				    out, "\n;; walls: last, so they win over the grants above\n");
+				header = true;
+			}
+			add_wall(out, b, d, true,
+				 "another task's outputs, which it does not wait for");
+		}
+		free(d);
+	}
 }
 
 /* Inside each allow.write grant, the startup files and hooks of

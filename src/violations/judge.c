@@ -1713,6 +1713,23 @@ static enum rule_says rule_record(struct judging *j, const struct access_event *
 			strvec_push(&j->out->execs, real);
 		free(real);
 	}
+	/* tsc's build info the task wrote where its outputs do not hold it:
+	 * the next build reads it (learn declares it the task's output, so it
+	 * is saved, restored and cleared with what it describes) */
+	const char *base = strrchr(e->path, '/');
+	if ((e->op == ACCESS_WRITE || e->op == ACCESS_RENAME_TO) && base &&
+	    strstr(base, "tsbuildinfo") && in->cached && under(in->project_dir, e->path) &&
+	    !has_note(j->out, "tool-state", e->path)) {
+		char *own = path_relative(in->project_dir, e->path);
+		if (!globlist_match((char *const *)in->own_outputs, in->n_own_outputs, own))
+			add_note(j->out, "tool-state", e->path,
+				 xasprintf("the task wrote %s, tsc's build info, which its outputs "
+					   "do not hold: the next build reads it; declare it an "
+					   "output, so it is saved, restored and cleared with what "
+					   "it describes",
+					   own));
+		free(own);
+	}
 	size_t dummy;
 	if (in->keyed && (e->op == ACCESS_READ || e->op == ACCESS_EXEC) &&
 	    !strmap_get(&j->read_seen, e->path, &dummy)) {

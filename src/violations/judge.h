@@ -180,6 +180,8 @@ bool violation_unkeyed(const struct violation *v);
  *   walled                 a refusal in a wall no grant opens (.git, the cache)
  *   withheld-package       the task reached for a linked workspace package its key
  *                          does not fold
+ *   tool-state             the task wrote tsc's build info where its outputs do not
+ *                          hold it (path: the file; learn declares it an output)
  *   unresolved-name        the output says a host name did not resolve (path: the
  *                          name, or "" when the output names none)
  *   leftover               a file an earlier run left in a write grant was read

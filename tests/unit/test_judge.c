@@ -992,6 +992,25 @@ static void test_tool_caches(void)
 	CHECK(!has_violation(&v, false, "/app/tsconfig.tsbuildinfo"));
 	CHECK_INT(v.violations.n, 1);
 	verdict_release(&v);
+	/* the build info a cached task wrote where its outputs do not hold
+	 * it: a tool-state note, which learn declares an output of that task
+	 * alone (issue 54); none where the outputs hold it, or uncached */
+	const char *wrote =
+	    "2 openat(AT_FDCWD, \".cache/tsbuildinfo.json\", "
+	    "O_WRONLY|O_CREAT|O_TRUNC, 0666) = 3\n"
+	    "2 openat(AT_FDCWD, \"tsconfig.tsbuildinfo\", O_WRONLY|O_CREAT|O_TRUNC, "
+	    "0666) = 4\n" EXIT;
+	in.cached = true;
+	judge(wrote, &in, &v);
+	const struct judge_note *n = note_of(&v, "tool-state");
+	CHECK(n && strstr(n->path, "/app/.cache/tsbuildinfo.json") &&
+	      strstr(n->text, "the task wrote .cache/tsbuildinfo.json, tsc's build info"));
+	CHECK_INT(v.notes.n, 1); /* tsconfig.tsbuildinfo: its outputs hold it */
+	verdict_release(&v);
+	in.cached = false;
+	judge(wrote, &in, &v);
+	CHECK(!note_of(&v, "tool-state"));
+	verdict_release(&v);
 	free(w);
 }
 

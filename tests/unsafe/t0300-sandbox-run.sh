@@ -291,7 +291,8 @@ test_expect_success 'vx sandbox show prints the argv a task would run under' '
 	grep -A2 "^--bind-fd$" "$OUT" | grep -qx "$PWD/app" &&
 	test_path_is_missing app/dist &&
 	run_vx 0 run app#build &&
-	test -d app/dist &&
+	# made for the task, and left empty by it: removed after it (issue 54)
+	test_path_is_missing app/dist &&
 	run_vx 0 sandbox show app#build --platform darwin &&
 	test_grep -x "(deny default)" "$OUT"
 '
@@ -597,6 +598,69 @@ test_expect_success 'a simple command that cannot run fails with the shell'"'"'s
 	sandboxed_app "src/noshebang" &&
 	run_vx 0 run app#build --force &&
 	test_grep "app#build: from a script without" "$OUT"
+'
+
+# Issue 54: a declared output is a write grant, made when missing; with a
+# generic outputs list (turbo.json's dist/**, .next/**, build/**,
+# .output/**) every package got an empty .next/, build/ and .output/ from
+# each run, and learn then called them leftovers. What vx made for the
+# task and the task left empty is removed after it.
+test_expect_success 'the output dirs vx made for a task and the task left empty are gone after it' '
+	ws_root <<-'\''EOF'\'' &&
+	tasks:
+	  build:
+	    outputs: ["dist/**", ".next/**", "build/**", ".output/**"]
+	EOF
+	write_file app/src/a.txt <<<"app source" &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "mkdir -p dist && cp src/a.txt dist/a.txt"
+	    sandbox: {}
+	EOF
+	run_vx 0 run app#build &&
+	test_path_is_file app/dist/a.txt &&
+	test_path_is_missing app/.next &&
+	test_path_is_missing app/build &&
+	test_path_is_missing app/.output &&
+	rm -rf app/dist &&
+	run_vx 0 run app#build &&
+	test_grep "cache hit" "$OUT" &&
+	test_path_is_file app/dist/a.txt &&
+	test_path_is_missing app/.next
+'
+
+# Issue 54: a Next app's typecheck (tsc --noEmit, its tsconfig including
+# .next/types) read what its build had made, or had not made yet: its
+# result depended on which ran first, read-unkeyed, and learn could only
+# ask a person for an edge. Another task's outputs in the project, which a
+# task does not wait for, are shown to it empty; with the edge, as they are.
+test_expect_success 'another task'"'"'s outputs in the project are shown empty to a task that does not wait for it' '
+	ws_root </dev/null &&
+	write_file app/src/a.ts <<<"export const a = 1;" &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "mkdir -p .next/types && echo t > .next/types/page.ts && echo built"
+	    outputs: [".next/**", "!.next/cache/**"]
+	    sandbox: {}
+	  typecheck:
+	    command: "ls .next/types; cat src/a.ts; echo checked"
+	    sandbox: {}
+	  check-after:
+	    command: "cat .next/types/page.ts"
+	    dependsOn: ["build"]
+	    sandbox: {}
+	EOF
+	run_vx 0 run app#build &&
+	test_path_is_file app/.next/types/page.ts &&
+	run_vx 0 run app#typecheck --report json &&
+	jq -e ".tasks[0].violations == []" "$OUT" &&
+	run_vx 0 run app#typecheck --force &&
+	test_grep "app#typecheck: checked" "$OUT" &&
+	test_grep ! "page.ts" "$OUT" &&
+	run_vx 0 run app#check-after &&
+	test_grep "app#check-after: t$" "$OUT" &&
+	run_vx 0 sandbox show app#typecheck --platform darwin &&
+	test_grep "another task.s outputs, which it does not wait for" "$OUT"
 '
 
 test_done

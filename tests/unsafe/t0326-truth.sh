@@ -178,7 +178,8 @@ test_expect_success 'an access the trace cannot place fails the task; the calls 
 '
 
 # Item 5: a read under a write grant was never judged: a file left there
-# before the run (a build that concatenates its old output), a link in
+# before the run (a build that concatenates its old state; its old outputs
+# are gone on a miss since issue 54), a link in
 # dist/ to an unkeyed file, and with write: ["./"] any cat of the project.
 # Only what the task wrote in this run (or the empty file vx made for a
 # file grant) is exempt; a tool cache is vouched for with ignore.read.
@@ -191,16 +192,17 @@ test_expect_success 'a read under a write grant is judged unless the task wrote 
 	mkdir -p app/src && echo "src-1" >app/src/a.txt &&
 	ws_project app app <<-'\''EOF'\'' &&
 	  build:
-	    command: "mkdir -p dist; cat dist/old.txt src/a.txt > dist/new.txt 2>/dev/null; cat src/a.txt > dist/old.txt"
-	    sandbox: {allow: {write: ["dist/"]}}
+	    command: "mkdir -p dist tmp; cat tmp/old.txt src/a.txt > dist/new.txt 2>/dev/null; cat src/a.txt > tmp/old.txt"
+	    inputs: {files: ["src/**"]}
+	    sandbox: {allow: {write: ["dist/", "tmp/"]}}
 	EOF
 	run_vx 0 run app#build &&
 	test_grep ! "read-unkeyed" "$ERR" &&
 	echo "src-2" >app/src/a.txt &&
 	run_vx 1 run app#build &&
-	test_grep "violation: read-unkeyed app/dist/old.txt" "$ERR" &&
+	test_grep "violation: read-unkeyed app/tmp/old.txt" "$ERR" &&
 	test_grep "left there before the task ran" "$ERR" &&
-	test_grep "sandbox.ignore.read: \[\"dist/old.txt\"\]" "$ERR" &&
+	test_grep "sandbox.ignore.read: \[\"tmp/old.txt\"\]" "$ERR" &&
 	rm -rf app/dist && echo "secret" >app/notes.txt &&
 	ws_project app app <<-'\''EOF'\'' &&
 	  build:

@@ -54,4 +54,34 @@ test_expect_success 'a sandboxed Vite dev server serves a linked workspace packa
 	test_grep "from-lib" body
 '
 
+# Issue 54: Vite 6 bundles vite.config.* into the nearest
+# node_modules/.vite-temp, the workspace root's in a hoisted repository:
+# learn could only ask a person for allow.write ["../node_modules/"]. A
+# sandboxed task gets a private tmpfs there: the build passes with no
+# violation, and nothing of Vite's is left on the host.
+test_expect_success 'a sandboxed vite build with a config file writes its bundled config in a private node_modules/.vite-temp' '
+	ws_root <<-EOF &&
+	tasks:
+	  build:
+	EOF
+	echo "{\"name\": \"root\", \"private\": true, \"workspaces\": [\"app\"]}" >package.json &&
+	mkdir -p node_modules &&
+	write_file app/package.json <<<"{\"name\": \"app\", \"version\": \"1.0.0\"}" &&
+	echo "<!doctype html><script type=\"module\" src=\"/main.js\"></script>" >app/index.html &&
+	echo "console.log(\"hi\");" >app/main.js &&
+	echo "export default { logLevel: \"warn\" };" >app/vite.config.mjs &&
+	npm_tool vite-6 vite@6 &&
+	ws_project app app <<-EOF &&
+	  build:
+	    command: "$npm_tool_dir/node_modules/.bin/vite build"
+	    outputs: ["dist/**"]
+	    inputs: {workspaceFiles: ["package.json"]}
+	    sandbox: {}
+	EOF
+	run_vx 0 run app#build &&
+	test_grep ! "violation" "$ERR" &&
+	test_path_is_file app/dist/index.html &&
+	test -z "$(ls -A node_modules/.vite-temp)"
+'
+
 test_done
