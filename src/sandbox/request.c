@@ -32,13 +32,14 @@ struct builder {
 	bool run_masked;  /* so is /run, where the host's sockets live */
 	wall_vec walls;
 	grant_vec reads, writes;
-	struct strvec rw_dirs;	    /* canonical dirs bound read-write */
-	struct strvec rw_files;	    /* canonical files bound read-write alone (untraced) */
-	grant_vec glob_heads;	    /* the literal head dir of each write glob */
-	struct strvec punched;	    /* masked-and-punched dirs (avoid doing one twice) */
-	struct strvec masked;	    /* walls inside a RW bind: masked read-only there */
-	struct strvec staged_roots; /* canonical paths of the staged grants (in the project) */
-	bool staging;		    /* the project is bound from the stage (see plan_stage) */
+	struct strvec rw_dirs;	      /* canonical dirs bound read-write */
+	struct strvec rw_files;	      /* canonical files bound read-write alone (untraced) */
+	grant_vec glob_heads;	      /* the literal head dir of each write glob */
+	struct strvec punched;	      /* masked-and-punched dirs (avoid doing one twice) */
+	struct strvec masked;	      /* walls inside a RW bind: masked read-only there */
+	struct strvec hidden_outputs; /* other tasks' outputs masked (other_outputs) */
+	struct strvec staged_roots;   /* canonical paths of the staged grants (in the project) */
+	bool staging;		      /* the project is bound from the stage (see plan_stage) */
 };
 
 static void mount_add(struct sandbox_request *req, enum sandbox_mount_kind kind, const char *src,
@@ -1048,9 +1049,33 @@ static void other_outputs(struct builder *b)
 		for (size_t k = 0; k < b->reads.n && !held; k++)
 			held = strcmp(b->reads.v[k].path, b->proj) &&
 			       path_is_within(d, b->reads.v[k].path);
-		if (!held && strvec_find(&b->masked, d) < 0)
+		if (!held && strvec_find(&b->masked, d) < 0) {
 			strvec_push(&b->masked, d);
+			strvec_push(&b->hidden_outputs, d);
+		}
 	}
+}
+
+/* A staged project binds each of its entries back read-only (punch), and
+ * a read-only bind at a masked output's place would show it again: the
+ * mask wins. */
+static void drop_hidden_binds(struct builder *b)
+{
+	size_t keep = 0;
+	for (size_t i = 0; i < b->req->mounts.n; i++) {
+		struct sandbox_mount *m = &b->req->mounts.v[i];
+		bool hidden = false;
+		for (size_t k = 0; k < b->hidden_outputs.n && !hidden; k++)
+			hidden = (m->kind == SANDBOX_RO || m->kind == SANDBOX_SYMLINK) &&
+				 path_is_within(b->hidden_outputs.v[k], m->dst);
+		if (hidden) {
+			free(m->src);
+			free(m->dst);
+			continue;
+		}
+		b->req->mounts.v[keep++] = *m;
+	}
+	b->req->mounts.n = keep;
 }
 
 static int assemble(struct builder *b)
@@ -1141,6 +1166,7 @@ static int assemble(struct builder *b)
 				     b->proj);
 	}
 	root_stubs(b);
+	drop_hidden_binds(b);
 	mounts_tidy(req);
 	/* A link (a deny mask over one) is bound by its path, as is a mount
 	 * planned by path (the proxy's socket, in vx's own 0700 dir); every
@@ -1180,6 +1206,7 @@ static void builder_release(struct builder *b)
 	grants_clear(&b->glob_heads);
 	strvec_clear(&b->punched);
 	strvec_clear(&b->masked);
+	strvec_clear(&b->hidden_outputs);
 	strvec_clear(&b->staged_roots);
 }
 
