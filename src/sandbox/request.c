@@ -1002,8 +1002,8 @@ static void vite_scratch(struct builder *b)
 		struct stat st;
 		if (lstat(nm, &st) == 0 && S_ISDIR(st.st_mode) && !walls_holding(&b->walls, nm) &&
 		    (lstat(tmp, &st) ? errno == ENOENT : S_ISDIR(st.st_mode))) {
-			if (strvec_find(&b->req->mkdirs, tmp) < 0)
-				strvec_push(&b->req->mkdirs, tmp);
+			if (strvec_find(&b->req->scratch, tmp) < 0)
+				strvec_push(&b->req->scratch, tmp);
 			mount_add(b->req, SANDBOX_TMPFS, NULL, tmp);
 		}
 		free(tmp);
@@ -1506,6 +1506,12 @@ int sandbox_request_plan(const struct sandbox_input *in, struct sandbox_request 
 
 static int create_missing(struct sandbox_request *req, struct strbuf *err)
 {
+	/* never removed by a task's end: another task's tmpfs may be about
+	 * to be mounted there (a sweep made bwrap's mkdir meet EROFS) */
+	for (size_t i = 0; i < req->scratch.n; i++)
+		if (mkdir(req->scratch.v[i], 0755) && errno != EEXIST)
+			return refuse(err, "cannot create %s: %s", req->scratch.v[i],
+				      strerror(errno));
 	for (size_t i = 0; i < req->mkdirs.n; i++) {
 		struct stat st;
 		bool was = lstat(req->mkdirs.v[i], &st) == 0;
@@ -1769,6 +1775,7 @@ void sandbox_request_release(struct sandbox_request *req)
 	strvec_clear(&req->staged);
 	strvec_clear(&req->mkdirs);
 	strvec_clear(&req->made_dirs);
+	strvec_clear(&req->scratch);
 	strvec_clear(&req->files);
 	for (size_t i = 0; i < req->placeholders.n; i++)
 		free(req->placeholders.v[i].path);

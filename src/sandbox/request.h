@@ -191,6 +191,9 @@ struct sandbox_request {
 	/* the mkdirs prepare made (they were not there), in the order made:
 	 * sandbox_request_sweep_dirs removes those still empty after the task */
 	struct strvec made_dirs;
+	/* directories prepare makes that stay, shared by every task that
+	 * mounts its own tmpfs there (Vite's node_modules/.vite-temp) */
+	struct strvec scratch;
 };
 
 /* Moves each staged name from the project into the stage (a missing one is
