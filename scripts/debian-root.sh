@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# debian-root.sh - clean Debian roots, made once per machine and cached, for
+# the release's build (scripts/release.sh) and the install tests
+# (tests/unsafe/t0510-deb.sh, t0520-portable.sh).
+#
+#   scripts/debian-root.sh make SUITE [--install PKGS] [--download PKGS]
+#       Prints the path of a tarball of a `debootstrap --variant=minbase`
+#       root of SUITE (bullseye, bookworm, trixie), its apt sources the
+#       suite's own, -updates and -security, their indexes fetched. PKGS
+#       (a space-separated list) are installed in it (--install), or only
+#       downloaded into apt's cache (--download), so that the test's own
+#       `apt-get install` needs no network once the root is made. Made when
+#       absent or older than VX_ROOT_MAX_DAYS (30) days: an old root's cached
+#       packages install as well, but its indexes name versions the archive
+#       has dropped.
+#   scripts/debian-root.sh run ROOT [--user USER] [--env VAR=VALUE]... -- CMD...
+#       Runs CMD in the unpacked root ROOT, as root or as USER (made when
+#       absent), ROOT being mounted as / by bwrap, with this machine's
+#       /proc, network and resolv.conf and a /dev: bwrap rather than chroot,
+#       so that a sandbox inside (vx's bwrap) can make its user namespaces,
+#       which the kernel refuses a chrooted process (unshare(2): EPERM); the
+#       host's /proc, not a new one, which bwrap covers in part (/proc/sys),
+#       and the kernel then refuses the sandbox inside a /proc of its own
+#       ("Can't mount proc on /newroot/proc: Operation not permitted").
+#
+# The cache is /var/tmp/vx-roots-UID (VX_ROOTS overrides it); debootstrap
+# and apt need root. The Debian archive is deb.debian.org (VX_DEBIAN_MIRROR).
+set -euo pipefail
+
+roots=${VX_ROOTS:-/var/tmp/vx-roots-$(id -u)}
+mirror=${VX_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+security=${mirror%/debian}/debian-security
+max_days=${VX_ROOT_MAX_DAYS:-30}
+
+die() {
+	echo "debian-root.sh: $*" >&2
+	exit 1
+}
+
+usage() {
+	sed -n '6,27p' "$0" | sed 's/^# \{0,1\}//' >&2
+	exit 2
+}
+
+# in_root ROOT CMD...: CMD as root in ROOT (see the header).
+in_root() {
+	local root=$1
+	shift
+	bwrap --bind "$root" / --bind /proc /proc --dev /dev \
+		--ro-bind /etc/resolv.conf /etc/resolv.conf \
+		--unshare-ipc --unshare-uts --hostname vx-root \
+		--die-with-parent --cap-add ALL \
+		--clearenv --setenv PATH /usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		--setenv HOME /root --setenv LC_ALL C.UTF-8 --setenv DEBIAN_FRONTEND noninteractive \
+		"$@"
+}
+
+cmd_make() {
+	local suite=$1 install="" download=""
+	shift
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--install)
+			install=$2
+			shift 2
+			;;
+		--download)
+			download=$2
+			shift 2
+			;;
+		*) usage ;;
+		esac
+	done
+	[ "$(id -u)" = 0 ] || die "making a root needs root (debootstrap, apt-get)"
+	command -v debootstrap >/dev/null || die "debootstrap is not installed (apt-get install debootstrap)"
+	command -v bwrap >/dev/null || die "bwrap is not installed (apt-get install bubblewrap)"
+
+	# one tarball per suite and package lists
+	local key tar
+	key=$(printf '%s\n' "$suite" "$install" "$download" | sha256sum | cut -c1-8)
+	tar=$roots/$suite-$key.tar
+	mkdir -p "$roots"
+	# a root no longer asked for (another package list) goes when it would
+	# have been made again
+	find "$roots" -maxdepth 1 -name '*.tar' -mtime +"$max_days" -delete
+	(
+		flock 9
+		if [ -f "$tar" ] && [ -z "$(find "$tar" -mtime +"$max_days")" ]; then
+			exit 0
+		fi
+		local dir=$roots/$suite-$key.tmp
+		rm -rf "$dir"
+		echo "debian-root.sh: making $tar (debootstrap $suite${install:+, installing $install}${download:+, downloading $download})" >&2
+		# debootstrap's downloads kept per suite: a second root of it (the
+		# release's sysroot, a test's root) fetches nothing again
+		mkdir -p "$roots/debs-$suite"
+		debootstrap --variant=minbase --cache-dir="$roots/debs-$suite" "$suite" "$dir" "$mirror" \
+			>"$dir.log" 2>&1 ||
+			{ tail -n 20 "$dir.log" >&2; die "debootstrap $suite failed (log: $dir.log)"; }
+		{
+			echo "deb $mirror $suite main"
+			echo "deb $mirror $suite-updates main"
+			echo "deb $security $suite-security main"
+		} >"$dir/etc/apt/sources.list"
+		rm -rf "$dir/etc/apt/sources.list.d"/*
+		# The security updates as a user's system has them; a package the
+		# mirror lacks (this machine's proxy answered 404 for a few) is
+		# held back rather than failing the root.
+		in_root "$dir" sh -ec "
+			apt-get update -q
+			apt-get upgrade -y -q --fix-missing || echo 'debian-root.sh: upgrade incomplete'
+			${install:+apt-get install -y -q --no-install-recommends $install}
+			apt-get clean -q
+			${download:+apt-get install -y -q --download-only $download}
+		" >>"$dir.log" 2>&1 ||
+			{ tail -n 20 "$dir.log" >&2; die "apt-get in the $suite root failed (log: $dir.log)"; }
+		tar -C "$dir" -cf "$tar.tmp" . && mv "$tar.tmp" "$tar"
+		rm -rf "$dir" "$dir.log"
+	) 9>"$roots/$suite-$key.lock"
+	echo "$tar"
+}
+
+cmd_run() {
+	local root=$1 user="" envs=()
+	shift
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--user)
+			user=$2
+			shift 2
+			;;
+		--env)
+			envs+=(--setenv "${2%%=*}" "${2#*=}")
+			shift 2
+			;;
+		--)
+			shift
+			break
+			;;
+		*) usage ;;
+		esac
+	done
+	[ $# -gt 0 ] || usage
+	[ -d "$root/etc" ] || die "$root is not an unpacked root"
+	if [ -z "$user" ]; then
+		in_root "$root" "${envs[@]}" "$@"
+		return
+	fi
+	# a user of the root's own, with a home: vx and its sandbox as a
+	# person runs them, never as root
+	if ! grep -q "^$user:" "$root/etc/passwd"; then
+		in_root "$root" useradd --create-home --shell /bin/bash "$user"
+	fi
+	in_root "$root" --setenv HOME "/home/$user" --setenv USER "$user" "${envs[@]}" \
+		--chdir "/home/$user" setpriv --reuid="$user" --regid="$user" --init-groups "$@"
+}
+
+[ $# -ge 2 ] || usage
+verb=$1
+shift
+case $verb in
+make) cmd_make "$@" ;;
+run) cmd_run "$@" ;;
+*) usage ;;
+esac
