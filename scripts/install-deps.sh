@@ -1,19 +1,53 @@
 #!/usr/bin/env bash
-# install-deps.sh - installs everything vx needs to build, test and fuzz on
-# Debian 12. Idempotent: when every package is already installed it touches
-# nothing (no apt-get update), so scripts/demo.sh and scripts/test.sh can call
-# it on every run for free.
+# install-deps.sh - installs what vx needs on Debian 12, by purpose:
+#
+#   scripts/install-deps.sh build   building vx (and `cmake --install`): a C
+#                                   compiler, CMake, pkg-config, the -dev
+#                                   packages, scdoc for the man pages
+#   scripts/install-deps.sh test    building and everything scripts/test.sh,
+#                                   scripts/release.sh and the tests run:
+#                                   bwrap and strace, clang and its
+#                                   sanitizers, clang-format, the shells,
+#                                   debootstrap, dpkg-dev, node and npm, ...
+#   scripts/install-deps.sh         both (the Quick start's demo.sh, test.sh)
+#
+# Idempotent: when every package is already installed it touches nothing
+# (no apt-get update), so demo.sh and test.sh can call it on every run for
+# free.
 set -euo pipefail
 
-packages=(
-	build-essential cmake ninja-build pkg-config git ca-certificates
-	libyaml-dev libcjson-dev libxxhash-dev xxhash libzstd-dev zstd
+what=${1:-all}
+
+build=(
+	build-essential cmake pkg-config git ca-certificates
+	libyaml-dev libcjson-dev libxxhash-dev libzstd-dev
+	# headers only: vx opens libcurl and libcrypto at first use
 	libcurl4-openssl-dev libssl-dev
-	bubblewrap strace socat util-linux iproute2 procps curl
-	jq python3 python3-yaml time graphviz
-	zsh fish scdoc man-db
-	clang libclang-rt-14-dev clang-format
+	scdoc
 )
+test=(
+	ninja-build xxhash zstd
+	# the sandbox, and the tests' own servers and clients (socat)
+	bubblewrap strace socat util-linux iproute2 procps curl
+	jq python3 python3-yaml time graphviz tmux
+	# completion and man page tests
+	zsh fish man-db
+	# the sanitizer, fuzzer and Release builds, the format check
+	clang libclang-rt-14-dev clang-format
+	# scripts/release.sh (the portable build is clang's; the .deb's
+	# dependencies and cJSON's source come by dpkg-dev) and the install
+	# tests' clean roots (t0510, t0520)
+	debootstrap dpkg-dev binutils
+)
+
+case $what in
+build) packages=("${build[@]}") ;;
+test | all) packages=("${build[@]}" "${test[@]}") ;;
+*)
+	echo "usage: scripts/install-deps.sh [build|test]" >&2
+	exit 2
+	;;
+esac
 
 # dpkg-query prints "installed" only for a package that is fully unpacked and
 # configured; a half-installed or removed-but-configured one must be redone.
@@ -26,13 +60,14 @@ for p in "${packages[@]}"; do
 done
 
 # The real-build tests (tests/unsafe/t0330-realbuild.sh) install TypeScript
-# from npm themselves; npm is Debian's unless a node with npm is there.
-if ! command -v npm >/dev/null 2>&1; then
+# from npm themselves, and release.sh packs the npm packages; npm is
+# Debian's unless a node with npm is there.
+if [ "$what" != build ] && ! command -v npm >/dev/null 2>&1; then
 	missing+=(nodejs npm)
 fi
 
 if [ ${#missing[@]} -eq 0 ]; then
-	echo "install-deps: all ${#packages[@]} packages already installed"
+	echo "install-deps: all ${#packages[@]} packages ($what) already installed"
 	exit 0
 fi
 

@@ -40,12 +40,15 @@ test_expect_success 'it holds what cmake --install puts under /usr' '
 	test_grep ! -v "^/usr/" list
 '
 
-# Debian 12, with the packages the .deb names downloaded into apt's cache:
-# apt-get install resolves them as on any system, without the network.
+# Debian 12, with the packages the .deb names, and those building vx needs
+# (install-deps.sh build), downloaded into apt's cache: apt-get install
+# resolves them as on any system, without the network.
 pkgs=$(dpkg-deb -f "$DEB" Depends Recommends | sed 's/^[A-Za-z]*: //' | tr ',' '\n' |
 	sed 's/^ *//; s/[ |(].*//' | sort -u | tr '\n' ' ')
+build_pkgs=$(bash -c 'eval "$(sed -n "/^build=(/,/^)/p" "$1")"; echo "${build[*]}"' _ \
+	"$VX_SOURCE_DIR/scripts/install-deps.sh")
 R=$TEST_TMP/bookworm
-roots_unpack bookworm "$R" --download "$pkgs"
+roots_unpack bookworm "$R" --download "$pkgs $build_pkgs"
 cp "$DEB" "$R/tmp/"
 echo "# the .deb's packages: $pkgs"
 
@@ -112,6 +115,18 @@ test_expect_success 'Debian 12: apt-get remove --purge vx leaves none of its fil
 	test -z "$left"
 '
 
+# Item 8 of issue 55: a CI job that only builds vx installs no clang. The
+# same root, vx gone: install-deps.sh's build list, and the build.
+test_expect_success 'Debian 12: install-deps.sh build'"'"'s packages build vx, and bring no clang' '
+	in_root "$R" apt-get install -y -q --no-install-recommends $build_pkgs >out 2>err &&
+	in_root "$R" dpkg-query -W -f="\${db:Status-Status}" clang >status 2>&1 || true &&
+	test_grep ! "^installed" status &&
+	mkdir -p "$R/tmp/vx-src" &&
+	(cd "$VX_SOURCE_DIR" && git archive HEAD) | tar -C "$R/tmp/vx-src" -xf - &&
+	chmod -R a+rwX "$R/tmp/vx-src" &&
+	as_user "$R" "cd /tmp/vx-src && cmake -S . -B build >/dev/null && cmake --build build -j$(nproc) --target vx vx-sandbox-init vx-man >/dev/null && ./build/vx --version" >out 2>err &&
+	test_grep -x "vx $VERSION" out
+'
 rm -rf "$R"
 
 test_done
