@@ -131,20 +131,12 @@ static void start(struct probe *p, const char *tool, const char *version_flag)
  * namespaces, / read-only), up to the "--" before the program. */
 static void trial_wall(const char *bwrap, struct strvec *argv, bool traced)
 {
-	static const char *const wall[] = {"--unshare-all",
-					   "--die-with-parent",
-					   "--new-session",
-					   "--cap-drop",
-					   "ALL",
-					   "--ro-bind",
-					   "/",
-					   "/",
-					   "--dev",
-					   "/dev",
-					   "--proc",
-					   "/proc",
-					   "--",
-					   NULL};
+	static const char *const wall[] = {"--unshare-all", "--die-with-parent", "--new-session",
+					   "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev",
+					   "/dev", "--proc", "/proc",
+					   /* an option a task's argv has that an old bwrap
+					    * lacks (0.4.1's "Unknown option --perms") */
+					   "--perms", "0700", "--tmpfs", "/dev/shm", "--", NULL};
 	strvec_push(argv, bwrap);
 	for (const char *const *a = wall; *a; a++) {
 		/* what a traced task's bwrap gives init --traced */
@@ -183,7 +175,15 @@ void probe_bwrap(struct probe *p)
 		char *maxns = read_sysctl("/proc/sys/user/max_user_namespaces");
 		char *apparmor =
 		    read_sysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
-		if (geteuid() != 0 && apparmor && !strcmp(apparmor, "1"))
+		if (strstr(err.buf, "Unknown option"))
+			/* Debian 11's 0.4.1: no --perms; upstream before 0.10: no
+			 * --bind-fd (Debian backports it) */
+			p->reason = xasprintf(
+			    "%s is too old for a task's sandbox: vx needs bubblewrap 0.10.0 or "
+			    "later, or a build with --perms and --bind-fd (Debian 12's 0.8.0; "
+			    "bullseye-backports' 0.8.0 for Debian 11)",
+			    p->version ? p->version : "this bwrap");
+		else if (geteuid() != 0 && apparmor && !strcmp(apparmor, "1"))
 			/* Ubuntu 23.10 and later: a program without an AppArmor
 			 * profile that grants userns gets one it cannot use */
 			p->reason = xasprintf(

@@ -125,8 +125,7 @@ test_expect_success 'Debian 11: no libcurl: a remote cache is one line, and the 
 	test_grep "^Tasks: 1 succeeded, 0 cached, 0 failed" out
 '
 
-test_known_bug 'bwrap 0.4.1 fails a sandboxed task with "bwrap: Unknown option --perms", not a refusal naming the version vx needs' \
-	'Debian 11: a sandboxed task is refused, naming bwrap 0.4.1 and the version vx needs' '
+test_expect_success 'Debian 11: a sandboxed task is refused, naming bwrap 0.4.1 and the version vx needs' '
 	rc=0 && as_user "$B" "cd example && vx run @acme/api#build" >out 2>err || rc=$? &&
 	test "$rc" = 2 &&
 	test_grep ! "Unknown option" err &&
