@@ -882,9 +882,11 @@ static int net_start(struct sandbox_jobs *sj, struct sandbox_job *sjob, const st
 	return rc;
 }
 
-/* Does another task of the graph in t's project declare rel an output?
- * (Two tasks writing one dist/: neither's run removes the other's.) */
-static bool others_output(const struct graph *g, const struct task_node *t, const char *rel)
+typedef VEC(struct strvec) glob_lists;
+
+/* The outputs of each other task of the graph in t's project, one glob
+ * list a task ("!" takes away within its own list only). */
+static void others_outputs(const struct graph *g, const struct task_node *t, glob_lists *out)
 {
 	for (size_t k = 0; k < g->nodes.n; k++) {
 		const struct task_node *o = g->nodes.v[k];
@@ -892,11 +894,17 @@ static bool others_output(const struct graph *g, const struct task_node *t, cons
 			continue;
 		struct strvec globs = STRVEC_INIT;
 		lstr_vec_strings(&o->cfg->outputs, &globs);
-		bool match = globlist_match(globs.v, globs.n, rel);
-		strvec_clear(&globs);
-		if (match)
-			return true;
+		vec_push(out, globs);
 	}
+}
+
+/* Does one of lists match rel? (Two tasks writing one dist/: neither's
+ * run removes the other's.) */
+static bool lists_match(const glob_lists *lists, const char *rel)
+{
+	for (size_t k = 0; k < lists->n; k++)
+		if (globlist_match(lists->v[k].v, lists->v[k].n, rel))
+			return true;
 	return false;
 }
 
@@ -924,10 +932,12 @@ static void clear_outputs(struct sandbox_jobs *sj, const struct task_node *t)
 		strvec_clear(&outs);
 		return;
 	}
+	glob_lists others = {0};
+	others_outputs(sj->g, t, &others);
 	struct fsafe_parent pc = {0};
 	for (size_t k = 0; k < outs.n; k++) {
 		const char *rel = outs.v[k], *leaf;
-		if (judge_tool_cache(rel) || others_output(sj->g, t, rel))
+		if (judge_tool_cache(rel) || lists_match(&others, rel))
 			continue;
 		int pfd = fsafe_parent_open(&pc, rootfd, rel, false, &leaf);
 		struct stat st;
@@ -939,6 +949,9 @@ static void clear_outputs(struct sandbox_jobs *sj, const struct task_node *t)
 	fsafe_parent_release(&pc);
 	close(rootfd);
 	strvec_clear(&outs);
+	for (size_t k = 0; k < others.n; k++)
+		strvec_clear(&others.v[k]);
+	vec_free(&others);
 }
 
 int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
