@@ -1,6 +1,6 @@
 # completions.cmake - run as `cmake -DVX=... -DDIR=... -P`: the shells'
 # completion scripts, each written by the vx just built from the option
-# tables it parses with (src/cli/completion.c), into DIR.
+# tables it parses with (src/orchestrator/cli/completion.c), into DIR.
 foreach(shell bash zsh fish)
   if(shell STREQUAL bash)
     set(file vx)

@@ -1,6 +1,6 @@
 # version.cmake - what `vx version` says besides PROJECT_VERSION (the one
 # version number, project() in CMakeLists.txt): the commit built and how
-# (src/cli/version.c). Only that file gets the defines, so a new commit
+# (src/orchestrator/cli/version.c). Only that file gets the defines, so a new commit
 # recompiles one file.
 set(VX_COMMIT unknown)
 find_package(Git QUIET)
@@ -33,5 +33,5 @@ if(VX_SANITIZE)
 elseif(VX_FUZZ)
   set(VX_SANITIZERS "fuzzer, address, undefined")
 endif()
-set_source_files_properties(${CMAKE_SOURCE_DIR}/src/cli/version.c PROPERTIES COMPILE_DEFINITIONS
+set_source_files_properties(${CMAKE_SOURCE_DIR}/src/orchestrator/cli/version.c PROPERTIES COMPILE_DEFINITIONS
   "VX_COMMIT=\"${VX_COMMIT}\";VX_BUILD=\"${VX_BUILD}\";VX_SANITIZERS=\"${VX_SANITIZERS}\"")

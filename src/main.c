@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/verbs.h"
-#include "run/run.h"
+#include "orchestrator/cli/verbs.h"
+#include "orchestrator/run/run.h"
 #include "sandbox/netd.h"
 #include "util/die.h"
 #include "util/spawn.h"

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "config/config.h"
+#include "orchestrator/config/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/config_blob.h"
+#include "orchestrator/config/config_blob.h"
 #include "util/die.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "keys/ignores.h"
+#include "orchestrator/keys/ignores.h"
 #include "util/die.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

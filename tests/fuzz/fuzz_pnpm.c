@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config/pnpm.h"
+#include "orchestrator/config/pnpm.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

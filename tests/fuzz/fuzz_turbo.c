@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/config.h"
-#include "config/turbo.h"
+#include "orchestrator/config/config.h"
+#include "orchestrator/config/turbo.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -3,7 +3,9 @@
 # never includes a higher one's header. Prints each include that breaks it
 # and fails; prints nothing and passes when every room flows one way.
 cd "$(dirname "$0")/../../src" || exit 2
-rooms='config\|plan\|keys\|run\|watch\|cli'
+# The orchestrator's rooms live in orchestrator/ (the design card's top level).
+rooms='orchestrator/\(config\|plan\|keys\|run\|watch\|cli\)'
+o=orchestrator
 bad=0
 check() { # DIRS... -- PATTERN: no file of DIRS includes a header matching it
 	local dirs=() pat
@@ -16,11 +18,11 @@ check cache -- 'sandbox'
 check sandbox -- 'cache'
 check util -- "$rooms\|cache\|sandbox\|violations\|lockfile"
 check violations -- "$rooms\|cache"
-check config -- 'plan\|keys\|run\|watch\|cli'
-check plan -- 'keys\|run\|watch\|cli'
-check keys -- 'run\|watch\|cli'
-check run -- 'watch\|cli'
-check watch -- 'cli'
+check $o/config -- "$o/\\(plan\\|keys\\|run\\|watch\\|cli\\)"
+check $o/plan -- "$o/\\(keys\\|run\\|watch\\|cli\\)"
+check $o/keys -- "$o/\\(run\\|watch\\|cli\\)"
+check $o/run -- "$o/\\(watch\\|cli\\)"
+check $o/watch -- "$o/cli"
 # Within util, no circle of modules: a.c including b.h makes a depend on b
 # (issue 38: io.c -> path.c -> strbuf.c -> io.c).
 if ! python3 - <<'PY'

@@ -20,7 +20,7 @@ declare -A linux_only=(
 	[sandbox/proxy.c]="accepts with accept4(2)"
 	[util/loop.c]="the event loop's signals arrive by signalfd"
 	[util/fswatch.c]="vx watch hears the tree by inotify"
-	[run/run.c]="a subreaper (prctl PR_SET_CHILD_SUBREAPER)"
+	[orchestrator/run/run.c]="a subreaper (prctl PR_SET_CHILD_SUBREAPER)"
 )
 flags=(-std=c11 -D_XOPEN_SOURCE=700 -U__linux__ -U__gnu_linux__ -DVX_VERSION='"0"'
 	-include "$here/bsd_ext.h" -Wall -Wextra -Werror -Wno-unused-parameter -I"$src")
@@ -28,7 +28,7 @@ flags=(-std=c11 -D_XOPEN_SOURCE=700 -U__linux__ -U__gnu_linux__ -DVX_VERSION='"0
 linux_headers='/(linux|asm)/|sys/(signalfd|epoll|inotify|prctl|syscall|mount|sendfile|sysmacros)\.h'
 glibc_own='/linux/(errno|limits)\.h|/asm/errno|/asm-generic/errno'
 failed=0 n=0
-for path in "$src"/*/*.c; do
+for path in "$src"/*/*.c "$src"/orchestrator/*/*.c; do
 	f=${path#"$src"/}
 	[ -z "${linux_only[$f]:-}" ] || continue
 	n=$((n + 1))
@@ -47,7 +47,7 @@ done
 # The macOS seam is compiled nowhere else: here with __APPLE__ defined
 # (against glibc's headers, with GNU names: what macOS's declare), so a
 # typo or a missing include in it cannot wait for the first Mac.
-for f in sandbox/seatbelt_darwin.c violations/seatbelt_reader.c cli/info.c; do
+for f in sandbox/seatbelt_darwin.c violations/seatbelt_reader.c orchestrator/cli/info.c; do
 	if ! "$cc" -std=c11 -D_GNU_SOURCE -D__APPLE__ -DVX_VERSION='"0"' -Wall -Wextra -Werror \
 		-Wno-unused-parameter -I"$src" "$@" -fsyntax-only "$src/$f"; then
 		echo "does not compile as macOS would: src/$f" >&2

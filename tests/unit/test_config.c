@@ -5,8 +5,8 @@
 
 #include "capture.h"
 #include "check.h"
-#include "config/config.h"
-#include "config/schema.h"
+#include "orchestrator/config/config.h"
+#include "orchestrator/config/schema.h"
 
 static struct config *parse(const char *text)
 {

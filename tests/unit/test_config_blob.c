@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "config/config_blob.h"
-#include "config/schema.h"
+#include "orchestrator/config/config_blob.h"
+#include "orchestrator/config/schema.h"
 
 static const char every_key[] = "name: web\n"
 				"dependsOn: [lib, \"ui\"]\n"

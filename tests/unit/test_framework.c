@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "config/framework.h"
+#include "orchestrator/config/framework.h"
 
 static const char *slug(const char *a, const char *b, const char *c)
 {

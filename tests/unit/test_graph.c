@@ -7,9 +7,9 @@
 #include "capture.h"
 #include "check.h"
 #include "fixture.h"
-#include "plan/filter.h"
-#include "plan/graph.h"
-#include "config/workspace.h"
+#include "orchestrator/plan/filter.h"
+#include "orchestrator/plan/graph.h"
+#include "orchestrator/config/workspace.h"
 
 static const char *root;
 

@@ -12,7 +12,7 @@
 
 #include "check.h"
 #include "fstest.h"
-#include "keys/ignores.h"
+#include "orchestrator/keys/ignores.h"
 #include "util/io.h"
 #include "util/spawn.h"
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "cli/learn_reach.h"
+#include "orchestrator/cli/learn_reach.h"
 
 #define WS "/w"
 #define APP "/w/app"

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "run/output.h"
+#include "orchestrator/run/output.h"
 #include "util/strbuf.h"
 
 static char path[] = "/tmp/vxoutput-XXXXXX";

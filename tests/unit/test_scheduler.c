@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "run/scheduler.h"
+#include "orchestrator/run/scheduler.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
 

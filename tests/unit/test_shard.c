@@ -6,7 +6,7 @@
 
 #include "check.h"
 #include "fstest.h"
-#include "plan/shard.h"
+#include "orchestrator/plan/shard.h"
 #include "util/die.h"
 
 static void test_parse(void)

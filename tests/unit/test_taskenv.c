@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "keys/taskenv.h"
+#include "orchestrator/keys/taskenv.h"
 
 static bool secret(const char *entry)
 {

@@ -6,7 +6,7 @@
 
 #include "check.h"
 #include "fixture.h"
-#include "keys/toolchain.h"
+#include "orchestrator/keys/toolchain.h"
 #include "util/die.h"
 
 static void first(const char *cmd, const char *want)

@@ -8,8 +8,8 @@
 
 #include "capture.h"
 #include "check.h"
-#include "config/config.h"
-#include "config/turbo.h"
+#include "orchestrator/config/config.h"
+#include "orchestrator/config/turbo.h"
 #include "util/die.h"
 
 static struct config *empty(void)

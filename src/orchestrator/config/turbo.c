@@ -1,0 +1,727 @@
+/* turbo.c - turbo.json read into a vx configuration (turbo.h).
+ *
+ * turbo.json is JSON with comments and trailing commas. Those are blanked
+ * to spaces in place (every other byte keeps its line and column), and the
+ * rest is read by libyaml, of which JSON is a subset: every node keeps its
+ * place, so each warning and error points at FILE:LINE:COL. */
+#include "orchestrator/config/turbo.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#include "util/die.h"
+#include "util/jsonc.h"
+#include "util/yamlload.h"
+#include "util/yamlnode.h"
+#include "util/path.h"
+#include "util/readcache.h"
+#include "util/closest.h"
+#include "util/strbuf.h"
+
+extern char **environ;
+
+struct turbo {
+	const char *path;
+	yaml_document_t doc;
+	struct config *cfg;
+	/* a package's turbo.json ("extends": ["//"]): the root's config, whose
+	 * tasks its own extend, and the package's name */
+	const struct config *root;
+	const char *package;
+};
+
+static struct loc at(const struct turbo *t, const yaml_node_t *n)
+{
+	return (struct loc){t->path, (int)n->start_mark.line + 1, (int)n->start_mark.column + 1};
+}
+
+static void warn_at(const struct turbo *t, const yaml_node_t *n, const char *fmt, const char *a)
+{
+	struct loc l = at(t, n);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, fmt, a);
+	warning("%s:%d:%d: %s", l.file, l.line, l.col, sb.buf);
+	strbuf_release(&sb);
+}
+
+/* A key given twice in one object is an error at the second: which one a
+ * JSON reader keeps differs from reader to reader, and a task's config must
+ * not depend on it. */
+static int dup_key(const struct turbo *t, const yaml_node_t *map, const yaml_node_pair_t *pr)
+{
+	const char *name =
+	    yamlnode_scalar(yaml_document_get_node((yaml_document_t *)&t->doc, pr->key));
+	for (const yaml_node_pair_t *q = map->data.mapping.pairs.start; name && q < pr; q++) {
+		yaml_node_t *prev = yaml_document_get_node((yaml_document_t *)&t->doc, q->key);
+		const char *pn = yamlnode_scalar(prev);
+		if (pn && !strcmp(pn, name)) {
+			yaml_node_t *k =
+			    yaml_document_get_node((yaml_document_t *)&t->doc, pr->key);
+			struct loc l = at(t, k);
+			return config_error(&l, "duplicate key \"%s\" (first at line %d)", name,
+					    (int)prev->start_mark.line + 1);
+		}
+	}
+	return 0;
+}
+
+/* A JSON string: a quoted scalar (true, 1 and null are not strings). */
+static const char *string(const yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE && n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE
+		   ? (const char *)n->data.scalar.value
+		   : NULL;
+}
+
+static int get_bool(const struct turbo *t, const yaml_node_t *n, const char *key, bool *out)
+{
+	const char *s = yamlnode_scalar(n);
+	if (s && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	    (!strcmp(s, "true") || !strcmp(s, "false"))) {
+		*out = !strcmp(s, "true");
+		return 0;
+	}
+	struct loc l = at(t, n);
+	return config_error(&l, "turbo.json \"%s\" must be true or false", key);
+}
+
+/* A list of strings, each with its place. */
+static int get_list(struct turbo *t, const yaml_node_t *n, const char *key, lstr_vec *out)
+{
+	struct loc l = at(t, n);
+	if (n->type != YAML_SEQUENCE_NODE)
+		return config_error(&l, "turbo.json \"%s\" must be a list of strings", key);
+	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+	     it++) {
+		yaml_node_t *e = yaml_document_get_node(&t->doc, *it);
+		const char *s = string(e);
+		if (!s) {
+			struct loc el = at(t, e);
+			return config_error(&el, "turbo.json \"%s\" entries must be strings", key);
+		}
+		vec_push(out, ((struct lstr){xstrdup(s), at(t, e)}));
+	}
+	return 0;
+}
+
+/* Environment names as Turborepo matches them: NAME, a NAME_* wildcard
+ * (every variable of vx's environment it matches, now: the key holds the
+ * values Turborepo's would), and !NAME taking away, kept after the names
+ * (a framework's variables it matches are not keyed either). */
+static void env_names(const lstr_vec *pats, lstr_vec *out)
+{
+	struct strvec names = STRVEC_INIT;
+	for (size_t i = 0; i < pats->n; i++) {
+		const char *p = pats->v[i].s;
+		if (p[0] == '!')
+			continue;
+		if (!strpbrk(p, "*?[")) {
+			strvec_push(&names, p);
+			continue;
+		}
+		for (char **e = environ; *e; e++) {
+			char *name = xstrndup(*e, strcspn(*e, "="));
+			if (!fnmatch(p, name, 0))
+				strvec_push(&names, name);
+			free(name);
+		}
+	}
+	strvec_sort_unique(&names);
+	for (size_t k = 0; k < names.n; k++) {
+		bool drop = false;
+		for (size_t i = 0; i < pats->n && !drop; i++)
+			drop = pats->v[i].s[0] == '!' && !fnmatch(pats->v[i].s + 1, names.v[k], 0);
+		if (!drop)
+			vec_push(out, ((struct lstr){xstrdup(names.v[k]),
+						     pats->n ? pats->v[0].loc : (struct loc){0}}));
+	}
+	strvec_clear(&names);
+	/* kept: they take away from what a framework adds (framework.h) */
+	for (size_t i = 0; i < pats->n; i++)
+		if (pats->v[i].s[0] == '!')
+			vec_push(out, ((struct lstr){xstrdup(pats->v[i].s), pats->v[i].loc}));
+}
+
+/* Keys of Turborepo's that change nothing vx does: read, and not a word
+ * about them (issue 42: a warning per run for "ui" and each task's
+ * "interactive"). */
+static const char *const SILENT_TASK_KEYS[] = {"description", NULL};
+static const char *const SILENT_KEYS[] = {
+    "$schema", "ui", "daemon", "noUpdateNotifier", "dangerouslyDisablePackageManagerCheck", NULL};
+
+/* Every key a task of turbo.json may have (Turborepo 2's schema), for
+ * the refusal of one that is none: Turborepo refuses it, and a typo
+ * ("dependson") taken as a warning ran a graph nobody wrote (issue 56
+ * item 3). Schema 1's own keys are warned about, as "pipeline" is. */
+static const char *const TASK_KEYS[] = {
+    "dependsOn",     "outputs",	    "inputs",	  "env",  "passThroughEnv", "cache", "persistent",
+    "interruptible", "interactive", "outputLogs", "with", "description",    NULL};
+static const char *const SCHEMA1_TASK_KEYS[] = {"outputMode", "dotEnv", NULL};
+static const char *const TOP_KEYS[] = {"$schema",
+				       "tasks",
+				       "extends",
+				       "globalDependencies",
+				       "globalEnv",
+				       "globalPassThroughEnv",
+				       "envMode",
+				       "remoteCache",
+				       "ui",
+				       "daemon",
+				       "noUpdateNotifier",
+				       "dangerouslyDisablePackageManagerCheck",
+				       "cacheDir",
+				       "concurrency",
+				       "boundaries",
+				       "futureFlags",
+				       "tags",
+				       NULL};
+static const char *const SCHEMA1_TOP_KEYS[] = {"globalDotEnv", "experimentalSpaces", NULL};
+
+/* An unknown key is an error at its place, with the closest known one. */
+static void unknown_key(const struct turbo *t, const yaml_node_t *k, const char *what,
+			const char *const *known)
+{
+	size_t n = 0;
+	while (known[n])
+		n++;
+	const char *key = yamlnode_scalar(k);
+	const char *near = closest_name(key, known, n);
+	struct loc l = at(t, k);
+	if (near)
+		config_error(&l, "unknown %s \"%s\" (did you mean \"%s\"?)", what, key, near);
+	else
+		config_error(&l, "unknown %s \"%s\" (Turborepo refuses it too)", what, key);
+}
+
+/* A warning for a key of file path said once per process (a task key
+ * repeated in ten tasks, a config vx watch reads again): 1 when it is
+ * new. */
+static bool first_time(const char *path, const char *key)
+{
+	static struct strvec said = STRVEC_INIT;
+	char *k = xasprintf("%s\n%s", path, key);
+	bool first = strvec_find(&said, k) < 0;
+	if (first)
+		strvec_push_nodup(&said, k);
+	else
+		free(k);
+	return first;
+}
+
+static bool in(const char *const *list, const char *s)
+{
+	for (; *list; list++)
+		if (!strcmp(*list, s))
+			return true;
+	return false;
+}
+
+/* One task of "tasks". Returns it, or NULL after an error line. */
+static struct task_cfg *read_task(struct turbo *t, const yaml_node_t *key, const yaml_node_t *v)
+{
+	if (!yamlnode_scalar(key)) {
+		struct loc kl = at(t, key);
+		config_error(&kl, "turbo.json keys must be strings");
+		return NULL;
+	}
+	struct task_cfg *tc = xcalloc(1, sizeof *tc);
+	tc->name = xstrdup(yamlnode_scalar(key));
+	tc->loc = at(t, key);
+	tc->cache = true;
+	tc->replaces = strchr(tc->name, '#') && strncmp(tc->name, "//#", 3);
+	struct loc l = at(t, v);
+	if (v->type != YAML_MAPPING_NODE) {
+		config_error(&l, "turbo.json task \"%s\" must be an object", tc->name);
+		goto fail;
+	}
+	for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top;
+	     pr++) {
+		yaml_node_t *k = yaml_document_get_node(&t->doc, pr->key);
+		yaml_node_t *val = yaml_document_get_node(&t->doc, pr->value);
+		const char *name = yamlnode_scalar(k);
+		int rc = 0;
+		if (dup_key(t, v, pr))
+			goto fail;
+		if (!name) {
+			struct loc kl = at(t, k);
+			config_error(&kl, "turbo.json keys must be strings");
+			goto fail;
+		}
+		if (!strcmp(name, "dependsOn")) {
+			rc = get_list(t, val, name, &tc->depends_on);
+			tc->set |= TF_DEPENDS_ON;
+		} else if (!strcmp(name, "outputLogs")) {
+			const char *m = string(val);
+			if (!m || output_logs_parse(m) < 0) {
+				struct loc vl = at(t, val);
+				config_error(&vl,
+					     "turbo.json \"outputLogs\" is \"full\", \"new-only\", "
+					     "\"errors-only\", \"hash-only\" or \"none\"");
+				goto fail;
+			}
+			free(tc->output_logs.s);
+			tc->output_logs = (struct lstr){xstrdup(m), at(t, val)};
+			tc->set |= TF_OUTPUT_LOGS;
+		} else if (!strcmp(name, "with")) {
+			rc = get_list(t, val, name, &tc->with);
+			tc->set |= TF_WITH;
+		} else if (!strcmp(name, "outputs")) {
+			rc = get_list(t, val, name, &tc->outputs);
+			tc->set |= TF_OUTPUTS;
+		} else if (!strcmp(name, "inputs")) {
+			lstr_vec in = {0};
+			rc = get_list(t, val, name, &in);
+			bool dflt = false, negated = false;
+			for (size_t i = 0; !rc && i < in.n; i++) {
+				const char *s = in.v[i].s;
+				negated |= s[0] == '!';
+				if (!strcmp(s, "$TURBO_DEFAULT$"))
+					dflt = true;
+				else if (!strncmp(s, "$TURBO_ROOT$/", 13))
+					vec_push(&tc->input_ws_files,
+						 ((struct lstr){xstrdup(s + 13), in.v[i].loc}));
+			}
+			if (!rc && dflt) {
+				/* the default inputs (every file of the package) already
+				 * hold what is added beside them; a "!" taken from them
+				 * is keyed anyway: more in a key is never a stale hit.
+				 * Said only when there is a "!" (issue 56 item 3: the
+				 * create-turbo starter, with none, heard it every run) */
+				if (negated)
+					warn_at(
+					    t, val,
+					    "%s: $TURBO_DEFAULT$ keys every file of the package "
+					    "(beside it, \"!\" entries are not taken away)",
+					    "inputs");
+			} else if (!rc) {
+				for (size_t i = 0; i < in.n; i++)
+					if (strncmp(in.v[i].s, "$TURBO_ROOT$/", 13))
+						vec_push(&tc->input_files,
+							 ((struct lstr){xstrdup(in.v[i].s),
+									in.v[i].loc}));
+				/* Turborepo always keys the package's package.json and
+				 * turbo.json, whatever inputs says (the oracle, t0181) */
+				static const char *const always[] = {"package.json", "turbo.json"};
+				for (size_t i = 0; i < 2; i++)
+					vec_push(&tc->input_files,
+						 ((struct lstr){xstrdup(always[i]), at(t, val)}));
+				tc->set |= TF_INPUT_FILES;
+			}
+			if (tc->input_ws_files.n)
+				tc->set |= TF_INPUT_WS_FILES;
+			lstr_vec_free(&in);
+		} else if (!strcmp(name, "env")) {
+			lstr_vec pats = {0};
+			rc = get_list(t, val, name, &pats);
+			if (!rc)
+				env_names(&pats, &tc->input_env);
+			lstr_vec_free(&pats);
+			tc->set |= TF_INPUT_ENV;
+		} else if (!strcmp(name, "passThroughEnv")) {
+			rc = get_list(t, val, name, &tc->env_pass);
+			tc->set |= TF_ENV_PASS;
+		} else if (!strcmp(name, "cache")) {
+			rc = get_bool(t, val, name, &tc->cache);
+			tc->set |= TF_CACHE;
+		} else if (!strcmp(name, "persistent")) {
+			rc = get_bool(t, val, name, &tc->persistent);
+			tc->set |= TF_PERSISTENT;
+		} else if (!strcmp(name, "interruptible")) {
+			bool b = false;
+			rc = get_bool(t, val, name, &b);
+			tc->restart =
+			    (struct lstr){xstrdup(b ? "on-input-change" : "never"), at(t, val)};
+			tc->set |= TF_RESTART;
+		} else if (in(SILENT_TASK_KEYS, name)) {
+			/* nothing vx does depends on it */
+		} else if (!strcmp(name, "interactive")) {
+			bool b = false;
+			rc = get_bool(t, val, name, &b);
+			if (b && first_time(t->path, name))
+				warn_at(
+				    t, k,
+				    "\"%s\": true is not read by vx: a task gets no terminal input "
+				    "(ignored)",
+				    name);
+		} else if (in(SCHEMA1_TASK_KEYS, name)) {
+			if (first_time(t->path, name))
+				warn_at(t, k,
+					"\"%s\" is turbo.json's schema 1, which vx does not read "
+					"(ignored)",
+					name);
+		} else {
+			unknown_key(t, k, "task key", TASK_KEYS);
+			goto fail;
+		}
+		if (rc)
+			goto fail;
+	}
+	if (!(tc->set & TF_CACHE))
+		tc->cache = !tc->persistent;
+	/* A cached task whose outputs nobody named keeps its log alone, as in
+	 * Turborepo: a hit then restores no files. */
+	return tc;
+fail:
+	task_cfg_free(tc);
+	return NULL;
+}
+
+/* Puts a turbo.json task under cfg's own task of the same name. */
+static void add_task(struct config *cfg, struct task_cfg *tc)
+{
+	for (size_t i = 0; i < cfg->tasks.n; i++) {
+		if (strcmp(cfg->tasks.v[i]->name, tc->name))
+			continue;
+		struct task_cfg *m = config_task_merge(cfg->tasks.v[i], tc);
+		task_cfg_free(cfg->tasks.v[i]);
+		task_cfg_free(tc);
+		cfg->tasks.v[i] = m;
+		return;
+	}
+	vec_push(&cfg->tasks, tc);
+}
+
+/* "remoteCache" as cache.remote, unless the root vx.yaml has one (it
+ * overlays turbo.json): enabled, signature, apiUrl, teamId. The token and
+ * the rest come from the environment, as for Turborepo. */
+static int read_remote(struct turbo *t, const yaml_node_t *v)
+{
+	struct loc l = at(t, v);
+	if (v->type != YAML_MAPPING_NODE)
+		return config_error(&l, "turbo.json \"remoteCache\" must be an object");
+	struct remote_cfg rc = {.read = true, .write = true, .loc = l};
+	bool enabled = true;
+	int err = 0;
+	for (yaml_node_pair_t *pr = v->data.mapping.pairs.start;
+	     !err && pr < v->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = yaml_document_get_node(&t->doc, pr->key);
+		yaml_node_t *val = yaml_document_get_node(&t->doc, pr->value);
+		const char *name = yamlnode_scalar(k);
+		if (!name) {
+			struct loc kl = at(t, k);
+			err = config_error(&kl, "turbo.json keys must be strings");
+		} else if (dup_key(t, v, pr)) {
+			err = -1;
+		} else if (!strcmp(name, "enabled")) {
+			err = get_bool(t, val, name, &enabled);
+		} else if (!strcmp(name, "signature")) {
+			err = get_bool(t, val, name, &rc.signature);
+		} else if (!strcmp(name, "apiUrl") || !strcmp(name, "teamId")) {
+			const char *s = string(val);
+			if (!s) {
+				struct loc vl = at(t, val);
+				err = config_error(&vl, "turbo.json \"%s\" must be a string", name);
+			} else {
+				char **dst = !strcmp(name, "apiUrl") ? &rc.url : &rc.team_id;
+				free(*dst);
+				*dst = xstrdup(s);
+			}
+		} else {
+			warn_at(t, k, "remoteCache \"%s\" is not read by vx (ignored)", name);
+		}
+	}
+	if (!err && !t->cfg->remote) {
+		rc.read = rc.write = enabled;
+		t->cfg->remote = xmalloc(sizeof rc);
+		*t->cfg->remote = rc;
+		return 0;
+	}
+	free(rc.url);
+	free(rc.team_id);
+	return err;
+}
+
+/* Keys whose effect vx does not give: said at each load. */
+static const char *const IGNORED_KEYS[] = {"cacheDir",	  "concurrency", "boundaries",
+					   "futureFlags", "tags",	 NULL};
+
+/* "$TURBO_EXTENDS$" in a package task's list: the root task's list first,
+ * then the package's own. Returns true when it was there. */
+static bool extend_list(lstr_vec *own, const lstr_vec *base)
+{
+	size_t at = own->n;
+	for (size_t i = 0; i < own->n; i++)
+		if (!strcmp(own->v[i].s, "$TURBO_EXTENDS$"))
+			at = i;
+	if (at == own->n)
+		return false;
+	free(own->v[at].s);
+	memmove(own->v + at, own->v + at + 1, (own->n - at - 1) * sizeof *own->v);
+	own->n--;
+	lstr_vec all = {0};
+	for (size_t i = 0; base && i < base->n; i++)
+		vec_push(&all, ((struct lstr){xstrdup(base->v[i].s), base->v[i].loc}));
+	for (size_t i = 0; i < own->n; i++)
+		vec_push(&all, own->v[i]);
+	vec_free(own);
+	*own = all;
+	return true;
+}
+
+/* A package's task: "$TURBO_EXTENDS$" resolved against the root's task it
+ * extends ("pkg#task", else "task"). */
+static void extend_task(const struct turbo *t, struct task_cfg *tc)
+{
+	char *key = xasprintf("%s#%s", t->package, tc->name);
+	const struct task_cfg *b = config_find_task(t->root, key);
+	free(key);
+	if (!b)
+		b = config_find_task(t->root, tc->name);
+	extend_list(&tc->depends_on, b ? &b->depends_on : NULL);
+	extend_list(&tc->with, b ? &b->with : NULL);
+	extend_list(&tc->outputs, b ? &b->outputs : NULL);
+	extend_list(&tc->input_files, b ? &b->input_files : NULL);
+	extend_list(&tc->input_env, b ? &b->input_env : NULL);
+	extend_list(&tc->env_pass, b ? &b->env_pass : NULL);
+}
+
+/* A package turbo.json's "extends": exactly ["//"] (Turborepo's one form). */
+static int read_extends(struct turbo *t, const yaml_node_t *k, const yaml_node_t *v)
+{
+	lstr_vec l = {0};
+	int rc = get_list(t, v, "extends", &l);
+	if (!rc && (l.n != 1 || strcmp(l.v[0].s, "//"))) {
+		struct loc vl = at(t, v);
+		rc = config_error(&vl, "a package's turbo.json extends the root's alone: "
+				       "\"extends\": [\"//\"]");
+	}
+	if (!rc && !t->package) {
+		struct loc kl = at(t, k);
+		rc = config_error(&kl, "the root turbo.json cannot extend another");
+	}
+	lstr_vec_free(&l);
+	return rc;
+}
+
+static int parse(struct turbo *t, char *text, size_t len);
+
+int turbo_parse(const char *path, char *text, size_t len, struct config *cfg)
+{
+	struct turbo t = {.path = path, .cfg = cfg};
+	return parse(&t, text, len);
+}
+
+static int parse(struct turbo *tp, char *text, size_t len)
+{
+	struct turbo t = *tp;
+	const char *path = t.path;
+	struct config *cfg = t.cfg;
+	bool extends = false, env_mode = false;
+	jsonc_blank(text, len);
+	yaml_parser_t parser;
+	if (!yaml_parser_initialize(&parser))
+		die("cannot initialize the YAML parser");
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	struct yamlload_error err;
+	if (!yamlload_next(&parser, &t.doc, &err)) {
+		struct loc l = {path, err.line, err.col};
+		int rc = config_error(&l, "turbo.json is not JSON: %s", err.message);
+		yaml_parser_delete(&parser);
+		return rc;
+	}
+	yaml_parser_delete(&parser);
+	int rc = 1;
+	yaml_node_t *root = yaml_document_get_root_node(&t.doc);
+	if (!root || root->type != YAML_MAPPING_NODE) {
+		struct loc l = {path, 1, 1};
+		rc = config_error(&l, "turbo.json must hold one object");
+		goto out;
+	}
+	for (yaml_node_pair_t *pr = root->data.mapping.pairs.start;
+	     rc > 0 && pr < root->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = yaml_document_get_node(&t.doc, pr->key);
+		yaml_node_t *v = yaml_document_get_node(&t.doc, pr->value);
+		const char *name = yamlnode_scalar(k);
+		if (!name) {
+			struct loc l = at(&t, k);
+			rc = config_error(&l, "turbo.json keys must be strings");
+			break;
+		}
+		if (dup_key(&t, root, pr)) {
+			rc = -1;
+			break;
+		}
+		if (!strcmp(name, "tasks") || !strcmp(name, "pipeline")) {
+			if (!strcmp(name, "pipeline"))
+				warn_at(&t, k, "\"%s\" is turbo.json's schema 1: read as \"tasks\"",
+					name);
+			if (v->type != YAML_MAPPING_NODE) {
+				struct loc l = at(&t, v);
+				rc = config_error(&l, "turbo.json \"%s\" must be an object", name);
+				break;
+			}
+			for (yaml_node_pair_t *tp = v->data.mapping.pairs.start;
+			     rc > 0 && tp < v->data.mapping.pairs.top; tp++) {
+				yaml_node_t *tk = yaml_document_get_node(&t.doc, tp->key);
+				if (dup_key(&t, v, tp)) {
+					rc = -1;
+					break;
+				}
+				const char *tn = yamlnode_scalar(tk);
+				if (t.package && tn && strchr(tn, '#')) {
+					struct loc l = at(&t, tk);
+					rc = config_error(&l,
+							  "a package's turbo.json names its own "
+							  "tasks: \"%s\", not \"%s\"",
+							  strchr(tn, '#') + 1, tn);
+					break;
+				}
+				struct task_cfg *tc =
+				    read_task(&t, tk, yaml_document_get_node(&t.doc, tp->value));
+				if (tc && t.package)
+					extend_task(&t, tc);
+				if (!tc)
+					rc = -1;
+				else
+					add_task(cfg, tc);
+			}
+		} else if (!strcmp(name, "extends")) {
+			rc = read_extends(&t, k, v) ? -1 : 1;
+			extends = rc > 0;
+		} else if (t.package && strcmp(name, "$schema") && strcmp(name, "tags") &&
+			   strcmp(name, "boundaries")) {
+			struct loc l = at(&t, k);
+			rc = config_error(&l,
+					  "\"%s\" belongs in the root turbo.json, not a "
+					  "package's",
+					  name);
+		} else if (!strcmp(name, "globalDependencies")) {
+			rc = get_list(&t, v, name, &cfg->ws_input_files) ? -1 : 1;
+		} else if (!strcmp(name, "globalEnv")) {
+			lstr_vec pats = {0};
+			rc = get_list(&t, v, name, &pats) ? -1 : 1;
+			if (rc > 0)
+				env_names(&pats, &cfg->ws_input_env);
+			lstr_vec_free(&pats);
+		} else if (!strcmp(name, "globalPassThroughEnv")) {
+			rc = get_list(&t, v, name, &cfg->ws_env_pass) ? -1 : 1;
+		} else if (!strcmp(name, "envMode")) {
+			const char *m = string(v);
+			if (!m || (strcmp(m, "strict") && strcmp(m, "loose"))) {
+				struct loc l = at(&t, v);
+				rc = config_error(
+				    &l, "turbo.json \"envMode\" is \"strict\" or \"loose\"");
+			} else {
+				cfg->env_strict = !strcmp(m, "strict");
+				env_mode = true;
+			}
+		} else if (!strcmp(name, "remoteCache")) {
+			rc = read_remote(&t, v) ? -1 : 1;
+		} else if (in(SILENT_KEYS, name)) {
+			/* nothing vx does depends on it */
+		} else if (in(IGNORED_KEYS, name)) {
+			warn_at(&t, k, "\"%s\" is not read by vx (ignored)", name);
+		} else if (in(SCHEMA1_TOP_KEYS, name)) {
+			warn_at(&t, k,
+				"\"%s\" is turbo.json's schema 1, which vx does not read (ignored)",
+				name);
+		} else {
+			unknown_key(&t, k, "key", TOP_KEYS);
+			rc = -1;
+		}
+	}
+	if (rc > 0 && !t.package && !env_mode)
+		cfg->env_strict = true; /* Turborepo 2's default */
+	if (rc > 0 && t.package && !extends) {
+		struct loc l = {path, 1, 1};
+		rc = config_error(&l, "a package's turbo.json must extend the root's: "
+				      "\"extends\": [\"//\"]");
+	}
+out:
+	yaml_document_delete(&t.doc);
+	return rc;
+}
+
+static char *turbo_file(struct readcache *rc, const char *dir)
+{
+	static const char *const names[] = {"turbo.json", "turbo.jsonc"};
+	for (size_t k = 0; k < 2; k++) {
+		char *p = path_join(dir, names[k]);
+		if (readcache_exists(rc, p))
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+/* Whether text (a turbo.json) has "key" at its top level. A file that
+ * does not parse says nothing here: turbo_load reports it. */
+static bool top_level_key(char *text, size_t len, const char *key)
+{
+	jsonc_blank(text, len);
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	if (!yaml_parser_initialize(&parser))
+		die("cannot initialize the YAML parser");
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	bool found = false;
+	struct yamlload_error err;
+	if (yamlload_next(&parser, &doc, &err)) {
+		yaml_node_t *root = yaml_document_get_root_node(&doc);
+		for (yaml_node_pair_t *pr = root && root->type == YAML_MAPPING_NODE
+						? root->data.mapping.pairs.start
+						: NULL;
+		     pr && pr < root->data.mapping.pairs.top && !found; pr++) {
+			const char *k = yamlnode_scalar(yaml_document_get_node(&doc, pr->key));
+			found = k && !strcmp(k, key);
+		}
+		yaml_document_delete(&doc);
+	}
+	yaml_parser_delete(&parser);
+	return found;
+}
+
+bool turbo_is_root(const char *dir)
+{
+	char *p = turbo_file(NULL, dir);
+	if (!p)
+		return false;
+	struct strbuf sb = STRBUF_INIT;
+	bool root = strbuf_read_file(&sb, p) == 0 && !top_level_key(sb.buf, sb.len, "extends");
+	strbuf_release(&sb);
+	free(p);
+	return root;
+}
+
+int turbo_load_package(struct readcache *reads, const char *dir, const char *package,
+		       const struct config *root, struct config *cfg)
+{
+	char *p = turbo_file(reads, dir);
+	if (!p)
+		return 0;
+	struct strbuf sb = STRBUF_INIT;
+	int rc;
+	if (readcache_read(reads, p, &sb)) {
+		rc = error_errno("cannot read %s", p);
+		free(p);
+	} else {
+		cfg->turbo_path = p;
+		struct turbo t = {.path = p, .cfg = cfg, .root = root, .package = package};
+		rc = parse(&t, sb.buf, sb.len);
+	}
+	strbuf_release(&sb);
+	return rc;
+}
+
+int turbo_load(const char *root, struct config *cfg)
+{
+	char *p = turbo_file(NULL, root);
+	if (!p)
+		return 0;
+	struct strbuf sb = STRBUF_INIT;
+	int rc;
+	if (strbuf_read_file(&sb, p)) {
+		rc = error_errno("cannot read %s", p);
+		free(p);
+	} else {
+		/* the locs of what it read point here: the config keeps it */
+		cfg->turbo_path = p;
+		rc = turbo_parse(p, sb.buf, sb.len, cfg);
+	}
+	strbuf_release(&sb);
+	return rc;
+}

@@ -1,0 +1,48 @@
+/* inputs.h - the files a task's key folds (SPEC §2.2 "Default inputs") and
+ * the files its output globs match on disk now. */
+#ifndef VX_KEYS_INPUTS_H
+#define VX_KEYS_INPUTS_H
+
+#include <stdbool.h>
+
+#include "orchestrator/plan/graph.h"
+#include "orchestrator/keys/ignores.h"
+#include "orchestrator/config/workspace.h"
+#include "util/listcache.h"
+#include "util/strmap.h"
+#include "util/vec.h"
+
+/* What one run knows of the workspace's files; filled by inputs_init. */
+struct inputs {
+	const struct workspace *ws;
+	bool in_git;		    /* the root lies in a git work tree */
+	struct strvec git_files;    /* root-relative, sorted: tracked and untracked, not ignored */
+	struct strmap projects;	    /* project rel -> index, to find the project owning a path */
+	struct listcache *listings; /* outside git: directory listings kept across runs, or NULL */
+};
+
+/* Finds once the files git tracks or would track under the root (so what
+ * git ignores is left out), collecting the listing the workspace's load
+ * started (listing.h) and asking ignores (NULL: none kept); outside a work
+ * tree, or without git, the file system is walked instead, per task. Either
+ * way each directory's listing is taken from listings (util/listcache.h;
+ * NULL: every directory read) while the directory is unchanged. Returns 0
+ * (it cannot fail). */
+int inputs_init(struct inputs *in, const struct workspace *ws, struct listcache *listings,
+		struct ignores *ignores);
+void inputs_release(struct inputs *in);
+
+/* Appends to out the workspace-relative paths of t's input files, sorted and
+ * unique: inputs.files globs (relative to the project, "!" taking back),
+ * else every file of the project but .git/, node_modules/, .vx/, the task's
+ * outputs and nested projects' directories; then inputs.workspaceFiles of the
+ * task and of the workspace (relative to the root). Returns 0, or -1 after
+ * an error line (a directory that cannot be read). */
+int inputs_collect(struct inputs *in, const struct task_node *t, struct strvec *out);
+
+/* Appends to out the project-relative paths that globs (outputs, "!" taking
+ * back) match under project_dir now: regular files and links to them, and
+ * directories that are empty. Returns 0, or -1 after an error line. */
+int outputs_collect(const char *project_dir, const lstr_vec *globs, struct strvec *out);
+
+#endif

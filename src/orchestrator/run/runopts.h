@@ -1,0 +1,75 @@
+/* runopts.h - `vx run`'s and `vx graph`'s command line, parsed: one table
+ * row per option (util/parseopt.h), the usage printed from the rows. */
+#ifndef VX_RUN_RUNOPTS_H
+#define VX_RUN_RUNOPTS_H
+
+#include <stdbool.h>
+
+#include "orchestrator/run/output.h"
+#include "util/vec.h"
+
+struct opt;
+
+/* --cache's bits of a side. */
+enum { CACHE_R = 1, CACHE_W = 2 };
+
+struct run_opts {
+	struct strvec tasks;   /* TASK... */
+	struct strvec filters; /* --filter, as written */
+	bool affected;
+	char *affected_ref; /* NULL: the merge base with main */
+	int concurrency;
+	bool force, no_cache, keep_going;
+	bool past_failure; /* --continue=always: a failed task's dependents run too
+			    * (never saved: built on what failed) */
+	int dry_run;	   /* 0 no, 1 text, 2 json */
+	bool summarize;
+	char *summary_path; /* --summarize=FILE; NULL: .vx/runs/<id>.json */
+	enum output_logs logs;
+	bool logs_set; /* --output-logs given: it wins over each task's outputLogs */
+	int verbose;
+	const char *report;  /* text, json, sarif, github */
+	struct strvec args;  /* after "--" */
+	const char *format;  /* graph: dot or json */
+	bool only;	     /* --only: the named tasks, not what they depend on */
+	bool parallel;	     /* --parallel, Turborepo's: --only */
+	const char *profile; /* --profile FILE: the run as a Chrome trace */
+	int remote;	     /* enum remote_mode: --no-remote, --remote-only */
+	/* --cache=local:[r][w],remote:[r][w] (Turborepo's), and
+	 * --remote-cache-read-only: each side's CACHE_R|CACHE_W; a side
+	 * not named is off. Only when cache_set; --force, --no-cache,
+	 * --no-remote and --remote-only still take away what they say. */
+	bool cache_set;
+	bool single_package; /* --single-package: the root package alone (Turborepo's) */
+	int cache_local, cache_remote;
+	const char *shard;		   /* --shard I/N, as written; NULL: none */
+	unsigned shard_index, shard_count; /* its part (0-based) and count, parsed */
+	struct strvec shard_timings;	   /* --shard-timings PATH... */
+	int shard_wait_s;		   /* --shard-wait SECONDS */
+	int served_by;			   /* --served-by PID (vx watch's server runs): 0 no */
+	const char *env_mode;		   /* --env-mode strict|loose; NULL: the config's */
+	const char *framework_inference;   /* --framework-inference true|false; NULL: true */
+	const char *explain_key;	   /* --explain-key PROJECT#TASK: its key's ingredients */
+	/* Turborepo's spellings (issue 42): */
+	const char *cache_dir;	   /* --cache-dir DIR: the local cache, under the workspace root
+				    * when relative (as turbo.json's cacheDir); NULL: the config's */
+	const char *log_order;	   /* --log-order stream|grouped|auto; NULL: auto */
+	const char *ui;		   /* --ui stream|tui: vx streams */
+	const char *log_prefix;	   /* --log-prefix auto|none|task; NULL: auto ("ID: ") */
+	struct strvec global_deps; /* --global-deps GLOB...: more of turbo.json's
+				    * globalDependencies (workspace.inputs.workspaceFiles) */
+	bool graph;		   /* --graph[=FILE]: write the task graph, run nothing */
+	const char *graph_file;	   /* its FILE (the format by its extension); NULL: dot on stdout */
+	bool daemon;		   /* --daemon or --no-daemon: vx has none */
+};
+
+/* Returns the rows of `vx run`'s options (graph: `vx graph`'s), each
+ * bound to its field of o, malloc'd (parseopt_copy): the table the parser
+ * reads and `vx completion` completes from. */
+struct opt *run_opts_rows(struct run_opts *o, bool graph);
+/* Parses argv (argv[0] the verb) into o, as `vx run` or, graph, as `vx
+ * graph`. Returns 0; 1 after --help; -1 after an error line. */
+int run_opts_parse(int argc, char **argv, bool graph, struct run_opts *o);
+void run_opts_free(struct run_opts *o);
+
+#endif
