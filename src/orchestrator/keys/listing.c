@@ -255,6 +255,26 @@ static bool skipped(const char *name)
 	return false;
 }
 
+/* Does rel (root-relative) lie below a directory the walk never enters?
+ * git's --others enters them where no ignore rule says otherwise: the same
+ * tree listed by git, then by vx's walk through the kept listings, would
+ * key different files on the second run than on the first (a miss), and
+ * vx's own .vx/ among a task's inputs. */
+static bool below_skipped(const char *rel)
+{
+	for (const char *s = rel, *slash; (slash = strchr(s, '/')); s = slash + 1) {
+		char name[256];
+		size_t n = (size_t)(slash - s);
+		if (n < sizeof name) {
+			memcpy(name, s, n);
+			name[n] = 0;
+			if (skipped(name))
+				return true;
+		}
+	}
+	return false;
+}
+
 struct plain {
 	struct strvec *out;
 	const char *prefix;
@@ -472,6 +492,8 @@ static int collect(struct listing *started, const char *root, struct listcache *
 		/* git names another repository in the tree "DIR/" */
 		for (size_t i = 0; !rc && i < listed.n; i++) {
 			size_t n = strlen(listed.v[i]);
+			if (below_skipped(listed.v[i]))
+				continue;
 			if (listed.v[i][n - 1] != '/' || listed.v[i][0] == '/') {
 				strvec_push(&untracked, listed.v[i]);
 				continue;
