@@ -64,3 +64,21 @@ void strmap_clear(struct strmap *m)
 	m->slots = NULL;
 	m->n = m->cap = 0;
 }
+
+bool strset_add(struct strset *s, char *key)
+{
+	size_t at;
+	if (strmap_get(&s->map, key, &at)) {
+		free(key);
+		return false;
+	}
+	strvec_push_nodup(&s->keys, key);
+	strmap_put(&s->map, key, 0);
+	return true;
+}
+
+void strset_clear(struct strset *s)
+{
+	strmap_clear(&s->map);
+	strvec_clear(&s->keys);
+}

@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/vec.h"
+
 struct strmap_slot {
 	const char *key; /* borrowed: must outlive the map; NULL: empty slot */
 	size_t len;	 /* strlen(key): a lookup by (bytes, length) compares it first */
@@ -27,5 +29,16 @@ bool strmap_get(const struct strmap *m, const char *key, size_t *value);
 /* The same for the first len bytes of key. */
 bool strmap_getn(const struct strmap *m, const char *key, size_t len, size_t *value);
 void strmap_clear(struct strmap *m);
+
+/* A set of strings it owns: the map looks up, the vector owns the keys
+ * (which never move). Zeroed is empty. */
+struct strset {
+	struct strmap map;
+	struct strvec keys;
+};
+/* Takes key (malloc'd): true the first time it is added; else frees it
+ * and returns false. */
+bool strset_add(struct strset *s, char *key);
+void strset_clear(struct strset *s);
 
 #endif

@@ -7,137 +7,9 @@
 #include <stddef.h>
 
 #include "sandbox/request.h"
-#include "sandbox/walls.h"
+#include "violations/judge_input.h"
 #include "violations/strace.h"
 #include "util/vec.h"
-
-/* A dependency of the judged task: its project and how its config names it. */
-struct judge_dep {
-	const char *dir;    /* the project, absolute */
-	const char *config; /* its config file, workspace-relative ("lib/vx.yaml") */
-	const char *task;   /* "build" */
-	const char *id;	    /* "lib#build" */
-};
-
-/* An outputs glob of another task of the judged task's project, one it
- * does not depend on (project-relative, as written). */
-struct judge_other_output {
-	const char *task; /* "lint" */
-	const char *glob; /* ".cache/.eslintcache" */
-	bool cycle;	  /* that task depends on the judged one: an edge to it is a cycle */
-};
-
-/* Filled by the orchestrator after the task ran. Paths absolute and
- * canonical (as the sandbox bound them: binds keep host paths). */
-struct judge_input {
-	const char *project_dir;    /* violations are refusals inside it */
-	const char *workspace_root; /* report paths are relative to it */
-	const char *home;	    /* "~" in ignore globs and in notes; may be NULL */
-	const char *tmpdir;	    /* the task's TMPDIR inside: never judged */
-	bool wrapped;		    /* the trace is of a wrapper around the task (init
-				     * --traced): its own steps are not judged */
-	const char *const *ignore_read, *const *ignore_write,
-					    *const *ignore_network; /* sandbox.ignore */
-	size_t n_ignore_read, n_ignore_write, n_ignore_network;
-	const char *const
-	    *withheld; /* linked packages hidden from a cached task: refusals there count */
-	size_t n_withheld;
-	bool cached; /* a fix that grants a read also keys it (inputs.files) */
-	bool failed; /* the task failed: a refusal outside the project is then taken as
-		      * why, a violation with its fix, not a note (issue 40) */
-	const char *const *input_files; /* inputs.files as written, when the task sets them:
-					 * a granted read they do not cover needs keying */
-	size_t n_input_files;
-	bool inputs_explicit; /* inputs.files was written (else every project file is keyed) */
-	const char *const *input_ws_files; /* the task's own inputs.workspaceFiles, from
-					    * whichever layer (turbo.json's $TURBO_ROOT$/) */
-	size_t n_input_ws_files;
-	/* Dirs bound writable only because a file write grant lies in them
-	 * (canonical), and sandbox.allow.write as written: a write there
-	 * that succeeded and no entry names is a violation. */
-	const char *const *widened;
-	size_t n_widened;
-	const char *const *configs; /* files that decide what vx runs and no grant names
-				     * (sandbox_request.configs): a write there is a
-				     * violation even where a bind let it through */
-	size_t n_configs;
-	const char *const *allow_write;
-	size_t n_allow_write;
-	/* What the task saw and printed, for the notes; each may be empty. */
-	bool (*sees)(const char *path,
-		     void *ctx); /* the sandbox shows the host's path; NULL: unknown */
-	void *sees_ctx;
-	const char *const *write_roots; /* canonical dirs bound writable: the grant roots */
-	size_t n_write_roots;
-	const char *const *unwritten; /* files vx made for write grants that named nothing,
-				       * still empty and untouched after the task */
-	size_t n_unwritten;
-	/* Every file vx made for a write grant that named nothing (empty
-	 * when the task began): reading one is no read of an earlier run. */
-	const struct sandbox_placeholder *placeholders;
-	size_t n_placeholders;
-	/* A cached task's key, workspace-relative and sorted (NULL: not
-	 * cached, nothing to check): a project file read that it does not
-	 * hold is a violation (SPEC §4 read-unkeyed). What the task wrote
-	 * in this run before it read it is exempt; a file left in a write
-	 * root before the run is judged (issue 37). node_modules is the
-	 * lockfile's. */
-	const char *const *keyed;
-	size_t n_keyed;
-	/* Beyond the project (issue 18): what the key holds through its
-	 * dependencies, whose keys it folds: their keyed files
-	 * (workspace-relative, sorted) and the files their outputs matched
-	 * (absolute, sorted); and each one's project and task, to name the
-	 * outputs entry a file it wrote needs. A read elsewhere in the
-	 * workspace that none of these holds is read-unkeyed too. */
-	const char *const *dep_keyed;
-	size_t n_dep_keyed;
-	const char *const *dep_outputs;
-	size_t n_dep_outputs;
-	const struct judge_dep *deps;
-	size_t n_deps;
-	/* The projects the task's project depends on (package.json or a
-	 * project-level dependsOn; canonical dirs) and the task's name: a
-	 * withheld package among them needs a task-level edge, not another
-	 * dependency (issue 40 item 3). */
-	const char *const *project_deps;
-	size_t n_project_deps;
-	const char *task;
-	/* What the project's other tasks make, which this one does not wait
-	 * for: a read of it is never keyed by the fix (another task's result
-	 * would be in the key), its note names the dependsOn. */
-	const struct judge_other_output *other_outputs;
-	size_t n_other_outputs;
-	/* The task's own outputs globs (project-relative): a tsbuildinfo is a
-	 * tool cache of its own only where they save and restore it with the
-	 * outputs it describes (self_validating_cache). */
-	const char *const *own_outputs;
-	size_t n_own_outputs;
-	bool externals_keyed;  /* the lockfile keys node_modules (lockfiles.md); when not,
-				* the first read there is one violation */
-	long long run_started; /* wall-clock seconds: a dependency's file newer than
-				* this was written by it in this run */
-	/* Read grants outside the workspace (canonical roots) and the
-	 * programs the key holds (toolchain.h: canonical, sorted): a file
-	 * read under such a grant must be one of them (issue 18). */
-	const char *const *outside_grants;
-	size_t n_outside_grants;
-	const char *const *toolchain;
-	size_t n_toolchain;
-	const struct wall *walls; /* the walls no grant opens (request.h): a refusal
-				   * there gets no fix, and a note saying why */
-	size_t n_walls;
-	const char *output; /* all the task printed */
-	size_t output_len;
-	/* The task's network, for the notes on what a failed task's output
-	 * says (a name that did not resolve, a loopback port that refused). */
-	bool (*net_allowed)(const char *host, void *ctx); /* allow.network lets host through
-							   * its proxy; NULL: no proxy */
-	void *net_ctx;
-	bool (*host_listens)(int port); /* the host listens on this TCP port; NULL: unknown */
-	const int *net_ports;		/* ports relayed in or bridged out */
-	size_t n_net_ports;
-};
 
 /* A violation's op, as reports spell it (SPEC §5; the SARIF rules are in
  * this order). Issue 38: three booleans could not say exec. */
@@ -258,13 +130,5 @@ void judge_installs(const struct judge_input *in, struct verdict *out);
  * what an earlier run left there never changes what the task makes? */
 bool judge_tool_cache(const char *rel);
 void verdict_release(struct verdict *v);
-
-/* Does an ignore.network glob of in match target ("HOST:PORT", "ADDR:PORT",
- * "[ADDR6]:PORT") or its host alone? */
-bool judge_network_ignored(const struct judge_input *in, const char *target);
-
-/* Returns path as reports show it: workspace-relative inside the
- * workspace, "~/..." under home, else absolute. Caller frees. */
-char *judge_display_path(const struct judge_input *in, const char *path);
 
 #endif

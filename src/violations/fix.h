@@ -1,0 +1,46 @@
+/* fix.h - a fix's text: each config entry the judge prints (allow.read,
+ * allow.write, inputs, ignore.read), spelled so that it loads back as the
+ * very path it names, in the grammar a committed vx.yaml uses (SPEC §4),
+ * and made to hold on the next run too (a token in a name becomes '*').
+ * Every function returns a new string, or fills a list the caller owns. */
+#ifndef VX_VIOLATIONS_FIX_H
+#define VX_VIOLATIONS_FIX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/strbuf.h"
+#include "util/strmap.h"
+#include "util/vec.h"
+#include "violations/judge_input.h"
+#include "violations/strace.h"
+
+/* Appends text escaped for the config grammar: with glob, each of
+ * `*?[]{}\` and '!' after a backslash; without, "${" as "$${" (the
+ * loader's literal); base_from, when not NULL, points into text where a
+ * tail already spelled as a pattern begins, copied as it is. */
+void fix_escape(struct strbuf *sb, const char *text, bool glob, const char *base_from);
+/* text as a glob entry of the config (inputs, ignore): escaped. */
+char *fix_glob(const char *text);
+/* path as an inputs.workspaceFiles entry: workspace-relative, a directory
+ * as all under it. */
+char *fix_ws_key(const struct judge_input *in, const char *path, bool dir);
+/* An allow entry for path: "~/..." under home, relative to the project
+ * inside the workspace, else absolute; a directory ends in '/'. */
+char *fix_grant(const struct judge_input *in, const char *path, bool dir);
+/* The allow entry a refused access of path needs (write: a write; makes_dir:
+ * it made a directory), made stable across runs. */
+char *fix_entry(const struct judge_input *in, const char *path, bool write, bool makes_dir);
+/* The ignore.read entry a leftover read of path in the write grant root
+ * needs. */
+char *fix_leftover(const struct judge_input *in, const char *root, const char *path);
+/* The allow.write entry for a write a widened directory let through:
+ * the topmost directory the task made on the way (made_dirs), else the
+ * file by name. */
+char *fix_widened(const struct judge_input *in, const struct access_event *e,
+		  const struct strmap *made_dirs);
+/* Turns fix (sorted, unique) into the task's whole resulting list: the n_now
+ * entries it has now, in order, then the new ones. */
+void fix_whole_list(struct strvec *fix, const char *const *now, size_t n_now);
+
+#endif
