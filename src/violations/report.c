@@ -445,3 +445,78 @@ void report_github(const struct task_report *t, size_t n, struct strbuf *out)
 		}
 	}
 }
+
+void report_findings_sarif(const struct report_rule *rules, size_t n_rules,
+			   const struct report_finding *f, size_t n, struct strbuf *out)
+{
+	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddStringToObject(doc, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
+	cJSON_AddStringToObject(doc, "version", "2.1.0");
+	cJSON *run = cJSON_CreateObject();
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(doc, "runs"), run);
+	cJSON *driver = cJSON_AddObjectToObject(cJSON_AddObjectToObject(run, "tool"), "driver");
+	cJSON_AddStringToObject(driver, "name", "vx");
+	cJSON_AddStringToObject(driver, "version", VX_VERSION);
+	cJSON *jrules = cJSON_AddArrayToObject(driver, "rules");
+	for (size_t i = 0; i < n_rules; i++) {
+		cJSON *r = cJSON_CreateObject();
+		cJSON_AddStringToObject(r, "id", rules[i].id);
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(r, "shortDescription"), "text",
+					rules[i].text);
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(r, "fullDescription"), "text",
+					rules[i].text);
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(r, "help"), "text", rules[i].help);
+		cJSON_AddItemToArray(jrules, r);
+	}
+	cJSON *results = cJSON_AddArrayToObject(run, "results");
+	for (size_t i = 0; i < n; i++) {
+		cJSON *res = cJSON_CreateObject();
+		cJSON_AddStringToObject(res, "ruleId", rules[f[i].rule].id);
+		cJSON_AddNumberToObject(res, "ruleIndex", (double)f[i].rule);
+		cJSON_AddStringToObject(res, "level", "error");
+		struct strbuf msg = STRBUF_INIT;
+		strbuf_addstr(&msg, f[i].message);
+		if (f[i].fix)
+			strbuf_addf(&msg, ". Fix: %s", f[i].fix);
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(res, "message"), "text", msg.buf);
+		strbuf_release(&msg);
+		cJSON *loc = cJSON_CreateObject();
+		cJSON *phys = cJSON_AddObjectToObject(loc, "physicalLocation");
+		char *uri = sarif_uri(f[i].file);
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(phys, "artifactLocation"), "uri",
+					uri);
+		free(uri);
+		cJSON *region = cJSON_AddObjectToObject(phys, "region");
+		cJSON_AddNumberToObject(region, "startLine", f[i].line ? f[i].line : 1);
+		cJSON_AddNumberToObject(region, "startColumn", f[i].col ? f[i].col : 1);
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(res, "locations"), loc);
+		if (f[i].fix)
+			cJSON_AddStringToObject(cJSON_AddObjectToObject(res, "properties"), "fix",
+						f[i].fix);
+		cJSON_AddItemToArray(results, res);
+	}
+	char *s = print_json(doc);
+	strbuf_addstr(out, s);
+	strbuf_addch(out, '\n');
+	free(s);
+}
+
+void report_findings_github(const char *title, const struct report_finding *f, size_t n,
+			    struct strbuf *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct strbuf msg = STRBUF_INIT;
+		strbuf_addstr(&msg, f[i].message);
+		if (f[i].fix)
+			strbuf_addf(&msg, ". Fix: %s", f[i].fix);
+		strbuf_addstr(out, "::error file=");
+		gh_escape(out, f[i].file, true);
+		strbuf_addf(out, ",line=%u,col=%u,title=", f[i].line ? f[i].line : 1,
+			    f[i].col ? f[i].col : 1);
+		gh_escape(out, title, true);
+		strbuf_addstr(out, "::");
+		gh_escape(out, msg.buf, false);
+		strbuf_addch(out, '\n');
+		strbuf_release(&msg);
+	}
+}

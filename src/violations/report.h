@@ -45,4 +45,29 @@ void report_sarif(const struct task_report *t, size_t n, struct strbuf *out);
  * per other failed task. */
 void report_github(const struct task_report *t, size_t n, struct strbuf *out);
 
+/* A finding of a check that is no task's (vx boundaries): a rule broken
+ * at a place in a file. Strings are borrowed. */
+struct report_rule {
+	const char *id;	  /* "vx/boundaries-undeclared" */
+	const char *text; /* one sentence: what the rule checks */
+	const char *help; /* what to do about it */
+};
+struct report_finding {
+	size_t rule;	  /* index into the rules */
+	const char *file; /* workspace-relative */
+	unsigned line, col;
+	const char *message;
+	const char *fix; /* the edit that fixes it, one sentence; NULL: none */
+};
+
+/* SARIF 2.1.0 of findings: one rule per rules[], one result per finding
+ * at its file, line and column, the fix in its message and as
+ * properties.fix. */
+void report_findings_sarif(const struct report_rule *rules, size_t n_rules,
+			   const struct report_finding *f, size_t n, struct strbuf *out);
+/* GitHub Actions workflow commands: one ::error per finding, titled
+ * title. */
+void report_findings_github(const char *title, const struct report_finding *f, size_t n,
+			    struct strbuf *out);
+
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "orchestrator/cli/boundaries.h"
 #include "orchestrator/cli/cache_cmd.h"
 #include "orchestrator/cli/completion.h"
 #include "orchestrator/cli/info.h"
@@ -46,6 +47,11 @@ static struct opt *watch_rows(void *o)
 static struct opt *ls_rows(void *o)
 {
 	return ls_opts_rows(o);
+}
+
+static struct opt *boundaries_rows(void *o)
+{
+	return boundaries_opts_rows(o);
 }
 
 static struct opt *prune_rows(void *o)
@@ -153,6 +159,12 @@ static const struct verb verbs[] = {
      .rows = prune_rows,
      .opts_size = sizeof(struct prune_opts),
      .operands = OPERANDS_PACKAGES},
+    {.name = "boundaries",
+     .synopsis = "[--filter P] [--report MODE]",
+     .summary = "undeclared imports and reads of other packages",
+     .main = boundaries_main,
+     .rows = boundaries_rows,
+     .opts_size = sizeof(struct boundaries_opts)},
     {.name = "cache", .summary = "the local cache", .subs = cache_verbs},
     {.name = "sandbox", .summary = "the sandbox", .subs = sandbox_verbs},
     {.name = "version",

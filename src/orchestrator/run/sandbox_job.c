@@ -16,6 +16,7 @@
 #include "cache/fsafe.h"
 #include "orchestrator/keys/inputs.h"
 #include "orchestrator/run/taskcache.h"
+#include "orchestrator/run/taskreads.h"
 #include "orchestrator/keys/taskenv.h"
 #include "sandbox/bwrap.h"
 #include "sandbox/config_names.h"
@@ -1664,6 +1665,10 @@ static int judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	proxy_violations(sjob->proxy, &jg.in, &v);
 	sjob->project_dir = xstrdup(sjob->req.cwd);
 	bool succeeded = job->state == JOB_SUCCEEDED;
+	/* what it read of the other packages, for vx boundaries */
+	if (succeeded && sjob->trace.dir && !v.incomplete &&
+	    taskreads_save(sj->ws, t->id, sjob->req.cwd, &v.reads) < 0)
+		warning("%s: its reads could not be kept in .vx/reads: %s", t->id, strerror(errno));
 	int rc = 0;
 	if (!sj->quiet_report && (v.violations.n || (!succeeded && (v.notes.n || v.fix_read.n)))) {
 		struct strbuf out = STRBUF_INIT;

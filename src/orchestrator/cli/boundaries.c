@@ -1,0 +1,773 @@
+/* boundaries.c - `vx boundaries` (issue 56 item 5): Turborepo's check that
+ * a package imports only what its package.json declares, from two
+ * sources. The static one reads every JavaScript and TypeScript file of
+ * each package (util/jsimports.h) and resolves its imports as turbo
+ * boundaries 2.11 does; the runtime one reads what the traced tasks read
+ * of the other packages (run/taskreads.h), which no import shows.
+ * tests/integration/t0192-boundaries.sh holds turbo's findings beside
+ * vx's on the same repositories. */
+#include "orchestrator/cli/boundaries.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "orchestrator/config/workspace.h"
+#include "orchestrator/keys/ignores.h"
+#include "orchestrator/keys/listing.h"
+#include "orchestrator/plan/filter.h"
+#include "orchestrator/run/taskreads.h"
+#include "util/die.h"
+#include "util/jsimports.h"
+#include "util/jsonc.h"
+#include "util/jsonloc.h"
+#include "util/parseopt.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/strmap.h"
+#include "violations/report.h"
+
+enum rule { RULE_UNDECLARED, RULE_TYPE_ONLY, RULE_LEAVES, RULE_RUNTIME, RULES };
+
+static const struct report_rule rules[RULES] = {
+    {"vx/boundaries-undeclared", "A package imports a package its package.json does not declare",
+     "Add the package to the importing package's dependencies (or devDependencies): an "
+     "undeclared import works only while something else installs it."},
+    {"vx/boundaries-type-only",
+     "A package imports a type declaration package (@types/...) as a value",
+     "Write the import as `import type`, or declare the package itself."},
+    {"vx/boundaries-leaves-package", "A relative import reaches a file outside the package",
+     "Import the other package by its name and declare it, or move the file into the "
+     "package."},
+    {"vx/boundaries-runtime-read",
+     "A traced task read files of a workspace package its package.json does not declare",
+     "Declare the package in the reading package's dependencies: the task needs it at run "
+     "time, and its build order and cache key follow the declaration."},
+};
+
+/* The short names --report json gives the rules. */
+static const char *const rule_names[RULES] = {"undeclared", "type-only", "leaves-package",
+					      "runtime-read"};
+
+struct finding {
+	enum rule rule;
+	char *file; /* workspace-relative */
+	unsigned line, col;
+	char *package; /* the package, or NULL (a file outside any) */
+	char *spec;    /* the import as written; a runtime read's first file */
+	char *message, *fix;
+};
+
+/* One run of the check. */
+struct check {
+	const struct workspace *ws;
+	VEC(struct finding) findings;
+	struct strvec root_implicit; /* root turbo.json boundaries.implicitDependencies */
+	size_t files, packages;
+	int failed; /* a file could not be read: exit 2 */
+};
+
+/* A tsconfig.json's paths, kept once per file. */
+struct tsconfig {
+	char *path;   /* absolute, or NULL: no tsconfig.json there */
+	char *base;   /* what its paths resolve against (baseUrl, else its dir) */
+	cJSON *paths; /* compilerOptions.paths, or NULL */
+	cJSON *doc;
+};
+
+/* Node's own modules: importing one declares nothing. */
+static const char *const builtins[] = {
+    "assert",
+    "async_hooks",
+    "buffer",
+    "child_process",
+    "cluster",
+    "console",
+    "constants",
+    "crypto",
+    "dgram",
+    "diagnostics_channel",
+    "dns",
+    "domain",
+    "events",
+    "fs",
+    "http",
+    "http2",
+    "https",
+    "inspector",
+    "module",
+    "net",
+    "os",
+    "path",
+    "perf_hooks",
+    "process",
+    "punycode",
+    "querystring",
+    "readline",
+    "repl",
+    "stream",
+    "string_decoder",
+    "sys",
+    "timers",
+    "tls",
+    "trace_events",
+    "tty",
+    "url",
+    "util",
+    "v8",
+    "vm",
+    "wasi",
+    "worker_threads",
+    "zlib",
+    NULL,
+};
+
+static bool is_builtin(const char *name)
+{
+	for (const char *const *b = builtins; *b; b++)
+		if (!strcmp(*b, name))
+			return true;
+	return false;
+}
+
+static const char *const report_modes[] = {"text", "json", "sarif", "github", NULL};
+
+static const struct opt_usage boundaries_usage = {
+    "usage: vx boundaries [options]\n"
+    "\n"
+    "Checks that each package imports only the packages its package.json declares\n"
+    "(and no file outside itself), as turbo boundaries does, and that its traced\n"
+    "tasks read no other package it does not declare. Exits 1 on a finding.\n"
+    "\n",
+    "  -C DIR                 as if started in DIR\n"};
+
+struct opt *boundaries_opts_rows(struct boundaries_opts *o)
+{
+	const struct opt rows[] = {
+	    OPT_STRVEC('F', "filter", &o->filters, "PATTERN",
+		       "only packages matching PATTERN (as vx run's --filter)"),
+	    OPT_CHOICE(0, "report", &o->report, report_modes, "MODE",
+		       "text, json, sarif or github (default text)"),
+	    OPT_HELP(),
+	    OPT_END(),
+	};
+	return parseopt_copy(rows);
+}
+
+/* Parses a JSON-with-comments file; NULL when it is missing or no JSON.
+ * text (when not NULL) keeps the text, for places in it. */
+static cJSON *read_jsonc(const char *path, struct strbuf *text)
+{
+	struct strbuf sb = STRBUF_INIT;
+	cJSON *doc = NULL;
+	if (strbuf_read_file(&sb, path) == 0) {
+		if (text)
+			strbuf_addstr(text, sb.buf);
+		jsonc_blank(sb.buf, sb.len);
+		doc = cJSON_Parse(sb.buf);
+	}
+	strbuf_release(&sb);
+	return doc;
+}
+
+/* boundaries.implicitDependencies of the turbo.json in dir. */
+static void implicit_deps(const char *dir, struct strvec *out)
+{
+	char *path = path_join(dir, "turbo.json");
+	cJSON *doc = read_jsonc(path, NULL);
+	if (!doc) {
+		free(path);
+		path = path_join(dir, "turbo.jsonc");
+		doc = read_jsonc(path, NULL);
+	}
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(doc, "boundaries");
+	const cJSON *deps = cJSON_GetObjectItemCaseSensitive(b, "implicitDependencies");
+	const cJSON *d;
+	cJSON_ArrayForEach(d, deps)
+	{
+		if (cJSON_IsString(d))
+			strvec_push(out, d->valuestring);
+	}
+	cJSON_Delete(doc);
+	free(path);
+}
+
+static bool declared(const struct check *c, const struct project *p, const struct strvec *implicit,
+		     const char *name)
+{
+	return strvec_find(&p->pkg_deps, name) >= 0 || strvec_find(implicit, name) >= 0 ||
+	       strvec_find(&c->root_implicit, name) >= 0;
+}
+
+/* The specifier to declare name with in p: as another package of the
+ * workspace declares it, else the workspace protocol for a workspace
+ * package (npm's "*"), else NULL. */
+static const char *spec_for(const struct workspace *ws, const char *name)
+{
+	for (size_t i = 0; i < ws->projects.n; i++) {
+		const struct project *o = ws->projects.v[i];
+		long k = strvec_find(&o->pkg_deps, name);
+		if (k >= 0 && (size_t)k < o->pkg_dep_specs.n)
+			return o->pkg_dep_specs.v[k];
+	}
+	if (workspace_find(ws, name) < 0)
+		return NULL;
+	return !strcmp(ws->pm.name, "npm") ||
+		       (!strcmp(ws->pm.name, "yarn") && ws->pm.version[0] <= '1')
+		   ? "*"
+		   : "workspace:*";
+}
+
+/* The edit that declares name in p. */
+static char *declare_fix(const struct workspace *ws, const struct project *p, const char *name)
+{
+	const char *spec = spec_for(ws, name);
+	char *pkg = path_join(p->rel, "package.json");
+	char *fix = spec
+			? xasprintf("add \"%s\": \"%s\" to \"dependencies\" in %s", name, spec, pkg)
+			: xasprintf("add \"%s\" to \"dependencies\" in %s, at the version you "
+				    "install",
+				    name, pkg);
+	free(pkg);
+	return fix;
+}
+
+static void add_finding(struct check *c, enum rule rule, const char *file, unsigned line,
+			unsigned col, const char *package, const char *spec, char *message,
+			char *fix)
+{
+	struct finding f = {.rule = rule,
+			    .file = xstrdup(file),
+			    .line = line,
+			    .col = col,
+			    .package = package ? xstrdup(package) : NULL,
+			    .spec = xstrdup(spec),
+			    .message = message,
+			    .fix = fix};
+	vec_push(&c->findings, f);
+}
+
+/* A file import resolved to abs (normalized): inside the package, or a
+ * finding. */
+static void check_file_import(struct check *c, const struct project *p, const char *file,
+			      const struct jsimport *im, const char *abs)
+{
+	if (!strcmp(abs, p->dir) || path_is_within(p->dir, abs))
+		return;
+	char *rel =
+	    path_is_within(c->ws->root, abs) ? path_relative(c->ws->root, abs) : xstrdup(abs);
+	char *message = xasprintf("import `%s` leaves the package: it resolves to %s, outside %s",
+				  im->spec, rel, p->name);
+	long q = workspace_project_of(c->ws, abs);
+	const struct project *other = q >= 0 ? c->ws->projects.v[q] : NULL;
+	char *fix;
+	if (other && !other->is_root) {
+		char *declare = declare_fix(c->ws, p, other->name);
+		fix = declared(c, p, &(struct strvec)STRVEC_INIT, other->name)
+			  ? xasprintf("import it by its package's name, \"%s\"", other->name)
+			  : xasprintf("import it by its package's name, \"%s\", and %s",
+				      other->name, declare);
+		free(declare);
+	} else {
+		fix = xasprintf("move %s into %s, or make its directory a workspace package and "
+				"declare it",
+				rel, p->rel);
+	}
+	add_finding(c, RULE_LEAVES, file, im->line, im->col, p->name, im->spec, message, fix);
+	free(rel);
+}
+
+struct tsconfigs {
+	VEC(struct tsconfig *) v;
+};
+
+static bool is_file(const char *path)
+{
+	struct stat st;
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+/* The tsconfig.json nearest to dir, up to the package's directory (its
+ * "extends" not followed: docs/boundaries.md). */
+static struct tsconfig *tsconfig_for(struct tsconfigs *kept, const struct project *p,
+				     const char *dir)
+{
+	char *d = xstrdup(dir);
+	char *found = NULL;
+	for (;;) {
+		char *path = path_join(d, "tsconfig.json");
+		if (is_file(path)) {
+			found = path;
+			break;
+		}
+		free(path);
+		if (!strcmp(d, p->dir) || !path_is_within(p->dir, d))
+			break;
+		char *up = path_dirname(d);
+		free(d);
+		d = up;
+	}
+	free(d);
+	if (!found)
+		return NULL;
+	for (size_t i = 0; i < kept->v.n; i++)
+		if (!strcmp(kept->v.v[i]->path, found)) {
+			free(found);
+			return kept->v.v[i];
+		}
+	struct tsconfig *t = xcalloc(1, sizeof *t);
+	t->path = found;
+	t->doc = read_jsonc(found, NULL);
+	const cJSON *co = cJSON_GetObjectItemCaseSensitive(t->doc, "compilerOptions");
+	const cJSON *base = cJSON_GetObjectItemCaseSensitive(co, "baseUrl");
+	char *tdir = path_dirname(found);
+	if (cJSON_IsString(base)) {
+		char *joined = path_join(tdir, base->valuestring);
+		t->base = path_normalize(joined);
+		free(joined);
+	} else {
+		t->base = xstrdup(tdir);
+	}
+	free(tdir);
+	cJSON *paths = cJSON_GetObjectItemCaseSensitive(co, "paths");
+	t->paths = cJSON_IsObject(paths) ? paths : NULL;
+	vec_push(&kept->v, t);
+	return t;
+}
+
+static void tsconfigs_free(struct tsconfigs *kept)
+{
+	for (size_t i = 0; i < kept->v.n; i++) {
+		free(kept->v.v[i]->path);
+		free(kept->v.v[i]->base);
+		cJSON_Delete(kept->v.v[i]->doc);
+		free(kept->v.v[i]);
+	}
+	vec_free(&kept->v);
+}
+
+/* Whether spec matches the paths pattern pat ("~lib", or "@/" and a star): the text
+ * its '*' stands for into *star (from spec), its length into *star_len.
+ * The longest prefix wins among patterns, as TypeScript's. */
+static bool alias_match(const char *pat, const char *spec, size_t *prefix, const char **star,
+			size_t *star_len)
+{
+	const char *st = strchr(pat, '*');
+	if (!st) {
+		*prefix = strlen(pat) + 1; /* an exact pattern beats every wildcard */
+		*star = "";
+		*star_len = 0;
+		return !strcmp(pat, spec);
+	}
+	size_t pre = (size_t)(st - pat), suf = strlen(st + 1), n = strlen(spec);
+	if (n < pre + suf || strncmp(spec, pat, pre) || strcmp(spec + n - suf, st + 1))
+		return false;
+	*prefix = pre;
+	*star = spec + pre;
+	*star_len = n - pre - suf;
+	return true;
+}
+
+/* Resolves spec through the tsconfig's paths: each target of the pattern
+ * that matches it, absolute, into out. Returns whether one matched. */
+static bool alias_resolve(const struct tsconfig *t, const char *spec, struct strvec *out)
+{
+	const cJSON *best = NULL, *e;
+	size_t best_prefix = 0;
+	const char *star = NULL;
+	size_t star_len = 0;
+	const cJSON *paths = t ? t->paths : NULL;
+	cJSON_ArrayForEach(e, paths)
+	{
+		size_t prefix, len;
+		const char *s;
+		if (e->string && alias_match(e->string, spec, &prefix, &s, &len) &&
+		    (!best || prefix > best_prefix)) {
+			best = e;
+			best_prefix = prefix;
+			star = s;
+			star_len = len;
+		}
+	}
+	const cJSON *target;
+	cJSON_ArrayForEach(target, best)
+	{
+		if (!cJSON_IsString(target))
+			continue;
+		struct strbuf sb = STRBUF_INIT;
+		const char *ts = strchr(target->valuestring, '*');
+		if (ts) {
+			strbuf_add(&sb, target->valuestring, (size_t)(ts - target->valuestring));
+			strbuf_add(&sb, star, star_len);
+			strbuf_addstr(&sb, ts + 1);
+		} else {
+			strbuf_addstr(&sb, target->valuestring);
+		}
+		char *joined = path_join(t->base, sb.buf);
+		strvec_push_nodup(out, path_normalize(joined));
+		free(joined);
+		strbuf_release(&sb);
+	}
+	return best != NULL;
+}
+
+/* A bare specifier's package: declared, a builtin, or a finding. */
+static void check_package_import(struct check *c, const struct project *p,
+				 const struct strvec *implicit, const char *file,
+				 const struct jsimport *im, size_t len)
+{
+	char *name = xstrndup(im->spec, len);
+	bool types = !strncmp(name, "@types/", 7);
+	char *message = NULL, *fix = NULL;
+	enum rule rule = RULE_UNDECLARED;
+	if (types && !im->type_only) {
+		rule = RULE_TYPE_ONLY;
+		message =
+		    xasprintf("`%s` is a type declaration package, imported as a value", im->spec);
+		fix = xstrdup("write the import as `import type`");
+	} else if (!declared(c, p, implicit, name) && !is_builtin(name)) {
+		char *types_name = xasprintf("@types/%s", name);
+		if (declared(c, p, implicit, types_name)) {
+			if (!im->type_only) {
+				rule = RULE_TYPE_ONLY;
+				message = xasprintf("%s declares only %s, the types of `%s`, "
+						    "which is imported as a value",
+						    p->name, types_name, name);
+				char *declare = declare_fix(c->ws, p, name);
+				fix =
+				    xasprintf("write the import as `import type`, or %s", declare);
+				free(declare);
+			}
+		} else {
+			message = xasprintf("cannot import package `%s`: %s does not declare it",
+					    name, p->name);
+			fix = declare_fix(c->ws, p, name);
+		}
+		free(types_name);
+	}
+	if (message)
+		add_finding(c, rule, file, im->line, im->col, name, im->spec, message, fix);
+	free(name);
+}
+
+/* One file of package p: rel is workspace-relative. */
+static void check_file(struct check *c, const struct project *p, const struct strvec *implicit,
+		       struct tsconfigs *tsconfigs, const char *rel, enum jsimports_syntax syntax)
+{
+	char *abs = path_join(c->ws->root, rel);
+	struct strbuf sb = STRBUF_INIT;
+	if (strbuf_read_file(&sb, abs) < 0) {
+		error("boundaries: %s: %s", rel, strbuf_read_strerror(errno));
+		c->failed = 1;
+		strbuf_release(&sb);
+		free(abs);
+		return;
+	}
+	c->files++;
+	struct jsimports ims = {0};
+	jsimports_scan(sb.buf, sb.len, syntax, &ims);
+	char *dir = path_dirname(abs);
+	for (size_t k = 0; k < ims.v.n; k++) {
+		const struct jsimport *im = &ims.v.v[k];
+		if (im->ignore == JSIMPORT_IGNORED)
+			continue;
+		if (im->ignore == JSIMPORT_NO_REASON)
+			warning("%s:%u: @boundaries-ignore needs a reason, e.g. `// "
+				"@boundaries-ignore an implicit dependency`: the import is checked",
+				rel, im->line);
+		struct strvec targets = STRVEC_INIT;
+		size_t len;
+		if (alias_resolve(tsconfig_for(tsconfigs, p, dir), im->spec, &targets)) {
+			for (size_t t = 0; t < targets.n; t++)
+				check_file_import(c, p, rel, im, targets.v[t]);
+		} else if (im->spec[0] == '.') {
+			char *joined = path_join(dir, im->spec);
+			char *target = path_normalize(joined);
+			check_file_import(c, p, rel, im, target);
+			free(target);
+			free(joined);
+		} else if ((len = jsimports_package_len(im->spec))) {
+			check_package_import(c, p, implicit, rel, im, len);
+		}
+		strvec_clear(&targets);
+	}
+	free(dir);
+	jsimports_clear(&ims);
+	strbuf_release(&sb);
+	free(abs);
+}
+
+/* Whether rel (workspace-relative) lies in a project nested in p. */
+static bool in_nested(const struct workspace *ws, const struct project *p, const char *rel)
+{
+	for (size_t i = 0; i < p->nested.n; i++)
+		if (path_is_within(ws->projects.v[p->nested.v[i]]->rel, rel))
+			return true;
+	return false;
+}
+
+/* The static check of package p over the workspace's files. */
+static void check_package(struct check *c, const struct project *p, const struct strvec *files)
+{
+	struct strvec implicit = STRVEC_INIT;
+	implicit_deps(p->dir, &implicit);
+	struct tsconfigs tsconfigs = {0};
+	size_t first;
+	size_t n = strvec_sorted_below(files, p->rel, &first);
+	for (size_t i = first; i < first + n; i++) {
+		const char *rel = files->v[i];
+		int syntax = jsimports_syntax_of(rel);
+		if (syntax < 0 || in_nested(c->ws, p, rel))
+			continue;
+		check_file(c, p, &implicit, &tsconfigs, rel, (enum jsimports_syntax)syntax);
+	}
+	c->packages++;
+	tsconfigs_free(&tsconfigs);
+	strvec_clear(&implicit);
+}
+
+/* The place of "dependencies" in p's package.json, else its start. */
+static void dependencies_place(const struct project *p, unsigned *line, unsigned *col)
+{
+	struct strbuf sb = STRBUF_INIT;
+	*line = *col = 1;
+	if (p->pkg_path && strbuf_read_file(&sb, p->pkg_path) == 0) {
+		const char *key = "dependencies";
+		size_t at = jsonloc_find(sb.buf, sb.len, &key, 1);
+		int l, co;
+		jsonloc_line_col(sb.buf, at, &l, &co);
+		*line = (unsigned)l;
+		*col = (unsigned)co;
+	}
+	strbuf_release(&sb);
+}
+
+/* The runtime check: each kept record of a selected package's task. */
+static void check_reads(struct check *c, const bool *selected)
+{
+	const struct workspace *ws = c->ws;
+	struct taskreads_list records = {0};
+	taskreads_load(ws, &records);
+	for (size_t r = 0; r < records.v.n; r++) {
+		const struct taskreads *tr = &records.v.v[r];
+		long pi = -1;
+		for (size_t i = 0; i < ws->projects.n && pi < 0; i++)
+			if (!strcmp(ws->projects.v[i]->rel, tr->project))
+				pi = (long)i;
+		if (pi < 0 || !selected[pi] || ws->projects.v[pi]->is_root)
+			continue; /* a package since removed, or not asked about */
+		const struct project *p = ws->projects.v[pi];
+		struct strvec implicit = STRVEC_INIT;
+		implicit_deps(p->dir, &implicit);
+		/* per package read, its first file and how many */
+		struct strmap seen = STRMAP_INIT;
+		VEC(size_t) firsts = {0};
+		VEC(size_t) counts = {0};
+		for (size_t k = 0; k < tr->files.n; k++) {
+			long q = workspace_project_of(ws, tr->files.v[k]);
+			if (q < 0 || q == pi || ws->projects.v[q]->is_root ||
+			    path_is_within(ws->projects.v[q]->rel, p->rel))
+				continue;
+			size_t at;
+			if (strmap_get(&seen, ws->projects.v[q]->name, &at)) {
+				counts.v[at]++;
+				continue;
+			}
+			strmap_put(&seen, ws->projects.v[q]->name, firsts.n);
+			vec_push(&firsts, k);
+			vec_push(&counts, (size_t)1);
+		}
+		for (size_t g = 0; g < firsts.n; g++) {
+			const char *read = tr->files.v[firsts.v[g]];
+			const struct project *q = ws->projects.v[workspace_project_of(ws, read)];
+			if (declared(c, p, &implicit, q->name))
+				continue;
+			unsigned line, col;
+			dependencies_place(p, &line, &col);
+			char *pkg = path_join(p->rel, "package.json");
+			char *more = counts.v[g] > 1
+					 ? xasprintf(" and %zu more file%s of %s", counts.v[g] - 1,
+						     counts.v[g] > 2 ? "s" : "", q->name)
+					 : xstrdup("");
+			char *message =
+			    xasprintf("%s read %s%s when it ran traced, but %s does not "
+				      "declare %s",
+				      tr->id, read, more, p->name, q->name);
+			add_finding(c, RULE_RUNTIME, pkg, line, col, q->name, read, message,
+				    declare_fix(ws, p, q->name));
+			free(more);
+			free(pkg);
+		}
+		vec_free(&firsts);
+		vec_free(&counts);
+		strmap_clear(&seen);
+		strvec_clear(&implicit);
+	}
+	taskreads_list_free(&records);
+}
+
+static int by_place(const void *a, const void *b)
+{
+	const struct finding *x = a, *y = b;
+	int d = strcmp(x->file, y->file);
+	if (d)
+		return d;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->col != y->col)
+		return x->col < y->col ? -1 : 1;
+	return strcmp(x->spec, y->spec);
+}
+
+static void write_report(const struct check *c, const char *mode, struct strbuf *out)
+{
+	size_t n = c->findings.n;
+	const struct finding *f = c->findings.v;
+	if (!strcmp(mode, "text")) {
+		for (size_t i = 0; i < n; i++) {
+			strbuf_addf(out, "%s:%u:%u: %s\n", f[i].file, f[i].line, f[i].col,
+				    f[i].message);
+			if (f[i].fix)
+				strbuf_addf(out, "%s:%u:%u: fix: %s\n", f[i].file, f[i].line,
+					    f[i].col, f[i].fix);
+		}
+		return;
+	}
+	if (!strcmp(mode, "json")) {
+		cJSON *doc = cJSON_CreateObject();
+		cJSON_AddNumberToObject(doc, "version", 1);
+		cJSON_AddNumberToObject(doc, "filesChecked", (double)c->files);
+		cJSON_AddNumberToObject(doc, "packagesChecked", (double)c->packages);
+		cJSON *items = cJSON_AddArrayToObject(doc, "findings");
+		for (size_t i = 0; i < n; i++) {
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "rule", rule_names[f[i].rule]);
+			cJSON_AddStringToObject(o, "file", f[i].file);
+			cJSON_AddNumberToObject(o, "line", f[i].line);
+			cJSON_AddNumberToObject(o, "col", f[i].col);
+			if (f[i].package)
+				cJSON_AddStringToObject(o, "package", f[i].package);
+			cJSON_AddStringToObject(o, f[i].rule == RULE_RUNTIME ? "read" : "import",
+						f[i].spec);
+			cJSON_AddStringToObject(o, "message", f[i].message);
+			if (f[i].fix)
+				cJSON_AddStringToObject(o, "fix", f[i].fix);
+			cJSON_AddItemToArray(items, o);
+		}
+		char *s = cJSON_Print(doc);
+		cJSON_Delete(doc);
+		if (!s)
+			die("out of memory");
+		strbuf_addf(out, "%s\n", s);
+		free(s);
+		return;
+	}
+	struct report_finding *rf = xcalloc(n + 1, sizeof *rf);
+	for (size_t i = 0; i < n; i++)
+		rf[i] = (struct report_finding){.rule = f[i].rule,
+						.file = f[i].file,
+						.line = f[i].line,
+						.col = f[i].col,
+						.message = f[i].message,
+						.fix = f[i].fix};
+	if (!strcmp(mode, "sarif"))
+		report_findings_sarif(rules, RULES, rf, n, out);
+	else
+		report_findings_github("vx boundaries", rf, n, out);
+	free(rf);
+}
+
+static void check_release(struct check *c)
+{
+	for (size_t i = 0; i < c->findings.n; i++) {
+		struct finding *f = &c->findings.v[i];
+		free(f->file);
+		free(f->package);
+		free(f->spec);
+		free(f->message);
+		free(f->fix);
+	}
+	vec_free(&c->findings);
+	strvec_clear(&c->root_implicit);
+}
+
+/* The packages --filter selects (all without one) into selected. */
+static int select_packages(const struct workspace *ws, const struct strvec *args, bool *selected)
+{
+	char *cwd = path_absolute(".");
+	struct filter *filters = xcalloc(args->n + 1, sizeof *filters);
+	size_t nf = 0;
+	int rc = 0;
+	for (; nf < args->n && !rc; nf++)
+		rc = filter_parse(args->v[nf], ws, cwd, &filters[nf]);
+	if (!rc)
+		rc = filter_select(ws, filters, nf, selected);
+	for (size_t i = 0; i < nf; i++)
+		filter_free(&filters[i]);
+	free(filters);
+	free(cwd);
+	return rc;
+}
+
+int boundaries_main(int argc, char **argv)
+{
+	struct boundaries_opts o = {.report = "text"};
+	struct opt *rows = boundaries_opts_rows(&o);
+	int rc = parseopt(argc, argv, rows, &boundaries_usage, NULL, NULL);
+	free(rows);
+	if (rc) {
+		strvec_clear(&o.filters);
+		return rc > 0 ? 0 : 2;
+	}
+	struct workspace *ws = workspace_load_here();
+	if (!ws) {
+		strvec_clear(&o.filters);
+		return 2;
+	}
+	bool *selected = xcalloc(ws->projects.n + 1, 1);
+	struct check c = {.ws = ws};
+	struct strvec files = STRVEC_INIT;
+	rc = select_packages(ws, &o.filters, selected) ? 2 : 0;
+	if (!rc) {
+		struct ignores *ig = ignores_load(NULL, ws->root);
+		int r = listing_finish(NULL, ws->root, NULL, NULL, ig, &files);
+		ignores_free(ig);
+		if (r) {
+			error("boundaries: %s: %s", ws->root,
+			      r < 0 ? strerror(errno)
+				    : "not in a git work tree (its files are what git lists)");
+			rc = 2;
+		}
+	}
+	if (!rc) {
+		implicit_deps(ws->root, &c.root_implicit);
+		for (size_t i = 0; i < ws->projects.n; i++)
+			if (selected[i] && !ws->projects.v[i]->is_root)
+				check_package(&c, ws->projects.v[i], &files);
+		check_reads(&c, selected);
+		if (c.findings.n)
+			qsort(c.findings.v, c.findings.n, sizeof *c.findings.v, by_place);
+		struct strbuf out = STRBUF_INIT;
+		write_report(&c, o.report, &out);
+		fputs(out.buf, stdout);
+		strbuf_release(&out);
+		FILE *summary = strcmp(o.report, "text") ? stderr : stdout;
+		fprintf(summary, "Checked %zu file%s in %zu package%s: ", c.files,
+			c.files == 1 ? "" : "s", c.packages, c.packages == 1 ? "" : "s");
+		if (c.findings.n)
+			fprintf(summary, "%zu finding%s\n", c.findings.n,
+				c.findings.n == 1 ? "" : "s");
+		else
+			fprintf(summary, "no findings\n");
+		rc = c.failed ? 2 : c.findings.n ? 1 : 0;
+	}
+	check_release(&c);
+	strvec_clear(&files);
+	free(selected);
+	workspace_free(ws);
+	strvec_clear(&o.filters);
+	return rc;
+}
