@@ -5,52 +5,23 @@
 # same values wherever the value is no hash (task ids, packages, commands,
 # directories, dependencies and dependents, outputs, the input files'
 # names, the cache status, the resolved definition, the environment
-# variables specified). vx's own --dry-run=json is unchanged.
+# variables specified), and at the top the global inputs' names, the
+# user and the commit and branch (issue 56 item 4: globalCacheInputs, scm,
+# user). vx's own --dry-run=json is unchanged.
 . "$(dirname "$0")/lib.sh"
-
-npm_tool turbo-2.11.13 turbo@2.11.13
-turbo=$(find "$npm_tool_dir/node_modules/@turbo" -path '*/bin/turbo' -type f | head -n 1)
-[ -x "$turbo" ] || { echo "# turbo's binary is not in $npm_tool_dir"; exit 1; }
-export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1
-
-setup() {
-	git init -q . && git checkout -qb main &&
-	echo '{"name": "root", "private": true, "packageManager": "npm@10.0.0", "workspaces": ["apps/*", "packages/*"], "scripts": {"fmt": "echo fmt"}}' >package.json &&
-	cat >turbo.json <<-'EOF' &&
-	{"tasks": {
-	  "build": {"dependsOn": ["^build"], "outputs": ["dist/**", "!dist/cache/**"], "inputs": ["src/**", "package.json"], "env": ["API_URL"]},
-	  "test": {"dependsOn": ["build"], "passThroughEnv": ["CI_TOKEN"], "cache": false},
-	  "//#fmt": {}
-	}}
-	EOF
-	write_file apps/web/package.json <<<'{"name": "web", "version": "1.0.0", "scripts": {"build": "echo web", "test": "echo test"}, "dependencies": {"ui": "*"}}' &&
-	write_file apps/web/src/a.ts <<<'export const a = 1' &&
-	write_file packages/ui/package.json <<<'{"name": "ui", "version": "1.0.0", "scripts": {"build": "echo ui"}}' &&
-	write_file packages/ui/src/b.ts <<<'export const b = 1' &&
-	write_file packages/ui/README.md <<<'not an input' &&
-	cat >package-lock.json <<-'EOF' &&
-	{"name": "root", "lockfileVersion": 3, "requires": true, "packages": {
-	  "": {"name": "root", "workspaces": ["apps/*", "packages/*"]},
-	  "apps/web": {"name": "web", "version": "1.0.0", "dependencies": {"ui": "*"}},
-	  "packages/ui": {"name": "ui", "version": "1.0.0"},
-	  "node_modules/ui": {"resolved": "packages/ui", "link": true},
-	  "node_modules/web": {"resolved": "apps/web", "link": true}}}
-	EOF
-	printf "node_modules\n.turbo\n.vx\n" >.gitignore &&
-	git add -A && git commit -qm init
-}
+. "$(dirname "$0")/lib_turbo.sh"
 
 # The document of TOOL for ARGS... as the values that carry no hash, one
 # task per line, sorted.
-comparable='{packages, envMode, tasks: [.tasks[] | {taskId, task, package, command,
+comparable='{version, monorepo, packages, envMode, frameworkInference, user, scm,
+	global: (.globalCacheInputs | {files: (.files | keys), hashOfInternalDependencies,
+		env: .environmentVariables.specified, engines}),
+	tasks: [.tasks[] | {taskId, task, package, command,
 	directory, cliArguments, outputs, excludedOutputs, with, framework, envMode,
 	dependencies: (.dependencies | sort), dependents: (.dependents | sort),
 	inputs: (.inputs | keys), cache: .cache.status,
 	def: (.resolvedTaskDefinition | {outputs, cache, dependsOn, persistent, env, passThroughEnv}),
 	env: .environmentVariables.specified}] | sort_by(.taskId)}'
-# Every path of the document with its value's type, for the shape.
-shape='[paths(true) as $p | {p: ($p | map(if type == "number" then "N" else . end) | join(".")), t: (getpath($p) | type)}] | unique | map(select(.p | test("^tasks\\.N\\.inputs\\.|^tasks\\.N\\.environmentVariables\\.(configured|inferred)\\.") | not))'
-
 # (The documents are kept outside the workspace: a root task keys it all.)
 # A resolved definition's inputs are vx's: the written ones and the
 # package.json and turbo.json Turborepo keys anyway, so turbo's are a part.
@@ -63,18 +34,10 @@ same() {
 	jq -s -e "[.[0].tasks, .[1].tasks] | transpose | map((.[0].resolvedTaskDefinition.inputs - .[1].resolvedTaskDefinition.inputs) == []) | all" \
 		<(jq "{tasks: (.tasks | sort_by(.taskId))}" "$d/turbo.doc") \
 		<(jq "{tasks: (.tasks | sort_by(.taskId))}" "$d/vx.doc") >/dev/null &&
-	if ! cmp -s "$d/turbo.values" "$d/vx.values"; then
-		echo "vx run $* --dry=json says other values than turbo's:"
-		diff "$d/turbo.values" "$d/vx.values"
-		return 1
-	fi
-	jq -S "[.tasks[] | $shape]" "$d/turbo.doc" | jq -S "add | unique" >"$d/turbo.shape" &&
-	jq -S "[.tasks[] | $shape]" "$d/vx.doc" | jq -S "add | unique" >"$d/vx.shape" &&
-	if ! cmp -s "$d/turbo.shape" "$d/vx.shape"; then
-		echo "vx run $* --dry=json has another shape than turbo's:"
-		diff "$d/turbo.shape" "$d/vx.shape"
-		return 1
-	fi
+	agree "the values of vx run $* --dry=json" "$d/turbo.values" "$d/vx.values" &&
+	jq -S "$shape" "$d/turbo.doc" >"$d/turbo.shape" &&
+	jq -S "$shape" "$d/vx.doc" >"$d/vx.shape" &&
+	agree "the shape of vx run $* --dry=json" "$d/turbo.shape" "$d/vx.shape"
 }
 
 test_expect_success '--dry=json is turbo'"'"'s document: the same fields, types and values but hashes' '
@@ -83,6 +46,22 @@ test_expect_success '--dry=json is turbo'"'"'s document: the same fields, types 
 	same test &&
 	same build --filter=ui &&
 	API_URL=x CI_TOKEN=y same test
+'
+
+test_expect_success '--dry=json'"'"'s top is turbo'"'"'s: the global inputs, the user, the commit and branch (a CI'"'"'s, else git'"'"'s)' '
+	setup &&
+	jq ". + {globalDependencies: [\"config/*.json\"], globalEnv: [\"DEPLOY_ENV\"], globalPassThroughEnv: [\"KEEP_*\"]}" turbo.json >../t.json &&
+	mv ../t.json turbo.json &&
+	write_file config/base.json <<<"{}" &&
+	git add -A && git commit -qm global &&
+	same build &&
+	DEPLOY_ENV=prod KEEP_ME=1 same build &&
+	jq -e ".globalCacheInputs.files | keys == [\"config/base.json\"]" "$TEST_DIR/vx.doc" &&
+	jq -e ".scm.sha == \"$(git rev-parse HEAD)\" and .scm.branch == \"main\" and .user == \"\"" "$TEST_DIR/vx.doc" &&
+	git checkout -q --detach &&
+	same build &&
+	CI=true GITHUB_ACTIONS=true GITHUB_SHA=0123abcd GITHUB_REF_NAME=feature/x GITHUB_ACTOR=octocat same build &&
+	jq -e ".scm.sha == \"0123abcd\" and .scm.branch == \"feature/x\" and .user == \"octocat\"" "$TEST_DIR/vx.doc"
 '
 
 test_expect_success '--dry=json names the root'"'"'s own task //#task, as Turborepo; --dry-run=json keeps vx'"'"'s shape' '

@@ -235,8 +235,8 @@ test_expect_success '--summarize writes the run: keys, inputs with hashes, cache
 	setup &&
 	run_vx 0 run build -j1 --summarize=sum.json &&
 	test_grep "\"id\":.*\"lib#build\"" sum.json &&
-	test_grep "\"lib/src/a.txt\":.*\"[0-9a-f]\{32\}\"" sum.json &&
-	test_grep "\"cache\":.*\"miss\"" sum.json &&
+	test_grep "\"src/a.txt\":.*\"[0-9a-f]\{32\}\"" sum.json &&
+	test_grep "\"cacheStatus\":.*\"miss\"" sum.json &&
 	test_grep "\"exitCode\":.*0" sum.json
 '
 

@@ -49,10 +49,12 @@ clone() {
 		(cd "$1" && tar xf -)
 }
 
-# ids FILE STATUS: the ids of the summary's tasks with that status, sorted.
+# ids FILE STATUS: the ids of the summary's tasks with that status, sorted
+# (those that started, and those that did not, listed beside).
 ids() {
 	node -e 'const s = JSON.parse(require("fs").readFileSync(process.argv[1]));
-		for (const t of s.tasks) if (t.status === process.argv[2]) console.log(t.id)' "$1" "$2" | sort
+		for (const t of [...s.tasks, ...s.tasksNotStarted])
+			if (t.status === process.argv[2]) console.log(t.id)' "$1" "$2" | sort
 }
 
 test_expect_success 'the workspace has 40 build tasks' '

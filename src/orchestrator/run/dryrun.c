@@ -1,4 +1,4 @@
-/* dryrun.c - --explain-key and --dry-run (dryrun.h). */
+/* dryrun.c - --explain-key, --dry-run and --dry=json (dryrun.h). */
 #include "orchestrator/run/dryrun.h"
 
 #include <stdio.h>
@@ -7,6 +7,7 @@
 
 #include "orchestrator/config/framework.h"
 #include "orchestrator/keys/taskenv.h"
+#include "orchestrator/run/turbodoc.h"
 #include "util/die.h"
 #include "util/path.h"
 #include "util/strbuf.h"
@@ -188,4 +189,16 @@ void dryrun_print(const struct graph *g, const struct job *jobs, struct taskcach
 		strbuf_addf(&sb, "%zu tasks\n", g->nodes.n);
 	fputs(sb.buf, stdout);
 	strbuf_release(&sb);
+}
+
+void dryrun_print_turbo(const struct graph *g, const struct job *jobs, struct taskcache *tc)
+{
+	cJSON *doc = turbodoc_new(g, jobs, tc, NULL);
+	char *s = cJSON_Print(doc);
+	if (!s)
+		die("out of memory");
+	fputs(s, stdout);
+	fputc('\n', stdout);
+	free(s);
+	cJSON_Delete(doc);
 }

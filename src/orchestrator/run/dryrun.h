@@ -1,5 +1,5 @@
 /* dryrun.h - what a run would do, printed instead of running it:
- * --explain-key and --dry-run. */
+ * --explain-key, --dry-run and --dry=json. */
 #ifndef VX_RUN_DRYRUN_H
 #define VX_RUN_DRYRUN_H
 
@@ -20,7 +20,7 @@ int dryrun_explain_key(const struct graph *g, const struct taskcache *tc, const 
 void dryrun_print(const struct graph *g, const struct job *jobs, struct taskcache *tc, int mode,
 		  const struct shardrun *shard);
 
-/* --dry=json: the same in Turborepo's shape (dryrun_turbo.c): its field
+/* --dry=json: the same in Turborepo's shape (turbodoc.h): its field
  * names and types, vx's values. */
 void dryrun_print_turbo(const struct graph *g, const struct job *jobs, struct taskcache *tc);
 

@@ -54,9 +54,11 @@ static void report_stdout_end(int fd)
 }
 
 /* What a finished run leaves: the run log's hit rate, the --summarize
- * file. Returns status, or 2 when a summary asked for could not be written
- * by a run that had succeeded. */
-static int run_record(const struct run_opts *o, struct plan *p, int status, long long total)
+ * file (jobs_t0: summary_clock_ms() as the scheduler started). Returns
+ * status, or 2 when a summary asked for could not be written by a run
+ * that had succeeded. */
+static int run_record(const struct run_opts *o, struct plan *p, int status, long long total,
+		      long long jobs_t0)
 {
 	size_t n = p->g.nodes.n, hits = 0, misses = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -66,7 +68,7 @@ static int run_record(const struct run_opts *o, struct plan *p, int status, long
 	if (p->tc.store_open && !p->tc.store.read_only && (hits || misses))
 		runlog_append(p->tc.dir, hits, misses);
 	if (o->summarize) /* one that cannot be written says so; the tasks' status stands */
-		summary_write(o->summary_path, &p->g, p->jobs, &p->tc, status, total);
+		summary_write(o, &p->g, p->jobs, &p->tc, status, total, jobs_t0);
 	return status;
 }
 
@@ -165,6 +167,7 @@ int run_once(const struct run_opts *o, struct plan *p, long long t0,
 		shardrun_start(p->shard, n);
 	}
 	struct scheduler_hooks hooks = {run_before, run_after, &rh};
+	long long jobs_t0 = summary_clock_ms(); /* the summary's wall clock of job times */
 	int status = scheduler_run(p->jobs, n, &so, &hooks);
 	free(rh.tainted);
 	taskcache_finish(&p->tc);
@@ -175,7 +178,7 @@ int run_once(const struct run_opts *o, struct plan *p, long long t0,
 	long long total = loop_now() - t0;
 	if (!o->served_by) /* the watch says how its server ended */
 		output_summary(p->jobs, n, total);
-	status = run_record(o, p, status, total);
+	status = run_record(o, p, status, total, jobs_t0);
 	if (o->profile && profile_write(o->profile, &p->g, p->jobs, &p->tc, &p->sj) && !status)
 		status = 1;
 	/* json and sarif had stdout set aside (report_fd); github writes its

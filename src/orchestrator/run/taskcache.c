@@ -1060,3 +1060,37 @@ void taskcache_close(struct taskcache *tc)
 	remote_free(tc->remote);
 	free(tc->dir);
 }
+
+long long taskcache_saved_ms(const struct taskcache *tc, size_t i)
+{
+	if (!tc->store_open)
+		return -1;
+	/* the manifest alone (or a bundle's head): the archive's checksum is
+	 * the restore's to check, not a report's */
+	const char *key = tc->ks.keys[i];
+	struct manifest m = {0};
+	struct strbuf json = STRBUF_INIT, why = STRBUF_INIT;
+	int rc = -1;
+	char *name = store_entry_name(key, STORE_MANIFEST_SUFFIX);
+	int fd = openat(tc->store.dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0) {
+		if (strbuf_read_fd(&json, fd) >= 0)
+			rc = manifest_parse(json.buf, json.len, &m, &why);
+		close(fd);
+	} else {
+		free(name);
+		name = store_entry_name(key, STORE_BUNDLE_SUFFIX);
+		fd = openat(tc->store.dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		off_t off;
+		if (fd >= 0) {
+			rc = entry_bundle_read(fd, &m, &off, &why) ? -1 : 0;
+			close(fd);
+		}
+	}
+	long long ms = rc < 0 || !m.key || strcmp(m.key, key) ? -1 : (long long)m.duration_ms;
+	manifest_release(&m);
+	strbuf_release(&json);
+	strbuf_release(&why);
+	free(name);
+	return ms;
+}

@@ -169,4 +169,10 @@ bool taskcache_remote_named(const struct workspace *ws, enum remote_mode mode, b
  * false when there is no remote to read, or the task is not cacheable)? */
 bool taskcache_remote_has(struct taskcache *tc, size_t i);
 
+/* How long node i's cached run took, as its entry in the local store says
+ * (Turborepo's timeSaved), or -1: no entry there (a remote-only run's is
+ * gone after the run), or it does not read. Reads the manifest, never the
+ * archive. */
+long long taskcache_saved_ms(const struct taskcache *tc, size_t i);
+
 #endif
