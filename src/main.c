@@ -64,11 +64,12 @@ int main(int argc, char **argv)
 	const struct verb *v = verb_find(verbs_table(), verb);
 	if (v)
 		return verb_run(v, "vx", argc - 1, argv + 1);
+	int rc = verbs_turbo_only(verb);
+	if (rc >= 0)
+		return rc;
 	/* `vx build` is `vx run build`, as `turbo build` is `turbo run build`
-	 * (issue 42): a word that is no verb names tasks */
-	if (verb[0] != '-')
-		return run_main(argc, argv);
-	error("unknown verb \"%s\"", verb);
-	verbs_help(stderr);
-	return 2;
+	 * (issue 42): a word that is no verb names tasks, and an option before
+	 * them is vx run's (`turbo --filter=web build`); vx run's parser names
+	 * one it does not know */
+	return run_main(argc, argv);
 }

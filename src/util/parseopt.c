@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/closest.h"
 #include "util/die.h"
 #include "util/strbuf.h"
 
@@ -112,6 +113,76 @@ static int row_apply(const struct opt *row, const char *arg)
 	return rc;
 }
 
+/* Says what is wrong with word, a "--name[=ARG]" getopt_long refused: a
+ * prefix of several names, an argument given to a row that takes none, or
+ * a name no row has (with the closest one; else, when "--" hands the rest
+ * on (rest), where an option of the tasks' goes). Returns -1. */
+static int bad_long_option(const struct opt *rows, const char *word, bool rest)
+{
+	const char *name = word + 2, *eq = strchr(name, '=');
+	size_t len = eq ? (size_t)(eq - name) : strlen(name);
+	struct strvec fits = STRVEC_INIT;
+	const struct opt *exact = NULL, *fit = NULL;
+	for (const struct opt *r = rows; r->type != OPTION_END; r++) {
+		if (!r->long_name || strncmp(r->long_name, name, len))
+			continue;
+		if (!r->long_name[len])
+			exact = r;
+		fit = r;
+		strvec_pushf(&fits, "--%s", r->long_name);
+	}
+	struct strbuf sb = STRBUF_INIT;
+	int rc;
+	if (exact || fits.n == 1) {
+		rc = error("option --%s takes no argument", (exact ? exact : fit)->long_name);
+	} else if (fits.n > 1) {
+		strbuf_addf(&sb, "option --%.*s is ambiguous: ", (int)len, name);
+		choices_list((const char *const *)fits.v, &sb);
+		rc = error("%s", sb.buf);
+	} else {
+		size_t n = rows_count(rows);
+		const char **names = xcalloc(n + 1, sizeof *names);
+		for (size_t i = 0; i < n; i++)
+			names[i] =
+			    rows[i].help || rows[i].type == OPTION_HELP ? rows[i].long_name : NULL;
+		char *typed = xstrndup(name, len);
+		const char *near = closest_name(typed, names, n);
+		if (near)
+			strbuf_addf(&sb, " (did you mean --%s?)", near);
+		else if (rest)
+			strbuf_addstr(&sb, " (a task's own options go after \"--\")");
+		rc = error("unknown option --%s%s", typed, sb.buf);
+		free(typed);
+		free(names);
+	}
+	strbuf_release(&sb);
+	strvec_clear(&fits);
+	return rc;
+}
+
+/* Not the whole usage after an error: `vx run build --frobnicate` printed
+ * 60 lines, the error line first and out of sight (issue 56 item 2); git
+ * and clap print the line, the usage line and where --help is. */
+void parseopt_usage_hint(const struct opt_usage *usage, FILE *out)
+{
+	const char *head = usage->head ? usage->head : "";
+	size_t line = strcspn(head, "\n");
+	if (strncmp(head, "usage: ", 7) || line <= 7) {
+		fputs("`--help` lists every option.\n", out);
+		return;
+	}
+	struct strbuf cmd = STRBUF_INIT;
+	for (const char *w = head + 7; w < head + line;) {
+		size_t wl = strcspn(w, " \n");
+		if (strspn(w, "abcdefghijklmnopqrstuvwxyz0123456789-_") < wl || !wl)
+			break;
+		strbuf_addf(&cmd, "%s%.*s", cmd.len ? " " : "", (int)wl, w);
+		w += wl + (w[wl] == ' ');
+	}
+	fprintf(out, "%.*s\n`%s --help` lists every option.\n", (int)line, head, cmd.buf);
+	strbuf_release(&cmd);
+}
+
 int parseopt(int argc, char **argv, const struct opt *rows, const struct opt_usage *usage,
 	     struct strvec *operands, struct strvec *rest)
 {
@@ -158,15 +229,16 @@ int parseopt(int argc, char **argv, const struct opt *rows, const struct opt_usa
 	int c, rc = 0;
 	while (!rc && (c = getopt_long(end, argv, shorts.buf, longs, NULL)) != -1) {
 		if (c == ':' || c == '?') {
-			if (c == ':' && optopt && optopt < 256)
-				rc = error("option -%c needs an argument", optopt);
+			const char *word = argv[optind - 1];
+			if (optopt && optopt < 256)
+				rc = error(c == ':' ? "option -%c needs an argument"
+						    : "unknown option -%c",
+					   optopt);
 			else if (c == ':')
-				rc = error("option %s needs an argument", argv[optind - 1]);
-			else if (optopt && optopt < 256)
-				rc = error("unknown option -%c", optopt);
+				rc = error("option %s needs an argument", word);
 			else
-				rc = error("unknown option %s", argv[optind - 1]);
-			parseopt_usage(rows, usage, stderr);
+				rc = bad_long_option(rows, word, rest != NULL);
+			parseopt_usage_hint(usage, stderr);
 			break;
 		}
 		const struct opt *row = c >= 256 ? &rows[c - 256] : NULL;

@@ -105,9 +105,15 @@ struct opt_usage {
 /* Parses argv (argv[0] the verb) by the rows: the operands go to operands
  * in their order, everything after a "--" to rest (NULL: "--" ends the
  * options and what follows is operands). Returns 0; 1 after --help printed
- * the usage on stdout; -1 after an error line and the usage on stderr. */
+ * the usage on stdout; -1 after an error line (an unknown long option's
+ * with the closest known one) and parseopt_usage_hint on stderr. */
 int parseopt(int argc, char **argv, const struct opt *rows, const struct opt_usage *usage,
 	     struct strvec *operands, struct strvec *rest);
+/* Prints, after an error line, the usage's first line and "`CMD --help`
+ * lists every option.": CMD is that line's leading words of lowercase
+ * letters, digits, '-' and '_' ("usage: vx cache prune [--max-size SIZE]"
+ * gives vx cache prune). */
+void parseopt_usage_hint(const struct opt_usage *usage, FILE *out);
 /* Prints the usage of the rows. */
 void parseopt_usage(const struct opt *rows, const struct opt_usage *usage, FILE *out);
 

@@ -32,7 +32,7 @@ test_expect_success 'vx build is vx run build, options and all' '
 	run_vx 2 nosuchtask &&
 	test_grep "no project of the workspace has a task \"nosuchtask\"" "$ERR" &&
 	run_vx 2 --bogus &&
-	test_grep "unknown verb \"--bogus\"" "$ERR"
+	test_grep "unknown option --bogus" "$ERR"
 '
 
 test_expect_success '--concurrency N% is a share of the CPUs, at least one; a bad one is an error' '

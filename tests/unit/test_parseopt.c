@@ -28,6 +28,8 @@ static int summarize_cb(const struct opt *row, const char *arg)
 
 static const char *const reports[] = {"text", "json", "sarif", NULL};
 static const struct opt_usage usage = {"usage: t [options]\n\n", "  -- ARGS    theirs\n"};
+/* what the last parse() printed on stderr */
+static char last_err[8192];
 
 /* Parses the words of line (split at spaces) with a fresh table. */
 static int parse(const char *line, struct opts *o, struct strvec *ops, struct strvec *rest)
@@ -54,7 +56,7 @@ static int parse(const char *line, struct opts *o, struct strvec *ops, struct st
 	free(copy);
 	capture_begin();
 	int rc = parseopt((int)words.n, words.v, rows, &usage, ops, rest);
-	capture_end();
+	snprintf(last_err, sizeof last_err, "%s", capture_end());
 	strvec_clear(&words);
 	return rc;
 }
@@ -129,6 +131,38 @@ int main(void)
 	/* --no-remote and --name... share no prefix with --n alone: ambiguous */
 	CHECK_INT(parse("--n", &o, &ops, &rest), -1);
 	CHECK_INT(parse("--help", &o, &ops, &rest), 1);
+	reset(&o, &ops, &rest);
+
+	/* issue 56 item 2: an unknown option is three lines (the option, the
+	 * closest known one, the usage line, where --help is), not the whole
+	 * usage */
+	CHECK_INT(parse("build --filtr a", &o, &ops, &rest), -1);
+	CHECK_STR(last_err, "vx: unknown option --filtr (did you mean --filter?)\n"
+			    "usage: t [options]\n"
+			    "`t --help` lists every option.\n");
+	CHECK_INT(parse("--repot=json", &o, &ops, &rest), -1);
+	CHECK(strstr(last_err, "unknown option --repot (did you mean --report?)\n") != NULL);
+	/* nothing near: where a task's own option goes, when there is a -- */
+	CHECK_INT(parse("--frobnicate", &o, &ops, &rest), -1);
+	CHECK(strstr(last_err, "vx: unknown option --frobnicate (a task's own options go after "
+			       "\"--\")\n") == last_err);
+	CHECK(strstr(last_err, "ignore hits") == NULL);
+	CHECK_INT(parse("--frobnicate", &o, &ops, NULL), -1);
+	CHECK(strstr(last_err, "vx: unknown option --frobnicate\n") == last_err);
+	CHECK_INT(parse("-x", &o, &ops, &rest), -1);
+	CHECK(strstr(last_err, "vx: unknown option -x\n") == last_err);
+	CHECK(strstr(last_err, "ignore hits") == NULL);
+	/* a shortened name that fits several: each named */
+	CHECK_INT(parse("--n", &o, &ops, &rest), -1);
+	CHECK(strstr(last_err, "vx: option --n is ambiguous: --no-remote or "
+			       "--name-given-as-a-very-long-option\n") == last_err);
+	CHECK_INT(parse("--force=yes", &o, &ops, &rest), -1);
+	CHECK(strstr(last_err, "vx: option --force takes no argument\n") == last_err);
+	CHECK_INT(parse("--forc=yes", &o, &ops, &rest), -1);
+	CHECK(strstr(last_err, "vx: option --force takes no argument\n") == last_err);
+	CHECK_INT(parse("--filter", &o, &ops, &rest), -1);
+	CHECK(strstr(last_err, "vx: option --filter needs an argument\n") == last_err);
+	CHECK(strstr(last_err, "repeatable") == NULL);
 	reset(&o, &ops, &rest);
 
 	/* the choice error lists them all */

@@ -1224,7 +1224,6 @@ int sandbox_learn_main(int argc, char **argv)
 	struct run_opts o;
 	memset(&o, 0, sizeof o);
 	if (run_opts_parse(argc, argv, false, &o)) {
-		fputs(LEARN_USAGE, stderr);
 		run_opts_free(&o);
 		return 2;
 	}

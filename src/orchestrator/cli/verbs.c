@@ -14,8 +14,11 @@
 #include "orchestrator/cli/sandbox_learn.h"
 #include "orchestrator/cli/sandbox_show.h"
 #include "orchestrator/cli/version.h"
+#include "orchestrator/config/workspace.h"
+#include "orchestrator/plan/graph.h"
 #include "orchestrator/run/run.h"
 #include "orchestrator/run/runopts.h"
+#include "util/closest.h"
 #include "util/die.h"
 #include "util/parseopt.h"
 #include "util/strbuf.h"
@@ -195,8 +198,73 @@ void verbs_help(FILE *out)
 	fputs(
 	    "  TASK... [options]                 vx run TASK..., as turbo TASK is turbo run TASK\n"
 	    "\n"
-	    "`vx VERB --help` describes each verb.\n",
+	    "`vx VERB --help` describes each verb.\n"
+	    "\n" RUN_EXIT_STATUS
+	    "             3 (vx sandbox learn) lines were printed for a person to decide\n",
 	    out);
+}
+
+/* Turborepo's verbs vx has no counterpart of, each with what vx offers
+ * instead, from its code and docs: `vx login` ran as `vx run login` and
+ * said no project has a task "login" (issue 56 item 2). */
+static const char GEN_INSTEAD[] =
+    "Turborepo's code generator (Plop's templates) has no vx counterpart;\n"
+    "a generator a package.json script runs is a task like any other: `vx run SCRIPT`";
+static const struct {
+	const char *name, *instead;
+} turbo_verbs[] = {
+    {"gen", GEN_INSTEAD},
+    {"generate", GEN_INSTEAD},
+    {"query", "vx answers no GraphQL; the same facts come as JSON from `vx ls --output json`,\n"
+	      "`vx ls PACKAGE --output json`, `vx graph TASK` and `vx run TASK --dry-run=json`"},
+    {"login", "the remote cache's token is VX_REMOTE_CACHE_TOKEN (or --token, TURBO_TOKEN),\n"
+	      "its URL and team VX_REMOTE_CACHE_URL and VX_REMOTE_CACHE_TEAM, or all three\n"
+	      "workspace.cache.remote in vx.yaml (docs/remote-cache.md)"},
+    {"logout", "vx keeps no login: each run reads the remote cache's token from --token,\n"
+	       "VX_REMOTE_CACHE_TOKEN, workspace.cache.remote.token or TURBO_TOKEN; remove it "
+	       "there"},
+    {"link", "the remote cache's team is VX_REMOTE_CACHE_TEAM (or --team, TURBO_TEAM) or\n"
+	     "workspace.cache.remote.team in vx.yaml, its URL VX_REMOTE_CACHE_URL or\n"
+	     "workspace.cache.remote.url (docs/remote-cache.md)"},
+    {"unlink", "the remote cache is off while no URL or token is set (VX_REMOTE_CACHE_URL,\n"
+	       "VX_REMOTE_CACHE_TOKEN, TURBO_API, TURBO_TOKEN, workspace.cache.remote);\n"
+	       "`vx run TASK --no-remote` runs without it"},
+    {"telemetry", "vx collects no telemetry, so there is none to turn off; vx itself\n"
+		  "connects only to the remote cache you configure"},
+    {"daemon", "no vx process stays between runs (`vx watch` is the one that keeps running);\n"
+	       "--daemon and --no-daemon are accepted and change nothing"},
+};
+
+/* Drops a line workspace_load reports: the workspace is only asked
+ * whether it has a task. */
+static void drop_line(const char *line, void *ctx)
+{
+	(void)line, (void)ctx;
+}
+
+int verbs_turbo_only(const char *word)
+{
+	size_t i = 0, n = sizeof turbo_verbs / sizeof *turbo_verbs;
+	while (i < n && strcmp(turbo_verbs[i].name, word))
+		i++;
+	if (i == n)
+		return -1;
+	/* `vx gen` runs a workspace's task gen, as `vx build` runs build */
+	report_to(drop_line, NULL);
+	struct workspace *ws = workspace_load_here();
+	report_to(NULL, NULL);
+	bool task = ws && graph_workspace_has_task(ws, word);
+	if (ws)
+		workspace_free(ws);
+	if (task)
+		return -1;
+	error("vx has no `%s`, and no project here has a task \"%s\":", word, word);
+	for (const char *l = turbo_verbs[i].instead; *l;) {
+		size_t len = strcspn(l, "\n");
+		fprintf(stderr, "  %.*s\n", (int)len, l);
+		l += len + (l[len] == '\n');
+	}
+	return 2;
 }
 
 static int help_main(int argc, char **argv)
@@ -259,8 +327,15 @@ int verb_run(const struct verb *v, const char *path, int argc, char **argv)
 		rc = verb_run(sub, here, argc - 1, argv + 1);
 	} else {
 		bool help = argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
+		const char *names[16] = {0};
+		size_t n = 0;
+		for (const struct verb *w = v->subs; w->name && n < 16; w++)
+			names[n++] = w->summary ? w->name : NULL;
+		const char *near = argc > 1 ? closest_name(argv[1], names, n) : NULL;
 		if (argc > 1 && !help)
-			error("%s: unknown command \"%s\"", here, argv[1]);
+			error("%s: unknown command \"%s\"%s%s%s", here, argv[1],
+			      near ? " (did you mean \"" : "", near ? near : "",
+			      near ? "\"?)" : "");
 		FILE *out = help ? stdout : stderr;
 		fprintf(out, "usage:\n");
 		verbs_usage(v->subs, here, out);

@@ -45,7 +45,13 @@ const struct verb *verb_find(const struct verb *table, const char *name);
  * and 2). Returns the exit status. */
 int verb_run(const struct verb *v, const char *path, int argc, char **argv);
 
-/* Prints vx's usage: every listed verb, and the rest of the command line. */
+/* For a word that is a Turborepo verb vx lacks (gen, query, login, link,
+ * telemetry, ...) and no task of the workspace: says what vx does instead
+ * and returns 2. Returns -1 for any other word (a task's name included). */
+int verbs_turbo_only(const char *word);
+
+/* Prints vx's usage: every listed verb, the rest of the command line and
+ * what the exit status says. */
 void verbs_help(FILE *out);
 
 /* Prints "  PATH NAME SYNOPSIS   SUMMARY" for each listed verb of table,

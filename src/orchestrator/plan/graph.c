@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/closest.h"
 #include "util/strbuf.h"
 
 struct builder {
@@ -110,9 +111,41 @@ void graph_project_task_names(const struct workspace *ws, const struct project *
 	strvec_sort(out);
 }
 
-/* True when some project of the workspace has task name (the typo check:
- * `vx run biuld` must not pass for having run nothing). */
-static bool any_project_has(struct workspace *ws, const char *name)
+/* Returns " (did you mean \"TASK\"?)" for the task nearest to typed of
+ * every task project pj has (pj < 0: any project), or "": malloc'd. The
+ * typo's fix named, as config.c names a key's (issue 56 item 2). */
+static char *near_task(const struct workspace *ws, long pj, const char *typed)
+{
+	struct strvec names = STRVEC_INIT;
+	for (size_t i = 0; i < ws->projects.n; i++)
+		if (pj < 0 || (size_t)pj == i)
+			graph_project_task_names(ws, ws->projects.v[i], false, &names);
+	const char *near = closest_name(typed, (const char *const *)names.v, names.n);
+	char *s = near ? xasprintf(" (did you mean \"%s\"?)", near) : xstrdup("");
+	strvec_clear(&names);
+	return s;
+}
+
+/* The project name nearest to typed, or NULL: one whose name after its
+ * scope is typed ("web" for "@acme/web", as people shorten it), else one a
+ * typo away. */
+static const char *near_project(const struct workspace *ws, const char *typed)
+{
+	const char *unscoped = NULL;
+	size_t n = 0;
+	const char **names = xcalloc(ws->projects.n + 1, sizeof *names);
+	for (size_t i = 0; i < ws->projects.n; i++) {
+		const char *name = ws->projects.v[i]->name, *slash = strchr(name, '/');
+		names[i] = name;
+		if (name[0] == '@' && slash && !strcmp(slash + 1, typed) && n++ == 0)
+			unscoped = name;
+	}
+	const char *near = n == 1 ? unscoped : closest_name(typed, names, ws->projects.n);
+	free(names);
+	return near;
+}
+
+bool graph_workspace_has_task(const struct workspace *ws, const char *name)
 {
 	char *root_key = xasprintf("//#%s", name);
 	bool has = config_find_task(ws->cfg, name) || config_find_task(ws->cfg, root_key);
@@ -427,17 +460,21 @@ int graph_build(struct graph *g, struct workspace *ws, char *const *tasks, size_
 		if (hash && hash != tasks[i]) {
 			char *pname = xstrndup(tasks[i], (size_t)(hash - tasks[i]));
 			long pj = workspace_find(ws, pname);
+			const char *np = pj < 0 ? near_project(ws, pname) : NULL;
 			if (pj < 0)
-				rc = error("no project is named \"%s\" (in \"%s\")", pname,
-					   tasks[i]);
+				rc = error("no project is named \"%s\" (in \"%s\"%s%s%s)", pname,
+					   tasks[i], np ? "; did you mean \"" : "", np ? np : "",
+					   np ? "\"?" : "");
 			free(pname);
 			if (rc)
 				break;
 			long n = get_node(&b, (size_t)pj, hash + 1);
-			if (n == -2)
-				rc = error("project \"%s\" has no task \"%s\"",
-					   ws->projects.v[pj]->name, hash + 1);
-			else if (n == -1)
+			if (n == -2) {
+				char *near = near_task(ws, pj, hash + 1);
+				rc = error("project \"%s\" has no task \"%s\"%s",
+					   ws->projects.v[pj]->name, hash + 1, near);
+				free(near);
+			} else if (n == -1)
 				rc = -1;
 			else
 				g->nodes.v[n]->requested = true;
@@ -447,11 +484,13 @@ int graph_build(struct graph *g, struct workspace *ws, char *const *tasks, size_
 			rc = error("\"%s\" is not a task name", tasks[i]);
 			break;
 		}
-		if (!any_project_has(ws, tasks[i])) {
-			rc = error("no project of the workspace has a task \"%s\" (in a vx.yaml, "
-				   "the workspace "
-				   "defaults, or a package.json script)",
-				   tasks[i]);
+		if (!graph_workspace_has_task(ws, tasks[i])) {
+			char *near = near_task(ws, -1, tasks[i]);
+			rc = error("no project of the workspace has a task \"%s\"%s", tasks[i],
+				   *near ? near
+					 : " (in a vx.yaml, the workspace defaults, or a "
+					   "package.json script)");
+			free(near);
 			break;
 		}
 		for (size_t pj = 0; pj < ws->projects.n && !rc; pj++) {

@@ -53,6 +53,10 @@ void graph_free(struct graph *g);
 struct task_cfg *graph_project_task(const struct workspace *ws, const struct project *p,
 				    const char *name);
 
+/* True when some project of the workspace has task name (the typo check:
+ * `vx run biuld` must not pass for having run nothing). */
+bool graph_workspace_has_task(const struct workspace *ws, const char *name);
+
 /* Appends to out, sorted, the name of every task project p has (its own, a
  * layer's it inherits, its package.json scripts); runs: only those it runs
  * a command for (a task turbo.json names that p has no script for is a

@@ -189,7 +189,8 @@ static const struct opt_usage run_usage = {
     "Runs the tasks in every selected project, and the tasks they depend on.\n"
     "\n",
     "  -C DIR                 run as if started in DIR\n"
-    "  -- ARGS                appended, shell-quoted, to the requested tasks' commands\n"};
+    "  -- ARGS                appended, shell-quoted, to the requested tasks' commands\n"
+    "\n" RUN_EXIT_STATUS};
 
 static const struct opt_usage graph_usage = {
     "usage: vx graph TASK... [options]\n"
@@ -348,8 +349,8 @@ int run_opts_parse(int argc, char **argv, bool graph, struct run_opts *o)
 	if (!rc)
 		opts_settle(o);
 	if (!rc && !o->tasks.n) {
-		parseopt_usage(rows, usage, stderr);
 		rc = error("name at least one task");
+		parseopt_usage_hint(usage, stderr);
 	}
 	free(rows);
 	return rc;

@@ -10,6 +10,15 @@
 
 struct opt;
 
+/* What a run's exit status means (SPEC §3), the end of `vx run --help`
+ * and `vx --help` (issue 56 item 6). */
+#define RUN_EXIT_STATUS                                                                            \
+	"exit status: 0 every task succeeded or hit the cache\n"                                   \
+	"             1 a task failed, timed out or had a sandbox violation\n"                     \
+	"             2 a usage or configuration error, or a sandbox this platform\n"              \
+	"               cannot give a task that asks for one\n"                                    \
+	"             130 interrupted (Ctrl-C, SIGTERM)\n"
+
 /* --cache's bits of a side. */
 enum { CACHE_R = 1, CACHE_W = 2 };
 

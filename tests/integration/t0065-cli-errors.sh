@@ -1,0 +1,126 @@
+#!/bin/bash
+# The error texts a user meets first (issue 56 items 2 and 6): an unknown
+# flag is three lines naming the closest known one, not the 60-line usage; a
+# task name that is no task names the closest task; Turborepo's verbs vx
+# lacks say what vx does instead; FORCE_COLOR; the --graph legend; --profile
+# in microseconds; a graph a person reads; the exit codes in --help.
+. "$(dirname "$0")/lib.sh"
+
+setup() {
+	ws_root <<-EOF
+	tasks:
+	  build:
+	    dependsOn: ["^build"]
+	    outputs: ["dist/**"]
+	    command: "mkdir -p dist && echo built > dist/out.txt"
+	  check: { dependsOn: ["^check"] }
+	EOF
+	ws_project apps/web @acme/web @acme/ui <<-EOF
+	  test: { command: "true" }
+	EOF
+	ws_project packages/ui @acme/ui </dev/null
+}
+
+test_expect_success 'an unknown flag: the flag, the closest one, the usage line, where --help is; exit 2' '
+	setup &&
+	run_vx 2 run build --filtr=web &&
+	cat >expect <<-\EOF &&
+	vx: unknown option --filtr (did you mean --filter?)
+	usage: vx run TASK... [options] [-- ARGS]
+	`vx run --help` lists every option.
+	EOF
+	test_cmp expect "$ERR" &&
+	run_vx 2 run build --frobnicate &&
+	test $(wc -l <"$ERR") = 3 &&
+	test_grep "^vx: unknown option --frobnicate (a task.s own options go after \"--\")$" "$ERR" &&
+	run_vx 2 build --summarise &&
+	test_grep "^vx: unknown option --summarise (did you mean --summarize?)$" "$ERR" &&
+	test $(wc -l <"$ERR") = 3 &&
+	run_vx 2 run build --dr &&
+	test_grep "^vx: option --dr is ambiguous: --dry or --dry-run$" "$ERR" &&
+	run_vx 2 run build --force=yes &&
+	test_grep "^vx: option --force takes no argument$" "$ERR" &&
+	run_vx 2 ls --outptu json &&
+	test_grep "^vx: unknown option --outptu (did you mean --output?)$" "$ERR" &&
+	test_grep "^\`vx ls --help\` lists every option.$" "$ERR" &&
+	run_vx 2 cache prune --max-szie 1G &&
+	test_grep "^\`vx cache prune --help\` lists every option.$" "$ERR" &&
+	run_vx 2 run &&
+	test $(wc -l <"$ERR") = 3 &&
+	test_grep "^vx: name at least one task$" "$ERR"
+'
+
+test_expect_success 'options before the task are vx run'"'"'s, as turbo --filter=web build is turbo run' '
+	setup &&
+	run_vx 0 --filter=@acme/ui build &&
+	test_grep "Tasks: 1 succeeded" "$OUT" &&
+	run_vx 2 --hepl &&
+	test_grep "^vx: unknown option --hepl (did you mean --help?)$" "$ERR" &&
+	test $(wc -l <"$ERR") = 3
+'
+
+test_expect_success 'a task name that is no task names the closest task of every project' '
+	setup &&
+	run_vx 2 run biuld &&
+	test_grep "^vx: no project of the workspace has a task \"biuld\" (did you mean \"build\"?)$" "$ERR" &&
+	run_vx 2 tset &&
+	test_grep "(did you mean \"test\"?)" "$ERR" &&
+	run_vx 2 run @acme/web#tets &&
+	test_grep "^vx: project \"@acme/web\" has no task \"tets\" (did you mean \"test\"?)$" "$ERR" &&
+	run_vx 2 run web#build &&
+	test_grep "^vx: no project is named \"web\" (in \"web#build\"; did you mean \"@acme/web\"?)$" "$ERR" &&
+	run_vx 2 run zzzzzzzz &&
+	test_grep ! "did you mean" "$ERR"
+'
+
+test_expect_success 'a verb turbo has and vx lacks says what vx does instead, unless it is a task' '
+	setup &&
+	for verb in gen generate query login logout link unlink telemetry daemon; do
+		run_vx 2 $verb &&
+		test_grep ! "no project of the workspace has a task" "$ERR" &&
+		test_grep "^vx: vx has no \`$verb\`" "$ERR" || exit 1
+	done &&
+	run_vx 2 gen &&
+	test_grep "code generator" "$ERR" &&
+	run_vx 2 query &&
+	test_grep "vx ls --output json" "$ERR" &&
+	test_grep "vx graph TASK" "$ERR" &&
+	run_vx 2 login &&
+	test_grep "VX_REMOTE_CACHE_TOKEN" "$ERR" &&
+	test_grep "workspace.cache.remote" "$ERR" &&
+	run_vx 2 link &&
+	test_grep "VX_REMOTE_CACHE_TEAM" "$ERR" &&
+	run_vx 2 telemetry &&
+	test_grep "no telemetry" "$ERR" &&
+	cd .. && mkdir -p none && cd none &&
+	run_vx 2 login &&
+	test_grep "VX_REMOTE_CACHE_TOKEN" "$ERR" &&
+	cd ../ws &&
+	ws_project tools/gen gen <<-EOF &&
+	  gen: { command: "echo generated" }
+	EOF
+	run_vx 0 gen &&
+	test_grep "gen#gen: generated" "$OUT"
+'
+
+test_expect_success 'vx sandbox --help lists learn and show' '
+	run_vx 0 sandbox --help &&
+	test_grep "vx sandbox learn TASK" "$OUT" &&
+	test_grep "vx sandbox show TASK" "$OUT" &&
+	run_vx 2 sandbox lern &&
+	test_grep "unknown command \"lern\" (did you mean \"learn\"?)" "$ERR"
+'
+
+test_expect_success '--help says what exit statuses 0, 1, 2 and 130 mean' '
+	run_vx 0 --help &&
+	test_grep "^exit status: 0 " "$OUT" &&
+	test_grep "1 a task failed" "$OUT" &&
+	test_grep "2 a usage or configuration error" "$OUT" &&
+	test_grep "130 interrupted" "$OUT" &&
+	run_vx 0 run --help &&
+	test_grep "^exit status: 0 " "$OUT" &&
+	test_grep "1 a task failed" "$OUT" &&
+	test_grep "130 interrupted" "$OUT"
+'
+
+test_done
