@@ -111,6 +111,23 @@ test_expect_success 'vx sandbox --help lists learn and show' '
 	test_grep "unknown command \"lern\" (did you mean \"learn\"?)" "$ERR"
 '
 
+test_expect_success 'FORCE_COLOR colours a pipe; FORCE_COLOR=0 and NO_COLOR do not' '
+	setup &&
+	esc=$(printf "\033") &&
+	env -u NO_COLOR FORCE_COLOR=1 "$VX" run build --force >out 2>err &&
+	grep -q "$esc\[" out &&
+	env -u NO_COLOR FORCE_COLOR= "$VX" run build --force >out 2>err &&
+	grep -q "$esc\[" out &&
+	env -u NO_COLOR FORCE_COLOR=0 "$VX" run build --force >out 2>err &&
+	! grep -q "$esc" out &&
+	env -u NO_COLOR FORCE_COLOR=false "$VX" run build --force >out 2>err &&
+	! grep -q "$esc" out &&
+	env NO_COLOR=1 FORCE_COLOR=1 "$VX" run build --force >out 2>err &&
+	! grep -q "$esc" out &&
+	env -u NO_COLOR -u FORCE_COLOR "$VX" run build --force >out 2>err &&
+	! grep -q "$esc" out
+'
+
 test_expect_success '--help says what exit statuses 0, 1, 2 and 130 mean' '
 	run_vx 0 --help &&
 	test_grep "^exit status: 0 " "$OUT" &&

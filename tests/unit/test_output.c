@@ -373,8 +373,28 @@ static void test_duration(void)
 	strbuf_release(&sb);
 }
 
+/* issue 56 item 6: FORCE_COLOR honoured as NO_COLOR is */
+static void test_wants_color(void)
+{
+	CHECK(output_wants_color(true, NULL, NULL));
+	CHECK(!output_wants_color(false, NULL, NULL));
+	/* no-color.org: set and not empty; it wins over FORCE_COLOR */
+	CHECK(!output_wants_color(true, "1", NULL));
+	CHECK(output_wants_color(true, "", NULL));
+	CHECK(!output_wants_color(false, "1", "1"));
+	/* force-color.org, supports-color: any value but 0 and false, even
+	 * empty, colours a pipe; 0 and false turn a terminal's off */
+	CHECK(output_wants_color(false, NULL, "1"));
+	CHECK(output_wants_color(false, NULL, "3"));
+	CHECK(output_wants_color(false, NULL, ""));
+	CHECK(output_wants_color(false, "", "true"));
+	CHECK(!output_wants_color(true, NULL, "0"));
+	CHECK(!output_wants_color(true, NULL, "false"));
+}
+
 int main(void)
 {
+	test_wants_color();
 	fd = mkostemp(path, O_CLOEXEC);
 	if (fd < 0)
 		die_errno("mkstemp");

@@ -100,6 +100,15 @@ static uint32_t id_hash(const char *s)
 	return h;
 }
 
+bool output_wants_color(bool tty, const char *no_color, const char *force_color)
+{
+	if (no_color && *no_color)
+		return false;
+	if (force_color)
+		return strcmp(force_color, "0") && strcmp(force_color, "false");
+	return tty;
+}
+
 void output_init(struct output *out, int fd, const struct scheduler_opts *opts, struct job *jobs,
 		 size_t njobs)
 {

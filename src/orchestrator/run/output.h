@@ -72,4 +72,11 @@ void output_summary(const struct job *jobs, size_t n, long long total_ms);
 /* Appends ms as "0.42s", "12.30s" or "2m03s". */
 void output_add_duration(struct strbuf *sb, long long ms);
 
+/* Whether vx colours its lines, given whether stdout is a terminal and the
+ * values of NO_COLOR and FORCE_COLOR (NULL: unset). NO_COLOR set and not
+ * empty: no, whatever else is set (no-color.org); else FORCE_COLOR set:
+ * yes unless "0" or "false", even on a pipe (force-color.org; empty is yes,
+ * as in Node and supports-color); else tty. */
+bool output_wants_color(bool tty, const char *no_color, const char *force_color);
+
 #endif

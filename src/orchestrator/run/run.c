@@ -139,7 +139,7 @@ int run_once(const struct run_opts *o, struct plan *p, long long t0,
 	    /* a server's run shares the watch's terminal: one status line */
 	    .status_line = tty && term && strcmp(term, "dumb") && !o->served_by,
 	    .served = o->served_by != 0,
-	    .color = tty && !getenv("NO_COLOR"),
+	    .color = output_wants_color(tty, getenv("NO_COLOR"), getenv("FORCE_COLOR")),
 	    .spill_dir = rd.path,
 	    .reaper = p->reaper,
 	    .cancel = wh ? wh->cancel : NULL,
