@@ -128,6 +128,56 @@ test_expect_success 'FORCE_COLOR colours a pipe; FORCE_COLOR=0 and NO_COLOR do n
 	! grep -q "$esc" out
 '
 
+test_expect_success '--graph says what a dashed node is' '
+	setup &&
+	run_vx 0 run check --graph &&
+	test_grep "style=dashed" "$OUT" &&
+	test_grep "label=\"dashed: a task with no command" "$OUT" &&
+	run_vx 0 graph build --format dot &&
+	test_grep ! "style=dashed" "$OUT" &&
+	test_grep ! "label=" "$OUT"
+'
+
+test_expect_success 'vx graph --format text: the graph as a tree, each task above what it needs' '
+	setup &&
+	run_vx 0 graph build check --format text &&
+	cat >expect <<-\EOF &&
+	@acme/web#build
+	└── @acme/ui#build
+	@acme/web#check (no command)
+	└── @acme/ui#check (no command)
+	EOF
+	test_cmp expect "$OUT" &&
+	grep -q "graph build --format text" "$VX_SOURCE_DIR/scripts/demo.sh"
+'
+
+test_expect_success 'the tree shows a shared dependency once, marked (*) after' '
+	ws_root <<-EOF &&
+	tasks:
+	  build: { dependsOn: ["^build"], command: "true" }
+	EOF
+	ws_project top top left right </dev/null &&
+	ws_project left left bottom </dev/null &&
+	ws_project right right bottom </dev/null &&
+	ws_project bottom bottom base </dev/null &&
+	ws_project base base </dev/null &&
+	run_vx 0 graph build --format text &&
+	cat >expect <<-\EOF &&
+	top#build
+	├── left#build
+	│   └── bottom#build
+	│       └── base#build
+	└── right#build
+	    └── bottom#build (*)
+	(*) its dependencies are shown above
+	EOF
+	test_cmp expect "$OUT" &&
+	ws_project base base </dev/null &&
+	ws_project bottom bottom </dev/null &&
+	run_vx 0 graph build --format text &&
+	test_grep ! "(\*)" "$OUT"
+'
+
 test_expect_success '--help says what exit statuses 0, 1, 2 and 130 mean' '
 	run_vx 0 --help &&
 	test_grep "^exit status: 0 " "$OUT" &&

@@ -633,8 +633,10 @@ void graph_print_dot(const struct graph *g, FILE *out)
 {
 	struct strbuf sb = STRBUF_INIT;
 	fputs("digraph vx {\n\trankdir=LR;\n", out);
+	bool dashed = false;
 	for (size_t i = 0; i < g->nodes.n; i++) {
 		const struct task_node *t = g->nodes.v[i];
+		dashed = dashed || !t->command;
 		strbuf_reset(&sb);
 		strbuf_add_json_string(&sb, t->id); /* a JSON string is a valid dot ID */
 		fprintf(out, "\t%s%s;\n", sb.buf, t->command ? "" : " [style=dashed]");
@@ -645,8 +647,77 @@ void graph_print_dot(const struct graph *g, FILE *out)
 			strbuf_release(&to);
 		}
 	}
+	/* the graph's own label, not a node: a reader of the picture learns
+	 * what the dashes mean, a reader of the DOT finds no extra node */
+	if (dashed)
+		fputs("\tlabel=\"dashed: a task with no command (it runs nothing; what it "
+		      "depends on runs first all the same)\";\n\tlabelloc=b;\n",
+		      out);
 	fputs("}\n", out);
 	strbuf_release(&sb);
+}
+
+static void add_text_line(const struct task_node *t, bool starred, struct strbuf *sb)
+{
+	strbuf_addf(sb, "%s%s%s\n", t->id, t->command ? "" : " (no command)",
+		    starred ? " (*)" : "");
+}
+
+void graph_print_text(const struct graph *g, FILE *out)
+{
+	size_t n = g->nodes.n;
+	bool *needed = xcalloc(n + 1, sizeof *needed), *shown = xcalloc(n + 1, sizeof *shown);
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < g->nodes.v[i]->deps.n; k++)
+			needed[g->nodes.v[i]->deps.v[k].to] = true;
+	/* a stack, not recursion: a chain of 100k tasks is a graph too; each
+	 * frame is a node, its next dependency and the prefix's length */
+	struct frame {
+		size_t node, next, prefix;
+	} *stack = xmalloc((n + 1) * sizeof *stack);
+	struct strbuf sb = STRBUF_INIT, prefix = STRBUF_INIT;
+	bool starred = false;
+	for (size_t r = 0; r < n; r++) {
+		if (needed[r])
+			continue;
+		add_text_line(g->nodes.v[r], false, &sb);
+		shown[r] = true;
+		size_t sp = 0;
+		stack[sp++] = (struct frame){r, 0, 0};
+		while (sp) {
+			struct frame *f = &stack[sp - 1];
+			const struct task_node *t = g->nodes.v[f->node];
+			if (f->next == t->deps.n) {
+				strbuf_setlen(&prefix, f->prefix);
+				sp--;
+				continue;
+			}
+			size_t c = t->deps.v[f->next++].to;
+			bool last = f->next == t->deps.n;
+			const struct task_node *ct = g->nodes.v[c];
+			bool again = shown[c] && ct->deps.n;
+			starred = starred || again;
+			strbuf_add(&sb, prefix.buf, prefix.len);
+			strbuf_addstr(&sb, last ? "└── " : "├── ");
+			add_text_line(ct, again, &sb);
+			if (shown[c])
+				continue;
+			shown[c] = true;
+			if (ct->deps.n) {
+				size_t at = prefix.len;
+				strbuf_addstr(&prefix, last ? "    " : "│   ");
+				stack[sp++] = (struct frame){c, 0, at};
+			}
+		}
+	}
+	if (starred)
+		strbuf_addstr(&sb, "(*) its dependencies are shown above\n");
+	fwrite(sb.buf, 1, sb.len, out);
+	strbuf_release(&sb);
+	strbuf_release(&prefix);
+	free(stack);
+	free(shown);
+	free(needed);
 }
 
 /* A Mermaid label: in double quotes, where a quote is #quot; */

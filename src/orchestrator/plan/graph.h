@@ -82,7 +82,13 @@ void graph_print_json(const struct graph *g, FILE *out);
  * task so. */
 void graph_node_json(const struct graph *g, const struct task_node *t, const char *command,
 		     struct strbuf *sb);
+/* The dot: a dashed node is a task with no command, and then the graph's
+ * label says so. */
 void graph_print_dot(const struct graph *g, FILE *out);
+/* The graph as a person reads it (`vx graph --format text`): each task no
+ * task depends on, the tasks it needs in a tree below it; a task shown
+ * before is marked (*) and not expanded again, as `cargo tree` does. */
+void graph_print_text(const struct graph *g, FILE *out);
 /* The graph as a Mermaid flowchart ("graph LR", an arrow from each task to
  * each task it depends on, as the dot's): GitHub renders it in Markdown. */
 void graph_print_mermaid(const struct graph *g, FILE *out);

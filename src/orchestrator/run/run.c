@@ -334,6 +334,8 @@ int graph_main(int argc, char **argv)
 	}
 	if (!strcmp(o.format, "dot"))
 		graph_print_dot(&g, stdout);
+	else if (!strcmp(o.format, "text"))
+		graph_print_text(&g, stdout);
 	else
 		graph_print_json(&g, stdout);
 	graph_free(&g);

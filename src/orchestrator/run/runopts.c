@@ -181,7 +181,7 @@ static const char *const log_prefixes[] = {"auto", "none", "task", NULL};
 static const char *const ui_modes[] = {"stream", "tui", NULL};
 static const char *const env_modes[] = {"strict", "loose", NULL};
 static const char *const booleans[] = {"true", "false", NULL};
-static const char *const graph_formats[] = {"dot", "json", NULL};
+static const char *const graph_formats[] = {"dot", "json", "text", NULL};
 
 static const struct opt_usage run_usage = {
     "usage: vx run TASK... [options] [-- ARGS]\n"
@@ -312,7 +312,7 @@ struct opt *run_opts_rows(struct run_opts *o, bool graph)
 	    FILTER_ROW(o),
 	    AFFECTED_ROW(o),
 	    OPT_CHOICE(0, "format", &o->format, graph_formats, "FORMAT",
-		       "dot or json (default json)"),
+		       "dot, json, or text: a tree a person reads (default json)"),
 	    OPT_HELP(),
 	    OPT_END(),
 	};
