@@ -138,6 +138,29 @@ test_expect_success '--graph says what a dashed node is' '
 	test_grep ! "label=" "$OUT"
 '
 
+test_expect_success '--profile: ts and dur in microseconds, measured to the microsecond' '
+	setup &&
+	ws_project apps/web @acme/web @acme/ui <<-EOF &&
+	  build: { command: "sleep 0.3 && mkdir -p dist && echo x > dist/out.txt" }
+	EOF
+	run_vx 0 run build --profile=p1.json &&
+	run_vx 0 run build --profile=p2.json &&
+	python3 - p1.json p2.json <<-\EOF
+	import json, sys
+	ev = []
+	for path in sys.argv[1:]:
+	    t = json.load(open(path))
+	    ev += [e for e in t["traceEvents"] if e["ph"] == "X"]
+	assert len(ev) == 4, ev
+	web = [e for e in ev if e["name"] == "@acme/web#build" and e["args"]["cache"] == "miss"]
+	assert web and web[0]["dur"] >= 300000, web  # sleep 0.3: 300000 us at least
+	# a cache hit takes some microseconds, not 0 (at ms resolution it was 0)
+	assert all(e["dur"] > 0 for e in ev if e["args"]["cache"] != "miss"), ev
+	# microseconds measured, not milliseconds times 1000
+	assert any(e["ts"] % 1000 or e["dur"] % 1000 for e in ev), ev
+	EOF
+'
+
 test_expect_success 'vx graph --format text: the graph as a tree, each task above what it needs' '
 	setup &&
 	run_vx 0 graph build check --format text &&

@@ -10,7 +10,7 @@
 #include "util/strbuf.h"
 
 struct started {
-	long long at;
+	long long at; /* µs */
 	size_t i;
 };
 
@@ -28,7 +28,7 @@ int profile_write(const char *path, const struct graph *g, const struct job *job
 	for (size_t i = 0; i < n; i++)
 		if (jobs[i].state == JOB_SUCCEEDED || jobs[i].state == JOB_FAILED ||
 		    jobs[i].state == JOB_CACHED)
-			order[nt++] = (struct started){jobs[i].start_ms, i};
+			order[nt++] = (struct started){jobs[i].start_us, i};
 	qsort(order, nt, sizeof *order, by_start);
 	long long *lane_end = xcalloc(nt + 1, sizeof *lane_end);
 	size_t lanes = 0;
@@ -38,19 +38,19 @@ int profile_write(const char *path, const struct graph *g, const struct job *job
 			   "\"args\":{\"name\":\"vx run\"}}");
 	for (size_t k = 0; k < nt; k++) {
 		const struct job *j = &jobs[order[k].i];
-		long long dur = j->duration_ms > 0 ? j->duration_ms : 0;
+		long long dur = j->duration_us > 0 ? j->duration_us : 0;
 		size_t lane = 0;
-		while (lane < lanes && lane_end[lane] > j->start_ms)
+		while (lane < lanes && lane_end[lane] > j->start_us)
 			lane++;
 		if (lane == lanes)
 			lanes++;
-		lane_end[lane] = j->start_ms + (dur ? dur : 1);
+		lane_end[lane] = j->start_us + (dur ? dur : 1);
 		strbuf_addstr(&sb, ",\n{\"name\":");
 		strbuf_add_json_string(&sb, g->nodes.v[order[k].i]->id);
 		strbuf_addf(&sb,
 			    ",\"cat\":\"task\",\"ph\":\"X\",\"pid\":1,\"tid\":%zu,\"ts\":%lld,"
 			    "\"dur\":%lld,\"args\":{\"status\":\"%s\",\"cache\":\"%s\"",
-			    lane + 1, j->start_ms * 1000, dur * 1000, job_state_name(j->state),
+			    lane + 1, j->start_us, dur, job_state_name(j->state),
 			    cache_status_name(tc->status[order[k].i]));
 		if (sj)
 			sandbox_jobs_phases(sj, order[k].i, &sb);

@@ -64,6 +64,8 @@ struct job {
 			     * a persistent task's exit) */
 	long long start_ms; /* monotonic, from the run's start */
 	long long duration_ms;
+	/* the same two in microseconds (--profile) */
+	long long start_us, duration_us;
 	struct strbuf log;	/* all it printed, stdout and stderr as interleaved;
 				 * reset when the run starts (a zeroed strbuf is fine),
 				 * then filled by the before hook or by the command;
