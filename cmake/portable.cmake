@@ -43,6 +43,10 @@ endfunction()
 vx_link_static(YAML)
 vx_link_static(XXHASH)
 vx_link_static(ZSTD)
+# ncursesw and its libtinfo: the terminfo database itself is the system's
+# (/etc/terminfo, /lib/terminfo, /usr/share/terminfo); a TERM it lacks
+# makes `vx run` stream, saying so (docs/output.md).
+vx_link_static(NCURSES)
 
 find_library(VX_CJSON_ARCHIVE NAMES libcjson.a HINTS ${CJSON_LIBRARY_DIRS})
 if(VX_CJSON_ARCHIVE)

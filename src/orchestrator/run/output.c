@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "orchestrator/run/tui.h"
 #include "util/loop.h"
 
 /* A line with no newline in sight is cut here, so that a task printing a
@@ -86,6 +87,10 @@ static void output_emit(struct output *out)
 
 void output_flush(struct output *out)
 {
+	if (out->tui) {
+		tui_draw(out->tui);
+		return;
+	}
 	if (out->pending.len)
 		output_write(out, out->pending.buf, out->pending.len);
 	strbuf_reset(&out->pending);
@@ -142,8 +147,32 @@ void output_init(struct output *out, int fd, const struct scheduler_opts *opts, 
 	}
 }
 
+/* The TUI gives the terminal back, and what a failed task printed is
+ * shown on the normal screen as a block, as stream mode would show it
+ * with --output-logs=errors-only: the screen it was on is gone. A task vx
+ * stopped (q, ^C) did not fail on its own, and is not repeated. */
+static void replay_log(struct output *out, size_t i);
+static void add_prefix(struct output *out, size_t i);
+static void tui_finish(struct output *out)
+{
+	tui_close(out->tui);
+	out->tui = NULL;
+	for (size_t i = 0; i < out->njobs; i++) {
+		const struct job *job = &out->jobs[i];
+		if (job->state != JOB_FAILED || job->stopped)
+			continue;
+		replay_log(out, i);
+		add_prefix(out, i);
+		output_add_outcome(&out->batch, job, out->color, out->served, true);
+		strbuf_addch(&out->batch, '\n');
+		output_emit(out);
+	}
+}
+
 void output_finish(struct output *out)
 {
+	if (out->tui)
+		tui_finish(out);
 	if (out->status_drawn)
 		strbuf_addstr(&out->pending, CLEAR_LINE);
 	out->status_drawn = false;
@@ -208,7 +237,7 @@ static bool holds_output(const struct output *out, size_t i)
  * occurrence, as the terminal would (a progress bar shows its final
  * state); every other escape sequence (cursor moves, clears) and control
  * byte but a tab is dropped. docs/output.md. */
-static void add_task_text(struct strbuf *dst, const char *line, size_t n)
+void output_add_task_text(struct strbuf *dst, const char *line, size_t n)
 {
 	const char *end = line + n;
 	while (end > line && end[-1] == '\r')
@@ -259,7 +288,7 @@ static void add_line(struct strbuf *dst, const struct output_job *oj, const char
 {
 	if (!oj->bare)
 		strbuf_add(dst, oj->prefix.buf, oj->prefix.len);
-	add_task_text(dst, line, n);
+	output_add_task_text(dst, line, n);
 	strbuf_addch(dst, '\n');
 }
 
@@ -340,17 +369,49 @@ static void add_prefix(struct output *out, size_t i)
 	strbuf_add(&out->batch, oj->prefix.buf, oj->prefix.len);
 }
 
-static void add_failure_word(struct output *out, const char *word)
+static void add_failure_word(struct strbuf *sb, bool color, const char *word)
 {
-	if (out->color)
-		strbuf_addf(&out->batch, RED "%s" RESET, word);
+	if (color)
+		strbuf_addf(sb, RED "%s" RESET, word);
 	else
-		strbuf_addstr(&out->batch, word);
+		strbuf_addstr(sb, word);
+}
+
+void output_add_outcome(struct strbuf *sb, const struct job *job, bool color, bool served,
+			bool started)
+{
+	if (job->state != JOB_FAILED) {
+		strbuf_addstr(sb, "done in ");
+		output_add_duration(sb, job->duration_ms);
+	} else if (job->stopped && served) {
+		strbuf_addf(sb, "%s in ", job->reason);
+		output_add_duration(sb, job->duration_ms);
+	} else if (job->timed_out) {
+		add_failure_word(sb, color, "timed out");
+		strbuf_addstr(sb, " after ");
+		add_timeout(sb, job->timeout_ms);
+	} else {
+		add_failure_word(sb, color, "failed");
+		if (job->reason)
+			strbuf_addf(sb, " (%s)", job->reason);
+		else if (job->term_signal)
+			strbuf_addf(sb, " (signal %d)", job->term_signal);
+		else
+			strbuf_addf(sb, " (exit %d)", job->exit_code);
+		if (started) {
+			strbuf_addstr(sb, " in ");
+			output_add_duration(sb, job->duration_ms);
+		}
+	}
 }
 
 void output_job_start(struct output *out, size_t i)
 {
 	out->per_job[i].started = true;
+	if (out->tui) {
+		tui_job_started(out->tui, i);
+		return;
+	}
 	add_prefix(out, i);
 	strbuf_addstr(&out->batch, "running: ");
 	add_command(&out->batch, &out->jobs[i]);
@@ -363,6 +424,10 @@ void output_job_start(struct output *out, size_t i)
 void output_job_data(struct output *out, size_t i, const char *buf, size_t n)
 {
 	struct output_job *oj = &out->per_job[i];
+	if (out->tui) { /* the pane shows every line, whatever the logs mode */
+		tui_job_data(out->tui, i, buf, n);
+		return;
+	}
 	if (!shows_output(out, i))
 		return;
 	if (holds_output(out, i) && !oj->streaming) {
@@ -392,6 +457,15 @@ void output_job_data(struct output *out, size_t i, const char *buf, size_t n)
 void output_job_note(struct output *out, size_t i, const char *fmt, ...)
 {
 	va_list ap;
+	if (out->tui) {
+		struct strbuf sb = STRBUF_INIT;
+		va_start(ap, fmt);
+		strbuf_vaddf(&sb, fmt, ap);
+		va_end(ap);
+		tui_job_note(out->tui, i, sb.buf);
+		strbuf_release(&sb);
+		return;
+	}
 	add_prefix(out, i);
 	va_start(ap, fmt);
 	strbuf_vaddf(&out->batch, fmt, ap);
@@ -405,6 +479,10 @@ void output_job_end(struct output *out, size_t i)
 	struct output_job *oj = &out->per_job[i];
 	const struct job *job = &out->jobs[i];
 	bool failed = job->state == JOB_FAILED;
+	if (out->tui) {
+		tui_job_ended(out->tui, i);
+		return;
+	}
 
 	if (shows_output(out, i)) {
 		if (holds_output(out, i) && !oj->streaming) {
@@ -423,37 +501,42 @@ void output_job_end(struct output *out, size_t i)
 	}
 
 	add_prefix(out, i);
-	if (!failed) {
-		strbuf_addstr(&out->batch, "done in ");
-		output_add_duration(&out->batch, job->duration_ms);
-	} else if (job->stopped && out->served) {
-		strbuf_addf(&out->batch, "%s in ", job->reason);
-		output_add_duration(&out->batch, job->duration_ms);
-	} else if (job->timed_out) {
-		add_failure_word(out, "timed out");
-		strbuf_addstr(&out->batch, " after ");
-		add_timeout(&out->batch, job->timeout_ms);
-	} else {
-		add_failure_word(out, "failed");
-		if (job->reason)
-			strbuf_addf(&out->batch, " (%s)", job->reason);
-		else if (job->term_signal)
-			strbuf_addf(&out->batch, " (signal %d)", job->term_signal);
-		else
-			strbuf_addf(&out->batch, " (exit %d)", job->exit_code);
-		if (oj->started) {
-			strbuf_addstr(&out->batch, " in ");
-			output_add_duration(&out->batch, job->duration_ms);
-		}
-	}
+	output_add_outcome(&out->batch, job, out->color, out->served, oj->started);
 	strbuf_addch(&out->batch, '\n');
 	output_emit(out);
 }
 
-void output_job_cached(struct output *out, size_t i)
+/* Job i's whole log, each line under its prefix: a hit's replay. */
+static void replay_log(struct output *out, size_t i)
 {
 	struct output_job *oj = &out->per_job[i];
 	const struct job *job = &out->jobs[i];
+	if (job->log_fd < 0) {
+		split_lines(&out->batch, oj, job->log.buf, job->log.len);
+	} else {
+		/* a spilled log, streamed from its file a chunk at a
+		 * time: a 500 MB log replays in bounded memory */
+		char *buf = xmalloc(REPLAY_CHUNK);
+		off_t at = 0;
+		ssize_t k;
+		while ((k = pread(job->log_fd, buf, REPLAY_CHUNK, at)) > 0) {
+			split_lines(&out->batch, oj, buf, (size_t)k);
+			output_emit(out);
+			at += k;
+		}
+		free(buf);
+	}
+	flush_partial(&out->batch, oj);
+}
+
+void output_job_cached(struct output *out, size_t i)
+{
+	const struct job *job = &out->jobs[i];
+	if (out->tui) {
+		tui_job_log(out->tui, i);
+		tui_job_ended(out->tui, i);
+		return;
+	}
 	enum output_logs l = out->jobs[i].logs_own ? out->jobs[i].logs : out->logs;
 	if (l == LOGS_NONE)
 		return; /* as Turborepo's, a hit says nothing (issue 42: a line per
@@ -463,22 +546,7 @@ void output_job_cached(struct output *out, size_t i)
 	const char *gap = job->hit_from ? " " : "";
 	if (l == LOGS_FULL) {
 		strbuf_addf(&out->batch, "%s%scache hit, replaying output\n", from, gap);
-		if (job->log_fd < 0) {
-			split_lines(&out->batch, oj, job->log.buf, job->log.len);
-		} else {
-			/* a spilled log, streamed from its file a chunk at a
-			 * time: a 500 MB log replays in bounded memory */
-			char *buf = xmalloc(REPLAY_CHUNK);
-			off_t at = 0;
-			ssize_t k;
-			while ((k = pread(job->log_fd, buf, REPLAY_CHUNK, at)) > 0) {
-				split_lines(&out->batch, oj, buf, (size_t)k);
-				output_emit(out);
-				at += k;
-			}
-			free(buf);
-		}
-		flush_partial(&out->batch, oj);
+		replay_log(out, i);
 	} else {
 		strbuf_addf(&out->batch, "%s%scache hit\n", from, gap);
 	}
@@ -488,6 +556,10 @@ void output_job_cached(struct output *out, size_t i)
 void output_job_skipped(struct output *out, size_t i)
 {
 	const struct job *job = &out->jobs[i];
+	if (out->tui) {
+		tui_job_ended(out->tui, i);
+		return;
+	}
 	add_prefix(out, i);
 	strbuf_addf(&out->batch, "skipped (%s)\n", job->reason ? job->reason : "not run");
 	output_emit(out);
@@ -496,6 +568,8 @@ void output_job_skipped(struct output *out, size_t i)
 void output_status(struct output *out, size_t done, size_t running, size_t queued,
 		   long long elapsed_ms)
 {
+	if (out->tui)
+		tui_status(out->tui, done, running, queued, elapsed_ms);
 	if (!out->status_line)
 		return;
 	struct strbuf now = STRBUF_INIT;

@@ -11,6 +11,7 @@
 #include "util/strbuf.h"
 
 struct output_job;
+struct tui;
 
 /* One per run; the scheduler owns it. Fields are set by output_init(). */
 #define OUTPUT_FLUSH_MS 50
@@ -33,6 +34,9 @@ struct output {
 	struct strbuf status;  /* the status line as last drawn */
 	bool status_drawn;     /* the cursor sits at the end of the status line */
 	bool broken;	       /* fd refused a write: stop writing */
+	struct tui *tui;       /* set by the scheduler when the run is drawn as a
+				* terminal UI (tui.h): the events go there, not to fd,
+				* until output_finish closes it */
 };
 
 /* Prepares out for jobs[0..njobs) writing to fd with opts' logs, grouping,
@@ -68,6 +72,16 @@ void output_status(struct output *out, size_t done, size_t running, size_t queue
  * to stdout; tasks with no command are counted apart ("(of N; M with no
  * command)"), never as succeeded. For the caller, after the run. */
 void output_summary(const struct job *jobs, size_t n, long long total_ms);
+
+/* Appends how job ended: "done in 1.20s", "failed (exit 1) in 0.12s",
+ * "timed out after 10s", a served run's stop reason; failure words in red
+ * with color; the failure's time only when it started. */
+void output_add_outcome(struct strbuf *sb, const struct job *job, bool color, bool served,
+			bool started);
+/* Appends line (n bytes, no newline) as a terminal shows it behind vx's
+ * prefix: SGR colour kept (and reset at its end), a carriage return keeps
+ * what follows it, every other escape and control byte but a tab dropped. */
+void output_add_task_text(struct strbuf *dst, const char *line, size_t n);
 
 /* Appends ms as "0.42s", "12.30s" or "2m03s". */
 void output_add_duration(struct strbuf *sb, long long ms);

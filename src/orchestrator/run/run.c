@@ -137,7 +137,8 @@ int run_once(const struct run_opts *o, struct plan *p, long long t0,
 				? !strcmp(o->log_order, "grouped")
 				: !tty && o->concurrency > 1,
 	    /* a server's run shares the watch's terminal: one status line */
-	    .status_line = tty && term && strcmp(term, "dumb") && !o->served_by,
+	    .status_line = tty && term && strcmp(term, "dumb") && !o->served_by && !o->tui,
+	    .tui = o->tui,
 	    .served = o->served_by != 0,
 	    .color = output_wants_color(tty, getenv("NO_COLOR"), getenv("FORCE_COLOR")),
 	    .spill_dir = rd.path,
@@ -307,6 +308,7 @@ int run_main(int argc, char **argv)
 		run_opts_free(&o);
 		return 130;
 	}
+	o.tui = run_opts_tui(&o);
 	long long t0 = loop_now();
 	struct plan p;
 	int status = plan_make(&o, &p);

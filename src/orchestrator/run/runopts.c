@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "orchestrator/run/taskcache.h"
+#include "orchestrator/run/tui.h"
 #include "orchestrator/plan/shard.h"
 #include "util/die.h"
 #include "util/parseopt.h"
@@ -299,7 +300,9 @@ struct opt *run_opts_rows(struct run_opts *o, bool graph)
 	    OPT_CALLBACK(0, "team", o, "SLUG", false, remote_env_cb,
 			 "the remote cache's team (over VX_REMOTE_CACHE_TEAM)"),
 	    OPT_CHOICE(0, "ui", &o->ui, ui_modes, "MODE",
-		       "stream (vx's only; tui is accepted and streams)"),
+		       "tui: a task list beside the selected task's output (the\n"
+		       "default on a terminal, outside CI); stream: each line as it\n"
+		       "comes, under its task's prefix (the default otherwise)"),
 	    OPT_BOOL(0, "daemon", &o->daemon, "accepted: vx has no daemon"),
 	    OPT_BOOL(0, "no-daemon", &o->daemon, "accepted: vx has no daemon"),
 	    /* vx watch's own: it runs each server as `vx run ID --only
@@ -331,10 +334,33 @@ static void opts_settle(struct run_opts *o)
 	}
 	if (o->daemon)
 		fprintf(stderr, "vx: --daemon and --no-daemon change nothing: vx has no daemon\n");
-	if (o->ui && !strcmp(o->ui, "tui"))
-		fprintf(stderr, "vx: --ui=tui: vx has no terminal UI; it streams\n");
 	if (!o->tasks.n && o->explain_key)
 		strvec_push(&o->tasks, o->explain_key);
+}
+
+bool run_opts_tui(const struct run_opts *o)
+{
+	bool asked = o->ui && !strcmp(o->ui, "tui");
+	const char *term = getenv("TERM"), *ci = getenv("CI"), *why = NULL;
+	if (o->ui && !strcmp(o->ui, "stream"))
+		return false;
+	if (o->served_by || o->dry_run || o->explain_key ||
+	    (o->report && (!strcmp(o->report, "json") || !strcmp(o->report, "sarif"))))
+		why = "this run's stdout is not a screen (a report, a dry run, a server of vx "
+		      "watch's)";
+	else if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+		why = "it needs a terminal on stdin and stdout";
+	else if (ci && *ci && !asked)
+		return false; /* CI's log is a file, whatever its runner's pty says */
+	else if (!term || !strcmp(term, "dumb"))
+		why = "TERM is dumb or not set";
+	else if (!tui_usable(&why))
+		asked = true; /* a terminal vx cannot draw on is said even unasked */
+	if (!why)
+		return true;
+	if (asked)
+		fprintf(stderr, "vx: no terminal UI: %s; streaming\n", why);
+	return false;
 }
 
 int run_opts_parse(int argc, char **argv, bool graph, struct run_opts *o)

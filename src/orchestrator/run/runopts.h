@@ -63,7 +63,9 @@ struct run_opts {
 	const char *cache_dir;	   /* --cache-dir DIR: the local cache, under the workspace root
 				    * when relative (as turbo.json's cacheDir); NULL: the config's */
 	const char *log_order;	   /* --log-order stream|grouped|auto; NULL: auto */
-	const char *ui;		   /* --ui stream|tui: vx streams */
+	const char *ui;		   /* --ui stream|tui, as written; NULL: by the terminal */
+	bool tui;		   /* set by run_main (run_opts_tui): the run is drawn as a
+				    * terminal UI; vx watch's runs stream */
 	const char *log_prefix;	   /* --log-prefix auto|none|task; NULL: auto ("ID: ") */
 	struct strvec global_deps; /* --global-deps GLOB...: more of turbo.json's
 				    * globalDependencies (workspace.inputs.workspaceFiles) */
@@ -80,5 +82,11 @@ struct opt *run_opts_rows(struct run_opts *o, bool graph);
  * graph`. Returns 0; 1 after --help; -1 after an error line. */
 int run_opts_parse(int argc, char **argv, bool graph, struct run_opts *o);
 void run_opts_free(struct run_opts *o);
+/* Whether `vx run` draws the terminal UI: --ui=tui, or no --ui on a
+ * terminal (stdin and stdout), outside CI ($CI set), with a TERM that is
+ * not dumb and that terminfo knows; never for a report on stdout, a dry
+ * run or a server of vx watch's. Says on stderr why not when tui was
+ * asked for, or when the terminal has no terminfo entry. */
+bool run_opts_tui(const struct run_opts *o);
 
 #endif

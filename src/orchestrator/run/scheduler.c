@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "orchestrator/run/output.h"
+#include "orchestrator/run/tui.h"
 #include "util/compat.h"
 #include "util/io.h"
 #include "util/loop.h"
@@ -456,6 +457,11 @@ static int job_spawn(struct sched *s, size_t i)
 		err = posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
 	if (!err)
 		err = posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
+	/* Under the TUI a server reads what the user types to it (tui.h);
+	 * this dup2 comes after spawn_child_setup's /dev/null and wins. */
+	int in[2] = {-1, -1};
+	if (!err && s->out.tui && job->persistent && compat_pipe(in, O_CLOEXEC) == 0)
+		err = posix_spawn_file_actions_adddup2(&fa, in[0], 0);
 	if (!err && job->cwd)
 		err = posix_spawn_file_actions_addchdir_np(&fa, job->cwd);
 	if (!err && job->spawn_actions)
@@ -468,10 +474,22 @@ static int job_spawn(struct sched *s, size_t i)
 	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
 	close(pfd[1]);
+	if (in[0] >= 0)
+		close(in[0]);
 	if (err) {
 		p->pid = 0;
 		close(pfd[0]);
+		if (in[1] >= 0)
+			close(in[1]);
 		return err;
+	}
+	if (in[1] >= 0) {
+		/* a task that does not read must not stall the loop */
+		if (fcntl(in[1], F_SETFL, O_NONBLOCK) < 0) {
+			close(in[1]);
+		} else {
+			tui_job_input(s->out.tui, i, in[1]);
+		}
 	}
 	if (fcntl(pfd[0], F_SETFL, O_NONBLOCK) < 0) {
 		err = errno;
@@ -757,6 +775,14 @@ static void on_interrupt(struct loop *l, int signo, void *data)
 	}
 }
 
+/* q or ^C in the TUI: what ^C is in stream mode (the terminal is raw, so
+ * no SIGINT comes of it). */
+static void on_tui_quit(void *ctx)
+{
+	struct sched *s = ctx;
+	on_interrupt(s->loop, SIGINT, s);
+}
+
 /* The status line's clock: a wake-up at every tenth of a second, and the
  * redraw after it (run_loop draws after every wake-up). */
 static void on_tick(struct loop *l, void *data)
@@ -813,7 +839,7 @@ static void run_requeue_pending(struct sched *s)
  * a deadline. Ends when nothing runs and nothing may start. */
 static void run_loop(struct sched *s)
 {
-	if (s->opts->status_line)
+	if (s->opts->status_line || s->out.tui)
 		on_tick(s->loop, s);
 	for (;;) {
 		run_start_ready(s);
@@ -883,6 +909,8 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 	s.t0 = loop_now();
 
 	output_init(&s.out, STDOUT_FILENO, opts, jobs, njobs);
+	if (opts->tui) /* NULL when curses cannot start: the run streams */
+		s.out.tui = tui_open(s.loop, jobs, njobs, on_tui_quit, &s);
 	s.procs = xcalloc(njobs ? njobs : 1, sizeof *s.procs);
 	s.ready.v = xcalloc(njobs ? njobs : 1, sizeof *s.ready.v);
 	s.todo = xcalloc(njobs ? njobs : 1, sizeof *s.todo);

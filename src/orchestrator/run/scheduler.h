@@ -158,6 +158,9 @@ struct scheduler_opts {
 				* the running jobs are stopped as after a persistent
 				* task's exit (SIGTERM, the grace, SIGKILL) and the
 				* pending ones skipped. NULL: never */
+	bool tui;	       /* draw the run as a terminal UI (tui.h) instead of lines;
+				* a persistent job's stdin is then a pipe the UI writes
+				* to (else /dev/null, as every job's) */
 	struct loop *loop;     /* the event loop the jobs run on, shared with whoever
 				* else serves the run (util/loop.h); NULL: a loop of
 				* the run's own, freed when it ends */
