@@ -21,6 +21,8 @@ what=${1:-all}
 build=(
 	build-essential cmake pkg-config git ca-certificates
 	libyaml-dev libcjson-dev libxxhash-dev libzstd-dev
+	# the terminal UI (src/orchestrator/run/tui.c): ncursesw and libtinfo
+	libncurses-dev
 	# headers only: vx opens libcurl and libcrypto at first use
 	libcurl4-openssl-dev libssl-dev
 	scdoc

@@ -100,14 +100,14 @@ apt_host() {
 
 # The sysroot the portable vx is built against (cmake/sysroot.cmake):
 # Debian 11 with its glibc 2.31, GCC 10's runtime and the static libyaml,
-# xxHash and zstd; from this machine's Debian, unpacked beside them, the
+# xxHash, zstd, ncursesw and libtinfo; from this machine's Debian, unpacked beside them, the
 # headers of what vx opens at run time (libcurl 4, OpenSSL 3: Debian 11
 # has OpenSSL 1.1), the kernel's headers (the ones every other build of
 # vx sees), and cJSON's headers and source (Debian ships no libcjson.a).
 sysroot() {
 	local root=$work/sysroot tar stamp
 	tar=$(bash "$src/scripts/debian-root.sh" make bullseye \
-		--install "libc6-dev libgcc-10-dev libyaml-dev libxxhash-dev libzstd-dev")
+		--install "libc6-dev libgcc-10-dev libyaml-dev libxxhash-dev libzstd-dev libncurses-dev")
 	stamp="$tar $(stat -c %Y "$tar")"
 	if [ -f "$root/.vx-sysroot" ] && [ "$(cat "$root/.vx-sysroot")" = "$stamp" ]; then
 		return 0
