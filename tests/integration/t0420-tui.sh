@@ -28,22 +28,27 @@ screen() {
 	tmx capture-pane -p -t vx >screen
 }
 
-# Polls the screen until grep ARGS... finds something (20 s at most).
-wait_screen() {
+# Captures the screen until CMD... succeeds (20 s at most).
+screen_until() {
 	local tries=400
 	while :; do
 		screen
-		if grep "$@" screen >/dev/null; then
+		if "$@" >/dev/null; then
 			return 0
 		fi
 		tries=$((tries - 1))
 		if [ "$tries" -le 0 ]; then
-			echo "wait_screen: never found: grep $*"
+			echo "screen_until: never true: $*"
 			cat screen
 			return 1
 		fi
 		sleep 0.05
 	done
+}
+
+# Until grep ARGS... finds something on the screen.
+wait_screen() {
+	screen_until grep "$@" screen
 }
 
 # Runs vx ARGS... in tmux window "vx", 120x40, in the workspace; when vx
@@ -84,22 +89,9 @@ setup() {
 	EOF
 }
 
-# Polls until the screen is $1 rows and its last is the key help.
-wait_footer() {
-	local tries=400
-	while :; do
-		screen
-		if [ "$(wc -l <screen)" -eq "$1" ] && tail -n 1 screen | grep -q "q quit"; then
-			return 0
-		fi
-		tries=$((tries - 1))
-		if [ "$tries" -le 0 ]; then
-			echo "wait_footer: the key help never came on row $1"
-			cat screen
-			return 1
-		fi
-		sleep 0.05
-	done
+# The screen is $1 rows, the last the key help.
+footer_on() {
+	[ "$(wc -l <screen)" -eq "$1" ] && tail -n 1 screen | grep -q "q quit"
 }
 
 # The row of the list whose task is $1 (1-based screen row), and the
@@ -184,7 +176,7 @@ test_expect_success 'the list, the pane, typing to a server, scrolling, all, a r
 	# a resize: the frame is drawn again to the new size, its help line
 	# on the last row
 	tmx resize-window -t vx -x 80 -y 24 &&
-	wait_footer 24 &&
+	screen_until footer_on 24 &&
 	head -n 1 screen | grep "^ vx run " &&
 	grep -E "^> p01#dev" screen &&
 	test "$(grep -c -E "^. [a-z0-9]+#dev " screen)" -eq 20 &&
