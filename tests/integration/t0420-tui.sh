@@ -15,13 +15,16 @@ if ! command -v tmux >/dev/null; then
 	exit 1
 fi
 
-# A tmux server of this test's own, on its own socket.
-TMUX_SOCK=$TEST_TMP/tmux.sock
+# tmux servers of this test's own, each on a socket of its own: a new
+# one on the socket of a server just killed can find it still going away
+# ("server exited unexpectedly").
+TMUX_SOCK=
 unset TMUX
 tmx() {
 	tmux -S "$TMUX_SOCK" "$@"
 }
-trap 'tmx kill-server 2>/dev/null; rm -rf "$TEST_TMP"' EXIT
+trap 'for s in "$TEST_TMP"/tmux-*.sock; do [ -S "$s" ] && tmux -S "$s" kill-server; done 2>/dev/null
+	rm -rf "$TEST_TMP"' EXIT
 
 # The screen, as text.
 screen() {
@@ -51,14 +54,18 @@ wait_screen() {
 	screen_until grep "$@" screen
 }
 
-# Runs vx ARGS... in tmux window "vx", 120x40, in the workspace; when vx
-# ends, its exit status is written to ../status (the terminal's modes then
-# to ../stty) and the window stays.
+# Runs vx ARGS... in a new tmux server's window "vx", 120x40, in the
+# workspace, with TERM=screen and $VX_ENV; when vx ends, its exit status
+# is written to ../status (the terminal's modes then to ../stty) and the
+# window stays.
 tmux_vx() {
-	tmx kill-server 2>/dev/null || true
+	if [ -n "$TMUX_SOCK" ]; then
+		tmx kill-server 2>/dev/null || true
+	fi
+	TMUX_SOCK=$(mktemp -u "$TEST_TMP/tmux-XXXXXX.sock")
 	rm -f ../status
 	tmx -f /dev/null new-session -d -s vx -x 120 -y 40 \
-		"cd '$PWD' && TERM=screen '$VX' $*; echo \$? >../status.tmp; stty -a >../stty; mv ../status.tmp ../status; exec sleep 600"
+		"cd '$PWD' && TERM=screen ${VX_ENV:-} '$VX' $*; echo \$? >../status.tmp; stty -a >../stty; mv ../status.tmp ../status; exec sleep 600"
 }
 
 # p01..p18: 40 lines each, then wait for ../go; bad: fails at once; srv:
@@ -231,14 +238,10 @@ test_expect_success 'stream when asked, under CI, with a dumb or unknown TERM' '
 	tmux_vx run build --ui=stream &&
 	test_wait_for ../status 20 &&
 	wait_screen -x "a#build: a-out" &&
-	tmx kill-server && rm ../status &&
-	tmx -f /dev/null new-session -d -s vx -x 120 -y 40 \
-		"cd $PWD && CI=true TERM=screen $VX run build --force; echo \$? >../status; exec sleep 600" &&
+	VX_ENV=CI=true tmux_vx run build --force &&
 	test_wait_for ../status 20 &&
 	wait_screen -x "a#build: a-out" &&
-	tmx kill-server && rm ../status &&
-	tmx -f /dev/null new-session -d -s vx -x 120 -y 40 \
-		"cd $PWD && TERM=no-such-terminal $VX run build --force; echo \$? >../status; exec sleep 600" &&
+	VX_ENV=TERM=no-such-terminal tmux_vx run build --force &&
 	test_wait_for ../status 20 &&
 	wait_screen -x "a#build: a-out" &&
 	grep -F "vx: no terminal UI: no terminfo entry for TERM" screen
