@@ -696,11 +696,12 @@ static bool is_skipped(const struct walk *w, const char *name)
 	return false;
 }
 
-enum kind { KIND_NONE, KIND_FILE, KIND_DIR };
+enum kind { KIND_NONE, KIND_FILE, KIND_DIR, KIND_OTHER };
 
 /* Returns what rel (root-relative) is to the walk: a directory (never through
  * a link), a regular file (or a link to one; any link with GLOB_WALK_LINKS),
- * or neither; -1 with errno. */
+ * another kind of file itself (a fifo, socket, device: never through a
+ * link), or none of them; -1 with errno. */
 static int entry_kind(struct walk *w, const char *rel, unsigned char type)
 {
 	struct stat st;
@@ -710,7 +711,7 @@ static int entry_kind(struct walk *w, const char *rel, unsigned char type)
 	if (type == DT_REG || (type == DT_LNK && links))
 		return KIND_FILE;
 	if (type != DT_UNKNOWN && type != DT_LNK)
-		return KIND_NONE;
+		return KIND_OTHER;
 	if (type == DT_UNKNOWN) {
 		if (fstatat(w->rootfd, at(w, rel), &st, AT_SYMLINK_NOFOLLOW) < 0)
 			goto fail;
@@ -719,7 +720,7 @@ static int entry_kind(struct walk *w, const char *rel, unsigned char type)
 		if (S_ISLNK(st.st_mode) && links)
 			return KIND_FILE;
 		if (!S_ISLNK(st.st_mode))
-			return S_ISREG(st.st_mode) ? KIND_FILE : KIND_NONE;
+			return S_ISREG(st.st_mode) ? KIND_FILE : KIND_OTHER;
 	}
 	if (fstatat(w->rootfd, at(w, rel), &st, 0) < 0)
 		goto fail;
@@ -783,8 +784,9 @@ static int walk_dir(struct walk *w)
 			if (!ret && match_mode(w->pat, w->rel.buf, true, NULL) &&
 			    !(w->prune && w->prune(w->rel.buf, w->ctx)))
 				ret = walk_dir(w);
-		} else if (kind == KIND_FILE) {
-			if ((w->flags & GLOB_WALK_FILES) && glob_match(w->pat, w->rel.buf))
+		} else if (kind == KIND_FILE || kind == KIND_OTHER) {
+			int want = kind == KIND_FILE ? GLOB_WALK_FILES : GLOB_WALK_OTHER;
+			if ((w->flags & want) && glob_match(w->pat, w->rel.buf))
 				ret = w->cb(w->rel.buf, w->ctx);
 		}
 	}
@@ -890,7 +892,8 @@ int glob_walk_with(const char *root, const char *pat, int flags, const struct gl
 			int kind = entry_kind(&w, w.rel.buf, DT_UNKNOWN);
 			ret = kind < 0 ? -1 : 0;
 			if ((kind == KIND_DIR && (flags & GLOB_WALK_DIRS)) ||
-			    (kind == KIND_FILE && (flags & GLOB_WALK_FILES)))
+			    (kind == KIND_FILE && (flags & GLOB_WALK_FILES)) ||
+			    (kind == KIND_OTHER && (flags & GLOB_WALK_OTHER)))
 				ret = cb(w.rel.buf, ctx);
 		}
 	} else {

@@ -75,6 +75,10 @@ enum glob_walk_flags {
 	 * A task's inputs and outputs are walked so: a link to a directory
 	 * retargeted changes the key, and an output link is saved. */
 	GLOB_WALK_LINKS = 1 << 2,
+	/* report what is no directory, regular file or link: a fifo, a
+	 * socket, a device. A task's outputs are walked so: such a file
+	 * matched is one the cache cannot save, and says so (issue 57). */
+	GLOB_WALK_OTHER = 1 << 3,
 };
 
 /* Calls cb(relpath, ctx) for each entry under root (an absolute directory)

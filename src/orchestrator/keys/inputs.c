@@ -312,7 +312,12 @@ int outputs_collect(const char *project_dir, const lstr_vec *globs, struct strve
 	for (size_t i = 0; i < g.n && !rc; i++) {
 		if (g.v[i][0] == '!')
 			continue;
-		if (glob_walk(project_dir, g.v[i], GLOB_WALK_FILES | GLOB_WALK_LINKS, SKIP_EXPLICIT,
+		/* a fifo, socket or device matched is listed: the save refuses
+		 * it by name, as it does one inside an output directory (issue
+		 * 57: matched by a glob it was left out unsaid, and a hit
+		 * restored the rest) */
+		if (glob_walk(project_dir, g.v[i],
+			      GLOB_WALK_FILES | GLOB_WALK_LINKS | GLOB_WALK_OTHER, SKIP_EXPLICIT,
 			      output_one, &c) < 0 &&
 		    errno != ENOENT)
 			rc = error_errno("cannot read the outputs of %s", project_dir);

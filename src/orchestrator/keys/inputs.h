@@ -41,8 +41,9 @@ void inputs_release(struct inputs *in);
 int inputs_collect(struct inputs *in, const struct task_node *t, struct strvec *out);
 
 /* Appends to out the project-relative paths that globs (outputs, "!" taking
- * back) match under project_dir now: regular files and links to them, and
- * directories that are empty. Returns 0, or -1 after an error line. */
+ * back) match under project_dir now: regular files, links, fifos, sockets
+ * and devices (which no entry can hold: a save refuses them, archive.h),
+ * and directories that are empty. Returns 0, or -1 after an error line. */
 int outputs_collect(const char *project_dir, const lstr_vec *globs, struct strvec *out);
 
 #endif
