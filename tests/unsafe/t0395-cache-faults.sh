@@ -67,6 +67,19 @@ test_expect_success 'a read-only cache restores its hits, saves nothing, and say
 	test_grep "the cache .* is read-only (Read-only file system): nothing in it can be removed" "$ERR"
 '
 
+# Issue 57 item 8: a read-only cache no writer ever used (no locks/ in it)
+# warned "cannot lock the workspace (…: No such file or directory)": the
+# ENOENT of opening locks/, not why it could not be made.
+test_expect_success 'a read-only cache'"'"'s lock warning names the real reason' '
+	mkdir -p .vx/cache && require_ro_mount &&
+	two_projects &&
+	ro_run "$VX" run build >"$OUT" 2>"$ERR" &&
+	test_grep "a#build: running" "$OUT" &&
+	test_grep "warning: cannot lock the workspace (.*/.vx/cache/locks/[0-9a-f]*.lock: Read-only file system): this run is not kept apart from another one" "$ERR" &&
+	! test_grep "No such file" "$ERR" &&
+	test -z "$(ls -A .vx/cache)"
+'
+
 # Item 6: a directory at an entry's name, a file at a shard's name or a
 # bad .lock made every later run rebuild with "not saved", forever; a
 # killed save's .tmp-KEY-* stayed for an hour and prune kept it. The

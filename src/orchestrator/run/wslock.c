@@ -91,8 +91,13 @@ int wslock_take(const char *cache_dir, const char *ws_root, const char *what)
 	 * deep puts the whole path past PATH_MAX */
 	const char *rel;
 	int at = fs_at(dir, &rel);
-	if (fs_mkdirs(dir, 0777) == 0 || errno == EROFS || errno == EACCES)
+	int made = fs_mkdirs(dir, 0777) == 0 ? 0 : errno;
+	if (!made || made == EROFS || made == EACCES)
 		dfd = openat(at, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* no locks/ in a read-only cache: why it could not be made is the
+	 * reason, not the ENOENT of opening it (issue 57) */
+	if (dfd < 0 && made && errno == ENOENT)
+		errno = made;
 	if (dfd >= 0)
 		fd =
 		    openat(dfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
