@@ -298,27 +298,49 @@ out:
 
 /* ---- reading ---- */
 
-#define BUNDLE_MAGIC "vx-entry 1 "
 /* A manifest lists inputs and outputs: large, but not this large. */
 #define MANIFEST_MAX ((size_t)64 << 20)
 
+int entry_bundle_head(const char *buf, size_t n, uint64_t *manifest_len)
+{
+	size_t ml = strlen(ENTRY_BUNDLE_MAGIC);
+	if (memcmp(buf, ENTRY_BUNDLE_MAGIC, n < ml ? n : ml))
+		return -1;
+	if (n <= ml)
+		return 0;
+	uint64_t len = 0;
+	size_t at = ml;
+	for (; at < n && at < ENTRY_BUNDLE_HEAD_MAX && buf[at] != '\n'; at++) {
+		if (buf[at] < '0' || buf[at] > '9' || (at == ml && buf[at] == '0'))
+			return -1;
+		len = len * 10 + (uint64_t)(buf[at] - '0');
+		if (len > MANIFEST_MAX)
+			return -1;
+	}
+	if (at >= ENTRY_BUNDLE_HEAD_MAX)
+		return -1; /* no line of digits this long names a manifest vx reads */
+	if (at == n)
+		return 0;
+	if (at == ml)
+		return -1; /* no length */
+	*manifest_len = len;
+	return (int)(at + 1);
+}
+
 int entry_bundle_read(int fd, struct manifest *m, off_t *archive_off, struct strbuf *why)
 {
-	char buf[64];
-	ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+	char buf[ENTRY_BUNDLE_HEAD_MAX];
+	ssize_t n = pread(fd, buf, sizeof buf, 0);
 	if (n < 0)
 		return strbuf_addf(why, "cannot read it: %s", strerror(errno)), 1;
-	buf[n] = 0;
-	char *nl = memchr(buf, '\n', (size_t)n);
-	size_t ml = strlen(BUNDLE_MAGIC);
-	if (!nl || (size_t)n < ml || memcmp(buf, BUNDLE_MAGIC, ml))
+	uint64_t len = 0;
+	int head = entry_bundle_head(buf, (size_t)n, &len);
+	size_t ml = strlen(ENTRY_BUNDLE_MAGIC);
+	if (head <= 0 && ((size_t)n < ml || memcmp(buf, ENTRY_BUNDLE_MAGIC, ml)))
 		return strbuf_addstr(why, "not a vx cache entry (its head is missing)"), 1;
-	char *end;
-	errno = 0;
-	unsigned long long len = strtoull(buf + ml, &end, 10);
-	if (end != nl || end == buf + ml || errno || len == 0 || len > MANIFEST_MAX)
+	if (head <= 0)
 		return strbuf_addstr(why, "not a vx cache entry (its head is malformed)"), 1;
-	off_t at = nl + 1 - buf;
+	off_t at = head;
 	char *json = xmalloc((size_t)len + 1);
 	if (pread(fd, json, (size_t)len, at) != (ssize_t)len) {
 		free(json);

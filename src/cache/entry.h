@@ -87,6 +87,14 @@ struct entry {
  * relative to the store, or -1 after error(). */
 int entry_tmp_create(const struct store *st, const char *key, char **name);
 
+/* A bundle's head line ("vx-entry 1 N\n") lies in its first bytes. */
+#define ENTRY_BUNDLE_MAGIC "vx-entry 1 "
+#define ENTRY_BUNDLE_HEAD_MAX 63
+/* Whether the n bytes of buf can begin a bundle: its head's length (its
+ * "\n" included) with *manifest_len set to N, 0 when they can but do not
+ * hold the whole head yet, -1 when no bundle begins so (another magic, a
+ * length that is no number, is 0, or passes the largest manifest read). */
+int entry_bundle_head(const char *buf, size_t n, uint64_t *manifest_len);
 /* The head of a bundle ("vx-entry 1 N\n", then N bytes of manifest, then
  * the archive) in fd: parses its manifest into m and sets *archive_off.
  * Returns 0, or 1 with the reason in why (m untouched). */

@@ -65,7 +65,8 @@ static void *run(void *arg)
 {
 	struct prefetch *p = arg;
 	report_to(collect, p);
-	remote_get_many(p->r, p->items, p->n, open_body, body_done, &p->stop, p);
+	remote_get_many(p->r, p->items, p->n, transfer_body_begins, open_body, body_done, &p->stop,
+			p);
 	/* What was never opened stays to be asked alone. */
 	for (size_t i = 0; i < p->n; i++)
 		if (atomic_load(&p->state[i]) == PREFETCH_PENDING)

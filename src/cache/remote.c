@@ -36,6 +36,7 @@ struct remote {
 	char *url, *token, *team, *team_id, *sig_key;
 	bool read, write;
 	long timeout_ms;
+	uint64_t max_body; /* remote_opts' */
 	/* The restorers GET and the saver's uploaders PUT at once: each
 	 * request takes an idle handle (its connection kept for the next), or
 	 * makes one. Under lock. */
@@ -84,6 +85,7 @@ struct remote *remote_new(const struct remote_opts *o)
 	r->read = o->read;
 	r->write = o->write;
 	r->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : DEFAULT_TIMEOUT_MS;
+	r->max_body = o->max_body;
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_mutex_init(&r->status_lock, NULL);
 	if (!(r->idle[r->n_idle++] = curl()->easy_init())) {
@@ -215,15 +217,57 @@ static void outcome(struct remote *r, int code, const char *what)
 		warning("remote cache: %s", what);
 }
 
+/* Why a GET's body was given up before it was whole (issue 57: a server
+ * declaring 4 GB of zeros had 3815 MB written under a 1 MiB cache, then
+ * refused as no entry). Each is a miss, said by judge(). A declared
+ * length past the bound is curl's to refuse, at the headers
+ * (CURLOPT_MAXFILESIZE_LARGE: CURLE_FILESIZE_EXCEEDED). */
+enum refusal {
+	BODY_TAKEN,
+	BODY_SENT_OVER, /* no length declared, and more bytes than the bound
+			 * came: cut off before the one that passes */
+	BODY_NOT_BEGUN, /* its first bytes begin no body asked for */
+};
+
+/* Where a GET's body goes, and what it may be. */
 struct sink {
 	int fd;
-	bool failed;
+	bool failed;		  /* a write to fd failed */
+	uint64_t max;		  /* set by the caller: bytes the body may hold (0: any) */
+	remote_begins_fn *begins; /* set by the caller, or NULL: any body */
+	/* the rest set as the response comes (reset by prepare) */
+	long status;	    /* from its status line (on_header) */
+	long long declared; /* its Content-Length (on_header), or -1 */
+	uint64_t got;	    /* bytes written */
+	char first[64];	    /* its first bytes, for begins */
+	size_t n_first;
+	int begun; /* begins' last answer */
+	enum refusal refused;
 };
 
 static size_t on_body(char *data, size_t size, size_t n, void *ctx)
 {
 	struct sink *s = ctx;
 	size_t len = size * n, done = 0;
+	/* Checked before a byte is written: what lands in the store is never
+	 * more than the bound, nor more than the first bytes of a body that
+	 * is no entry. Returning short stops curl (CURLE_WRITE_ERROR), and
+	 * an aborted transfer's connection is closed, not kept. */
+	if (s->max && (len > s->max || s->got > s->max - len)) {
+		s->refused = BODY_SENT_OVER;
+		return 0;
+	}
+	if (s->begins && !s->begun && s->status >= 200 && s->status < 300) {
+		size_t k = sizeof s->first - s->n_first < len ? sizeof s->first - s->n_first : len;
+		memcpy(s->first + s->n_first, data, k);
+		s->n_first += k;
+		s->begun = s->begins(s->first, s->n_first);
+		if (s->begun < 0 || (!s->begun && s->n_first == sizeof s->first)) {
+			s->refused = BODY_NOT_BEGUN;
+			return 0;
+		}
+	}
+	s->got += len;
 	while (done < len) {
 		ssize_t w = write(s->fd, data + done, len - done);
 		if (w < 0 && errno == EINTR)
@@ -311,6 +355,24 @@ static size_t on_header(char *data, size_t size, size_t n, void *ctx)
 	struct body *b = ctx;
 	size_t len = size * n;
 	static const char name[] = "x-artifact-tag:";
+	if (len > 9 && !memcmp(data, "HTTP/", 5)) {
+		/* "HTTP/1.1 200 OK": whose body begins is checked on a 2xx only
+		 * (an error's body is the server's message) */
+		const char *sp = memchr(data, ' ', len);
+		b->sink.status = sp && sp + 4 <= data + len ? strtol(sp + 1, NULL, 10) : 0;
+		b->sink.declared = -1;
+	}
+	static const char cl[] = "content-length:";
+	if (len > sizeof cl - 1 && !strncasecmp(data, cl, sizeof cl - 1)) {
+		/* kept for the message: curl refuses a length past the bound
+		 * before it records it (CURLINFO_CONTENT_LENGTH_DOWNLOAD_T -1) */
+		char num[24];
+		size_t k =
+		    len - (sizeof cl - 1) < sizeof num - 1 ? len - (sizeof cl - 1) : sizeof num - 1;
+		memcpy(num, data + sizeof cl - 1, k);
+		num[k] = 0;
+		b->sink.declared = strtoll(num, NULL, 10);
+	}
 	if (len > sizeof name - 1 && !strncasecmp(data, name, sizeof name - 1)) {
 		const char *v = data + sizeof name - 1;
 		size_t vl = len - (sizeof name - 1);
@@ -362,7 +424,15 @@ static struct curl_slist *prepare(struct remote *r, CURL *h, const char *method,
 		curl()->easy_setopt(h, CURLOPT_WRITEDATA, b->text);
 	} else {
 		b->sink.failed = false;
+		b->sink.status = 0;
+		b->sink.declared = -1;
+		b->sink.got = 0;
+		b->sink.n_first = 0;
+		b->sink.begun = 0;
+		b->sink.refused = BODY_TAKEN;
 		b->tag[0] = 0;
+		if (b->sink.max) /* a declared length past it fails at the headers */
+			curl()->easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)b->sink.max);
 		curl()->easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
 		curl()->easy_setopt(h, CURLOPT_HEADERDATA, b);
 		if (ftruncate(b->sink.fd, b->start) < 0 ||
@@ -412,16 +482,57 @@ static bool team_missing(const char *says)
 	return strstr(says, "team") || strstr(says, "slug");
 }
 
+/* judge()'s answer for a body given up (enum refusal): a miss. */
+#define REFUSED (-2L)
+
+/* Says why a GET's body was given up (shown: its redacted URL). */
+static void say_refused(CURLcode c, const char *shown, const struct sink *s)
+{
+	if (c == CURLE_FILESIZE_EXCEEDED && s->declared >= 0) {
+		warning(
+		    "remote cache: GET %s: refused at its headers: it declares %lld bytes, more "
+		    "than the cache may hold (cache.maxSize, %llu bytes); a miss",
+		    shown, s->declared, (unsigned long long)s->max);
+	} else if (s->refused == BODY_SENT_OVER || c == CURLE_FILESIZE_EXCEEDED) {
+		/* (curl 8.4 and later refuse past the bound while the body comes
+		 * too, before the write callback sees it) */
+		warning("remote cache: GET %s: cut off at %llu bytes, all the cache may hold "
+			"(cache.maxSize), with no length declared; a miss",
+			shown, (unsigned long long)s->got);
+	} else {
+		char begins[sizeof s->first * 4 + 1];
+		size_t k = 0;
+		for (size_t i = 0; i < s->n_first && i < 12; i++) {
+			unsigned char ch = (unsigned char)s->first[i];
+			k += (size_t)snprintf(
+			    begins + k, sizeof begins - k,
+			    ch >= 0x20 && ch < 0x7f && ch != '\\' ? "%c" : "\\x%02x", ch);
+		}
+		begins[k] = 0;
+		warning("remote cache: GET %s: not a vx cache entry (it begins \"%s\"): dropped at "
+			"its first bytes; a miss",
+			shown, begins);
+	}
+}
+
 /* Counts a finished request's outcome: a 2xx, and a 404 when miss_ok, are
- * fine; anything else is a failure, said with the method and the redacted
- * URL. Returns the HTTP status, or -1 for a failure of the transfer. */
+ * fine; so is a body given up (sink.refused, or its declared length past
+ * sink.max: said here, REFUSED returned); anything else is a failure, said
+ * with the method and the redacted URL. Returns the HTTP status, REFUSED,
+ * or -1 for a failure of the transfer. */
 static long judge(struct remote *r, CURL *h, CURLcode c, const char *method, const char *url,
 		  const struct body *b, bool miss_ok)
 {
 	long code = 0, status = -1;
 	curl()->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
 	char *shown = remote_redact(url);
-	if (c == CURLE_OPERATION_TIMEDOUT) {
+	if (b && b->sink.fd >= 0 && !b->text &&
+	    (b->sink.refused != BODY_TAKEN || (c == CURLE_FILESIZE_EXCEEDED && b->sink.max))) {
+		/* the server answered; what it sent is no entry this cache takes */
+		say_refused(c, shown, &b->sink);
+		outcome(r, 0, NULL);
+		status = REFUSED;
+	} else if (c == CURLE_OPERATION_TIMEDOUT) {
 		/* no answer: waiting on it again would hold every task as long */
 		if (off_now(r))
 			warning(
@@ -461,19 +572,48 @@ static long judge(struct remote *r, CURL *h, CURLcode c, const char *method, con
 	return status;
 }
 
-/* Makes the request, once more after a 429 (after its Retry-After,
- * capped), and judges it. Returns what judge() returns. */
+/* Whether a request failed on a kept connection before any answer came:
+ * the connection was stale, not the server's answer bad. A server that
+ * sends more than its Content-Length leaves the excess on the connection,
+ * and curl 7.88 read it as the next answer's head ("Received HTTP/0.9
+ * when not allowed": CURLE_UNSUPPORTED_PROTOCOL; issue 57's "Unsupported
+ * protocol" on the second GET); a server that closed an idle connection
+ * gives nothing. curl closes such a connection; the request is made once
+ * more on a new one (CURLOPT_FRESH_CONNECT), as browsers retry an
+ * idempotent request (every one of the API's is: a PUT of a key is the
+ * same body again). */
+static bool stale(CURL *h, CURLcode c)
+{
+	long connects = -1, code = -1;
+	curl()->easy_getinfo(h, CURLINFO_NUM_CONNECTS, &connects);
+	curl()->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+	return connects == 0 && code == 0 &&
+	       (c == CURLE_UNSUPPORTED_PROTOCOL || c == CURLE_WEIRD_SERVER_REPLY ||
+		c == CURLE_GOT_NOTHING || c == CURLE_RECV_ERROR || c == CURLE_SEND_ERROR);
+}
+
+/* Makes the request, once more on a new connection when the kept one was
+ * stale, once more after a 429 (after its Retry-After, capped), and
+ * judges it. Returns what judge() returns. */
 static long perform(struct remote *r, CURL *h, const char *method, const char *url,
 		    const char *const *extra, struct body *b, bool miss_ok)
 {
-	for (int attempt = 0;; attempt++) {
+	bool fresh = false, waited = false;
+	for (;;) {
 		struct curl_slist *hdrs = prepare(r, h, method, url, extra, b);
+		if (fresh)
+			curl()->easy_setopt(h, CURLOPT_FRESH_CONNECT, 1L);
 		CURLcode c = b && b->sink.failed ? CURLE_WRITE_ERROR : curl()->easy_perform(h);
 		long code = 0;
 		curl()->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
 		long wait = code == 429 ? retry_after(h) : 0;
 		curl()->slist_free_all(hdrs);
-		if (c == CURLE_OK && code == 429 && !attempt) {
+		if (!fresh && stale(h, c)) {
+			fresh = true;
+			continue;
+		}
+		if (c == CURLE_OK && code == 429 && !waited) {
+			waited = true;
 			sleep((unsigned)(wait ? wait : 1));
 			continue;
 		}
@@ -640,7 +780,7 @@ static void handle_give(struct remote *r, CURL *h)
 		curl()->easy_cleanup(h);
 }
 
-int remote_get(struct remote *r, const char *key, int fd)
+int remote_get(struct remote *r, const char *key, int fd, remote_begins_fn *begins)
 {
 	if (!remote_readable(r))
 		return -1;
@@ -653,12 +793,13 @@ int remote_get(struct remote *r, const char *key, int fd)
 		return -1;
 	}
 	char *url = remote_artifact_url(r->url, key, r->team_id, r->team);
-	struct body b = {.sink = {fd, false}, .start = lseek(fd, 0, SEEK_CUR)};
+	struct body b = {.sink = {.fd = fd, .max = r->max_body, .begins = begins},
+			 .start = lseek(fd, 0, SEEK_CUR)};
 	long code = perform(r, h, "GET", url, NULL, &b, true);
 	handle_give(r, h);
 	free(url);
 	if (code != 200)
-		return code == 404 ? 0 : -1;
+		return code == 404 || code == REFUSED ? 0 : -1;
 	return r->sig_key ? verify(r, key, &b) : 1;
 }
 
@@ -731,11 +872,24 @@ struct slot {
 	struct curl_slist *hdrs;
 	char *url;
 	size_t item; /* index into items; SIZE_MAX: free */
+	bool fresh;  /* its item asked again on a new connection (stale()) */
 };
 
+/* Adds slot sl's GET (its body set) to m: on a new connection when fresh. */
+static void slot_add(struct remote *r, CURLM *m, struct slot *sl, bool fresh)
+{
+	sl->hdrs = prepare(r, sl->h, "GET", sl->url, NULL, &sl->b);
+	sl->fresh = fresh;
+	if (fresh)
+		curl()->easy_setopt(sl->h, CURLOPT_FRESH_CONNECT, 1L);
+	curl()->easy_setopt(sl->h, CURLOPT_PRIVATE, sl);
+	curl()->easy_setopt(sl->h, CURLOPT_PIPEWAIT, 1L);
+	curl()->multi_add_handle(m, sl->h);
+}
+
 void remote_get_many(struct remote *r, struct remote_item *items, size_t n,
-		     remote_open_fn *open_body, remote_done_fn *done, const volatile bool *stop,
-		     void *ctx)
+		     remote_begins_fn *begins, remote_open_fn *open_body, remote_done_fn *done,
+		     const volatile bool *stop, void *ctx)
 {
 	for (size_t k = 0; k < n; k++)
 		items[k].result = REMOTE_ASK;
@@ -762,12 +916,11 @@ void remote_get_many(struct remote *r, struct remote_item *items, size_t n,
 			if (fd < 0)
 				continue; /* stays REMOTE_ASK */
 			sl->item = it;
-			sl->b = (struct body){.sink = {fd, false}, .start = lseek(fd, 0, SEEK_CUR)};
+			sl->b =
+			    (struct body){.sink = {.fd = fd, .max = r->max_body, .begins = begins},
+					  .start = lseek(fd, 0, SEEK_CUR)};
 			sl->url = remote_artifact_url(r->url, items[it].key, r->team_id, r->team);
-			sl->hdrs = prepare(r, sl->h, "GET", sl->url, NULL, &sl->b);
-			curl()->easy_setopt(sl->h, CURLOPT_PRIVATE, sl);
-			curl()->easy_setopt(sl->h, CURLOPT_PIPEWAIT, 1L);
-			curl()->multi_add_handle(m, sl->h);
+			slot_add(r, m, sl, false);
 			active++;
 		}
 		if (!active)
@@ -786,6 +939,12 @@ void remote_get_many(struct remote *r, struct remote_item *items, size_t n,
 			struct remote_item *item = &items[sl->item];
 			long code = 0;
 			curl()->easy_getinfo(sl->h, CURLINFO_RESPONSE_CODE, &code);
+			curl()->slist_free_all(sl->hdrs);
+			sl->hdrs = NULL;
+			if (!sl->fresh && stale(sl->h, c)) {
+				slot_add(r, m, sl, true); /* still active */
+				continue;
+			}
 			if (c == CURLE_OK && code == 429) {
 				item->result =
 				    REMOTE_ASK; /* asked again alone, after its Retry-After */
@@ -794,12 +953,10 @@ void remote_get_many(struct remote *r, struct remote_item *items, size_t n,
 					     "GET", sl->url, &sl->b, true);
 				item->result = code == 200
 						   ? (r->sig_key ? verify(r, item->key, &sl->b) : 1)
-					       : code == 404 ? 0
-							     : -1;
+					       : code == 404 || code == REFUSED ? 0
+										: -1;
 			}
-			curl()->slist_free_all(sl->hdrs);
 			free(sl->url);
-			sl->hdrs = NULL;
 			sl->url = NULL;
 			sl->item = SIZE_MAX;
 			active--;

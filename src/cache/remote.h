@@ -17,7 +17,17 @@ struct remote_opts {
 				    * (x-artifact-tag, signature.h); NULL: neither */
 	bool read, write;
 	long timeout_ms; /* per request; 0: 30 s (connect: 2 s) */
+	/* The most bytes a GET's body may be: what the cache may hold
+	 * (cache.maxSize). A larger declared length is refused at the
+	 * headers, an undeclared one cut off here; 0: no bound. */
+	uint64_t max_body;
 };
+
+/* Whether the first n bytes of a GET's body (n <= 64, growing as they
+ * come) can begin what was asked for: 1 they do, 0 not known yet, -1
+ * they cannot. A 2xx body whose answer is -1 (or still 0 at 64 bytes) is
+ * dropped at those bytes, before they are written: a miss, warned. */
+typedef int remote_begins_fn(const char *buf, size_t n);
 
 /* A remote cache for one run. Before its first request it asks
  * /v8/artifacts/status once (a disabled or over-limit team turns it off,
@@ -35,15 +45,20 @@ void remote_free(struct remote *r);
 bool remote_readable(const struct remote *r);
 bool remote_writable(const struct remote *r);
 
-/* GET /v8/artifacts/KEY into fd (from its current offset). Returns 1
- * when the body is in fd, 0 for a miss (404; or, with a signature key, a
- * body whose x-artifact-tag is missing or does not verify: one warning),
- * -1 for a failure (a warning was printed, or will be by the state
- * machine: once per kind). */
-int remote_get(struct remote *r, const char *key, int fd);
+/* GET /v8/artifacts/KEY into fd (from its current offset), its body
+ * checked by begins (NULL: any) and bounded by max_body. Returns 1 when
+ * the body is in fd, 0 for a miss (404; a body given up: past the bound,
+ * or not begun as begins wants, one warning, at most max_body bytes
+ * written; or, with a signature key, a body whose x-artifact-tag is
+ * missing or does not verify: one warning), -1 for a failure (a warning
+ * was printed, or will be by the state machine: once per kind). A request
+ * that fails on a kept connection before any answer is made once more on
+ * a new one. */
+int remote_get(struct remote *r, const char *key, int fd, remote_begins_fn *begins);
 /* Many GETs at once: at most REMOTE_PARALLEL transfers in flight on one
  * curl multi handle (its connections kept alive and reused; HTTP/2
  * multiplexed where the server speaks it), items taken in their order.
+ * Each body is checked and bounded as remote_get's.
  * open_body(item) gives the fd an item's body goes to (-1: skip it); done(item,
  * fd) is called as each ends, with item->result set: 1 the body is in fd
  * (its tag verified when the remote signs), 0 a miss (404, or a bad or
@@ -67,8 +82,8 @@ struct remote_item {
 typedef int remote_open_fn(struct remote_item *item, void *ctx);
 typedef void remote_done_fn(struct remote_item *item, int fd, void *ctx);
 void remote_get_many(struct remote *r, struct remote_item *items, size_t n,
-		     remote_open_fn *open_body, remote_done_fn *done, const volatile bool *stop,
-		     void *ctx);
+		     remote_begins_fn *begins, remote_open_fn *open_body, remote_done_fn *done,
+		     const volatile bool *stop, void *ctx);
 
 /* HEAD /v8/artifacts/KEY: 1 when the remote holds it, 0 when not, -1 for
  * a failure (warned). */

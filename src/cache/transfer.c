@@ -15,8 +15,6 @@
 #include "util/die.h"
 #include "util/io.h"
 
-#define MAGIC "vx-entry 1 "
-
 int transfer_export(const struct store *st, const char *key, char **head, size_t *head_len,
 		    int *archive_fd, uint64_t *archive_size)
 {
@@ -64,7 +62,7 @@ int transfer_export(const struct store *st, const char *key, char **head, size_t
 		goto out;
 	}
 	struct strbuf h = STRBUF_INIT;
-	strbuf_addf(&h, MAGIC "%zu\n", json.len);
+	strbuf_addf(&h, ENTRY_BUNDLE_MAGIC "%zu\n", json.len);
 	strbuf_add(&h, json.buf, json.len);
 	*head_len = h.len;
 	*head = strbuf_detach(&h, NULL);
@@ -81,6 +79,17 @@ out:
 	free(man_name);
 	free(arc_name);
 	return rc;
+}
+
+int transfer_body_begins(const char *buf, size_t n)
+{
+	uint64_t len;
+	int head = entry_bundle_head(buf, n, &len);
+	if (head <= 0)
+		return head;
+	if ((size_t)head == n)
+		return 0;
+	return buf[head] == '{' ? 1 : -1; /* the manifest is a JSON object */
 }
 
 int transfer_tmp(const struct store *st, const char *key, char **path)

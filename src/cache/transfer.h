@@ -25,6 +25,11 @@ int transfer_export(const struct store *st, const char *key, char **head, size_t
  * store's fd and frees it), or -1 after error(). */
 int transfer_tmp(const struct store *st, const char *key, char **name);
 
+/* Whether the first n bytes of a body can begin an entry's (a remote's
+ * GET checks them as they arrive, remote.h): 1 they do (its head whole,
+ * then the manifest's "{"), 0 not known yet, -1 they cannot. */
+int transfer_body_begins(const char *buf, size_t n);
+
 /* Checks the body in fd (from offset 0), the file tmp (transfer_tmp's):
  * its head, a manifest that parses and names key, an archive of the
  * manifest's size and checksum; then renames tmp into the store as key's

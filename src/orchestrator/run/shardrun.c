@@ -170,7 +170,7 @@ static enum shard_peer peer(struct shardrun *s, struct taskcache *tc, unsigned j
 	FILE *f = tmpfile();
 	if (!f)
 		return p->peer;
-	if (remote_get(tc->remote, key, fileno(f)) == 1 &&
+	if (remote_get(tc->remote, key, fileno(f), NULL) == 1 &&
 	    pread(fileno(f), got, KEY_HEX_SIZE - 1, 0) == KEY_HEX_SIZE - 1)
 		p->peer = strcmp(got, s->split) ? PEER_UNLIKE : PEER_ALIKE;
 	fclose(f);

@@ -118,6 +118,8 @@ static struct remote *remote_from(const struct workspace *ws, const struct taskc
 	    .read = (rc ? rc->read : true) && o->read && !o->no_remote_read,
 	    .write = (rc ? rc->write : true) && o->write && !o->dry_run && !o->no_remote_write,
 	    .timeout_ms = rc ? (long)rc->timeout_ms : 0,
+	    /* no download lands past what the cache may hold (issue 57) */
+	    .max_body = (uint64_t)ws->cfg->cache_max_size,
 	};
 	return remote_new(&ro);
 }
@@ -536,7 +538,7 @@ static int remote_fetch(struct taskcache *tc, size_t i)
 	if (fd < 0)
 		return -1;
 	bool had = !tc->keep_local && entry_here(tc, key);
-	int rc = remote_get(tc->remote, key, fd);
+	int rc = remote_get(tc->remote, key, fd, transfer_body_begins);
 	if (rc == 1) {
 		struct strbuf why = STRBUF_INIT;
 		rc = transfer_import(&tc->store, key, fd, path, &why);
