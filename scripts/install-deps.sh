@@ -40,6 +40,8 @@ test=(
 	# dependencies and cJSON's source come by dpkg-dev) and the install
 	# tests' clean roots (t0510, t0520)
 	debootstrap dpkg-dev binutils
+	# t0396 skews vx's clock against the file system's
+	faketime
 )
 
 case $what in

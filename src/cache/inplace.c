@@ -11,6 +11,7 @@
 #include <xxhash.h>
 
 #include "cache/fsafe.h"
+#include "util/fsclock.h"
 #include "util/io.h"
 #include "util/path.h"
 #include "util/strbuf.h"
@@ -227,9 +228,8 @@ void inplace_drop(struct inplace *ip, const char *id)
 
 void inplace_seen_begin(struct inplace_seen *s)
 {
-	struct timespec now;
-	clock_gettime(CLOCK_REALTIME, &now);
-	s->from_ns = fs_ns(now);
+	/* the file system's second, as its outputs' times are (issue 57) */
+	s->from_ns = fs_clock_sec() * 1000000000;
 }
 
 void inplace_seen_release(struct inplace_seen *s)
@@ -286,14 +286,13 @@ void inplace_put(struct inplace *ip, const char *id, const char *key, const char
 {
 	inplace_drop(ip, id);
 	ip->dirty = true;
-	struct timespec now;
-	clock_gettime(CLOCK_REALTIME, &now);
+	int64_t now_ns = fs_clock_sec() * 1000000000;
 	struct inplace_record *rec = xcalloc(1, sizeof *rec);
 	rec->id = xstrdup(id);
 	rec->project_dir = xstrdup(project_dir);
 	memcpy(rec->key, key, KEY_HEX_SIZE);
 	/* the racy rule counts from the first stat the record holds */
-	rec->recorded_ns = seen && seen->from_ns < fs_ns(now) ? seen->from_ns : fs_ns(now);
+	rec->recorded_ns = seen && seen->from_ns < now_ns ? seen->from_ns : now_ns;
 	rec->has_log = log_len <= INPLACE_MAX_LOG;
 	rec->log = rec->has_log ? xstrndup(log ? log : "", log_len) : xstrdup("");
 	rec->log_len = rec->has_log ? log_len : 0;

@@ -29,9 +29,9 @@ struct inplace_output {
 };
 
 /* Outputs as a save saw them: each path's lstat, taken before its bytes
- * were read, in path (strcmp) order; from_ns: the wall clock before the
- * first. A record made from it needs no second lstat of each output
- * (issue 43), and vouches for exactly what the entry holds. */
+ * were read, in path (strcmp) order; from_ns: the file system's clock
+ * (fs_clock_sec, whole seconds) before the first. A record made from it needs no second lstat of
+ * each output (issue 43), and vouches for exactly what the entry holds. */
 struct inplace_seen {
 	VEC(struct inplace_output) v;
 	int64_t from_ns;
@@ -46,7 +46,7 @@ struct inplace_record {
 	char *id;	   /* "project#task" */
 	char *project_dir; /* absolute: a record is only good for the tree it was made in */
 	char key[KEY_HEX_SIZE];
-	int64_t recorded_ns; /* wall clock when the outputs were lstat'ed */
+	int64_t recorded_ns; /* the file system's clock when the outputs were lstat'ed */
 	bool has_log;	     /* log holds the whole captured output */
 	char *log;
 	size_t log_len;
@@ -64,7 +64,8 @@ struct inplace *inplace_load(const char *file);
 const struct inplace_record *inplace_get(const struct inplace *ip, const char *id);
 /* True when rec was made in project_dir and every output it lists is on disk
  * as recorded. An output modified in the same second the record was made, or
- * later, is not trusted (git's racy-timestamp rule): the coarse file clock
+ * later (by the file system's clock, util/fsclock.h), is not trusted (git's
+ * racy-timestamp rule): the coarse file clock
  * could hide a write that came just after the lstat. With trusted, the check
  * goes on past a failure and adds each regular file that is on disk as
  * recorded and old enough to trust, sorted (nothing when the check

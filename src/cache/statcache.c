@@ -14,6 +14,7 @@
 
 #include "cache/filehash.h"
 #include "util/die.h"
+#include "util/fsclock.h"
 #include "util/io.h"
 #include "util/readcache.h"
 #include "util/strbuf.h"
@@ -279,7 +280,9 @@ static void record(struct statcache *sc, const char *path, const struct stat_dat
 	/* The stricter half of the racy rule (docs/cache-hashing.md): a write
 	 * after our read can keep the mtime only if the mtime is in the second
 	 * we started in, or later. Such an entry serves nobody: not this run's
-	 * next lookup, not the next run. */
+	 * next lookup, not the next run. t0 is the file system's second
+	 * (fs_clock_sec): by vx's own clock, a year ahead of an NFS server's,
+	 * every fresh file looked a year old (issue 57 item 5). */
 	e->racy = fs_sec_of(sd->mtime_ns) >= t0;
 	if (e->racy)
 		sc->stats.racy++;

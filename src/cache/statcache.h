@@ -10,8 +10,11 @@
 
 #include "cache/key.h"
 
-/* On-disk format version: a file of another version loads as empty, silently. */
-#define STATCACHE_VERSION 1
+/* On-disk format version: a file of another version loads as empty, silently.
+ * 2: the save second and every entry's racy check are the file system's
+ * clock (fs_clock_sec), not vx's; a version 1 file saved by a clock ahead
+ * of the files' may hold entries racy by theirs (issue 57 item 5). */
+#define STATCACHE_VERSION 2
 
 struct statcache;
 

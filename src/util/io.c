@@ -160,18 +160,6 @@ int64_t fs_sec_of(int64_t ns)
 	return ns >= 0 ? ns / 1000000000 : -((-ns + 999999999) / 1000000000);
 }
 
-int64_t fs_clock_sec(void)
-{
-	struct timespec ts;
-#ifdef CLOCK_REALTIME_COARSE
-	if (clock_gettime(CLOCK_REALTIME_COARSE, &ts) == 0)
-		return ts.tv_sec;
-#endif
-	if (clock_gettime(CLOCK_REALTIME, &ts) < 0)
-		die_errno("clock_gettime");
-	return ts.tv_sec;
-}
-
 /* dir's parent, lexically ("/a" -> "/", "a" -> "."): io.c stays below
  * path.c, whose strbuf reads files through here (no circle of includes). */
 static char *parent_of(const char *dir)

@@ -27,12 +27,6 @@ int dir_names_at(int dirfd, struct strvec *out);
  * Returns 0 (also when leaf is not there), or -1 with errno set. */
 int remove_tree_at(int dfd, const char *leaf);
 
-/* The second file timestamps are stamped from now (Linux stamps files with
- * the coarse clock, which may trail CLOCK_REALTIME by a tick): a file or
- * directory changed after this reading has an mtime and ctime no earlier
- * than it. The racy rule of the stat cache and the listing cache. */
-int64_t fs_clock_sec(void);
-
 /* Lookups under one directory from an fd of it (issue 20). The kernel walks
  * a path one component at a time, so a no-op run's ~10,000 stats of
  * "/home/u/src/repo/packages/p1/src/a.txt" cost twice those of

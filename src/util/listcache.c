@@ -18,6 +18,7 @@
 
 #include "util/compat.h"
 #include "util/die.h"
+#include "util/fsclock.h"
 #include "util/io.h"
 #include "util/keptfile.h"
 #include "util/strbuf.h"

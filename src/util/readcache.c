@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "util/die.h"
+#include "util/fsclock.h"
 #include "util/io.h"
 #include "util/keptfile.h"
 #include "util/strmap.h"

@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "fstest.h"
+#include "util/fsclock.h"
 #include "util/io.h"
 #include "util/listcache.h"
 

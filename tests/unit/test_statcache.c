@@ -1,5 +1,6 @@
 /* Unit tests for cache/statcache.c: hits without reading, re-hash on change,
- * the racy-timestamp rule across a reload, corrupt files, atomic saves. */
+ * the racy-timestamp rule across a reload and against a skewed clock,
+ * corrupt files, atomic saves. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +15,8 @@
 #include "cache/filehash.h"
 #include "cache/statcache.h"
 #include "check.h"
+#include "skew_clock.h"
+#include "util/fsclock.h"
 #include "util/strbuf.h"
 
 static char dir[] = "/tmp/vx-test-statcache-XXXXXX";
@@ -274,7 +277,7 @@ static void check_corrupt(void)
 	}
 
 	/* Another version: empty and quiet (an upgrade is not corruption). */
-	good.buf[8] = 2;
+	good.buf[8] = STATCACHE_VERSION + 1;
 	write_bytes(cache_file, good.buf, good.len);
 	err = capture_stderr(statcache_load, cache_file, &sc);
 	CHECK_STR(err, "");
@@ -475,6 +478,84 @@ static void check_clean_save(void)
 	free(b);
 }
 
+/* The save second in the file's header (docs/cache-hashing.md). */
+static long long saved_sec(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (strbuf_read_file(&sb, cache_file) < 0 || sb.len < 24)
+		die("cannot read %s", cache_file);
+	long long v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | (unsigned char)sb.buf[16 + i];
+	strbuf_release(&sb);
+	return v;
+}
+
+/* Issue 57 item 5: with vx's clock ahead of the files', a file written in
+ * the second it was hashed looked old, its entry was trusted and saved, and
+ * a same-size rewrite in that second replayed the old hash. Behind, every
+ * file younger than the skew was racy: hashed on every run. The racy rule
+ * reads the file system's clock, stamped in the cache's directory. */
+static void check_skewed_clock(void)
+{
+	char *f = in_dir("skew.txt"), *old = in_dir("old.txt"), *stamp = in_dir(FS_CLOCK_FILE);
+	char hex[KEY_HEX_SIZE];
+	write_file(old, "old\n");
+	age(old, 100);
+	next_second();
+	write_file(f, "fresh\n");
+
+	/* The skew is real to the code under test: by its own clock (nothing
+	 * anchored) an hour ahead trusts the fresh file, an hour behind
+	 * distrusts the old one. */
+	clock_skew = 3600;
+	struct statcache *sc = statcache_load(cache_file);
+	CHECK_INT(statcache_lookup_or_hash(sc, f, hex), 0);
+	CHECK_INT(statcache_stats(sc).racy, 0);
+	statcache_free(sc);
+	clock_skew = -3600;
+	sc = statcache_load(cache_file);
+	CHECK_INT(statcache_lookup_or_hash(sc, old, hex), 0);
+	CHECK_INT(statcache_stats(sc).racy, 1);
+	statcache_free(sc);
+
+	fs_clock_anchor(dir);
+	for (int i = 0; i < 2; i++) {
+		clock_skew = i ? -3600 : 3600;
+		sc = statcache_load(cache_file);
+		/* the fresh file is racy, not even trusted within the run */
+		CHECK_INT(statcache_lookup_or_hash(sc, f, hex), 0);
+		CHECK_INT(statcache_lookup_or_hash(sc, f, hex), 0);
+		CHECK_INT(statcache_stats(sc).racy, 2);
+		CHECK_INT(statcache_stats(sc).hits, 0);
+		/* the old one is trusted */
+		CHECK_INT(statcache_lookup_or_hash(sc, old, hex), 0);
+		CHECK_INT(statcache_lookup_or_hash(sc, old, hex), 0);
+		CHECK_INT(statcache_stats(sc).racy, 2);
+		CHECK_INT(statcache_stats(sc).hits, 1);
+		CHECK_INT(statcache_save(sc), 0);
+		statcache_free(sc);
+		/* the save second is the stamp's, the file system's */
+		struct stat st;
+		CHECK_INT(stat(stamp, &st), 0);
+		CHECK_INT(saved_sec(), st.st_mtim.tv_sec);
+		sc = statcache_load(cache_file);
+		CHECK_INT(statcache_stats(sc).loaded, 1);
+		CHECK_INT(statcache_lookup_or_hash(sc, old, hex), 0);
+		CHECK_INT(statcache_stats(sc).hits, 1);
+		statcache_free(sc);
+		unlink(cache_file);
+	}
+	fs_clock_anchor(NULL);
+	clock_skew = 0;
+	unlink(stamp);
+	unlink(f);
+	unlink(old);
+	free(f);
+	free(old);
+	free(stamp);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
@@ -491,6 +572,8 @@ int main(void)
 	check_atomic_save();
 	unlink(cache_file);
 	check_clean_save();
+	unlink(cache_file);
+	check_skewed_clock();
 	unlink(cache_file);
 	if (rmdir(dir))
 		die_errno("rmdir %s", dir);

@@ -10,6 +10,7 @@
 #include "cache/store.h"
 #include "orchestrator/run/runlog.h"
 #include "orchestrator/config/workspace.h"
+#include "util/fsclock.h"
 #include "util/io.h"
 #include "util/parseopt.h"
 #include "util/path.h"
@@ -145,9 +146,9 @@ int cache_main(int argc, char **argv)
 		rc = store_clean(&st) ? 2 : 0;
 		/* "remove all" includes what vx remembers of outputs in place, so
 		 * the next run rebuilds rather than trusting them */
-		static const char *const records[] = {
-		    "inplace",	"statcache", "runs.log", "lockfile-closures",
-		    "listings", "configs",   "ignores"};
+		static const char *const records[] = {"inplace",	   "statcache",	 "runs.log",
+						      "lockfile-closures", "listings",	 "configs",
+						      "ignores",	   FS_CLOCK_FILE};
 		for (size_t i = 0; !rc && i < sizeof records / sizeof *records; i++) {
 			char *f = path_join(dir, records[i]);
 			if (unlink(f) && errno != ENOENT) {

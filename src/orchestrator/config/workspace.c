@@ -22,6 +22,7 @@
 #include "orchestrator/config/turbo.h"
 #include "util/closest.h"
 #include "util/glob.h"
+#include "util/fsclock.h"
 #include "util/io.h"
 #include "util/jsonloc.h"
 #include "util/path.h"
@@ -666,6 +667,9 @@ static struct workspace *load(const char *start_dir,
 	}
 	fs_anchor(ws->root);
 	char *cache = workspace_cache_dir(ws);
+	/* every racy rule from here on (the listing's walk starts below)
+	 * reads the file system's clock, stamped in the cache directory */
+	fs_clock_anchor(cache);
 	if (start_listing) {
 		ws->listing = start_listing(ws->root, cache_kept(cache) ? cache : NULL);
 		ws->listing_stop = stop_listing;

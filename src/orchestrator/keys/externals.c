@@ -14,6 +14,7 @@
 #include <xxhash.h>
 
 #include "util/die.h"
+#include "util/fsclock.h"
 #include "util/io.h"
 #include "util/path.h"
 
@@ -305,11 +306,10 @@ void externals_load(struct externals *x, const struct workspace *ws, const char 
 	for (size_t i = 0; i < ws->projects.n; i++)
 		strcpy(x->hash[i], x->now ? lockset_hash(x->now, i) : x->content);
 	if (write) {
-		struct timespec now;
-		clock_gettime(CLOCK_REALTIME, &now);
 		/* racy: a file written in the second it was read may change again
-		 * with the same stat; trust it next time only when older */
-		if (now.tv_sec - st.st_mtim.tv_sec >= 2)
+		 * with the same stat; trust it next time only when older, by
+		 * the file system's clock (issue 57: not vx's own) */
+		if (fs_clock_sec() - fs_sec_of(fs_ns(st.st_mtim)) >= 2)
 			snapshot_write(x, snap, first.buf);
 		if (!x->whole)
 			keep_copy(x, text.buf, text.len);

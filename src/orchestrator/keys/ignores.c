@@ -25,6 +25,7 @@
 #include <xxhash.h>
 
 #include "util/die.h"
+#include "util/fsclock.h"
 #include "util/io.h"
 #include "util/keptfile.h"
 #include "util/path.h"

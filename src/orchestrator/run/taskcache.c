@@ -20,6 +20,7 @@
 #include "cache/saver.h"
 #include "cache/transfer.h"
 #include "orchestrator/keys/listing.h"
+#include "util/fsclock.h"
 #include "util/glob.h"
 #include "util/io.h"
 #include "util/loop.h"
@@ -171,6 +172,9 @@ int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struc
 				    tc->store.path, strerror(tc->store.read_only));
 			tc->write = false;
 		}
+		/* --cache-dir: the run's kept records lie here, and so does
+		 * the stamp their racy rule reads (util/fsclock.h) */
+		fs_clock_anchor(tc->dir);
 		char *scpath = path_join(tc->dir, "statcache");
 		tc->sc = statcache_load(scpath);
 		statcache_use_reads(tc->sc, tc->ws->reads);
