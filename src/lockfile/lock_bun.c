@@ -17,6 +17,7 @@
 
 #include "lockfile/lockgraph.h"
 #include "util/die.h"
+#include "util/json.h"
 #include "util/jsonc.h"
 
 static const char *const dep_kinds[] = {"dependencies", "devDependencies", "optionalDependencies",
@@ -74,13 +75,15 @@ int lock_parse_bun(struct lockset *ls, const char *text, size_t len, struct strb
 {
 	char *copy = xstrndup(text, len);
 	jsonc_blank(copy, len);
-	cJSON *doc = cJSON_ParseWithLength(copy, len);
-	free(copy);
+	struct json_error je;
+	cJSON *doc = json_parse(copy, len, "a bun.lock", &je);
 	int rc = -1;
 	if (!cJSON_IsObject(doc)) {
-		strbuf_addstr(err, "not a JSON object");
+		lock_json_error(err, copy, doc ? NULL : &je);
+		free(copy);
 		goto out;
 	}
+	free(copy);
 	cJSON *ver = cJSON_GetObjectItemCaseSensitive(doc, "lockfileVersion");
 	if (!cJSON_IsNumber(ver) || ver->valueint < 0 || ver->valueint > 1) {
 		if (cJSON_IsNumber(ver))

@@ -10,6 +10,7 @@
 
 #include "lockfile/lockgraph.h"
 #include "util/die.h"
+#include "util/json.h"
 
 static const char *const dep_kinds[] = {"dependencies", "devDependencies", "optionalDependencies",
 					"peerDependencies"};
@@ -53,9 +54,10 @@ static const char *name_of(const char *loc)
 
 int lock_parse_npm(struct lockset *ls, const char *text, size_t len, struct strbuf *err)
 {
-	cJSON *doc = cJSON_ParseWithLength(text, len);
+	struct json_error je;
+	cJSON *doc = json_parse(text, len, "a package-lock.json", &je);
 	if (!doc || !cJSON_IsObject(doc)) {
-		strbuf_addstr(err, "not a JSON object");
+		lock_json_error(err, text, doc ? NULL : &je);
 		cJSON_Delete(doc);
 		return -1;
 	}

@@ -7,6 +7,9 @@
 
 #include "lockfile/lockgraph.h"
 #include "util/die.h"
+#include "util/json.h"
+#include "util/jsonloc.h"
+#include "util/strbuf.h"
 
 size_t lg_noden(struct lockset *ls, const char *id, size_t len)
 {
@@ -431,4 +434,15 @@ void lock_lines_diff(const struct strvec *old, const struct strvec *now, size_t 
 		strbuf_addf(&mine, ", and %zu more", items - max);
 	strbuf_add(out, mine.buf, mine.len);
 	strbuf_release(&mine);
+}
+
+void lock_json_error(struct strbuf *err, const char *text, const struct json_error *je)
+{
+	if (!je) {
+		strbuf_addstr(err, "not a JSON object");
+		return;
+	}
+	int line, col;
+	jsonloc_line_col(text, je->at, &line, &col);
+	strbuf_addf(err, "%d:%d: %s", line, col, je->message);
 }

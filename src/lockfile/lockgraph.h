@@ -78,6 +78,11 @@ void lg_reach(const struct lockset *ls, const bool *from, bool *out);
 int lg_yarn_token(const char **p, const char *end, struct strbuf *tok);
 
 /* The parsers: 0, or -1 with the reason in err. */
+/* Says in err why a JSON lockfile's text was refused: "LINE:COL: what
+ * json_parse said" (je), or that it holds no object (je NULL). */
+struct json_error;
+void lock_json_error(struct strbuf *err, const char *text, const struct json_error *je);
+
 int lock_parse_npm(struct lockset *ls, const char *text, size_t len, struct strbuf *err);
 int lock_parse_pnpm(struct lockset *ls, const char *text, size_t len, struct strbuf *err);
 /* The size from which pnpm's file is read on two threads (the unit test

@@ -4,7 +4,12 @@
 #include "util/jsonloc.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "util/die.h"
+#include "util/strbuf.h"
+#include "util/vec.h"
 
 size_t jsonloc_skip_space(const char *s, size_t len, size_t i)
 {
@@ -176,4 +181,162 @@ void jsonloc_line_col(const char *text, size_t off, int *line, int *col)
 			(*col)++;
 		}
 	}
+}
+
+static int hex4(const char *s, size_t len, size_t i)
+{
+	int v = 0;
+	for (size_t k = 0; k < 4; k++) {
+		char c = i + k < len ? s[i + k] : 0;
+		int d = c >= '0' && c <= '9'   ? c - '0'
+			: c >= 'a' && c <= 'f' ? c - 'a' + 10
+			: c >= 'A' && c <= 'F' ? c - 'A' + 10
+					       : -1;
+		if (d < 0)
+			return -1;
+		v = v * 16 + d;
+	}
+	return v;
+}
+
+static void add_utf8(struct strbuf *sb, unsigned long cp)
+{
+	if (cp < 0x80) {
+		strbuf_addch(sb, (char)cp);
+	} else if (cp < 0x800) {
+		strbuf_addch(sb, (char)(0xC0 | (cp >> 6)));
+		strbuf_addch(sb, (char)(0x80 | (cp & 0x3F)));
+	} else if (cp < 0x10000) {
+		strbuf_addch(sb, (char)(0xE0 | (cp >> 12)));
+		strbuf_addch(sb, (char)(0x80 | ((cp >> 6) & 0x3F)));
+		strbuf_addch(sb, (char)(0x80 | (cp & 0x3F)));
+	} else {
+		strbuf_addch(sb, (char)(0xF0 | (cp >> 18)));
+		strbuf_addch(sb, (char)(0x80 | ((cp >> 12) & 0x3F)));
+		strbuf_addch(sb, (char)(0x80 | ((cp >> 6) & 0x3F)));
+		strbuf_addch(sb, (char)(0x80 | (cp & 0x3F)));
+	}
+}
+
+/* The string at i (a '"') with its escapes read, into sb (a \u0000 is
+ * kept: sb->len counts it). */
+static void read_string(const char *s, size_t len, size_t i, struct strbuf *sb)
+{
+	size_t end = skip_string(s, len, i);
+	for (i++; i + 1 < end; i++) {
+		if (s[i] != '\\') {
+			strbuf_addch(sb, s[i]);
+			continue;
+		}
+		char c = s[++i];
+		const char *from = "bfnrt", *to = "\b\f\n\r\t";
+		const char *e = strchr(from, c);
+		if (c == 'u') {
+			int hi = hex4(s, len, i + 1), lo;
+			unsigned long cp = hi < 0 ? 0xFFFD : (unsigned long)hi;
+			i += hi < 0 ? 0 : 4;
+			/* a surrogate pair is one character */
+			if (hi >= 0xD800 && hi < 0xDC00 && i + 2 < end && s[i + 1] == '\\' &&
+			    s[i + 2] == 'u' && (lo = hex4(s, len, i + 3)) >= 0xDC00 &&
+			    lo < 0xE000) {
+				cp = 0x10000 + (((unsigned long)hi - 0xD800) << 10) +
+				     ((unsigned long)lo - 0xDC00);
+				i += 6;
+			}
+			add_utf8(sb, cp);
+		} else {
+			strbuf_addch(sb, e && c ? to[e - from] : c);
+		}
+	}
+}
+
+char *jsonloc_string(const char *text, size_t len, size_t at)
+{
+	struct strbuf sb = STRBUF_INIT;
+	read_string(text, len, at, &sb);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* A key of an open object: its bytes as JSON reads them (into the text,
+ * or its own allocation when it holds an escape) and where it lies. */
+struct key {
+	const char *s;
+	size_t n, at;
+	bool owned;
+};
+
+static int key_cmp(const void *a, const void *b)
+{
+	const struct key *x = a, *y = b;
+	int c = memcmp(x->s, y->s, x->n < y->n ? x->n : y->n);
+	if (c || x->n != y->n)
+		return c ? c : x->n < y->n ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* An open object or array: whether the next string is a key, and where
+ * its keys begin in the key vector. */
+struct open_value {
+	bool object, want_key;
+	size_t keys;
+};
+
+bool jsonloc_repeated_key(const char *text, size_t len, struct jsonloc_repeat *r)
+{
+	VEC(struct key) keys = {0};
+	VEC(struct open_value) open = {0};
+	bool found = false;
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+		struct open_value *top = open.n ? &open.v[open.n - 1] : NULL;
+		if (c == '"') {
+			size_t end = skip_string(text, len, i);
+			if (top && top->want_key) {
+				struct key k = {text + i + 1, end - i - 2, i, false};
+				if (memchr(k.s, '\\', k.n)) {
+					struct strbuf sb = STRBUF_INIT;
+					read_string(text, len, i, &sb);
+					k.n = sb.len;
+					k.s = strbuf_detach(&sb, NULL);
+					k.owned = true;
+				}
+				vec_push(&keys, k);
+				top->want_key = false;
+			}
+			i = end - 1;
+		} else if (c == '{' || c == '[') {
+			struct open_value o = {c == '{', c == '{', keys.n};
+			vec_push(&open, o);
+		} else if (c == ',' && top) {
+			top->want_key = top->object;
+		} else if ((c == '}' || c == ']') && top) {
+			struct key *k = keys.v + top->keys;
+			size_t n = keys.n - top->keys;
+			if (n > 1)
+				qsort(k, n, sizeof *k, key_cmp);
+			/* runs of one key, each in the order written */
+			for (size_t j = 0, e; j < n; j = e) {
+				for (e = j + 1;
+				     e < n && k[e].n == k[j].n && !memcmp(k[e].s, k[j].s, k[j].n);
+				     e++)
+					;
+				if (e - j > 1 && (!found || k[j + 1].at < r->second)) {
+					r->first = k[j].at;
+					r->second = k[j + 1].at;
+					found = true;
+				}
+			}
+			for (size_t j = 0; j < n; j++)
+				if (k[j].owned)
+					free((char *)k[j].s);
+			keys.n = top->keys;
+			open.n--;
+		}
+	}
+	for (size_t j = 0; j < keys.n; j++)
+		if (keys.v[j].owned)
+			free((char *)keys.v[j].s);
+	vec_free(&keys);
+	vec_free(&open);
+	return found;
 }

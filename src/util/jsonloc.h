@@ -5,6 +5,7 @@
 #ifndef VX_UTIL_JSONLOC_H
 #define VX_UTIL_JSONLOC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The byte offset of the value that keys name, an object path from the
@@ -40,6 +41,24 @@ size_t jsonloc_item(const char *text, size_t len, size_t at, size_t index);
  * UTF-8 (an overlong form, a surrogate, a truncated sequence), or a NUL.
  * Returns len when there is none; else *why says which. */
 size_t jsonloc_bad_byte(const char *text, size_t len, const char **why);
+
+/* Where a key is repeated in one object: the offsets of the first and
+ * the second occurrence's opening '"'. */
+struct jsonloc_repeat {
+	size_t first, second;
+};
+
+/* Whether an object of text repeats a key (a JSON reader keeps the first
+ * or the last, each its own way: issue 57 item 2). Keys compare as JSON
+ * reads them: "n\u0061me" is "name". Of all repeats, *r gets the one
+ * whose second occurrence comes first in the text. Runs on text a parser
+ * took (comments blanked); in time n log n, in memory the keys of the
+ * open objects. */
+bool jsonloc_repeated_key(const char *text, size_t len, struct jsonloc_repeat *r);
+
+/* The string at offset at (a '"'), its escapes read, NUL-terminated, into
+ * a new allocation: a key to print. */
+char *jsonloc_string(const char *text, size_t len, size_t at);
 
 /* The 1-based line and column of byte off in text (any UTF-8 text:
  * yamlload.c places libyaml's reader errors with it): columns count

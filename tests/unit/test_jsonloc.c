@@ -1,6 +1,7 @@
 /* Unit tests for util/jsonloc.c: a value found again in the text by its
  * path of keys (escaped strings and nesting stepped over), an array's
  * item, the bytes no JSON may hold, and lines and columns in characters. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -61,6 +62,35 @@ int main(void)
 	CHECK_INT(jsonloc_bad_byte("x\xf4\x90\x80\x80", 5, &why), 1); /* past U+10FFFF */
 	CHECK_INT(jsonloc_bad_byte("ab\0c", 4, &why), 2);
 	CHECK_STR(why, "a NUL byte");
+
+	/* a key repeated in one object (issue 57 item 2): the first repeat
+	 * in the text, by its second occurrence; a string value, an array's
+	 * items and the same key in sibling objects are no repeat */
+	struct jsonloc_repeat r;
+	const char *d1 = "{\"a\": \"b\", \"b\": [\"a\", {\"a\": 1}], \"c\": {\"a\": 2}}";
+	CHECK(!jsonloc_repeated_key(d1, strlen(d1), &r));
+	const char *d2 = "{\"x\": {\"k\": 1, \"j\": 2, \"k\": 3}, \"y\": 1, \"x\": 0}";
+	CHECK(jsonloc_repeated_key(d2, strlen(d2), &r));
+	CHECK_INT(r.first, 7); /* the inner "k": its repeat comes before "x"'s */
+	CHECK_INT(r.second, 23);
+	const char *d3 = "{\"b\": 1, \"a\": 1, \"b\": 2, \"a\": 2, \"b\": 3}";
+	CHECK(jsonloc_repeated_key(d3, strlen(d3), &r));
+	CHECK(r.first == 1 && r.second == 17); /* "b" again, before "a" again */
+	/* escapes read as JSON reads them: "n\u0061me" is "name", "\/" is "/" */
+	const char *d4 = "{\"name\": 1, \"n\\u0061me\": 2}";
+	CHECK(jsonloc_repeated_key(d4, strlen(d4), &r));
+	CHECK(r.first == 1 && r.second == 12);
+	const char *d5 =
+	    "{\"a/b\": 1, \"a\\/b\": 2, \"\\ud83d\\ude00\": 3, \"\xf0\x9f\x98\x80\": 4}";
+	CHECK(jsonloc_repeated_key(d5, strlen(d5), &r));
+	CHECK(r.first == 1 && r.second == 11);
+	char *k = jsonloc_string(d5, strlen(d5), 22);
+	CHECK_STR(k, "\xf0\x9f\x98\x80"); /* a surrogate pair is one character */
+	free(k);
+	const char *d6 = "{\"\\ud83d\\ude00\": 3, \"\xf0\x9f\x98\x80\": 4}";
+	CHECK(jsonloc_repeated_key(d6, strlen(d6), &r));
+	CHECK(!jsonloc_repeated_key("[{\"a\": 1}, {\"a\": 1}]", 22, &r));
+	CHECK(!jsonloc_repeated_key("{\"\": 1, \"a\": {\"\": 2}}", 23, &r));
 
 	int line, col;
 	jsonloc_line_col("ab\n\xc3\xa9x", 5, &line, &col);

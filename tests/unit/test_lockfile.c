@@ -250,7 +250,19 @@ static void test_errors(void)
 	check_error(LOCK_PNPM, "lockfileVersion: '9.0'\npackages: [\n", "line ");
 	check_error(LOCK_NPM, "{\"lockfileVersion\": 1, \"dependencies\": {}}",
 		    "lockfileVersion 1 is not read");
-	check_error(LOCK_NPM, "{\"lockfileVersion\": 3,", "not a JSON object");
+	check_error(LOCK_NPM, "{\"lockfileVersion\": 3,", "1:22: invalid JSON");
+	check_error(LOCK_NPM, "[3]", "not a JSON object");
+	/* a key repeated (issue 57 item 2): npm's JSON.parse took the last
+	 * silently; which one a reader keeps is no lockfile vx can key by */
+	check_error(LOCK_NPM,
+		    "{\"lockfileVersion\": 3, \"packages\": {\"\": {},\n"
+		    "  \"node_modules/a\": {\"version\": \"1.0.0\"},\n"
+		    "  \"node_modules/a\": {\"version\": \"2.0.0\"}}}",
+		    "3:3: duplicate key \"node_modules/a\" (first at 2:3)");
+	check_error(LOCK_BUN,
+		    "{\"lockfileVersion\": 1, // JSONC\n \"workspaces\": {}, \"packages\": {},"
+		    " \"packages\": {},}",
+		    "2:36: duplicate key \"packages\" (first at 2:20)");
 	check_error(LOCK_YARN, "# yarn lockfile v1\n\"a@1:\n  version \"1\"\n", "line 2");
 	check_error(LOCK_YARN, "  version \"1\"\n", "outside an entry");
 	check_error(LOCK_YARN, "__metadata:\n  version: 2\n", "__metadata version 2 is not read");

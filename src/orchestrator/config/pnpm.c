@@ -22,7 +22,7 @@ int pnpm_workspace_packages(const char *path, lstr_vec *out)
 		strbuf_release(&text);
 		if (errno == ENOENT || errno == ENOTDIR)
 			return 0;
-		return error_errno("cannot read %s", path);
+		return error("cannot read %s: %s", path, strbuf_read_strerror(errno));
 	}
 	int rc = pnpm_workspace_parse(path, text.buf, text.len, out);
 	strbuf_release(&text);

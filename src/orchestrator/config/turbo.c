@@ -675,13 +675,19 @@ static bool top_level_key(char *text, size_t len, const char *key)
 	return found;
 }
 
-bool turbo_is_root(const char *dir)
+int turbo_is_root(const char *dir)
 {
 	char *p = turbo_file(NULL, dir);
 	if (!p)
-		return false;
+		return 0;
 	struct strbuf sb = STRBUF_INIT;
-	bool root = strbuf_read_file(&sb, p) == 0 && !top_level_key(sb.buf, sb.len, "extends");
+	int root;
+	if (strbuf_read_file(&sb, p) < 0)
+		/* a FIFO turbo.json was skipped, and the workspace found
+		 * above it (issue 57 item 3): there and unreadable is said */
+		root = error("cannot read %s: %s", p, strbuf_read_strerror(errno));
+	else
+		root = !top_level_key(sb.buf, sb.len, "extends");
 	strbuf_release(&sb);
 	free(p);
 	return root;
@@ -696,7 +702,7 @@ int turbo_load_package(struct readcache *reads, const char *dir, const char *pac
 	struct strbuf sb = STRBUF_INIT;
 	int rc;
 	if (readcache_read(reads, p, &sb)) {
-		rc = error_errno("cannot read %s", p);
+		rc = error("cannot read %s: %s", p, strbuf_read_strerror(errno));
 		free(p);
 	} else {
 		cfg->turbo_path = p;
@@ -715,7 +721,7 @@ int turbo_load(const char *root, struct config *cfg)
 	struct strbuf sb = STRBUF_INIT;
 	int rc;
 	if (strbuf_read_file(&sb, p)) {
-		rc = error_errno("cannot read %s", p);
+		rc = error("cannot read %s: %s", p, strbuf_read_strerror(errno));
 		free(p);
 	} else {
 		/* the locs of what it read point here: the config keeps it */

@@ -35,7 +35,9 @@ int turbo_load_package(struct readcache *reads, const char *dir, const char *pac
 int turbo_parse(const char *path, char *text, size_t len, struct config *cfg);
 
 /* Whether the turbo.json (or .jsonc) in dir is a root one: it has no
- * "extends" (a package's turbo.json extends the root's). */
-bool turbo_is_root(const char *dir);
+ * "extends" (a package's turbo.json extends the root's). Returns 1 when
+ * it is, 0 when it is not or there is none, -1 after an error line when
+ * one is there and cannot be read (a FIFO, a directory). */
+int turbo_is_root(const char *dir);
 
 #endif

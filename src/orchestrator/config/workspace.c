@@ -24,16 +24,27 @@
 #include "util/glob.h"
 #include "util/fsclock.h"
 #include "util/io.h"
+#include "util/json.h"
 #include "util/jsonloc.h"
 #include "util/path.h"
 #include "util/readcache.h"
 #include "util/strbuf.h"
 #include "util/strmap.h"
 
-static bool file_exists(const char *path)
+/* Whether a configuration file vx looks for is at path: 1, 0 when there
+ * is none, or -1 after an error line when something is there that cannot
+ * be read as one (issue 57 item 3: a root vx.yaml that was a FIFO was
+ * passed over without a word, and the root's task defaults with it). */
+static int config_present(const char *path)
 {
 	struct stat st;
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	if (stat(path, &st) < 0)
+		return errno == ENOENT || errno == ENOTDIR
+			   ? 0
+			   : error("cannot read %s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return error("cannot read %s: %s", path, strbuf_read_strerror(EINVAL));
+	return 1;
 }
 
 /* Reads path into sb, through the kept reads rc (NULL: from the file).
@@ -67,35 +78,21 @@ static struct loc byte_loc(const char *path, const struct strbuf *text, size_t o
 }
 
 /* Parses a package.json. Returns the document, or NULL after printing
- * "vx: FILE:LINE:COL: ..." at the byte that is wrong: one that is not
- * UTF-8 or a NUL (cJSON takes both, and a string cut at a NUL), invalid
- * JSON, or anything but white space after the object (issue 39: trailing
- * garbage was accepted silently). */
+ * "vx: FILE:LINE:COL: ..." at the byte that is wrong (util/json.h: a
+ * byte JSON may not hold, invalid JSON, text after the object (issue 39),
+ * a repeated key (issue 57)), or when it holds no object. */
 static cJSON *pkg_parse(const char *path, struct strbuf *text)
 {
-	struct strbuf sb = *text;
-	const char *why;
-	size_t bad = jsonloc_bad_byte(sb.buf, sb.len, &why);
-	if (bad < sb.len) {
-		struct loc l = byte_loc(path, text, bad);
-		config_error(&l, "%s: a package.json is UTF-8 JSON", why);
-		return NULL;
-	}
-	const char *end = NULL;
-	cJSON *doc = cJSON_ParseWithLengthOpts(sb.buf, sb.len, &end, false);
+	struct json_error err;
+	cJSON *doc = json_parse(text->buf, text->len, "a package.json", &err);
 	if (!doc) {
-		struct loc l = byte_loc(path, text, end ? (size_t)(end - sb.buf) : 0);
-		config_error(&l, "invalid JSON");
+		struct loc l = byte_loc(path, text, err.at);
+		config_error(&l, "%s", err.message);
 		return NULL;
 	}
-	size_t rest = end ? (size_t)(end - sb.buf) : sb.len;
-	while (rest < sb.len && strchr(" \t\r\n", sb.buf[rest]))
-		rest++;
-	if (!cJSON_IsObject(doc) || rest < sb.len) {
-		struct loc l = byte_loc(path, text, cJSON_IsObject(doc) ? rest : 0);
-		config_error(&l, "%s",
-			     cJSON_IsObject(doc) ? "text after the JSON object"
-						 : "package.json must hold a JSON object");
+	if (!cJSON_IsObject(doc)) {
+		struct loc l = byte_loc(path, text, 0);
+		config_error(&l, "package.json must hold a JSON object");
 		cJSON_Delete(doc);
 		return NULL;
 	}
@@ -289,31 +286,39 @@ static int pkg_workspaces(const char *path, int found, struct strbuf *text, cons
 
 /* Whether dir is the root of a JavaScript workspace by its own files: a
  * root turbo.json, a pnpm-workspace.yaml, a package.json with
- * "workspaces". Sets *why to which. */
-static bool js_root(const char *dir, const char **why)
+ * "workspaces". Returns 1 and sets *why to which, 0, or -1 after an error
+ * line (one of them is there and cannot be read). */
+static int js_root(const char *dir, const char **why)
 {
-	if (turbo_is_root(dir)) {
+	int turbo = turbo_is_root(dir);
+	if (turbo < 0)
+		return -1;
+	if (turbo) {
 		char *json = path_join(dir, "turbo.json");
-		*why = file_exists(json) ? "turbo.json" : "turbo.jsonc";
+		*why = config_present(json) > 0 ? "turbo.json" : "turbo.jsonc";
 		free(json);
-		return true;
+		return turbo;
 	}
 	char *f = path_join(dir, "pnpm-workspace.yaml");
-	bool pnpm = file_exists(f);
+	int pnpm = config_present(f);
 	free(f);
 	if (pnpm)
-		return *why = "pnpm-workspace.yaml", true;
+		return pnpm < 0 ? -1 : (*why = "pnpm-workspace.yaml", 1);
 	f = path_join(dir, "package.json");
 	struct strbuf sb = STRBUF_INIT;
-	bool ws = read_optional(NULL, f, &sb) > 0 && strstr(sb.buf, "\"workspaces\"");
-	if (ws) {
+	int ws = read_optional(NULL, f, &sb);
+	if (ws > 0 && strstr(sb.buf, "\"workspaces\"")) {
 		cJSON *doc = cJSON_ParseWithLength(sb.buf, sb.len);
 		ws = cJSON_GetObjectItemCaseSensitive(doc, "workspaces") != NULL;
 		cJSON_Delete(doc);
+	} else if (ws > 0) {
+		ws = 0;
 	}
 	strbuf_release(&sb);
 	free(f);
-	return ws ? (*why = "package.json workspaces", true) : false;
+	if (ws > 0)
+		*why = "package.json workspaces";
+	return ws;
 }
 
 /* Finds the workspace root: the nearest ancestor of dir whose vx.yaml has
@@ -326,8 +331,9 @@ static struct config *find_root(const char *start, char **root, const char **why
 	for (;;) {
 		char *yaml = path_join(dir, "vx.yaml");
 		struct config *cfg = NULL;
-		if (file_exists(yaml)) {
-			cfg = config_load(yaml);
+		int here = config_present(yaml), js = 0;
+		if (here) {
+			cfg = here > 0 ? config_load(yaml) : NULL;
 			if (!cfg) {
 				free(yaml);
 				free(dir);
@@ -340,7 +346,13 @@ static struct config *find_root(const char *start, char **root, const char **why
 				return cfg;
 			}
 		}
-		if (js_root(dir, why)) {
+		if ((js = js_root(dir, why)) < 0) {
+			config_free(cfg);
+			free(yaml);
+			free(dir);
+			return NULL;
+		}
+		if (js) {
 			if (!cfg) {
 				static const char empty[] = "workspace: {}\n";
 				cfg = config_parse(yaml, empty, sizeof empty - 1);
@@ -687,8 +699,19 @@ static struct workspace *load(const char *start_dir,
 	ws->root_pkg_path = xstrdup(pkg); /* the locs of its workspaces point here */
 	struct strbuf pkg_text = STRBUF_INIT;
 	int pkg_found = read_optional(NULL, pkg, &pkg_text);
-	if (pkg_found > 0)
-		ws->root_pkg = cJSON_ParseWithLength(pkg_text.buf, pkg_text.len);
+	if (pkg_found < 0)
+		goto fail;
+	if (pkg_found > 0) {
+		struct json_error err;
+		ws->root_pkg = json_parse(pkg_text.buf, pkg_text.len, "a package.json", &err);
+		/* a repeated key is an error wherever vx reads it: its
+		 * packageManager and dependencies are read too */
+		if (!ws->root_pkg && err.fault == JSON_REPEATED_KEY) {
+			struct loc l = byte_loc(ws->root_pkg_path, &pkg_text, err.at);
+			config_error(&l, "%s", err.message);
+			goto fail;
+		}
+	}
 	if (!ws->cfg->projects_set) {
 		/* pnpm keeps its list in pnpm-workspace.yaml and ignores
 		 * package.json's; npm, Yarn and Bun keep it in package.json */
@@ -931,7 +954,10 @@ static void pm_from_lockfile(const char *root, struct package_manager *pm)
 		     {"bun.lockb", "bun"}};
 	for (size_t k = 0; k < sizeof locks / sizeof *locks; k++) {
 		char *f = path_join(root, locks[k].file);
-		bool here = file_exists(f);
+		struct stat st;
+		/* one there and no file is the package manager's all the same:
+		 * externals.c says it cannot be read */
+		bool here = lstat(f, &st) == 0;
 		free(f);
 		if (here) {
 			strcpy(pm->name, locks[k].name);

@@ -51,9 +51,11 @@ static long find_lock(const struct workspace *ws, struct stat *st)
 			if (!pass && strcmp(locks[k].pm, ws->pm.name))
 				continue;
 			char *f = path_join(ws->root, locks[k].file);
+			/* one that is there and no file (a FIFO) is taken, and
+			 * said unreadable, not passed over (issue 57 item 3) */
 			int r = stat(f, st);
 			free(f);
-			if (!r && S_ISREG(st->st_mode))
+			if (!r && !S_ISDIR(st->st_mode))
 				return (long)k;
 		}
 	return -1;
@@ -285,7 +287,7 @@ void externals_load(struct externals *x, const struct workspace *ws, const char 
 	if (strbuf_read_file(&text, x->path)) {
 		/* keyed by what it is not: an unreadable file is said, and the key
 		 * holds the error, so it changes when the file comes back */
-		warning("%s: cannot read the lockfile: %s", x->path, strerror(errno));
+		warning("%s: cannot read the lockfile: %s", x->path, strbuf_read_strerror(errno));
 		x->whole = true;
 		strcpy(x->content, "unreadable");
 		for (size_t i = 0; i < ws->projects.n; i++)
