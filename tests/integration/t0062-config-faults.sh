@@ -139,4 +139,71 @@ test_expect_success 'a project vx.yaml that is a directory, and a FIFO lockfile,
 	test_grep "package-lock.json: cannot read the lockfile: it is not a regular file" "$ERR"
 '
 
+# --- item 7: vx's own state is never an input; a cache.dir vx cannot use --
+
+# A vx.yaml workspace with project a (sources under src/) and cache.dir $1.
+cache_ws() {
+	write_file vx.yaml <<-EOF &&
+	workspace:
+	  projects: ["p/*"]
+	  cache: { dir: "$1" }
+	EOF
+	write_file p/a/src/x.ts <<-EOF &&
+	export const x = 1
+	EOF
+	ws_project p/a a <<-EOF
+	  build: { command: "echo built >out.txt", outputs: [out.txt] }
+	EOF
+}
+
+test_expect_success 'a cache directory inside a project is no input: the second run hits' '
+	cache_ws p/a/src/cache &&
+	run_vx 0 run build &&
+	test_path_is_file p/a/src/cache/runs.log &&
+	run_vx 0 run build -v &&
+	test_grep "1 cached" "$OUT" &&
+	test_grep ! "runs.log changed" "$ERR" &&
+	echo "export const x = 2" >p/a/src/x.ts &&
+	run_vx 0 run build &&
+	test_grep "1 succeeded" "$OUT"
+'
+
+test_expect_success 'the same in a git work tree, where git lists the cache as untracked' '
+	cache_ws p/a/src/cache &&
+	git init -q . && git add -A && git commit -qm init &&
+	run_vx 0 run build &&
+	run_vx 0 run build &&
+	test_grep "1 cached" "$OUT" &&
+	run_vx 0 run build --dry-run=json &&
+	test_grep ! "src/cache" "$OUT"
+'
+
+test_expect_success 'a cache.dir that is /, a system directory, home, or holds the workspace is refused' '
+	for d in / /usr/lib/vx-cache /etc /tmp "$HOME" .. .; do
+		cache_ws "$d" &&
+		run_vx 2 run build &&
+		test_grep "vx.yaml:3:17: cache.dir \"$d\" (.*) cannot be the cache directory: it " "$ERR" &&
+		test_path_is_missing p/a/out.txt || return 1
+	done &&
+	test_grep "it is or holds the workspace" "$ERR" &&
+	cache_ws .vx/cache &&
+	VX_CACHE_DIR=/ run_vx 2 run build &&
+	test_grep -x "vx: VX_CACHE_DIR=/ cannot be the cache directory: it is the file system.s root" "$ERR" &&
+	run_vx 2 run build --cache-dir /proc/vx &&
+	test_grep -x "vx: --cache-dir /proc/vx cannot be the cache directory: it is a system directory" "$ERR" &&
+	test_path_is_missing p/a/out.txt
+'
+
+test_expect_success '--summarize=PATH makes missing directories inside the workspace only' '
+	cache_ws .vx/cache &&
+	run_vx 0 run build --summarize=reports/deep/s.json &&
+	test_path_is_file reports/deep/s.json &&
+	run_vx 0 run build --summarize="$TEST_DIR/nowhere/deep/s.json" &&
+	test_grep "cannot write the run summary .*nowhere/deep: No such file or directory (vx makes a summary.s directory only inside the workspace)" "$ERR" &&
+	test_path_is_missing "$TEST_DIR/nowhere" &&
+	mkdir "$TEST_DIR/there" &&
+	run_vx 0 run build --summarize="$TEST_DIR/there/s.json" &&
+	test_path_is_file "$TEST_DIR/there/s.json"
+'
+
 test_done

@@ -582,6 +582,7 @@ static int parse_cache(struct parse *p, yaml_node_t *n, struct config *cfg)
 			cfg->cache_dir = NULL;
 			if (get_str(p, v, "cache.dir", EXPAND, &cfg->cache_dir))
 				return -1;
+			cfg->cache_dir_loc = node_loc(p, v);
 		} else if (!strcmp(k, "maxSize")) {
 			char *s = NULL;
 			int rc = get_str(p, v, "cache.maxSize", EXPAND, &s);

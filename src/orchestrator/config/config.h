@@ -129,6 +129,7 @@ struct config {
 	lstr_vec projects; /* project directory globs; none written: package.json workspaces */
 	bool projects_set;
 	char *cache_dir;	  /* relative to the workspace root; default ".vx/cache" */
+	struct loc cache_dir_loc; /* where cache.dir was written; file NULL: not written */
 	long long cache_max_size; /* bytes; default 5 GiB */
 	int cache_compression;	  /* zstd level; default 3 */
 	struct remote_cfg *remote;

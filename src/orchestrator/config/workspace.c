@@ -679,6 +679,23 @@ static struct workspace *load(const char *start_dir,
 	}
 	fs_anchor(ws->root);
 	char *cache = workspace_cache_dir(ws);
+	const char *refused = workspace_cache_dir_refused(ws, cache);
+	if (refused) {
+		const char *env = getenv("VX_CACHE_DIR");
+		if (env && *env)
+			error("VX_CACHE_DIR=%s cannot be the cache directory: %s", env, refused);
+		else if (ws->cfg->cache_dir_loc.file)
+			config_error(&ws->cfg->cache_dir_loc,
+				     "cache.dir \"%s\" (%s) cannot be the cache directory: %s",
+				     ws->cfg->cache_dir, cache, refused);
+		else
+			error("%s cannot be the cache directory: %s", cache, refused);
+		free(cache);
+		config_free(ws->cfg);
+		free(ws->root);
+		free(ws);
+		return NULL;
+	}
 	/* every racy rule from here on (the listing's walk starts below)
 	 * reads the file system's clock, stamped in the cache directory */
 	fs_clock_anchor(cache);
@@ -1004,6 +1021,63 @@ int workspace_vx_dir(const struct workspace *ws)
 	free(ignore);
 	free(dir);
 	return rc;
+}
+
+/* dir resolved through the links of its longest existing ancestor, the
+ * rest appended lexically. Caller frees. */
+static char *resolve_existing(const char *dir)
+{
+	char *n = path_normalize(dir), *rest = NULL;
+	for (;;) {
+		char *real = realpath(n, NULL);
+		if (real || !strcmp(n, "/")) {
+			char *out = !real  ? xstrdup(n)
+				    : rest ? path_join(real, rest)
+					   : xstrdup(real);
+			free(real);
+			free(n);
+			free(rest);
+			return out;
+		}
+		char *up = path_dirname(n);
+		const char *base = path_basename(n);
+		char *r = rest ? path_join(base, rest) : xstrdup(base);
+		free(rest);
+		rest = r;
+		free(n);
+		n = up;
+	}
+}
+
+const char *workspace_cache_dir_refused(const struct workspace *ws, const char *dir)
+{
+	static const char *const below[] = {"/usr",   "/etc",	"/bin",	   "/sbin", "/lib",
+					    "/lib32", "/lib64", "/libx32", "/boot", "/dev",
+					    "/proc",  "/sys",	NULL};
+	static const char *const at[] = {"/var", "/tmp", "/home",  "/root",    "/run",	     "/opt",
+					 "/srv", "/mnt", "/media", "/var/tmp", "/var/cache", NULL};
+	char *d = resolve_existing(dir);
+	char *root = resolve_existing(ws->root);
+	const char *home = getenv("HOME");
+	char *h = home && *home == '/' ? resolve_existing(home) : NULL;
+	const char *why = NULL;
+	if (!strcmp(d, "/"))
+		why = "it is the file system's root";
+	else if (path_is_within(d, root))
+		why = "it is or holds the workspace, whose files it would hide from every key and "
+		      "`vx cache clean` would remove";
+	else if (h && path_is_within(d, h))
+		why = "it holds the home directory, which `vx cache clean` would empty";
+	for (size_t i = 0; !why && !path_is_within(root, d) && below[i]; i++)
+		if (path_is_within(below[i], d))
+			why = "it is a system directory";
+	for (size_t i = 0; !why && at[i]; i++)
+		if (!strcmp(at[i], d))
+			why = "it is a system directory, which `vx cache clean` would empty";
+	free(d);
+	free(root);
+	free(h);
+	return why;
 }
 
 char *workspace_cache_dir(const struct workspace *ws)

@@ -99,6 +99,15 @@ struct workspace *workspace_load_here(void);
 /* Returns the cache directory, absolute: VX_CACHE_DIR when set, else the
  * workspace's cache.dir under its root. Caller frees. */
 char *workspace_cache_dir(const struct workspace *ws);
+/* Why the absolute directory dir cannot be ws's cache, or NULL when it
+ * can (issue 57 item 7): "/" or a system directory (at or below /usr,
+ * /etc, /bin, /sbin, /lib*, /boot, /dev, /proc, /sys; /var, /tmp, /home,
+ * /root, /run, /opt, /srv, /mnt, /media themselves), the home directory
+ * or one holding it, the workspace root or one holding it: `vx cache
+ * clean` empties the cache directory, and what holds the workspace would
+ * leave nothing to key. A directory inside the workspace is never a
+ * system one. Links are followed as far as the path exists. */
+const char *workspace_cache_dir_refused(const struct workspace *ws, const char *dir);
 /* Makes the workspace's .vx directory (the cache's default home, the
  * sandbox's probe and stage) if it is not there, with a .gitignore of "*"
  * in it unless it has one: `git status` does not list it, `git add -A`

@@ -34,11 +34,16 @@ static bool lists_a_root_file(const struct strvec *files)
 }
 
 int inputs_init(struct inputs *in, const struct workspace *ws, struct listcache *listings,
-		struct ignores *ignores)
+		struct ignores *ignores, const char *cache_dir)
 {
 	memset(in, 0, sizeof *in);
 	in->ws = ws;
 	in->listings = listings;
+	char *rel = cache_dir ? path_relative(ws->root, cache_dir) : NULL;
+	if (rel && strcmp(rel, "..") && strncmp(rel, "../", 3) && strcmp(rel, "."))
+		in->cache_rel = rel;
+	else
+		free(rel);
 	for (size_t i = 0; i < ws->projects.n; i++)
 		strmap_put(&in->projects, ws->projects.v[i]->rel, i);
 	struct ignores *asked = ignores ? ignores : ignores_load(NULL, ws->root);
@@ -63,6 +68,13 @@ void inputs_release(struct inputs *in)
 {
 	strvec_clear(&in->git_files);
 	strmap_clear(&in->projects);
+	free(in->cache_rel);
+}
+
+/* Whether root-relative rel is the cache directory or lies in it. */
+static bool in_cache(const struct inputs *in, const char *rel)
+{
+	return in && in->cache_rel && path_is_within(in->cache_rel, rel);
 }
 
 /* Returns the index of the deepest project holding root-relative rel, or -1. */
@@ -103,7 +115,8 @@ struct collect {
 	size_t nfilter;
 	const struct inputs *in; /* with owner >= 0: keep only files of that project */
 	long owner;
-	char *const *exclude; /* a globlist (project-relative) taking hits out, or NULL */
+	const struct inputs *cache; /* its cache directory's files are no hit; NULL: none */
+	char *const *exclude;	    /* a globlist (project-relative) taking hits out, or NULL */
 	size_t nexclude;
 };
 
@@ -123,7 +136,7 @@ static int collect_one(const char *rel, void *ctx)
 		free(full);
 		full = n;
 	}
-	if (c->owner >= 0 && owner_of(c->in, full) != c->owner) {
+	if ((c->owner >= 0 && owner_of(c->in, full) != c->owner) || in_cache(c->cache, full)) {
 		free(full);
 		return 0;
 	}
@@ -161,6 +174,15 @@ static int walk_globs(const char *base, const char *prefix, const struct strvec 
 static bool outputs_only(const char *dir, void *ctx)
 {
 	const struct collect *c = ctx;
+	if (c->cache && c->cache->cache_rel) {
+		/* the cache directory is not read either */
+		bool root = !*c->prefix || !strcmp(c->prefix, ".");
+		char *full = root ? xstrdup(dir) : xasprintf("%s/%s", c->prefix, dir);
+		bool cached = in_cache(c->cache, full);
+		free(full);
+		if (cached)
+			return true;
+	}
 	bool covered = false;
 	for (size_t i = 0; i < c->nexclude; i++) {
 		const char *p = c->exclude[i];
@@ -191,8 +213,12 @@ static int default_files(struct inputs *in, const struct task_node *t, const str
 	 * works over the whole repository, and keyed on the root's own files
 	 * it replayed after a package's source changed (issue 42). */
 	long owner = p->is_root ? -1 : (long)t->project;
-	struct collect c = {
-	    .out = out, .in = in, .owner = owner, .exclude = outputs->v, .nexclude = outputs->n};
+	struct collect c = {.out = out,
+			    .in = in,
+			    .owner = owner,
+			    .exclude = outputs->v,
+			    .nexclude = outputs->n,
+			    .cache = in};
 	if (!in->in_git) {
 		c.prefix = p->rel;
 		struct glob_walk_opts o = {.skip_names = listing_skip_names,
@@ -228,7 +254,8 @@ static int default_files(struct inputs *in, const struct task_node *t, const str
 			if (cmp < 0 || f[plen] != '/')
 				continue;
 		}
-		if (has_skipped_component(f) || (owner >= 0 && owner_of(in, f) != owner))
+		if (has_skipped_component(f) || in_cache(in, f) ||
+		    (owner >= 0 && owner_of(in, f) != owner))
 			continue;
 		const char *prel = root ? f : f + plen + 1;
 		if (outputs->n && globlist_match(outputs->v, outputs->n, prel))
@@ -249,8 +276,12 @@ int inputs_collect(struct inputs *in, const struct task_node *t, struct strvec *
 		/* A task's outputs are never its inputs, whatever the globs
 		 * say: `files: ["**", ".env*"]` keyed .next/BUILD_ID, and the
 		 * build never hit (issue 11). */
-		struct collect c = {
-		    .out = out, .in = in, .owner = -1, .exclude = outputs.v, .nexclude = outputs.n};
+		struct collect c = {.out = out,
+				    .in = in,
+				    .owner = -1,
+				    .exclude = outputs.v,
+				    .nexclude = outputs.n,
+				    .cache = in};
 		rc = walk_globs(p->dir, p->rel, &pats, SKIP_EXPLICIT, &c);
 	} else {
 		rc = default_files(in, t, &outputs, out);
@@ -260,7 +291,7 @@ int inputs_collect(struct inputs *in, const struct task_node *t, struct strvec *
 		lstr_vec_strings(&t->cfg->input_ws_files, &pats);
 		lstr_vec_strings(&in->ws->cfg->ws_input_files, &pats);
 		if (pats.n) {
-			struct collect c = {.out = out, .owner = -1};
+			struct collect c = {.out = out, .owner = -1, .cache = in};
 			rc = walk_globs(in->ws->root, "", &pats, listing_skip_names, &c);
 		}
 	}

@@ -19,6 +19,8 @@ struct inputs {
 	struct strvec git_files;    /* root-relative, sorted: tracked and untracked, not ignored */
 	struct strmap projects;	    /* project rel -> index, to find the project owning a path */
 	struct listcache *listings; /* outside git: directory listings kept across runs, or NULL */
+	char *cache_rel;	    /* the cache directory, root-relative, when it lies in the
+				     * workspace (not under a .vx/, skipped anyway); else NULL */
 };
 
 /* Finds once the files git tracks or would track under the root (so what
@@ -26,15 +28,18 @@ struct inputs {
  * started (listing.h) and asking ignores (NULL: none kept); outside a work
  * tree, or without git, the file system is walked instead, per task. Either
  * way each directory's listing is taken from listings (util/listcache.h;
- * NULL: every directory read) while the directory is unchanged. Returns 0
- * (it cannot fail). */
+ * NULL: every directory read) while the directory is unchanged. No file
+ * of cache_dir (absolute; NULL: none) is ever an input, wherever it lies
+ * (issue 57 item 7: a cache under a project's sources made every run
+ * miss on its own runs.log). Returns 0 (it cannot fail). */
 int inputs_init(struct inputs *in, const struct workspace *ws, struct listcache *listings,
-		struct ignores *ignores);
+		struct ignores *ignores, const char *cache_dir);
 void inputs_release(struct inputs *in);
 
 /* Appends to out the workspace-relative paths of t's input files, sorted and
  * unique: inputs.files globs (relative to the project, "!" taking back),
- * else every file of the project but .git/, node_modules/, .vx/, the task's
+ * else every file of the project but .git/, node_modules/, .vx/, the cache
+ * directory, the task's
  * outputs and nested projects' directories; then inputs.workspaceFiles of the
  * task and of the workspace (relative to the root). Returns 0, or -1 after
  * an error line (a directory that cannot be read). */

@@ -230,7 +230,7 @@ static int collect_inputs(struct keyset *ks, const bool *which)
 {
 	const struct graph *g = ks->g;
 	struct inputs in;
-	inputs_init(&in, ks->ws, ks->lc, ks->ig);
+	inputs_init(&in, ks->ws, ks->lc, ks->ig, ks->cache_dir);
 	struct strvec batch = STRVEC_INIT;
 	struct strmap index = STRMAP_INIT;
 	size_t **where = xcalloc(g->nodes.n + 1, sizeof *where);
@@ -414,6 +414,7 @@ static void collect_tools(struct keyset *ks, const bool *which)
 int keyset_compute(struct keyset *ks, const char *cache_dir, bool write_externals)
 {
 	long long t0 = loop_now();
+	ks->cache_dir = cache_dir;
 	externals_load(&ks->ext, ks->ws, cache_dir, write_externals);
 	collect_tools(ks, NULL);
 	int rc = collect_inputs(ks, NULL);

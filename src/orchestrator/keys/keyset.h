@@ -27,11 +27,13 @@ struct task_inputs {
 struct keyset {
 	const struct workspace *ws;
 	const struct graph *g;
-	bool traced;	      /* sandboxed tasks run under strace this run: part of their
-			       * key, so an entry saved untraced never answers a traced run */
-	struct statcache *sc; /* the hashes through it (borrowed), or NULL */
-	struct listcache *lc; /* directory listings for the input walk (borrowed), or NULL */
-	struct ignores *ig;   /* git's ignore answers (borrowed), or NULL */
+	bool traced;	       /* sandboxed tasks run under strace this run: part of their
+				* key, so an entry saved untraced never answers a traced run */
+	struct statcache *sc;  /* the hashes through it (borrowed), or NULL */
+	struct listcache *lc;  /* directory listings for the input walk (borrowed), or NULL */
+	struct ignores *ig;    /* git's ignore answers (borrowed), or NULL */
+	const char *cache_dir; /* the run's cache directory: no input lies in it (set
+				* by keyset_compute; borrowed) */
 	/* Per graph node, filled by keyset_compute. */
 	char (*keys)[KEY_HEX_SIZE];
 	struct task_inputs *inputs;

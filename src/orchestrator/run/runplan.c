@@ -262,6 +262,13 @@ int plan_make(const struct run_opts *o, struct plan *p)
 	}
 	p->cache_dir = o->cache_dir ? path_join(p->ws->root, o->cache_dir) /* as cacheDir */
 				    : workspace_cache_dir(p->ws);
+	const char *refused =
+	    o->cache_dir ? workspace_cache_dir_refused(p->ws, p->cache_dir) : NULL;
+	if (refused) {
+		error("--cache-dir %s cannot be the cache directory: %s", o->cache_dir, refused);
+		plan_free(p);
+		return 2;
+	}
 	if (plan_run_part(o, p)) {
 		plan_free(p);
 		return 2;

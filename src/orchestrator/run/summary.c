@@ -151,7 +151,14 @@ int summary_write(const struct run_opts *o, const struct graph *g, const struct 
 	memcpy(text + n, "\n", 2);
 	/* A warning: the run's status is its tasks', not a report file's
 	 * (issue 39: a fully cached run on a full disk exited 2). */
-	if (fs_mkdirs(dir, 0755))
+	struct stat st;
+	/* made inside the workspace only: outside it a mistyped path made
+	 * directories anywhere, silently (issue 57 item 7) */
+	if (!path_is_within(g->ws->root, dir) && stat(dir, &st) < 0)
+		rc = -1, warning("cannot write the run summary %s: %s: %s (vx makes a summary's "
+				 "directory only inside the workspace)",
+				 file, dir, strerror(errno));
+	else if (fs_mkdirs(dir, 0755))
 		rc = -1, warning("cannot make %s for the run summary: %s", dir, strerror(errno));
 	else if (write_file_atomic(file, text, n + 1))
 		rc = -1, warning("cannot write the run summary %s: %s", file, strerror(errno));
