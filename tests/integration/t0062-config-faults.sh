@@ -206,4 +206,31 @@ test_expect_success '--summarize=PATH makes missing directories inside the works
 	test_path_is_file "$TEST_DIR/there/s.json"
 '
 
+# --- item 4: a configuration's size is bounded --------------------------------
+
+test_expect_success 'a turbo.json larger than 4 MiB is refused with its reason, nothing run' '
+	npm_ws &&
+	{
+		printf "{\"tasks\": {\"build\": {}}, \"globalDependencies\": [\"g/0.txt\""
+		i=1
+		while [ $i -lt 300000 ]; do printf ", \"g/%d.txt\"" $i; i=$((i + 1)); done
+		printf "]}\n"
+	} >turbo.json &&
+	size=$(wc -c <turbo.json) &&
+	run_vx 2 run build &&
+	test_grep -x "vx: $(pwd -P)/turbo.json: $size bytes, more than 4 MiB, the most a configuration file may hold" "$ERR" &&
+	test_grep ! built "$OUT"
+'
+
+test_expect_success 'a package.json or vx.yaml past the bound is refused the same way' '
+	npm_ws &&
+	{ printf "{\"name\": \"a\", \"description\": \""; head -c 4200000 /dev/zero | tr "\0" x; printf "\"}\n"; } >p/a/package.json &&
+	run_vx 2 run build &&
+	test_grep "p/a/package.json: [0-9]* bytes, more than 4 MiB, the most a configuration file may hold" "$ERR" &&
+	npm_ws &&
+	{ printf "tasks:\n  build: {}\n# "; head -c 4200000 /dev/zero | tr "\0" x; echo; } >vx.yaml &&
+	run_vx 2 run build &&
+	test_grep "vx.yaml: [0-9]* bytes, more than 4 MiB" "$ERR"
+'
+
 test_done

@@ -790,11 +790,23 @@ struct config *config_parse(const char *path, const char *text, size_t len)
 	return cfg;
 }
 
+int config_check_size(const char *path, size_t len)
+{
+	if (len <= (size_t)CONFIG_MAX_MIB << 20)
+		return 0;
+	return error("%s: %zu bytes, more than %d MiB, the most a configuration file may hold",
+		     path, len, CONFIG_MAX_MIB);
+}
+
 struct config *config_load(const char *path)
 {
 	struct strbuf sb = STRBUF_INIT;
 	if (strbuf_read_file(&sb, path)) {
-		error_errno("cannot read %s", path);
+		error("cannot read %s: %s", path, strbuf_read_strerror(errno));
+		strbuf_release(&sb);
+		return NULL;
+	}
+	if (config_check_size(path, sb.len)) {
 		strbuf_release(&sb);
 		return NULL;
 	}

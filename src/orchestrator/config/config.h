@@ -175,6 +175,18 @@ int config_expand(const char *in, char **out, struct strbuf *why);
 /* Prints "vx: FILE:LINE:COL: MESSAGE" for l and returns -1. */
 int config_error(const struct loc *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The most a configuration file (vx.yaml, turbo.json[c], package.json,
+ * pnpm-workspace.yaml) may hold (issue 57 item 4): a 50 MB turbo.json of
+ * 3 000 000 globalDependencies was still loading at 30 s with 700 MB
+ * resident; at this bound a load costs about a second at most
+ * (docs/config.md "Known limits"). Lockfiles, which package managers
+ * write, are not configurations: STRBUF_READ_MAX bounds them. */
+#define CONFIG_MAX_MIB 4
+/* Returns 0 when len bytes read from path are within CONFIG_MAX_MIB, else
+ * -1 after the error line "PATH: N bytes, more than 4 MiB, the most a
+ * configuration file may hold". */
+int config_check_size(const char *path, size_t len);
+
 /* Parses a duration ("90s", "10m", "1h", "1h30m", "250ms"). Returns 0 and
  * sets *ms, or -1 when the text is not a duration. */
 int config_parse_duration(const char *s, long long *ms);

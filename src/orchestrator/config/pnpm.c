@@ -24,7 +24,9 @@ int pnpm_workspace_packages(const char *path, lstr_vec *out)
 			return 0;
 		return error("cannot read %s: %s", path, strbuf_read_strerror(errno));
 	}
-	int rc = pnpm_workspace_parse(path, text.buf, text.len, out);
+	int rc = config_check_size(path, text.len)
+		     ? -1
+		     : pnpm_workspace_parse(path, text.buf, text.len, out);
 	strbuf_release(&text);
 	return rc;
 }

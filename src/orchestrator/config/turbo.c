@@ -686,6 +686,8 @@ int turbo_is_root(const char *dir)
 		/* a FIFO turbo.json was skipped, and the workspace found
 		 * above it (issue 57 item 3): there and unreadable is said */
 		root = error("cannot read %s: %s", p, strbuf_read_strerror(errno));
+	else if (config_check_size(p, sb.len))
+		root = -1;
 	else
 		root = !top_level_key(sb.buf, sb.len, "extends");
 	strbuf_release(&sb);
@@ -703,6 +705,9 @@ int turbo_load_package(struct readcache *reads, const char *dir, const char *pac
 	int rc;
 	if (readcache_read(reads, p, &sb)) {
 		rc = error("cannot read %s: %s", p, strbuf_read_strerror(errno));
+		free(p);
+	} else if (config_check_size(p, sb.len)) {
+		rc = -1;
 		free(p);
 	} else {
 		cfg->turbo_path = p;
@@ -722,6 +727,9 @@ int turbo_load(const char *root, struct config *cfg)
 	int rc;
 	if (strbuf_read_file(&sb, p)) {
 		rc = error("cannot read %s: %s", p, strbuf_read_strerror(errno));
+		free(p);
+	} else if (config_check_size(p, sb.len)) {
+		rc = -1;
 		free(p);
 	} else {
 		/* the locs of what it read point here: the config keeps it */

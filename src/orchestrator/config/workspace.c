@@ -54,7 +54,7 @@ static int config_present(const char *path)
 static int read_optional(struct readcache *rc, const char *path, struct strbuf *sb)
 {
 	if (readcache_read(rc, path, sb) == 0)
-		return 1;
+		return config_check_size(path, sb->len) ? -1 : 1;
 	if (errno == ENOENT || errno == ENOTDIR)
 		return 0;
 	return error("cannot read %s: %s", path, strbuf_read_strerror(errno));

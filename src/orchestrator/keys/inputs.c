@@ -68,6 +68,7 @@ void inputs_release(struct inputs *in)
 {
 	strvec_clear(&in->git_files);
 	strmap_clear(&in->projects);
+	strvec_clear(&in->ws_files);
 	free(in->cache_rel);
 }
 
@@ -265,6 +266,44 @@ static int default_files(struct inputs *in, const struct task_node *t, const str
 	return 0;
 }
 
+/* Appends to out the files of t's inputs.workspaceFiles and then the
+ * workspace's, as one list (later entries winning): the workspace's part
+ * is walked once a run, not once a task (issue 57 item 4: 1000
+ * globalDependencies over 3000 files and 10 tasks were 10 000 walks).
+ * A path a workspace glob matches is the workspace list's to decide; the
+ * task's own globs decide the rest. Returns 0, or -1 after an error line. */
+static int workspace_files(struct inputs *in, const struct task_node *t, struct strvec *out)
+{
+	struct strvec ws = STRVEC_INIT, own = STRVEC_INIT;
+	lstr_vec_strings(&in->ws->cfg->ws_input_files, &ws);
+	int rc = 0;
+	if (!in->ws_files_done && ws.n) {
+		struct collect c = {.out = &in->ws_files, .owner = -1, .cache = in};
+		rc = walk_globs(in->ws->root, "", &ws, listing_skip_names, &c);
+		strvec_sort_unique(&in->ws_files);
+	}
+	in->ws_files_done = !rc;
+	lstr_vec_strings(&t->cfg->input_ws_files, &own);
+	if (!rc && own.n) {
+		struct strvec mine = STRVEC_INIT;
+		struct collect c = {.out = &mine, .owner = -1, .cache = in};
+		rc = walk_globs(in->ws->root, "", &own, listing_skip_names, &c);
+		for (size_t i = 0; !rc && i < mine.n; i++) {
+			bool decided = false;
+			for (size_t k = 0; !decided && k < ws.n; k++)
+				decided = glob_match(ws.v[k] + (ws.v[k][0] == '!'), mine.v[i]);
+			if (!decided)
+				strvec_push(out, mine.v[i]);
+		}
+		strvec_clear(&mine);
+	}
+	for (size_t i = 0; !rc && i < in->ws_files.n; i++)
+		strvec_push(out, in->ws_files.v[i]);
+	strvec_clear(&ws);
+	strvec_clear(&own);
+	return rc;
+}
+
 int inputs_collect(struct inputs *in, const struct task_node *t, struct strvec *out)
 {
 	const struct project *p = in->ws->projects.v[t->project];
@@ -287,15 +326,8 @@ int inputs_collect(struct inputs *in, const struct task_node *t, struct strvec *
 		rc = default_files(in, t, &outputs, out);
 	}
 	strvec_clear(&pats);
-	if (!rc) {
-		lstr_vec_strings(&t->cfg->input_ws_files, &pats);
-		lstr_vec_strings(&in->ws->cfg->ws_input_files, &pats);
-		if (pats.n) {
-			struct collect c = {.out = out, .owner = -1, .cache = in};
-			rc = walk_globs(in->ws->root, "", &pats, listing_skip_names, &c);
-		}
-	}
-	strvec_clear(&pats);
+	if (!rc)
+		rc = workspace_files(in, t, out);
 	/* ... nor through a workspace glob that reaches into the project. */
 	bool root = !strcmp(p->rel, ".");
 	size_t plen = root ? 0 : strlen(p->rel), keep = 0;

@@ -21,6 +21,11 @@ struct inputs {
 	struct listcache *listings; /* outside git: directory listings kept across runs, or NULL */
 	char *cache_rel;	    /* the cache directory, root-relative, when it lies in the
 				     * workspace (not under a .vx/, skipped anyway); else NULL */
+	/* the files the workspace's own workspaceFiles globs (turbo.json's
+	 * globalDependencies) match, walked once a run by the first
+	 * inputs_collect, sorted */
+	struct strvec ws_files;
+	bool ws_files_done;
 };
 
 /* Finds once the files git tracks or would track under the root (so what
