@@ -472,27 +472,6 @@ struct finder {
 	struct jsimports *out;
 };
 
-static void utf8_put(struct strbuf *sb, uint32_t cp)
-{
-	if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-		cp = 0xFFFD;
-	if (cp < 0x80) {
-		strbuf_addch(sb, (char)cp);
-	} else if (cp < 0x800) {
-		strbuf_addch(sb, (char)(0xC0 | (cp >> 6)));
-		strbuf_addch(sb, (char)(0x80 | (cp & 0x3F)));
-	} else if (cp < 0x10000) {
-		strbuf_addch(sb, (char)(0xE0 | (cp >> 12)));
-		strbuf_addch(sb, (char)(0x80 | ((cp >> 6) & 0x3F)));
-		strbuf_addch(sb, (char)(0x80 | (cp & 0x3F)));
-	} else {
-		strbuf_addch(sb, (char)(0xF0 | (cp >> 18)));
-		strbuf_addch(sb, (char)(0x80 | ((cp >> 12) & 0x3F)));
-		strbuf_addch(sb, (char)(0x80 | ((cp >> 6) & 0x3F)));
-		strbuf_addch(sb, (char)(0x80 | (cp & 0x3F)));
-	}
-}
-
 static int hexval(char c)
 {
 	if (c >= '0' && c <= '9')
@@ -562,7 +541,7 @@ static char *string_value(const struct lexer *lx, const struct tok *t)
 		case 'x':
 			got = hex_run(s + k, n - k, 2, &cp);
 			k += got;
-			utf8_put(&sb, got == 2 ? cp : 0xFFFD);
+			strbuf_add_utf8(&sb, got == 2 ? cp : 0xFFFD);
 			break;
 		case 'u':
 			if (k < n && s[k] == '{') {
@@ -571,11 +550,11 @@ static char *string_value(const struct lexer *lx, const struct tok *t)
 					  ? hex_run(s + k + 1, (size_t)(close - s) - k - 1, 6, &cp)
 					  : 0;
 				k = close ? (size_t)(close - s) + 1 : n;
-				utf8_put(&sb, got ? cp : 0xFFFD);
+				strbuf_add_utf8(&sb, got ? cp : 0xFFFD);
 			} else {
 				got = hex_run(s + k, n - k, 4, &cp);
 				k += got;
-				utf8_put(&sb, got == 4 ? cp : 0xFFFD);
+				strbuf_add_utf8(&sb, got == 4 ? cp : 0xFFFD);
 			}
 			break;
 		default:

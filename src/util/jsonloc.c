@@ -199,25 +199,6 @@ static int hex4(const char *s, size_t len, size_t i)
 	return v;
 }
 
-static void add_utf8(struct strbuf *sb, unsigned long cp)
-{
-	if (cp < 0x80) {
-		strbuf_addch(sb, (char)cp);
-	} else if (cp < 0x800) {
-		strbuf_addch(sb, (char)(0xC0 | (cp >> 6)));
-		strbuf_addch(sb, (char)(0x80 | (cp & 0x3F)));
-	} else if (cp < 0x10000) {
-		strbuf_addch(sb, (char)(0xE0 | (cp >> 12)));
-		strbuf_addch(sb, (char)(0x80 | ((cp >> 6) & 0x3F)));
-		strbuf_addch(sb, (char)(0x80 | (cp & 0x3F)));
-	} else {
-		strbuf_addch(sb, (char)(0xF0 | (cp >> 18)));
-		strbuf_addch(sb, (char)(0x80 | ((cp >> 12) & 0x3F)));
-		strbuf_addch(sb, (char)(0x80 | ((cp >> 6) & 0x3F)));
-		strbuf_addch(sb, (char)(0x80 | (cp & 0x3F)));
-	}
-}
-
 /* The string at i (a '"') with its escapes read, into sb (a \u0000 is
  * kept: sb->len counts it). */
 static void read_string(const char *s, size_t len, size_t i, struct strbuf *sb)
@@ -243,7 +224,7 @@ static void read_string(const char *s, size_t len, size_t i, struct strbuf *sb)
 				     ((unsigned long)lo - 0xDC00);
 				i += 6;
 			}
-			add_utf8(sb, cp);
+			strbuf_add_utf8(sb, cp);
 		} else {
 			strbuf_addch(sb, e && c ? to[e - from] : c);
 		}

@@ -311,3 +311,24 @@ void strbuf_add_controls_escaped(struct strbuf *sb, const char *s)
 			strbuf_addch(sb, *c);
 	}
 }
+
+void strbuf_add_utf8(struct strbuf *sb, unsigned long cp)
+{
+	if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+		cp = 0xFFFD;
+	if (cp < 0x80) {
+		strbuf_addch(sb, (char)cp);
+	} else if (cp < 0x800) {
+		strbuf_addch(sb, (char)(0xC0 | (cp >> 6)));
+		strbuf_addch(sb, (char)(0x80 | (cp & 0x3F)));
+	} else if (cp < 0x10000) {
+		strbuf_addch(sb, (char)(0xE0 | (cp >> 12)));
+		strbuf_addch(sb, (char)(0x80 | ((cp >> 6) & 0x3F)));
+		strbuf_addch(sb, (char)(0x80 | (cp & 0x3F)));
+	} else {
+		strbuf_addch(sb, (char)(0xF0 | (cp >> 18)));
+		strbuf_addch(sb, (char)(0x80 | ((cp >> 12) & 0x3F)));
+		strbuf_addch(sb, (char)(0x80 | ((cp >> 6) & 0x3F)));
+		strbuf_addch(sb, (char)(0x80 | (cp & 0x3F)));
+	}
+}

@@ -31,6 +31,9 @@ void strbuf_setlen(struct strbuf *sb, size_t len);
 void strbuf_add(struct strbuf *sb, const void *data, size_t n);
 void strbuf_addstr(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, char c);
+/* Appends code point cp as UTF-8; a surrogate or one past U+10FFFF as
+ * U+FFFD (a JSON or JavaScript escape read into text). */
+void strbuf_add_utf8(struct strbuf *sb, unsigned long cp);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) VX_PRINTF(2, 3);
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 /* Appends s quoted for /bin/sh (single quotes, ' as '\''). */
