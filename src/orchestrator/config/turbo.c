@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "orchestrator/config/tagrules.h"
 #include "util/die.h"
 #include "util/jsonc.h"
 #include "util/yamlload.h"
@@ -436,8 +437,7 @@ static int read_remote(struct turbo *t, const yaml_node_t *v)
 }
 
 /* Keys whose effect vx does not give: said at each load. */
-static const char *const IGNORED_KEYS[] = {"cacheDir",	  "concurrency", "boundaries",
-					   "futureFlags", "tags",	 NULL};
+static const char *const IGNORED_KEYS[] = {"cacheDir", "concurrency", "futureFlags", NULL};
 
 /* "$TURBO_EXTENDS$" in a package task's list: the root task's list first,
  * then the package's own. Returns true when it was there. */
@@ -582,8 +582,10 @@ static int parse(struct turbo *tp, char *text, size_t len)
 		} else if (!strcmp(name, "extends")) {
 			rc = read_extends(&t, k, v) ? -1 : 1;
 			extends = rc > 0;
-		} else if (t.package && strcmp(name, "$schema") && strcmp(name, "tags") &&
-			   strcmp(name, "boundaries")) {
+		} else if (!strcmp(name, "boundaries") || !strcmp(name, "tags")) {
+			/* vx boundaries' rules (tagrules.h): checked at every load */
+			rc = tagrules_read_key(path, &t.doc, k, v, NULL) < 0 ? -1 : 1;
+		} else if (t.package && strcmp(name, "$schema")) {
 			struct loc l = at(&t, k);
 			rc = config_error(&l,
 					  "\"%s\" belongs in the root turbo.json, not a "
