@@ -7,13 +7,14 @@
  * tests/integration/t0192-boundaries.sh holds turbo's findings beside
  * vx's on the same repositories. */
 #include "orchestrator/cli/boundaries.h"
+#include "orchestrator/cli/tagcheck.h"
+#include "orchestrator/cli/tsconfig.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "orchestrator/config/workspace.h"
 #include "orchestrator/keys/ignores.h"
@@ -22,7 +23,6 @@
 #include "orchestrator/run/taskreads.h"
 #include "util/die.h"
 #include "util/jsimports.h"
-#include "util/jsonc.h"
 #include "util/jsonloc.h"
 #include "util/parseopt.h"
 #include "util/path.h"
@@ -30,7 +30,15 @@
 #include "util/strmap.h"
 #include "violations/report.h"
 
-enum rule { RULE_UNDECLARED, RULE_TYPE_ONLY, RULE_LEAVES, RULE_RUNTIME, RULES };
+/* The tag rules' findings keep tagcheck.h's order from RULE_TAG. */
+enum rule {
+	RULE_UNDECLARED,
+	RULE_TYPE_ONLY,
+	RULE_LEAVES,
+	RULE_RUNTIME,
+	RULE_TAG,
+	RULES = RULE_TAG + TAGCHECK_RULES
+};
 
 static const struct report_rule rules[RULES] = {
     {"vx/boundaries-undeclared", "A package imports a package its package.json does not declare",
@@ -46,36 +54,44 @@ static const struct report_rule rules[RULES] = {
      "A traced task read files of a workspace package its package.json does not declare",
      "Declare the package in the reading package's dependencies: the task needs it at run "
      "time, and its build order and cache key follow the declaration."},
+    {"vx/boundaries-tag-not-allowed",
+     "A package depends on (or is depended on by) a package none of whose tags its rule allows",
+     "Give the related package a tag the allow list names, or name it in the list."},
+    {"vx/boundaries-tag-denied",
+     "A package depends on (or is depended on by) a package with a tag its rule denies",
+     "Take the tag off the related package, or out of the deny list."},
+    {"vx/boundaries-tag-is-package-name", "A boundaries tag has the name of a package",
+     "Rename the tag: a package's name already stands for it in allow and deny lists."},
+    {"vx/boundaries-package-tags", "A package's own boundaries hold tag rules",
+     "Move the tag rules to the root turbo.json's boundaries."},
 };
 
 /* The short names --report json gives the rules. */
-static const char *const rule_names[RULES] = {"undeclared", "type-only", "leaves-package",
-					      "runtime-read"};
+static const char *const rule_names[RULES] = {
+    "undeclared",      "type-only",  "leaves-package",	    "runtime-read",
+    "tag-not-allowed", "tag-denied", "tag-is-package-name", "package-boundaries-tags"};
 
 struct finding {
 	enum rule rule;
 	char *file; /* workspace-relative */
 	unsigned line, col;
 	char *package; /* the package, or NULL (a file outside any) */
-	char *spec;    /* the import as written; a runtime read's first file */
+	char *spec;    /* the import as written; a runtime read's first file; "" */
 	char *message, *fix;
+	/* a tag rule's: whose rule, the tag, which way, the path (tagcheck.h) */
+	char *source, *tag;
+	const char *direction;
+	struct strvec via;
 };
 
 /* One run of the check. */
 struct check {
 	const struct workspace *ws;
 	VEC(struct finding) findings;
-	struct strvec root_implicit; /* root turbo.json boundaries.implicitDependencies */
 	size_t files, packages;
-	int failed; /* a file could not be read: exit 2 */
-};
-
-/* A tsconfig.json's paths, kept once per file. */
-struct tsconfig {
-	char *path;   /* absolute, or NULL: no tsconfig.json there */
-	char *base;   /* what its paths resolve against (baseUrl, else its dir) */
-	cJSON *paths; /* compilerOptions.paths, or NULL */
-	cJSON *doc;
+	int failed;		    /* a file could not be read: exit 2 */
+	struct tagrules root_rules; /* the root turbo.json's boundaries */
+	struct tagrules *rules;	    /* each project's turbo.json's, as ws->projects */
 };
 
 /* Node's own modules: importing one declares nothing. */
@@ -157,49 +173,22 @@ struct opt *boundaries_opts_rows(struct boundaries_opts *o)
 	return parseopt_copy(rows);
 }
 
-/* Parses a JSON-with-comments file; NULL when it is missing or no JSON.
- * text (when not NULL) keeps the text, for places in it. */
-static cJSON *read_jsonc(const char *path, struct strbuf *text)
+static bool in_list(const lstr_vec *l, const char *name)
 {
-	struct strbuf sb = STRBUF_INIT;
-	cJSON *doc = NULL;
-	if (strbuf_read_file(&sb, path) == 0) {
-		if (text)
-			strbuf_addstr(text, sb.buf);
-		jsonc_blank(sb.buf, sb.len);
-		doc = cJSON_Parse(sb.buf);
-	}
-	strbuf_release(&sb);
-	return doc;
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i].s, name))
+			return true;
+	return false;
 }
 
-/* boundaries.implicitDependencies of the turbo.json in dir. */
-static void implicit_deps(const char *dir, struct strvec *out)
+/* Whether p declares name: in its package.json, or in
+ * boundaries.implicitDependencies of its turbo.json or the root's. */
+static bool declared(const struct check *c, const struct project *p, const char *name)
 {
-	char *path = path_join(dir, "turbo.json");
-	cJSON *doc = read_jsonc(path, NULL);
-	if (!doc) {
-		free(path);
-		path = path_join(dir, "turbo.jsonc");
-		doc = read_jsonc(path, NULL);
-	}
-	const cJSON *b = cJSON_GetObjectItemCaseSensitive(doc, "boundaries");
-	const cJSON *deps = cJSON_GetObjectItemCaseSensitive(b, "implicitDependencies");
-	const cJSON *d;
-	cJSON_ArrayForEach(d, deps)
-	{
-		if (cJSON_IsString(d))
-			strvec_push(out, d->valuestring);
-	}
-	cJSON_Delete(doc);
-	free(path);
-}
-
-static bool declared(const struct check *c, const struct project *p, const struct strvec *implicit,
-		     const char *name)
-{
-	return strvec_find(&p->pkg_deps, name) >= 0 || strvec_find(implicit, name) >= 0 ||
-	       strvec_find(&c->root_implicit, name) >= 0;
+	long i = workspace_find(c->ws, p->name);
+	return strvec_find(&p->pkg_deps, name) >= 0 ||
+	       (i >= 0 && in_list(&c->rules[i].implicit, name)) ||
+	       in_list(&c->root_rules.implicit, name);
 }
 
 /* The specifier to declare name with in p: as another package of the
@@ -266,7 +255,7 @@ static void check_file_import(struct check *c, const struct project *p, const ch
 	char *fix;
 	if (other && !other->is_root) {
 		char *declare = declare_fix(c->ws, p, other->name);
-		fix = declared(c, p, &(struct strvec)STRVEC_INIT, other->name)
+		fix = declared(c, p, other->name)
 			  ? xasprintf("import it by its package's name, \"%s\"", other->name)
 			  : xasprintf("import it by its package's name, \"%s\", and %s",
 				      other->name, declare);
@@ -280,143 +269,8 @@ static void check_file_import(struct check *c, const struct project *p, const ch
 	free(rel);
 }
 
-struct tsconfigs {
-	VEC(struct tsconfig *) v;
-};
-
-static bool is_file(const char *path)
-{
-	struct stat st;
-	return !stat(path, &st) && S_ISREG(st.st_mode);
-}
-
-/* The tsconfig.json nearest to dir, up to the package's directory (its
- * "extends" not followed: docs/boundaries.md). */
-static struct tsconfig *tsconfig_for(struct tsconfigs *kept, const struct project *p,
-				     const char *dir)
-{
-	char *d = xstrdup(dir);
-	char *found = NULL;
-	for (;;) {
-		char *path = path_join(d, "tsconfig.json");
-		if (is_file(path)) {
-			found = path;
-			break;
-		}
-		free(path);
-		if (!strcmp(d, p->dir) || !path_is_within(p->dir, d))
-			break;
-		char *up = path_dirname(d);
-		free(d);
-		d = up;
-	}
-	free(d);
-	if (!found)
-		return NULL;
-	for (size_t i = 0; i < kept->v.n; i++)
-		if (!strcmp(kept->v.v[i]->path, found)) {
-			free(found);
-			return kept->v.v[i];
-		}
-	struct tsconfig *t = xcalloc(1, sizeof *t);
-	t->path = found;
-	t->doc = read_jsonc(found, NULL);
-	const cJSON *co = cJSON_GetObjectItemCaseSensitive(t->doc, "compilerOptions");
-	const cJSON *base = cJSON_GetObjectItemCaseSensitive(co, "baseUrl");
-	char *tdir = path_dirname(found);
-	if (cJSON_IsString(base)) {
-		char *joined = path_join(tdir, base->valuestring);
-		t->base = path_normalize(joined);
-		free(joined);
-	} else {
-		t->base = xstrdup(tdir);
-	}
-	free(tdir);
-	cJSON *paths = cJSON_GetObjectItemCaseSensitive(co, "paths");
-	t->paths = cJSON_IsObject(paths) ? paths : NULL;
-	vec_push(&kept->v, t);
-	return t;
-}
-
-static void tsconfigs_free(struct tsconfigs *kept)
-{
-	for (size_t i = 0; i < kept->v.n; i++) {
-		free(kept->v.v[i]->path);
-		free(kept->v.v[i]->base);
-		cJSON_Delete(kept->v.v[i]->doc);
-		free(kept->v.v[i]);
-	}
-	vec_free(&kept->v);
-}
-
-/* Whether spec matches the paths pattern pat ("~lib", or "@/" and a star): the text
- * its '*' stands for into *star (from spec), its length into *star_len.
- * The longest prefix wins among patterns, as TypeScript's. */
-static bool alias_match(const char *pat, const char *spec, size_t *prefix, const char **star,
-			size_t *star_len)
-{
-	const char *st = strchr(pat, '*');
-	if (!st) {
-		*prefix = strlen(pat) + 1; /* an exact pattern beats every wildcard */
-		*star = "";
-		*star_len = 0;
-		return !strcmp(pat, spec);
-	}
-	size_t pre = (size_t)(st - pat), suf = strlen(st + 1), n = strlen(spec);
-	if (n < pre + suf || strncmp(spec, pat, pre) || strcmp(spec + n - suf, st + 1))
-		return false;
-	*prefix = pre;
-	*star = spec + pre;
-	*star_len = n - pre - suf;
-	return true;
-}
-
-/* Resolves spec through the tsconfig's paths: each target of the pattern
- * that matches it, absolute, into out. Returns whether one matched. */
-static bool alias_resolve(const struct tsconfig *t, const char *spec, struct strvec *out)
-{
-	const cJSON *best = NULL, *e;
-	size_t best_prefix = 0;
-	const char *star = NULL;
-	size_t star_len = 0;
-	const cJSON *paths = t ? t->paths : NULL;
-	cJSON_ArrayForEach(e, paths)
-	{
-		size_t prefix, len;
-		const char *s;
-		if (e->string && alias_match(e->string, spec, &prefix, &s, &len) &&
-		    (!best || prefix > best_prefix)) {
-			best = e;
-			best_prefix = prefix;
-			star = s;
-			star_len = len;
-		}
-	}
-	const cJSON *target;
-	cJSON_ArrayForEach(target, best)
-	{
-		if (!cJSON_IsString(target))
-			continue;
-		struct strbuf sb = STRBUF_INIT;
-		const char *ts = strchr(target->valuestring, '*');
-		if (ts) {
-			strbuf_add(&sb, target->valuestring, (size_t)(ts - target->valuestring));
-			strbuf_add(&sb, star, star_len);
-			strbuf_addstr(&sb, ts + 1);
-		} else {
-			strbuf_addstr(&sb, target->valuestring);
-		}
-		char *joined = path_join(t->base, sb.buf);
-		strvec_push_nodup(out, path_normalize(joined));
-		free(joined);
-		strbuf_release(&sb);
-	}
-	return best != NULL;
-}
-
 /* A bare specifier's package: declared, a builtin, or a finding. */
-static void check_package_import(struct check *c, const struct project *p,
-				 const struct strvec *implicit, const char *file,
+static void check_package_import(struct check *c, const struct project *p, const char *file,
 				 const struct jsimport *im, size_t len)
 {
 	char *name = xstrndup(im->spec, len);
@@ -428,9 +282,9 @@ static void check_package_import(struct check *c, const struct project *p,
 		message =
 		    xasprintf("`%s` is a type declaration package, imported as a value", im->spec);
 		fix = xstrdup("write the import as `import type`");
-	} else if (!declared(c, p, implicit, name) && !is_builtin(name)) {
+	} else if (!declared(c, p, name) && !is_builtin(name)) {
 		char *types_name = xasprintf("@types/%s", name);
-		if (declared(c, p, implicit, types_name)) {
+		if (declared(c, p, types_name)) {
 			if (!im->type_only) {
 				rule = RULE_TYPE_ONLY;
 				message = xasprintf("%s declares only %s, the types of `%s`, "
@@ -454,8 +308,8 @@ static void check_package_import(struct check *c, const struct project *p,
 }
 
 /* One file of package p: rel is workspace-relative. */
-static void check_file(struct check *c, const struct project *p, const struct strvec *implicit,
-		       struct tsconfigs *tsconfigs, const char *rel, enum jsimports_syntax syntax)
+static void check_file(struct check *c, const struct project *p, struct tsconfigs *tsconfigs,
+		       const char *rel, enum jsimports_syntax syntax)
 {
 	char *abs = path_join(c->ws->root, rel);
 	struct strbuf sb = STRBUF_INIT;
@@ -480,7 +334,10 @@ static void check_file(struct check *c, const struct project *p, const struct st
 				rel, im->line);
 		struct strvec targets = STRVEC_INIT;
 		size_t len;
-		if (alias_resolve(tsconfig_for(tsconfigs, p, dir), im->spec, &targets)) {
+		const struct tsconfig *ts;
+		if (tsconfig_for(tsconfigs, dir, &ts))
+			c->failed = 1;
+		if (tsconfig_alias(ts, im->spec, &targets)) {
 			for (size_t t = 0; t < targets.n; t++)
 				check_file_import(c, p, rel, im, targets.v[t]);
 		} else if (im->spec[0] == '.') {
@@ -490,7 +347,7 @@ static void check_file(struct check *c, const struct project *p, const struct st
 			free(target);
 			free(joined);
 		} else if ((len = jsimports_package_len(im->spec))) {
-			check_package_import(c, p, implicit, rel, im, len);
+			check_package_import(c, p, rel, im, len);
 		}
 		strvec_clear(&targets);
 	}
@@ -512,9 +369,7 @@ static bool in_nested(const struct workspace *ws, const struct project *p, const
 /* The static check of package p over the workspace's files. */
 static void check_package(struct check *c, const struct project *p, const struct strvec *files)
 {
-	struct strvec implicit = STRVEC_INIT;
-	implicit_deps(p->dir, &implicit);
-	struct tsconfigs tsconfigs = {0};
+	struct tsconfigs tsconfigs = {.top = c->ws->root};
 	size_t first;
 	size_t n = strvec_sorted_below(files, p->rel, &first);
 	for (size_t i = first; i < first + n; i++) {
@@ -522,11 +377,10 @@ static void check_package(struct check *c, const struct project *p, const struct
 		int syntax = jsimports_syntax_of(rel);
 		if (syntax < 0 || in_nested(c->ws, p, rel))
 			continue;
-		check_file(c, p, &implicit, &tsconfigs, rel, (enum jsimports_syntax)syntax);
+		check_file(c, p, &tsconfigs, rel, (enum jsimports_syntax)syntax);
 	}
 	c->packages++;
 	tsconfigs_free(&tsconfigs);
-	strvec_clear(&implicit);
 }
 
 /* The place of "dependencies" in p's package.json, else its start. */
@@ -560,8 +414,6 @@ static void check_reads(struct check *c, const bool *selected)
 		if (pi < 0 || !selected[pi] || ws->projects.v[pi]->is_root)
 			continue; /* a package since removed, or not asked about */
 		const struct project *p = ws->projects.v[pi];
-		struct strvec implicit = STRVEC_INIT;
-		implicit_deps(p->dir, &implicit);
 		/* per package read, its first file and how many */
 		struct strmap seen = STRMAP_INIT;
 		VEC(size_t) firsts = {0};
@@ -583,7 +435,7 @@ static void check_reads(struct check *c, const bool *selected)
 		for (size_t g = 0; g < firsts.n; g++) {
 			const char *read = tr->files.v[firsts.v[g]];
 			const struct project *q = ws->projects.v[workspace_project_of(ws, read)];
-			if (declared(c, p, &implicit, q->name))
+			if (declared(c, p, q->name))
 				continue;
 			unsigned line, col;
 			dependencies_place(p, &line, &col);
@@ -604,7 +456,6 @@ static void check_reads(struct check *c, const bool *selected)
 		vec_free(&firsts);
 		vec_free(&counts);
 		strmap_clear(&seen);
-		strvec_clear(&implicit);
 	}
 	taskreads_list_free(&records);
 }
@@ -619,7 +470,8 @@ static int by_place(const void *a, const void *b)
 		return x->line < y->line ? -1 : 1;
 	if (x->col != y->col)
 		return x->col < y->col ? -1 : 1;
-	return strcmp(x->spec, y->spec);
+	d = strcmp(x->spec, y->spec);
+	return d ? d : strcmp(x->message, y->message);
 }
 
 static void write_report(const struct check *c, const char *mode, struct strbuf *out)
@@ -650,8 +502,21 @@ static void write_report(const struct check *c, const char *mode, struct strbuf 
 			cJSON_AddNumberToObject(o, "col", f[i].col);
 			if (f[i].package)
 				cJSON_AddStringToObject(o, "package", f[i].package);
-			cJSON_AddStringToObject(o, f[i].rule == RULE_RUNTIME ? "read" : "import",
-						f[i].spec);
+			if (f[i].spec[0])
+				cJSON_AddStringToObject(
+				    o, f[i].rule == RULE_RUNTIME ? "read" : "import", f[i].spec);
+			if (f[i].source)
+				cJSON_AddStringToObject(o, "source", f[i].source);
+			if (f[i].tag)
+				cJSON_AddStringToObject(o, "tag", f[i].tag);
+			if (f[i].direction)
+				cJSON_AddStringToObject(o, "direction", f[i].direction);
+			if (f[i].via.n) {
+				cJSON *via = cJSON_AddArrayToObject(o, "via");
+				for (size_t k = 0; k < f[i].via.n; k++)
+					cJSON_AddItemToArray(via,
+							     cJSON_CreateString(f[i].via.v[k]));
+			}
 			cJSON_AddStringToObject(o, "message", f[i].message);
 			if (f[i].fix)
 				cJSON_AddStringToObject(o, "fix", f[i].fix);
@@ -689,9 +554,67 @@ static void check_release(struct check *c)
 		free(f->spec);
 		free(f->message);
 		free(f->fix);
+		free(f->source);
+		free(f->tag);
+		strvec_clear(&f->via);
 	}
 	vec_free(&c->findings);
-	strvec_clear(&c->root_implicit);
+	for (size_t i = 0; c->rules && i < c->ws->projects.n; i++)
+		tagrules_release(&c->rules[i]);
+	free(c->rules);
+	tagrules_release(&c->root_rules);
+}
+
+/* Every turbo.json's boundaries and tags. Returns 0, or -1 after an
+ * error line. */
+static int load_rules(struct check *c)
+{
+	const struct workspace *ws = c->ws;
+	c->rules = xcalloc(ws->projects.n + 1, sizeof *c->rules);
+	if (tagrules_load(ws->root, &c->root_rules) < 0)
+		return -1;
+	/* turbo reads these in a package's turbo.json only, and says nothing */
+	const struct tagrules *r = &c->root_rules;
+	if (r->dependencies.set || r->dependents.set)
+		warning("%s: boundaries \"dependencies\" and \"dependents\" are a package's own "
+			"rules: the root turbo.json's apply to no package (ignored)",
+			r->path);
+	if (r->has_tags)
+		warning("%s:%d:%d: \"tags\" of the root turbo.json tag the root, which no rule "
+			"checks (turbo boundaries skips it)",
+			r->path, r->tags_loc.line, r->tags_loc.col);
+	for (size_t i = 0; i < ws->projects.n; i++)
+		if (tagrules_load(ws->projects.v[i]->dir, &c->rules[i]) < 0)
+			return -1;
+	return 0;
+}
+
+/* The tag rules' findings, as the check's. */
+static void check_tags(struct check *c, const bool *selected)
+{
+	struct tagcheck_input in = {
+	    .ws = c->ws, .root = &c->root_rules, .rules = c->rules, .selected = selected};
+	struct tagcheck_findings tf = {0};
+	tagcheck_run(&in, &tf);
+	for (size_t i = 0; i < tf.v.n; i++) {
+		struct tagcheck_finding *t = &tf.v.v[i];
+		struct finding f = {.rule = (enum rule)(RULE_TAG + t->rule),
+				    .file = t->file,
+				    .line = t->line,
+				    .col = t->col,
+				    .package = t->package,
+				    .spec = xstrdup(""),
+				    .message = t->message,
+				    .fix = t->fix,
+				    .source = t->source,
+				    .tag = t->tag,
+				    .direction = t->direction,
+				    .via = t->via};
+		vec_push(&c->findings, f);
+		/* the strings moved into the check's finding */
+		*t = (struct tagcheck_finding){0};
+	}
+	tagcheck_findings_free(&tf);
 }
 
 /* The packages --filter selects (all without one) into selected. */
@@ -742,8 +665,10 @@ int boundaries_main(int argc, char **argv)
 			rc = 2;
 		}
 	}
+	if (!rc && load_rules(&c))
+		rc = 2;
 	if (!rc) {
-		implicit_deps(ws->root, &c.root_implicit);
+		check_tags(&c, selected);
 		for (size_t i = 0; i < ws->projects.n; i++)
 			if (selected[i] && !ws->projects.v[i]->is_root)
 				check_package(&c, ws->projects.v[i], &files);
