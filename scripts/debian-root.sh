@@ -13,6 +13,21 @@
 #       absent or older than VX_ROOT_MAX_DAYS (30) days: an old root's cached
 #       packages install as well, but its indexes name versions the archive
 #       has dropped.
+#   scripts/debian-root.sh files SUITE ARCH [--deps] PKGS
+#       Prints the path of a tarball of the files of PKGS (a space-separated
+#       list; with --deps, and of every package they depend on) for ARCH
+#       (arm64, amd64) from SUITE, its -updates and -security: each .deb
+#       unpacked (dpkg-deb -x), nothing configured, no maintainer script
+#       run, so no emulator and no root are needed. A sysroot to build
+#       against, or the libraries qemu-user's -L runs a program with
+#       (scripts/release.sh, tests/unsafe/t0530-arm64.sh); not a system to
+#       run. Its ./.vx-packages lists "PACKAGE VERSION" of each. apt works
+#       on a state of its own (an empty dpkg status, ARCH its only
+#       architecture) beside the roots: this machine's apt is not touched.
+#       When the mirror fails SUITE-security's packages (this machine's
+#       proxy answers 404 for bullseye-security's arm64 ones), the
+#       point release's are taken, and it says so. Made again after
+#       VX_ROOT_MAX_DAYS, as a root.
 #   scripts/debian-root.sh run ROOT [--user USER] [--env VAR=VALUE]... -- CMD...
 #       Runs CMD in the unpacked root ROOT, as root or as USER (made when
 #       absent), ROOT being mounted as / by bwrap, with this machine's
@@ -38,7 +53,7 @@ die() {
 }
 
 usage() {
-	sed -n '6,27p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '6,42p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -120,6 +135,94 @@ cmd_make() {
 	echo "$tar"
 }
 
+# apt_files STATE SUITE ARCH SECURITY ARGS...: apt-get for ARCH's packages of
+# SUITE on the state STATE (sources, indexes, downloads, an empty dpkg
+# status), with SUITE-security when SECURITY is 1.
+apt_files() {
+	local state=$1 suite=$2 arch=$3 sec=$4 k=/usr/share/keyrings/debian-archive-keyring.gpg
+	shift 4
+	mkdir -p "$state/lists/partial" "$state/cache/archives/partial"
+	: >"$state/status"
+	{
+		echo "deb [signed-by=$k] $mirror $suite main"
+		echo "deb [signed-by=$k] $mirror $suite-updates main"
+		[ "$sec" = 0 ] || echo "deb [signed-by=$k] $security $suite-security main"
+	} >"$state/sources.list"
+	apt-get -q -o Dir::Etc::SourceList="$state/sources.list" -o Dir::Etc::SourceParts=/nonexistent \
+		-o Dir::Etc::Preferences=/nonexistent -o Dir::Etc::PreferencesParts=/nonexistent \
+		-o Dir::State::Lists="$state/lists" -o Dir::Cache="$state/cache" \
+		-o Dir::State::status="$state/status" -o APT::Architecture="$arch" \
+		-o APT::Architectures::="$arch" -o APT::Sandbox::User="$(id -un)" "$@"
+}
+
+cmd_files() {
+	[ $# -ge 3 ] || usage
+	local suite=$1 arch=$2 deps=0
+	shift 2
+	if [ "$1" = --deps ]; then
+		deps=1
+		shift
+	fi
+	[ $# -eq 1 ] || usage
+	local pkgs=$1
+	command -v dpkg-deb >/dev/null || die "dpkg-deb is not installed"
+	local key tar
+	key=$(printf '%s\n' files "$suite" "$arch" "$deps" "$pkgs" | sha256sum | cut -c1-8)
+	tar=$roots/$suite-$arch-files-$key.tar
+	mkdir -p "$roots"
+	find "$roots" -maxdepth 1 -name '*.tar' -mtime +"$max_days" -delete
+	(
+		flock 9
+		if [ -f "$tar" ] && [ -z "$(find "$tar" -mtime +"$max_days")" ]; then
+			exit 0
+		fi
+		local state=$roots/apt-$suite-$arch dir=$roots/$suite-$arch-files-$key.tmp
+		local log=$dir.log sec=1
+		rm -rf "$dir" "$state/cache/archives"/*.deb
+		mkdir -p "$dir"
+		local what="the files of $pkgs"
+		[ "$deps" = 0 ] || what="$what and their dependencies"
+		echo "debian-root.sh: making $tar ($what, $suite $arch)" >&2
+		# shellcheck disable=SC2086 # PKGS: a list
+		get() {
+			apt_files "$state" "$suite" "$arch" "$sec" update >>"$log" 2>&1 || return
+			if [ "$deps" = 1 ]; then
+				apt_files "$state" "$suite" "$arch" "$sec" install -y --download-only \
+					--no-install-recommends $pkgs >>"$log" 2>&1
+			else
+				(cd "$dir" && apt_files "$state" "$suite" "$arch" "$sec" download $pkgs >>"$log" 2>&1)
+			fi
+		}
+		if ! get; then
+			sec=0
+			echo "debian-root.sh: warning: $suite-security failed for $arch ($(grep -m1 '^E: ' "$log" || tail -n1 "$log")): $suite and $suite-updates alone" >&2
+			rm -f "$dir"/*.deb "$state/cache/archives"/*.deb
+			get || { tail -n 20 "$log" >&2; die "apt-get for $suite $arch failed (log: $log)"; }
+		fi
+		if [ "$deps" = 1 ]; then
+			mv "$state/cache/archives"/*.deb "$dir/"
+		fi
+		local deb
+		for deb in "$dir"/*.deb; do
+			dpkg-deb -x "$deb" "$dir" || die "dpkg-deb -x $deb failed"
+			dpkg-deb -f "$deb" Package Version | paste -d' ' - - | sed 's/^Package: //; s/ Version: / /' \
+				>>"$dir/.vx-packages"
+		done
+		rm -f "$dir"/*.deb
+		sort -o "$dir/.vx-packages" "$dir/.vx-packages"
+		# an absolute link (libm.so -> /lib/aarch64-linux-gnu/libm.so.6) would
+		# name this machine's file: made relative, inside the tree
+		local l
+		(cd "$dir" && find . -xdev -type l -lname '/*' -print0) |
+			while IFS= read -r -d '' l; do
+				ln -sfnr "$dir$(readlink "$dir/$l")" "$dir/$l"
+			done
+		tar -C "$dir" -cf "$tar.tmp" . && mv "$tar.tmp" "$tar"
+		rm -rf "$dir" "$log"
+	) 9>"$roots/$suite-$arch-files-$key.lock"
+	echo "$tar"
+}
+
 cmd_run() {
 	local root=$1 user="" envs=()
 	shift
@@ -160,6 +263,7 @@ verb=$1
 shift
 case $verb in
 make) cmd_make "$@" ;;
+files) cmd_files "$@" ;;
 run) cmd_run "$@" ;;
 *) usage ;;
 esac
