@@ -41,5 +41,34 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "bubblewrap, strace")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libcurl4, libssl3")
 
+# The portable build (the arm64 .deb: scripts/release.sh builds it on an
+# x86_64 machine against a Debian 11 arm64 sysroot) links all but glibc
+# in, so libc6 is its one library: at the version of the sysroot's glibc,
+# the newest symbol version such a binary can ask for. dpkg-shlibdeps is
+# not run: it reads this machine's installed packages, which are not the
+# target architecture's.
+if(VX_PORTABLE AND CMAKE_SYSROOT)
+  file(STRINGS "${CMAKE_SYSROOT}/usr/include/features.h" vx_glibc_major REGEX "^#define[ \t]+__GLIBC__[ \t]")
+  file(STRINGS "${CMAKE_SYSROOT}/usr/include/features.h" vx_glibc_minor REGEX "^#define[ \t]+__GLIBC_MINOR__[ \t]")
+  string(REGEX REPLACE ".*[ \t]([0-9]+)$" "\\1" vx_glibc_major "${vx_glibc_major}")
+  string(REGEX REPLACE ".*[ \t]([0-9]+)$" "\\1" vx_glibc_minor "${vx_glibc_minor}")
+  if(NOT vx_glibc_major MATCHES "^[0-9]+$" OR NOT vx_glibc_minor MATCHES "^[0-9]+$")
+    message(FATAL_ERROR "package.cmake: no glibc version in ${CMAKE_SYSROOT}/usr/include/features.h")
+  endif()
+  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6 (>= ${vx_glibc_major}.${vx_glibc_minor}), bubblewrap, strace")
+endif()
+# Debian's name of the target's architecture: CPack would ask this
+# machine's dpkg, which names its own.
+if(CMAKE_CROSSCOMPILING)
+  if(CMAKE_SYSTEM_PROCESSOR STREQUAL "aarch64")
+    set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE arm64)
+  elseif(CMAKE_SYSTEM_PROCESSOR STREQUAL "x86_64")
+    set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE amd64)
+  else()
+    message(FATAL_ERROR "package.cmake: no Debian architecture for ${CMAKE_SYSTEM_PROCESSOR}")
+  endif()
+endif()
+
 set(CPACK_GENERATOR DEB)
 include(CPack)

@@ -11,7 +11,8 @@
 # objects every program starts from, which no flag can make older), so
 # the floor is set by the headers and libraries linked, not the compiler.
 # Same architecture: the vx built runs here too (the completion scripts
-# are written by it at build time).
+# are written by it at build time). cmake/aarch64-linux-gnu.cmake sets
+# VX_SYSROOT_ARCH and includes this file for a cross build.
 if(NOT VX_SYSROOT)
   message(FATAL_ERROR "cmake/sysroot.cmake: set VX_SYSROOT to the root to build against")
 endif()
@@ -35,7 +36,11 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
 
 # pkg-config reads the sysroot's .pc files, and prefixes their paths with it.
 # (Debian's multiarch directory: CMAKE_LIBRARY_ARCHITECTURE is not known yet.)
-set(vx_multiarch "${CMAKE_HOST_SYSTEM_PROCESSOR}-linux-gnu")
+if(VX_SYSROOT_ARCH)
+  set(vx_multiarch "${VX_SYSROOT_ARCH}-linux-gnu")
+else()
+  set(vx_multiarch "${CMAKE_HOST_SYSTEM_PROCESSOR}-linux-gnu")
+endif()
 set(ENV{PKG_CONFIG_SYSROOT_DIR} "${VX_SYSROOT}")
 set(ENV{PKG_CONFIG_LIBDIR}
     "${VX_SYSROOT}/usr/lib/${vx_multiarch}/pkgconfig:${VX_SYSROOT}/usr/lib/pkgconfig:${VX_SYSROOT}/usr/share/pkgconfig")

@@ -10,6 +10,14 @@
 #                                   sanitizers, clang-format, the shells,
 #                                   debootstrap, dpkg-dev, node and npm, ...
 #   scripts/install-deps.sh         both (the Quick start's demo.sh, test.sh)
+#   scripts/install-deps.sh cross   the arm64 build (scripts/release.sh
+#                                   --only arm64, tests/unsafe/t0530-arm64.sh,
+#                                   which installs it itself when missing):
+#                                   clang, ninja, Debian's arm64 binutils (the
+#                                   linker, strip, objdump) and qemu-user,
+#                                   which runs arm64 programs here; not in
+#                                   build or test: a developer who never
+#                                   builds for arm64 needs none of it
 #
 # Idempotent: when every package is already installed it touches nothing
 # (no apt-get update), so demo.sh and test.sh can call it on every run for
@@ -43,12 +51,17 @@ test=(
 	# t0396 skews vx's clock against the file system's
 	faketime
 )
+# qemu-user, not qemu-user-static: the same qemu-aarch64 (12 MB to download
+# against 63 MB), and nothing registered with binfmt_misc (the arm64
+# programs are run by name: qemu-aarch64 -L ROOT PROGRAM)
+cross=(clang ninja-build binutils-aarch64-linux-gnu qemu-user)
 
 case $what in
 build) packages=("${build[@]}") ;;
 test | all) packages=("${build[@]}" "${test[@]}") ;;
+cross) packages=("${cross[@]}") ;;
 *)
-	echo "usage: scripts/install-deps.sh [build|test]" >&2
+	echo "usage: scripts/install-deps.sh [build|test|cross]" >&2
 	exit 2
 	;;
 esac
@@ -66,7 +79,7 @@ done
 # The real-build tests (tests/unsafe/t0330-realbuild.sh) install TypeScript
 # from npm themselves, and release.sh packs the npm packages; npm is
 # Debian's unless a node with npm is there.
-if [ "$what" != build ] && ! command -v npm >/dev/null 2>&1; then
+if [ "$what" != build ] && [ "$what" != cross ] && ! command -v npm >/dev/null 2>&1; then
 	missing+=(nodejs npm)
 fi
 
@@ -85,5 +98,6 @@ fi
 
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update
-apt-get install -y --no-install-recommends "${missing[@]}"
+# another apt (a test's own install, a parallel job) may hold dpkg's lock
+apt-get -o DPkg::Lock::Timeout=600 update
+apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends "${missing[@]}"
