@@ -10,6 +10,10 @@
 #                           DIR: a fresh copy of the cached minbase root of
 #                           SUITE (scripts/debian-root.sh make, which makes
 #                           it when absent: the script's cold cost)
+#   roots_tarball_layout TARBALL
+#                           (in a test body) the release tarball holds what
+#                           cmake --install puts in a prefix, under
+#                           vx-VERSION/ (t0520, t0530)
 #   in_root DIR CMD...      CMD as root in DIR
 #   as_user DIR SCRIPT      SCRIPT (bash) as the user "dev" in DIR, in its
 #                           home, PATH as a login's plus ~/.local/bin
@@ -70,6 +74,16 @@ roots_unpack() {
 	fi
 	mkdir -p "$dir"
 	roots_time_ "unpack $suite" tar -C "$dir" -xf "$tar"
+}
+
+roots_tarball_layout() {
+	tar -tzf "$1" >list &&
+		for f in bin/vx libexec/vx/vx-sandbox-init share/man/man1/vx.1 share/man/man1/vx-run.1 \
+			share/bash-completion/completions/vx share/zsh/vendor-completions/_vx \
+			share/fish/vendor_completions.d/vx.fish share/doc/vx/README.md share/doc/vx/docs/install.md; do
+			test_grep -x "vx-$VERSION/$f" list || return 1
+		done &&
+		test_grep ! -v "^vx-$VERSION/" list
 }
 
 in_root() {
