@@ -105,6 +105,9 @@ apt_host() {
 		-o APT::Sandbox::User="$(id -un)" "$@"
 }
 
+# Debian 11's packages a portable build links against, in both sysroots
+sysroot_packages="libc6-dev libgcc-10-dev libyaml-dev libxxhash-dev libzstd-dev libncurses-dev"
+
 # The sysroot the portable vx is built against (cmake/sysroot.cmake):
 # Debian 11 with its glibc 2.31, GCC 10's runtime and the static libyaml,
 # xxHash, zstd, ncursesw and libtinfo; from this machine's Debian, unpacked beside them, the
@@ -114,7 +117,7 @@ apt_host() {
 sysroot() {
 	local root=$work/sysroot tar stamp
 	tar=$(bash "$src/scripts/debian-root.sh" make bullseye \
-		--install "libc6-dev libgcc-10-dev libyaml-dev libxxhash-dev libzstd-dev libncurses-dev")
+		--install "$sysroot_packages")
 	stamp="$tar $(stat -c %Y "$tar")"
 	if [ -f "$root/.vx-sysroot" ] && [ "$(cat "$root/.vx-sysroot")" = "$stamp" ]; then
 		return 0
@@ -157,7 +160,7 @@ cjson_source() {
 }
 
 # The arm64 sysroot, as the x86_64 one: Debian 11's arm64 glibc, GCC 10's
-# runtime and static libraries, with Debian 12's arm64 headers of libcurl,
+# runtime and static libraries (ncursesw and libtinfo among them), with Debian 12's arm64 headers of libcurl,
 # OpenSSL 3, cJSON and the kernel. Not a debootstrap root (an arm64 one
 # could not run its maintainer scripts here without binfmt's qemu) nor
 # multiarch (the host's arm64 -dev packages are Debian 12's, glibc 2.36: a
@@ -165,8 +168,7 @@ cjson_source() {
 # files, unpacked by scripts/debian-root.sh files, which needs no root.
 sysroot_arm64() {
 	local root=$work/sysroot-arm64 base heads stamp
-	base=$(bash "$src/scripts/debian-root.sh" files bullseye arm64 --deps \
-		"libc6-dev libgcc-10-dev libyaml-dev libxxhash-dev libzstd-dev")
+	base=$(bash "$src/scripts/debian-root.sh" files bullseye arm64 --deps "$sysroot_packages")
 	heads=$(bash "$src/scripts/debian-root.sh" files bookworm arm64 \
 		"libcurl4-openssl-dev libssl-dev libcjson-dev linux-libc-dev")
 	stamp="$base $(stat -c %Y "$base") $heads $(stat -c %Y "$heads")"
@@ -261,8 +263,8 @@ if wants arm64 || wants npm; then
 	step "arm64 sysroot ready in ${SECONDS}s"
 	SECONDS=0
 	# prefix /usr for the .deb; the tarball is installed with --prefix.
-	# Ninja: t0530 builds the 52 unit tests in this tree, and make, asked
-	# for them by name, took 70 s to find nothing to do (10 s with Ninja).
+	# Ninja: t0530 builds the unit tests in this tree, and make, asked
+	# for 52 of them by name, took 70 s to find nothing to do (Ninja 0.2 s).
 	configure_build "$work/arm64" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$src/cmake/aarch64-linux-gnu.cmake" \
 		-DVX_SYSROOT="$work/sysroot-arm64" -DVX_PORTABLE=ON \
 		-DVX_CJSON_SOURCE="$work/sysroot-arm64/usr/src/cjson" -DCMAKE_INSTALL_PREFIX=/usr

@@ -206,7 +206,7 @@ test_expect_success "the ${#unit_tests[@]} unit tests build for arm64" '
 
 # unit_exec NAME: runs it under qemu-user, from tests/unit as ctest does,
 # into $TEST_TMP/unit/NAME.out, .err and .rc. Two at a time (xargs -P2):
-# the 52 take 41 s one by one here (test_archive's zstd alone 20 s).
+# one by one, 52 of them took 41 s here (test_archive's zstd alone 20 s).
 unit_exec() {
 	local n=$1 rc=0 d=$TEST_TMP/unit
 	(cd "$VX_SOURCE_DIR/tests/unit" && timeout 300 qemu-aarch64 -L "$RR" "$BUILD/$n") \
