@@ -1243,7 +1243,7 @@ int sandbox_learn_main(int argc, char **argv)
 	}
 	struct learn l = {0};
 	struct graph g;
-	if (plan_graph(&o, &l.ws, &g, false)) {
+	if (runplan_graph(&o, &l.ws, &g, false)) {
 		run_opts_free(&o);
 		return 2;
 	}

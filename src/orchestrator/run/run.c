@@ -236,7 +236,7 @@ static int run_graph(const struct run_opts *o)
 	}
 	struct workspace *ws;
 	struct graph g;
-	if (plan_graph(o, &ws, &g, false))
+	if (runplan_graph(o, &ws, &g, false))
 		return 2;
 	char *text = NULL;
 	size_t len = 0;
@@ -311,7 +311,7 @@ int run_main(int argc, char **argv)
 	o.tui = run_opts_tui(&o);
 	long long t0 = loop_now();
 	struct plan p;
-	int status = plan_make(&o, &p);
+	int status = runplan_make(&o, &p);
 	if (!status) {
 		status = run_once(&o, &p, t0, NULL);
 		plan_free(&p);
@@ -330,7 +330,7 @@ int graph_main(int argc, char **argv)
 	}
 	struct workspace *ws;
 	struct graph g;
-	if (plan_graph(&o, &ws, &g, false)) {
+	if (runplan_graph(&o, &ws, &g, false)) {
 		run_opts_free(&o);
 		return 2;
 	}

@@ -16,7 +16,7 @@ int graph_main(int argc, char **argv);
 struct loop;
 struct plan;
 struct run_opts;
-struct run_watch_set;
+struct watch_paths;
 
 /* A server's fingerprints (docs/watch.md): all, what it would see if it
  * started now; restart, the part of that a running server is restarted
@@ -33,7 +33,7 @@ struct server_fp {
 struct run_watch_hooks {
 	/* After the plan, before the run, with ws filled: a watch set up now
 	 * sees every change made while the run goes on. */
-	void (*planned)(const struct run_watch_set *ws, void *ctx);
+	void (*planned)(const struct watch_paths *ws, void *ctx);
 	/* A persistent task's turn (its dependencies ran and succeeded,
 	 * turborepo#8673): the watch runs it, not the cycle. fp: its
 	 * fingerprints. Returns the task's line in the cycle (static text). */

@@ -45,7 +45,7 @@ static bool guard_refuses(const struct workspace *ws)
 	return refused;
 }
 
-int plan_graph(const struct run_opts *o, struct workspace **wsp, struct graph *g, bool listing)
+int runplan_graph(const struct run_opts *o, struct workspace **wsp, struct graph *g, bool listing)
 {
 	char *cwd = path_absolute(".");
 	struct workspace *ws =
@@ -244,11 +244,11 @@ static struct taskcache_opts cache_opts(const struct run_opts *o)
 
 /* Loads, selects, builds the graph, makes the run part and computes every
  * key. Returns 0, or 2 after an error line (p is then freed). */
-int plan_make(const struct run_opts *o, struct plan *p)
+int runplan_make(const struct run_opts *o, struct plan *p)
 {
 	memset(p, 0, sizeof *p);
 	p->lock_fd = -1;
-	if (plan_graph(o, &p->ws, &p->g, true))
+	if (runplan_graph(o, &p->ws, &p->g, true))
 		return 2;
 	if (o->shard) {
 		p->shard = xcalloc(1, sizeof *p->shard);

@@ -40,10 +40,10 @@ struct plan {
 /* Loads the workspace and builds the graph the options ask for (listing:
  * the input listing starts while the configs are read). Returns 0, or -1
  * after an error line. */
-int plan_graph(const struct run_opts *o, struct workspace **wsp, struct graph *g, bool listing);
+int runplan_graph(const struct run_opts *o, struct workspace **wsp, struct graph *g, bool listing);
 /* Loads, selects, builds the graph, makes the run part and computes every
  * key. Returns 0, or 2 after an error line (p is then freed). */
-int plan_make(const struct run_opts *o, struct plan *p);
+int runplan_make(const struct run_opts *o, struct plan *p);
 /* Settles the sandbox (a task that asked for one never runs without it,
  * SPEC §4: whether this machine can give it is known before anything
  * runs) and makes the jobs. Returns 0, or 2 after an error line. */

@@ -18,7 +18,7 @@
 #include "util/path.h"
 #include "util/strmap.h"
 
-struct run_session {
+struct watch_session {
 	struct run_opts o;
 	struct plan *p;	      /* the last good plan, run again by each cycle; NULL: none yet
 			       * (on the heap: its parts point at its graph) */
@@ -32,9 +32,9 @@ struct run_session {
 					    * planned from (issue 36) */
 };
 
-struct run_session *run_session_new(int argc, char **argv, int *status)
+struct watch_session *watch_session_new(int argc, char **argv, int *status)
 {
-	struct run_session *s = xcalloc(1, sizeof *s);
+	struct watch_session *s = xcalloc(1, sizeof *s);
 	int rc = run_opts_parse(argc, argv, false, &s->o);
 	if (!rc && (s->o.dry_run || s->o.only || s->o.served_by || s->o.shard ||
 		    (s->o.report && strcmp(s->o.report, "text"))))
@@ -49,7 +49,7 @@ struct run_session *run_session_new(int argc, char **argv, int *status)
 	return s;
 }
 
-void run_watch_set_clear(struct run_watch_set *ws)
+void watch_paths_clear(struct watch_paths *ws)
 {
 	free(ws->root);
 	ws->root = NULL;
@@ -124,9 +124,9 @@ static char *find_git_dir(const char *root)
 	}
 }
 
-static void watch_set(const struct plan *p, bool affected, struct run_watch_set *ws)
+static void watch_set(const struct plan *p, bool affected, struct watch_paths *ws)
 {
-	run_watch_set_clear(ws);
+	watch_paths_clear(ws);
 	const struct workspace *w = p->ws;
 	ws->root = xstrdup(w->root);
 	if (affected && (ws->git_dir = find_git_dir(w->root))) {
@@ -179,7 +179,7 @@ static void watch_set(const struct plan *p, bool affected, struct run_watch_set 
  * server's restart asks the same of its fingerprint (server_fingerprint),
  * which is its key with its upstream outputs for its upstream keys.
  * Remembers this plan's keys for the next cycle. */
-static size_t affected(struct run_session *s, const struct plan *p)
+static size_t affected(struct watch_session *s, const struct plan *p)
 {
 	size_t n = p->g.nodes.n, count = 0;
 	struct strvec ids = STRVEC_INIT;
@@ -301,10 +301,10 @@ static bool ended_well(enum job_state st)
 
 /* Plans from scratch; *run (allocated) marks every node. Returns 0, or 2
  * (the last good plan stays). */
-static int cycle_plan(struct run_session *s, struct run_watch_set *ws, bool **run)
+static int cycle_plan(struct watch_session *s, struct watch_paths *ws, bool **run)
 {
 	struct plan *p = xmalloc(sizeof *p);
-	if (plan_make(&s->o, p)) {
+	if (runplan_make(&s->o, p)) {
 		free(p);
 		s->replan = true;
 		return 2;
@@ -329,8 +329,8 @@ static int cycle_plan(struct run_session *s, struct run_watch_set *ws, bool **ru
 /* Keeps the plan: folds again the keys of what the changes touched, and
  * runs what they changed, what did not end well last time, and everything
  * downstream of either. Returns 0, or 2 (the next cycle plans afresh). */
-static int cycle_again(struct run_session *s, const struct strvec *changes,
-		       struct run_watch_set *ws, bool **runp)
+static int cycle_again(struct watch_session *s, const struct strvec *changes,
+		       struct watch_paths *ws, bool **runp)
 {
 	struct plan *p = s->p;
 	size_t n = p->g.nodes.n;
@@ -359,8 +359,9 @@ static int cycle_again(struct run_session *s, const struct strvec *changes,
 	return 0;
 }
 
-int run_session_cycle(struct run_session *s, struct run_watch_set *ws, const struct strvec *changes,
-		      bool overflow, const struct run_watch_hooks *wh)
+int watch_session_cycle(struct watch_session *s, struct watch_paths *ws,
+			const struct strvec *changes, bool overflow,
+			const struct run_watch_hooks *wh)
 {
 	long long t0 = loop_now();
 	/* A config a sandboxed task wrote is not the user's word: the plan
@@ -420,7 +421,7 @@ int run_session_cycle(struct run_session *s, struct run_watch_set *ws, const str
 	return status;
 }
 
-void run_session_server_argv(const struct run_session *s, const char *id, struct strvec *out)
+void watch_session_server_argv(const struct watch_session *s, const char *id, struct strvec *out)
 {
 	strvec_push(out, "/proc/self/exe");
 	strvec_push(out, "run");
@@ -438,7 +439,7 @@ void run_session_server_argv(const struct run_session *s, const char *id, struct
 	}
 }
 
-void run_session_free(struct run_session *s)
+void watch_session_free(struct watch_session *s)
 {
 	if (!s)
 		return;

@@ -9,7 +9,7 @@
 #include "orchestrator/run/run.h"
 #include "util/vec.h"
 
-struct run_session;
+struct watch_session;
 
 /* What a watch of the last plan covers: the workspace root; the places
  * inputs can lie in, absolute (each project directory, each project glob's
@@ -21,7 +21,7 @@ struct run_session;
  * cause to run again; the persistent tasks (vx watch's servers); how many
  * other tasks the change affected (their key differs from the last plan's:
  * what the cycle re-runs, through the cache). */
-struct run_watch_set {
+struct watch_paths {
 	char *root;
 	struct strvec heads, skip, outputs, persistent;
 	char *git_dir; /* --affected: the git directory, whose HEAD and index are
@@ -30,11 +30,11 @@ struct run_watch_set {
 	size_t affected;
 	bool fresh; /* filled anew by this cycle's plan (else as the last cycle left it) */
 };
-void run_watch_set_clear(struct run_watch_set *ws);
+void watch_paths_clear(struct watch_paths *ws);
 
 /* Parses argv (argv[0] the verb) as `vx run` does. Returns the session, or
  * NULL with *status: 0 after --help, 2 on bad options. */
-struct run_session *run_session_new(int argc, char **argv, int *status);
+struct watch_session *watch_session_new(int argc, char **argv, int *status);
 /* One cycle of the watch, after changes (absolute paths; overflow: any
  * path may have changed). The first cycle, an overflow, --affected, a
  * plan that failed last time, or a change to a config file or to a
@@ -46,12 +46,13 @@ struct run_session *run_session_new(int argc, char **argv, int *status);
  * rest is settled (ws keeps its sets). Then wh->planned, and the run on
  * wh->loop. Returns the exit status (2: the plan failed, ws left as it
  * was, planned not called: the next cycle plans from scratch). */
-int run_session_cycle(struct run_session *s, struct run_watch_set *ws, const struct strvec *changes,
-		      bool overflow, const struct run_watch_hooks *wh);
+int watch_session_cycle(struct watch_session *s, struct watch_paths *ws,
+			const struct strvec *changes, bool overflow,
+			const struct run_watch_hooks *wh);
 /* Appends the argv of the `vx run` that serves persistent task id for
  * this process (--only, --served-by, the session's output options and
  * -- ARGS). */
-void run_session_server_argv(const struct run_session *s, const char *id, struct strvec *out);
-void run_session_free(struct run_session *s);
+void watch_session_server_argv(const struct watch_session *s, const char *id, struct strvec *out);
+void watch_session_free(struct watch_session *s);
 
 #endif

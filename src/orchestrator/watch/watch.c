@@ -33,7 +33,7 @@
 static const char *const never_watched[] = {"node_modules", ".git", ".vx", NULL};
 
 struct watcher {
-	struct run_watch_set set;
+	struct watch_paths set;
 	/* set's heads and skip, and every directory above a head, as maps
 	 * (rebuilt with the set): a lookup costs the path's depth */
 	struct strmap heads, skips, above;
@@ -140,7 +140,7 @@ static void on_batch(const struct strvec *paths, bool overflow, void *ctx)
 
 struct session_watch {
 	struct watcher *w;
-	struct run_session *s;
+	struct watch_session *s;
 	struct loop *loop;
 	struct fswatch *fw;
 	struct servers *servers;
@@ -159,7 +159,7 @@ struct session_watch {
  * (a directory watched already keeps its watch; a new one gets one), so
  * what changes while the run goes on is seen; between plans, fswatch
  * follows directories made and removed itself. Then the cycle's header. */
-static void planned(const struct run_watch_set *set, void *ctx)
+static void planned(const struct watch_paths *set, void *ctx)
 {
 	struct session_watch *sw = ctx;
 	if (sw->err.len)
@@ -198,7 +198,7 @@ static const char *serve(const char *id, const struct server_fp *fp, void *ctx)
 {
 	struct session_watch *sw = ctx;
 	struct strvec argv = STRVEC_INIT;
-	run_session_server_argv(sw->s, id, &argv);
+	watch_session_server_argv(sw->s, id, &argv);
 	const char *line = servers_serve(sw->servers, id, &argv, fp);
 	strvec_clear(&argv);
 	return line;
@@ -283,7 +283,7 @@ int watch_main(int argc, char **argv)
 	argc = parseopt_take(argc, argv, rows);
 	free(rows);
 	int status;
-	sw.s = run_session_new(argc, argv, &status);
+	sw.s = watch_session_new(argc, argv, &status);
 	if (!sw.s)
 		return status;
 	w.cancel = sw.interrupt ? &sw.cancel : NULL;
@@ -309,7 +309,7 @@ int watch_main(int argc, char **argv)
 		w.changed = (struct strvec)STRVEC_INIT;
 		w.overflow = false;
 		sw.cancel = false;
-		status = run_session_cycle(sw.s, &w.set, &sw.cause, sw.cause_overflow, &hooks);
+		status = watch_session_cycle(sw.s, &w.set, &sw.cause, sw.cause_overflow, &hooks);
 		own_signals(&sw);
 		sw.first = false;
 		if (sw.err.len) {
@@ -353,9 +353,9 @@ int watch_main(int argc, char **argv)
 	loop_free(sw.loop);
 	strbuf_release(&sw.err);
 	strvec_clear(&sw.cause);
-	run_watch_set_clear(&w.set);
+	watch_paths_clear(&w.set);
 	maps_clear(&w);
 	strvec_clear(&w.changed);
-	run_session_free(sw.s);
+	watch_session_free(sw.s);
 	return status;
 }
