@@ -13,6 +13,12 @@
 #       absent or older than VX_ROOT_MAX_DAYS (30) days: an old root's cached
 #       packages install as well, but its indexes name versions the archive
 #       has dropped.
+#       Each is made from SUITE's base root (below), itself made once.
+#   scripts/debian-root.sh base SUITE...
+#       Makes each SUITE's base root ahead of need: debootstrap, the
+#       sources, the indexes and the upgrade, the slow part of every root
+#       of the suite (scripts/test.sh starts it in the background on a
+#       fresh machine, while vx builds and the other tests run).
 #   scripts/debian-root.sh files SUITE ARCH [--deps] PKGS
 #       Prints the path of a tarball of the files of PKGS (a space-separated
 #       list; with --deps, and of every package they depend on) for ARCH
@@ -53,7 +59,7 @@ die() {
 }
 
 usage() {
-	sed -n '6,42p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '6,48p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -68,6 +74,62 @@ in_root() {
 		--clearenv --setenv PATH /usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		--setenv HOME /root --setenv LC_ALL C.UTF-8 --setenv DEBIAN_FRONTEND noninteractive \
 		"$@"
+}
+
+# base_tar SUITE: the path of SUITE's base root (minbase, its sources,
+# upgraded, apt's cache empty), made when absent or older than max_days;
+# the slow part of every root of SUITE (debootstrap: minutes on a fresh
+# machine), made once for all of them, and ahead of need by `base`.
+base_tar() {
+	local suite=$1 tar=$roots/$1-base.tar
+	mkdir -p "$roots"
+	(
+		flock 9
+		if [ -f "$tar" ] && [ -z "$(find "$tar" -mtime +"$max_days")" ]; then
+			exit 0
+		fi
+		local dir=$roots/$suite-base.tmp
+		rm -rf "$dir"
+		echo "debian-root.sh: making $tar (debootstrap $suite)" >&2
+		# debootstrap's downloads kept per suite: made again after
+		# max_days, the base fetches only what changed
+		mkdir -p "$roots/debs-$suite"
+		debootstrap --variant=minbase --cache-dir="$roots/debs-$suite" "$suite" "$dir" "$mirror" \
+			>"$dir.log" 2>&1 ||
+			{ tail -n 20 "$dir.log" >&2; die "debootstrap $suite failed (log: $dir.log)"; }
+		{
+			echo "deb $mirror $suite main"
+			echo "deb $mirror $suite-updates main"
+			echo "deb $security $suite-security main"
+		} >"$dir/etc/apt/sources.list"
+		rm -rf "$dir/etc/apt/sources.list.d"/*
+		# The security updates as a user's system has them; a package the
+		# mirror lacks (this machine's proxy answered 404 for a few) is
+		# held back rather than failing the root.
+		in_root "$dir" sh -ec "
+			apt-get update -q
+			apt-get upgrade -y -q --fix-missing || echo 'debian-root.sh: upgrade incomplete'
+			apt-get clean -q
+		" >>"$dir.log" 2>&1 ||
+			{ tail -n 20 "$dir.log" >&2; die "apt-get in the $suite root failed (log: $dir.log)"; }
+		tar -C "$dir" -cf "$tar.tmp" . && mv "$tar.tmp" "$tar"
+		rm -rf "$dir" "$dir.log"
+	) 9>"$roots/$suite-base.lock" || exit 1
+	echo "$tar"
+}
+
+need_root_tools() {
+	[ "$(id -u)" = 0 ] || die "making a root needs root (debootstrap, apt-get)"
+	command -v debootstrap >/dev/null || die "debootstrap is not installed (apt-get install debootstrap)"
+	command -v bwrap >/dev/null || die "bwrap is not installed (apt-get install bubblewrap)"
+}
+
+cmd_base() {
+	need_root_tools
+	local suite
+	for suite in "$@"; do
+		base_tar "$suite" >/dev/null
+	done
 }
 
 cmd_make() {
@@ -86,12 +148,10 @@ cmd_make() {
 		*) usage ;;
 		esac
 	done
-	[ "$(id -u)" = 0 ] || die "making a root needs root (debootstrap, apt-get)"
-	command -v debootstrap >/dev/null || die "debootstrap is not installed (apt-get install debootstrap)"
-	command -v bwrap >/dev/null || die "bwrap is not installed (apt-get install bubblewrap)"
+	need_root_tools
 
-	# one tarball per suite and package lists
-	local key tar
+	# one tarball per suite and package lists, from the suite's base
+	local key tar base
 	key=$(printf '%s\n' "$suite" "$install" "$download" | sha256sum | cut -c1-8)
 	tar=$roots/$suite-$key.tar
 	mkdir -p "$roots"
@@ -103,35 +163,21 @@ cmd_make() {
 		if [ -f "$tar" ] && [ -z "$(find "$tar" -mtime +"$max_days")" ]; then
 			exit 0
 		fi
+		base=$(base_tar "$suite")
 		local dir=$roots/$suite-$key.tmp
 		rm -rf "$dir"
-		echo "debian-root.sh: making $tar (debootstrap $suite${install:+, installing $install}${download:+, downloading $download})" >&2
-		# debootstrap's downloads kept per suite: a second root of it (the
-		# release's sysroot, a test's root) fetches nothing again
-		mkdir -p "$roots/debs-$suite"
-		debootstrap --variant=minbase --cache-dir="$roots/debs-$suite" "$suite" "$dir" "$mirror" \
-			>"$dir.log" 2>&1 ||
-			{ tail -n 20 "$dir.log" >&2; die "debootstrap $suite failed (log: $dir.log)"; }
-		{
-			echo "deb $mirror $suite main"
-			echo "deb $mirror $suite-updates main"
-			echo "deb $security $suite-security main"
-		} >"$dir/etc/apt/sources.list"
-		rm -rf "$dir/etc/apt/sources.list.d"/*
-		# The security updates as a user's system has them; a package the
-		# mirror lacks (this machine's proxy answered 404 for a few) is
-		# held back rather than failing the root.
+		echo "debian-root.sh: making $tar ($suite${install:+, installing $install}${download:+, downloading $download})" >&2
+		mkdir -p "$dir"
+		tar -C "$dir" -xf "$base"
 		in_root "$dir" sh -ec "
-			apt-get update -q
-			apt-get upgrade -y -q --fix-missing || echo 'debian-root.sh: upgrade incomplete'
 			${install:+apt-get install -y -q --no-install-recommends $install}
 			apt-get clean -q
 			${download:+apt-get install -y -q --download-only $download}
-		" >>"$dir.log" 2>&1 ||
+		" >"$dir.log" 2>&1 ||
 			{ tail -n 20 "$dir.log" >&2; die "apt-get in the $suite root failed (log: $dir.log)"; }
 		tar -C "$dir" -cf "$tar.tmp" . && mv "$tar.tmp" "$tar"
 		rm -rf "$dir" "$dir.log"
-	) 9>"$roots/$suite-$key.lock"
+	) 9>"$roots/$suite-$key.lock" || exit 1
 	echo "$tar"
 }
 
@@ -262,6 +308,7 @@ cmd_run() {
 verb=$1
 shift
 case $verb in
+base) cmd_base "$@" ;;
 make) cmd_make "$@" ;;
 files) cmd_files "$@" ;;
 run) cmd_run "$@" ;;
