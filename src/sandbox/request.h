@@ -1,8 +1,9 @@
 /* request.h - what one sandboxed task may see and write, resolved from its
  * config at task start into a plan of mounts, an environment and a cwd.
- * sandbox_request_plan only reads the file system and decides; everything
- * it would create or open is data in the request, and
- * sandbox_request_prepare does it. bwrap.c turns the request into argv. */
+ * sandbox_request_plan (plan.c, its mounts in mounts.c) only reads the
+ * file system and decides; everything it would create or open is data in
+ * the request, and sandbox_request_prepare (request.c) does it. A staged
+ * project moves in stage.h; bwrap.c turns the request into argv. */
 #ifndef VX_SANDBOX_REQUEST_H
 #define VX_SANDBOX_REQUEST_H
 
@@ -196,19 +197,6 @@ struct sandbox_request {
 	struct strvec scratch;
 };
 
-/* Moves each staged name from the project into the stage (a missing one is
- * left to the task to make). Returns 0, or -1 with errno after moving back
- * what it moved (the task must then not run). */
-int sandbox_request_stage(const struct sandbox_request *req);
-
-/* After the task: moves back from the stage each entry a write grant names
- * (the staged ones, and new ones a grant's glob matches, spelled as
- * written in allow), and removes the rest of the stage: a new file no
- * grant names never reaches the project (the judge reports it). Returns
- * how many entries it discarded. */
-size_t sandbox_request_unstage(const struct sandbox_request *req, const char *const *allow_write,
-			       size_t n_allow_write);
-
 /* Plans the request: resolves the grants, decides every mount, the stage
  * and what to create, and creates, opens and changes nothing (mounts carry
  * fd -1; `vx sandbox show` prints a plan). Returns 0, or -1 with ONE line
@@ -234,28 +222,6 @@ int sandbox_request_build(const struct sandbox_input *in, struct sandbox_request
 /* True when p holds only [A-Za-z0-9._/+@-]: what a path must be where a
  * socket or a shell line later carries it unquoted. */
 bool sandbox_path_safe(const char *p);
-
-/* Whether name is one of the workspace root's own files tools walk up to
- * (package.json, the lockfiles, pnpm-workspace.yaml, turbo.json[c],
- * .gitignore, .npmrc, tsconfig*.json, .env*): issue 40 item 5.
- * sandbox_root_files says which of them a task sees. */
-bool sandbox_root_file(const char *name);
-/* Whether name is a lockfile's (package-lock.json, npm-shrinkwrap.json,
- * pnpm-lock.yaml, yarn.lock, bun.lock, bun.lockb). */
-bool sandbox_lockfile_name(const char *name);
-/* The root's own files a task of project proj may read, absolute and
- * sorted, into out: regular files only (a link there is not followed out
- * of the workspace); a .env* file only when one of named (the task's own
- * inputs.workspaceFiles, workspace-relative globs) matches it; a .npmrc
- * only when its every line is blank, a comment or a setting on a list of
- * harmless ones (no `//host/:` line, no key, token, password, user or
- * certificate); none for the root project, which reads its own. Tools walk
- * up to them (Vite, Next, tsc's extends, ESLint's .gitignore, corepack's
- * packageManager); what a task reads of them is judged against its key
- * like any workspace file. One decision for bwrap's plan and the Seatbelt
- * profile. */
-void sandbox_root_files(const char *ws, const char *proj, const char *const *named, size_t n_named,
-			struct strvec *out);
 
 /* Whether the linked package at real (canonical) is one of in's keyed
  * projects: a cached task shows only those (the bwrap plan and the

@@ -14,6 +14,7 @@
 
 #include "sandbox/denies.h"
 #include "sandbox/grants.h"
+#include "sandbox/rootfiles.h"
 #include "sandbox/walls.h"
 #include "util/glob.h"
 #include "util/io.h"

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "sandbox/rootfiles.h"
 #include "util/glob.h"
 #include "util/io.h"
 #include "util/path.h"

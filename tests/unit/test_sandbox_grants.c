@@ -10,6 +10,7 @@
 #include "sandbox/bwrap.h"
 #include "sandbox/grants.h"
 #include "sandbox/request.h"
+#include "sandbox/rootfiles.h"
 #include "sandbox/walls.h"
 #include "util/path.h"
 

@@ -26,6 +26,7 @@
 #include "sandbox/initpath.h"
 #include "sandbox/probe.h"
 #include "sandbox/seatbelt.h"
+#include "sandbox/stage.h"
 #include "util/compat.h"
 #include "util/glob.h"
 #include "util/io.h"
