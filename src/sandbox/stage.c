@@ -1,10 +1,13 @@
-/* stage.c - moving a project's staged entries into the stage before the
- * task, and back (or away) after it. */
+/* stage.c - a staged project: its entries moved into the stage before the
+ * task (with the record beside it), back or away after it, and what a dead
+ * run's stages hold put back by the reaper. */
 #include "sandbox/stage.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -95,4 +98,69 @@ size_t sandbox_request_unstage(const struct sandbox_request *req, const char *co
 	if (pfd >= 0)
 		close(pfd);
 	return discarded;
+}
+
+int sandbox_stage_record(const char *stage_dir, const struct sandbox_request *req)
+{
+	char *rec = xasprintf("%s.project", stage_dir);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "%s\n", req->cwd);
+	for (size_t k = 0; k < req->staged.n; k++)
+		strbuf_addf(&sb, "%s\n", req->staged.v[k]);
+	int fd = open(rec, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int rc = fd < 0 || write_all(fd, sb.buf, sb.len) < 0 ? -1 : 0;
+	if (fd >= 0)
+		close(fd);
+	strbuf_release(&sb);
+	free(rec);
+	return rc ? rc : sandbox_request_stage(req);
+}
+
+int sandbox_stage_drop(const char *stage_dir)
+{
+	if (rmdir(stage_dir))
+		return -1;
+	char *rec = xasprintf("%s.project", stage_dir);
+	unlink(rec);
+	free(rec);
+	return 0;
+}
+
+void sandbox_stage_reap(int dirfd)
+{
+	struct strvec entries = STRVEC_INIT;
+	dir_names_at(dirfd, &entries);
+	for (size_t k = 0; k < entries.n; k++) {
+		const char *rec = entries.v[k];
+		size_t n = strlen(rec);
+		if (n < 9 || strcmp(rec + n - 8, ".project"))
+			continue;
+		struct strbuf sb = STRBUF_INIT;
+		int fd = openat(dirfd, rec, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || strbuf_read_fd(&sb, fd) < 0) {
+			if (fd >= 0)
+				close(fd);
+			strbuf_release(&sb);
+			continue;
+		}
+		close(fd);
+		char *stage = xstrndup(rec, n - 8);
+		int sfd = openat(dirfd, stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		char *save = NULL, *project = strtok_r(sb.buf, "\n", &save);
+		int pfd = project ? open(project, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+		for (char *name = strtok_r(NULL, "\n", &save); name && sfd >= 0 && pfd >= 0;
+		     name = strtok_r(NULL, "\n", &save)) {
+			struct stat st;
+			if (!strchr(name, '/') && strcmp(name, "..") &&
+			    fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
+				renameat(sfd, name, pfd, name);
+		}
+		if (sfd >= 0)
+			close(sfd);
+		if (pfd >= 0)
+			close(pfd);
+		free(stage);
+		strbuf_release(&sb);
+	}
+	strvec_clear(&entries);
 }

@@ -23,4 +23,19 @@ int sandbox_request_stage(const struct sandbox_request *req);
 size_t sandbox_request_unstage(const struct sandbox_request *req, const char *const *allow_write,
 			       size_t n_allow_write);
 
+/* Writes beside stage_dir (STAGE.project) what the reaper needs should vx
+ * die: req's project and its staged names; then moves the staged entries
+ * into stage_dir (sandbox_request_stage). Returns 0, or -1 with errno
+ * (nothing is left moved). */
+int sandbox_stage_record(const char *stage_dir, const struct sandbox_request *req);
+
+/* Removes stage_dir, and then its record (the reaper's, should vx die); a
+ * stage that still holds something stays, with its record. Returns
+ * rmdir's result. */
+int sandbox_stage_drop(const char *stage_dir);
+
+/* Puts back what a dead run's stages hold (dirfd: the rundir reaper's
+ * WS/.vx/stage): each staged entry its project lacks, by the records. */
+void sandbox_stage_reap(int dirfd);
+
 #endif

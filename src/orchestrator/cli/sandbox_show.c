@@ -54,12 +54,12 @@ static int show_darwin(struct sandbox_jobs *sj, const struct graph *g, const cha
 			       out.buf);
 			for (size_t k = 0; k < notes.n; k++)
 				printf(";; note: %s\n", notes.v[k]);
-			if (sj->jobs[i].has_net)
+			if (sj->jobs[i].net.proxied)
 				printf(";; note: a run starts the task's proxy on a free loopback "
 				       "port; "
 				       "%d stands for it here\n",
 				       SANDBOX_PROXY_PORT);
-			if (sj->jobs[i].binds.n || t->cfg->sandbox->local_binding.any)
+			if (sj->jobs[i].net.binds.n || t->cfg->sandbox->local_binding.any)
 				printf(
 				    ";; note: on macOS localBinding opens every loopback port to "
 				    "the task's servers: a profile cannot name a port list\n");
@@ -98,8 +98,8 @@ static void show_rules(const char *what, const struct netrule *r, size_t n)
  * and the relays and port bridges. */
 static void show_network(const struct sandbox_job *sjob)
 {
-	for (size_t k = 0; k < sjob->relays.n; k++) {
-		const struct bridge_relay *r = &sjob->relays.v[k];
+	for (size_t k = 0; k < sjob->net.relays.n; k++) {
+		const struct bridge_relay *r = &sjob->net.relays.v[k];
 		printf(
 		    "# network: relay in: 127.0.0.1:%d and [::1]:%d inside carried to the host's "
 		    "%s%s%s:%d%s\n",
@@ -107,13 +107,13 @@ static void show_network(const struct sandbox_job *sjob)
 		    r->addr ? r->addr : "127.0.0.1", r->addr && strchr(r->addr, ':') ? "]" : "",
 		    r->port, r->addr ? "" : " (else [::1])");
 	}
-	for (size_t k = 0; k < sjob->binds.n; k++)
+	for (size_t k = 0; k < sjob->net.binds.n; k++)
 		printf(
 		    "# network: bridge out: the host's 127.0.0.1:%d and [::1]:%d carried to the "
 		    "task's own port %d (localBinding); a port held on the host refuses the task\n",
-		    sjob->binds.v[k], sjob->binds.v[k], sjob->binds.v[k]);
-	if (!sjob->has_net) {
-		if (sjob->relays.n || sjob->binds.n)
+		    sjob->net.binds.v[k], sjob->net.binds.v[k], sjob->net.binds.v[k]);
+	if (!sjob->net.proxied) {
+		if (sjob->net.relays.n || sjob->net.binds.n)
 			printf("# network: no host beyond these ports\n");
 		else
 			printf("# network: none (its own namespace, only its own loopback)\n");
@@ -122,11 +122,11 @@ static void show_network(const struct sandbox_job *sjob)
 	printf("# network: a proxy of its own, reached at 127.0.0.1:%d inside (vx's netd passes "
 	       "each connection out); HTTP_PROXY, HTTPS_PROXY, ALL_PROXY (socks5h) name it\n",
 	       SANDBOX_PROXY_PORT);
-	if (sjob->net.any)
+	if (sjob->net.rules.any)
 		printf("# network: allow any public host (network: true)\n");
-	show_rules("allow", sjob->net.allow.v, sjob->net.allow.n);
-	if (sjob->net.deny.n)
-		show_rules("deny", sjob->net.deny.v, sjob->net.deny.n);
+	show_rules("allow", sjob->net.rules.allow.v, sjob->net.rules.allow.n);
+	if (sjob->net.rules.deny.n)
+		show_rules("deny", sjob->net.rules.deny.v, sjob->net.rules.deny.n);
 }
 
 /* Shows task's walls, or its Seatbelt profile (darwin). */

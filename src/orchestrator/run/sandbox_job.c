@@ -15,6 +15,7 @@
 
 #include "cache/fsafe.h"
 #include "orchestrator/keys/inputs.h"
+#include "orchestrator/run/sandbox_net.h"
 #include "orchestrator/run/taskcache.h"
 #include "orchestrator/run/taskreads.h"
 #include "orchestrator/keys/taskenv.h"
@@ -37,95 +38,6 @@
 #include "violations/report.h"
 
 extern char **environ;
-
-/* Does the task get a network of its own (netd, a control socket): a host
- * grant (its proxy), a relay or a port bridge? */
-static bool wants_net(const struct sandbox_job *sjob)
-{
-	return sjob->has_net || sjob->relays.n || sjob->binds.n;
-}
-
-/* Parses t's allow.network and deny.network into rules, its loopback
- * entries (localhost:PORT) into relays, and localBinding into binds; an
- * entry that is not a host (a URL, a path, "*", a dotless name) is a
- * configuration error at its line, as is a port granted both ways or
- * vx's own proxy port. */
-static int network_rules(const struct task_node *t, struct sandbox_job *sjob, bool darwin)
-{
-	const struct sandbox_cfg *sb = t->cfg->sandbox;
-	struct netrules *rules = &sjob->net;
-	memset(rules, 0, sizeof *rules);
-	rules->any = sb->allow_network.any;
-	struct strbuf why = STRBUF_INIT;
-	for (int deny = 0; deny < 2; deny++) {
-		const lstr_vec *l = deny ? &sb->deny_network : &sb->allow_network.list;
-		for (size_t k = 0; k < l->n; k++) {
-			struct netrule r;
-			strbuf_reset(&why);
-			if (netrule_parse(l->v[k].s, &r, &why) < 0) {
-				config_error(&l->v[k].loc, "%s: %s", t->id, why.buf);
-				strbuf_release(&why);
-				return -1;
-			}
-			if (r.loopback && !deny) {
-				bool dup = false;
-				for (size_t j = 0; j < sjob->relays.n && !dup; j++)
-					dup = sjob->relays.v[j].port == r.port;
-				/* a port listed twice keeps its first entry's address */
-				struct bridge_relay b = {
-				    r.port, strcmp(r.host, "localhost") ? xstrdup(r.host) : NULL};
-				if (!dup)
-					vec_push(&sjob->relays, b);
-				netrule_clear(&r);
-				continue;
-			}
-			if (deny)
-				vec_push(&rules->deny, r);
-			else
-				vec_push(&rules->allow, r);
-		}
-	}
-	strbuf_release(&why);
-	bool proxy = rules->any || rules->allow.n;
-	for (size_t j = 0; j < sjob->relays.n; j++)
-		if (proxy && sjob->relays.v[j].port == SANDBOX_PROXY_PORT)
-			return config_error(
-			    &sb->allow_network.list.v[0].loc,
-			    "%s: port %d is where the task reaches its proxy inside "
-			    "the sandbox; relay the host's service on another port",
-			    t->id, SANDBOX_PROXY_PORT);
-	if (sb->local_binding.any && !darwin)
-		return config_error(
-		    &sb->local_binding.loc,
-		    "%s: localBinding: true cannot be built on Linux: a network "
-		    "namespace has no bridge for every port; list the ports the task "
-		    "listens on (localBinding: [5173])",
-		    t->id);
-	for (size_t k = 0; k < sb->local_binding.list.n; k++) {
-		const struct lstr *e = &sb->local_binding.list.v[k];
-		int port = atoi(e->s);
-		bool dup = false;
-		for (size_t j = 0; j < sjob->binds.n && !dup; j++)
-			dup = sjob->binds.v[j] == port;
-		for (size_t j = 0; j < sjob->relays.n; j++)
-			if (sjob->relays.v[j].port == port)
-				return config_error(
-				    &e->loc,
-				    "%s: port %d is both relayed in from the host "
-				    "(allow.network) and bridged out (localBinding): "
-				    "one of them must go",
-				    t->id, port);
-		if (proxy && port == SANDBOX_PROXY_PORT)
-			return config_error(
-			    &e->loc,
-			    "%s: port %d is where the task reaches its proxy inside "
-			    "the sandbox; listen on another port",
-			    t->id, SANDBOX_PROXY_PORT);
-		if (!dup)
-			vec_push(&sjob->binds, port);
-	}
-	return 0;
-}
 
 /* vx-sandbox-init beside the running vx (a build tree) or in its
  * ../libexec/vx/ (an install): sandbox/initpath.h; else NULL and the
@@ -189,10 +101,10 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 		}
 		strbuf_release(&why);
 		struct sandbox_job *sjob = &sj->jobs[i];
-		if (network_rules(t, sjob, sj->darwin) < 0)
+		if (sandbox_jobs_net_rules(t, &sjob->net, sj->darwin) < 0)
 			return -1;
-		sjob->has_net = sjob->net.any || sjob->net.allow.n;
-		any_net = any_net || wants_net(sjob);
+		sjob->net.proxied = sjob->net.rules.any || sjob->net.rules.allow.n;
+		any_net = any_net || sandbox_net_wanted(&sjob->net);
 		if (sb->unix_sockets.any)
 			return config_error(
 			    &sb->unix_sockets.loc,
@@ -590,14 +502,14 @@ static void request_input(struct sandbox_jobs *sj, size_t i, struct sandbox_inpu
 	 * dropped, so vitest entered watch mode and hung), scrubbed by
 	 * env_build (a strvec is NULL-terminated) */
 	task_env(ws, t, &h->plain_env);
-	for (size_t k = 0; sj->jobs && k < sj->jobs[i].relays.n; k++)
-		vec_push(&h->relay_ports, sj->jobs[i].relays.v[k].port);
+	for (size_t k = 0; sj->jobs && k < sj->jobs[i].net.relays.n; k++)
+		vec_push(&h->relay_ports, sj->jobs[i].net.relays.v[k].port);
 	for (size_t k = 0; k < sb->local_binding.list.n; k++)
 		vec_push(&h->local_ports, atoi(sb->local_binding.list.v[k].s));
 	lstr_vec_strings(&sb->mach_lookup, &h->mach);
 	lstr_vec_strings(&sb->system_info, &h->sysinfo);
 	const struct sandbox_job *nj = sj->jobs ? &sj->jobs[i] : NULL;
-	bool net = nj && wants_net(nj);
+	bool net = nj && sandbox_net_wanted(&nj->net);
 	*in = (struct sandbox_input){
 	    .workspace_root = ws->root,
 	    .project_dir = p->dir,
@@ -613,11 +525,11 @@ static void request_input(struct sandbox_jobs *sj, size_t i, struct sandbox_inpu
 	    .netd = net ? sj->netd : NULL,
 	    .net_ctl = !net	     ? NULL
 		       : sj->showing ? "$TMPDIR/vx-UID/vx-run-XXXXXX/net-XXXXXX/ctl.sock"
-				     : nj->net_ctl,
-	    .proxy = nj && nj->has_net,
+				     : nj->net.ctl,
+	    .proxy = nj && nj->net.proxied,
 	    .relay_ports = h->relay_ports.v,
 	    .n_relays = h->relay_ports.n,
-	    .proxy_port = nj && nj->has_net ? SANDBOX_PROXY_PORT : 0,
+	    .proxy_port = nj && nj->net.proxied ? SANDBOX_PROXY_PORT : 0,
 	    .local_ports = h->local_ports.v,
 	    .n_local = h->local_ports.n,
 	    .local_any = sb->local_binding.any,
@@ -749,140 +661,8 @@ static void hidden_verdict(struct sandbox_job *sjob, const struct strvec *hidden
 	sjob->judged = true;
 }
 
-static int stage_record(struct sandbox_job *sjob);
 static int guard_record(struct sandbox_jobs *sj, struct sandbox_job *sjob,
 			const struct task_node *t);
-
-static void net_stop(struct sandbox_job *sjob)
-{
-	/* the proxies first: their connections cancel what they wait on
-	 * from the bridge (bridge.h) */
-	proxy_free(sjob->proxy);
-	sjob->proxy = NULL;
-	for (size_t k = 0; k < sjob->bridges.n; k++)
-		proxy_free(sjob->bridges.v[k]);
-	sjob->bridges.n = 0;
-	bridge_free(sjob->bridge);
-	sjob->bridge = NULL;
-	free(sjob->net_ctl);
-	sjob->net_ctl = NULL;
-	if (sjob->net_dir && remove_tree_at(AT_FDCWD, sjob->net_dir) < 0)
-		warning("cannot remove %s: %s", sjob->net_dir, strerror(errno));
-	free(sjob->net_dir);
-	sjob->net_dir = NULL;
-}
-
-/* The running task of the run, not me, whose port bridge holds port, or NULL. */
-static const struct task_node *port_holder_task(const struct sandbox_jobs *sj,
-						const struct sandbox_job *me, int port)
-{
-	for (size_t k = 0; k < sj->g->nodes.n; k++) {
-		const struct sandbox_job *o = &sj->jobs[k];
-		if (o == me || !o->bridges.n)
-			continue;
-		for (size_t j = 0; j < o->binds.n; j++)
-			if (o->binds.v[j] == port)
-				return sj->g->nodes.v[k];
-	}
-	return NULL;
-}
-
-/* The task's port bridges: the host's ports held for it, each carried to
- * the task's port through its netd. A port held already refuses the task,
- * naming the holder: another task of this run, or the process /proc names. */
-static int binds_start(struct sandbox_jobs *sj, struct sandbox_job *sjob, struct strbuf *err)
-{
-	for (size_t k = 0; k < sjob->binds.n; k++) {
-		int port = sjob->binds.v[k];
-		const struct task_node *other = port_holder_task(sj, sjob, port);
-		if (other) {
-			strbuf_addf(
-			    err,
-			    "localBinding port %d is held by %s, which runs now in this run; "
-			    "give one of them another port, or make one depend on the other",
-			    port, other->id);
-			return -1;
-		}
-		struct proxy *got[2];
-		size_t n;
-		int rc = bridge_bind_new(sj->loop, sjob->bridge, port, got, &n, err);
-		for (size_t j = 0; j < n; j++)
-			vec_push(&sjob->bridges, got[j]);
-		if (rc) {
-			strbuf_addstr(err, " (localBinding: the task's server could not be reached "
-					   "there; stop the holder or grant another port)");
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* Removes the task's stage, and then its record (the reaper's, should vx
- * die); a stage that still holds something stays, with its record. Returns
- * rmdir's result. */
-static int stage_drop(struct sandbox_job *sjob)
-{
-	if (rmdir(sjob->stage_dir))
-		return -1;
-	char *rec = xasprintf("%s.project", sjob->stage_dir);
-	unlink(rec);
-	free(rec);
-	return 0;
-}
-
-/* The task's network, before it starts: a 0700 directory of the run's (a
- * retry gets a fresh one; the refusals of the attempt before are gone with
- * it, as its trace is) holding netd's control socket; the proxy and a
- * relay per loopback entry, routed from it; the port bridges. */
-static int net_start(struct sandbox_jobs *sj, struct sandbox_job *sjob, const struct task_node *t,
-		     struct job *job)
-{
-	net_stop(sjob);
-	struct strbuf err = STRBUF_INIT;
-	if (!sj->loop) { /* no errno to tell: the run gave no loop to relay on */
-		error("%s: its network needs the run's loop, and there is none", t->id);
-		job->reason = "its network could not be started (see above)";
-		return -1;
-	}
-	char *tmpl = path_join(sj->run_dir ? sj->run_dir : "/tmp", "net-XXXXXX");
-	if (!mkdtemp(tmpl)) {
-		error_errno("%s: cannot make its network's directory %s", t->id, tmpl);
-		free(tmpl);
-		job->reason = "its network could not be started (see above)";
-		return -1;
-	}
-	sjob->net_dir = tmpl;
-	sjob->net_ctl = path_join(tmpl, "ctl.sock");
-	sjob->bridge = bridge_new(sj->loop, sjob->net_ctl, &err);
-	int rc = sjob->bridge ? 0 : -1;
-	if (!rc && sjob->has_net && !sj->resolver && !(sj->resolver = resolver_new(sj->loop))) {
-		strbuf_addf(&err, "cannot start the proxy's name lookups: %s", strerror(errno));
-		rc = -1;
-	}
-	if (!rc && sjob->has_net) {
-		sjob->proxy = proxy_new(sj->loop, sj->resolver, &sjob->net, NULL, &err);
-		rc = sjob->proxy ? 0 : -1;
-		if (!rc)
-			bridge_route(sjob->bridge, SANDBOX_PROXY_PORT, sjob->proxy);
-	}
-	for (size_t k = 0; !rc && k < sjob->relays.n; k++) {
-		struct proxy *r = bridge_relay_new(sj->loop, &sjob->relays.v[k], &err);
-		rc = r ? 0 : -1;
-		if (r) {
-			vec_push(&sjob->bridges, r);
-			bridge_route(sjob->bridge, sjob->relays.v[k].port, r);
-		}
-	}
-	if (!rc && sjob->binds.n)
-		rc = binds_start(sj, sjob, &err);
-	if (rc) {
-		error("%s: %s", t->id, err.buf);
-		net_stop(sjob);
-		job->reason = "its network could not be started (see above)";
-	}
-	strbuf_release(&err);
-	return rc;
-}
 
 typedef VEC(struct strvec) glob_lists;
 
@@ -988,7 +768,7 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 		else
 			free(tmpl); /* no stage: the grants are bound as they are */
 	}
-	if (wants_net(sjob) && net_start(sj, sjob, t, job) < 0)
+	if (sandbox_net_wanted(&sjob->net) && sandbox_jobs_net_start(sj, sjob, t, job) < 0)
 		return -1;
 	struct strbuf err = STRBUF_INIT;
 	long long t_plan = loop_now_us();
@@ -1089,22 +869,23 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 	/* Last, once nothing else can refuse the task: the grants move into
 	 * the stage only for a task about to run (its after hook moves them
 	 * back; run.c puts back whatever a failed spawn left). */
-	if (!rc && sjob->req.stage && stage_record(sjob) < 0) {
+	if (!rc && sjob->req.stage && sandbox_stage_record(sjob->stage_dir, &sjob->req) < 0) {
 		error_errno("%s: cannot stage its write grants in %s", t->id, sjob->stage_dir);
 		job->reason = "its write grants could not be staged (see above)";
 		rc = -1;
 	}
 	if (rc) {
-		net_stop(sjob); /* a refused task holds no port while the run goes on */
+		sandbox_net_stop(
+		    &sjob->net); /* a refused task holds no port while the run goes on */
 		struct strvec none = STRVEC_INIT;
 		guard_end(&sjob->guard, &none); /* it never ran: nothing of its appeared */
 		strvec_clear(&none);
-		/* nothing was moved into its stage (stage_record moves last, and
+		/* nothing was moved into its stage (sandbox_stage_record moves last, and
 		 * leaves nothing moved when it fails): the stage goes now, and
 		 * no unstage runs for a task that never ran (it warned that the
 		 * empty stage "keeps what could not be moved back") */
 		if (sjob->stage_dir) {
-			stage_drop(sjob);
+			sandbox_stage_drop(sjob->stage_dir);
 			free(sjob->stage_dir);
 			sjob->stage_dir = NULL;
 		}
@@ -1203,25 +984,6 @@ static int guard_verdict(struct sandbox_jobs *sj, size_t i, struct job *job)
 	return -1;
 }
 
-/* Writes beside the stage what the reaper needs should vx die (the project
- * and the staged names), then moves the staged entries into it. Returns 0,
- * or -1 with errno (nothing is left moved). */
-static int stage_record(struct sandbox_job *sjob)
-{
-	char *rec = xasprintf("%s.project", sjob->stage_dir);
-	struct strbuf sb = STRBUF_INIT;
-	strbuf_addf(&sb, "%s\n", sjob->req.cwd);
-	for (size_t k = 0; k < sjob->req.staged.n; k++)
-		strbuf_addf(&sb, "%s\n", sjob->req.staged.v[k]);
-	int fd = open(rec, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	int rc = fd < 0 || write_all(fd, sb.buf, sb.len) < 0 ? -1 : 0;
-	if (fd >= 0)
-		close(fd);
-	strbuf_release(&sb);
-	free(rec);
-	return rc ? rc : sandbox_request_stage(&sjob->req);
-}
-
 void sandbox_jobs_unstage(struct sandbox_jobs *sj, size_t i)
 {
 	struct sandbox_job *sjob = &sj->jobs[i];
@@ -1234,7 +996,7 @@ void sandbox_jobs_unstage(struct sandbox_jobs *sj, size_t i)
 	task_writes(sj->ws, t, &aw);
 	sandbox_request_unstage(&sjob->req, (const char *const *)aw.v, aw.n);
 	strvec_clear(&aw);
-	if (stage_drop(sjob)) {
+	if (sandbox_stage_drop(sjob->stage_dir)) {
 		warning(
 		    "%s: %s keeps what could not be moved back to %s; the next run puts it back",
 		    t->id, sjob->stage_dir, sjob->req.cwd);
@@ -1242,45 +1004,6 @@ void sandbox_jobs_unstage(struct sandbox_jobs *sj, size_t i)
 	free(sjob->stage_dir);
 	sjob->stage_dir = NULL; /* unstaged: never twice; req.stage stays for the judge */
 	sandbox_request_sweep_dirs(&sjob->req);
-}
-
-void sandbox_jobs_reap_stage(int dirfd)
-{
-	struct strvec entries = STRVEC_INIT;
-	dir_names_at(dirfd, &entries);
-	for (size_t k = 0; k < entries.n; k++) {
-		const char *rec = entries.v[k];
-		size_t n = strlen(rec);
-		if (n < 9 || strcmp(rec + n - 8, ".project"))
-			continue;
-		struct strbuf sb = STRBUF_INIT;
-		int fd = openat(dirfd, rec, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0 || strbuf_read_fd(&sb, fd) < 0) {
-			if (fd >= 0)
-				close(fd);
-			strbuf_release(&sb);
-			continue;
-		}
-		close(fd);
-		char *stage = xstrndup(rec, n - 8);
-		int sfd = openat(dirfd, stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		char *save = NULL, *project = strtok_r(sb.buf, "\n", &save);
-		int pfd = project ? open(project, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-		for (char *name = strtok_r(NULL, "\n", &save); name && sfd >= 0 && pfd >= 0;
-		     name = strtok_r(NULL, "\n", &save)) {
-			struct stat st;
-			if (!strchr(name, '/') && strcmp(name, "..") &&
-			    fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
-				renameat(sfd, name, pfd, name);
-		}
-		if (sfd >= 0)
-			close(sfd);
-		if (pfd >= 0)
-			close(pfd);
-		free(stage);
-		strbuf_release(&sb);
-	}
-	strvec_clear(&entries);
 }
 
 void sandbox_jobs_start(struct sandbox_jobs *sj, const struct rundir *run, struct loop *loop)
@@ -1292,7 +1015,7 @@ void sandbox_jobs_start(struct sandbox_jobs *sj, const struct rundir *run, struc
 		return;
 	char *base = path_join(sj->ws->root, ".vx/stage");
 	if (workspace_vx_dir(sj->ws) == 0 && (mkdir(base, 0700) == 0 || errno == EEXIST) &&
-	    rundir_open_reaping(&sj->stage, base, sandbox_jobs_reap_stage) < 0)
+	    rundir_open_reaping(&sj->stage, base, sandbox_stage_reap) < 0)
 		sj->stage = (struct rundir){NULL, NULL, -1};
 	free(base);
 }
@@ -1302,7 +1025,7 @@ void sandbox_jobs_finish(struct sandbox_jobs *sj)
 	/* Before the loop goes: whatever still listens on it (a task whose
 	 * wrap failed late) is released, and the lookups with it. */
 	for (size_t i = 0; sj->jobs && i < sj->g->nodes.n; i++)
-		net_stop(&sj->jobs[i]);
+		sandbox_net_stop(&sj->jobs[i].net);
 	resolver_free(sj->resolver);
 	sj->resolver = NULL;
 	sj->loop = NULL;
@@ -1313,7 +1036,7 @@ void sandbox_jobs_finish(struct sandbox_jobs *sj)
 	 * the stage is removed: a stage never takes a user's files with it. */
 	int sfd = open(sj->stage.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (sfd >= 0) {
-		sandbox_jobs_reap_stage(sfd);
+		sandbox_stage_reap(sfd);
 		close(sfd);
 	}
 	rundir_close(&sj->stage);
@@ -1372,17 +1095,18 @@ static void walls_line(const struct sandbox_job *sjob, const struct sandbox_cfg 
 	if (!sb->allow_write.n)
 		strbuf_addstr(sb_out, " its TMPDIR only");
 	strbuf_addstr(sb_out, "; network:");
-	if (sjob->has_net)
-		strbuf_addstr(sb_out, sjob->net.any ? " any public host"
-						    : " the hosts allow.network lists");
-	else if (!sjob->relays.n && !sjob->binds.n)
+	if (sjob->net.proxied)
+		strbuf_addstr(sb_out, sjob->net.rules.any ? " any public host"
+							  : " the hosts allow.network lists");
+	else if (!sjob->net.relays.n && !sjob->net.binds.n)
 		strbuf_addstr(sb_out, " none");
-	for (size_t k = 0; k < sjob->relays.n; k++)
-		strbuf_addf(sb_out, "%s the host's port %d", sjob->has_net || k ? "," : "",
-			    sjob->relays.v[k].port);
-	for (size_t k = 0; k < sjob->binds.n; k++)
+	for (size_t k = 0; k < sjob->net.relays.n; k++)
+		strbuf_addf(sb_out, "%s the host's port %d", sjob->net.proxied || k ? "," : "",
+			    sjob->net.relays.v[k].port);
+	for (size_t k = 0; k < sjob->net.binds.n; k++)
 		strbuf_addf(sb_out, "%s serving port %d",
-			    sjob->has_net || sjob->relays.n || k ? "," : "", sjob->binds.v[k]);
+			    sjob->net.proxied || sjob->net.relays.n || k ? "," : "",
+			    sjob->net.binds.v[k]);
 }
 
 /* The judge's input for task i and all it borrows: one builder for the
@@ -1529,10 +1253,10 @@ static void judging_init(struct sandbox_jobs *sj, size_t i, const struct job *jo
 		if (real)
 			strvec_push_nodup(&jg->proj_deps, real);
 	}
-	for (size_t k = 0; k < sjob->relays.n; k++)
-		vec_push(&jg->ports, sjob->relays.v[k].port);
-	for (size_t k = 0; k < sjob->binds.n; k++)
-		vec_push(&jg->ports, sjob->binds.v[k]);
+	for (size_t k = 0; k < sjob->net.relays.n; k++)
+		vec_push(&jg->ports, sjob->net.relays.v[k].port);
+	for (size_t k = 0; k < sjob->net.binds.n; k++)
+		vec_push(&jg->ports, sjob->net.binds.v[k]);
 	jg->in = (struct judge_input){
 	    .workspace_root = sj->ws->root,
 	    .home = getenv("HOME"),
@@ -1573,8 +1297,8 @@ static void judging_init(struct sandbox_jobs *sj, size_t i, const struct job *jo
 	    .n_outside_grants = jg->outside.n,
 	    .toolchain = SV(jg->tools),
 	    .n_toolchain = jg->tools.n,
-	    .net_allowed = sjob->has_net ? net_allowed : NULL,
-	    .net_ctx = &sjob->net,
+	    .net_allowed = sjob->net.proxied ? net_allowed : NULL,
+	    .net_ctx = &sjob->net.rules,
 	    .host_listens = bridge_host_listens,
 	    .net_ports = jg->ports.v,
 	    .n_net_ports = jg->ports.n,
@@ -1613,7 +1337,7 @@ static int judge_untraced(struct sandbox_jobs *sj, size_t i, struct job *job)
 	judging_init(sj, i, job, &jg);
 	struct verdict v;
 	judge_output(&jg.in, &v);
-	proxy_violations(sjob->proxy, &jg.in, &v);
+	proxy_violations(sjob->net.proxy, &jg.in, &v);
 	struct strbuf out = STRBUF_INIT;
 	strbuf_addf(&out, "%s: it ran untraced in its sandbox (a persistent task), where it could ",
 		    t->id);
@@ -1651,8 +1375,8 @@ static int judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	if (sj->g->nodes.v[i]->cfg->persistent)
 		return judge_untraced(sj, i, job);
 	size_t n_refused = 0;
-	if (sjob->proxy)
-		proxy_refusals(sjob->proxy, &n_refused);
+	if (sjob->net.proxy)
+		proxy_refusals(sjob->net.proxy, &n_refused);
 	if (!sjob->built || (!sjob->trace.dir && !n_refused))
 		return 0;
 	const struct task_node *t = sj->g->nodes.v[i];
@@ -1663,7 +1387,7 @@ static int judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 		judge_trace(&jg.in, sjob->trace.path, &v);
 	else
 		memset(&v, 0, sizeof v); /* untraced: the proxy's word is all there is */
-	proxy_violations(sjob->proxy, &jg.in, &v);
+	proxy_violations(sjob->net.proxy, &jg.in, &v);
 	sjob->project_dir = xstrdup(sjob->req.cwd);
 	bool succeeded = job->state == JOB_SUCCEEDED;
 	/* what it read of the other packages, for vx boundaries */
@@ -1753,7 +1477,7 @@ static void done(struct sandbox_jobs *sj, size_t i)
 {
 	struct sandbox_job *sjob = &sj->jobs[i];
 	trace_log_remove(&sjob->trace);
-	net_stop(sjob);
+	sandbox_net_stop(&sjob->net);
 	/* not judged (a retry): a record naming what appeared stays */
 	struct strvec appeared = STRVEC_INIT;
 	guard_end(&sjob->guard, &appeared);
@@ -1781,12 +1505,7 @@ void sandbox_jobs_release(struct sandbox_jobs *sj)
 		if (sj->jobs[i].judged)
 			verdict_release(&sj->jobs[i].verdict);
 		free(sj->jobs[i].project_dir);
-		netrules_clear(&sj->jobs[i].net);
-		for (size_t k = 0; k < sj->jobs[i].relays.n; k++)
-			free((char *)sj->jobs[i].relays.v[k].addr);
-		vec_free(&sj->jobs[i].relays);
-		vec_free(&sj->jobs[i].binds);
-		vec_free(&sj->jobs[i].bridges);
+		sandbox_net_release(&sj->jobs[i].net);
 	}
 	free(sj->jobs);
 	strvec_clear(&sj->configs);

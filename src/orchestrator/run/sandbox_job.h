@@ -12,6 +12,7 @@
 #include "sandbox/bridge.h"
 #include "sandbox/bwrap.h"
 #include "sandbox/guard.h"
+#include "sandbox/net.h"
 #include "sandbox/netrule.h"
 #include "sandbox/proxy.h"
 #include "sandbox/request.h"
@@ -76,18 +77,10 @@ struct sandbox_job {
 	struct strvec outputs; /* what its output globs matched once it finished, walked
 				* for its first sandboxed dependent (dep_outputs) */
 	bool outputs_walked, outputs_ok;
-	struct netrules net;		 /* allow.network / deny.network, parsed by init */
-	bool has_net;			 /* a host grant: the task gets its own proxy */
-	VEC(struct bridge_relay) relays; /* allow.network localhost:PORT (addr owned) */
-	VEC(int) binds;			 /* localBinding ports */
-	struct bridge *bridge;		 /* netd's control socket, while it runs, or NULL */
-	struct proxy *proxy;		 /* while it runs (wrap to done), or NULL */
-	VEC(struct proxy *) bridges;	 /* its relays and port bridges, while it runs */
-	char *net_dir;			 /* its 0700 directory in the run dir (the control
-					  * socket), or NULL */
-	char *net_ctl;			 /* the control socket in net_dir */
-	const struct strvec *keyed;	 /* set by wrap: the cached task's key files (the
-					  * taskcache's, borrowed for the run), or NULL */
+	struct sandbox_net net;	    /* its network (sandbox/net.h): rules set by init
+				     * (run/sandbox_net.c), started by wrap, stopped by done */
+	const struct strvec *keyed; /* set by wrap: the cached task's key files (the
+				     * taskcache's, borrowed for the run), or NULL */
 };
 
 /* The judge's input for node i's report (paths borrowed from sj). */
@@ -155,10 +148,6 @@ int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job);
  * staged write grants back from the stage (request.h) and discards what
  * else it left there. */
 void sandbox_jobs_unstage(struct sandbox_jobs *sj, size_t i);
-
-/* Puts back what a dead run's stages hold (the rundir reaper of
- * WS/.vx/stage): each staged entry its project lacks. */
-void sandbox_jobs_reap_stage(int dirfd);
 
 /* The config files (vx.yaml, package.json, ...) sandboxed tasks of this
  * run were judged to have written (the note "config"): each appended to
