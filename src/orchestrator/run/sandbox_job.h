@@ -1,6 +1,10 @@
 /* sandbox_job.h - a task that declared sandbox:, turned into a sandbox
- * request and a wrapped job (src/sandbox builds the walls; this file fills
- * its plain-data input from the workspace, the task and its edges). */
+ * request and a wrapped job (src/sandbox builds the walls; run/ fills its
+ * plain-data input from the workspace, the task and its edges). The calls
+ * below live in sandbox_job.c (init, wrap, unstage, done), sandbox_input.c
+ * (the request's input: sandbox_jobs_request, sandbox_jobs_profile) and
+ * sandbox_judge.c (the verdict: sandbox_jobs_judge and its readers); the
+ * network's in sandbox_net.c. */
 #ifndef VX_RUN_SANDBOX_JOB_H
 #define VX_RUN_SANDBOX_JOB_H
 
