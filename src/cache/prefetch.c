@@ -2,6 +2,8 @@
  * (prefetch.h). */
 #include "cache/prefetch.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -10,8 +12,9 @@
 #include <unistd.h>
 
 #include "cache/transfer.h"
-#include "util/thread.h"
+#include "util/compat.h"
 #include "util/die.h"
+#include "util/thread.h"
 #include "util/strbuf.h"
 
 struct prefetch {
@@ -25,7 +28,16 @@ struct prefetch {
 	pthread_t thread;
 	pthread_mutex_t lock; /* guards said */
 	struct strbuf said;   /* the thread's warnings, for the caller's thread */
+	int rd, wr;	      /* a byte written each time keys settle: prefetch_fd */
 };
+
+/* Says keys settled. A full pipe holds a wake-up already: none is lost. */
+static void wake(struct prefetch *p)
+{
+	char b = 1;
+	while (write(p->wr, &b, 1) < 0 && errno == EINTR)
+		;
+}
 
 static void collect(const char *line, void *ctx)
 {
@@ -59,6 +71,7 @@ static void body_done(struct remote_item *it, int fd, void *ctx)
 	free(p->paths[it->index]);
 	p->paths[it->index] = NULL;
 	atomic_store(&p->state[it->index], s);
+	wake(p);
 }
 
 static void *run(void *arg)
@@ -71,6 +84,7 @@ static void *run(void *arg)
 	for (size_t i = 0; i < p->n; i++)
 		if (atomic_load(&p->state[i]) == PREFETCH_PENDING)
 			atomic_store(&p->state[i], PREFETCH_ASK);
+	wake(p);
 	report_to(NULL, NULL);
 	return NULL;
 }
@@ -93,8 +107,15 @@ struct prefetch *prefetch_start(const struct store *st, struct remote *r, const 
 	}
 	strbuf_init(&p->said);
 	pthread_mutex_init(&p->lock, NULL);
+	int fds[2];
+	if (compat_pipe(fds, O_CLOEXEC | O_NONBLOCK) < 0)
+		die_errno("cannot make the prefetch's pipe");
+	p->rd = fds[0];
+	p->wr = fds[1];
 	int err = thread_start(&p->thread, NULL, run, p);
 	if (err) {
+		close(p->rd);
+		close(p->wr);
 		pthread_mutex_destroy(&p->lock);
 		strbuf_release(&p->said);
 		free(p->items);
@@ -104,6 +125,18 @@ struct prefetch *prefetch_start(const struct store *st, struct remote *r, const 
 		return NULL;
 	}
 	return p;
+}
+
+int prefetch_fd(const struct prefetch *p)
+{
+	return p->rd;
+}
+
+void prefetch_drain(struct prefetch *p)
+{
+	char buf[256];
+	while (read(p->rd, buf, sizeof buf) > 0)
+		;
 }
 
 enum prefetch_state prefetch_state(struct prefetch *p, size_t i)
@@ -130,6 +163,8 @@ void prefetch_free(struct prefetch *p)
 	p->stop = true;
 	pthread_join(p->thread, NULL);
 	prefetch_say(p);
+	close(p->rd);
+	close(p->wr);
 	pthread_mutex_destroy(&p->lock);
 	strbuf_release(&p->said);
 	free(p->items);

@@ -26,6 +26,12 @@ struct prefetch;
  * Returns NULL when there is nothing to do or no thread can start. */
 struct prefetch *prefetch_start(const struct store *st, struct remote *r, const char *const *keys,
 				size_t n);
+/* A descriptor that is readable once keys settled since the last
+ * prefetch_drain: a task waiting on its key waits on the caller's loop for
+ * it, never by asking again and again. Owned by p. */
+int prefetch_fd(const struct prefetch *p);
+/* Empties prefetch_fd, before its keys' states are looked at. */
+void prefetch_drain(struct prefetch *p);
 /* Key i's state, as of now. */
 enum prefetch_state prefetch_state(struct prefetch *p, size_t i);
 /* Prints, on the caller's thread, the warnings the prefetch thread made

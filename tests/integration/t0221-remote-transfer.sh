@@ -219,6 +219,36 @@ test_expect_success 'tasks that end while the remote lookups are in flight are s
 	test_grep "Tasks: 4 succeeded" "$OUT"
 '
 
+# Issue 58 item 4: a task whose key the prefetch was still asking the
+# remote for was asked again every 2 ms, a wake-up of the loop each time
+# (1500 in the 3 s this server takes to answer). Waiting is a loop event:
+# the prefetch says when a key is settled. Counted as the loop's poll(2)
+# calls on vx's main thread, not as a time.
+test_expect_success 'a task waiting on its prefetch wakes the loop when it is answered, not every 2 ms' '
+	command -v strace >/dev/null || { echo "strace is not installed"; exit 1; } &&
+	free_port sport &&
+	{ node "$TEST_TMP/slow.js" $sport & } &&
+	spid=$! &&
+	for i in $(seq 50); do curl -s -o /dev/null http://127.0.0.1:$sport/v8/artifacts/status && break; sleep 0.1; done &&
+	ws_root <<-EOF &&
+	tasks:
+	  build:
+	    outputs: ["dist/**"]
+	EOF
+	mkdir -p slow && ws_project slow slow <<-EOF &&
+	  build:
+	    command: "mkdir -p dist && echo s > dist/out"
+	EOF
+	rc=0 && VX_REMOTE_CACHE_URL=http://127.0.0.1:$sport timeout -k 5 30 \
+		strace -o "$TEST_DIR/polls" -e trace=poll,ppoll -qq "$VX" run build >"$OUT" 2>"$ERR" || rc=$? &&
+	kill $spid &&
+	test $rc = 0 &&
+	test_grep "Tasks: 1 succeeded" "$OUT" &&
+	polls=$(grep -c "poll" "$TEST_DIR/polls") &&
+	echo "poll calls on the main thread: $polls" &&
+	test "$polls" -lt 300
+'
+
 test_expect_success 'the run waits a bounded time for its uploads at its end, and says how many it left' '
 	free_port sport &&
 	{ node "$TEST_TMP/slow.js" $sport put & } &&

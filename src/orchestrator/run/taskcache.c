@@ -791,7 +791,10 @@ enum taskcache_answer taskcache_before(struct job *job, void *ctx)
 		pf = prefetch_state(tc->prefetch, tc->prefetch_of[i] - 1);
 		if (pf == PREFETCH_PENDING) {
 			strvec_clear(&trusted);
-			return TASKCACHE_WAIT;
+			if (!tc->prefetch_waiting)
+				return TASKCACHE_WAIT;
+			tc->prefetch_waiting[i] = job;
+			return TASKCACHE_PENDING;
 		}
 		tc->prefetch_of[i] = 0;
 	}
@@ -997,12 +1000,34 @@ static void prefetch_begin(struct taskcache *tc)
 	free(keys);
 }
 
+/* Keys settled: each job waiting on one goes back to the scheduler, whose
+ * hook then takes the prefetch's answer. */
+static void on_prefetch(struct loop *l, int fd, unsigned events, void *data)
+{
+	(void)l, (void)fd, (void)events;
+	struct taskcache *tc = data;
+	prefetch_drain(tc->prefetch);
+	for (size_t i = 0; i < tc->g->nodes.n; i++) {
+		struct job *job = tc->prefetch_waiting[i];
+		if (job &&
+		    prefetch_state(tc->prefetch, tc->prefetch_of[i] - 1) != PREFETCH_PENDING) {
+			job->pending = false;
+			tc->prefetch_waiting[i] = NULL;
+		}
+	}
+}
+
 void taskcache_start(struct taskcache *tc, struct loop *l)
 {
 	if (!tc->store_open || tc->dry_run)
 		return;
 	if (tc->read && taskcache_remote_readable(tc))
 		prefetch_begin(tc);
+	if (tc->prefetch && l) {
+		tc->prefetch_waiting = xcalloc(tc->g->nodes.n, sizeof *tc->prefetch_waiting);
+		tc->prefetch_loop = l;
+		loop_watch(l, prefetch_fd(tc->prefetch), LOOP_READ, on_prefetch, tc);
+	}
 	if (tc->read && l)
 		tc->worker = worker_new(l, RESTORE_THREADS);
 	if (tc->write)
@@ -1020,6 +1045,11 @@ void taskcache_finish(struct taskcache *tc)
 			fetch_free(tc->fetching[i]);
 		tc->fetching[i] = NULL;
 	}
+	if (tc->prefetch_loop)
+		loop_unwatch(tc->prefetch_loop, prefetch_fd(tc->prefetch));
+	tc->prefetch_loop = NULL;
+	free(tc->prefetch_waiting);
+	tc->prefetch_waiting = NULL;
 	prefetch_free(tc->prefetch);
 	tc->prefetch = NULL;
 	if (tc->saver) {

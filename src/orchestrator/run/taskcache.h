@@ -60,10 +60,15 @@ struct taskcache {
 	struct prefetch *prefetch; /* the run's remote lookups ahead of need, between
 				    * taskcache_start and _finish, or NULL */
 	size_t *prefetch_of;	   /* per node: 1 + its index in the prefetch, 0: not in it */
-	struct strvec *saving;	   /* per node: the outputs a save in flight archives */
-	struct worker *worker;	   /* restores and remote GETs off the loop, between
-				    * taskcache_start and _finish; NULL: in the hook */
-	struct fetch **fetching;   /* per node: its hit on its way (taskcache.c), or NULL */
+	/* Per node, the job waiting for the prefetch to settle its key, whose
+	 * hook the loop asks again when prefetch_fd says so (issue 58 item 4:
+	 * it was asked every 2 ms); NULL when no loop watches the prefetch. */
+	struct job **prefetch_waiting;
+	struct loop *prefetch_loop; /* the loop watching prefetch_fd, or NULL */
+	struct strvec *saving;	    /* per node: the outputs a save in flight archives */
+	struct worker *worker;	    /* restores and remote GETs off the loop, between
+				     * taskcache_start and _finish; NULL: in the hook */
+	struct fetch **fetching;    /* per node: its hit on its way (taskcache.c), or NULL */
 };
 
 enum remote_mode { REMOTE_DEFAULT, REMOTE_OFF, REMOTE_ONLY };
@@ -108,10 +113,12 @@ enum cache_status taskcache_probe(struct taskcache *tc, size_t i);
 enum taskcache_answer {
 	TASKCACHE_RUN,	   /* a miss, or no cache: run it */
 	TASKCACHE_HIT,	   /* a verified hit restored its outputs; job->log holds its log */
-	TASKCACHE_WAIT,	   /* the remote lookup of its key is in flight: ask again shortly */
+	TASKCACHE_WAIT,	   /* the remote lookup of its key is in flight and no loop
+			    * watches it (a run with no loop): ask again shortly */
 	TASKCACHE_PENDING, /* its entry is being opened, fetched or restored off the
-			    * loop: job->pending is cleared when it is settled,
-			    * and the hook asked again answers */
+			    * loop, or its remote lookup is in flight: job->pending
+			    * is cleared when it is settled, and the hook asked
+			    * again answers */
 };
 /* Scheduler hooks' halves; ctx is the taskcache, job->data the task_node.
  * after: a task that succeeded is saved; a failed save costs a warning,
