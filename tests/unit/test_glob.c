@@ -505,6 +505,143 @@ static void walks(const char *root)
 	strvec_clear(&s.paths);
 }
 
+/* The oracle of glob_walk_list: each including entry's own walk, its hits
+ * the whole list keeps, each path once where it first came. */
+static int oracle(const char *root, char *const *pats, size_t n, int flags, const char *const *skip,
+		  struct strvec *out)
+{
+	struct seen s = {STRVEC_INIT, 0};
+	for (size_t i = 0; i < n; i++) {
+		if (pats[i][0] == '!')
+			continue;
+		if (glob_walk(root, pats[i], flags, skip, record, &s) < 0 && errno != ENOENT)
+			return -1;
+	}
+	for (size_t i = 0; i < s.paths.n; i++) {
+		bool dup = false;
+		for (size_t k = 0; !dup && k < out->n; k++)
+			dup = !strcmp(out->v[k], s.paths.v[i]);
+		if (!dup && globlist_match(pats, n, s.paths.v[i]))
+			strvec_push(out, s.paths.v[i]);
+	}
+	strvec_clear(&s.paths);
+	return 0;
+}
+
+static unsigned long rng_state;
+static unsigned rnd(unsigned n)
+{
+	rng_state = rng_state * 6364136223846793005UL + 1442695040888963407UL;
+	return (unsigned)((rng_state >> 33) % n);
+}
+
+/* One walk of a list against each glob's own (issue 57 item 4), on
+ * random lists: negations, overlaps, repeats, literals, climbing and
+ * skipped prefixes, braces and escapes. */
+static void lists(const char *root)
+{
+	static const char *const skip[] = {".git", "node_modules", NULL};
+	static const char *const pool[] = {
+	    "**/*.ts",
+	    "**/m.ts",
+	    "src/*.ts",
+	    "./src/*.ts",
+	    "src/**",
+	    "src/m.ts",
+	    "src/z.ts",
+	    "a.ts",
+	    "alink.ts",
+	    "dangling.ts",
+	    "srclink",
+	    "srclink/*",
+	    "src/lib/deep.ts",
+	    "src/lib/*",
+	    "src/lib/pipe",
+	    "**",
+	    "*",
+	    "packages/*",
+	    "packages/**",
+	    "packages/README",
+	    "we\\*ird/*",
+	    "we\\*ird/f",
+	    "{src,packages}/**",
+	    "**/{m,z}.ts",
+	    "src/node_modules/*",
+	    "src/node_modules/dep.ts",
+	    ".git/*",
+	    "**/deep.ts",
+	    "nope/*",
+	    "nope/x.ts",
+	    "a.ts/*",
+	    "../tree/src/*.ts",
+	    "../tree/a.ts",
+	    "src/../a.ts",
+	    "src/",
+	    "**/lib/**",
+	    "src/*/deep.ts",
+	    "**/.hidden.ts",
+	    "src/.hidden.ts",
+	    "b.js",
+	    "*.js",
+	    "**/README",
+	    "packages/p1",
+	    "src/lib",
+	    "srclink/**",
+	    "a.ts/**",
+	    "srclink/m.ts",
+	    "srclink/lib/deep.ts",
+	    "a.ts/x",
+	    "alink.ts/**",
+	    "src/lib/**",
+	    "dangling.ts/**",
+	};
+	size_t npool = sizeof pool / sizeof *pool;
+	const int flagsets[] = {GLOB_WALK_FILES | GLOB_WALK_LINKS, GLOB_WALK_FILES,
+				GLOB_WALK_FILES | GLOB_WALK_DIRS, GLOB_WALK_DIRS,
+				GLOB_WALK_FILES | GLOB_WALK_OTHER};
+	rng_state = 57;
+	for (int round = 0; round < 400 && check_failures < 5; round++) {
+		struct strvec pats = STRVEC_INIT;
+		size_t n = 1 + rnd(12);
+		for (size_t i = 0; i < n; i++)
+			strvec_pushf(&pats, "%s%s", rnd(4) ? "" : "!", pool[rnd((unsigned)npool)]);
+		int flags = flagsets[rnd(5)];
+		const char *const *sk = rnd(4) ? skip : NULL;
+		struct strvec want = STRVEC_INIT;
+		struct seen got = {STRVEC_INIT, 0};
+		struct glob_walk_opts o = {.skip_names = sk};
+		int rw = oracle(root, pats.v, pats.n, flags, sk, &want);
+		int rg = glob_walk_list(root, pats.v, pats.n, flags, &o, record, &got);
+		struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, l = STRBUF_INIT;
+		for (size_t i = 0; i < want.n; i++)
+			strbuf_addf(&a, " %s", want.v[i]);
+		for (size_t i = 0; i < got.paths.n; i++)
+			strbuf_addf(&b, " %s", got.paths.v[i]);
+		for (size_t i = 0; i < pats.n; i++)
+			strbuf_addf(&l, " '%s'", pats.v[i]);
+		check_count++;
+		if (rw != rg || strcmp(a.buf, b.buf)) {
+			check_failures++;
+			fprintf(stderr,
+				"glob_walk_list([%s ], %d, skip %d) = %d [%s], per glob %d [%s]\n",
+				l.buf, flags, sk != NULL, rg, b.buf, rw, a.buf);
+		}
+		strbuf_release(&a);
+		strbuf_release(&b);
+		strbuf_release(&l);
+		strvec_clear(&want);
+		strvec_clear(&got.paths);
+		strvec_clear(&pats);
+	}
+	/* cb's value stops the list and is returned */
+	char *two[] = {"**/*.ts", "b.js"};
+	struct seen s = {STRVEC_INIT, 1};
+	struct glob_walk_opts o = {0};
+	CHECK_INT(glob_walk_list(root, two, 2, GLOB_WALK_FILES, &o, record, &s), 7);
+	CHECK_INT(s.paths.n, 1);
+	strvec_clear(&s.paths);
+}
+
 static void test_walk(void)
 {
 	char base[] = "/tmp/vx-test-glob-XXXXXX";
@@ -542,11 +679,14 @@ static void test_walk(void)
 
 	walks(root);
 	walks(linked);
+	lists(root);
+	lists(linked);
 	/* The same from an fd of the workspace root above (util/io.h fs_at):
 	 * the root reached through links as by its name, nothing below. */
 	fs_anchor(base);
 	walks(root);
 	walks(linked);
+	lists(root);
 	fs_anchor("/");
 	free(linked);
 	free(root);

@@ -111,9 +111,7 @@ static bool has_skipped_component(const char *rel)
 
 struct collect {
 	struct strvec *out;
-	const char *prefix;  /* prepended with a '/' unless "" or "." */
-	char *const *filter; /* a globlist every hit must match, or NULL */
-	size_t nfilter;
+	const char *prefix;	 /* prepended with a '/' unless "" or "." */
 	const struct inputs *in; /* with owner >= 0: keep only files of that project */
 	long owner;
 	const struct inputs *cache; /* its cache directory's files are no hit; NULL: none */
@@ -124,8 +122,6 @@ struct collect {
 static int collect_one(const char *rel, void *ctx)
 {
 	struct collect *c = ctx;
-	if (c->filter && !globlist_match(c->filter, c->nfilter, rel))
-		return 0;
 	if (c->exclude && globlist_match(c->exclude, c->nexclude, rel))
 		return 0;
 	char *full = (!*c->prefix || !strcmp(c->prefix, ".")) ? xstrdup(rel)
@@ -145,25 +141,20 @@ static int collect_one(const char *rel, void *ctx)
 	return 0;
 }
 
-/* Walks base for every including pattern of pats, keeping hits the whole
- * list matches (so "!" entries take back). */
+/* Walks base once for the list pats (glob_walk_list: "!" entries take
+ * back, later entries win; issue 57 item 4, 1000 globalDependencies were
+ * 1000 walks). */
 static int walk_globs(const char *base, const char *prefix, const struct strvec *pats,
 		      const char *const *skip, struct collect *c)
 {
 	c->prefix = prefix;
-	c->filter = pats->v;
-	c->nfilter = pats->n;
-	for (size_t i = 0; i < pats->n; i++) {
-		if (pats->v[i][0] == '!')
-			continue;
-		struct glob_walk_opts o = {.skip_names = skip,
-					   .listings = c->in ? c->in->listings : NULL,
-					   .reads = c->in ? c->in->ws->reads : NULL};
-		if (glob_walk_with(base, pats->v[i], GLOB_WALK_FILES | GLOB_WALK_LINKS, &o,
-				   collect_one, c) < 0 &&
-		    errno != ENOENT)
-			return error_errno("cannot read %s", base);
-	}
+	struct glob_walk_opts o = {.skip_names = skip,
+				   .listings = c->in ? c->in->listings : NULL,
+				   .reads = c->in ? c->in->ws->reads : NULL};
+	if (glob_walk_list(base, pats->v, pats->n, GLOB_WALK_FILES | GLOB_WALK_LINKS, &o,
+			   collect_one, c) < 0 &&
+	    errno != ENOENT)
+		return error_errno("cannot read %s", base);
 	return 0;
 }
 
