@@ -3,8 +3,10 @@
  * does not read warned at their place; errors at their place; env
  * wildcards matched against the environment; vx.yaml's task over
  * turbo.json's, field by field. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "capture.h"
 #include "check.h"
@@ -232,8 +234,61 @@ static void test_unknown_keys(void)
 	config_free(cfg);
 }
 
+static void write_turbo(const char *dir, const char *text)
+{
+	char *p = xasprintf("%s/turbo.json", dir);
+	FILE *f = fopen(p, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f))
+		die_errno("cannot write %s", p);
+	free(p);
+}
+
+/* The root turbo.json is parsed once a load (issue 57 item 4: found, then
+ * read again, the second parse 17% of a large one's load): what
+ * turbo_is_root read is what turbo_load reads, taken once. */
+static void test_parsed_once(void)
+{
+	char dir[] = "/tmp/vx-test-turbo-XXXXXX";
+	if (!mkdtemp(dir))
+		die_errno("mkdtemp");
+	write_turbo(dir, "{\"tasks\": {\"first\": {}}}\n");
+	CHECK_INT(turbo_is_root(dir), 1);
+	write_turbo(dir, "{\"tasks\": {\"second\": {}}}\n");
+	struct config *cfg = empty();
+	CHECK_INT(turbo_load(dir, cfg), 1);
+	CHECK(config_find_task(cfg, "first") != NULL);
+	CHECK(config_find_task(cfg, "second") == NULL);
+	config_free(cfg);
+	/* taken once: a later load reads the file */
+	cfg = empty();
+	CHECK_INT(turbo_load(dir, cfg), 1);
+	CHECK(config_find_task(cfg, "second") != NULL);
+	config_free(cfg);
+	/* a package's turbo.json (it extends) is not kept */
+	write_turbo(dir, "{\"extends\": [\"//\"], \"tasks\": {\"third\": {}}}\n");
+	CHECK_INT(turbo_is_root(dir), 0);
+	write_turbo(dir, "{\"tasks\": {\"fourth\": {}}}\n");
+	cfg = empty();
+	CHECK_INT(turbo_load(dir, cfg), 1);
+	CHECK(config_find_task(cfg, "fourth") != NULL);
+	config_free(cfg);
+	/* one that does not parse is a root, its error turbo_load's */
+	write_turbo(dir, "{\"tasks\": \n");
+	CHECK_INT(turbo_is_root(dir), 1);
+	cfg = empty();
+	capture_begin();
+	CHECK_INT(turbo_load(dir, cfg), -1);
+	CHECK(strstr(capture_end(), "turbo.json is not JSON") != NULL);
+	config_free(cfg);
+	char *p = xasprintf("%s/turbo.json", dir);
+	unlink(p);
+	free(p);
+	rmdir(dir);
+}
+
 int main(void)
 {
+	test_parsed_once();
 	test_fields();
 	test_unknown_keys();
 	test_overlay_and_schema1();

@@ -498,6 +498,7 @@ static int read_extends(struct turbo *t, const yaml_node_t *k, const yaml_node_t
 }
 
 static int parse(struct turbo *t, char *text, size_t len);
+static int parse_doc(struct turbo *tp);
 
 int turbo_parse(const char *path, char *text, size_t len, struct config *cfg)
 {
@@ -505,25 +506,37 @@ int turbo_parse(const char *path, char *text, size_t len, struct config *cfg)
 	return parse(&t, text, len);
 }
 
-static int parse(struct turbo *tp, char *text, size_t len)
+/* Reads text (comments blanked) into *doc. False with *err set when it is
+ * not JSON. */
+static bool read_doc(char *text, size_t len, yaml_document_t *doc, struct yamlload_error *err)
 {
-	struct turbo t = *tp;
-	const char *path = t.path;
-	struct config *cfg = t.cfg;
-	bool extends = false, env_mode = false;
 	jsonc_blank(text, len);
 	yaml_parser_t parser;
 	if (!yaml_parser_initialize(&parser))
 		die("cannot initialize the YAML parser");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-	struct yamlload_error err;
-	if (!yamlload_next(&parser, &t.doc, &err)) {
-		struct loc l = {path, err.line, err.col};
-		int rc = config_error(&l, "turbo.json is not JSON: %s", err.message);
-		yaml_parser_delete(&parser);
-		return rc;
-	}
+	bool ok = yamlload_next(&parser, doc, err);
 	yaml_parser_delete(&parser);
+	return ok;
+}
+
+static int parse(struct turbo *tp, char *text, size_t len)
+{
+	struct yamlload_error err;
+	if (!read_doc(text, len, &tp->doc, &err)) {
+		struct loc l = {tp->path, err.line, err.col};
+		return config_error(&l, "turbo.json is not JSON: %s", err.message);
+	}
+	return parse_doc(tp);
+}
+
+/* Reads tp->doc into tp->cfg, and deletes it. */
+static int parse_doc(struct turbo *tp)
+{
+	struct turbo t = *tp;
+	const char *path = t.path;
+	struct config *cfg = t.cfg;
+	bool extends = false, env_mode = false;
 	int rc = 1;
 	yaml_node_t *root = yaml_document_get_root_node(&t.doc);
 	if (!root || root->type != YAML_MAPPING_NODE) {
@@ -650,30 +663,34 @@ static char *turbo_file(struct readcache *rc, const char *dir)
 	return NULL;
 }
 
-/* Whether text (a turbo.json) has "key" at its top level. A file that
- * does not parse says nothing here: turbo_load reports it. */
-static bool top_level_key(char *text, size_t len, const char *key)
-{
-	jsonc_blank(text, len);
-	yaml_parser_t parser;
+/* The root turbo.json turbo_is_root parsed, kept for the turbo_load that
+ * follows it: one parse of it a run, not two (issue 57 item 4: the second
+ * was 17% of a load). turbo_load takes it once; the next turbo_is_root of
+ * a root replaces it. */
+static struct {
+	char *path; /* NULL: none kept */
 	yaml_document_t doc;
-	if (!yaml_parser_initialize(&parser))
-		die("cannot initialize the YAML parser");
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+} kept_root;
+
+static void kept_root_drop(void)
+{
+	if (kept_root.path)
+		yaml_document_delete(&kept_root.doc);
+	free(kept_root.path);
+	kept_root.path = NULL;
+}
+
+/* Whether doc has "key" at its top level. */
+static bool top_level_key(yaml_document_t *doc, const char *key)
+{
 	bool found = false;
-	struct yamlload_error err;
-	if (yamlload_next(&parser, &doc, &err)) {
-		yaml_node_t *root = yaml_document_get_root_node(&doc);
-		for (yaml_node_pair_t *pr = root && root->type == YAML_MAPPING_NODE
-						? root->data.mapping.pairs.start
-						: NULL;
-		     pr && pr < root->data.mapping.pairs.top && !found; pr++) {
-			const char *k = yamlnode_scalar(yaml_document_get_node(&doc, pr->key));
-			found = k && !strcmp(k, key);
-		}
-		yaml_document_delete(&doc);
+	yaml_node_t *root = yaml_document_get_root_node(doc);
+	for (yaml_node_pair_t *pr =
+		 root && root->type == YAML_MAPPING_NODE ? root->data.mapping.pairs.start : NULL;
+	     pr && pr < root->data.mapping.pairs.top && !found; pr++) {
+		const char *k = yamlnode_scalar(yaml_document_get_node(doc, pr->key));
+		found = k && !strcmp(k, key);
 	}
-	yaml_parser_delete(&parser);
 	return found;
 }
 
@@ -690,8 +707,24 @@ int turbo_is_root(const char *dir)
 		root = error("cannot read %s: %s", p, strbuf_read_strerror(errno));
 	else if (config_check_size(p, sb.len))
 		root = -1;
-	else
-		root = !top_level_key(sb.buf, sb.len, "extends");
+	else {
+		/* A file that does not parse says nothing here: turbo_load
+		 * reports it. */
+		yaml_document_t doc;
+		struct yamlload_error err;
+		root = 1;
+		if (read_doc(sb.buf, sb.len, &doc, &err)) {
+			root = !top_level_key(&doc, "extends");
+			if (root) {
+				kept_root_drop();
+				kept_root.path = p;
+				kept_root.doc = doc;
+				p = NULL;
+			} else {
+				yaml_document_delete(&doc);
+			}
+		}
+	}
 	strbuf_release(&sb);
 	free(p);
 	return root;
@@ -725,6 +758,14 @@ int turbo_load(const char *root, struct config *cfg)
 	char *p = turbo_file(NULL, root);
 	if (!p)
 		return 0;
+	if (kept_root.path && !strcmp(kept_root.path, p)) {
+		/* read and parsed when the root was found */
+		free(p);
+		struct turbo t = {.path = kept_root.path, .cfg = cfg, .doc = kept_root.doc};
+		cfg->turbo_path = kept_root.path;
+		kept_root.path = NULL;
+		return parse_doc(&t);
+	}
 	struct strbuf sb = STRBUF_INIT;
 	int rc;
 	if (strbuf_read_file(&sb, p)) {
