@@ -156,11 +156,16 @@ void prefetch_say(struct prefetch *p)
 	pthread_mutex_unlock(&p->lock);
 }
 
+void prefetch_stop(struct prefetch *p)
+{
+	p->stop = true;
+}
+
 void prefetch_free(struct prefetch *p)
 {
 	if (!p)
 		return;
-	p->stop = true;
+	prefetch_stop(p);
 	pthread_join(p->thread, NULL);
 	prefetch_say(p);
 	close(p->rd);

@@ -37,6 +37,9 @@ enum prefetch_state prefetch_state(struct prefetch *p, size_t i);
 /* Prints, on the caller's thread, the warnings the prefetch thread made
  * since the last call (a download refused, a tag that does not verify). */
 void prefetch_say(struct prefetch *p);
+/* Asks the thread to begin no more lookups (it ends those in flight);
+ * any thread. */
+void prefetch_stop(struct prefetch *p);
 /* Stops what has not started, waits for what has, prints what is left
  * to say, frees. NULL is fine. */
 void prefetch_free(struct prefetch *p);

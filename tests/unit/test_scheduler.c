@@ -680,7 +680,7 @@ static void test_handed_off(void)
 	job_sh(&jobs[0], "web#dev", "echo never; sleep 30");
 	job_sh(&jobs[1], "x#t", "echo after");
 	jobs[1].deps = dep0, jobs[1].ndeps = 1;
-	struct scheduler_hooks hooks = {hand_off, NULL, NULL};
+	struct scheduler_hooks hooks = {hand_off, NULL, NULL, NULL};
 	CHECK_INT(run(jobs, 2, &opts2, &hooks, &out), 0);
 	CHECK_INT(jobs[0].state, JOB_NOOP);
 	CHECK(jobs[0].handed_off);
@@ -715,7 +715,7 @@ static void test_later(void)
 	struct job jobs[3];
 	struct strbuf out = STRBUF_INIT;
 	struct later_ctx c = {0};
-	struct scheduler_hooks hooks = {ask_later, NULL, &c};
+	struct scheduler_hooks hooks = {ask_later, NULL, &c, NULL};
 	struct scheduler_opts opts = {.concurrency = 1, .logs = LOGS_FULL};
 	size_t dep0[] = {0};
 	job_sh(&jobs[0], "w#build", "echo w >> order");
@@ -755,7 +755,10 @@ static void test_later(void)
 struct pending_ctx {
 	struct loop *loop;
 	int asks[4];
-	bool cached; /* the second answer: a hit, not a run */
+	bool cached;		/* the second answer: a hit, not a run */
+	bool forever;		/* the owner lets go only when told to stop */
+	struct job *waiting[4]; /* what it holds pending */
+	int stops;		/* the stop hook's calls */
 };
 
 static void pending_release(struct loop *l, void *data)
@@ -771,10 +774,27 @@ static enum before_result ask_pending(struct job *job, void *ctx)
 	if (k < 0 || k > 3)
 		return BEFORE_RUN;
 	if (c->asks[k]++ == 0) {
-		loop_timer(c->loop, loop_now() + 200, pending_release, job);
+		if (c->forever)
+			c->waiting[k] = job;
+		else
+			loop_timer(c->loop, loop_now() + 200, pending_release, job);
 		return BEFORE_PENDING;
 	}
 	return c->cached ? BEFORE_DONE : BEFORE_RUN;
+}
+
+/* The run stops: the owner lets go of what it holds (issue 58 item 4: a
+ * job waiting on its remote lookup held a stopped run until the lookup
+ * ended). */
+static void stop_pending(void *ctx)
+{
+	struct pending_ctx *c = ctx;
+	c->stops++;
+	for (int k = 0; k < 4; k++)
+		if (c->waiting[k]) {
+			c->waiting[k]->pending = false;
+			c->waiting[k] = NULL;
+		}
 }
 
 static void test_pending(void)
@@ -782,7 +802,7 @@ static void test_pending(void)
 	struct job jobs[4];
 	struct strbuf out = STRBUF_INIT;
 	struct pending_ctx c = {.loop = loop_new()};
-	struct scheduler_hooks hooks = {ask_pending, NULL, &c};
+	struct scheduler_hooks hooks = {ask_pending, NULL, &c, stop_pending};
 	struct scheduler_opts opts = {.concurrency = 1, .logs = LOGS_FULL, .loop = c.loop};
 	job_sh(&jobs[0], "p#build", "echo start-p >> order; sleep 0.1; echo end-p >> order");
 	job_sh(&jobs[1], "q#build", "echo start-q >> order; sleep 0.1; echo end-q >> order");
@@ -818,6 +838,21 @@ static void test_pending(void)
 	CHECK_INT(run(jobs, 2, &opts, &hooks, &out), 1);
 	CHECK_INT(jobs[0].state, JOB_SKIPPED);
 	CHECK_INT(jobs[1].state, JOB_FAILED);
+	CHECK_INT(c.asks[0], 1);
+	CHECK(!file_exists("order"));
+	jobs_free(jobs, 2);
+
+	/* an owner that would hold p for good lets go when the run stops: p
+	 * ends skipped, and the run with it */
+	memset(c.asks, 0, sizeof c.asks);
+	c.forever = true;
+	c.stops = 0;
+	job_sh(&jobs[0], "p#build", "echo p >> order");
+	job_sh(&jobs[1], "x#build", "sleep 0.2; exit 3");
+	CHECK_INT(run(jobs, 2, &opts, &hooks, &out), 1);
+	CHECK(c.stops >= 1);
+	CHECK(c.waiting[0] == NULL);
+	CHECK_INT(jobs[0].state, JOB_SKIPPED);
 	CHECK_INT(c.asks[0], 1);
 	CHECK(!file_exists("order"));
 	jobs_free(jobs, 2);

@@ -167,7 +167,7 @@ int run_once(const struct run_opts *o, struct plan *p, long long t0,
 		rh.shard = p->shard;
 		shardrun_start(p->shard, n);
 	}
-	struct scheduler_hooks hooks = {run_before, run_after, &rh};
+	struct scheduler_hooks hooks = {run_before, run_after, &rh, run_stop_hook};
 	long long jobs_t0 = summary_clock_ms(); /* the summary's wall clock of job times */
 	int status = scheduler_run(p->jobs, n, &so, &hooks);
 	free(rh.tainted);

@@ -140,6 +140,12 @@ enum before_result run_before(struct job *job, void *ctx)
 	return BEFORE_RUN;
 }
 
+void run_stop_hook(void *ctx)
+{
+	struct run_hooks *rh = ctx;
+	taskcache_stop(rh->tc);
+}
+
 /* --only: did a task upstream of t stay unrun (its outputs taken as found)? */
 static bool upstream_unrun(const struct task_node *t, const struct graph *g)
 {

@@ -35,5 +35,8 @@ enum before_result run_before(struct job *job, void *ctx);
 /* After a job: a retry of a sandbox's setup failure, the verdict (a
  * violation fails the task), then the cache's save. */
 enum after_result run_after(struct job *job, void *ctx);
+/* The run stops starting jobs: the cache lets go of the jobs waiting on
+ * their remote lookups (taskcache_stop). */
+void run_stop_hook(void *ctx);
 
 #endif

@@ -252,6 +252,9 @@ static void later_cancel_all(struct sched *s)
 			s->procs[i].later_timer = 0;
 			s->later--;
 		}
+	/* and what waits off the loop for no slot (a remote lookup) */
+	if (s->hooks && s->hooks->stop)
+		s->hooks->stop(s->hooks->ctx);
 }
 
 /* Job i reached a final state: release or skip its dependents. A failure

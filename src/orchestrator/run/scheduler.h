@@ -134,6 +134,11 @@ struct scheduler_hooks {
 	 * may set job->held. NULL: keep. */
 	enum after_result (*after)(struct job *job, void *ctx);
 	void *ctx;
+	/* The run stops starting jobs (a failure, an interrupt): the hook's
+	 * owner lets go of the jobs pending on it (clears job->pending), which
+	 * then end skipped, rather than finishing work nobody will use. NULL:
+	 * nothing to let go. */
+	void (*stop)(void *ctx);
 };
 
 struct scheduler_opts {

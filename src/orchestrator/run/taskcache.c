@@ -1017,6 +1017,17 @@ static void on_prefetch(struct loop *l, int fd, unsigned events, void *data)
 	}
 }
 
+void taskcache_stop(struct taskcache *tc)
+{
+	if (tc->prefetch)
+		prefetch_stop(tc->prefetch);
+	for (size_t i = 0; tc->prefetch_waiting && i < tc->g->nodes.n; i++) {
+		if (tc->prefetch_waiting[i])
+			tc->prefetch_waiting[i]->pending = false;
+		tc->prefetch_waiting[i] = NULL;
+	}
+}
+
 void taskcache_start(struct taskcache *tc, struct loop *l)
 {
 	if (!tc->store_open || tc->dry_run)

@@ -132,6 +132,9 @@ void taskcache_after(struct job *job, void *ctx);
  * saves in flight. Without start, the after hook saves in place. */
 void taskcache_start(struct taskcache *tc, struct loop *l);
 void taskcache_finish(struct taskcache *tc);
+/* The run stops starting jobs: each job waiting on its remote lookup is
+ * let go (it ends skipped), and the lookups not yet begun are not begun. */
+void taskcache_stop(struct taskcache *tc);
 
 /* Saves the stat cache and frees everything (finishing first). */
 void taskcache_close(struct taskcache *tc);
