@@ -16,6 +16,10 @@
 
 /* No config vx reads nests a tenth as deep. */
 #define YAMLLOAD_MAX_DEPTH 256
+/* A document whose aliases, expanded, make more nodes than this is
+ * refused: a reader follows every alias, and nested ones double the walk
+ * a level. A configuration of this many nodes is past 4 MiB anyway. */
+#define YAMLLOAD_MAX_NODES 1000000
 
 struct yamlload_error {
 	int line, col;	   /* 1-based */
@@ -27,5 +31,8 @@ struct yamlload_error {
  * with err filled and doc empty. The parser's input must be a string
  * (yaml_parser_set_input_string). Dies when out of memory. */
 int yamlload_next(yaml_parser_t *parser, yaml_document_t *doc, struct yamlload_error *err);
+/* The same for JSON read through libyaml (turbo.json): an anchor or an
+ * alias, which JSON has not, is an error at its place. */
+int yamlload_json(yaml_parser_t *parser, yaml_document_t *doc, struct yamlload_error *err);
 
 #endif

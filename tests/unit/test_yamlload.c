@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "util/yamlload.h"
+#include "util/strbuf.h"
 #include "util/yamlnode.h"
 
 static int load(const char *text, size_t len, yaml_document_t *doc, struct yamlload_error *err)
@@ -82,9 +83,50 @@ static void test_errors(void)
 	CHECK_STR(err.message, "found undefined alias");
 }
 
+/* Aliases that expand past YAMLLOAD_MAX_NODES are refused ("billion
+ * laughs": a review's 600 KB turbo.json of nested aliases took 13.8 s a
+ * run and 2 GB), a few anchors are fine, and JSON (turbo.json) has none. */
+static void test_aliases(void)
+{
+	yaml_document_t doc;
+	struct yamlload_error err;
+	struct strbuf sb = STRBUF_INIT;
+	/* 30 levels, each a list of two aliases of the level below: 2^30 */
+	strbuf_addstr(&sb, "l0: &l0 [x, y]\n");
+	for (int i = 1; i < 30; i++)
+		strbuf_addf(&sb, "l%d: &l%d [*l%d, *l%d]\n", i, i, i - 1, i - 1);
+	CHECK(load(sb.buf, sb.len, &doc, &err) == 0);
+	CHECK(strstr(err.message, "aliases expand it past 1000000 nodes") != NULL);
+	CHECK(err.line > 15); /* where the count passed the bound */
+	/* the same at 10 levels (about 3000 nodes): loads */
+	strbuf_reset(&sb);
+	strbuf_addstr(&sb, "l0: &l0 [x, y]\n");
+	for (int i = 1; i < 10; i++)
+		strbuf_addf(&sb, "l%d: &l%d [*l%d, *l%d]\n", i, i, i - 1, i - 1);
+	CHECK(load(sb.buf, sb.len, &doc, &err) == 1);
+	yaml_document_delete(&doc);
+	strbuf_release(&sb);
+
+	yaml_parser_t p;
+	const char *json = "{\"a\": &x [1], \"b\": *x}";
+	CHECK(yaml_parser_initialize(&p));
+	yaml_parser_set_input_string(&p, (const unsigned char *)json, strlen(json));
+	CHECK(yamlload_json(&p, &doc, &err) == 0);
+	CHECK_INT(err.col, 7);
+	CHECK_STR(err.message, "an anchor (&), which JSON has not");
+	yaml_parser_delete(&p);
+	const char *plain = "{\"a\": [\"&x\", \"*y\"]}";
+	CHECK(yaml_parser_initialize(&p));
+	yaml_parser_set_input_string(&p, (const unsigned char *)plain, strlen(plain));
+	CHECK(yamlload_json(&p, &doc, &err) == 1); /* & and * in strings are text */
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&p);
+}
+
 int main(void)
 {
 	test_same_document();
 	test_errors();
+	test_aliases();
 	return check_finish("yamlload");
 }

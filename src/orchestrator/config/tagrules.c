@@ -248,7 +248,7 @@ int tagrules_load(const char *dir, struct tagrules *out)
 	yaml_parser_set_input_string(&parser, (const unsigned char *)sb.buf, sb.len);
 	struct yamlload_error err;
 	int rc = 1;
-	if (!yamlload_next(&parser, &doc, &err)) {
+	if (!yamlload_json(&parser, &doc, &err)) {
 		struct loc l = {path, err.line, err.col};
 		rc = config_error(&l, "turbo.json is not JSON: %s", err.message);
 	} else {

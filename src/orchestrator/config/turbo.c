@@ -515,7 +515,7 @@ static bool read_doc(char *text, size_t len, yaml_document_t *doc, struct yamllo
 	if (!yaml_parser_initialize(&parser))
 		die("cannot initialize the YAML parser");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-	bool ok = yamlload_next(&parser, doc, err);
+	bool ok = yamlload_json(&parser, doc, err);
 	yaml_parser_delete(&parser);
 	return ok;
 }
