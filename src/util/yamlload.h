@@ -16,10 +16,11 @@
 
 /* No config vx reads nests a tenth as deep. */
 #define YAMLLOAD_MAX_DEPTH 256
-/* A document whose aliases, expanded, make more nodes than this is
+/* A document whose aliases stand for more nodes than this, expanded, is
  * refused: a reader follows every alias, and nested ones double the walk
- * a level. A configuration of this many nodes is past 4 MiB anyway. */
-#define YAMLLOAD_MAX_NODES 1000000
+ * a level. A document without aliases (a lockfile of any size) is never
+ * refused by it. */
+#define YAMLLOAD_MAX_ALIASED 1000000
 
 struct yamlload_error {
 	int line, col;	   /* 1-based */
