@@ -233,6 +233,11 @@ static void test_units(void)
 	CHECK(config_parse_size("1024", &v) == 0 && v == 1024);
 	CHECK(config_parse_size("1.5KiB", &v) == 0 && v == 1536);
 	CHECK(config_parse_size("GiB", &v) == -1);
+	/* a review: maxSize 0 bounded nothing (0 is "any" to the remote's
+	 * body bound), and "0.1" was 0 bytes */
+	CHECK(config_parse_size("0", &v) == -1);
+	CHECK(config_parse_size("0.1", &v) == -1);
+	CHECK(config_parse_size("1", &v) == 0 && v == 1);
 	CHECK(config_parse_size("5 PiB", &v) == -1);
 }
 

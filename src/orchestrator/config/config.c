@@ -357,7 +357,9 @@ int config_parse_size(const char *s, long long *bytes)
 	for (size_t i = 0; i < sizeof units / sizeof *units; i++) {
 		if (!strcmp(end, units[i].suffix)) {
 			double b = v * units[i].mult;
-			if (b > 9e18)
+			/* 0 bytes bounds nothing a size bounds (the remote's body
+			 * bound reads 0 as "any") */
+			if (b > 9e18 || b < 1)
 				return -1;
 			*bytes = (long long)b;
 			return 0;
@@ -587,9 +589,10 @@ static int parse_cache(struct parse *p, yaml_node_t *n, struct config *cfg)
 			char *s = NULL;
 			int rc = get_str(p, v, "cache.maxSize", EXPAND, &s);
 			if (!rc && config_parse_size(s, &cfg->cache_max_size))
-				rc =
-				    perr(p, v,
-					 "\"%s\" is not a size: write e.g. \"5GiB\", \"500MB\"", s);
+				rc = perr(p, v,
+					  "\"%s\" is not a size of a byte or more: write e.g. "
+					  "\"5GiB\", \"500MB\"",
+					  s);
 			free(s);
 			if (rc)
 				return -1;

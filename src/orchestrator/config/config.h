@@ -190,7 +190,8 @@ int config_check_size(const char *path, size_t len);
 /* Parses a duration ("90s", "10m", "1h", "1h30m", "250ms"). Returns 0 and
  * sets *ms, or -1 when the text is not a duration. */
 int config_parse_duration(const char *s, long long *ms);
-/* Parses a size ("5GiB", "500MB", "1024"). Returns 0 and sets *bytes, or -1. */
+/* Parses a size ("5GiB", "500MB", "1024") of one byte or more. Returns 0
+ * and sets *bytes, or -1. */
 int config_parse_size(const char *s, long long *bytes);
 
 #endif
