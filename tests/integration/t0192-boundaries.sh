@@ -142,6 +142,19 @@ test_expect_success 'declared, the check is clean for both; --filter narrows it;
 	test_grep "vx: " "$ERR"
 '
 
+# A review: an import's specifier, its escapes decoded, reached the
+# terminal raw (an OSC 52 sequence writes the clipboard of whoever runs
+# the check). Text output writes each control byte C-style.
+test_expect_success 'a control byte an import names is written escaped, never raw' '
+	setup &&
+	write_file apps/web/src/esc.ts <<<"import x from \"../../../evil\\u001b]52;c;aGk=\\u0007\";" &&
+	git add -A && git commit -qm esc &&
+	run_vx 1 boundaries &&
+	test_grep "esc.ts:1:" "$OUT" &&
+	test_grep -F "\\033]52;c;aGk=" "$OUT" &&
+	! grep -q "$(printf "\033")" "$OUT"
+'
+
 # Only a runtime read: web'"'"'s build reads lib'"'"'s data.json through fs,
 # which no import names. turbo boundaries finds nothing; vx finds it where
 # a traced run kept what the task read (.vx/reads, written at the verdict:

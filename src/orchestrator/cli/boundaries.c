@@ -479,12 +479,21 @@ static void write_report(const struct check *c, const char *mode, struct strbuf 
 	size_t n = c->findings.n;
 	const struct finding *f = c->findings.v;
 	if (!strcmp(mode, "text")) {
+		/* a message quotes what a file says (an import's specifier,
+		 * its escapes decoded): a control byte in it would reach the
+		 * terminal of whoever runs the check (a review: an OSC 52
+		 * import wrote to the clipboard) */
 		for (size_t i = 0; i < n; i++) {
-			strbuf_addf(out, "%s:%u:%u: %s\n", f[i].file, f[i].line, f[i].col,
-				    f[i].message);
-			if (f[i].fix)
-				strbuf_addf(out, "%s:%u:%u: fix: %s\n", f[i].file, f[i].line,
-					    f[i].col, f[i].fix);
+			strbuf_add_controls_escaped(out, f[i].file);
+			strbuf_addf(out, ":%u:%u: ", f[i].line, f[i].col);
+			strbuf_add_controls_escaped(out, f[i].message);
+			strbuf_addch(out, '\n');
+			if (f[i].fix) {
+				strbuf_add_controls_escaped(out, f[i].file);
+				strbuf_addf(out, ":%u:%u: fix: ", f[i].line, f[i].col);
+				strbuf_add_controls_escaped(out, f[i].fix);
+				strbuf_addch(out, '\n');
+			}
 		}
 		return;
 	}
