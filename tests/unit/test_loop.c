@@ -138,6 +138,15 @@ int main(void)
 	CHECK(loop_now() - t0 >= 30);
 	CHECK_INT(loop_once(l, 0), 0);
 
+	/* Two due at once (a machine slow to wake: qemu-user ran the later
+	 * first) run earliest first, whatever order they were set in. */
+	norder = 0;
+	t0 = loop_now();
+	loop_timer(l, t0 - 5, on_timer, "2");
+	loop_timer(l, t0 - 10, on_timer, "1");
+	CHECK_INT(loop_once(l, 0), 2);
+	CHECK_STR(order, "12");
+
 	/* A timer that re-arms itself for now runs once per wake-up. */
 	unsigned long id = loop_timer(l, loop_now(), on_rearm, NULL);
 	(void)id;
