@@ -635,6 +635,13 @@ static size_t clause_source(const struct finder *f, size_t k, bool *req)
 	const struct tok *last = NULL; /* the last token outside braces */
 	for (; k < f->lx->toks.n; k++) {
 		const struct tok *t = &f->lx->toks.v[k];
+		/* import and export bind no name: one is the next statement (a
+		 * review: `import as ` repeated was scanned to the end from
+		 * every import, 12 s for 800 KB; now each scan ends at the
+		 * next, and the pass is linear) */
+		if (t->kind == TK_IDENT &&
+		    (tok_is(f->lx, t, "import") || tok_is(f->lx, t, "export")))
+			return 0;
 		if (braces) {
 			if (t->kind == TK_PUNCT && tok_is(f->lx, t, "}"))
 				braces = false;
