@@ -213,7 +213,16 @@ test_expect_success 'tsconfig extends: paths from a relative and a package confi
 	write_file apps/web/tsconfig.json <<<"{\"extends\": \"./other.json\"}" &&
 	write_file apps/web/other.json <<<"{\"extends\": \"./tsconfig.json\"}" &&
 	run_vx 2 boundaries &&
-	test_grep "^vx: $PWD/apps/web/other.json:1:13: tsconfig \"extends\" goes round: apps/web/tsconfig.json, apps/web/other.json, apps/web/tsconfig.json" "$ERR"
+	test_grep "^vx: $PWD/apps/web/other.json:1:13: tsconfig \"extends\" goes round: apps/web/tsconfig.json, apps/web/other.json, apps/web/tsconfig.json" "$ERR" &&
+	# each level extending the same parent twice doubles the reads (a
+	# review: 18 levels took 7.5 s, 31 hours): refused past 256 reads
+	for i in $(seq 0 19); do
+		echo "{\"extends\": [\"./tc$((i + 1)).json\", \"./tc$((i + 1)).json\"]}" >apps/web/tc$i.json || exit 1
+	done &&
+	echo "{}" >apps/web/tc20.json &&
+	write_file apps/web/tsconfig.json <<<"{\"extends\": \"./tc0.json\"}" &&
+	run_vx 2 boundaries &&
+	test_grep "tsconfig \"extends\" reads more than 256 configs" "$ERR"
 '
 
 test_done

@@ -26,6 +26,11 @@
 /* No real chain of configs is a tenth as deep; a longer one is a loop
  * through files that differ by name only, or a mistake. */
 #define TSCONFIG_MAX_DEPTH 32
+/* Configs one resolution may read, counting each time one is extended: a
+ * chain that extends the same parent twice at each level doubles at each
+ * (a review: 18 levels took 7.5 s, 31 would be hours). A real project
+ * reads a handful. */
+#define TSCONFIG_MAX_READS 256
 
 struct tsconfig {
 	char *path;   /* absolute */
@@ -39,6 +44,7 @@ struct effective {
 	char *paths_dir;     /* the directory of the config that set paths */
 	char *base_url;	     /* absolute, or NULL */
 	struct strvec chain; /* the configs being read, outermost first */
+	size_t reads;	     /* configs extended so far (TSCONFIG_MAX_READS) */
 };
 
 static bool is_file(const char *path)
@@ -200,6 +206,9 @@ static int apply_extends(struct tsconfigs *kept, const char *path, const char *t
 	} else if (e->chain.n >= TSCONFIG_MAX_DEPTH) {
 		rc = config_error(&l, "tsconfig \"extends\" goes deeper than %d configs",
 				  TSCONFIG_MAX_DEPTH);
+	} else if (++e->reads > TSCONFIG_MAX_READS) {
+		rc = config_error(&l, "tsconfig \"extends\" reads more than %d configs",
+				  TSCONFIG_MAX_READS);
 	} else {
 		rc = apply(kept, target, e);
 	}
