@@ -98,10 +98,18 @@ static const int saved_signals[] = {SIGINT, SIGQUIT, SIGTERM, SIGTSTP, SIGWINCH,
  * still give the user their terminal back. */
 static struct tui *tui_live;
 
+static void stderr_release(struct tui *t);
+
+/* A die() while the TUI is up: the terminal back, then what was said
+ * while the screen was curses' (the die's own line among it: a review
+ * found the user got their terminal and no error). */
 static void tui_atexit(void)
 {
-	if (tui_live && !isendwin())
+	if (!tui_live)
+		return;
+	if (!isendwin())
 		endwin();
+	stderr_release(tui_live);
 }
 
 bool tui_usable(const char **why)
