@@ -49,4 +49,15 @@ test_expect_success 'a run that reads no other package removes its record' '
 	run_vx 0 boundaries
 '
 
+# A review: .vx/reads planted as a link (a repository can commit one)
+# sent the record, and its removal, wherever it pointed.
+test_expect_success '.vx/reads planted as a link: nothing is written through it, said once' '
+	setup &&
+	mkdir -p .vx "$TEST_DIR/elsewhere" &&
+	ln -s "$TEST_DIR/elsewhere" .vx/reads &&
+	run_vx 0 run app#build &&
+	test_grep "reads is not a directory (a link?): the reads of app#build are not kept" "$ERR" &&
+	test -z "$(ls -A "$TEST_DIR/elsewhere")"
+'
+
 test_done

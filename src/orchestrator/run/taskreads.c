@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "orchestrator/config/workspace.h"
@@ -41,7 +42,10 @@ int taskreads_save(const struct workspace *ws, const char *id, const char *proje
 	struct strvec files = STRVEC_INIT;
 	for (size_t i = 0; i < reads->n; i++) {
 		const char *path = reads->v[i] + 2; /* past "K " */
-		if (strlen(reads->v[i]) < 3 || path[0] != '/' || !path_is_within(ws->root, path))
+		/* a name with a newline would read back as two records' lines
+		 * (a review: a file named "x\nread packages/api/y" forged one) */
+		if (strlen(reads->v[i]) < 3 || path[0] != '/' || !path_is_within(ws->root, path) ||
+		    strchr(path, '\n'))
 			continue;
 		long q = workspace_project_of(ws, path);
 		if (q < 0 || q == own || ws->projects.v[q]->is_root)
@@ -51,6 +55,24 @@ int taskreads_save(const struct workspace *ws, const char *id, const char *proje
 	strvec_sort_unique(&files);
 	char *file = record_path(ws, id);
 	int rc = 0;
+	/* .vx or .vx/reads planted as a link (a repository can commit one)
+	 * would send the record, and its removal, elsewhere */
+	const char *const dirs[] = {".vx", ".vx/reads"};
+	for (size_t k = 0; k < 2 && !rc; k++) {
+		char *d = path_join(ws->root, dirs[k]);
+		struct stat st;
+		if (!lstat(d, &st) && !S_ISDIR(st.st_mode)) {
+			warning("%s is not a directory (a link?): the reads of %s are not kept", d,
+				id);
+			rc = -1;
+		}
+		free(d);
+	}
+	if (rc) {
+		free(file);
+		strvec_clear(&files);
+		return rc;
+	}
 	if (!files.n) {
 		if (unlink(file) && errno != ENOENT)
 			rc = -1;
