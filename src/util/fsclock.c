@@ -82,6 +82,14 @@ static int stamp(int64_t *sec)
 		clk.fd = openat(at, rel, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (clk.fd < 0)
 			return -1;
+		/* a hard link planted there would have its first byte
+		 * written (a review): only a file of vx's own */
+		struct stat own;
+		if (fstat(clk.fd, &own) < 0 || !S_ISREG(own.st_mode) || own.st_nlink != 1) {
+			close(clk.fd);
+			clk.fd = -1;
+			return -1;
+		}
 	}
 	ssize_t n;
 	while ((n = pwrite(clk.fd, "\n", 1, 0)) < 0 && errno == EINTR)

@@ -75,6 +75,26 @@ int main(void)
 	fs_clock_anchor(NULL);
 	CHECK(fs_clock_sec() < real);
 
+	/* A hard link planted at the stamp's name (a review): never written
+	 * through, vx's own clock instead. */
+	clock_skew = 86400;
+	unlink(stamp);
+	char *victim = xasprintf("%s/victim", dir);
+	FILE *f = fopen(victim, "w");
+	CHECK(f && fputs("ABC", f) >= 0 && fclose(f) == 0);
+	CHECK_INT(link(victim, stamp), 0);
+	fs_clock_anchor(cache);
+	CHECK(fs_clock_sec() >= real + 86400);
+	char got[8] = {0};
+	f = fopen(victim, "r");
+	CHECK(f && fread(got, 1, sizeof got - 1, f) == 3);
+	if (f)
+		fclose(f);
+	CHECK_STR(got, "ABC");
+	fs_clock_anchor(NULL);
+	unlink(victim);
+	free(victim);
+
 	unlink(stamp);
 	rmdir(cache);
 	rmdir(dir);

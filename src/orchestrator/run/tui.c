@@ -763,7 +763,7 @@ static void key(struct tui *t, int ch)
 		t->help = false;
 		break;
 	case KEY_MOUSE: {
-		MEVENT me;
+		MEVENT me = {0}; /* getmouse fills it only when it says OK */
 		if (getmouse(&me) == OK && (me.bstate & BUTTON4_PRESSED))
 			scroll_pane(t, -3);
 		else if (me.bstate & BUTTON5_PRESSED)
