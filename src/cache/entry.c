@@ -77,8 +77,10 @@ static int member_add(struct archive_writer *w, int rootfd, const char *path, st
 		      struct inplace_seen *seen, struct strvec *links, enum archive_type *type)
 {
 	struct archive_member am;
-	if (archive_writer_add(w, rootfd, path, &am) < 0)
+	if (archive_writer_add(w, rootfd, path, &am) < 0) {
+		archive_member_release(&am); /* what it filled before it refused */
 		return -1;
+	}
 	if (am.type == ARCHIVE_SYMLINK)
 		strvec_push(links, am.path);
 	if (seen)

@@ -1302,7 +1302,8 @@ int glob_walk_list(const char *root, char *const *pats, size_t n, int flags,
 		strbuf_reset(&w.rel);
 	}
 	/* Each path once, where the first walk to report it put it. */
-	qsort(s.hits, s.nhits, sizeof *s.hits, cmp_hit_rel);
+	if (s.nhits) /* qsort of no array: UBSan's null argument */
+		qsort(s.hits, s.nhits, sizeof *s.hits, cmp_hit_rel);
 	size_t keep = 0;
 	for (size_t i = 0; i < s.nhits; i++) {
 		if (keep && !strcmp(s.hits[keep - 1].rel, s.hits[i].rel))
@@ -1311,7 +1312,8 @@ int glob_walk_list(const char *root, char *const *pats, size_t n, int flags,
 			s.hits[keep++] = s.hits[i];
 	}
 	s.nhits = keep;
-	qsort(s.hits, s.nhits, sizeof *s.hits, cmp_hit_order);
+	if (s.nhits)
+		qsort(s.hits, s.nhits, sizeof *s.hits, cmp_hit_order);
 	for (size_t i = 0; !ret && i < s.nhits; i++)
 		ret = cb(s.hits[i].rel, ctx);
 	set_release(&s);

@@ -272,6 +272,8 @@ bool jsonloc_repeated_key(const char *text, size_t len, struct jsonloc_repeat *r
 		struct open_value *top = open.n ? &open.v[open.n - 1] : NULL;
 		if (c == '"') {
 			size_t end = skip_string(text, len, i);
+			if (end < i + 2 || text[end - 1] != '"')
+				break; /* unterminated: no key to read (ASan) */
 			if (top && top->want_key) {
 				struct key k = {text + i + 1, end - i - 2, i, false};
 				if (memchr(k.s, '\\', k.n)) {
