@@ -51,9 +51,20 @@ static void make_outputs(void)
 	fixture_write(root, "dist/b.js", "bb\n");
 	age("dist/a.js", 10);
 	age("dist/b.js", 10);
-	/* the ctimes above are this second's: wait for the next, so the
-	 * record's second is later than every output's */
-	sleep(1);
+	/* the ctimes above are this second's: wait until the clock the
+	 * record takes (fs_clock_sec) is past every output's ctime second, so
+	 * the record's second is later than each (a plain sleep(1) was not
+	 * always enough under ASan and load: a check failed once in CI) */
+	const char *outs[] = {"dist/a.js", "dist/b.js"};
+	for (int i = 0; i < 2; i++) {
+		char *p = xasprintf("%s/%s", root, outs[i]);
+		struct stat st;
+		CHECK(lstat(p, &st) == 0);
+		for (int tries = 0; fs_clock_sec() <= (int64_t)st.st_ctim.tv_sec && tries < 60;
+		     tries++)
+			usleep(50000);
+		free(p);
+	}
 }
 
 static void test_check(void)
