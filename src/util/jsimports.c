@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hex.h"
 #include "util/strbuf.h"
 
 enum tok_kind { TK_IDENT, TK_PUNCT, TK_STRING, TK_OTHER };
@@ -472,25 +473,14 @@ struct finder {
 	struct jsimports *out;
 };
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* n hex digits at s (fewer when the text ends or a non-digit comes);
  * returns how many were read. */
 static size_t hex_run(const char *s, size_t max, size_t n, uint32_t *cp)
 {
 	size_t k = 0;
 	*cp = 0;
-	for (; k < n && k < max && hexval(s[k]) >= 0; k++)
-		*cp = *cp * 16 + (uint32_t)hexval(s[k]);
+	for (; k < n && k < max && hex_value(s[k]) >= 0; k++)
+		*cp = *cp * 16 + (uint32_t)hex_value(s[k]);
 	return k;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/die.h"
+#include "util/hex.h"
 #include "util/strbuf.h"
 #include "util/vec.h"
 
@@ -188,10 +189,7 @@ static int hex4(const char *s, size_t len, size_t i)
 	int v = 0;
 	for (size_t k = 0; k < 4; k++) {
 		char c = i + k < len ? s[i + k] : 0;
-		int d = c >= '0' && c <= '9'   ? c - '0'
-			: c >= 'a' && c <= 'f' ? c - 'a' + 10
-			: c >= 'A' && c <= 'F' ? c - 'A' + 10
-					       : -1;
+		int d = hex_value(c);
 		if (d < 0)
 			return -1;
 		v = v * 16 + d;

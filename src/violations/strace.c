@@ -9,6 +9,7 @@
 
 #include "util/compat.h"
 #include "util/die.h"
+#include "util/hex.h"
 #include "util/path.h"
 #include "util/strbuf.h"
 #include "util/strmap.h"
@@ -623,17 +624,6 @@ static const char *args_split(const char *s, const char *e, struct span *args, s
 	return NULL;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 enum str_result { STR_OK, STR_NULL, STR_BAD };
 
 /* Decodes a string argument as strace prints it ("a\"b\303\251", maybe
@@ -685,8 +675,8 @@ static enum str_result str_decode_as(struct span a, struct strbuf *out, bool *tr
 			break;
 		case 'x': {
 			int v = 0, k = 0;
-			for (; k < 2 && s < e && hexval(*s) >= 0; k++)
-				v = v * 16 + hexval(*s++);
+			for (; k < 2 && s < e && hex_value(*s) >= 0; k++)
+				v = v * 16 + hex_value(*s++);
 			if (!k)
 				return STR_BAD;
 			c = v;
@@ -732,9 +722,9 @@ static bool num_parse(struct span a, long *out)
 		return false;
 	long v = 0;
 	if (e - s > 2 && s[0] == '0' && s[1] == 'x') {
-		for (s += 2; s < e && hexval(*s) >= 0; s++)
+		for (s += 2; s < e && hex_value(*s) >= 0; s++)
 			if (v < INT32_MAX) /* as below: a long string must not overflow */
-				v = v * 16 + hexval(*s);
+				v = v * 16 + hex_value(*s);
 	} else {
 		for (; s < e && *s >= '0' && *s <= '9'; s++)
 			if (v < INT32_MAX)
