@@ -1,52 +1,14 @@
 /* env.c - the sandboxed task's environment: what the host gives, scrubbed. */
 #include "sandbox/env.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
-bool env_is_secret(const char *name)
-{
-	static const char *const parts[] = {"TOKEN",	  "SECRET",  "PASSWORD", "PASSWD",
-					    "CREDENTIAL", "API_KEY", "APIKEY",	 "PRIVATE_KEY",
-					    "ACCESS_KEY", NULL};
-	static const char *const prefixes[] = {
-	    "AWS_", "GITHUB_", "GH_",	 "AZURE_", "GOOGLE_APPLICATION_",
-	    "NPM_", "DOCKER_", "VAULT_", "SSH_",   NULL};
-	char *up = xstrdup(name);
-	for (char *p = up; *p; p++)
-		*p = (char)toupper((unsigned char)*p);
-	bool hit = false;
-	for (const char *const *s = parts; *s && !hit; s++)
-		hit = strstr(up, *s) != NULL;
-	for (const char *const *s = prefixes; *s && !hit; s++)
-		hit = !strncmp(up, *s, strlen(*s));
-	free(up);
-	return hit;
-}
+#include "util/envname.h"
 
 static size_t name_len(const char *kv)
 {
 	return strcspn(kv, "=");
-}
-
-/* The remote cache's credentials are vx's, never a task's
- * (docs/remote-cache.md): no pattern, no spelled secret passes them. */
-static const char *const vx_secrets[] = {
-    "VX_REMOTE_CACHE_TOKEN",
-    "TURBO_TOKEN",
-    "VX_REMOTE_CACHE_SIGNATURE_KEY",
-    "TURBO_REMOTE_CACHE_SIGNATURE_KEY",
-    NULL,
-};
-
-bool env_is_vx_secret(const char *entry)
-{
-	size_t n = name_len(entry);
-	for (const char *const *s = vx_secrets; *s; s++)
-		if (strlen(*s) == n && !strncmp(entry, *s, n))
-			return true;
-	return false;
 }
 
 /* Sets kv, replacing an entry of the same name. */
@@ -97,23 +59,40 @@ static bool listed(const char *const *names, size_t n, const char *name)
 	return false;
 }
 
-long env_refused(const struct env_input *in, struct strbuf *err)
+/* The first of names[0..n) that looks like a credential and is not spelled
+ * in pass_secrets, or -1; an exclusion ("!NAME") never passes anything. */
+static long first_unspelled(const char *const *names, size_t n, const struct env_input *in)
 {
-	for (size_t i = 0; i < in->n_pass; i++)
-		if (env_is_secret(in->pass_through[i]) &&
-		    !listed(in->pass_secrets, in->n_secrets, in->pass_through[i])) {
-			strbuf_addf(err,
-				    "env.passThrough '%s' looks like a credential; a sandboxed "
-				    "task gets it only when spelled in env.passThroughSecrets too",
-				    in->pass_through[i]);
+	for (size_t i = 0; i < n; i++)
+		if (names[i][0] != '!' && envname_credential(names[i], strlen(names[i])) &&
+		    !listed(in->pass_secrets, in->n_secrets, names[i]))
 			return (long)i;
-		}
+	return -1;
+}
+
+long env_refused(const struct env_input *in, const char **field, struct strbuf *err)
+{
+	static const char *const fields[] = {"env.passThrough", "inputs.env"};
+	const char *const *lists[] = {in->pass_through, in->keyed};
+	size_t ns[] = {in->n_pass, in->n_keyed};
+	for (size_t l = 0; l < 2; l++) {
+		long i = first_unspelled(lists[l], ns[l], in);
+		if (i < 0)
+			continue;
+		if (field)
+			*field = fields[l];
+		strbuf_addf(err,
+			    "%s '%s' looks like a credential; a sandboxed task gets it only "
+			    "when spelled in env.passThroughSecrets too",
+			    fields[l], lists[l][i]);
+		return i;
+	}
 	return -1;
 }
 
 int env_build(const struct env_input *in, struct strvec *out, struct strbuf *err)
 {
-	if (env_refused(in, err) >= 0)
+	if (env_refused(in, NULL, err) >= 0)
 		return -1;
 	/* host is the strict environment task_env gives a sandboxed task
 	 * whatever envMode (issue 53); the sandbox takes all of it but what
@@ -121,10 +100,10 @@ int env_build(const struct env_input *in, struct strvec *out, struct strbuf *err
 	 * dropped and vitest hung in watch mode) */
 	for (const char *const *h = in->host; h && *h; h++) {
 		size_t n = name_len(*h);
-		if (!(*h)[n] || env_is_vx_secret(*h))
+		if (!(*h)[n] || envname_vx_secret(*h))
 			continue;
 		char *name = xstrndup(*h, n);
-		if (!env_is_secret(name) || listed(in->pass_secrets, in->n_secrets, name))
+		if (!envname_credential(name, n) || listed(in->pass_secrets, in->n_secrets, name))
 			set(out, *h);
 		free(name);
 	}

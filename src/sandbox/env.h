@@ -20,31 +20,26 @@ struct env_input {
 	size_t n_secrets;
 	const char *const *vx; /* "VX_…=V" vx sets for the task */
 	size_t n_vx;
-	const char *home;   /* HOME inside (NULL: the host's) */
-	const char *tmpdir; /* exported as TMPDIR, TMP and TEMP */
+	const char *home;	  /* HOME inside (NULL: the host's) */
+	const char *tmpdir;	  /* exported as TMPDIR, TMP and TEMP */
+	const char *const *keyed; /* the task's inputs.env entries, as spelled */
+	size_t n_keyed;
 };
 
-/* True when name looks like a credential: *TOKEN*, *SECRET*, *PASSWORD*,
- * *PASSWD*, *CREDENTIAL*, *API_KEY*, *PRIVATE_KEY*, AWS_*, GITHUB_*, GH_*,
- * AZURE_*, NPM_TOKEN, … (case-insensitive). */
-bool env_is_secret(const char *name);
-
-/* True when entry ("NAME" or "NAME=VALUE") is one of vx's own secrets
- * (the remote cache's token and signature key, under vx's and Turborepo's
- * names): removed from every task's environment, sandboxed or not,
- * whatever passThrough or passThroughSecrets says. */
-bool env_is_vx_secret(const char *entry);
-
-/* The rule env_build enforces, alone and before anything runs: returns the
- * index of the first pass_through entry that looks like a credential and is
- * not in pass_secrets, with one line in err, or -1 when none is (the caller
- * points at that entry's FILE:LINE:COL). */
-long env_refused(const struct env_input *in, struct strbuf *err);
+/* The rule env_build enforces, alone and before anything runs: a name that
+ * looks like a credential (util/envname.h) reaches a sandboxed task only
+ * when spelled in pass_secrets, so one spelled in pass_through or keyed
+ * and not there is refused rather than silently held back. Returns the
+ * index of the first such entry, with *field ("env.passThrough" or
+ * "inputs.env": which list, when field is not NULL) and one line in err,
+ * or -1 when none is (the caller points at that entry's FILE:LINE:COL).
+ * An exclusion ("!NAME") is never refused. */
+long env_refused(const struct env_input *in, const char **field, struct strbuf *err);
 
 /* Builds the environment into out ("K=V", sorted, one per name; later sources
  * win: host, define, vx's, HOME, TMPDIR): every host entry but vx's own
  * secrets and, unless spelled in passThroughSecrets, what looks like a
- * credential (env_is_secret). Returns 0, or -1 with one line in err when
+ * credential (envname_credential). Returns 0, or -1 with one line in err when
  * env_refused refuses. */
 int env_build(const struct env_input *in, struct strvec *out, struct strbuf *err);
 

@@ -68,10 +68,45 @@ test_expect_success 'one the task names (inputs.env, env.passThrough) reaches it
 	ws_root </dev/null &&
 	project app env "cache: false" \
 		"inputs: { env: [DATABASE_URL, RAILS_MASTER_KEY, CI_JOB_JWT, VERCEL_SIGNING_KEY] }" \
-		"env: { passThrough: [GPG_PASSPHRASE, MYSQL_PWD, SLACK_WEBHOOK_URL, RUNNER_JWT, GITHUB_TOKEN], passThroughSecrets: [GITHUB_TOKEN] }" \
+		"env: { passThrough: [GPG_PASSPHRASE, MYSQL_PWD, SLACK_WEBHOOK_URL, RUNNER_JWT, GITHUB_TOKEN], passThroughSecrets: [RAILS_MASTER_KEY, CI_JOB_JWT, VERCEL_SIGNING_KEY, GPG_PASSPHRASE, MYSQL_PWD, RUNNER_JWT, GITHUB_TOKEN] }" \
 		"sandbox: {}" &&
 	vx_secrets 0 run app#build &&
 	shown yes $held VERCEL_SIGNING_KEY RUNNER_JWT
+'
+
+# Issue 58: the keys and the sandbox each had a rule of their own for what
+# looks like a credential, and they disagreed: RAILS_MASTER_KEY, CI_JOB_JWT
+# and MYSQL_PWD named by a task reached it, while AWS_REGION and GITHUB_SHA
+# named by it were held back without a word. One rule now (util/envname.c),
+# and a credential a task names without passThroughSecrets is refused with
+# its line, never dropped in silence.
+test_expect_success 'a credential named in inputs.env or env.passThrough alone is refused with its line, nothing run' '
+	ws_root </dev/null &&
+	project app "touch ran" "cache: false" \
+		"inputs: { env: [DATABASE_URL, RAILS_MASTER_KEY] }" "sandbox: {}" "outputs: [ran]" &&
+	vx_secrets 2 run app#build &&
+	test_grep "vx: .*/app/vx.yaml:6:35: app#build: inputs.env .RAILS_MASTER_KEY. looks like a credential; a sandboxed task gets it only when spelled in env.passThroughSecrets too" "$ERR" &&
+	test ! -e app/ran &&
+	project app "touch ran" "cache: false" \
+		"env: { passThrough: [SLACK_WEBHOOK_URL, CI_JOB_JWT] }" "sandbox: {}" "outputs: [ran]" &&
+	vx_secrets 2 run app#build &&
+	test_grep "app#build: env.passThrough .CI_JOB_JWT. looks like a credential" "$ERR" &&
+	test ! -e app/ran &&
+	project app "env; touch ran" "cache: false" \
+		"inputs: { env: [\"!CI_JOB_JWT\", \"NODE_*\"] }" "sandbox: {}" "outputs: [ran]" &&
+	vx_secrets 0 run app#build &&
+	test -e app/ran &&
+	test_grep ! "sekrit" "$OUT"
+'
+
+test_expect_success 'what names no credential reaches the task it names: AWS_REGION, GITHUB_SHA' '
+	ws_root </dev/null &&
+	project app env "cache: false" "inputs: { env: [AWS_REGION, GITHUB_SHA] }" "sandbox: {}" &&
+	AWS_REGION=eu-west-3 GITHUB_SHA=0123abc AWS_SECRET_ACCESS_KEY=sekrit-aws \
+		vx_secrets 0 run app#build &&
+	test_grep "app#build: AWS_REGION=eu-west-3$" "$OUT" &&
+	test_grep "app#build: GITHUB_SHA=0123abc$" "$OUT" &&
+	test_grep ! "sekrit" "$OUT"
 '
 
 test_expect_success 'strict mode: a secret-looking name under an always-passed wildcard (VERCEL_*, RUNNER_*) stays out of a sandboxed task' '
@@ -110,7 +145,7 @@ test_expect_success 'a cached task that declares the variable misses when it cha
 
 test_expect_success '-v names what was held back, once a run, never a value' '
 	ws_root </dev/null &&
-	project app true "cache: false" "inputs: { env: [RAILS_MASTER_KEY] }" "sandbox: {}" &&
+	project app true "cache: false" "inputs: { env: [DATABASE_URL] }" "sandbox: {}" &&
 	project lib true "cache: false" "sandbox: {}" &&
 	vx_secrets 0 run build -v &&
 	test "$(grep -c "sandboxed tasks run with a strict environment" "$ERR")" = 1 &&

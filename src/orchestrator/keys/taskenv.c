@@ -8,8 +8,8 @@
 
 #include "orchestrator/config/config.h"
 #include "orchestrator/config/framework.h"
-#include "sandbox/env.h"
 #include "util/die.h"
+#include "util/envname.h"
 #include "util/strbuf.h"
 
 extern char **environ;
@@ -203,40 +203,6 @@ static const char *const sandbox_always[] = {
     NULL,
 };
 
-/* Whether s (len bytes) ends in the upper-case suffix. */
-static bool ends_with(const char *s, size_t len, const char *suffix)
-{
-	size_t n = strlen(suffix);
-	return len >= n && !memcmp(s + len - n, suffix, n);
-}
-
-bool task_env_name_secret(const char *name, size_t len)
-{
-	static const char *const parts[] = {"TOKEN",	  "SECRET",	"PASSWORD", "PASSWD",
-					    "PASSPHRASE", "CREDENTIAL", NULL};
-	static const char *const words[] = {"KEYS", "JWT", "AUTH", "AUTHORIZATION", "PASS", NULL};
-	char *up = xstrndup(name, len);
-	for (char *c = up; *c; c++)
-		*c = (char)toupper((unsigned char)*c);
-	bool hit = false;
-	for (const char *const *p = parts; *p && !hit; p++)
-		hit = strstr(up, *p) != NULL;
-	/* the rest as whole words, so VERCEL_GIT_COMMIT_AUTHOR_LOGIN is no
-	 * AUTH and RUNNER_TRACKING_ID no KEY; a word ending in KEY (APIKEY,
-	 * PRIVKEY) and a name ending in PWD (MYSQL_PWD, DBPWD) are, but PWD and
-	 * OLDPWD, the shell's directories, are not */
-	for (char *w = up; *w && !hit; w += strcspn(w, "_"), w += *w == '_') {
-		size_t wl = strcspn(w, "_");
-		for (const char *const *p = words; *p && !hit; p++)
-			hit = strlen(*p) == wl && !memcmp(w, *p, wl);
-		hit = hit || ends_with(w, wl, "KEY");
-	}
-	if (!hit && ends_with(up, len, "PWD"))
-		hit = strcmp(up, "PWD") && strcmp(up, "OLDPWD");
-	free(up);
-	return hit;
-}
-
 /* Whether the variable of entry ("NAME", len bytes of it) is one task t's
  * config names: its key's (inputs.env, the workspace's, its framework's)
  * and the pass-through lists'. */
@@ -272,7 +238,7 @@ static bool strict_passes(const struct workspace *ws, const struct task_node *t,
 		return true;
 	for (const char *const *p = strict_always; *p; p++)
 		if (name_matches(*p, entry, len))
-			return !sandboxed || !strchr(*p, '*') || !task_env_name_secret(entry, len);
+			return !sandboxed || !strchr(*p, '*') || !envname_credential(entry, len);
 	for (const char *const *p = sandbox_always; sandboxed && *p; p++)
 		if (name_matches(*p, entry, len))
 			return true;
@@ -289,7 +255,7 @@ static bool strict_passes(const struct workspace *ws, const struct task_node *t,
 static bool env_passes(const struct workspace *ws, const struct task_node *t, const char *entry,
 		       bool sandboxed)
 {
-	if (env_is_vx_secret(entry))
+	if (envname_vx_secret(entry))
 		return false;
 	if (!sandboxed && !ws->cfg->env_strict)
 		return true;

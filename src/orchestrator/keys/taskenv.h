@@ -23,8 +23,8 @@ void task_env_delta(const struct workspace *ws, const struct task_node *t, struc
  * back; then env.define, then task_env_delta, later entries replacing
  * earlier ones. A sandboxed task's (t->cfg->sandbox) is strict whatever
  * envMode, with the locale (LC_*, LANGUAGE) added and no name that looks
- * like a credential (task_env_name_secret) unless its config names it
- * (docs/turborepo.md, envMode). */
+ * like a credential (util/envname.h) under an always-passed wildcard
+ * unless its config names it (docs/turborepo.md, envMode). */
 void task_env(const struct workspace *ws, const struct task_node *t, struct strvec *env);
 /* Appends to names (unsorted; a name once per call) what vx's environment
  * holds that task t, sandboxed, does not get and would get unsandboxed
@@ -32,11 +32,6 @@ void task_env(const struct workspace *ws, const struct task_node *t, struct strv
  * unsandboxed task. */
 void task_env_held_back(const struct workspace *ws, const struct task_node *t,
 			struct strvec *names);
-/* True when name (len bytes, case-insensitive) looks like a credential:
- * it holds TOKEN, SECRET, PASSWORD, PASSWD, PASSPHRASE or CREDENTIAL; a
- * word of it (between '_') ends in KEY or is KEYS, JWT, AUTH,
- * AUTHORIZATION or PASS; or it ends in PWD and is not PWD or OLDPWD. */
-bool task_env_name_secret(const char *name, size_t len);
 /* The variables task t's key folds: names, those its inputs.env and the
  * workspace's name (sorted, once each; a "!NAME" entry takes away, it is
  * not a name); inferred, those its project's framework adds (framework.h:

@@ -85,21 +85,28 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 			first = t;
 		/* The sandbox's own rule, asked before anything runs so the
 		 * error can name the config line. */
-		struct strvec pass = STRVEC_INIT, secrets = STRVEC_INIT;
+		struct strvec pass = STRVEC_INIT, secrets = STRVEC_INIT, keyed = STRVEC_INIT;
 		lstr_vec_strings(&t->cfg->env_pass, &pass);
 		lstr_vec_strings(&t->cfg->env_pass_secrets, &secrets);
+		lstr_vec_strings(&t->cfg->input_env, &keyed);
 		struct env_input ein = {
 		    .pass_through = (const char *const *)pass.v,
 		    .n_pass = pass.n,
 		    .pass_secrets = (const char *const *)secrets.v,
 		    .n_secrets = secrets.n,
+		    .keyed = (const char *const *)keyed.v,
+		    .n_keyed = keyed.n,
 		};
 		struct strbuf why = STRBUF_INIT;
-		long bad = env_refused(&ein, &why);
+		const char *field = NULL;
+		long bad = env_refused(&ein, &field, &why);
 		strvec_clear(&pass);
 		strvec_clear(&secrets);
+		strvec_clear(&keyed);
 		if (bad >= 0) {
-			config_error(&t->cfg->env_pass.v[bad].loc, "%s: %s", t->id, why.buf);
+			const lstr_vec *list =
+			    !strcmp(field, "inputs.env") ? &t->cfg->input_env : &t->cfg->env_pass;
+			config_error(&list->v[bad].loc, "%s: %s", t->id, why.buf);
 			strbuf_release(&why);
 			return -1;
 		}

@@ -1,15 +1,16 @@
-/* Unit tests for keys/taskenv.c's task_env_name_secret: which names under
- * the always-passed wildcards (GITHUB_*, RUNNER_*, VERCEL_*, TURBO_*,
- * NEXT_*, COREPACK_*) a sandboxed task gets only when its config names
- * them (issue 53 item 7). */
+/* Unit tests for util/envname.c: the one rule of which environment names
+ * look like a credential, for the keys' always-passed wildcards (GITHUB_*,
+ * RUNNER_*, VERCEL_*, TURBO_*, NEXT_*, COREPACK_*: issue 53 item 7) and
+ * the sandbox's scrub alike (issue 58: they were two rules that disagreed
+ * on AWS_REGION, GITHUB_SHA, GPG_PASSPHRASE and CI_JOB_JWT). */
 #include <string.h>
 
 #include "check.h"
-#include "orchestrator/keys/taskenv.h"
+#include "util/envname.h"
 
 static bool secret(const char *entry)
 {
-	return task_env_name_secret(entry, strcspn(entry, "="));
+	return envname_credential(entry, strcspn(entry, "="));
 }
 
 int main(void)
@@ -35,6 +36,21 @@ int main(void)
 	    "AZURE_CREDENTIALS",
 	    "github_token",	 /* case-insensitive */
 	    "MYSQL_PWD=hunter2", /* len stops at the '=' */
+	    /* what the sandbox's old scrub caught, and this rule too */
+	    "my_api_key",
+	    "DB_PASSWORD",
+	    "AWS_ACCESS_KEY_ID",
+	    "AWS_SECRET_ACCESS_KEY",
+	    "AWS_SESSION_TOKEN",
+	    "GH_TOKEN",
+	    "NPM_TOKEN",
+	    "NPM_CONFIG__AUTH",
+	    "SSH_AUTH_SOCK",
+	    "GOOGLE_APPLICATION_CREDENTIALS",
+	    "DOCKER_PASSWORD",
+	    "VAULT_TOKEN",
+	    "PRIVATE_KEY",
+	    "MY_APIKEYS",
 	    NULL,
 	};
 	static const char *const no[] = {
@@ -55,6 +71,14 @@ int main(void)
 	    "NEXT_PUBLIC_API_URL",
 	    "COREPACK_ENABLE_STRICT",
 	    "PWD=/work/app",
+	    /* what the old scrub held back by prefix alone: CI metadata and
+	     * settings, no secret */
+	    "AWS_REGION",
+	    "AWS_DEFAULT_REGION",
+	    "GITHUB_REPOSITORY",
+	    "GIT_AUTHOR_NAME",
+	    "NODE_ENV",
+	    "",
 	    NULL,
 	};
 	for (const char *const *n = yes; *n; n++) {
@@ -68,7 +92,14 @@ int main(void)
 		CHECK(!secret(*n));
 	}
 	/* only len bytes are read: a prefix of a secret-looking name */
-	CHECK(!task_env_name_secret("GITHUB_TOKEN", 6));
-	CHECK(task_env_name_secret("MYSQL_PWD_FILE", 9));
-	return check_finish("test_taskenv");
+	CHECK(!envname_credential("GITHUB_TOKEN", 6));
+	CHECK(envname_credential("MYSQL_PWD_FILE", 9));
+	CHECK(!envname_credential("AUTHOR", 6)); /* "AUTH" is a word only whole */
+	CHECK(envname_credential("X_AUTH_Y", 6));
+	/* vx's own secrets, with or without a value */
+	CHECK(envname_vx_secret("TURBO_TOKEN"));
+	CHECK(envname_vx_secret("VX_REMOTE_CACHE_SIGNATURE_KEY=k"));
+	CHECK(!envname_vx_secret("TURBO_TOKENS"));
+	CHECK(!envname_vx_secret("TURBO_TEAM=t"));
+	return check_finish("test_envname");
 }
