@@ -381,6 +381,16 @@ npm_tool() {
 	exit 0
 }
 
+# turbo_oracle: turbo 2.11.13 from npm, the oracle vx's Turborepo tests
+# compare with (installed once per machine by npm_tool); sets $turbo and
+# turns turbo's telemetry off.
+turbo_oracle() {
+	npm_tool turbo-2.11.13 turbo@2.11.13
+	turbo=$(find "$npm_tool_dir/node_modules/@turbo" -path '*/bin/turbo' -type f | head -n 1)
+	[ -x "$turbo" ] || { echo "# turbo's binary is not in $npm_tool_dir"; exit 1; }
+	export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1
+}
+
 # realbuild_js_tools: the real JavaScript tools of the sandboxed builds
 # (t0330, t0332: typescript, eslint, tsup, vitest, vite, jest, next, react)
 # installed once into $NPM_CACHE beside the vx binary (outside /tmp: a

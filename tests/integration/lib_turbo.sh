@@ -2,10 +2,7 @@
 # both tools run in: sourced (after lib.sh) by t0187 (--dry=json) and
 # t0191 (--summarize). Sets $turbo.
 
-npm_tool turbo-2.11.13 turbo@2.11.13
-turbo=$(find "$npm_tool_dir/node_modules/@turbo" -path '*/bin/turbo' -type f | head -n 1)
-[ -x "$turbo" ] || { echo "# turbo's binary is not in $npm_tool_dir"; exit 1; }
-export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1
+turbo_oracle
 
 # A git repository of two packages (web depends on ui) and a root task,
 # whose builds write dist/ (ignored, as built files are).

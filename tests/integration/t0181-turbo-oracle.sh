@@ -9,10 +9,7 @@
 # deliberate divergence.
 . "$(dirname "$0")/lib.sh"
 
-npm_tool turbo-2.11.13 turbo@2.11.13
-turbo=$(find "$npm_tool_dir/node_modules/@turbo" -path '*/bin/turbo' -type f | head -n 1)
-[ -x "$turbo" ] || { echo "# turbo's binary is not in $npm_tool_dir"; exit 1; }
-export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1
+turbo_oracle
 
 # 5 packages, each with build, test and lint scripts; a turbo.json using
 # the fields vx maps; a git repository, as Turborepo reads inputs from git.

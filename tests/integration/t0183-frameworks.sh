@@ -10,10 +10,7 @@
 # takes any one of its packages), compared task by task.
 . "$(dirname "$0")/lib.sh"
 
-npm_tool turbo-2.11.13 turbo@2.11.13
-turbo=$(find "$npm_tool_dir/node_modules/@turbo" -path '*/bin/turbo' -type f | head -n 1)
-[ -x "$turbo" ] || { echo "# turbo's binary is not in $npm_tool_dir"; exit 1; }
-export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1
+turbo_oracle
 
 # pkg NAME KIND DEP...: a package whose package.json has DEPs of KIND
 # ("dependencies", ...), and a build script that prints NEXT_PUBLIC_API_URL.

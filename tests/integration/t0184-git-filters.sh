@@ -8,10 +8,7 @@
 # And package inference (item 5), on the same repository.
 . "$(dirname "$0")/lib.sh"
 
-npm_tool turbo-2.11.13 turbo@2.11.13
-turbo=$(find "$npm_tool_dir/node_modules/@turbo" -path '*/bin/turbo' -type f | head -n 1)
-[ -x "$turbo" ] || { echo "# turbo's binary is not in $npm_tool_dir"; exit 1; }
-export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1
+turbo_oracle
 
 setup() {
 	echo '{"name": "root", "private": true, "workspaces": ["packages/*"], "packageManager": "npm@9.2.0"}' >package.json

@@ -10,8 +10,7 @@
 # (npm_tool); the fixture's packages too, from the registry.
 . "$(dirname "$0")/lib.sh"
 
-npm_tool turbo-2.11.13 turbo@2.11.13
-turbo=$(find "$npm_tool_dir/node_modules/@turbo" -path '*/bin/turbo' -type f | head -n 1)
+turbo_oracle
 npm_tool pnpm-9 pnpm@9
 pnpm=$npm_tool_dir/node_modules/.bin/pnpm
 npm_tool yarn-1 yarn@1.22.22

@@ -9,10 +9,7 @@
 # "extends" followed for "paths", as tsc and turbo follow it.
 . "$(dirname "$0")/lib.sh"
 
-npm_tool turbo-2.11.13 turbo@2.11.13
-turbo=$(find "$npm_tool_dir/node_modules/@turbo" -path '*/bin/turbo' -type f | head -n 1)
-[ -x "$turbo" ] || { echo "# turbo's binary is not in $npm_tool_dir"; exit 1; }
-export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1
+turbo_oracle
 
 pkg() { # DIR NAME [JSON-MEMBERS]: DIR/package.json
 	write_file "$1/package.json" <<<"{\"name\": \"$2\", \"version\": \"1.0.0\"${3:+, $3}}"

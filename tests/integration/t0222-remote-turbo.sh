@@ -8,9 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 remote_cache_start
-npm_tool turbo-2.11.13 turbo@2.11.13
-turbo=$(find "$npm_tool_dir/node_modules/@turbo" -path '*/bin/turbo' -type f | head -n 1)
-[ -x "$turbo" ] || { echo "# turbo's binary is not in $npm_tool_dir"; exit 1; }
+turbo_oracle
 export TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1 TURBO_API=$VX_REMOTE_CACHE_URL \
 	TURBO_TOKEN=$remote_token TURBO_TEAM=team1
 
