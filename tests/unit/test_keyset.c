@@ -51,31 +51,51 @@ struct two_keys {
 	char lib[KEY_HEX_SIZE], app[KEY_HEX_SIZE];
 };
 
+/* The workspace at root loaded, its build graph and every key computed:
+ * what each test starts from. */
+struct keyed {
+	struct workspace *ws;
+	struct graph g;
+	struct keyset ks;
+	char *cache;
+};
+
+static bool keyed_load(struct keyed *k)
+{
+	char *tasks[] = {"build"};
+	k->ws = workspace_load(root);
+	CHECK(k->ws != NULL);
+	if (!k->ws)
+		return false;
+	CHECK(graph_build(&k->g, k->ws, tasks, 1, NULL) == 0);
+	keyset_init(&k->ks, k->ws, &k->g, false);
+	k->cache = xasprintf("%s/.vx/cache", root);
+	CHECK(keyset_compute(&k->ks, k->cache, false) == 0);
+	return true;
+}
+
+static void keyed_release(struct keyed *k)
+{
+	free(k->cache);
+	keyset_release(&k->ks);
+	graph_free(&k->g);
+	workspace_free(k->ws);
+}
+
 static struct two_keys compute(void)
 {
-	struct two_keys k = {{0}, {0}};
-	struct workspace *ws = workspace_load(root);
-	CHECK(ws != NULL);
-	if (!ws)
-		return k;
-	struct graph g;
-	char *tasks[] = {"build"};
-	CHECK(graph_build(&g, ws, tasks, 1, NULL) == 0);
-	struct keyset ks;
-	keyset_init(&ks, ws, &g, false);
-	char *cache = xasprintf("%s/.vx/cache", root);
-	CHECK(keyset_compute(&ks, cache, false) == 0);
-	long lib = node(&g, "lib#build"), app = node(&g, "app#build");
+	struct two_keys out = {{0}, {0}};
+	struct keyed k;
+	if (!keyed_load(&k))
+		return out;
+	long lib = node(&k.g, "lib#build"), app = node(&k.g, "app#build");
 	CHECK(lib >= 0 && app >= 0);
 	if (lib >= 0 && app >= 0) {
-		memcpy(k.lib, ks.keys[lib], KEY_HEX_SIZE);
-		memcpy(k.app, ks.keys[app], KEY_HEX_SIZE);
+		memcpy(out.lib, k.ks.keys[lib], KEY_HEX_SIZE);
+		memcpy(out.app, k.ks.keys[app], KEY_HEX_SIZE);
 	}
-	free(cache);
-	keyset_release(&ks);
-	graph_free(&g);
-	workspace_free(ws);
-	return k;
+	keyed_release(&k);
+	return out;
 }
 
 static bool facts_hold(const struct keyset *ks, size_t i, const char *name)
@@ -144,32 +164,26 @@ static void test_what_a_key_folds(void)
 static void test_facts(void)
 {
 	make_workspace();
-	struct workspace *ws = workspace_load(root);
-	struct graph g;
-	char *tasks[] = {"build"};
-	CHECK(ws && graph_build(&g, ws, tasks, 1, NULL) == 0);
-	struct keyset ks;
-	keyset_init(&ks, ws, &g, false);
-	char *cache = xasprintf("%s/.vx/cache", root);
-	CHECK(keyset_compute(&ks, cache, false) == 0);
-	size_t app = (size_t)node(&g, "app#build");
-	CHECK(facts_hold(&ks, app, "pkgs/app/src/b.txt"));
-	CHECK(facts_hold(&ks, app, "pkgs/app/notes.txt"));
-	CHECK(!facts_hold(&ks, app, "pkgs/app/README.md"));
-	CHECK(facts_hold(&ks, app, "//command"));
-	CHECK(facts_hold(&ks, app, "//dep/lib#build"));
-	CHECK(facts_hold(&ks, app, "//env/KEYSET_FLAVOR"));
+	struct keyed kd;
+	if (!keyed_load(&kd))
+		return;
+	const struct keyset *ks = &kd.ks;
+	const struct graph *g = &kd.g;
+	size_t app = (size_t)node(g, "app#build");
+	CHECK(facts_hold(ks, app, "pkgs/app/src/b.txt"));
+	CHECK(facts_hold(ks, app, "pkgs/app/notes.txt"));
+	CHECK(!facts_hold(ks, app, "pkgs/app/README.md"));
+	CHECK(facts_hold(ks, app, "//command"));
+	CHECK(facts_hold(ks, app, "//dep/lib#build"));
+	CHECK(facts_hold(ks, app, "//env/KEYSET_FLAVOR"));
 	/* the inputs list: sorted, workspace-relative, each with a hash */
-	const struct task_inputs *in = &ks.inputs[app];
+	const struct task_inputs *in = &ks->inputs[app];
 	CHECK_INT(in->paths.n, 2);
 	for (size_t k = 0; k + 1 < in->paths.n; k++)
 		CHECK(strcmp(in->paths.v[k], in->paths.v[k + 1]) < 0);
 	for (size_t k = 0; k < in->paths.n; k++)
 		CHECK(strlen(in->hashes[k]) == KEY_HEX_SIZE - 1);
-	free(cache);
-	keyset_release(&ks);
-	graph_free(&g);
-	workspace_free(ws);
+	keyed_release(&kd);
 	fixture_remove(root);
 }
 
@@ -179,35 +193,29 @@ static void test_facts(void)
 static void test_rekey(void)
 {
 	make_workspace();
-	struct workspace *ws = workspace_load(root);
-	struct graph g;
-	char *tasks[] = {"build"};
-	CHECK(ws && graph_build(&g, ws, tasks, 1, NULL) == 0);
-	struct keyset ks;
-	keyset_init(&ks, ws, &g, false);
-	char *cache = xasprintf("%s/.vx/cache", root);
-	CHECK(keyset_compute(&ks, cache, false) == 0);
-	size_t lib = (size_t)node(&g, "lib#build"), app = (size_t)node(&g, "app#build");
+	struct keyed kd;
+	if (!keyed_load(&kd))
+		return;
+	struct keyset *ks = &kd.ks;
+	const struct graph *g = &kd.g;
+	size_t lib = (size_t)node(g, "lib#build"), app = (size_t)node(g, "app#build");
 	char before_app[KEY_HEX_SIZE];
-	memcpy(before_app, ks.keys[app], KEY_HEX_SIZE);
+	memcpy(before_app, ks->keys[app], KEY_HEX_SIZE);
 
 	bool touched[2] = {false, false}, changed[2] = {true, true};
-	CHECK_INT(g.nodes.n, 2);
-	CHECK(keyset_rekey(&ks, touched, changed) == 0); /* nothing touched */
+	CHECK_INT(g->nodes.n, 2);
+	CHECK(keyset_rekey(ks, touched, changed) == 0); /* nothing touched */
 	CHECK(!changed[0] && !changed[1]);
 
 	fixture_write(root, "pkgs/lib/src/a.txt", "lib changed\n");
 	touched[lib] = true;
-	CHECK(keyset_rekey(&ks, touched, changed) == 0);
+	CHECK(keyset_rekey(ks, touched, changed) == 0);
 	CHECK(changed[lib] && changed[app]);
-	CHECK(strcmp(ks.keys[app], before_app) != 0);
+	CHECK(strcmp(ks->keys[app], before_app) != 0);
 	struct two_keys full = compute();
-	CHECK_STR(ks.keys[lib], full.lib);
-	CHECK_STR(ks.keys[app], full.app);
-	free(cache);
-	keyset_release(&ks);
-	graph_free(&g);
-	workspace_free(ws);
+	CHECK_STR(ks->keys[lib], full.lib);
+	CHECK_STR(ks->keys[app], full.app);
+	keyed_release(&kd);
 	fixture_remove(root);
 }
 
