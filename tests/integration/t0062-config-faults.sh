@@ -203,7 +203,16 @@ test_expect_success '--summarize=PATH makes missing directories inside the works
 	test_path_is_missing "$TEST_DIR/nowhere" &&
 	mkdir "$TEST_DIR/there" &&
 	run_vx 0 run build --summarize="$TEST_DIR/there/s.json" &&
-	test_path_is_file "$TEST_DIR/there/s.json"
+	test_path_is_file "$TEST_DIR/there/s.json" &&
+	# a link inside the workspace leads outside it (a task can leave one
+	# among its outputs): judged where it leads, not by its spelling
+	ln -s "$TEST_DIR/elsewhere" out-link && mkdir "$TEST_DIR/elsewhere" &&
+	run_vx 0 run build --summarize=out-link/deep/s.json &&
+	test_grep "cannot write the run summary .*out-link/deep: .*(vx makes a summary.s directory only inside the workspace)" "$ERR" &&
+	test_path_is_missing "$TEST_DIR/elsewhere/deep" &&
+	mkdir -p in/real && ln -s in/real in-link &&
+	run_vx 0 run build --summarize=in-link/deep/s.json &&
+	test_path_is_file in/real/deep/s.json
 '
 
 # --- item 4: a configuration's size is bounded --------------------------------

@@ -78,6 +78,29 @@ static void vx_fields(cJSON *o, const struct graph *g, const struct job *j,
 	cJSON_AddNumberToObject(o, "durationMs", (double)j->duration_ms);
 }
 
+/* Whether the missing directory dir would be made inside the workspace at
+ * root: judged where its deepest existing ancestor leads, not by its
+ * spelling (a link in the workspace, which a task can leave among its
+ * outputs, may lead anywhere). errno is ENOENT when it would not. */
+static bool made_inside(const char *root, const char *dir)
+{
+	char *at = xstrdup(dir), *real = NULL;
+	struct stat st;
+	while (lstat(at, &st) < 0 && strcmp(at, "/")) {
+		char *up = path_dirname(at);
+		free(at);
+		at = up;
+	}
+	real = realpath(at, NULL);
+	char *real_root = realpath(root, NULL);
+	bool inside = real && real_root && path_is_within(real_root, real);
+	free(real_root);
+	free(real);
+	free(at);
+	errno = ENOENT;
+	return inside;
+}
+
 int summary_write(const struct run_opts *o, const struct graph *g, const struct job *jobs,
 		  struct taskcache *tc, int exit_code, long long total_ms, long long jobs_t0_ms)
 {
@@ -154,7 +177,7 @@ int summary_write(const struct run_opts *o, const struct graph *g, const struct 
 	struct stat st;
 	/* made inside the workspace only: outside it a mistyped path made
 	 * directories anywhere, silently (issue 57 item 7) */
-	if (!path_is_within(g->ws->root, dir) && stat(dir, &st) < 0)
+	if (stat(dir, &st) < 0 && !made_inside(g->ws->root, dir))
 		rc = -1, warning("cannot write the run summary %s: %s: %s (vx makes a summary's "
 				 "directory only inside the workspace)",
 				 file, dir, strerror(errno));
