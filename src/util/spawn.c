@@ -50,6 +50,19 @@ int spawn_child_setup(posix_spawn_file_actions_t *fa, posix_spawnattr_t *attr, c
 	return err;
 }
 
+int spawn_child_new_session(posix_spawnattr_t *attr)
+{
+	short flags;
+	int err = posix_spawnattr_getflags(attr, &flags);
+	if (err)
+		return err;
+	/* setsid() makes the child its group's leader already; a setpgid(0, 0)
+	 * after it fails with EPERM on a session leader (glibc does both, in
+	 * that order, when both flags are set). */
+	flags = (short)((flags & ~POSIX_SPAWN_SETPGROUP) | POSIX_SPAWN_SETSID);
+	return posix_spawnattr_setflags(attr, flags);
+}
+
 int spawn_exit_code(int st, int *signo)
 {
 	int sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;

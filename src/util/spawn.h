@@ -35,6 +35,13 @@ int spawn_seal_inherited(void);
 int spawn_child_setup(posix_spawn_file_actions_t *fa, posix_spawnattr_t *attr,
 		      const sigset_t *mask);
 
+/* Makes the child spawn_child_setup set up the leader of a session of its
+ * own rather than of a group in vx's: it has no controlling terminal, so
+ * /dev/tty fails for it (ENXIO) and it can neither draw over a screen vx
+ * owns nor read the keys meant for vx. Its process group is still its
+ * pid, so a kill(-pid) reaches what it started. Returns 0 or an errno. */
+int spawn_child_new_session(posix_spawnattr_t *attr);
+
 /* A helper started now and collected later, its stdout going to a memory
  * file (no pipe to fill, so it never waits on vx). */
 struct spawned {

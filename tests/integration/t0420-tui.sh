@@ -230,6 +230,30 @@ test_expect_success 'a task ended by ctrl-c in the TUI is said as in stream mode
 	grep -E "(^| )echo( |\$)" ../stty && grep -E "(^| )icanon( |\$)" ../stty
 '
 
+# A task kept vx's controlling terminal under the TUI (the session 29
+# review): it could write over the frame through /dev/tty, or read the
+# keys meant for vx. Each task now starts a session of its own.
+test_expect_success 'under the TUI a task has no terminal: /dev/tty fails; q still stops it' '
+	ws_root </dev/null &&
+	ws_project a a <<-EOF &&
+	  dev:
+	    persistent: true
+	    command: |
+	      if (echo scribbled-on-the-frame >/dev/tty) 2>/dev/null; then echo "tty: opened"; else echo "tty: refused"; fi
+	      if (true </dev/tty) 2>/dev/null; then echo "tty in: opened"; else echo "tty in: refused"; fi
+	      echo up; sleep 600
+	EOF
+	tmux_vx run dev &&
+	wait_screen -E " up\$" &&
+	test_grep -F "tty: refused" screen &&
+	test_grep -F "tty in: refused" screen &&
+	test_grep ! -F "scribbled-on-the-frame" screen &&
+	tmx send-keys -t vx q &&
+	test_wait_for ../status 20 &&
+	echo 130 >expect && test_cmp expect ../status &&
+	wait_screen -F "Tasks: 0 succeeded, 0 cached, 1 failed"
+'
+
 test_expect_success 'stream when asked, under CI, with a dumb or unknown TERM' '
 	ws_root </dev/null &&
 	ws_project a a <<-EOF &&

@@ -25,8 +25,10 @@ int mkostemp(char *tmpl, int flags);
 /* one above the highest signal number: <signal.h> on macOS and the BSDs */
 #define NSIG 65
 
-/* macOS <spawn.h> since 10.15 (and glibc 2.29) */
+/* macOS <spawn.h> since 10.15 (and glibc 2.29); POSIX_SPAWN_SETSID is
+ * POSIX.1-2024's too (glibc 2.26; macOS's value is 0x400) */
 #include <spawn.h>
 int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *fa, const char *path);
+#define POSIX_SPAWN_SETSID 0x400
 
 #endif

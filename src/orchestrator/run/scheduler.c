@@ -430,8 +430,9 @@ static void on_output(struct loop *l, int fd, unsigned events, void *data)
 	job_read(p->s, p->i, READS_PER_WAKE);
 }
 
-/* Spawns job i in a process group of its own with stdin from /dev/null and
- * stdout and stderr into one pipe. Returns 0, or an errno value. */
+/* Spawns job i in a process group of its own (a session of its own under
+ * the TUI) with stdin from /dev/null and stdout and stderr into one pipe.
+ * Returns 0, or an errno value. */
 static int job_spawn(struct sched *s, size_t i)
 {
 	struct job *job = &s->jobs[i];
@@ -456,6 +457,10 @@ static int job_spawn(struct sched *s, size_t i)
 	/* dup2 clears O_CLOEXEC on 1 and 2 only; pfd themselves close at exec,
 	 * as does every other fd of vx. */
 	err = spawn_child_setup(&fa, &attr, loop_child_sigmask(s->loop));
+	/* Under the TUI the terminal is the frame's: a task wrote over it
+	 * through /dev/tty (review, session 29); bwrap's --new-session too. */
+	if (!err && s->out.tui)
+		err = spawn_child_new_session(&attr);
 	if (!err)
 		err = posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
 	if (!err)
@@ -470,7 +475,8 @@ static int job_spawn(struct sched *s, size_t i)
 	if (!err && job->spawn_actions)
 		err = job->spawn_actions(&fa, job->spawn_data);
 	/* glibc's posix_spawn returns only once the child has exec'd (or
-	 * failed to), so its setpgid is done before vx can signal the group. */
+	 * failed to), so its setpgid or setsid is done before vx can signal
+	 * the group. */
 	if (!err)
 		err = posix_spawn(&p->pid, job->argv[0], &fa, &attr, job->argv,
 				  job->envp ? job->envp : environ);
