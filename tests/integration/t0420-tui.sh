@@ -55,7 +55,8 @@ wait_screen() {
 }
 
 # Runs vx ARGS... in a new tmux server's window "vx", 120x40, in the
-# workspace, with TERM=screen and $VX_ENV; when vx ends, its exit status
+# workspace, with TERM=screen and $VX_ENV, under $VX_WRAP (a command that
+# runs vx) if set; when vx ends, its exit status
 # is written to ../status (the terminal's modes then to ../stty) and the
 # window stays.
 tmux_vx() {
@@ -65,7 +66,7 @@ tmux_vx() {
 	TMUX_SOCK=$(mktemp -u "$TEST_TMP/tmux-XXXXXX.sock")
 	rm -f ../status
 	tmx -f /dev/null new-session -d -s vx -x 120 -y 40 \
-		"cd '$PWD' && TERM=screen ${VX_ENV:-} '$VX' $*; echo \$? >../status.tmp; stty -a >../stty; mv ../status.tmp ../status; exec sleep 600"
+		"cd '$PWD' && TERM=screen ${VX_ENV:-} ${VX_WRAP:-} '$VX' $*; echo \$? >../status.tmp; stty -a >../stty; mv ../status.tmp ../status; exec sleep 600"
 }
 
 # p01..p18: 40 lines each, then wait for ../go; bad: fails at once; srv:
@@ -252,6 +253,51 @@ test_expect_success 'under the TUI a task has no terminal: /dev/tty fails; q sti
 	test_wait_for ../status 20 &&
 	echo 130 >expect && test_cmp expect ../status &&
 	wait_screen -F "Tasks: 0 succeeded, 0 cached, 1 failed"
+'
+
+# The TUI kept where every line of every task started, for the whole run
+# (8 bytes a line, 16 more for the all view: the session 29 review):
+# four million empty lines cost vx 108 MB of RSS. It keeps the last
+# 10000 lines of each task now.
+test_expect_success 'a task printing four million lines: the index kept is bounded' '
+	ws_root </dev/null &&
+	ws_project a a <<-EOF &&
+	  build:
+	    command: |
+	      yes "" | head -n 4000000
+	      echo printed-all
+	EOF
+	VX_WRAP="/usr/bin/time -o ../rss -f %M" tmux_vx run build &&
+	test_wait_for ../status 120 &&
+	echo 0 >expect && test_cmp expect ../status &&
+	rss=$(tail -n 1 ../rss) &&
+	echo "vx max RSS: $rss KiB" &&
+	test "$rss" -lt 40000
+'
+
+test_expect_success 'scrolled past the lines kept, the pane says how many went' '
+	ws_root </dev/null &&
+	ws_project a a <<-EOF &&
+	  dev:
+	    persistent: true
+	    command: |
+	      seq -f "line %.0f" 1 25000
+	      echo up; sleep 600
+	EOF
+	tmux_vx run dev &&
+	wait_screen -E " up\$" &&
+	tmx send-keys -t vx g &&
+	wait_screen -F "[15001 earlier lines not kept: the TUI keeps the last 10000 a task]" &&
+	test_grep -E "line 15002 *\$" screen &&
+	test_grep ! -E "line 15001 *\$" screen &&
+	tmx send-keys -t vx a &&
+	wait_screen -F "all tasks" &&
+	tmx send-keys -t vx g &&
+	wait_screen -F "[15001 earlier lines not kept: the all view keeps the last 10000]" &&
+	test_grep -E "a#dev: line 15002 *\$" screen &&
+	tmx send-keys -t vx q &&
+	test_wait_for ../status 20 &&
+	echo 130 >expect && test_cmp expect ../status
 '
 
 test_expect_success 'stream when asked, under CI, with a dumb or unknown TERM' '

@@ -111,6 +111,7 @@ struct tui *tui_open(struct loop *l, struct job *jobs, size_t njobs, void (*quit
 	t->njobs = njobs;
 	t->quit = quit;
 	t->ctx = ctx;
+	ring_init(&t->all, sizeof(struct all_line), TUI_LINES_KEPT);
 	t->all_view.follow = true;
 	strbuf_init(&t->typed);
 	strbuf_init(&t->message);
@@ -118,7 +119,7 @@ struct tui *tui_open(struct loop *l, struct job *jobs, size_t njobs, void (*quit
 	strbuf_init(&t->text);
 	t->tj = xcalloc(njobs ? njobs : 1, sizeof *t->tj);
 	for (size_t i = 0; i < njobs; i++) {
-		vec_push(&t->tj[i].starts, 0);
+		tui_index_init(&t->tj[i].starts, TUI_LINES_KEPT);
 		strbuf_init(&t->tj[i].notes);
 		t->tj[i].in_fd = -1;
 		t->tj[i].view.follow = true;
@@ -133,7 +134,7 @@ struct tui *tui_open(struct loop *l, struct job *jobs, size_t njobs, void (*quit
 		setlocale(LC_CTYPE, t->old_locale);
 		free(t->old_locale);
 		for (size_t i = 0; i < njobs; i++) {
-			vec_free(&t->tj[i].starts);
+			tui_index_free(&t->tj[i].starts);
 			strbuf_release(&t->tj[i].notes);
 		}
 		free(t->tj);
@@ -183,11 +184,11 @@ void tui_close(struct tui *t)
 	for (size_t i = 0; i < t->njobs; i++) {
 		if (t->tj[i].in_fd >= 0)
 			close(t->tj[i].in_fd);
-		vec_free(&t->tj[i].starts);
+		tui_index_free(&t->tj[i].starts);
 		strbuf_release(&t->tj[i].notes);
 	}
 	free(t->tj);
-	vec_free(&t->all);
+	ring_free(&t->all);
 	strbuf_release(&t->typed);
 	strbuf_release(&t->message);
 	strbuf_release(&t->raw);

@@ -2,8 +2,9 @@
  * task's output, drawn with ncurses on the run's event loop (stdin's keys
  * and SIGWINCH are loop events, never a poll of its own). Task output is
  * read back from each job's log (scheduler.h), which the scheduler keeps
- * anyway; the TUI keeps only where each line starts. docs/output.md, "The
- * terminal UI", has the screen, the keys and the costs. */
+ * anyway; the TUI keeps only where each of the last lines starts
+ * (tui_index.h). docs/output.md, "The terminal UI", has the screen, the
+ * keys and the costs. */
 #ifndef VX_RUN_TUI_H
 #define VX_RUN_TUI_H
 

@@ -211,29 +211,35 @@ static void draw_pane(struct tui *t, int y0, int x0, int h, int w)
 	if (body < 1)
 		return;
 	t->body_h = body;
-	size_t total;
-	struct view *v = tui_pane_view(t, &total);
-	size_t top = tui_view_top(v, total, (size_t)body);
-	for (int r = 0; r < body && top + (size_t)r < total; r++) {
+	struct pane p = tui_pane(t);
+	size_t top = tui_pane_top(&p, (size_t)body);
+	for (int r = 0; r < body && top + (size_t)r < p.total; r++) {
 		size_t k = top + (size_t)r;
-		int x = x0;
-		int left = w;
-		if (t->show_all) {
-			const struct all_line *al = &t->all.v[k];
+		int y = y0 + 1 + r, x = x0, left = w;
+		const struct all_line *al = t->show_all ? ring_at(&t->all, k) : NULL;
+		if (t->show_all ? !al : !tui_job_line(t, t->sel, k, &t->raw)) {
+			/* k is the line before the first kept: k + 1 went */
+			strbuf_reset(&t->text);
+			strbuf_addf(&t->text,
+				    "[%zu earlier lines not kept: %s keeps the last %d%s]", k + 1,
+				    t->show_all ? "the all view" : "the TUI", TUI_LINES_KEPT,
+				    t->show_all ? "" : " a task");
+			put_str(t, y, x, left, t->text.buf, A_DIM);
+			continue;
+		}
+		if (al) {
 			char prefix[512];
 			snprintf(prefix, sizeof prefix, "%s: ", t->jobs[al->job].id);
-			int used = put_str(t, y0 + 1 + r, x, left, prefix, A_BOLD);
+			int used = put_str(t, y, x, left, prefix, A_BOLD);
 			x += used;
 			left -= used;
 			tui_job_line(t, al->job, al->line, &t->raw);
-		} else {
-			tui_job_line(t, t->sel, k, &t->raw);
 		}
 		strbuf_reset(&t->text);
 		output_add_task_text(&t->text, t->raw.buf, t->raw.len);
-		put_text(t, y0 + 1 + r, x, left, t->text.buf, t->text.len, A_NORMAL);
+		put_text(t, y, x, left, t->text.buf, t->text.len, A_NORMAL);
 	}
-	if (!t->show_all && v->follow == false && total > (size_t)body)
+	if (!t->show_all && !p.view->follow && p.total - p.lo > (size_t)body)
 		put_str(t, y0, x0 + w - 12 > x0 ? x0 + w - 12 : x0, 12, "[scrolled]", A_REVERSE);
 	if (t->interacting) {
 		int used = put_str(t, y0 + h - 1, x0, w, "> ", A_BOLD);

@@ -108,9 +108,8 @@ static void key_interactive(struct tui *t, int ch)
 
 static void scroll_pane(struct tui *t, long delta)
 {
-	size_t total;
-	struct view *v = tui_pane_view(t, &total);
-	tui_view_scroll(v, total, (size_t)(t->body_h > 0 ? t->body_h : 1), delta);
+	struct pane p = tui_pane(t);
+	tui_pane_scroll(&p, (size_t)(t->body_h > 0 ? t->body_h : 1), delta);
 }
 
 static void key(struct tui *t, int ch)
@@ -171,8 +170,7 @@ static void key(struct tui *t, int ch)
 	case 'f':
 	case 'G':
 	case KEY_END: {
-		size_t total;
-		tui_pane_view(t, &total)->follow = true;
+		tui_pane(t).view->follow = true;
 		break;
 	}
 	case 'a':

@@ -38,96 +38,94 @@ static void log_read(const struct job *job, size_t at, size_t n, struct strbuf *
 	}
 }
 
-/* Indexes n more bytes of job i's log (buf, which start at tj->seen). */
+/* Indexes n more bytes of job i's log (buf); the lines they end join the
+ * "all" view. */
 static void index_bytes(struct tui *t, size_t i, const char *buf, size_t n)
 {
-	struct tui_job *tj = &t->tj[i];
-	for (const char *p = buf, *end = buf + n; (p = memchr(p, '\n', (size_t)(end - p)));) {
-		p++;
-		vec_push(&t->all, ((struct all_line){i, tj->starts.n - 1}));
-		vec_push(&tj->starts, tj->seen + (size_t)(p - buf));
-	}
-	tj->seen += n;
+	struct tui_index *x = &t->tj[i].starts;
+	size_t from = tui_index_ended(x), ended = tui_index_add(x, buf, n);
+	for (size_t k = from; k < from + ended; k++)
+		*(struct all_line *)ring_push(&t->all) = (struct all_line){i, k};
 	if (i == t->sel || t->show_all)
 		t->dirty = true;
 }
 
 static void index_reset(struct tui *t, size_t i)
 {
-	struct tui_job *tj = &t->tj[i];
-	tj->starts.n = 0;
-	vec_push(&tj->starts, 0);
-	tj->seen = 0;
-	/* A retry's old lines leave the "all" view too. */
-	size_t kept = 0;
-	for (size_t k = 0; k < t->all.n; k++)
-		if (t->all.v[k].job != i)
-			t->all.v[kept++] = t->all.v[k];
-	t->all.n = kept;
-}
-
-/* Lines of job i's log, the unfinished last one counted. */
-static size_t log_lines(const struct tui *t, size_t i)
-{
-	const struct tui_job *tj = &t->tj[i];
-	return tj->starts.n - (tj->starts.v[tj->starts.n - 1] == tj->seen);
+	tui_index_reset(&t->tj[i].starts);
+	/* A retry's old lines leave the "all" view too; the others keep their
+	 * order (and the count of those that went before them). */
+	size_t kept = ring_first(&t->all);
+	for (size_t k = kept; k < ring_end(&t->all); k++) {
+		const struct all_line *al = ring_at(&t->all, k);
+		if (al->job != i)
+			*(struct all_line *)ring_at(&t->all, kept++) = *al;
+	}
+	ring_truncate(&t->all, kept);
 }
 
 size_t tui_job_lines(const struct tui *t, size_t i)
 {
-	return log_lines(t, i) + t->tj[i].nnotes;
+	return tui_index_count(&t->tj[i].starts) + t->tj[i].nnotes;
 }
 
 /* Line k of job i, raw (vx's notes follow its log). */
-void tui_job_line(struct tui *t, size_t i, size_t k, struct strbuf *raw)
+bool tui_job_line(struct tui *t, size_t i, size_t k, struct strbuf *raw)
 {
 	const struct tui_job *tj = &t->tj[i];
 	strbuf_reset(raw);
-	size_t nlog = log_lines(t, i);
+	size_t nlog = tui_index_count(&tj->starts);
 	if (k >= nlog) {
 		const char *s = tj->notes.buf;
 		for (k -= nlog; k; k--)
 			s = strchr(s, '\n') + 1;
 		strbuf_add(raw, s, strcspn(s, "\n"));
-		return;
+		return true;
 	}
-	size_t start = tj->starts.v[k];
-	size_t end = k + 1 < tj->starts.n ? tj->starts.v[k + 1] - 1 : tj->seen;
-	size_t n = end - start;
+	size_t start, n;
+	if (!tui_index_span(&tj->starts, k, &start, &n))
+		return false;
 	log_read(&t->jobs[i], start, n < LINE_SHOW_MAX ? n : LINE_SHOW_MAX, raw);
+	return true;
 }
 
-static size_t view_max(size_t total, size_t h)
+struct pane tui_pane(struct tui *t)
 {
-	return total > h ? total - h : 0;
-}
-
-size_t tui_view_top(const struct view *v, size_t total, size_t h)
-{
-	size_t max = view_max(total, h);
-	return v->follow || v->top > max ? max : v->top;
-}
-
-void tui_view_scroll(struct view *v, size_t total, size_t h, long delta)
-{
-	size_t top = tui_view_top(v, total, h), max = view_max(total, h);
-	if (delta < 0)
-		top = (size_t)-delta > top ? 0 : top - (size_t)-delta;
-	else
-		top = top + (size_t)delta > max ? max : top + (size_t)delta;
-	v->top = top;
-	v->follow = top == max;
-}
-
-/* The selected pane's view and its line count. */
-struct view *tui_pane_view(struct tui *t, size_t *total)
-{
+	struct pane p;
+	size_t first;
 	if (t->show_all) {
-		*total = t->all.n;
-		return &t->all_view;
+		p.view = &t->all_view;
+		first = ring_first(&t->all);
+		p.total = ring_end(&t->all);
+	} else {
+		p.view = &t->tj[t->sel].view;
+		first = tui_index_first(&t->tj[t->sel].starts);
+		p.total = tui_job_lines(t, t->sel);
 	}
-	*total = tui_job_lines(t, t->sel);
-	return &t->tj[t->sel].view;
+	p.lo = first ? first - 1 : 0;
+	return p;
+}
+
+static size_t pane_max(const struct pane *p, size_t h)
+{
+	return p->total > p->lo + h ? p->total - h : p->lo;
+}
+
+size_t tui_pane_top(const struct pane *p, size_t h)
+{
+	size_t max = pane_max(p, h), top = p->view->top;
+	return p->view->follow || top > max ? max : top < p->lo ? p->lo : top;
+}
+
+void tui_pane_scroll(const struct pane *p, size_t h, long delta)
+{
+	size_t top = tui_pane_top(p, h), max = pane_max(p, h);
+	if (delta < 0)
+		top = (size_t)-delta > top - p->lo ? p->lo : top - (size_t)-delta;
+	else
+		top = (size_t)delta > max - top ? max : top + (size_t)delta;
+	p->view->top = top;
+	p->view->follow = top == max;
 }
 
 void tui_job_started(struct tui *t, size_t i)
@@ -146,13 +144,14 @@ void tui_job_log(struct tui *t, size_t i)
 	const struct job *job = &t->jobs[i];
 	if (job->pending)
 		return;
-	if (job->log_len < t->tj[i].seen)
+	struct tui_index *x = &t->tj[i].starts;
+	if (job->log_len < tui_index_seen(x))
 		index_reset(t, i);
-	while (t->tj[i].seen < job->log_len) {
+	while (tui_index_seen(x) < job->log_len) {
 		strbuf_reset(&t->raw);
-		log_read(job, t->tj[i].seen, INDEX_CHUNK, &t->raw);
+		log_read(job, tui_index_seen(x), INDEX_CHUNK, &t->raw);
 		if (!t->raw.len) { /* a lost stretch of a log: nothing to index */
-			t->tj[i].seen = job->log_len;
+			tui_index_skip(&t->tj[i].starts, job->log_len);
 			break;
 		}
 		index_bytes(t, i, t->raw.buf, t->raw.len);
@@ -171,8 +170,8 @@ void tui_job_note(struct tui *t, size_t i, const char *line)
 void tui_lines_end(struct tui *t, size_t i)
 {
 	tui_job_log(t, i);
-	struct tui_job *tj = &t->tj[i];
+	const struct tui_index *x = &t->tj[i].starts;
 	/* its unfinished last line joins the "all" view now */
-	if (tj->starts.v[tj->starts.n - 1] < tj->seen)
-		vec_push(&t->all, ((struct all_line){i, tj->starts.n - 1}));
+	if (tui_index_unfinished(x))
+		*(struct all_line *)ring_push(&t->all) = (struct all_line){i, tui_index_ended(x)};
 }

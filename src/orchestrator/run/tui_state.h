@@ -11,8 +11,9 @@
 #include <stddef.h>
 
 #include "orchestrator/run/tui.h"
+#include "orchestrator/run/tui_index.h"
+#include "util/ring.h"
 #include "util/strbuf.h"
-#include "util/vec.h"
 
 /* A pane's scroll: its first line, unless it follows the newest. */
 struct view {
@@ -21,16 +22,16 @@ struct view {
 };
 
 struct tui_job {
-	VEC(size_t) starts;  /* where each line of its log starts; v[0] == 0 always */
-	size_t seen;	     /* the bytes of its log indexed into starts */
-	struct strbuf notes; /* vx's own lines about it, each ending in \n */
+	struct tui_index starts; /* where its log's last lines start */
+	struct strbuf notes;	 /* vx's own lines about it, each ending in \n */
 	size_t nnotes;
 	int in_fd; /* its stdin's write end (tui_job_input), or -1 */
 	struct view view;
 };
 
 /* A line of the "all" view: line `line` of job `job`, in the order the
- * lines ended. */
+ * lines ended. The view keeps as many as a job's index: the line one
+ * names is among its job's last that many, so still indexed. */
 struct all_line {
 	size_t job, line;
 };
@@ -40,7 +41,7 @@ struct tui {
 	struct job *jobs; /* the scheduler's, read only */
 	size_t njobs;
 	struct tui_job *tj;
-	VEC(struct all_line) all;
+	struct ring all; /* struct all_line: the last TUI_LINES_KEPT */
 	struct view all_view;
 	void (*quit)(void *ctx);
 	void *ctx;
@@ -76,15 +77,22 @@ void tui_lines_end(struct tui *t, size_t i);
 /* Lines of job i: its log's, the unfinished last one counted, then
  * vx's notes. */
 size_t tui_job_lines(const struct tui *t, size_t i);
-/* Line k of job i into raw, as the task wrote it (its first few KiB). */
-void tui_job_line(struct tui *t, size_t i, size_t k, struct strbuf *raw);
-/* The first line a pane of `total` lines and h rows shows from v. */
-size_t tui_view_top(const struct view *v, size_t total, size_t h);
-/* Scrolls v by delta lines (up when negative), within total and h. */
-void tui_view_scroll(struct view *v, size_t total, size_t h, long delta);
-/* The shown pane's view (the selected job's, or the all view's) and its
- * line count in *total. */
-struct view *tui_pane_view(struct tui *t, size_t *total);
+/* Line k of job i into raw, as the task wrote it (its first few KiB).
+ * Returns false (raw empty) when k is a line no longer kept. */
+bool tui_job_line(struct tui *t, size_t i, size_t k, struct strbuf *raw);
+
+/* The shown pane, the selected job's or the "all" view: its lines lo ..
+ * total - 1 can be shown; when the oldest went, line lo is the one before
+ * the first kept, shown as a note saying how many went. */
+struct pane {
+	struct view *view;
+	size_t lo, total;
+};
+struct pane tui_pane(struct tui *t);
+/* The first line the pane shows in h rows. */
+size_t tui_pane_top(const struct pane *p, size_t h);
+/* Scrolls it by delta lines (up when negative) in h rows. */
+void tui_pane_scroll(const struct pane *p, size_t h, long delta);
 
 /* tui_draw.c */
 
