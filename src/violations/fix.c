@@ -258,3 +258,16 @@ void fix_whole_list(struct strvec *fix, const char *const *now, size_t n_now)
 	strvec_clear(fix);
 	*fix = all;
 }
+
+void fix_text(struct strbuf *out, const char *yaml_rel, const char *task, const char *field,
+	      const struct strvec *list, bool whole)
+{
+	strbuf_addf(out, "%s %s tasks.%s.%s: [", whole ? "set in" : "add to", yaml_rel, task,
+		    field);
+	for (size_t i = 0; i < list->n; i++) {
+		if (i)
+			strbuf_addstr(out, ", ");
+		strbuf_add_json_string(out, list->v[i]);
+	}
+	strbuf_addch(out, ']');
+}

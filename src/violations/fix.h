@@ -39,6 +39,12 @@ char *fix_leftover(const struct judge_input *in, const char *root, const char *p
  * file by name. */
 char *fix_widened(const struct judge_input *in, const struct access_event *e,
 		  const struct strmap *made_dirs);
+/* Appends where a fix goes and what it adds, as every text report and the
+ * refusal of a task whose key holds what its sandbox hides say it:
+ * `add to app/vx.yaml tasks.build.sandbox.allow.read: ["../x"]`; whole
+ * (the list is the task's whole one, fix_whole_list): `set in ...`. */
+void fix_text(struct strbuf *out, const char *yaml_rel, const char *task, const char *field,
+	      const struct strvec *list, bool whole);
 /* Turns fix (sorted, unique) into the task's whole resulting list: the n_now
  * entries it has now, in order, then the new ones. */
 void fix_whole_list(struct strvec *fix, const char *const *now, size_t n_now);

@@ -7,6 +7,7 @@
 
 #include "util/compat.h"
 #include "util/path.h"
+#include "violations/fix.h"
 #include "violations/strace.h"
 
 static void add_path(struct strbuf *out, const struct judge_input *in, const char *path)
@@ -119,9 +120,8 @@ void report_text(const char *id, const char *yaml_rel, const char *task,
 	for (size_t i = 0; i < FIX_FIELDS; i++) {
 		if (!fixes[i].list->n)
 			continue;
-		strbuf_addf(out, "%s: fix: %s %s tasks.%s.%s: ", id,
-			    fixes[i].whole ? "set in" : "add to", yaml_rel, task, fixes[i].field);
-		add_list(out, fixes[i].list);
+		strbuf_addf(out, "%s: fix: ", id);
+		fix_text(out, yaml_rel, task, fixes[i].field, fixes[i].list, fixes[i].whole);
 		if (fixes[i].whole)
 			strbuf_addstr(out, " (its whole list: what it has now, from any layer, and "
 					   "the new)");

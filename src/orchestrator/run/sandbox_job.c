@@ -18,7 +18,6 @@
 
 #include "cache/fsafe.h"
 #include "orchestrator/keys/inputs.h"
-#include "orchestrator/run/sandbox_input.h"
 #include "orchestrator/run/sandbox_net.h"
 #include "orchestrator/run/taskcache.h"
 #include "orchestrator/run/taskreads.h"
@@ -38,8 +37,8 @@
 #include "util/loop.h"
 #include "util/path.h"
 #include "util/strbuf.h"
+#include "violations/fix.h"
 #include "violations/judge.h"
-#include "violations/report.h"
 
 extern char **environ;
 
@@ -72,6 +71,7 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 	sj->stage.lock_fd = -1;
 	size_t n = g->nodes.n + 1;
 	sj->jobs = xcalloc(n, sizeof *sj->jobs);
+	sj->facts = xcalloc(n, sizeof *sj->facts);
 	for (size_t i = 0; i < n; i++)
 		sj->jobs[i].signal_rd = -1;
 	const struct task_node *first = NULL;
@@ -83,6 +83,7 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 			continue;
 		if (!first)
 			first = t;
+		taskfacts_plan(sj->facts, ws, g, i);
 		/* The sandbox's own rule, asked before anything runs so the
 		 * error can name the config line. */
 		struct strvec pass = STRVEC_INIT, secrets = STRVEC_INIT, keyed = STRVEC_INIT;
@@ -178,14 +179,13 @@ static int spawn_actions(posix_spawn_file_actions_t *fa, void *data)
  * as allow.read entries (relative to the project), appended to out. The
  * workspace's inputs.workspaceFiles are left out: they invalidate every task
  * at once (a lockfile), which claims no task reads them. */
-static void keyed_hidden(const struct sandbox_jobs *sj, const struct task_node *t,
+static void keyed_hidden(const struct sandbox_jobs *sj, const struct taskfacts *f,
 			 const struct sandbox_request *req, const struct strvec *keyed,
 			 struct strvec *out)
 {
-	struct strvec own = STRVEC_INIT;
-	lstr_vec_strings(&t->cfg->input_ws_files, &own);
-	for (size_t k = 0; keyed && own.n && k < keyed->n; k++) {
-		if (!globlist_match(own.v, own.n, keyed->v[k]))
+	const struct strvec *own = &f->ws_inputs;
+	for (size_t k = 0; keyed && own->n && k < keyed->n; k++) {
+		if (!globlist_match(own->v, own->n, keyed->v[k]))
 			continue;
 		char *abs = path_join(sj->ws->root, keyed->v[k]);
 		char *real = realpath(abs, NULL);
@@ -195,7 +195,6 @@ static void keyed_hidden(const struct sandbox_jobs *sj, const struct task_node *
 		free(real);
 		free(abs);
 	}
-	strvec_clear(&own);
 }
 
 /* A task refused before it ran because its key holds files its sandbox
@@ -216,7 +215,7 @@ static void hidden_verdict(struct sandbox_job *sjob, const struct strvec *hidden
 		    .reason = xstrdup("its key holds it, and its sandbox hides it"),
 		};
 		vec_push(&v->violations, x);
-		strvec_push(&v->fix_read, hidden->v[k]);
+		strvec_push_nodup(&v->fix_read, fix_glob(hidden->v[k]));
 	}
 	free(sjob->project_dir);
 	sjob->project_dir = xstrdup(sjob->req.cwd);
@@ -354,25 +353,18 @@ int sandbox_jobs_wrap(struct sandbox_jobs *sj, size_t i, struct job *job,
 		for (size_t k = 0; k < sjob->req.notes.n; k++)
 			fprintf(stderr, "%s: note: %s\n", t->id, sjob->req.notes.v[k]);
 		struct strvec hidden = STRVEC_INIT;
-		keyed_hidden(sj, t, &sjob->req, keyed, &hidden);
+		keyed_hidden(sj, &sj->facts[i], &sjob->req, keyed, &hidden);
 		int pfd[2];
 		if (hidden.n) {
-			char *yaml = sandbox_jobs_project_yaml(sj, t);
-			struct strbuf list = STRBUF_INIT;
-			for (size_t k = 0; k < hidden.n; k++) {
-				strbuf_addstr(&list, k ? ", " : "[");
-				strbuf_add_json_string(&list, hidden.v[k]);
-			}
-			strbuf_addch(&list, ']');
-			error("%s: its key holds %s outside the project that its sandbox "
-			      "hides, so the key "
-			      "would claim a dependency the task cannot read; add to %s "
-			      "tasks.%s.sandbox.allow.read: "
-			      "%s",
-			      t->id, hidden.n == 1 ? "a file" : "files", yaml, t->task, list.buf);
-			strbuf_release(&list);
-			free(yaml);
 			hidden_verdict(sjob, &hidden);
+			struct strbuf fix = STRBUF_INIT;
+			fix_text(&fix, sj->facts[i].yaml, t->task, "sandbox.allow.read",
+				 &sjob->verdict.fix_read, false);
+			error("%s: its key holds %s outside the project that its sandbox "
+			      "hides, so the key would claim a dependency the task cannot "
+			      "read; %s",
+			      t->id, hidden.n == 1 ? "a file" : "files", fix.buf);
+			strbuf_release(&fix);
 			job->reason = "its key holds a file its sandbox hides (see above)";
 			rc = -1;
 		} else {
@@ -493,10 +485,8 @@ void sandbox_jobs_unstage(struct sandbox_jobs *sj, size_t i)
 	if (!sjob->built || !sjob->req.stage || !sjob->stage_dir)
 		return;
 	const struct task_node *t = sj->g->nodes.v[i];
-	struct strvec aw = STRVEC_INIT;
-	sandbox_jobs_task_writes(sj->ws, t, &aw);
-	sandbox_request_unstage(&sjob->req, (const char *const *)aw.v, aw.n);
-	strvec_clear(&aw);
+	const struct strvec *aw = &sj->facts[i].writes;
+	sandbox_request_unstage(&sjob->req, (const char *const *)aw->v, aw->n);
 	if (sandbox_stage_drop(sjob->stage_dir)) {
 		warning(
 		    "%s: %s keeps what could not be moved back to %s; the next run puts it back",
@@ -590,13 +580,14 @@ void sandbox_jobs_release(struct sandbox_jobs *sj)
 	for (size_t i = 0; sj->jobs && i < sj->g->nodes.n; i++) {
 		sandbox_jobs_done(sj, i);
 		strvec_clear(&sj->jobs[i].argv);
-		strvec_clear(&sj->jobs[i].outputs);
+		taskfacts_release(&sj->facts[i]);
 		if (sj->jobs[i].judged)
 			verdict_release(&sj->jobs[i].verdict);
 		free(sj->jobs[i].project_dir);
 		sandbox_net_release(&sj->jobs[i].net);
 	}
 	free(sj->jobs);
+	free(sj->facts);
 	strvec_clear(&sj->configs);
 	strvec_clear(&sj->projects);
 	free(sj->netd);

@@ -1,8 +1,8 @@
 /* sandbox_job.h - a task that declared sandbox:, turned into a sandbox
- * request and a wrapped job (src/sandbox builds the walls; run/ fills its
- * plain-data input from the workspace, the task and its edges). The calls
- * below live in sandbox_job.c (init, wrap, unstage, done), sandbox_input.c
- * (the request's input: sandbox_jobs_request, sandbox_jobs_profile) and
+ * request and a wrapped job (src/sandbox builds the walls; run/ hands it
+ * a view of the task's facts, taskfacts.h). The calls below live in
+ * sandbox_job.c (init, wrap, unstage, done), sandbox_input.c (the
+ * request's input: sandbox_jobs_request, sandbox_jobs_profile) and
  * sandbox_judge.c (the verdict: sandbox_jobs_judge and its readers); the
  * network's in sandbox_net.c. */
 #ifndef VX_RUN_SANDBOX_JOB_H
@@ -12,6 +12,7 @@
 
 #include "orchestrator/plan/graph.h"
 #include "orchestrator/run/scheduler.h"
+#include "orchestrator/run/taskfacts.h"
 #include "util/rundir.h"
 #include "sandbox/bridge.h"
 #include "sandbox/bwrap.h"
@@ -49,6 +50,9 @@ struct sandbox_jobs {
 	struct strvec projects;	   /* every project's dir, canonical, parallel to
 				    * ws->projects: made with the first request */
 	struct sandbox_job *jobs;  /* per node */
+	struct taskfacts *facts;   /* per node: what each task is (taskfacts.h), planned by
+				    * init for each sandboxed task, started by its request;
+				    * the request and the judge's input are views of it */
 	/* The key beyond a task (issue 18), set by the run: the run's task
 	 * cache (each node's keyed files, for its dependents' reads, and its
 	 * programs, the key's toolchain; NULL: none); whether the lockfile
@@ -77,10 +81,7 @@ struct sandbox_job {
 	long long us_plan, us_prepare, us_judge, us_cleanup;
 	bool judged; /* verdict holds the judge's word (sandbox_jobs_judge) */
 	struct verdict verdict;
-	char *project_dir;     /* canonical, as judged: report paths are made from it */
-	struct strvec outputs; /* what its output globs matched once it finished, walked
-				* for its first sandboxed dependent (dep_outputs) */
-	bool outputs_walked, outputs_ok;
+	char *project_dir;	    /* canonical, as judged: report paths are made from it */
 	struct sandbox_net net;	    /* its network (sandbox/net.h): rules set by init
 				     * (run/sandbox_net.c), started by wrap, stopped by done */
 	const struct strvec *keyed; /* set by wrap: the cached task's key files (the

@@ -14,7 +14,6 @@
 #include "cache/fsafe.h"
 #include "orchestrator/keys/inputs.h"
 #include "orchestrator/keys/taskenv.h"
-#include "orchestrator/run/sandbox_input.h"
 #include "orchestrator/run/sandbox_job.h"
 #include "orchestrator/run/taskcache.h"
 #include "orchestrator/run/taskreads.h"
@@ -160,126 +159,17 @@ static void walls_line(const struct sandbox_job *sjob, const struct sandbox_cfg 
 			    sjob->net.binds.v[k]);
 }
 
-/* The judge's input for task i and all it borrows: one builder for the
- * traced and the untraced path (issue 38: the input was built twice,
- * eleven runs of it copied between the two, fifteen vectors cleared by
- * hand). */
+/* The judge's input for task i: a view of its facts (taskfacts.h, as its
+ * request started them) and of its request, with what only the judging
+ * makes (the request's write roots and untouched placeholders, the ports
+ * as ints). One builder for the traced and the untraced path. */
 struct judging {
 	struct judge_input in;
-	struct strvec ignore_read, ignore_write, ignore_net, inputs, ws_inputs, allow_write,
-	    outputs;
 	struct strvec roots, unwritten; /* judge_input_from_request's */
-	struct strvec dep_keyed, dep_outs, dep_cfg, outside, tools;
-	struct strvec proj_deps;		/* its project's dependencies' dirs, canonical */
-	struct strvec other_tasks, other_globs; /* the project's other tasks' outputs */
-	VEC(struct judge_other_output) others;	/* borrowing from those two */
-	VEC(bool) other_cycle;			/* parallel to other_tasks */
-	VEC(struct judge_dep) deps;
 	VEC(int) ports;
 };
 
-/* What the key holds through the dependencies of a cached task i (their
- * keys fold into its own): their keyed files and their outputs, each
- * one's config for the notes; its read grants outside the workspace, and
- * the programs its key holds. */
-static void judging_keyed(struct sandbox_jobs *sj, size_t i, struct judging *jg)
-{
-	const struct task_node *t = sj->g->nodes.v[i];
-	const struct sandbox_cfg *sb = t->cfg->sandbox;
-	const char *p_dir = sj->ws->projects.v[t->project]->dir;
-	bool *seen = xcalloc(sj->g->nodes.n + 1, 1);
-	sandbox_jobs_mark_deps(sj->g, i, seen);
-	for (size_t d = 0; d < sj->g->nodes.n; d++) {
-		if (!seen[d])
-			continue;
-		const struct task_node *dt = sj->g->nodes.v[d];
-		const struct project *dp = sj->ws->projects.v[dt->project];
-		const struct strvec *k = sj->tc ? taskcache_keyed_files(sj->tc, d) : NULL;
-		if (k)
-			strvec_extend(&jg->dep_keyed, k);
-		const struct strvec *outs = sandbox_jobs_dep_outputs(sj, d);
-		for (size_t o = 0; outs && o < outs->n; o++)
-			strvec_push_nodup(&jg->dep_outs, path_join(dp->dir, outs->v[o]));
-		strvec_push_nodup(&jg->dep_cfg, sandbox_jobs_project_yaml(sj, dt));
-		vec_push(&jg->deps,
-			 ((struct judge_dep){.dir = dp->dir, .task = dt->task, .id = dt->id}));
-	}
-	for (size_t d = 0; d < jg->deps.n; d++)
-		jg->deps.v[d].config = jg->dep_cfg.v[d];
-	free(seen);
-	strvec_sort_unique(&jg->dep_keyed);
-	strvec_sort_unique(&jg->dep_outs);
-	for (size_t r = 0; r < sb->allow_read.n; r++) {
-		const char *g = sb->allow_read.v[r].s;
-		char *abs = g[0] == '~' && (g[1] == '/' || !g[1]) && getenv("HOME")
-				? path_join(getenv("HOME"), g[1] ? g + 2 : ".")
-				: path_join(p_dir, g);
-		char *real = realpath(abs, NULL);
-		if (real && !path_is_within(sj->ws->root, real))
-			strvec_push_nodup(&jg->outside, real);
-		else
-			free(real);
-		free(abs);
-	}
-	const struct strvec *tl = sj->tc ? taskcache_tools(sj->tc, i) : NULL;
-	if (tl)
-		strvec_extend(&jg->tools, tl);
-	strvec_sort_unique(&jg->tools);
-}
-
 #define SV(sv) ((const char *const *)(sv).v)
-
-/* The outputs of the other tasks of task i's project that i does not
- * depend on (issue 40 item 3: a build that read lint's cache was told to
- * key it): each task the project runs a command for. */
-static void other_outputs(struct sandbox_jobs *sj, size_t i, struct judging *jg)
-{
-	const struct task_node *t = sj->g->nodes.v[i];
-	struct project *p = sj->ws->projects.v[t->project];
-	if (p->is_root)
-		return;
-	struct strvec names = STRVEC_INIT;
-	graph_project_task_names(sj->ws, p, true, &names);
-	bool *dep = xcalloc(sj->g->nodes.n + 1, 1);
-	sandbox_jobs_mark_deps(sj->g, i, dep);
-	for (size_t k = 0; k < names.n; k++) {
-		if (!strcmp(names.v[k], t->task))
-			continue;
-		bool waits = false;
-		for (size_t d = 0; d < sj->g->nodes.n && !waits; d++)
-			waits = dep[d] && sj->g->nodes.v[d]->project == t->project &&
-				!strcmp(sj->g->nodes.v[d]->task, names.v[k]);
-		struct task_cfg *c = waits ? NULL : graph_project_task(sj->ws, p, names.v[k]);
-		/* does that task, where the run holds it, depend on this one?
-		 * Then the edge the note would suggest is a cycle */
-		bool cycle = false;
-		for (size_t m = 0; c && m < sj->g->nodes.n && !cycle; m++) {
-			const struct task_node *o = sj->g->nodes.v[m];
-			if (o->project != t->project || strcmp(o->task, names.v[k]))
-				continue;
-			bool *theirs = xcalloc(sj->g->nodes.n + 1, 1);
-			sandbox_jobs_mark_deps(sj->g, m, theirs);
-			cycle = theirs[i];
-			free(theirs);
-		}
-		if (c)
-			for (size_t o = 0; o < c->outputs.n; o++)
-				if (c->outputs.v[o].s[0] != '!') {
-					strvec_push(&jg->other_tasks, names.v[k]);
-					strvec_push(&jg->other_globs, c->outputs.v[o].s);
-					vec_push(&jg->other_cycle, cycle);
-				}
-		if (c)
-			task_cfg_free(c);
-	}
-	free(dep);
-	strvec_clear(&names);
-	for (size_t k = 0; k < jg->other_tasks.n; k++) {
-		struct judge_other_output o = {jg->other_tasks.v[k], jg->other_globs.v[k],
-					       jg->other_cycle.v[k]};
-		vec_push(&jg->others, o);
-	}
-}
 
 static void judging_init(struct sandbox_jobs *sj, size_t i, const struct job *job,
 			 struct judging *jg)
@@ -287,67 +177,55 @@ static void judging_init(struct sandbox_jobs *sj, size_t i, const struct job *jo
 	memset(jg, 0, sizeof *jg);
 	struct sandbox_job *sjob = &sj->jobs[i];
 	const struct task_node *t = sj->g->nodes.v[i];
-	const struct sandbox_cfg *sb = t->cfg->sandbox;
-	lstr_vec_strings(&sb->ignore_read, &jg->ignore_read);
-	lstr_vec_strings(&sb->ignore_write, &jg->ignore_write);
-	lstr_vec_strings(&sb->ignore_network, &jg->ignore_net);
-	lstr_vec_strings(&t->cfg->input_files, &jg->inputs);
-	lstr_vec_strings(&t->cfg->input_ws_files, &jg->ws_inputs);
-	sandbox_jobs_task_writes(sj->ws, t, &jg->allow_write);
-	lstr_vec_strings(&t->cfg->outputs, &jg->outputs);
-	if (sjob->keyed)
-		judging_keyed(sj, i, jg);
-	other_outputs(sj, i, jg);
-	const struct project *p = sj->ws->projects.v[t->project];
-	for (size_t k = 0; k < p->deps.n; k++) {
-		char *real = realpath(sj->ws->projects.v[p->deps.v[k]]->dir, NULL);
-		if (real)
-			strvec_push_nodup(&jg->proj_deps, real);
-	}
+	const struct taskfacts *f = &sj->facts[i];
 	for (size_t k = 0; k < sjob->net.relays.n; k++)
 		vec_push(&jg->ports, sjob->net.relays.v[k].port);
 	for (size_t k = 0; k < sjob->net.binds.n; k++)
 		vec_push(&jg->ports, sjob->net.binds.v[k]);
+	/* What the key holds through the dependencies of a cached task (their
+	 * keys fold into its own), its read grants outside the workspace and
+	 * the programs its key holds: told only when it is cached. */
+	bool keyed = sjob->keyed != NULL;
 	jg->in = (struct judge_input){
 	    .workspace_root = sj->ws->root,
 	    .home = getenv("HOME"),
 	    .tmpdir = "/tmp",
 	    .wrapped = true,
-	    .ignore_read = SV(jg->ignore_read),
-	    .n_ignore_read = jg->ignore_read.n,
-	    .ignore_write = SV(jg->ignore_write),
-	    .n_ignore_write = jg->ignore_write.n,
-	    .ignore_network = SV(jg->ignore_net),
-	    .n_ignore_network = jg->ignore_net.n,
+	    .ignore_read = SV(f->ignore_read),
+	    .n_ignore_read = f->ignore_read.n,
+	    .ignore_write = SV(f->ignore_write),
+	    .n_ignore_write = f->ignore_write.n,
+	    .ignore_network = SV(f->ignore_network),
+	    .n_ignore_network = f->ignore_network.n,
 	    .cached = taskcache_cacheable(t),
-	    .input_files = SV(jg->inputs),
-	    .n_input_files = jg->inputs.n,
+	    .input_files = SV(f->input_files),
+	    .n_input_files = f->input_files.n,
 	    .inputs_explicit = (t->cfg->set & TF_INPUT_FILES) != 0,
-	    .input_ws_files = SV(jg->ws_inputs),
-	    .n_input_ws_files = jg->ws_inputs.n,
-	    .allow_write = SV(jg->allow_write),
-	    .n_allow_write = jg->allow_write.n,
-	    .keyed = sjob->keyed ? SV(*sjob->keyed) : NULL,
-	    .n_keyed = sjob->keyed ? sjob->keyed->n : 0,
-	    .dep_keyed = SV(jg->dep_keyed),
-	    .n_dep_keyed = jg->dep_keyed.n,
-	    .dep_outputs = SV(jg->dep_outs),
-	    .n_dep_outputs = jg->dep_outs.n,
-	    .deps = jg->deps.v,
-	    .n_deps = jg->deps.n,
-	    .project_deps = SV(jg->proj_deps),
-	    .n_project_deps = jg->proj_deps.n,
+	    .input_ws_files = SV(f->ws_inputs),
+	    .n_input_ws_files = f->ws_inputs.n,
+	    .allow_write = SV(f->writes),
+	    .n_allow_write = f->writes.n,
+	    .keyed = keyed ? SV(*sjob->keyed) : NULL,
+	    .n_keyed = keyed ? sjob->keyed->n : 0,
+	    .dep_keyed = keyed ? SV(f->dep_keyed) : NULL,
+	    .n_dep_keyed = keyed ? f->dep_keyed.n : 0,
+	    .dep_outputs = keyed ? SV(f->dep_outputs) : NULL,
+	    .n_dep_outputs = keyed ? f->dep_outputs.n : 0,
+	    .deps = keyed ? f->judge_deps.v : NULL,
+	    .n_deps = keyed ? f->judge_deps.n : 0,
+	    .project_deps = SV(f->project_deps),
+	    .n_project_deps = f->project_deps.n,
 	    .task = t->task,
-	    .other_outputs = jg->others.v,
-	    .n_other_outputs = jg->others.n,
-	    .own_outputs = SV(jg->outputs),
-	    .n_own_outputs = jg->outputs.n,
+	    .other_outputs = f->others.v,
+	    .n_other_outputs = f->others.n,
+	    .own_outputs = SV(f->outputs),
+	    .n_own_outputs = f->outputs.n,
 	    .externals_keyed = sj->externals_keyed,
 	    .run_started = sj->run_started,
-	    .outside_grants = SV(jg->outside),
-	    .n_outside_grants = jg->outside.n,
-	    .toolchain = SV(jg->tools),
-	    .n_toolchain = jg->tools.n,
+	    .outside_grants = keyed ? SV(f->outside) : NULL,
+	    .n_outside_grants = keyed ? f->outside.n : 0,
+	    .toolchain = keyed ? SV(f->tools) : NULL,
+	    .n_toolchain = keyed ? f->tools.n : 0,
 	    .net_allowed = sjob->net.proxied ? net_allowed : NULL,
 	    .net_ctx = &sjob->net.rules,
 	    .host_listens = bridge_host_listens,
@@ -361,17 +239,9 @@ static void judging_init(struct sandbox_jobs *sj, size_t i, const struct job *jo
 
 static void judging_release(struct judging *jg)
 {
-	struct strvec *all[] = {
-	    &jg->ignore_read, &jg->ignore_write, &jg->ignore_net, &jg->inputs,	  &jg->ws_inputs,
-	    &jg->allow_write, &jg->outputs,	 &jg->roots,	  &jg->unwritten, &jg->dep_keyed,
-	    &jg->dep_outs,    &jg->dep_cfg,	 &jg->outside,	  &jg->tools,	  &jg->proj_deps,
-	    &jg->other_tasks, &jg->other_globs};
-	for (size_t k = 0; k < sizeof all / sizeof *all; k++)
-		strvec_clear(all[k]);
-	vec_free(&jg->deps);
+	strvec_clear(&jg->roots);
+	strvec_clear(&jg->unwritten);
 	vec_free(&jg->ports);
-	vec_free(&jg->others);
-	vec_free(&jg->other_cycle);
 }
 
 /* A persistent task ran untraced: when it failed on its own (not stopped
@@ -395,9 +265,7 @@ static int judge_untraced(struct sandbox_jobs *sj, size_t i, struct job *job)
 	walls_line(sjob, t->cfg->sandbox, &out);
 	strbuf_addch(&out, '\n');
 	if (v.notes.n || v.violations.n) {
-		char *yaml = sandbox_jobs_project_yaml(sj, t);
-		report_text(t->id, yaml, t->task, &jg.in, &v, &out);
-		free(yaml);
+		report_text(t->id, sj->facts[i].yaml, t->task, &jg.in, &v, &out);
 	}
 	fputs(out.buf, stderr);
 	strbuf_release(&out);
@@ -448,11 +316,9 @@ static int judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	int rc = 0;
 	if (!sj->quiet_report && (v.violations.n || (!succeeded && (v.notes.n || v.fix_read.n)))) {
 		struct strbuf out = STRBUF_INIT;
-		char *yaml = sandbox_jobs_project_yaml(sj, t);
-		report_text(t->id, yaml, t->task, &jg.in, &v, &out);
+		report_text(t->id, sj->facts[i].yaml, t->task, &jg.in, &v, &out);
 		fputs(out.buf, stderr);
 		strbuf_release(&out);
-		free(yaml);
 	}
 	if (succeeded && v.violations.n) {
 		snprintf(sjob->reason, sizeof sjob->reason, "%zu sandbox violation%s",
