@@ -107,6 +107,7 @@ static void test_facts(void)
 		CHECK_STR(f->judge_deps.v[1].dir, lib_dir);
 	}
 	CHECK_STR(f->yaml, "pkgs/app/vx.yaml");
+	CHECK_STR(facts[lib].yaml, "pkgs/lib/vx.yaml"); /* made for the judge_dep, unplanned */
 
 	/* grants: allow.read and the declared workspace file outside the
 	 * project; allow.write and the declared outputs that stay in the

@@ -86,6 +86,7 @@ static void request_input(struct sandbox_jobs *sj, size_t i, struct sandbox_inpu
 	if (sj->showing)
 		stage_pattern = h->stage_pattern =
 		    path_join(ws->root, ".vx/stage/vx-run-XXXXXX/task-XXXXXX");
+	taskfacts_plan(sj->facts, ws, sj->g, i); /* once: a retry finds it made */
 	taskfacts_start(sj->facts, ws, sj->g, sj->tc, i);
 	const struct taskfacts *f = &sj->facts[i];
 	const struct strvec *configs = config_files(sj);

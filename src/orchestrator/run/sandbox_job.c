@@ -83,7 +83,6 @@ int sandbox_jobs_init(struct sandbox_jobs *sj, const struct workspace *ws, const
 			continue;
 		if (!first)
 			first = t;
-		taskfacts_plan(sj->facts, ws, g, i);
 		/* The sandbox's own rule, asked before anything runs so the
 		 * error can name the config line. */
 		struct strvec pass = STRVEC_INIT, secrets = STRVEC_INIT, keyed = STRVEC_INIT;

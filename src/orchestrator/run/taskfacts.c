@@ -43,14 +43,15 @@ static void mark_dependents(const struct graph *g, size_t i, bool *out)
 	}
 }
 
-/* The vx.yaml a fix for t goes into, workspace-relative: the project's
- * own, or where it would be (a project of package.json alone, or the
- * root's tasks). */
-static char *fix_yaml(const struct workspace *ws, const struct task_node *t)
+const char *taskfacts_yaml(struct taskfacts *facts, const struct workspace *ws,
+			   const struct graph *g, size_t i)
 {
-	const struct project *p = ws->projects.v[t->project];
-	return p->cfg && p->cfg != ws->cfg ? path_relative(ws->root, p->cfg->path)
-					   : xasprintf("%s/vx.yaml", p->rel);
+	if (!facts[i].yaml) {
+		const struct project *p = ws->projects.v[g->nodes.v[i]->project];
+		facts[i].yaml = p->cfg && p->cfg != ws->cfg ? path_relative(ws->root, p->cfg->path)
+							    : xasprintf("%s/vx.yaml", p->rel);
+	}
+	return facts[i].yaml;
 }
 
 /* Has rel (a pattern relative to a project) a ".." or "." component, or
@@ -277,8 +278,7 @@ static void other_globs(const struct workspace *ws, const struct graph *g, size_
 		return;
 	struct strvec names = STRVEC_INIT;
 	graph_project_task_names(ws, p, true, &names);
-	bool *dependents = xcalloc(g->nodes.n + 1, 1);
-	mark_dependents(g, i, dependents);
+	bool *dependents = NULL; /* walked for the first sibling with outputs */
 	VEC(bool) cycles = {0};
 	for (size_t k = 0; k < names.n; k++) {
 		if (!strcmp(names.v[k], t->task) || waits_for(g, f, t, names.v[k]))
@@ -286,8 +286,12 @@ static void other_globs(const struct workspace *ws, const struct graph *g, size_
 		struct task_cfg *c = graph_project_task(ws, p, names.v[k]);
 		if (!c)
 			continue;
+		if (!dependents && c->outputs.n) {
+			dependents = xcalloc(g->nodes.n + 1, 1);
+			mark_dependents(g, i, dependents);
+		}
 		bool cycle = false;
-		for (size_t m = 0; m < g->nodes.n && !cycle; m++)
+		for (size_t m = 0; dependents && m < g->nodes.n && !cycle; m++)
 			cycle = dependents[m] && g->nodes.v[m]->project == t->project &&
 				!strcmp(g->nodes.v[m]->task, names.v[k]);
 		for (size_t o = 0; o < c->outputs.n; o++)
@@ -317,28 +321,28 @@ void taskfacts_plan(struct taskfacts *facts, const struct workspace *ws, const s
 	if (!sb || !t->command || f->planned)
 		return;
 	f->planned = true;
-	const struct project *p = ws->projects.v[t->project];
 	f->closure = xcalloc(g->nodes.n + 1, 1);
 	mark_deps(g, i, f->closure);
+	/* a deep closure is hundreds of nodes (bench/gen-monorepo 500): a
+	 * project is found once by its index, not by comparing its dir with
+	 * each one found before */
+	bool *project_seen = xcalloc(ws->projects.n + 1, 1);
 	for (size_t d = 0; d < g->nodes.n; d++) {
 		if (!f->closure[d])
 			continue;
 		const struct task_node *dt = g->nodes.v[d];
 		const struct project *dp = ws->projects.v[dt->project];
 		vec_push(&f->deps, d);
-		if (strvec_find(&f->dep_dirs, dp->dir) < 0)
+		if (!project_seen[dt->project])
 			strvec_push(&f->dep_dirs, dp->dir);
-		strvec_push_nodup(&f->dep_yamls, fix_yaml(ws, dt));
-	}
-	for (size_t k = 0; k < f->deps.n; k++) {
-		const struct task_node *dt = g->nodes.v[f->deps.v[k]];
-		struct judge_dep jd = {.dir = ws->projects.v[dt->project]->dir,
-				       .config = f->dep_yamls.v[k],
-				       .task = dt->task,
-				       .id = dt->id};
+		project_seen[dt->project] = true;
+		taskfacts_yaml(facts, ws, g, d);
+		struct judge_dep jd = {
+		    .dir = dp->dir, .config = facts[d].yaml, .task = dt->task, .id = dt->id};
 		vec_push(&f->judge_deps, jd);
 	}
-	f->yaml = fix_yaml(ws, t);
+	free(project_seen);
+	taskfacts_yaml(facts, ws, g, i);
 	task_reads(ws, t, &f->reads);
 	task_writes(ws, t, &f->writes);
 	lstr_vec_strings(&t->cfg->input_files, &f->input_files);
@@ -361,11 +365,6 @@ void taskfacts_plan(struct taskfacts *facts, const struct workspace *ws, const s
 	task_env(ws, t, &f->plain_env);
 	other_dirs(ws, g, t, f);
 	other_globs(ws, g, i, f);
-	for (size_t k = 0; k < p->deps.n; k++) {
-		char *real = realpath(ws->projects.v[p->deps.v[k]]->dir, NULL);
-		if (real)
-			strvec_push_nodup(&f->project_deps, real);
-	}
 }
 
 const struct strvec *taskfacts_outputs(struct taskfacts *facts, const struct workspace *ws,
@@ -417,6 +416,11 @@ void taskfacts_start(struct taskfacts *facts, const struct workspace *ws, const 
 			free(real);
 		free(abs);
 	}
+	for (size_t k = 0; !f->project_deps.n && k < p->deps.n; k++) {
+		char *real = realpath(ws->projects.v[p->deps.v[k]]->dir, NULL);
+		if (real)
+			strvec_push_nodup(&f->project_deps, real);
+	}
 	const struct strvec *tl = tc ? taskcache_tools(tc, i) : NULL;
 	if (tl)
 		strvec_extend(&f->tools, tl);
@@ -426,12 +430,12 @@ void taskfacts_start(struct taskfacts *facts, const struct workspace *ws, const 
 void taskfacts_release(struct taskfacts *f)
 {
 	struct strvec *all[] = {
-	    &f->dep_dirs,    &f->dep_yamls,    &f->reads,	   &f->writes,	    &f->input_files,
-	    &f->ws_inputs,   &f->outputs,      &f->sockets,	   &f->mach,	    &f->sysinfo,
-	    &f->ignore_read, &f->ignore_write, &f->ignore_network, &f->define,	    &f->pass,
-	    &f->secrets,     &f->vxenv,	       &f->plain_env,	   &f->other_dirs,  &f->other_tasks,
-	    &f->other_globs, &f->project_deps, &f->linked,	   &f->dep_outputs, &f->dep_keyed,
-	    &f->outside,     &f->tools,	       &f->matched};
+	    &f->dep_dirs,     &f->reads,	  &f->writes,	   &f->input_files, &f->ws_inputs,
+	    &f->outputs,      &f->sockets,	  &f->mach,	   &f->sysinfo,	    &f->ignore_read,
+	    &f->ignore_write, &f->ignore_network, &f->define,	   &f->pass,	    &f->secrets,
+	    &f->vxenv,	      &f->plain_env,	  &f->other_dirs,  &f->other_tasks, &f->other_globs,
+	    &f->project_deps, &f->linked,	  &f->dep_outputs, &f->dep_keyed,   &f->outside,
+	    &f->tools,	      &f->matched};
 	for (size_t k = 0; k < sizeof all / sizeof *all; k++)
 		strvec_clear(all[k]);
 	free(f->closure);

@@ -7,11 +7,15 @@
  * was walked three times and the facts built twice, in two shapes).
  *
  * The record is made in two stages, as samurai's graph.h says who sets
- * what: taskfacts_plan when the plan is made (sandbox_jobs_init), from the
- * workspace's configs and the graph alone; taskfacts_start when the task
- * starts (sandbox_jobs_request), from what only exists then: what its
- * dependencies' outputs matched once they finished, the packages linked
- * into node_modules (an install task may make them), the key's files. */
+ * what: taskfacts_plan from the workspace's configs and the graph alone,
+ * and taskfacts_start from what only exists once the dependencies have
+ * finished: what their outputs matched, the packages linked into
+ * node_modules (an install task may make them), the key's files. Both run
+ * when the task first starts (sandbox_jobs_request), not when the plan is
+ * made: planning every sandboxed task up front cost a 500-task dry run
+ * (bench/gen-monorepo 500, sandbox: on build) 400 -> 580 ms median, most
+ * of it declared_write_walled's walk of every project for each declared
+ * output and task_env's pass-through matching, paid for every cache hit. */
 #ifndef VX_RUN_TASKFACTS_H
 #define VX_RUN_TASKFACTS_H
 
@@ -38,12 +42,8 @@ struct taskfacts {
 	struct strvec dep_dirs; /* each dependency's project dir, once, in deps' order:
 				 * the linked packages it may see (keyed_projects) */
 	/* One judge_dep per dependency (parallel to deps): its project, task,
-	 * id and the vx.yaml its fix goes into (dep_yamls, owned here). */
+	 * id and the vx.yaml its fix goes into (the dependency's yaml). */
 	VEC(struct judge_dep) judge_deps;
-	struct strvec dep_yamls;
-	char *yaml; /* the vx.yaml its own fix goes into, workspace-relative: the
-		     * project's own, or where it would be (a project of
-		     * package.json alone, or the root's tasks) */
 	/* Grants, relative to the project: allow.read and the declared
 	 * inputs.workspaceFiles outside it; allow.write and the declared
 	 * outputs that stay in it (issue 54 item 9). */
@@ -64,16 +64,23 @@ struct taskfacts {
 	struct strvec other_dirs;
 	struct strvec other_tasks, other_globs;
 	VEC(struct judge_other_output) others;
-	struct strvec project_deps; /* its project's dependencies' dirs, canonical */
 
 	/* Set by taskfacts_start, again at each start (a retry starts afresh). */
-	struct strvec linked;	   /* projects linked into its node_modules or the root's */
-	struct strvec dep_outputs; /* what its dependencies' outputs matched, absolute,
-				    * sorted */
-	struct strvec dep_keyed;   /* its dependencies' keyed files, workspace-relative,
-				    * sorted (those cached this run) */
-	struct strvec outside;	   /* its read grants outside the workspace, canonical */
-	struct strvec tools;	   /* the programs its key holds, sorted; empty: none */
+	struct strvec linked;	    /* projects linked into its node_modules or the root's */
+	struct strvec dep_outputs;  /* what its dependencies' outputs matched, absolute,
+				     * sorted */
+	struct strvec dep_keyed;    /* its dependencies' keyed files, workspace-relative,
+				     * sorted (those cached this run) */
+	struct strvec outside;	    /* its read grants outside the workspace, canonical */
+	struct strvec tools;	    /* the programs its key holds, sorted; empty: none */
+	struct strvec project_deps; /* its project's dependencies' dirs, canonical (made
+				     * at the first start) */
+
+	/* Set by taskfacts_yaml for any node, planned or not, the first time
+	 * it is asked: the vx.yaml its fix goes into, workspace-relative (the
+	 * project's own, or where it would be: a project of package.json
+	 * alone, or the root's tasks). */
+	char *yaml;
 
 	/* Set by taskfacts_outputs for any node, the first time a dependent
 	 * starts: what its output globs matched once it finished (every
@@ -94,6 +101,9 @@ void taskfacts_plan(struct taskfacts *facts, const struct workspace *ws, const s
  * which programs it keys of its own. */
 void taskfacts_start(struct taskfacts *facts, const struct workspace *ws, const struct graph *g,
 		     const struct taskcache *tc, size_t i);
+/* The vx.yaml a fix of node i goes into (facts[i].yaml, made once). */
+const char *taskfacts_yaml(struct taskfacts *facts, const struct workspace *ws,
+			   const struct graph *g, size_t i);
 /* What node d's output globs match, walked once a run; NULL when the walk
  * failed. */
 const struct strvec *taskfacts_outputs(struct taskfacts *facts, const struct workspace *ws,
