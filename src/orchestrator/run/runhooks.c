@@ -8,6 +8,7 @@
 #include "cache/key.h"
 #include "orchestrator/keys/taskenv.h"
 #include "orchestrator/run/output.h"
+#include "orchestrator/run/runreport.h"
 #include "util/die.h"
 #include "util/path.h"
 
@@ -182,6 +183,7 @@ enum after_result run_after(struct job *job, void *ctx)
 	/* A violation fails a task that exited 0, and such a task is never
 	 * saved: judged before the cache sees it. */
 	int verdict = sandbox_jobs_judge(rh->sj, i, job);
+	runreport_task(rh->sj, i, job, stderr);
 	const struct verdict *v = sandbox_jobs_verdict(rh->sj, i);
 	if (v)
 		taskcache_set_reads(rh->tc, i, &v->reads);

@@ -15,6 +15,60 @@ static const char *report_state(enum job_state st)
 	return st == JOB_PENDING || st == JOB_RUNNING ? "skipped" : job_state_name(st);
 }
 
+/* "read: the project, its dependencies' outputs, ../shared; write: dist;
+ * network: none" */
+static void walls_line(const struct sandbox_job *sjob, const struct sandbox_cfg *sb,
+		       struct strbuf *sb_out)
+{
+	strbuf_addstr(sb_out, "read: the project, what it depends on");
+	for (size_t k = 0; k < sb->allow_read.n; k++)
+		strbuf_addf(sb_out, ", %s", sb->allow_read.v[k].s);
+	strbuf_addstr(sb_out, "; write:");
+	for (size_t k = 0; k < sb->allow_write.n; k++)
+		strbuf_addf(sb_out, "%s %s", k ? "," : "", sb->allow_write.v[k].s);
+	if (!sb->allow_write.n)
+		strbuf_addstr(sb_out, " its TMPDIR only");
+	strbuf_addstr(sb_out, "; network:");
+	if (sjob->net.proxied)
+		strbuf_addstr(sb_out, sjob->net.rules.any ? " any public host"
+							  : " the hosts allow.network lists");
+	else if (!sjob->net.relays.n && !sjob->net.binds.n)
+		strbuf_addstr(sb_out, " none");
+	for (size_t k = 0; k < sjob->net.relays.n; k++)
+		strbuf_addf(sb_out, "%s the host's port %d", sjob->net.proxied || k ? "," : "",
+			    sjob->net.relays.v[k].port);
+	for (size_t k = 0; k < sjob->net.binds.n; k++)
+		strbuf_addf(sb_out, "%s serving port %d",
+			    sjob->net.proxied || sjob->net.relays.n || k ? "," : "",
+			    sjob->net.binds.v[k]);
+}
+
+void runreport_task(const struct sandbox_jobs *sj, size_t i, const struct job *job, FILE *out)
+{
+	const struct sandbox_job *sjob = sj->jobs ? &sj->jobs[i] : NULL;
+	if (!sjob || !sjob->judged || sj->quiet_report)
+		return;
+	const struct task_node *t = sj->g->nodes.v[i];
+	const struct verdict *v = &sjob->verdict;
+	bool failed = job->state != JOB_SUCCEEDED;
+	struct strbuf sb = STRBUF_INIT;
+	if (sjob->untraced) {
+		strbuf_addf(
+		    &sb, "%s: it ran untraced in its sandbox (a persistent task), where it could ",
+		    t->id);
+		walls_line(sjob, t->cfg->sandbox, &sb);
+		strbuf_addch(&sb, '\n');
+	}
+	bool show = v->violations.n ||
+		    (sjob->untraced ? v->notes.n != 0 : failed && (v->notes.n || v->fix_read.n));
+	if (show) {
+		struct judge_input in = sandbox_jobs_report_input(sj, i);
+		report_text(t->id, sj->facts[i].yaml, t->task, &in, v, &sb);
+	}
+	fputs(sb.buf, out);
+	strbuf_release(&sb);
+}
+
 void runreport_print(const char *mode, const struct graph *g, const struct job *jobs,
 		     const struct taskcache *tc, const struct sandbox_jobs *sj, FILE *out)
 {

@@ -50,9 +50,9 @@ struct sandbox_jobs {
 	struct strvec projects;	   /* every project's dir, canonical, parallel to
 				    * ws->projects: made with the first request */
 	struct sandbox_job *jobs;  /* per node */
-	struct taskfacts *facts;   /* per node: what each task is (taskfacts.h), planned by
-				    * init for each sandboxed task, started by its request;
-				    * the request and the judge's input are views of it */
+	struct taskfacts *facts;   /* per node: what each task is (taskfacts.h), planned and
+				    * started by its request; the request and the judge's
+				    * input are views of it */
 	/* The key beyond a task (issue 18), set by the run: the run's task
 	 * cache (each node's keyed files, for its dependents' reads, and its
 	 * programs, the key's toolchain; NULL: none); whether the lockfile
@@ -79,7 +79,9 @@ struct sandbox_job {
 	 * request planned, then prepared (log, stage, fds, argv); the trace
 	 * judged; all of it swept and released */
 	long long us_plan, us_prepare, us_judge, us_cleanup;
-	bool judged; /* verdict holds the judge's word (sandbox_jobs_judge) */
+	bool judged;   /* verdict holds the judge's word (sandbox_jobs_judge) */
+	bool untraced; /* judged as a persistent task that ran untraced and failed:
+			* its report shows its walls first (runreport_task) */
 	struct verdict verdict;
 	char *project_dir;	    /* canonical, as judged: report paths are made from it */
 	struct sandbox_net net;	    /* its network (sandbox/net.h): rules set by init
@@ -144,9 +146,9 @@ int sandbox_jobs_request(struct sandbox_jobs *sj, size_t i, struct sandbox_reque
  * or -1 with one line in err; notes get what it leaves out. */
 int sandbox_jobs_profile(struct sandbox_jobs *sj, size_t i, const char *tmpdir, struct strbuf *out,
 			 struct strvec *notes, struct strbuf *err);
-/* After node i ran under strace: judges its trace, prints the violations,
- * notes and fix of a task that had any or failed, and returns -1 when a
- * task that exited 0 must fail (a violation, or a trace that ended before
+/* After node i ran under strace: judges its trace into its verdict
+ * (printed by runreport_task), and returns -1 when a task that exited 0
+ * must fail (a violation, or a trace that ended before
  * the command did); 0 otherwise (also for an untraced task). */
 int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job);
 /* After node i ran, before anything looks at its project: moves its

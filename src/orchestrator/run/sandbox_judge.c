@@ -1,8 +1,8 @@
 /* sandbox_judge.c - a sandboxed task's verdict after it ran: the judge's
- * input built from the task and its edges, the trace judged (or, untraced,
- * the proxy's refusals and the guard's record), the report, the reason a
- * task fails. Its calls are sandbox_job.h's (sandbox_jobs_judge and the
- * verdict's readers). */
+ * input (a view of its facts and its request), the trace judged (or,
+ * untraced, the proxy's refusals and the guard's record), the reason a
+ * task fails. The report is printed where reports are, runreport_task. Its calls are
+ * sandbox_job.h's (sandbox_jobs_judge and the verdict's readers). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -41,7 +41,6 @@
 static int guard_verdict(struct sandbox_jobs *sj, size_t i, struct job *job)
 {
 	struct sandbox_job *sjob = &sj->jobs[i];
-	const struct task_node *t = sj->g->nodes.v[i];
 	struct strvec appeared = STRVEC_INIT;
 	guard_end(&sjob->guard, &appeared);
 	if (!appeared.n)
@@ -65,23 +64,11 @@ static int guard_verdict(struct sandbox_jobs *sj, size_t i, struct job *job)
 		    .op = VIOLATION_WRITE,
 		    .path = xstrdup(appeared.v[k]),
 		    .syscall = "guard",
-		    .reason = xstrdup("a config vx plans from, missing when the task started, "
-				      "was made where it could write"),
+		    .reason = xstrdup("a config that was missing when it started, made where it "
+				      "could write: vx plans from none until it is removed"),
 		};
 		vec_push(&v->violations, x);
 		added++;
-		if (!sj->quiet_report) {
-			char *root = grants_canonical(sj->ws->root);
-			char *shown = path_relative(root, appeared.v[k]);
-			free(root);
-			fprintf(
-			    stderr,
-			    "%s: violation: write %s (a config that was missing when it started, "
-			    "made where it could write: vx plans from none until it is "
-			    "removed)\n",
-			    t->id, shown);
-			free(shown);
-		}
 	}
 	strvec_clear(&appeared);
 	if (!added || job->state != JOB_SUCCEEDED)
@@ -129,34 +116,6 @@ static bool net_allowed(const char *host, void *ctx)
 		    netrules_decide(rs, host, rs->allow.v[k].port, &exact) == NET_ALLOWED)
 			return true;
 	return false;
-}
-
-/* "read: the project, its dependencies' outputs, ../shared; write: dist;
- * network: none" */
-static void walls_line(const struct sandbox_job *sjob, const struct sandbox_cfg *sb,
-		       struct strbuf *sb_out)
-{
-	strbuf_addstr(sb_out, "read: the project, what it depends on");
-	for (size_t k = 0; k < sb->allow_read.n; k++)
-		strbuf_addf(sb_out, ", %s", sb->allow_read.v[k].s);
-	strbuf_addstr(sb_out, "; write:");
-	for (size_t k = 0; k < sb->allow_write.n; k++)
-		strbuf_addf(sb_out, "%s %s", k ? "," : "", sb->allow_write.v[k].s);
-	if (!sb->allow_write.n)
-		strbuf_addstr(sb_out, " its TMPDIR only");
-	strbuf_addstr(sb_out, "; network:");
-	if (sjob->net.proxied)
-		strbuf_addstr(sb_out, sjob->net.rules.any ? " any public host"
-							  : " the hosts allow.network lists");
-	else if (!sjob->net.relays.n && !sjob->net.binds.n)
-		strbuf_addstr(sb_out, " none");
-	for (size_t k = 0; k < sjob->net.relays.n; k++)
-		strbuf_addf(sb_out, "%s the host's port %d", sjob->net.proxied || k ? "," : "",
-			    sjob->net.relays.v[k].port);
-	for (size_t k = 0; k < sjob->net.binds.n; k++)
-		strbuf_addf(sb_out, "%s serving port %d",
-			    sjob->net.proxied || sjob->net.relays.n || k ? "," : "",
-			    sjob->net.binds.v[k]);
 }
 
 /* The judge's input for task i: a view of its facts (taskfacts.h, as its
@@ -245,13 +204,13 @@ static void judging_release(struct judging *jg)
 }
 
 /* A persistent task ran untraced: when it failed on its own (not stopped
- * by vx), beside its output go the walls it ran under and what its output
- * alone tells (a hidden path its last line names, a name that did not
- * resolve), each with the grant that would have let it through. */
+ * by vx), its verdict is what its output alone tells (a hidden path its
+ * last line names, a name that did not resolve), each with the grant that
+ * would have let it through; its report (runreport_task) shows the walls
+ * it ran under beside it. */
 static int judge_untraced(struct sandbox_jobs *sj, size_t i, struct job *job)
 {
 	struct sandbox_job *sjob = &sj->jobs[i];
-	const struct task_node *t = sj->g->nodes.v[i];
 	if (!sjob->built || job->state != JOB_FAILED || job->reason || sj->quiet_report)
 		return 0;
 	struct judging jg;
@@ -259,16 +218,7 @@ static int judge_untraced(struct sandbox_jobs *sj, size_t i, struct job *job)
 	struct verdict v;
 	judge_output(&jg.in, &v);
 	proxy_violations(sjob->net.proxy, &jg.in, &v);
-	struct strbuf out = STRBUF_INIT;
-	strbuf_addf(&out, "%s: it ran untraced in its sandbox (a persistent task), where it could ",
-		    t->id);
-	walls_line(sjob, t->cfg->sandbox, &out);
-	strbuf_addch(&out, '\n');
-	if (v.notes.n || v.violations.n) {
-		report_text(t->id, sj->facts[i].yaml, t->task, &jg.in, &v, &out);
-	}
-	fputs(out.buf, stderr);
-	strbuf_release(&out);
+	sjob->untraced = true; /* its report begins with its walls */
 	sjob->project_dir = xstrdup(sjob->req.cwd);
 	sjob->verdict = v;
 	sjob->judged = true;
@@ -314,12 +264,6 @@ static int judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	    taskreads_save(sj->ws, t->id, sjob->req.cwd, &v.reads) < 0)
 		warning("%s: its reads could not be kept in .vx/reads: %s", t->id, strerror(errno));
 	int rc = 0;
-	if (!sj->quiet_report && (v.violations.n || (!succeeded && (v.notes.n || v.fix_read.n)))) {
-		struct strbuf out = STRBUF_INIT;
-		report_text(t->id, sj->facts[i].yaml, t->task, &jg.in, &v, &out);
-		fputs(out.buf, stderr);
-		strbuf_release(&out);
-	}
 	if (succeeded && v.violations.n) {
 		snprintf(sjob->reason, sizeof sjob->reason, "%zu sandbox violation%s",
 			 v.violations.n, v.violations.n == 1 ? "" : "s");
