@@ -43,7 +43,6 @@ struct variant {
 	int nfds;
 	double *t;   /* wall, ms */
 	double *cpu; /* user + system of the whole tree, ms */
-	double *csw; /* its voluntary context switches: each a wait for the CPU */
 	bool failed;
 };
 
@@ -97,8 +96,7 @@ static int open_high(int fd)
 /* One run: its wall time in ms, or -1 when it failed; *cpu its tree's
  * CPU time (bwrap's pid 1 reaps every process of the sandbox, so wait4's
  * usage holds them all). */
-static double run(struct variant *v, int sig_rd, const char *log, int errfd, double *cpu,
-		  double *csw)
+static double run(struct variant *v, int sig_rd, const char *log, int errfd, double *cpu)
 {
 	double t0 = now();
 	int opened[MAX_FDS];
@@ -138,7 +136,6 @@ static double run(struct variant *v, int sig_rd, const char *log, int errfd, dou
 	double t = now() - t0;
 	*cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
 	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
-	*csw = (double)ru.ru_nvcsw;
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? t : -1;
 }
 
@@ -168,7 +165,6 @@ int main(int argc, char **argv)
 		load(&v[i], argv[3 + i]);
 		v[i].t = calloc((size_t)rounds, sizeof(double));
 		v[i].cpu = calloc((size_t)rounds, sizeof(double));
-		v[i].csw = calloc((size_t)rounds, sizeof(double));
 	}
 	int sig[2];
 	if (pipe2(sig, O_CLOEXEC) < 0)
@@ -180,7 +176,7 @@ int main(int argc, char **argv)
 		for (int i = 0; i < nv; i++) {
 			if (v[i].failed)
 				continue;
-			double t = run(&v[i], sig[0], log, errfd, &v[i].cpu[r], &v[i].csw[r]);
+			double t = run(&v[i], sig[0], log, errfd, &v[i].cpu[r]);
 			if (t < 0) {
 				v[i].failed = true;
 				fprintf(stderr, "walls_driver: %s failed (its stderr: %s)\n",
@@ -189,8 +185,8 @@ int main(int argc, char **argv)
 			v[i].t[r] = t;
 		}
 	double *d = calloc((size_t)rounds, sizeof(double));
-	printf("%-44s %8s %8s %8s %8s %8s %8s\n", "variant (ms)", "wall", "min", "cost", "cpu",
-	       "cpu cost", "switches");
+	printf("%-44s %8s %8s %8s %8s %8s\n", "variant (ms)", "wall", "min", "cost", "cpu",
+	       "cpu cost");
 	for (int i = 0; i < nv; i++) {
 		if (v[i].failed) {
 			printf("%-44s %8s\n", v[i].name, "failed");
@@ -209,8 +205,8 @@ int main(int argc, char **argv)
 			mn = v[i].t[r] < mn ? v[i].t[r] : mn;
 		double med = median(v[i].t, rounds);
 		double cpu = median(v[i].cpu, rounds);
-		printf("%-44.44s %8.2f %8.2f %8.2f %8.2f %8.2f %8.0f\n", v[i].name, med, mn, cost,
-		       cpu, cpucost, median(v[i].csw, rounds));
+		printf("%-44.44s %8.2f %8.2f %8.2f %8.2f %8.2f\n", v[i].name, med, mn, cost, cpu,
+		       cpucost);
 	}
 	free(d);
 	return 0;
