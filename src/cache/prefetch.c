@@ -1,4 +1,4 @@
-/* prefetch.c - a run's remote lookups on a thread of their own
+/* prefetch.c - a run's remote lookups, one item of the run's pool
  * (prefetch.h). */
 #include "cache/prefetch.h"
 
@@ -14,8 +14,8 @@
 #include "cache/transfer.h"
 #include "util/compat.h"
 #include "util/die.h"
-#include "util/thread.h"
 #include "util/strbuf.h"
+#include "util/worker.h"
 
 struct prefetch {
 	const struct store *st;
@@ -25,18 +25,26 @@ struct prefetch {
 	_Atomic int *state; /* per item: enum prefetch_state */
 	size_t n;
 	volatile bool stop;
-	pthread_t thread;
+	struct worker *w;
+	prefetch_settled_fn *settled;
+	void *ctx;
+	bool ended;	      /* the batch's done ran, on the loop's thread */
 	pthread_mutex_t lock; /* guards said */
-	struct strbuf said;   /* the thread's warnings, for the caller's thread */
-	int rd, wr;	      /* a byte written each time keys settle: prefetch_fd */
+	struct strbuf said;   /* the batch's warnings, for the loop's thread */
 };
 
-/* Says keys settled. A full pipe holds a wake-up already: none is lost. */
+static void on_settled(void *arg, const char *messages)
+{
+	(void)messages;
+	struct prefetch *p = arg;
+	p->settled(p->ctx);
+}
+
+/* Says keys settled: a post to the loop (issue 58 item 4: a waiting hit
+ * was asked again every 2 ms). */
 static void wake(struct prefetch *p)
 {
-	char b = 1;
-	while (write(p->wr, &b, 1) < 0 && errno == EINTR)
-		;
+	worker_post(p->w, on_settled, p);
 }
 
 static void collect(const char *line, void *ctx)
@@ -50,7 +58,15 @@ static void collect(const char *line, void *ctx)
 static int open_body(struct remote_item *it, void *ctx)
 {
 	struct prefetch *p = ctx;
-	return transfer_tmp(p->st, it->key, &p->paths[it->index]);
+	int fd = transfer_tmp(p->st, it->key, &p->paths[it->index]);
+	if (fd < 0) {
+		/* not asked here: its task asks alone now, not once the
+		 * batch ends (remote_get_many skips it, never calling
+		 * body_done) */
+		atomic_store(&p->state[it->index], PREFETCH_ASK);
+		wake(p);
+	}
+	return fd;
 }
 
 static void body_done(struct remote_item *it, int fd, void *ctx)
@@ -74,23 +90,30 @@ static void body_done(struct remote_item *it, int fd, void *ctx)
 	wake(p);
 }
 
-static void *run(void *arg)
+static void run(void *arg)
 {
 	struct prefetch *p = arg;
 	report_to(collect, p);
 	remote_get_many(p->r, p->items, p->n, transfer_body_begins, open_body, body_done, &p->stop,
 			p);
-	/* What was never opened stays to be asked alone. */
+	/* What was never begun (a stop) stays to be asked alone. */
 	for (size_t i = 0; i < p->n; i++)
 		if (atomic_load(&p->state[i]) == PREFETCH_PENDING)
 			atomic_store(&p->state[i], PREFETCH_ASK);
-	wake(p);
 	report_to(NULL, NULL);
-	return NULL;
+}
+
+static void ended(void *arg, const char *messages)
+{
+	struct prefetch *p = arg;
+	prefetch_say(p);
+	fputs(messages, stderr);
+	p->ended = true;
+	p->settled(p->ctx);
 }
 
 struct prefetch *prefetch_start(const struct store *st, struct remote *r, const char *const *keys,
-				size_t n)
+				size_t n, struct worker *w, prefetch_settled_fn *settled, void *ctx)
 {
 	if (!n || !remote_readable(r))
 		return NULL;
@@ -98,6 +121,9 @@ struct prefetch *prefetch_start(const struct store *st, struct remote *r, const 
 	p->st = st;
 	p->r = r;
 	p->n = n;
+	p->w = w;
+	p->settled = settled;
+	p->ctx = ctx;
 	p->items = xcalloc(n, sizeof *p->items);
 	p->paths = xcalloc(n, sizeof *p->paths);
 	p->state = xcalloc(n, sizeof *p->state);
@@ -107,36 +133,8 @@ struct prefetch *prefetch_start(const struct store *st, struct remote *r, const 
 	}
 	strbuf_init(&p->said);
 	pthread_mutex_init(&p->lock, NULL);
-	int fds[2];
-	if (compat_pipe(fds, O_CLOEXEC | O_NONBLOCK) < 0)
-		die_errno("cannot make the prefetch's pipe");
-	p->rd = fds[0];
-	p->wr = fds[1];
-	int err = thread_start(&p->thread, NULL, run, p);
-	if (err) {
-		close(p->rd);
-		close(p->wr);
-		pthread_mutex_destroy(&p->lock);
-		strbuf_release(&p->said);
-		free(p->items);
-		free(p->paths);
-		free(p->state);
-		free(p);
-		return NULL;
-	}
+	worker_submit(w, WORKER_NET, run, ended, p);
 	return p;
-}
-
-int prefetch_fd(const struct prefetch *p)
-{
-	return p->rd;
-}
-
-void prefetch_drain(struct prefetch *p)
-{
-	char buf[256];
-	while (read(p->rd, buf, sizeof buf) > 0)
-		;
 }
 
 enum prefetch_state prefetch_state(struct prefetch *p, size_t i)
@@ -166,10 +164,10 @@ void prefetch_free(struct prefetch *p)
 	if (!p)
 		return;
 	prefetch_stop(p);
-	pthread_join(p->thread, NULL);
+	/* its posts come before its own done: none is left once it ran */
+	while (!p->ended)
+		worker_wait(p->w);
 	prefetch_say(p);
-	close(p->rd);
-	close(p->wr);
 	pthread_mutex_destroy(&p->lock);
 	strbuf_release(&p->said);
 	free(p->items);

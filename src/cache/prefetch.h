@@ -1,6 +1,7 @@
 /* prefetch.h - a run's remote cache lookups, all at once and ahead of
- * need: every key the local store lacks is asked for on one thread of its
- * own (remote_get_many: many transfers on one connection pool), each body
+ * need: every key the local store lacks is asked for as one item of the
+ * run's pool (util/worker.h, its WORKER_NET queue; remote_get_many: many
+ * transfers on one connection pool), each body
  * checked and entered into the store as a download always is
  * (transfer_import), while the run starts what it can. A task that comes
  * up asks its key's state; what the prefetch could not answer is asked
@@ -21,17 +22,18 @@ enum prefetch_state {
 };
 
 struct prefetch;
+struct worker;
 
-/* Starts the thread on keys (n of them; they and r, st outlive it).
- * Returns NULL when there is nothing to do or no thread can start. */
+/* Called on the loop's thread (a post of w's) each time keys settled: a
+ * task waiting on its key is woken by it, never by asking again and
+ * again. A key's state is settled before its call is posted. */
+typedef void prefetch_settled_fn(void *ctx);
+
+/* Queues the lookups of keys (n of them; they, r, st and w outlive p) on
+ * w. Returns NULL when there is nothing to do. */
 struct prefetch *prefetch_start(const struct store *st, struct remote *r, const char *const *keys,
-				size_t n);
-/* A descriptor that is readable once keys settled since the last
- * prefetch_drain: a task waiting on its key waits on the caller's loop for
- * it, never by asking again and again. Owned by p. */
-int prefetch_fd(const struct prefetch *p);
-/* Empties prefetch_fd, before its keys' states are looked at. */
-void prefetch_drain(struct prefetch *p);
+				size_t n, struct worker *w, prefetch_settled_fn *settled,
+				void *ctx);
 /* Key i's state, as of now. */
 enum prefetch_state prefetch_state(struct prefetch *p, size_t i);
 /* Prints, on the caller's thread, the warnings the prefetch thread made
@@ -40,8 +42,9 @@ void prefetch_say(struct prefetch *p);
 /* Asks the thread to begin no more lookups (it ends those in flight);
  * any thread. */
 void prefetch_stop(struct prefetch *p);
-/* Stops what has not started, waits for what has, prints what is left
- * to say, frees. NULL is fine. */
+/* On the loop's thread: stops what has not started, waits for what has
+ * (worker_wait: other items' done functions run meanwhile), prints what
+ * is left to say, frees. NULL is fine. */
 void prefetch_free(struct prefetch *p);
 
 #endif

@@ -1,6 +1,7 @@
 /* Unit tests for util/worker.c: work runs off the loop's thread, done on
- * it, with what the work said handed over instead of printed; worker_free
- * waits for what is in flight. */
+ * it, with what the work said handed over instead of printed; a queue of
+ * one thread keeps its order; a post reaches the loop before its item's
+ * done; worker_wait and worker_free wait for what is in flight. */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -31,6 +32,41 @@ static void work(void *arg)
 		warning("item %d is odd", it->n);
 }
 
+/* The order the done functions of the READ queue ran in. */
+static int order[16], norder;
+static void ordered_done(void *arg, const char *messages)
+{
+	(void)messages;
+	order[norder++] = ((struct item *)arg)->n;
+}
+
+/* A post from the work: seen on the loop before the item's own done. */
+struct posting {
+	struct worker *w;
+	int posted_seen; /* 1: the post's done ran; 2: then the item's */
+	bool post_on_loop;
+};
+static void posted(void *arg, const char *messages)
+{
+	struct posting *p = arg;
+	p->post_on_loop = pthread_equal(pthread_self(), loop_thread) && !*messages;
+	if (!p->posted_seen)
+		p->posted_seen = 1;
+}
+static void post_work(void *arg)
+{
+	struct posting *p = arg;
+	worker_post(p->w, posted, p);
+	usleep(2000);
+}
+static void post_done(void *arg, const char *messages)
+{
+	(void)messages;
+	struct posting *p = arg;
+	if (p->posted_seen == 1)
+		p->posted_seen = 2;
+}
+
 static void done(void *arg, const char *messages)
 {
 	struct item *it = arg;
@@ -43,12 +79,12 @@ int main(void)
 {
 	loop_thread = pthread_self();
 	struct loop *l = loop_new();
-	struct worker *w = worker_new(l, 2);
+	struct worker *w = worker_new(l);
 	struct item items[8] = {{0}};
 	capture_begin();
 	for (int i = 0; i < 8; i++) {
 		items[i].n = i;
-		worker_submit(w, work, done, &items[i]);
+		worker_submit(w, WORKER_NET, work, done, &items[i]);
 	}
 	CHECK(worker_busy(w) > 0);
 	/* done is called from the loop, only */
@@ -66,11 +102,31 @@ int main(void)
 	CHECK_STR(items[3].said, "vx: warning: item 3 is odd\n");
 	CHECK_STR(items[2].said, "");
 
+	/* one thread on READ: the items end, and are done, in their order,
+	 * the slow first one too */
+	struct item seq[6] = {{0}};
+	for (int i = 0; i < 6; i++) {
+		seq[i].n = 5 - i; /* 5 sleeps 2 ms, 3 warns, 0 sleeps none */
+		worker_submit(w, WORKER_READ, work, ordered_done, &seq[i]);
+	}
+	while (worker_busy(w))
+		worker_wait(w);
+	CHECK_INT(norder, 6);
+	for (int i = 0; i < 6; i++)
+		CHECK_INT(order[i], 5 - i);
+
+	struct posting p = {.w = w};
+	worker_submit(w, WORKER_NET, post_work, post_done, &p);
+	while (worker_busy(w))
+		worker_wait(w);
+	CHECK_INT(p.posted_seen, 2);
+	CHECK(p.post_on_loop);
+
 	/* worker_free waits for the items in flight and calls their done */
 	struct item late[3] = {{0}};
 	for (int i = 0; i < 3; i++) {
 		late[i].n = 2;
-		worker_submit(w, work, done, &late[i]);
+		worker_submit(w, i == 1 ? WORKER_WRITE : WORKER_READ, work, done, &late[i]);
 	}
 	worker_free(w);
 	for (int i = 0; i < 3; i++)

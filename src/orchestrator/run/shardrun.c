@@ -11,6 +11,7 @@
 #include "util/die.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
+#include "util/worker.h"
 
 /* How often the waits are said while they last: a third of --shard-wait,
  * from every second to every 30 s. */
@@ -157,23 +158,63 @@ void shardrun_start(struct shardrun *s, size_t n)
 	s->peers = xcalloc(s->count, sizeof *s->peers);
 }
 
+/* A lookup of shard j's published split, on the run's pool. */
+struct peer_lookup {
+	struct shardrun *s;
+	struct remote *remote;
+	unsigned j;
+	char key[KEY_HEX_SIZE], got[KEY_HEX_SIZE];
+	bool found;
+};
+
+/* Pool: the GET (it may sleep out a 429's Retry-After: never on the loop). */
+static void peer_get(void *arg)
+{
+	struct peer_lookup *pl = arg;
+	FILE *f = tmpfile();
+	if (!f)
+		return;
+	pl->found = remote_get(pl->remote, pl->key, fileno(f), NULL) == 1 &&
+		    pread(fileno(f), pl->got, KEY_HEX_SIZE - 1, 0) == KEY_HEX_SIZE - 1;
+	fclose(f);
+}
+
+/* Loop: what it found is the peer's state; a split not found is looked
+ * up again later. */
+static void peer_got(void *arg, const char *messages)
+{
+	struct peer_lookup *pl = arg;
+	struct shard_peer_state *p = &pl->s->peers[pl->j];
+	fputs(messages, stderr);
+	p->asking = false;
+	if (pl->found)
+		p->peer = strcmp(pl->got, pl->s->split) ? PEER_UNLIKE : PEER_ALIKE;
+	free(pl);
+}
+
 /* What shard j's published split says of this one's: looked up again at
- * most every PEER_POLL_MS while unknown; once known, kept for the run. */
+ * most every PEER_POLL_MS while unknown, on the run's pool (issue 58 item
+ * 4: the GET ran on the loop, through a 429's back-off); once known, kept
+ * for the run. Unknown while the lookup is in flight: the task waits. */
 static enum shard_peer peer(struct shardrun *s, struct taskcache *tc, unsigned j, long long now)
 {
 	struct shard_peer_state *p = &s->peers[j];
-	if (p->peer != PEER_UNKNOWN || (p->asked_ms && now - p->asked_ms < PEER_POLL_MS))
+	if (p->peer != PEER_UNKNOWN || p->asking ||
+	    (p->asked_ms && now - p->asked_ms < PEER_POLL_MS))
 		return p->peer;
 	p->asked_ms = now;
-	char key[KEY_HEX_SIZE], got[KEY_HEX_SIZE] = "";
-	peer_key(s, j, key);
-	FILE *f = tmpfile();
-	if (!f)
+	struct peer_lookup *pl = xcalloc(1, sizeof *pl);
+	pl->s = s;
+	pl->remote = tc->remote;
+	pl->j = j;
+	peer_key(s, j, pl->key);
+	if (!tc->worker) { /* a run with no loop */
+		peer_get(pl);
+		peer_got(pl, "");
 		return p->peer;
-	if (remote_get(tc->remote, key, fileno(f), NULL) == 1 &&
-	    pread(fileno(f), got, KEY_HEX_SIZE - 1, 0) == KEY_HEX_SIZE - 1)
-		p->peer = strcmp(got, s->split) ? PEER_UNLIKE : PEER_ALIKE;
-	fclose(f);
+	}
+	p->asking = true;
+	worker_submit(tc->worker, WORKER_NET, peer_get, peer_got, pl);
 	return p->peer;
 }
 

@@ -45,6 +45,7 @@ struct shardrun {
 	struct shard_peer_state {
 		enum shard_peer peer;
 		long long asked_ms; /* when its split was last looked up */
+		bool asking;	    /* a lookup is on the run's pool */
 		bool said;
 	} * peers;	   /* per shard */
 	long long said_ms; /* when the waits were last said */

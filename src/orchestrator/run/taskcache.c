@@ -29,11 +29,6 @@
 #include "util/strmap.h"
 #include "util/worker.h"
 
-/* Threads that restore hits: one, so hits are opened and restored in the
- * order the tasks came up (a -j1 run's output stays in that order) while
- * the loop goes on with everything else; before, each ran on the loop. */
-#define RESTORE_THREADS 1
-
 const char *cache_status_name(enum cache_status s)
 {
 	switch (s) {
@@ -729,7 +724,7 @@ static void fetch_opened(void *arg, const char *messages)
 	}
 	strbuf_release(&which);
 	if (tc->worker) {
-		worker_submit(tc->worker, fetch_restore, fetch_restored, f);
+		worker_submit(tc->worker, WORKER_READ, fetch_restore, fetch_restored, f);
 		return;
 	}
 	fetch_restore(f);
@@ -820,7 +815,7 @@ enum taskcache_answer taskcache_before(struct job *job, void *ctx)
 	if (tc->worker) {
 		/* off the loop: the entry's open, a remote GET (and its
 		 * back-off), the restore (docs/architecture.md) */
-		worker_submit(tc->worker, fetch_open, fetch_opened, f);
+		worker_submit(tc->worker, WORKER_READ, fetch_open, fetch_opened, f);
 		return TASKCACHE_PENDING;
 	}
 	fetch_open(f);
@@ -830,7 +825,8 @@ enum taskcache_answer taskcache_before(struct job *job, void *ctx)
 
 static void save_finished(struct taskcache *tc, struct job *job, int rc, const char *messages,
 			  const struct inplace_seen *seen);
-static void on_save_ready(struct loop *l, int fd, unsigned events, void *data);
+static void on_saved(void *tag, int rc, const char *messages, const struct inplace_seen *seen,
+		     void *ctx);
 
 void taskcache_after(struct job *job, void *ctx)
 {
@@ -890,11 +886,9 @@ void taskcache_after(struct job *job, void *ctx)
 	     * of each output on the loop (issue 43) */
 	    .seen = &seen,
 	};
-	if (tc->loop && !tc->saver) { /* a fully cached run never starts it */
+	if (tc->worker && !tc->saver) /* a fully cached run never makes it */
 		tc->saver = saver_new(&tc->store, remote_writable(tc->remote) ? tc->remote : NULL,
-				      tc->keep_local);
-		loop_watch(tc->loop, saver_fd(tc->saver), LOOP_READ, on_save_ready, tc);
-	}
+				      tc->keep_local, tc->worker, on_saved, tc);
 	tc->saving[i] = outs;
 	if (tc->saver) {
 		/* Off the loop: the dependents wait for the save (job->held),
@@ -963,10 +957,19 @@ static void on_saved(void *tag, int rc, const char *messages, const struct inpla
 	save_finished(ctx, tag, rc, messages, seen);
 }
 
-static void on_save_ready(struct loop *l, int fd, unsigned events, void *data)
+/* Keys settled: each job waiting on one goes back to the scheduler, whose
+ * hook then takes the prefetch's answer. */
+static void on_prefetch(void *ctx)
 {
-	struct taskcache *tc = data;
-	saver_reap(tc->saver, on_saved, tc);
+	struct taskcache *tc = ctx;
+	for (size_t i = 0; tc->prefetch_waiting && i < tc->g->nodes.n; i++) {
+		struct job *job = tc->prefetch_waiting[i];
+		if (job &&
+		    prefetch_state(tc->prefetch, tc->prefetch_of[i] - 1) != PREFETCH_PENDING) {
+			job->pending = false;
+			tc->prefetch_waiting[i] = NULL;
+		}
+	}
 }
 
 /* Every key the run may need that the local store lacks goes to the
@@ -994,27 +997,10 @@ static void prefetch_begin(struct taskcache *tc)
 		/* fetched ahead into the store: not kept there without local:w */
 		tc->imported[i] |= !tc->keep_local && !entry_here(tc, tc->ks.keys[i]);
 	}
-	tc->prefetch = prefetch_start(&tc->store, tc->remote, keys, k);
+	tc->prefetch = prefetch_start(&tc->store, tc->remote, keys, k, tc->worker, on_prefetch, tc);
 	if (!tc->prefetch)
 		memset(tc->prefetch_of, 0, n * sizeof *tc->prefetch_of);
 	free(keys);
-}
-
-/* Keys settled: each job waiting on one goes back to the scheduler, whose
- * hook then takes the prefetch's answer. */
-static void on_prefetch(struct loop *l, int fd, unsigned events, void *data)
-{
-	(void)l, (void)fd, (void)events;
-	struct taskcache *tc = data;
-	prefetch_drain(tc->prefetch);
-	for (size_t i = 0; i < tc->g->nodes.n; i++) {
-		struct job *job = tc->prefetch_waiting[i];
-		if (job &&
-		    prefetch_state(tc->prefetch, tc->prefetch_of[i] - 1) != PREFETCH_PENDING) {
-			job->pending = false;
-			tc->prefetch_waiting[i] = NULL;
-		}
-	}
 }
 
 void taskcache_stop(struct taskcache *tc)
@@ -1032,23 +1018,18 @@ void taskcache_start(struct taskcache *tc, struct loop *l)
 {
 	if (!tc->store_open || tc->dry_run)
 		return;
-	if (tc->read && taskcache_remote_readable(tc))
-		prefetch_begin(tc);
-	if (tc->prefetch && l) {
+	/* the run's pool: its threads start at their first item, so this
+	 * costs a fully cached run one pipe */
+	if (l)
+		tc->worker = worker_new(l);
+	if (tc->worker && tc->read && taskcache_remote_readable(tc)) {
 		tc->prefetch_waiting = xcalloc(tc->g->nodes.n, sizeof *tc->prefetch_waiting);
-		tc->prefetch_loop = l;
-		loop_watch(l, prefetch_fd(tc->prefetch), LOOP_READ, on_prefetch, tc);
+		prefetch_begin(tc);
 	}
-	if (tc->read && l)
-		tc->worker = worker_new(l, RESTORE_THREADS);
-	if (tc->write)
-		tc->loop = l;
 }
 
 void taskcache_finish(struct taskcache *tc)
 {
-	worker_free(tc->worker); /* idle: the scheduler waits for its pending jobs */
-	tc->worker = NULL;
 	/* a fetch settled after a stop was never asked for (the job was
 	 * skipped): the next cycle asks afresh */
 	for (size_t i = 0; tc->fetching && i < tc->g->nodes.n; i++) {
@@ -1056,25 +1037,21 @@ void taskcache_finish(struct taskcache *tc)
 			fetch_free(tc->fetching[i]);
 		tc->fetching[i] = NULL;
 	}
-	if (tc->prefetch_loop)
-		loop_unwatch(tc->prefetch_loop, prefetch_fd(tc->prefetch));
-	tc->prefetch_loop = NULL;
-	free(tc->prefetch_waiting);
-	tc->prefetch_waiting = NULL;
 	prefetch_free(tc->prefetch);
 	tc->prefetch = NULL;
-	if (tc->saver) {
-		saver_drain(tc->saver, on_saved, tc);
-		loop_unwatch(tc->loop, saver_fd(tc->saver));
-		saver_free(tc->saver);
-		tc->saver = NULL;
-	}
+	free(tc->prefetch_waiting);
+	tc->prefetch_waiting = NULL;
+	saver_free(tc->saver); /* its saves reported, its uploads over */
+	tc->saver = NULL;
+	/* idle by now: the scheduler waited for its pending jobs, and the
+	 * prefetch and the saves were waited for above */
+	worker_free(tc->worker);
+	tc->worker = NULL;
 	for (size_t i = 0; tc->imported && i < tc->g->nodes.n; i++) {
 		if (tc->imported[i] && tc->store_open)
 			store_remove(&tc->store, tc->ks.keys[i]);
 		tc->imported[i] = false;
 	}
-	tc->loop = NULL;
 }
 
 void taskcache_close(struct taskcache *tc)

@@ -44,7 +44,6 @@ struct taskcache {
 	enum cache_status *status; /* set by the before hook or taskcache_probe */
 	struct saver *saver;	   /* saves entries off the loop, between taskcache_start
 				    * and taskcache_finish; NULL: saves in the after hook */
-	struct loop *loop;	   /* the run's, watching the saver */
 	const char *spill_dir;	   /* set by the caller: where a hit's long log spills
 				    * (scheduler_opts.spill_dir); NULL: kept in memory */
 	struct remote *remote;	   /* the remote cache (cache.remote, VX_REMOTE_CACHE_*,
@@ -61,14 +60,15 @@ struct taskcache {
 				    * taskcache_start and _finish, or NULL */
 	size_t *prefetch_of;	   /* per node: 1 + its index in the prefetch, 0: not in it */
 	/* Per node, the job waiting for the prefetch to settle its key, whose
-	 * hook the loop asks again when prefetch_fd says so (issue 58 item 4:
-	 * it was asked every 2 ms); NULL when no loop watches the prefetch. */
+	 * hook the loop asks again when the prefetch's post says so (issue 58
+	 * item 4: it was asked every 2 ms); NULL when no prefetch runs. */
 	struct job **prefetch_waiting;
-	struct loop *prefetch_loop; /* the loop watching prefetch_fd, or NULL */
-	struct strvec *saving;	    /* per node: the outputs a save in flight archives */
-	struct worker *worker;	    /* restores and remote GETs off the loop, between
-				     * taskcache_start and _finish; NULL: in the hook */
-	struct fetch **fetching;    /* per node: its hit on its way (taskcache.c), or NULL */
+	struct strvec *saving;	 /* per node: the outputs a save in flight archives */
+	struct worker *worker;	 /* the run's pool (util/worker.h): restores, remote
+				  * GETs, the prefetch, saves and uploads off the
+				  * loop, between taskcache_start and _finish;
+				  * NULL: in the hook */
+	struct fetch **fetching; /* per node: its hit on its way (taskcache.c), or NULL */
 };
 
 enum remote_mode { REMOTE_DEFAULT, REMOTE_OFF, REMOTE_ONLY };
