@@ -119,12 +119,8 @@ enum before_result run_before(struct job *job, void *ctx)
 		return BEFORE_HANDED_OFF;
 	}
 	enum taskcache_answer r = taskcache_before(job, rh->tc);
-	if (r == TASKCACHE_WAIT) {
-		job->later_ms = 2; /* the remote lookup of its key is in flight */
-		return BEFORE_LATER;
-	}
 	if (r == TASKCACHE_PENDING)
-		return BEFORE_PENDING; /* its restore runs off the loop */
+		return BEFORE_PENDING; /* its prefetch, open or restore is on the pool */
 	if (r == TASKCACHE_HIT) {
 		if (rh->shard)
 			shardrun_settled(rh->shard, i);

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "cache/cachestate.h"
 #include "cache/inplace.h"
 #include "cache/saver.h"
 #include "cache/key.h"
@@ -59,16 +60,20 @@ struct taskcache {
 	struct prefetch *prefetch; /* the run's remote lookups ahead of need, between
 				    * taskcache_start and _finish, or NULL */
 	size_t *prefetch_of;	   /* per node: 1 + its index in the prefetch, 0: not in it */
-	/* Per node, the job waiting for the prefetch to settle its key, whose
-	 * hook the loop asks again when the prefetch's post says so (issue 58
-	 * item 4: it was asked every 2 ms); NULL when no prefetch runs. */
-	struct job **prefetch_waiting;
+	/* Per node, where its cache answer is this cycle (cache/cachestate.h):
+	 * moved only by cacheflow.c, through cache_state_after. */
+	enum cache_state *state;
+	/* Per node, the job in CACHE_STATE_PREFETCH, whose hook the loop asks
+	 * again when the prefetch's post says its key settled (issue 58 item
+	 * 4: it was asked every 2 ms). */
+	struct job **waiting;
 	struct strvec *saving;	 /* per node: the outputs a save in flight archives */
 	struct worker *worker;	 /* the run's pool (util/worker.h): restores, remote
 				  * GETs, the prefetch, saves and uploads off the
 				  * loop, between taskcache_start and _finish;
 				  * NULL: in the hook */
-	struct fetch **fetching; /* per node: its hit on its way (taskcache.c), or NULL */
+	struct fetch **fetching; /* per node: its hit on its way while its state is
+				  * OPEN, RESTORE or ANSWERED (cacheflow.c), or NULL */
 };
 
 enum remote_mode { REMOTE_DEFAULT, REMOTE_OFF, REMOTE_ONLY };
@@ -113,8 +118,6 @@ enum cache_status taskcache_probe(struct taskcache *tc, size_t i);
 enum taskcache_answer {
 	TASKCACHE_RUN,	   /* a miss, or no cache: run it */
 	TASKCACHE_HIT,	   /* a verified hit restored its outputs; job->log holds its log */
-	TASKCACHE_WAIT,	   /* the remote lookup of its key is in flight and no loop
-			    * watches it (a run with no loop): ask again shortly */
 	TASKCACHE_PENDING, /* its entry is being opened, fetched or restored off the
 			    * loop, or its remote lookup is in flight: job->pending
 			    * is cleared when it is settled, and the hook asked
@@ -159,6 +162,18 @@ void taskcache_set_reads(struct taskcache *tc, size_t i, const struct strvec *re
 /* Appends to out what node i's last traced run read, as kept; returns
  * false when none is. */
 bool taskcache_get_reads(const struct taskcache *tc, size_t i, struct strvec *out);
+
+/* "PATH\tHASH\n" for each "//exec/PATH" fact: of names/hashes (n), or of
+ * a manifest's inputs when m. Caller frees. */
+char *taskcache_exec_blob(char **names, char (*hashes)[KEY_HEX_SIZE], size_t n,
+			  const struct manifest *m);
+/* Whether a program of blob (taskcache_exec_blob's) is no longer the one
+ * recorded: its content hash differs, or it is gone. Says the first in
+ * which when which is not NULL. */
+bool taskcache_tools_changed(struct taskcache *tc, const char *blob, struct strbuf *which);
+/* Says on stderr why node i missed: which of its key's ingredients differ
+ * from the manifest of the task's last saved run. */
+void taskcache_explain_miss(struct taskcache *tc, size_t i);
 
 /* Returns the index of the node owning job (jobs and nodes are parallel). */
 size_t taskcache_node_of(const struct taskcache *tc, const struct job *job);
