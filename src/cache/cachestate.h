@@ -1,6 +1,6 @@
 /* cachestate.h - where one task's cache answer is, as one enum per task,
  * and the decisions that move it: the cache's side of a run (issue 58
- * item 4). The orchestrator's hooks (run/taskcache.c) look up the facts
+ * item 4). The orchestrator's hooks (run/cacheflow.c) look up the facts
  * (an in-place record, the store, the prefetch), hand the slow work to the
  * run's pool, and move each task's state only through cache_state_after,
  * whose table is the whole machine: a move not in it is a bug, said.
