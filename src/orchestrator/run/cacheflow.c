@@ -19,6 +19,7 @@
 #include "cache/restore.h"
 #include "cache/saver.h"
 #include "cache/transfer.h"
+#include "orchestrator/run/joblog.h"
 #include "util/die.h"
 #include "util/loop.h"
 #include "util/path.h"
@@ -94,7 +95,7 @@ struct replay {
 static int replay_add(void *ctx, const char *buf, size_t n)
 {
 	struct replay *rp = ctx;
-	scheduler_job_log_add(rp->job, rp->spill_dir, buf, n);
+	joblog_add(rp->job, rp->spill_dir, buf, n);
 	return 0;
 }
 
@@ -172,7 +173,7 @@ static void fetch_restore(void *arg)
 	struct strvec current = STRVEC_INIT;
 	f->rc = outputs_collect(p->dir, &t->cfg->outputs, &current);
 	if (!f->rc) {
-		scheduler_job_log_reset(f->job);
+		joblog_reset(f->job);
 		/* no entry writes more than the whole cache may hold (issue 36:
 		 * a tiny remote artifact can unpack to gigabytes) */
 		f->e.restore_limit = (uint64_t)tc->ws->cfg->cache_max_size;
@@ -186,7 +187,7 @@ static void fetch_restore(void *arg)
 	entry_close(&f->e);
 	strvec_clear(&current);
 	if (f->rc < 0) {
-		scheduler_job_log_reset(f->job);
+		joblog_reset(f->job);
 		return;
 	}
 	if (!tc->store.read_only && tc->keep_local)

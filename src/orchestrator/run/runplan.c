@@ -7,6 +7,7 @@
 
 #include "orchestrator/keys/listing.h"
 #include "orchestrator/plan/filter.h"
+#include "orchestrator/run/joblog.h"
 #include "orchestrator/run/shardrun.h"
 #include "orchestrator/run/wslock.h"
 #include "sandbox/guard.h"
@@ -118,7 +119,7 @@ void plan_run_part_free(struct plan *p)
 		sandbox_jobs_release(&p->sj);
 	p->sj_init = false;
 	for (size_t i = 0; i < n; i++) {
-		scheduler_job_release(&p->jobs[i]);
+		joblog_release(&p->jobs[i]);
 		strvec_clear(&p->envs[i]);
 		strvec_clear(&p->argvs[i]);
 		free(p->deps[i]);

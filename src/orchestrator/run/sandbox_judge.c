@@ -14,6 +14,7 @@
 #include "cache/fsafe.h"
 #include "orchestrator/keys/inputs.h"
 #include "orchestrator/keys/taskenv.h"
+#include "orchestrator/run/joblog.h"
 #include "orchestrator/run/sandbox_job.h"
 #include "orchestrator/run/taskcache.h"
 #include "orchestrator/run/taskreads.h"
@@ -192,7 +193,7 @@ static void judging_init(struct sandbox_jobs *sj, size_t i, const struct job *jo
 	    .n_net_ports = jg->ports.n,
 	};
 	judge_input_from_request(&jg->in, &sjob->req, &jg->roots, &jg->unwritten);
-	jg->in.output = scheduler_job_log_end(job, &jg->in.output_len);
+	jg->in.output = joblog_end(job, &jg->in.output_len);
 	jg->in.failed = job->state != JOB_SUCCEEDED;
 }
 

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "orchestrator/run/joblog.h"
 #include "orchestrator/run/output.h"
 #include "orchestrator/run/tui.h"
 #include "util/compat.h"
@@ -296,101 +297,12 @@ static void job_ended(struct sched *s, size_t i)
 	}
 }
 
-void scheduler_job_log_reset(struct job *job)
-{
-	strbuf_reset(&job->log);
-	if (job->log_fd >= 0)
-		close(job->log_fd);
-	job->log_fd = -1;
-	job->log_len = 0;
-	job->log_lost = false;
-	strbuf_release(&job->log_tail);
-	strbuf_init(&job->log_tail);
-}
-
-/* Appends n bytes to job's log: in memory up to SCHEDULER_LOG_MEM, then,
+/* Appends n bytes to job's log: in memory up to JOBLOG_MEM, then,
  * with a spill dir, the whole log goes to an unlinked file there and only
  * its head and tail stay. */
 static void log_add(struct sched *s, struct job *job, const char *buf, size_t n)
 {
-	scheduler_job_log_add(job, s->opts->spill_dir, buf, n);
-}
-
-/* Keeps n bytes in job's tail, at most twice SCHEDULER_LOG_TAIL. */
-static void tail_add(struct job *job, const char *buf, size_t n)
-{
-	if (n > SCHEDULER_LOG_TAIL) {
-		buf += n - SCHEDULER_LOG_TAIL;
-		n = SCHEDULER_LOG_TAIL;
-	}
-	strbuf_add(&job->log_tail, buf, n);
-	if (job->log_tail.len > 2 * SCHEDULER_LOG_TAIL) {
-		size_t cut = job->log_tail.len - SCHEDULER_LOG_TAIL;
-		memmove(job->log_tail.buf, job->log_tail.buf + cut, SCHEDULER_LOG_TAIL);
-		strbuf_setlen(&job->log_tail, SCHEDULER_LOG_TAIL);
-	}
-}
-
-/* The spill failed (a full TMPDIR): said once, the file given up, the
- * head and the tail kept (issue 39: the log grew in memory unbounded, 397
- * MB for 200 MB, and O_TMPFILE was tried again on every chunk). */
-static void log_lose(struct job *job, const char *spill_dir)
-{
-	warning("%s: cannot keep its output past %zu MiB in %s (%s): only its first %zu MiB "
-		"and its last %zu KiB are kept, and it is not saved to the cache",
-		job->id, SCHEDULER_LOG_MEM >> 20, spill_dir, strerror(errno),
-		SCHEDULER_LOG_MEM >> 20, SCHEDULER_LOG_TAIL >> 10);
-	if (job->log_fd >= 0)
-		close(job->log_fd);
-	job->log_fd = -1;
-	job->log_lost = true;
-}
-
-void scheduler_job_log_add(struct job *job, const char *spill_dir, const char *buf, size_t n)
-{
-	job->log_len += n;
-	if (job->log_lost) {
-		tail_add(job, buf, n);
-		return;
-	}
-	if (job->log_fd < 0 && job->log.len + n > SCHEDULER_LOG_MEM && spill_dir) {
-		int fd = compat_tmpfile(spill_dir);
-		if (fd < 0 || write_all(fd, job->log.buf, job->log.len) < 0) {
-			int e = errno;
-			if (fd >= 0)
-				close(fd);
-			errno = e;
-			log_lose(job, spill_dir);
-			tail_add(job, job->log.buf, job->log.len);
-			tail_add(job, buf, n);
-			return;
-		}
-		job->log_fd = fd;
-		tail_add(job, job->log.buf, job->log.len);
-	}
-	if (job->log_fd < 0) {
-		strbuf_add(&job->log, buf, n);
-		return;
-	}
-	if (write_all(job->log_fd, buf, n) < 0)
-		log_lose(job, spill_dir);
-	tail_add(job, buf, n);
-}
-
-const char *scheduler_job_log_end(const struct job *job, size_t *n)
-{
-	const struct strbuf *sb = job->log_fd >= 0 || job->log_lost ? &job->log_tail : &job->log;
-	*n = sb->len;
-	return sb->buf ? sb->buf : "";
-}
-
-void scheduler_job_release(struct job *job)
-{
-	strbuf_release(&job->log);
-	strbuf_release(&job->log_tail);
-	if (job->log_fd >= 0)
-		close(job->log_fd);
-	job->log_fd = -1;
+	joblog_add(job, s->opts->spill_dir, buf, n);
 }
 
 static void pipe_close(struct sched *s, struct proc *p)
@@ -722,7 +634,7 @@ static void job_reaped(struct sched *s, size_t i, int st)
 		output_job_note(&s->out, i, "running it once more: %s", job->retry);
 		p->retried = true;
 		job->reason = NULL;
-		scheduler_job_log_reset(job);
+		joblog_reset(job);
 		job_start(s, i);
 		return;
 	}
@@ -943,7 +855,7 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 		if (!job->log.buf)
 			strbuf_init(&job->log);
 		job->log_fd = -1; /* a zeroed job holds fd 0 here, never its own */
-		scheduler_job_log_reset(job);
+		joblog_reset(job);
 		s.procs[i].s = &s;
 		s.procs[i].i = i;
 		s.procs[i].fd = -1;

@@ -69,14 +69,14 @@ struct job {
 	struct strbuf log;	/* all it printed, stdout and stderr as interleaved;
 				 * reset when the run starts (a zeroed strbuf is fine),
 				 * then filled by the before hook or by the command;
-				 * the caller releases it (scheduler_job_release). Past
-				 * SCHEDULER_LOG_MEM bytes of a command's output, with a
-				 * spill_dir: only the first SCHEDULER_LOG_MEM bytes */
+				 * the caller releases it (joblog_release). Past
+				 * JOBLOG_MEM bytes of a command's output, with a
+				 * spill_dir: only the first JOBLOG_MEM bytes */
 	int log_fd;		/* set when the log spilled: an unlinked file holding
 				 * ALL of it (O_CLOEXEC), else -1 (set by scheduler_run) */
 	size_t log_len;		/* the whole log's length, spilled or not */
 	struct strbuf log_tail; /* after a spill: its last bytes (at least
-				 * SCHEDULER_LOG_TAIL), for who reads the end */
+				 * JOBLOG_TAIL), for who reads the end */
 	bool log_lost;		/* its log could not be spilled (TMPDIR full): only its
 				 * head (log) and tail (log_tail) are kept, and the
 				 * task is not saved (its replay would be cut) */
@@ -151,7 +151,7 @@ struct scheduler_opts {
 	bool status_line;  /* redraw a done/running/queued line (stdout is a TTY) */
 	bool color;
 	long long grace_ms;    /* SIGTERM to SIGKILL, on timeout and interrupt; 0: 5000 */
-	const char *spill_dir; /* where a log past SCHEDULER_LOG_MEM goes (the run's
+	const char *spill_dir; /* where a log past JOBLOG_MEM goes (the run's
 				* directory); NULL: logs stay in memory whole */
 	const char *reaper;    /* vx-sandbox-init: run as `--reaper` for the run, told
 				* each job's group, SIGKILLs those left when vx dies
@@ -170,25 +170,6 @@ struct scheduler_opts {
 				* else serves the run (util/loop.h); NULL: a loop of
 				* the run's own, freed when it ends */
 };
-
-/* A command's output past this is spilled to a file (issue 12: 150 MB of
- * output cost 150 MB of RSS); the tail kept in memory is this long. */
-#define SCHEDULER_LOG_MEM ((size_t)8 << 20)
-#define SCHEDULER_LOG_TAIL ((size_t)64 << 10)
-
-/* The log's end (the spill's tail, or the log itself) as *n bytes. */
-const char *scheduler_job_log_end(const struct job *job, size_t *n);
-
-/* Appends n bytes to job's log as a command's output is: in memory up to
- * SCHEDULER_LOG_MEM, then, with spill_dir, the whole log in an unlinked
- * file there (log_fd) and its tail in memory. A cache hit's replayed log
- * goes the same way (issue 36: a 150 MB log cost ~600 MB to replay). */
-void scheduler_job_log_add(struct job *job, const char *spill_dir, const char *buf, size_t n);
-/* Empties job's log, a spilled one's file closed. */
-void scheduler_job_log_reset(struct job *job);
-
-/* Frees the job's log and closes its spill. */
-void scheduler_job_release(struct job *job);
 
 /* Runs every job whose dependencies succeeded, in dependency order, at most
  * opts->concurrency at once. Returns 0 when every job succeeded, was cached
