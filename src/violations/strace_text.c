@@ -1,0 +1,313 @@
+/* strace_text.c - the text of a call as strace prints it: its arguments,
+ * quoted strings, numbers, flags, and the paths they resolve to. */
+#include <string.h>
+
+#include "util/hex.h"
+#include "violations/strace_state.h"
+
+static bool is_ident(char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+	       c == '_';
+}
+
+/* True when the symbol word appears whole in sp ("O_CREAT" in
+ * "O_WRONLY|O_CREAT|O_TRUNC", not in "O_CREATX"). Token by token: a memcmp
+ * at every offset was a tenth of the parse. */
+bool span_has(struct span sp, const char *word)
+{
+	size_t wn = strlen(word);
+	const char *s = sp.s, *e = sp.s + sp.n;
+	while (s < e) {
+		while (s < e && !is_ident(*s))
+			s++;
+		const char *t = s;
+		while (s < e && is_ident(*s))
+			s++;
+		if ((size_t)(s - t) == wn && !memcmp(t, word, wn))
+			return true;
+	}
+	return false;
+}
+
+const char *skip_quoted(const char *s, const char *e)
+{
+	for (s++; s < e; s++) {
+		if (*s == '\\' && s + 1 < e)
+			s++;
+		else if (*s == '"')
+			return s + 1;
+	}
+	return NULL;
+}
+
+/* Splits "name(a, b, {c, d}, "e,f") = ..." after its '(' into top-level
+ * arguments; returns the position after the closing ')', or NULL when the
+ * text is not one well-formed call. */
+const char *args_split(const char *s, const char *e, struct span *args, size_t *nargs)
+{
+	int depth = 0;
+	const char *start = s;
+	*nargs = 0;
+	while (s < e) {
+		char c = *s;
+		if (c == '"') {
+			s = skip_quoted(s, e);
+			if (!s)
+				return NULL;
+			continue;
+		}
+		if (c == '/' && s + 1 < e && s[1] == '*') {
+			const char *end = memmem(s + 2, (size_t)(e - s - 2), "*/", 2);
+			if (!end)
+				return NULL;
+			s = end + 2;
+			continue;
+		}
+		if (c == '<' && s > start && s[-1] >= '0' && s[-1] <= '9') {
+			/* -y: "3</path>", the path escaped as a string is */
+			for (s++; s < e && *s != '>'; s++)
+				if (*s == '\\' && s + 1 < e)
+					s++;
+			if (s >= e)
+				return NULL;
+			s++;
+			continue;
+		}
+		if (c == '{' || c == '[' || c == '(')
+			depth++;
+		else if (c == '}' || c == ']' || (c == ')' && depth > 0))
+			depth--;
+		if (depth == 0 && (c == ',' || c == ')')) {
+			const char *a = start, *b = s;
+			while (a < b && *a == ' ')
+				a++;
+			while (b > a && b[-1] == ' ')
+				b--;
+			if (*nargs < ARGS_MAX && (b > a || c == ',' || *nargs))
+				args[(*nargs)++] = (struct span){a, (size_t)(b - a)};
+			start = s + 1;
+			if (c == ')')
+				return s + 1;
+		}
+		if (depth < 0)
+			return NULL;
+		s++;
+	}
+	return NULL;
+}
+
+/* Decodes a string argument as strace prints it ("a\"b\303\251", maybe
+ * followed by "..." when cut) into out; a NUL only when binary (a buffer,
+ * not a path). */
+enum str_result str_decode_as(struct span a, struct strbuf *out, bool *truncated, bool binary)
+{
+	strbuf_reset(out);
+	*truncated = false;
+	if (a.n == 4 && !memcmp(a.s, "NULL", 4))
+		return STR_NULL;
+	if (!a.n || a.s[0] != '"')
+		return STR_BAD;
+	const char *s = a.s + 1, *e = a.s + a.n;
+	for (;;) {
+		const char *run = s;
+		while (s < e && *s != '"' && *s != '\\' && *s)
+			s++;
+		strbuf_add(out, run, (size_t)(s - run));
+		if (s >= e || !*s)
+			return STR_BAD; /* strace escapes every NUL: a raw one is not its line */
+		if (*s == '"')
+			break;
+		if (++s >= e)
+			return STR_BAD;
+		int c = (unsigned char)*s++;
+		switch (c) {
+		case 'n':
+			c = '\n';
+			break;
+		case 't':
+			c = '\t';
+			break;
+		case 'r':
+			c = '\r';
+			break;
+		case 'v':
+			c = '\v';
+			break;
+		case 'f':
+			c = '\f';
+			break;
+		case 'a':
+			c = '\a';
+			break;
+		case 'b':
+			c = '\b';
+			break;
+		case 'x': {
+			int v = 0, k = 0;
+			for (; k < 2 && s < e && hex_value(*s) >= 0; k++)
+				v = v * 16 + hex_value(*s++);
+			if (!k)
+				return STR_BAD;
+			c = v;
+			break;
+		}
+		default:
+			if (c >= '0' && c <= '7') {
+				int v = c - '0';
+				for (int k = 1; k < 3 && s < e && *s >= '0' && *s <= '7'; k++)
+					v = v * 8 + (*s++ - '0');
+				c = v;
+			}
+			/* \" \\ and anything else stand for themselves */
+		}
+		if ((c == 0 && !binary) || c > 255)
+			return STR_BAD; /* no path holds a NUL */
+		strbuf_addch(out, (char)c);
+	}
+	s++;
+	if (s == e)
+		return STR_OK;
+	if (e - s == 3 && !memcmp(s, "...", 3)) {
+		*truncated = true;
+		return STR_OK;
+	}
+	return STR_BAD;
+}
+
+enum str_result str_decode(struct span a, struct strbuf *out, bool *truncated)
+{
+	return str_decode_as(a, out, truncated, false);
+}
+
+bool num_parse(struct span a, long *out)
+{
+	const char *s = a.s, *e = a.s + a.n;
+	bool neg = false;
+	if (s < e && *s == '-') {
+		neg = true;
+		s++;
+	}
+	if (s >= e || *s < '0' || *s > '9')
+		return false;
+	long v = 0;
+	if (e - s > 2 && s[0] == '0' && s[1] == 'x') {
+		for (s += 2; s < e && hex_value(*s) >= 0; s++)
+			if (v < INT32_MAX) /* as below: a long string must not overflow */
+				v = v * 16 + hex_value(*s);
+	} else {
+		for (; s < e && *s >= '0' && *s <= '9'; s++)
+			if (v < INT32_MAX)
+				v = v * 10 + (*s - '0');
+	}
+	*out = neg ? -v : v;
+	return true;
+}
+
+/* Appends rel's segments to out, an absolute normalized path, lexically. */
+void trace_path_append(struct strbuf *out, const char *rel, size_t n)
+{
+	const char *s = rel, *e = rel + n;
+	while (s < e) {
+		while (s < e && *s == '/')
+			s++;
+		const char *seg = s;
+		while (s < e && *s != '/')
+			s++;
+		size_t len = (size_t)(s - seg);
+		if (!len || (len == 1 && seg[0] == '.'))
+			continue;
+		if (len == 2 && seg[0] == '.' && seg[1] == '.') {
+			char *slash = strrchr(out->buf, '/');
+			strbuf_setlen(out,
+				      slash && slash != out->buf ? (size_t)(slash - out->buf) : 1);
+			continue;
+		}
+		if (out->len > 1)
+			strbuf_addch(out, '/');
+		strbuf_add(out, seg, len);
+	}
+}
+
+/* Resolves the decoded path rel against dirfd (a span: "AT_FDCWD", "3",
+ * "3</p>"; NULL for the working directory) into out. Sets *unresolved and
+ * copies rel as is when the base is unknown. */
+void trace_path_resolve(const struct tracee *pr, const struct span *dirfd, const struct strbuf *rel,
+			struct strbuf *out, bool *unresolved)
+{
+	*unresolved = false;
+	strbuf_reset(out);
+	if (rel->len && rel->buf[0] == '/') {
+		strbuf_addch(out, '/');
+		trace_path_append(out, rel->buf, rel->len);
+		return;
+	}
+	const char *base = NULL;
+	size_t baselen = 0;
+	bool normalized = true; /* the cwd and the descriptors' paths are kept so */
+	long fd;
+	if (!dirfd || (dirfd->n == 8 && !memcmp(dirfd->s, "AT_FDCWD", 8))) {
+		if (!pr->fs->unknown) {
+			base = pr->fs->cwd.buf;
+			baselen = pr->fs->cwd.len;
+		}
+	} else if (dirfd->n > 2 && dirfd->s[dirfd->n - 1] == '>' &&
+		   memchr(dirfd->s, '<', dirfd->n)) {
+		const char *lt = memchr(dirfd->s, '<', dirfd->n);
+		base = lt + 1;
+		baselen = (size_t)(dirfd->s + dirfd->n - 1 - base);
+		/* an escaped or NUL-bearing annotation is not decoded: unresolved */
+		if (!baselen || base[0] != '/' || memchr(base, '\\', baselen) ||
+		    memchr(base, '\0', baselen))
+			base = NULL;
+		normalized = false;
+	} else if (num_parse(*dirfd, &fd)) {
+		base = fdtab_get(pr->fds, fd);
+		baselen = base ? strlen(base) : 0;
+	}
+	if (!base) {
+		*unresolved = true;
+		strbuf_add(out, rel->buf, rel->len);
+		return;
+	}
+	if (normalized) {
+		strbuf_add(out, base, baselen);
+	} else {
+		strbuf_addch(out, '/');
+		trace_path_append(out, base, baselen);
+	}
+	trace_path_append(out, rel->buf, rel->len);
+}
+
+/* The descriptor's own path as an absolute path in out (for utimensat(fd,
+ * NULL), fchdir, "" with AT_EMPTY_PATH). */
+void trace_path_of_fd(const struct tracee *pr, struct span fdarg, struct strbuf *out,
+		      bool *unresolved)
+{
+	struct strbuf empty = STRBUF_INIT;
+	trace_path_resolve(pr, &fdarg, &empty, out, unresolved);
+	if (*unresolved) {
+		strbuf_reset(out);
+		strbuf_add(out, fdarg.s, fdarg.n);
+	}
+}
+
+/* Finds key (e.g. "sin_port=htons(") in sp; returns the span from just
+ * after it to the end of sp, or an empty span. */
+struct span span_after(struct span sp, const char *key)
+{
+	size_t k = strlen(key);
+	for (size_t i = 0; i + k <= sp.n; i++)
+		if (!memcmp(sp.s + i, key, k))
+			return (struct span){sp.s + i + k, sp.n - i - k};
+	return (struct span){"", 0};
+}
+
+/* The quoted string at the start of sp, as a span of its own. */
+struct span span_quoted(struct span sp)
+{
+	if (!sp.n || sp.s[0] != '"')
+		return (struct span){"", 0};
+	const char *end = skip_quoted(sp.s, sp.s + sp.n);
+	return end ? (struct span){sp.s, (size_t)(end - sp.s)} : (struct span){"", 0};
+}
