@@ -24,6 +24,11 @@ const char *const *sandbox_trace_flags(void)
 	    "-I3",
 	    "--seccomp-bpf",
 	    "--decode-pids=pidns",
+	    /* -y: each descriptor printed with its path, "= 3</real/path>":
+	     * where an open landed, at the moment of the call, so the judge
+	     * never asks the disk after the run where a link led
+	     * (docs/violations.md, "-y") */
+	    "-y",
 	    "-e",
 	    "signal=none",
 	    /* a DNS query's name whole (255 bytes and its header) in the

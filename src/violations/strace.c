@@ -173,7 +173,7 @@ static void set_grow(struct strace_parser *p)
  * as long as the parser). */
 const char *event_add(struct strace_parser *p, const struct tracee *pr, enum access_op op,
 		      const struct strbuf *path, const char *sys, int err, bool truncated,
-		      bool unresolved)
+		      bool unresolved, const struct strbuf *real, bool opened_dir)
 {
 	if (p->wrapped && !pr->in_task) {
 		strvec_push(&p->setup_paths, path->buf);
@@ -203,6 +203,8 @@ const char *event_add(struct strace_parser *p, const struct tracee *pr, enum acc
 			    op != ACCESS_LINK_FROM,
 	    .truncated = truncated,
 	    .unresolved = unresolved,
+	    .real = real && real->len ? xstrndup(real->buf, real->len) : NULL,
+	    .opened_dir = opened_dir,
 	};
 	vec_push(&p->events, ev);
 	p->set[i] = (struct set_slot){h, ev.path, err, (int32_t)op};
@@ -243,8 +245,18 @@ static const char *call_access(struct strace_parser *p, struct tracee *pr, struc
 		trace_path_resolve(pr, di >= 0 ? &c->args[di] : NULL, &p->str[k], &p->path[k],
 				   &unresolved);
 	}
-	const char *stored =
-	    event_add(p, pr, op, &p->path[k], c->sys->name, c->err, truncated, unresolved);
+	/* -y: where the kernel opened it, as the descriptor the call returned
+	 * names it (a link on the way, changed after the task exited, cannot
+	 * move the read); only an open's, and only a path's (not a socket's) */
+	bool opened =
+	    !c->err && c->ret_fd.n && !k &&
+	    (c->sys->kind == SYS_OPEN || c->sys->kind == SYS_OPENAT || c->sys->kind == SYS_CREAT) &&
+	    fd_annotation(c->ret_fd, &p->opened);
+	size_t flags = c->sys->kind == SYS_OPENAT ? 2 : 1; /* openat2's: in its struct */
+	bool dir = !c->err && (c->sys->kind == SYS_OPEN || c->sys->kind == SYS_OPENAT) &&
+		   flags < c->nargs && span_has(c->args[flags], "O_DIRECTORY");
+	const char *stored = event_add(p, pr, op, &p->path[k], c->sys->name, c->err, truncated,
+				       unresolved, opened ? &p->opened : NULL, dir);
 	return truncated || unresolved ? NULL : stored;
 }
 
@@ -358,7 +370,7 @@ static void call_apply(struct strace_parser *p, struct tracee *pr, struct call *
 		}
 		trace_path_of_fd(pr, c->args[0], &p->path[0], &unresolved);
 		path = event_add(p, pr, ACCESS_CHDIR, &p->path[0], c->sys->name, c->err, false,
-				 unresolved);
+				 unresolved, NULL, false);
 		if (!c->err)
 			chdir_to(pr, unresolved ? NULL : path);
 		break;
@@ -455,6 +467,16 @@ static void call_handle(struct strace_parser *p, struct tracee *pr, const char *
 	if (!num_parse((struct span){num, (size_t)(after - num)}, &c.ret)) {
 		p->sum.skipped++;
 		return;
+	}
+	if (after < e && *after == '<') {
+		/* -y: "= 3</path>", the descriptor's path as the kernel has it */
+		const char *end = fd_annotation_end(after, e);
+		if (!end) {
+			p->sum.skipped++;
+			return;
+		}
+		c.ret_fd = (struct span){num, (size_t)(end - num)};
+		after = end;
 	}
 	/* --decode-pids=pidns (a tracer outside the task's pid namespace)
 	 * follows a clone's "= 2" with the pid in strace's namespace, in a
@@ -622,6 +644,7 @@ struct strace_parser *strace_parser_new(const char *initial_cwd, pid_t root_pid)
 	strbuf_init(&p->line);
 	strbuf_init(&p->call);
 	strbuf_init(&p->proc_path);
+	strbuf_init(&p->opened);
 	for (int k = 0; k < 2; k++) {
 		strbuf_init(&p->str[k]);
 		strbuf_init(&p->path[k]);
@@ -715,8 +738,10 @@ void strace_parser_free(struct strace_parser *p)
 	}
 	free(p->procs);
 	vec_free(&p->forking);
-	for (size_t i = 0; i < p->events.n; i++)
+	for (size_t i = 0; i < p->events.n; i++) {
 		free(p->events.v[i].path);
+		free(p->events.v[i].real);
+	}
 	vec_free(&p->events);
 	for (size_t i = 0; i < p->links.n; i++) {
 		free(p->links.v[i].path);
@@ -730,6 +755,7 @@ void strace_parser_free(struct strace_parser *p)
 	strbuf_release(&p->line);
 	strbuf_release(&p->call);
 	strbuf_release(&p->proc_path);
+	strbuf_release(&p->opened);
 	strvec_clear(&p->setup_paths);
 	vec_free(&p->ns_pids);
 	for (int k = 0; k < 2; k++) {

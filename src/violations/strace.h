@@ -61,6 +61,12 @@ struct access_event {
 	bool truncated;	   /* strace cut the string ("..."): path is only a prefix */
 	bool unresolved;   /* relative to a descriptor the trace never showed
 			    * being opened: path is the relative string as written */
+	char *real;	   /* where the kernel opened it: strace -y's path of the
+			    * descriptor an open returned, at the moment of the call
+			    * (links followed, absolute). NULL: no open, it failed,
+			    * or the trace has no -y (the first occurrence's) */
+	bool opened_dir;   /* an open that succeeded and demanded a directory
+			    * (O_DIRECTORY): what it read was one, then */
 };
 
 /* What the trace says about itself, filled in as lines arrive. */

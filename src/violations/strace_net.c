@@ -23,7 +23,7 @@ void connect_access(struct strace_parser *p, struct tracee *pr, struct call *c)
 			return;
 		trace_path_resolve(pr, NULL, &p->str[0], &p->path[0], &unresolved);
 		event_add(p, pr, ACCESS_CONNECT, &p->path[0], c->sys->name, c->err, truncated,
-			  unresolved);
+			  unresolved, NULL, false);
 		return;
 	}
 	bool v6 = span_has(sa, "AF_INET6");
@@ -43,7 +43,8 @@ void connect_access(struct strace_parser *p, struct tracee *pr, struct call *c)
 	}
 	strbuf_reset(&p->path[0]);
 	strbuf_addf(&p->path[0], v6 ? "[%s]:%.*s" : "%s:%.*s", p->str[0].buf, (int)digits, port.s);
-	event_add(p, pr, ACCESS_CONNECT, &p->path[0], c->sys->name, c->err, false, false);
+	event_add(p, pr, ACCESS_CONNECT, &p->path[0], c->sys->name, c->err, false, false, NULL,
+		  false);
 }
 
 /* The name a DNS query asks for (RFC 1035 §4.1: a header with QR 0,
@@ -99,7 +100,7 @@ void send_access(struct strace_parser *p, struct tracee *pr, struct call *c)
 			    dns_query_name((const unsigned char *)p->str[0].buf, p->str[0].len, cut,
 					   &p->path[0]))
 				event_add(p, pr, ACCESS_LOOKUP, &p->path[0], c->sys->name, c->err,
-					  false, false);
+					  false, false, NULL, false);
 			s = end;
 		}
 	}

@@ -118,6 +118,7 @@ struct strace_parser {
 	struct strbuf str[2];	      /* decoded string arguments */
 	struct strbuf path[2];	      /* resolved paths */
 	struct strbuf call;	      /* an unfinished call joined with its resumption */
+	struct strbuf opened;	      /* -y: the path of the descriptor the current open returned */
 	struct strbuf proc_path;      /* a /proc/self/cwd/... path rewritten (proc_path_rewrite) */
 	bool wrapped;		      /* strace_parser_wrapped: the root execs a wrapper first */
 	VEC(struct pid_pair) ns_pids; /* a clone's pid in the task's namespace and strace's */
@@ -132,7 +133,8 @@ struct call {
 	size_t nargs;
 	long ret;
 	int err;
-	bool bad; /* an argument could not be read: the line counts as skipped once */
+	bool bad;	    /* an argument could not be read: the line counts as skipped once */
+	struct span ret_fd; /* -y: the returned descriptor with its path, "3</p>"; else empty */
 };
 
 enum str_result { STR_OK, STR_NULL, STR_BAD };
@@ -149,7 +151,7 @@ enum proc_rewrite {
  * as long as the parser). */
 const char *event_add(struct strace_parser *p, const struct tracee *pr, enum access_op op,
 		      const struct strbuf *path, const char *sys, int err, bool truncated,
-		      bool unresolved);
+		      bool unresolved, const struct strbuf *real, bool opened_dir);
 /* The body of a line (after the pid) of a known, live process. */
 void proc_handle(struct strace_parser *p, struct tracee *pr, const char *s, const char *e);
 
@@ -222,6 +224,13 @@ void trace_path_of_fd(const struct tracee *pr, struct span fdarg, struct strbuf 
 struct span span_after(struct span sp, const char *key);
 /* The quoted string at the start of sp, as a span of its own. */
 struct span span_quoted(struct span sp);
+/* The end of a -y annotation that starts at s ('<'): the position after its
+ * '>' (one escaped as \76 is the path's), or NULL. */
+const char *fd_annotation_end(const char *s, const char *e);
+/* The path a -y annotation names ("3</a/b>", "AT_FDCWD</cwd>") into out,
+ * unescaped and absolute; false for none, one that is no path (a socket's,
+ * a pipe's), a bad escape, or a file deleted since (" (deleted)"). */
+bool fd_annotation(struct span a, struct strbuf *out);
 
 /* --- strace_net.c --- */
 

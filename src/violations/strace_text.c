@@ -1,5 +1,6 @@
 /* strace_text.c - the text of a call as strace prints it: its arguments,
  * quoted strings, numbers, flags, and the paths they resolve to. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/hex.h"
@@ -41,6 +42,16 @@ const char *skip_quoted(const char *s, const char *e)
 	return NULL;
 }
 
+/* The end of a -y annotation that starts at s ('<'): the position after its
+ * '>', or NULL. */
+const char *fd_annotation_end(const char *s, const char *e)
+{
+	for (s++; s < e && *s != '>'; s++)
+		if (*s == '\\' && s + 1 < e)
+			s++;
+	return s < e ? s + 1 : NULL;
+}
+
 /* Splits "name(a, b, {c, d}, "e,f") = ..." after its '(' into top-level
  * arguments; returns the position after the closing ')', or NULL when the
  * text is not one well-formed call. */
@@ -64,14 +75,14 @@ const char *args_split(const char *s, const char *e, struct span *args, size_t *
 			s = end + 2;
 			continue;
 		}
-		if (c == '<' && s > start && s[-1] >= '0' && s[-1] <= '9') {
-			/* -y: "3</path>", the path escaped as a string is */
-			for (s++; s < e && *s != '>'; s++)
-				if (*s == '\\' && s + 1 < e)
-					s++;
-			if (s >= e)
+		if (c == '<' && s > start &&
+		    ((s[-1] >= '0' && s[-1] <= '9') ||
+		     (s - start >= 8 && !memcmp(s - 8, "AT_FDCWD", 8)))) {
+			/* -y: "3</path>", "AT_FDCWD</cwd>", the path escaped as a
+			 * string is ("<" and ">" in it as \74 and \76) */
+			s = fd_annotation_end(s, e);
+			if (!s)
 				return NULL;
-			s++;
 			continue;
 		}
 		if (c == '{' || c == '[' || c == '(')
@@ -97,29 +108,24 @@ const char *args_split(const char *s, const char *e, struct span *args, size_t *
 	return NULL;
 }
 
-/* Decodes a string argument as strace prints it ("a\"b\303\251", maybe
- * followed by "..." when cut) into out; a NUL only when binary (a buffer,
- * not a path). */
-enum str_result str_decode_as(struct span a, struct strbuf *out, bool *truncated, bool binary)
+/* Decodes what strace escaped as in a C string, from s up to the first
+ * unescaped term, into out (appended); returns the position of term, or
+ * NULL when it is missing or an escape is bad. A NUL only when binary (a
+ * buffer, not a path). */
+static const char *str_unescape(const char *s, const char *e, char term, struct strbuf *out,
+				bool binary)
 {
-	strbuf_reset(out);
-	*truncated = false;
-	if (a.n == 4 && !memcmp(a.s, "NULL", 4))
-		return STR_NULL;
-	if (!a.n || a.s[0] != '"')
-		return STR_BAD;
-	const char *s = a.s + 1, *e = a.s + a.n;
 	for (;;) {
 		const char *run = s;
-		while (s < e && *s != '"' && *s != '\\' && *s)
+		while (s < e && *s != term && *s != '\\' && *s)
 			s++;
 		strbuf_add(out, run, (size_t)(s - run));
 		if (s >= e || !*s)
-			return STR_BAD; /* strace escapes every NUL: a raw one is not its line */
-		if (*s == '"')
-			break;
+			return NULL; /* strace escapes every NUL: a raw one is not its line */
+		if (*s == term)
+			return s;
 		if (++s >= e)
-			return STR_BAD;
+			return NULL;
 		int c = (unsigned char)*s++;
 		switch (c) {
 		case 'n':
@@ -148,7 +154,7 @@ enum str_result str_decode_as(struct span a, struct strbuf *out, bool *truncated
 			for (; k < 2 && s < e && hex_value(*s) >= 0; k++)
 				v = v * 16 + hex_value(*s++);
 			if (!k)
-				return STR_BAD;
+				return NULL;
 			c = v;
 			break;
 		}
@@ -162,9 +168,25 @@ enum str_result str_decode_as(struct span a, struct strbuf *out, bool *truncated
 			/* \" \\ and anything else stand for themselves */
 		}
 		if ((c == 0 && !binary) || c > 255)
-			return STR_BAD; /* no path holds a NUL */
+			return NULL; /* no path holds a NUL */
 		strbuf_addch(out, (char)c);
 	}
+}
+
+/* Decodes a string argument as strace prints it ("a\"b\303\251", maybe
+ * followed by "..." when cut) into out; a NUL only when binary (a buffer,
+ * not a path). */
+enum str_result str_decode_as(struct span a, struct strbuf *out, bool *truncated, bool binary)
+{
+	strbuf_reset(out);
+	*truncated = false;
+	if (a.n == 4 && !memcmp(a.s, "NULL", 4))
+		return STR_NULL;
+	if (!a.n || a.s[0] != '"')
+		return STR_BAD;
+	const char *e = a.s + a.n, *s = str_unescape(a.s + 1, e, '"', out, binary);
+	if (!s)
+		return STR_BAD;
 	s++;
 	if (s == e)
 		return STR_OK;
@@ -173,6 +195,26 @@ enum str_result str_decode_as(struct span a, struct strbuf *out, bool *truncated
 		return STR_OK;
 	}
 	return STR_BAD;
+}
+
+bool fd_annotation(struct span a, struct strbuf *out)
+{
+	strbuf_reset(out);
+	const char *lt = memchr(a.s, '<', a.n), *e = a.s + a.n;
+	if (!lt || lt == a.s)
+		return false;
+	/* "3</p>", "AT_FDCWD</p>"; a socket's "3<socket:[N]>" or a pipe's
+	 * "3<pipe:[N]>" is no path */
+	const char *end = fd_annotation_end(lt, e);
+	if (!end || end != e || lt[1] != '/')
+		return false;
+	const char *term = str_unescape(lt + 1, e, '>', out, false);
+	if (term != e - 1 || !out->len)
+		return false;
+	/* the kernel's name of a file unlinked since it was opened */
+	static const char deleted[] = " (deleted)";
+	size_t dn = sizeof deleted - 1;
+	return !(out->len > dn && !memcmp(out->buf + out->len - dn, deleted, dn));
 }
 
 enum str_result str_decode(struct span a, struct strbuf *out, bool *truncated)
@@ -201,6 +243,30 @@ bool num_parse(struct span a, long *out)
 				v = v * 10 + (*s - '0');
 	}
 	*out = neg ? -v : v;
+	return true;
+}
+
+/* path (absolute) has no empty, "." or ".." segment and no trailing '/':
+ * as the kernel names a file, and as trace_path_append leaves one. */
+static bool path_normal(const char *s, size_t n)
+{
+	if (!n || s[0] != '/')
+		return false;
+	if (n == 1)
+		return true;
+	if (s[n - 1] == '/')
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] != '/')
+			continue;
+		size_t k = i + 1;
+		while (k < n && s[k] != '/')
+			k++;
+		size_t len = k - i - 1;
+		if (!len || (len == 1 && s[i + 1] == '.') ||
+		    (len == 2 && s[i + 1] == '.' && s[i + 2] == '.'))
+			return false;
+	}
 	return true;
 }
 
@@ -244,23 +310,27 @@ void trace_path_resolve(const struct tracee *pr, const struct span *dirfd, const
 	}
 	const char *base = NULL;
 	size_t baselen = 0;
-	bool normalized = true; /* the cwd and the descriptors' paths are kept so */
 	long fd;
 	if (!dirfd || (dirfd->n == 8 && !memcmp(dirfd->s, "AT_FDCWD", 8))) {
 		if (!pr->fs->unknown) {
 			base = pr->fs->cwd.buf;
 			baselen = pr->fs->cwd.len;
 		}
-	} else if (dirfd->n > 2 && dirfd->s[dirfd->n - 1] == '>' &&
-		   memchr(dirfd->s, '<', dirfd->n)) {
-		const char *lt = memchr(dirfd->s, '<', dirfd->n);
-		base = lt + 1;
-		baselen = (size_t)(dirfd->s + dirfd->n - 1 - base);
-		/* an escaped or NUL-bearing annotation is not decoded: unresolved */
-		if (!baselen || base[0] != '/' || memchr(base, '\\', baselen) ||
-		    memchr(base, '\0', baselen))
-			base = NULL;
-		normalized = false;
+	} else if (dirfd->n > 2 && dirfd->s[dirfd->n - 1] == '>') {
+		/* -y: the kernel's path of the descriptor (or of the cwd, for
+		 * AT_FDCWD) when the call was made; one that is no path (a
+		 * socket) or cannot be read leaves rel unresolved */
+		if (fd_annotation(*dirfd, out)) {
+			if (!path_normal(out->buf, out->len)) {
+				char *raw = strbuf_detach(out, NULL);
+				strbuf_addch(out, '/');
+				trace_path_append(out, raw, strlen(raw));
+				free(raw);
+			}
+			trace_path_append(out, rel->buf, rel->len);
+			return;
+		}
+		strbuf_reset(out);
 	} else if (num_parse(*dirfd, &fd)) {
 		base = fdtab_get(pr->fds, fd);
 		baselen = base ? strlen(base) : 0;
@@ -270,12 +340,7 @@ void trace_path_resolve(const struct tracee *pr, const struct span *dirfd, const
 		strbuf_add(out, rel->buf, rel->len);
 		return;
 	}
-	if (normalized) {
-		strbuf_add(out, base, baselen);
-	} else {
-		strbuf_addch(out, '/');
-		trace_path_append(out, base, baselen);
-	}
+	strbuf_add(out, base, baselen); /* the cwd and the descriptors' paths are normalized */
 	trace_path_append(out, rel->buf, rel->len);
 }
 

@@ -288,6 +288,66 @@ static void test_dirfds(void)
 	strace_parser_free(r.p);
 }
 
+/* strace -y (issue 58 item 3): each open's descriptor names where the
+ * kernel opened it, at the moment of the call; recorded with strace 6.1 -y
+ * (decode-fds.txt: cur.js -> ../lib/v1.js read, repointed to v2.js by ln
+ * -sfn, read again; a cd through linkdir -> real; a dirfd and an fchdir). */
+static void test_decode_fds(void)
+{
+	struct result r = parse_fixture("decode-fds.txt");
+	const struct access_event *ev = find(&r, ACCESS_READ, "/ws/app/cur.js");
+	/* the first read's: the link led to v1.js then, whatever it leads to now */
+	CHECK(ev && ev->real && !strcmp(ev->real, "/ws/lib/v1.js"));
+	ev = find(&r, ACCESS_READ, "/ws/app/sp ace>d/f"); /* '>' printed as \76 */
+	CHECK(ev && ev->real && !strcmp(ev->real, "/ws/app/sp ace>d/f"));
+	/* after `cd linkdir` the kernel's cwd is the link's target */
+	ev = find(&r, ACCESS_READ, "/ws/app/real/file");
+	CHECK(ev && ev->real && !strcmp(ev->real, "/ws/app/real/file"));
+	CHECK(!find(&r, ACCESS_READ, "/ws/app/linkdir/file"));
+	ev = find(&r, ACCESS_CHDIR, "/ws/app/linkdir");
+	CHECK(ev && !ev->err && !ev->real); /* no descriptor: no kernel path */
+	ev = find(&r, ACCESS_WRITE, "/dev/null");
+	CHECK(ev && ev->real && !strcmp(ev->real, "/dev/null"));
+	ev = find(&r, ACCESS_READ, "/ws/app/cur.js");
+	CHECK(ev && !ev->unresolved);
+	CHECK_INT(err_of(&r, ACCESS_READ, "/ws/app/cur.js"), 0);
+	CHECK(r.sum->root_exited);
+	CHECK_INT(r.sum->skipped, 0);
+	strace_parser_free(r.p);
+
+	/* a process whose fork the log never showed: its cwd is unknown to
+	 * the parser, and the kernel's AT_FDCWD</p> places its paths */
+	r = parse_text(
+	    "1 execve(\"/bin/sh\", [\"sh\"], 0x1 /* 1 var */) = 0\n"
+	    "9 openat(AT_FDCWD</ws/app/sub>, \"x\", O_RDONLY) = 3</ws/app/sub/x>\n"
+	    "9 openat(7</ws/a\\\\b\\76c>, \"y\", O_RDONLY) = 4</ws/a\\\\b\\76c/y>\n"
+	    "9 openat(7</ws/./d/../e/>, \"z\", O_RDONLY) = 4</ws/e/z (deleted)>\n"
+	    "9 openat(5<socket:[1234]>, \"w\", O_RDONLY) = 3<pipe:[9]>\n"
+	    "9 openat(AT_FDCWD</ws/app/sub>, \"n\", O_RDONLY) = -1 ENOENT (No such file)\n"
+	    "9 openat(AT_FDCWD</a,(b>, \"p\", O_RDONLY) = 3</a,(b/p>\n");
+	ev = find(&r, ACCESS_READ, "/ws/app/sub/x");
+	CHECK(ev && !ev->unresolved && ev->real && !strcmp(ev->real, "/ws/app/sub/x"));
+	ev = find(&r, ACCESS_READ, "/ws/a\\b>c/y");
+	CHECK(ev && ev->real && !strcmp(ev->real, "/ws/a\\b>c/y"));
+	/* a dirfd's path normalized; a file deleted since has no kernel path */
+	ev = find(&r, ACCESS_READ, "/ws/e/z");
+	CHECK(ev && !ev->real);
+	ev = find(&r, ACCESS_READ, "w"); /* relative to a socket: unplaced */
+	CHECK(ev && ev->unresolved && !ev->real);
+	ev = find(&r, ACCESS_READ, "/ws/app/sub/n");
+	CHECK(ev && ev->err == ENOENT && !ev->real);
+	/* a ',' or '(' in the cwd's annotation splits no argument */
+	ev = find(&r, ACCESS_READ, "/a,(b/p");
+	CHECK(ev && ev->real && !strcmp(ev->real, "/a,(b/p"));
+	CHECK_INT(r.sum->skipped, 0);
+	strace_parser_free(r.p);
+
+	/* an annotation that never closes is no call */
+	r = parse_text("1 openat(AT_FDCWD, \"a\", O_RDONLY) = 3</ws/a\n");
+	CHECK_INT(r.sum->skipped, 1);
+	strace_parser_free(r.p);
+}
+
 static void test_garbage(void)
 {
 	struct result r = parse_fixture("garbage.txt");
@@ -677,6 +737,7 @@ int main(void)
 	test_garbage();
 	test_root_exit();
 	test_dedupe();
+	test_decode_fds();
 	test_connect();
 	test_lookup();
 	test_chunking();
