@@ -179,9 +179,9 @@ char *fix_entry(const struct judge_input *in, const char *path, bool write, bool
 	 * tsbuildinfo), there already or not made yet (the write was
 	 * refused: issue 40, `write: ["./"]` for eslint's first cache), is
 	 * granted by name. */
-	struct stat st;
 	char *parent = path_dirname(path);
-	bool by_name = write && !makes_dir && (lstat(path, &st) || S_ISREG(st.st_mode)) &&
+	enum judge_kind kind = judge_host_kind(in, path);
+	bool by_name = write && !makes_dir && (kind == JUDGE_ABSENT || kind == JUDGE_FILE) &&
 		       !strcmp(parent, in->project_dir);
 	free(parent);
 	/* A refused mkdir (next's .next, a first dist/) asks for that very
@@ -192,7 +192,7 @@ char *fix_entry(const struct judge_input *in, const char *path, bool write, bool
 	if (target != stable)
 		free(stable);
 	char *out = fix_grant_from(
-	    in, target, dir || (!changed && !by_name && (write || fs_is_dir(target))),
+	    in, target, dir || (!changed && !by_name && (write || judge_host_is_dir(in, target))),
 	    target == stable && pattern_at != SIZE_MAX ? target + pattern_at : NULL);
 	free(target);
 	return out;

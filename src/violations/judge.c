@@ -36,7 +36,7 @@ static bool shown_inside(const struct judge_input *in, const char *path)
 {
 	if (!in->sees)
 		return false;
-	char *real = realpath(path, NULL);
+	char *real = judge_host_resolve(in, path);
 	bool r = in->sees(path, in->sees_ctx) && (!real || in->sees(real, in->sees_ctx));
 	free(real);
 	return r;
@@ -250,10 +250,10 @@ struct judging {
 	struct strmap made, gone, made_dirs; /* in a widened dir: written, removed, mkdir'd */
 	struct strmap written; /* what the task made in a write grant (note_written) */
 	struct strvec written_keys;
-	struct strset seen;	       /* what was reported already */
-	struct strmap read_seen;       /* what it read, once each, */
-	VEC(const char *) read_paths;  /* in order */
-	const struct access_event *ev; /* all of them, for a rule that looks back */
+	struct strset seen;			/* what was reported already */
+	struct strmap read_seen;		/* what it read, once each, */
+	VEC(const struct access_event *) reads; /* in order */
+	const struct access_event *ev;		/* all of them, for a rule that looks back */
 };
 
 /* A rule's word on an event: go on to the next rule, or it is settled. */
@@ -344,7 +344,7 @@ static enum rule_says rule_record(struct judging *j, const struct access_event *
 		return RULE_NEXT;
 	if (e->op == ACCESS_EXEC && !judge_under(in->workspace_root, e->path) &&
 	    !judge_under("/proc", e->path) && !judge_under("/tmp", e->path)) {
-		char *real = realpath(e->path, NULL);
+		char *real = judge_host_resolve(in, e->path);
 		if (real && strvec_find(&j->out->execs, real) < 0)
 			strvec_push(&j->out->execs, real);
 		free(real);
@@ -371,7 +371,7 @@ static enum rule_says rule_record(struct judging *j, const struct access_event *
 	if (in->keyed && (e->op == ACCESS_READ || e->op == ACCESS_EXEC) &&
 	    !strmap_get(&j->read_seen, e->path, &dummy)) {
 		strmap_put(&j->read_seen, e->path, 0);
-		vec_push(&j->read_paths, e->path);
+		vec_push(&j->reads, e);
 	}
 	return RULE_NEXT;
 }
@@ -464,7 +464,7 @@ static enum rule_says rule_not_refused(struct judging *j, const struct access_ev
 	(void)i;
 	bool refused =
 	    e->err == EACCES || e->err == EPERM || e->err == EROFS ||
-	    (e->err == ENOENT && judge_on_host(e->path) && !shown_inside(j->in, e->path));
+	    (e->err == ENOENT && judge_on_host(j->in, e->path) && !shown_inside(j->in, e->path));
 	return refused ? RULE_NEXT : RULE_SETTLED;
 }
 
@@ -513,7 +513,7 @@ static bool outside_fix(const struct judge_input *in, struct verdict *out,
 		free(dir);
 		return true;
 	}
-	bool dir = fs_is_dir(e->path);
+	bool dir = judge_host_is_dir(in, e->path);
 	strvec_push_nodup(&out->fix_read, fix_grant(in, e->path, dir));
 	if (in->cached)
 		strvec_push_nodup(&out->fix_workspace_inputs, fix_ws_key(in, e->path, dir));
@@ -558,7 +558,7 @@ static enum rule_says rule_refused(struct judging *j, const struct access_event 
 		return RULE_SETTLED;
 	/* A withheld package is reached through a link in node_modules:
 	 * judged by where the link leads on the host. */
-	char *real = realpath(e->path, NULL);
+	char *real = judge_host_resolve(in, e->path);
 	bool withheld = false;
 	const char *real_path = NULL;
 	for (size_t w = 0; w < in->n_withheld && !withheld; w++) {
@@ -637,8 +637,8 @@ static enum rule_says rule_refused(struct judging *j, const struct access_event 
 	const char *meant = e->op == ACCESS_MKDIR && write ? mkdir_meant(j, e, i) : e->path;
 	strvec_push_nodup(write ? &out->fix_write : &out->fix_read,
 			  fix_entry(in, meant, write,
-				    e->op == ACCESS_MKDIR ||
-					(e->op == ACCESS_PROBE_WRITE && fs_is_dir(e->path))));
+				    e->op == ACCESS_MKDIR || (e->op == ACCESS_PROBE_WRITE &&
+							      judge_host_is_dir(in, e->path))));
 	if (!write && in->cached)
 		unkeyed_key_fix(in, out, e->path);
 	return RULE_SETTLED;
@@ -705,26 +705,27 @@ void judge_events(const struct judge_input *in, const struct access_event *ev, s
 			strmap_put(&j.made_dirs, e->path, i);
 	}
 	if (in->keyed && in->n_write_roots) /* read only under a write grant */
-		unkeyed_written(&j.written, &j.written_keys, ev, nev);
+		unkeyed_written(in, &j.written, &j.written_keys, ev, nev);
 	for (size_t i = 0; i < nev; i++)
 		for (size_t r = 0; r < sizeof rules / sizeof *rules; r++)
 			if (rules[r].judge(&j, &ev[i], i) == RULE_SETTLED)
 				break;
 	/* what it read, for --explain-key: the unkeyed ones by their
 	 * violations, the rest by where they lie (directories left out) */
-	for (size_t r = 0; r < j.read_paths.n; r++) {
-		const char *path = j.read_paths.v[r];
+	for (size_t r = 0; r < j.reads.n; r++) {
+		const char *path = j.reads.v[r]->path;
 		bool unkeyed = false;
 		for (size_t k = 0; k < out->violations.n && !unkeyed; k++)
 			unkeyed = violation_unkeyed(&out->violations.v[k]) &&
 				  path_is_within(out->violations.v[k].path, path);
-		struct stat st;
 		bool inside = judge_under(in->workspace_root, path);
-		if (inside && (lstat(path, &st) || S_ISDIR(st.st_mode)))
+		enum judge_kind kind =
+		    inside ? judge_read_kind(in, j.reads.v[r], path) : JUDGE_FILE;
+		if (kind == JUDGE_ABSENT || kind == JUDGE_DIR)
 			continue;
 		strvec_pushf(&out->reads, "%c %s", unkeyed ? 'U' : inside ? 'K' : 'O', path);
 	}
-	vec_free(&j.read_paths);
+	vec_free(&j.reads);
 	strmap_clear(&j.read_seen);
 	strset_clear(&j.seen);
 	strmap_clear(&j.touched);

@@ -96,9 +96,45 @@ const struct judge_dep *judge_dep_of(const struct judge_input *in, const char *p
  * run's start): one its outputs should name. */
 bool judge_dep_written(const struct judge_input *in, const char *path)
 {
-	struct stat st;
-	return in->run_started && judge_dep_of(in, path) && !stat(path, &st) &&
-	       S_ISREG(st.st_mode) && st.st_mtime >= in->run_started;
+	if (!in->run_started || !judge_dep_of(in, path) || !in->host)
+		return false;
+	char *real = judge_host_resolve(in, path);
+	bool r = real && judge_host_kind(in, real) == JUDGE_FILE &&
+		 in->host->mtime(in->host, real) >= in->run_started;
+	free(real);
+	return r;
+}
+
+enum judge_kind judge_host_kind(const struct judge_input *in, const char *path)
+{
+	return in->host ? in->host->kind(in->host, path) : JUDGE_ABSENT;
+}
+
+char *judge_host_resolve(const struct judge_input *in, const char *path)
+{
+	return in->host ? in->host->resolve(in->host, path) : NULL;
+}
+
+bool judge_on_host(const struct judge_input *in, const char *path)
+{
+	return judge_host_kind(in, path) != JUDGE_ABSENT;
+}
+
+bool judge_host_is_dir(const struct judge_input *in, const char *path)
+{
+	char *real = judge_host_resolve(in, path);
+	bool r = real && judge_host_kind(in, real) == JUDGE_DIR;
+	free(real);
+	return r;
+}
+
+enum judge_kind judge_read_kind(const struct judge_input *in, const struct access_event *e,
+				const char *path)
+{
+	if (e->opened_dir)
+		return JUDGE_DIR;
+	enum judge_kind k = judge_host_kind(in, path);
+	return k == JUDGE_ABSENT && e->real && !e->err ? JUDGE_FILE : k;
 }
 
 bool judge_is_write_root(const struct judge_input *in, const char *path)
@@ -170,4 +206,5 @@ void judge_input_from_request(struct judge_input *in, const struct sandbox_reque
 	in->n_placeholders = req->placeholders.n;
 	in->walls = req->walls.v;
 	in->n_walls = req->walls.n;
+	in->host = judge_host_disk();
 }

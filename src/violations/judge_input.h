@@ -13,6 +13,8 @@
 #include "sandbox/request.h"
 #include "sandbox/walls.h"
 #include "util/path.h"
+#include "violations/judge_host.h"
+#include "violations/strace.h"
 
 /* A dependency of the judged task: its project and how its config names it. */
 struct judge_dep {
@@ -138,7 +140,11 @@ struct judge_input {
 							   * its proxy; NULL: no proxy */
 	void *net_ctx;
 	bool (*host_listens)(int port); /* the host listens on this TCP port; NULL: unknown */
-	const int *net_ports;		/* ports relayed in or bridged out */
+	/* What the judge may ask of the host's files (judge_host.h), which
+	 * the trace does not answer: the orchestrator's is the disk's
+	 * (judge_host_disk), a unit test's a table. NULL: nothing is there. */
+	const struct judge_host *host;
+	const int *net_ports; /* ports relayed in or bridged out */
 	size_t n_net_ports;
 };
 
@@ -148,12 +154,21 @@ static inline bool judge_under(const char *dir, const char *path)
 	return dir && *dir && path_is_within(dir, path);
 }
 
-/* Does path exist on the host, now (a link counts as itself)? */
-static inline bool judge_on_host(const char *path)
-{
-	struct stat st;
-	return lstat(path, &st) == 0;
-}
+/* path's kind on the host, a link as itself (in->host's answer). */
+enum judge_kind judge_host_kind(const struct judge_input *in, const char *path);
+/* Where path leads on the host, links followed: a new string, or NULL. */
+char *judge_host_resolve(const struct judge_input *in, const char *path);
+/* Is path there on the host (a link counts as itself)? */
+bool judge_on_host(const struct judge_input *in, const char *path);
+/* Does path lead to a directory on the host? */
+bool judge_host_is_dir(const struct judge_input *in, const char *path);
+/* What a successful read or exec of e reached, as the task met it: a
+ * directory when the open demanded one (O_DIRECTORY), else the host's
+ * kind of where it leads, and a file when that is gone since (the kernel
+ * opened something, and not as a directory: a leftover read and removed
+ * is still read). */
+enum judge_kind judge_read_kind(const struct judge_input *in, const struct access_event *e,
+				const char *path);
 
 /* Does one of the n ignore globs match path? Relative ones are anchored at
  * the project, "~/" at home; a trailing '/' names a directory and all

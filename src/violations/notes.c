@@ -72,13 +72,13 @@ void note_outside(const struct judge_input *in, struct verdict *v, const char *p
 			      shown, d->id, d->id, d->config, d->task, rel);
 		free(rel);
 	} else {
-		char *grant = fix_grant(in, path, fs_is_dir(path));
+		char *grant = fix_grant(in, path, judge_host_is_dir(in, path));
 		/* A cached task's key must fold what it is granted to read, or a
 		 * hit replays a build that read it unkeyed. */
 		char *key = NULL;
 		if (in->cached && path_is_within(in->workspace_root, path))
 			key =
-			    fs_is_dir(path)
+			    judge_host_is_dir(in, path)
 				? xasprintf("; key it too: inputs.workspaceFiles: [\"%s/**\"]",
 					    shown)
 				: xasprintf("; key it too: inputs.workspaceFiles: [\"%s\"]", shown);
@@ -388,7 +388,7 @@ void note_git(const struct judge_input *in, struct verdict *v)
 	char *dir = xstrdup(in->project_dir), *git = NULL;
 	for (;;) {
 		char *cand = path_join(dir, ".git");
-		if (judge_on_host(cand)) {
+		if (judge_on_host(in, cand)) {
 			git = cand;
 			break;
 		}
@@ -452,9 +452,9 @@ void note_last_line(const struct judge_input *in, struct verdict *v)
 		    !strcmp(w, ".") || !strcmp(w, ".."))
 			continue;
 		char *abs = w[0] == '/' ? path_normalize(w) : path_join(in->project_dir, w);
-		char *real = realpath(abs, NULL);
+		char *real = judge_host_resolve(in, abs);
 		const char *p = real ? real : abs;
-		if (judge_on_host(p) && !in->sees(p, in->sees_ctx) &&
+		if (judge_on_host(in, p) && !in->sees(p, in->sees_ctx) &&
 		    !judge_credential_store(in, p) &&
 		    !verdict_has_note(v, "hidden-path-in-output", p)) {
 			bool listed = false;
@@ -462,7 +462,7 @@ void note_last_line(const struct judge_input *in, struct verdict *v)
 				listed = !strcmp(v->violations.v[i].path, p);
 			if (!listed) {
 				char *shown = judge_display_path(in, p);
-				char *grant = fix_grant(in, p, fs_is_dir(p));
+				char *grant = fix_grant(in, p, judge_host_is_dir(in, p));
 				verdict_add_note(
 				    v, "hidden-path-in-output", p,
 				    xasprintf("the task's last line names %s, which exists on "

@@ -93,8 +93,8 @@ static int cmp_str(const void *a, const void *b)
 /* The paths the task made in this run, each with the index of its first
  * event (a file written, linked or renamed there, a directory made), by
  * its lexical path and by the one its directory resolves to. */
-void unkeyed_written(struct strmap *written, struct strvec *keys, const struct access_event *ev,
-		     size_t nev)
+void unkeyed_written(const struct judge_input *in, struct strmap *written, struct strvec *keys,
+		     const struct access_event *ev, size_t nev)
 {
 	/* a directory's resolution, once (keys borrowed from names): into reals */
 	struct strmap dirs = STRMAP_INIT;
@@ -109,10 +109,16 @@ void unkeyed_written(struct strmap *written, struct strvec *keys, const struct a
 		size_t first;
 		if (!strmap_get(written, e->path, &first))
 			strmap_put(written, e->path, i);
+		if (e->real) {
+			/* -y: where the kernel made it, when it was made */
+			if (strcmp(e->real, e->path) && !strmap_get(written, e->real, &first))
+				strmap_put(written, e->real, i);
+			continue;
+		}
 		char *dir = path_dirname(e->path);
 		size_t at;
 		if (!strmap_get(&dirs, dir, &at)) {
-			char *rdir = realpath(dir, NULL);
+			char *rdir = judge_host_resolve(in, dir);
 			at = reals.n;
 			strvec_push(&reals, rdir ? rdir : "");
 			free(rdir);
@@ -193,12 +199,13 @@ enum unkeyed unkeyed_read(const struct judge_input *in, const struct access_even
 	 * its directories are followed. */
 	char *opened = NULL;
 	if (e->op == ACCESS_READLINK) {
-		char *dir = path_dirname(e->path), *rdir = realpath(dir, NULL);
+		char *dir = path_dirname(e->path), *rdir = judge_host_resolve(in, dir);
 		opened = rdir ? path_join(rdir, path_basename(e->path)) : NULL;
 		free(rdir);
 		free(dir);
 	} else {
-		opened = realpath(e->path, NULL);
+		/* the kernel's path, at the call (strace -y), over the host's now */
+		opened = e->real ? xstrdup(e->real) : judge_host_resolve(in, e->path);
 	}
 	if (opened && strcmp(opened, e->path)) {
 		struct access_event opened_at = *e;
@@ -214,9 +221,10 @@ enum unkeyed unkeyed_read(const struct judge_input *in, const struct access_even
 		bool granted = false;
 		for (size_t i = 0; i < in->n_outside_grants && !granted; i++)
 			granted = judge_under(in->outside_grants[i], e->path);
-		char *real = granted ? realpath(e->path, NULL) : NULL;
-		struct stat st;
-		if (!real || stat(real, &st) || !S_ISREG(st.st_mode) ||
+		char *real = !granted  ? NULL
+			     : e->real ? xstrdup(e->real)
+				       : judge_host_resolve(in, e->path);
+		if (!real || judge_read_kind(in, e, real) != JUDGE_FILE ||
 		    (in->toolchain && bsearch(&real, in->toolchain, in->n_toolchain,
 					      sizeof *in->toolchain, cmp_str)) ||
 		    judge_ignored(in, in->ignore_read, in->n_ignore_read, e->path)) {
@@ -240,11 +248,10 @@ enum unkeyed unkeyed_read(const struct judge_input *in, const struct access_even
 		return KEYED;
 	char *rel = path_relative(in->workspace_root, e->path);
 	char *path = xstrdup(e->path);
-	struct stat st;
 	enum unkeyed what = KEYED;
 	if (has_component(rel, "node_modules")) {
 		/* a workspace package linked there is judged where it lies */
-		char *real = realpath(e->path, NULL);
+		char *real = e->real ? xstrdup(e->real) : judge_host_resolve(in, e->path);
 		char *rrel = real && judge_under(in->workspace_root, real)
 				 ? path_relative(in->workspace_root, real)
 				 : NULL;
@@ -257,7 +264,7 @@ enum unkeyed unkeyed_read(const struct judge_input *in, const struct access_even
 			free(rrel);
 			free(real);
 			/* one violation for the lot (the directory), not one per file */
-			if (!in->externals_keyed && !lstat(e->path, &st) && S_ISREG(st.st_mode) &&
+			if (!in->externals_keyed && judge_read_kind(in, e, e->path) == JUDGE_FILE &&
 			    strset_add(seen, xstrdup("n")))
 				what = UNKEYED_EXTERNAL;
 			goto out;
@@ -268,8 +275,9 @@ enum unkeyed unkeyed_read(const struct judge_input *in, const struct access_even
 	 * closure, lockfiles.md); Next and the package managers read it whole,
 	 * and keying its bytes would miss every task on any package's change,
 	 * which the closure exists to avoid (issue 40 item 5). */
-	if (has_component(rel, ".git") || has_component(rel, ".vx") || lstat(path, &st) ||
-	    (e->op == ACCESS_READLINK ? !S_ISLNK(st.st_mode) : !S_ISREG(st.st_mode)) ||
+	if (has_component(rel, ".git") || has_component(rel, ".vx") ||
+	    (e->op == ACCESS_READLINK ? judge_host_kind(in, path) != JUDGE_LINK
+				      : judge_read_kind(in, e, path) != JUDGE_FILE) ||
 	    in_key(in, rel) || (in->externals_keyed && sandbox_lockfile_name(rel)) ||
 	    (in->dep_keyed &&
 	     bsearch(&rel, in->dep_keyed, in->n_dep_keyed, sizeof *in->dep_keyed, cmp_str)) ||
@@ -421,7 +429,7 @@ void unkeyed_verdict(const struct judge_input *in, struct verdict *out,
  * inputs.workspaceFiles, which add to the defaults. */
 void unkeyed_key_fix(const struct judge_input *in, struct verdict *out, const char *path)
 {
-	bool dir = fs_is_dir(path);
+	bool dir = judge_host_is_dir(in, path);
 	char *ws_rel = path_relative(in->workspace_root, path);
 	bool keyed = !dir && in_key(in, ws_rel);
 	if (in->inputs_explicit) {

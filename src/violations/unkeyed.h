@@ -23,8 +23,8 @@ enum unkeyed {
 
 /* The paths the task made in this run, each with the index of its first
  * event, into written (keys borrowed from ev, or owned by keys). */
-void unkeyed_written(struct strmap *written, struct strvec *keys, const struct access_event *ev,
-		     size_t nev);
+void unkeyed_written(const struct judge_input *in, struct strmap *written, struct strvec *keys,
+		     const struct access_event *ev, size_t nev);
 /* What e (the at'th event) read, if the key does not hold it; *real_out
  * gets where it was judged (owned) when not KEYED. Each path once (seen). */
 enum unkeyed unkeyed_read(const struct judge_input *in, const struct access_event *e, size_t at,

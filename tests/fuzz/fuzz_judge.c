@@ -1,7 +1,7 @@
 /* fuzz_judge.c - libFuzzer target for violations/judge.c and report.c. The
  * input is the task's output and its trace log (the first two bytes give
  * the output's length, the rest of the input after it is the log), judged
- * against a small fixed tree, with every judge input set: a widened
+ * against a small fixed tree (a table host: judge_host.h), with every judge input set: a widened
  * directory, a grant root, an unwritten placeholder, ignores, a sandbox
  * that hides every path whose length is odd. The judge must never crash or
  * leak on either (the task writes both), and what it returns must obey the
@@ -22,13 +22,13 @@
 static char root[64], ws[96], app[128], home[96], log_path[128], gen[160], dist[160],
     unwritten[192];
 
+/* The host the judge is told of: a table (judge_host.h), no file. */
+static struct judge_host_table host;
+
 static void touch(const char *rel)
 {
 	char *p = path_join(root, rel);
-	char *cmd = xasprintf("mkdir -p \"$(dirname '%s')\" && : > '%s'", p, p);
-	if (system(cmd))
-		abort();
-	free(cmd);
+	judge_host_table_put(&host, p, JUDGE_FILE, NULL, -1);
 	free(p);
 }
 
@@ -48,6 +48,7 @@ static void setup(void)
 	if (!mkdtemp(root))
 		abort();
 	atexit(cleanup);
+	judge_host_table_init(&host);
 	snprintf(ws, sizeof ws, "%s/ws", root);
 	snprintf(app, sizeof app, "%s/app", ws);
 	snprintf(home, sizeof home, "%s/home", root);
@@ -64,6 +65,9 @@ static void setup(void)
 	touch("ws/.git/HEAD");
 	touch("home/.ssh/id_rsa");
 	touch("home/notes");
+	char *link = path_join(root, "ws/app/cur");
+	judge_host_table_put(&host, link, JUDGE_LINK, "../shared", -1);
+	free(link);
 }
 
 static bool odd_hidden(const char *path, void *ctx)
@@ -131,6 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    .host_listens = even_listens,
 	    .net_ports = relayed,
 	    .n_net_ports = 1,
+	    .host = &host.host,
 	};
 	struct verdict v;
 	if (judge_trace(&in, log_path, &v))

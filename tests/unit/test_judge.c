@@ -8,11 +8,25 @@
 #include "check.h"
 #include "violations/seatbelt_log.h"
 #include "fixture.h"
+#include "util/path.h"
 #include "util/strbuf.h"
 #include "violations/judge.h"
 #include "violations/report.h"
 
 static char root[64], proj[128], logp[160];
+
+/* The host the judge is told of: a table, no file (issue 58 item 3: the
+ * judge asks the host nothing behind the facts' back). Only the log, the
+ * trace itself, is a file. */
+static struct judge_host_table host;
+
+/* root/rel is a regular file on the host, and its directories are there. */
+static void host_file(const char *rel)
+{
+	char *p = path_join(root, rel);
+	judge_host_table_put(&host, p, JUDGE_FILE, NULL, -1);
+	free(p);
+}
 
 static void judge(const char *log, const struct judge_input *in, struct verdict *v)
 {
@@ -24,8 +38,11 @@ static void judge(const char *log, const struct judge_input *in, struct verdict 
 
 static struct judge_input input(void)
 {
-	struct judge_input in = {
-	    .project_dir = proj, .workspace_root = root, .home = "/home/u", .tmpdir = "/tmp"};
+	struct judge_input in = {.project_dir = proj,
+				 .workspace_root = root,
+				 .home = "/home/u",
+				 .tmpdir = "/tmp",
+				 .host = &host.host};
 	return in;
 }
 
@@ -67,15 +84,18 @@ static void test_notes(void)
 	snprintf(app, sizeof app, "%s/app", ws);
 	snprintf(home, sizeof home, "%s/h", root);
 	snprintf(dist, sizeof dist, "%s/dist", app);
-	fixture_write(root, "w/app/tsconfig.json", "{}\n");
-	fixture_write(root, "w/app/dist/a", "a\n");
-	fixture_write(root, "w/app/src/x", "x\n");
-	fixture_write(root, "w/shared/cfg.json", "{}\n");
-	fixture_write(root, "w/.git/HEAD", "ref\n");
-	fixture_write(root, "h/.ssh/id_rsa", "k\n");
-	fixture_write(root, "h/notes/x", "x\n");
-	struct judge_input in = {
-	    .project_dir = app, .workspace_root = ws, .home = home, .tmpdir = "/nonexistent-tmp"};
+	host_file("w/app/tsconfig.json");
+	host_file("w/app/dist/a");
+	host_file("w/app/src/x");
+	host_file("w/shared/cfg.json");
+	host_file("w/.git/HEAD");
+	host_file("h/.ssh/id_rsa");
+	host_file("h/notes/x");
+	struct judge_input in = {.project_dir = app,
+				 .workspace_root = ws,
+				 .home = home,
+				 .tmpdir = "/nonexistent-tmp",
+				 .host = &host.host};
 	struct verdict v;
 
 	snprintf(
@@ -424,8 +444,8 @@ static bool sees_build(const char *path, void *ctx)
 
 static void test_shown_absence(void)
 {
-	fixture_write(root, "app/build/add.o", "o\n");
-	fixture_write(root, "app/hidden.txt", "h\n");
+	host_file("app/build/add.o");
+	host_file("app/hidden.txt");
 	struct judge_input in = input();
 	in.sees = sees_build;
 	struct verdict v;
@@ -450,7 +470,7 @@ static void test_shown_absence(void)
  * fix: vx would refuse a grant there; a note says why. */
 static void test_walled(void)
 {
-	fixture_write(root, "app/.git/config", "[core]\n");
+	host_file("app/.git/config");
 	struct judge_input in = input();
 	char *git = xasprintf("%s/.git", proj);
 	struct wall w = {git, WALL_GIT};
@@ -472,8 +492,8 @@ static void test_walled(void)
  * not hold (the project is readable now, so the key must answer for it). */
 static void test_unkeyed(void)
 {
-	fixture_write(root, "app/node_modules/x/index.js", "x\n");
-	fixture_write(root, "app/dist/old.js", "d\n");
+	host_file("app/node_modules/x/index.js");
+	host_file("app/dist/old.js");
 	char *dist = xasprintf("%s/dist", proj);
 	const char *roots[] = {dist};
 	const char *keyed[] = {"app/src/a.txt"};
@@ -548,13 +568,13 @@ static void test_unkeyed(void)
  * run left there is judged, one violation per ignore.read entry. */
 static void test_leftover(void)
 {
-	fixture_write(root, "app/dist/old.js", "d\n");
-	fixture_write(root, "app/dist/cache/a", "a\n");
-	fixture_write(root, "app/dist/cache/b", "b\n");
-	fixture_write(root, "app/dist/gen/x.js", "x\n");
-	fixture_write(root, "app/dist/moved/y.js", "y\n");
-	fixture_write(root, "app/src/a.txt", "s\n");
-	fixture_write(root, "app/info", "\n");
+	host_file("app/dist/old.js");
+	host_file("app/dist/cache/a");
+	host_file("app/dist/cache/b");
+	host_file("app/dist/gen/x.js");
+	host_file("app/dist/moved/y.js");
+	host_file("app/src/a.txt");
+	host_file("app/info");
 	char *dist = xasprintf("%s/dist", proj), *info = xasprintf("%s/info", proj);
 	const char *roots[] = {dist, info};
 	const char *keyed[] = {"app/src/a.txt"};
@@ -619,8 +639,8 @@ static void test_leftover(void)
  * the key does not hold "read-unkeyed", and SARIF had no vx/sandbox-exec. */
 static void test_exec_op(void)
 {
-	fixture_write(root, "app/bin/tool", "#!/bin/sh\n");
-	fixture_write(root, "app/secret/run", "#!/bin/sh\n");
+	host_file("app/bin/tool");
+	host_file("app/secret/run");
 	const char *keyed[] = {"app/src/a.txt"};
 	struct judge_input in = input();
 	in.cached = true;
@@ -680,7 +700,7 @@ static void test_exec_op(void)
  * same violations and the same fix. */
 static void test_two_feeds(void)
 {
-	fixture_write(root, "app/vendor/notes.txt", "n\n");
+	host_file("app/vendor/notes.txt");
 	struct judge_input in = input();
 	char *vendor = xasprintf("%s/vendor/notes.txt", proj), *out = xasprintf("%s/out.o", proj);
 	char *log = xasprintf(
@@ -751,11 +771,11 @@ static void test_two_feeds(void)
  * one violation for the lot, however many files are read. */
 static void test_unkeyed_beyond(void)
 {
-	fixture_write(root, "lib/src/l.ts", "l\n");
-	fixture_write(root, "lib/dist/l.js", "l\n");
-	fixture_write(root, "shared/cfg.json", "{}\n");
-	fixture_write(root, "node_modules/a/index.js", "a\n");
-	fixture_write(root, "node_modules/b/index.js", "b\n");
+	host_file("lib/src/l.ts");
+	host_file("lib/dist/l.js");
+	host_file("shared/cfg.json");
+	host_file("node_modules/a/index.js");
+	host_file("node_modules/b/index.js");
 	char *lib = xasprintf("%s/lib", root), *lib_out = xasprintf("%s/lib/dist/l.js", root);
 	const char *keyed[] = {"app/src/a.txt"};
 	const char *dep_keyed[] = {"lib/src/l.ts"};
@@ -797,8 +817,8 @@ static void test_unkeyed_beyond(void)
 	/* the root's lockfile (issue 40 item 5: now readable, Next reads it
 	 * whole) is held by the key when it keys node_modules; the root's
 	 * package.json is judged like any workspace file */
-	fixture_write(root, "package-lock.json", "{}\n");
-	fixture_write(root, "package.json", "{}\n");
+	host_file("package-lock.json");
+	host_file("package.json");
 	const char *root_log = "2 openat(AT_FDCWD, \"../package-lock.json\", O_RDONLY) = 3\n"
 			       "2 openat(AT_FDCWD, \"../package.json\", O_RDONLY) = 3\n" EXIT;
 	judge(root_log, &in, &v);
@@ -819,7 +839,7 @@ static void test_unkeyed_beyond(void)
  * the stable one above it, a random token in a written name becomes '*'. */
 static void test_stable_fix(void)
 {
-	fixture_write(root, "app/node_modules/.vite/vitest/da39a3ee5e6b4b0d/results.json", "{}\n");
+	host_file("app/node_modules/.vite/vitest/da39a3ee5e6b4b0d/results.json");
 	struct judge_input in = input();
 	struct verdict v;
 	judge(
@@ -954,11 +974,11 @@ static void test_through_links(void)
  * what it describes. Anything else still is. */
 static void test_tool_caches(void)
 {
-	fixture_write(root, "app/.eslintcache", "[]\n");
-	fixture_write(root, "app/.next/cache/webpack/client/index.pack", "p\n");
-	fixture_write(root, "app/node_modules/.cache/babel-loader/x.json", "{}\n");
-	fixture_write(root, "app/tsconfig.tsbuildinfo", "{}\n");
-	fixture_write(root, "app/.cache/tool/last", "t\n");
+	host_file("app/.eslintcache");
+	host_file("app/.next/cache/webpack/client/index.pack");
+	host_file("app/node_modules/.cache/babel-loader/x.json");
+	host_file("app/tsconfig.tsbuildinfo");
+	host_file("app/.cache/tool/last");
 	char *w = xasprintf("%s", proj);
 	const char *roots[] = {w};
 	const char *keyed[] = {"app/src/a.txt"};
@@ -1018,7 +1038,7 @@ static void test_tool_caches(void)
  * drive the terminal: quoted as git quotes it, in every report. */
 static void test_control_bytes(void)
 {
-	fixture_write(root, "app/vendor/x\n::error file=f::forged\033[2J", "s\n");
+	host_file("app/vendor/x\n::error file=f::forged\033[2J");
 	struct judge_input in = input();
 	struct verdict v;
 	judge("2 openat(AT_FDCWD, \"vendor/x\\n::error file=f::forged\\33[2J\", O_RDONLY) = -1 "
@@ -1128,7 +1148,7 @@ static void test_from_request(void)
  * one that succeeded changes nothing and is judged as nothing. */
 static void test_probe_write(void)
 {
-	fixture_write(root, "app/node_modules/.cache/jiti/.keep", "");
+	host_file("app/node_modules/.cache/jiti/.keep");
 	struct judge_input in = input();
 	struct verdict v;
 	char log[1024];
@@ -1158,14 +1178,134 @@ static void test_probe_write(void)
 	verdict_release(&v);
 }
 
+/* Issue 58 item 3: a verdict is a function of the facts and the trace,
+ * not of the disk when the judge runs. Each case is judged against three
+ * hosts, as the disk could be after the task exited, and must not move. */
+static void pure_hosts(struct judge_host_table hosts[3], const char *ws, int variant_of_link)
+{
+	(void)variant_of_link;
+	for (int k = 0; k < 3; k++) {
+		judge_host_table_init(&hosts[k]);
+		char *a = xasprintf("%s/app/src/a.txt", ws), *v2 = xasprintf("%s/lib/v2.js", ws);
+		judge_host_table_put(&hosts[k], a, JUDGE_FILE, NULL, -1);
+		judge_host_table_put(&hosts[k], v2, JUDGE_FILE, NULL, -1);
+		free(a);
+		free(v2);
+	}
+}
+
+static void test_pure_of_disk(void)
+{
+	char *ws = xasprintf("%s/pure", root), *app = xasprintf("%s/pure/app", root);
+	char *cur = xasprintf("%s/cur.js", app), *v1 = xasprintf("%s/lib/v1.js", ws);
+	char *old = xasprintf("%s/dist/old.js", app), *dist = xasprintf("%s/dist", app);
+	const char *keyed[] = {"app/src/a.txt", "lib/v2.js"};
+	const char *roots[] = {dist};
+	struct judge_input in = input();
+	in.project_dir = app;
+	in.workspace_root = ws;
+	in.cached = true;
+	in.keyed = keyed;
+	in.n_keyed = 2;
+	in.write_roots = roots;
+	in.n_write_roots = 1;
+	/* the task read cur.js when it led to ../lib/v1.js (strace -y), and
+	 * read the file an earlier run left in dist/, then removed it */
+	char *log = xasprintf("2 openat(AT_FDCWD</x>, \"%s\", O_RDONLY) = 3<%s>\n"
+			      "2 openat(AT_FDCWD, \"dist/old.js\", O_RDONLY) = 3<%s>\n"
+			      "2 unlink(\"dist/old.js\") = 0\n" EXIT,
+			      cur, v1, old);
+	/* after the run: cur.js repointed to v2.js (which the key holds),
+	 * v1.js there still; cur.js gone and v1.js with it; cur.js as the
+	 * task met it and old.js back (a later run) */
+	struct judge_host_table hosts[3];
+	pure_hosts(hosts, ws, 0);
+	judge_host_table_put(&hosts[0], cur, JUDGE_LINK, "lib-link/../../lib/v2.js", -1);
+	judge_host_table_put(&hosts[0], v1, JUDGE_FILE, NULL, -1);
+	char *lib_link = xasprintf("%s/lib-link", app);
+	judge_host_table_put(&hosts[0], lib_link, JUDGE_DIR, NULL, -1);
+	judge_host_table_put(&hosts[2], cur, JUDGE_LINK, "../lib/v1.js", -1);
+	judge_host_table_put(&hosts[2], v1, JUDGE_FILE, NULL, -1);
+	judge_host_table_put(&hosts[2], old, JUDGE_FILE, NULL, -1);
+	for (int k = 0; k < 3; k++) {
+		in.host = &hosts[k].host;
+		struct verdict v;
+		judge(log, &in, &v);
+		CHECK_INT(v.violations.n, 2);
+		CHECK(has_violation(&v, false, "/pure/lib/v1.js")); /* where the read landed */
+		CHECK(!has_violation(&v, false, "/pure/lib/v2.js"));
+		CHECK(has_violation(&v, false, "/pure/app/dist/old.js")); /* read, then removed */
+		verdict_release(&v);
+	}
+	/* without -y (a trace that names no kernel path) the host's answer is
+	 * all there is: repointed, the read is taken where the link leads now
+	 * — what -y removes */
+	char *bare = xasprintf("2 openat(AT_FDCWD, \"%s\", O_RDONLY) = 3\n" EXIT, cur);
+	in.host = &hosts[0].host;
+	struct verdict v;
+	judge(bare, &in, &v);
+	CHECK_INT(v.violations.n, 0);
+	verdict_release(&v);
+	in.host = &hosts[2].host;
+	judge(bare, &in, &v);
+	CHECK(has_violation(&v, false, "/pure/lib/v1.js"));
+	verdict_release(&v);
+	for (int k = 0; k < 3; k++)
+		judge_host_table_release(&hosts[k]);
+	free(bare);
+	free(lib_link);
+	free(log);
+	free(dist);
+	free(old);
+	free(v1);
+	free(cur);
+	free(app);
+	free(ws);
+}
+
+/* The table host walks links as the kernel does. */
+static void test_host_table(void)
+{
+	struct judge_host_table t;
+	judge_host_table_init(&t);
+	judge_host_table_put(&t, "/w/lib/x.js", JUDGE_FILE, NULL, 7);
+	judge_host_table_put(&t, "/w/app/node_modules/lib", JUDGE_LINK, "../../lib", -1);
+	judge_host_table_put(&t, "/w/abs", JUDGE_LINK, "/w/app/node_modules/lib/x.js", -1);
+	judge_host_table_put(&t, "/w/loop", JUDGE_LINK, "loop", -1);
+	const struct judge_host *h = &t.host;
+	char *r = h->resolve(h, "/w/app/node_modules/lib/x.js");
+	CHECK_STR(r ? r : "", "/w/lib/x.js");
+	free(r);
+	r = h->resolve(h, "/w/abs");
+	CHECK_STR(r ? r : "", "/w/lib/x.js");
+	free(r);
+	judge_host_table_put(&t, "/w/x.js", JUDGE_FILE, NULL, -1);
+	r = h->resolve(h, "/w/app/node_modules/lib/../x.js"); /* ".." after a link: its target's */
+	CHECK_STR(r ? r : "", "/w/x.js");
+	free(r);
+	r = h->resolve(h, "/w/./lib//x.js");
+	CHECK_STR(r ? r : "", "/w/lib/x.js");
+	free(r);
+	CHECK(h->resolve(h, "/w/loop") == NULL);
+	CHECK(h->resolve(h, "/w/lib/x.js/y") == NULL);
+	CHECK(h->resolve(h, "/w/none") == NULL);
+	CHECK_INT(h->kind(h, "/w/app/node_modules/lib"), JUDGE_LINK);
+	CHECK_INT(h->kind(h, "/w/app"), JUDGE_DIR);
+	CHECK_INT(h->kind(h, "/w/none"), JUDGE_ABSENT);
+	CHECK_INT((int)h->mtime(h, "/w/abs"), 7);
+	CHECK_INT((int)h->mtime(h, "/w/app"), -1);
+	judge_host_table_release(&t);
+}
+
 int main(void)
 {
 	strcpy(root, fixture_dir());
+	judge_host_table_init(&host);
 	snprintf(proj, sizeof proj, "%s/app", root);
 	snprintf(logp, sizeof logp, "%s/trace.log", root);
-	fixture_write(root, "app/notes.txt", "n\n");
-	fixture_write(root, "app/src/a.txt", "a\n");
-	fixture_write(root, "lib/x.txt", "x\n");
+	host_file("app/notes.txt");
+	host_file("app/src/a.txt");
+	host_file("lib/x.txt");
 	test_shown_absence();
 	test_walled();
 	test_unkeyed();
@@ -1278,8 +1418,8 @@ int main(void)
 	{
 		char gen[192];
 		snprintf(gen, sizeof gen, "%s/gen", proj);
-		fixture_write(root, "app/gen/out.txt", "o\n");
-		fixture_write(root, "app/gen/old.txt", "o\n");
+		host_file("app/gen/out.txt");
+		host_file("app/gen/old.txt");
 		const char *widened[] = {gen}, *aw[] = {"gen/out.txt"};
 		in.widened = widened;
 		in.n_widened = 1;
@@ -1437,7 +1577,10 @@ int main(void)
 	verdict_release(&v);
 
 	test_notes();
+	test_pure_of_disk();
+	test_host_table();
 
 	fixture_remove(root);
+	judge_host_table_release(&host);
 	return check_finish("judge");
 }
