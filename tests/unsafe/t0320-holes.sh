@@ -189,6 +189,41 @@ test_expect_success 'a link a task plants in its project carries no later write 
 	test_path_is_missing "$TEST_DIR/elsewhere/x.js"
 '
 
+# Issue 58 item 3: the judge asked the disk, after the run, where a read
+# through a link led; a link already in a write grant, read and then
+# repointed at a keyed file before the task exited, hid the read (no
+# violation, the task cached). strace -y names where the kernel opened it.
+test_expect_success 'a read through a link in a write grant, repointed before the task exits, is judged where it led' '
+	setup &&
+	write_file app/notes.txt <<<"unkeyed notes" &&
+	mkdir -p app/cache && ln -s ../notes.txt app/cache/cur &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "cat cache/cur; ln -sfn ../src/a.txt cache/cur; true"
+	    inputs: {files: ["src/**"]}
+	    sandbox: {allow: {write: ["cache/"]}}
+	EOF
+	run_vx 1 run app#build &&
+	test_grep "app#build: unkeyed notes" "$OUT" &&
+	test_grep "violation: read-unkeyed app/notes.txt" "$ERR"
+'
+
+# The same question, asked of a file: a leftover read and then removed
+# was no regular file any more when the judge looked (no violation).
+test_expect_success 'a file an earlier run left in a write grant, read and removed, is still read-unkeyed' '
+	setup &&
+	mkdir -p app/cache && echo "stale" >app/cache/old.txt &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "cat cache/old.txt; rm cache/old.txt; true"
+	    inputs: {files: ["src/**"]}
+	    sandbox: {allow: {write: ["cache/"]}}
+	EOF
+	run_vx 1 run app#build &&
+	test_grep "app#build: stale" "$OUT" &&
+	test_grep "violation: read-unkeyed app/cache/old.txt" "$ERR"
+'
+
 test_expect_success '500 MB of output costs vx no more than 64 MiB of memory, and the entry still holds it all' '
 	setup &&
 	ws_project app app <<-'\''EOF'\'' &&
