@@ -177,6 +177,20 @@ static bool made_in_run(const struct judge_input *in, const struct strmap *writt
 	return made;
 }
 
+/* What a read of path reached (judge_read_kind), where the task itself
+ * may have changed path since: a directory there now that the task made
+ * (a leftover read, removed and made a directory before it exited) was
+ * a file when an open that demanded none read it. */
+static enum judge_kind read_kind(const struct judge_input *in, const struct access_event *e,
+				 const char *path, const struct strmap *written)
+{
+	enum judge_kind k = judge_read_kind(in, e, path);
+	size_t first;
+	return k == JUDGE_DIR && !e->opened_dir && e->real && strmap_get(written, path, &first)
+		   ? JUDGE_FILE
+		   : k;
+}
+
 /* A successful read of a regular file of the workspace that the cached
  * task's key does not hold: a hit would replay a build that read it (the
  * sandbox shows it, so only the key can answer for it). The key holds the
@@ -264,7 +278,8 @@ enum unkeyed unkeyed_read(const struct judge_input *in, const struct access_even
 			free(rrel);
 			free(real);
 			/* one violation for the lot (the directory), not one per file */
-			if (!in->externals_keyed && judge_read_kind(in, e, e->path) == JUDGE_FILE &&
+			if (!in->externals_keyed &&
+			    read_kind(in, e, e->path, written) == JUDGE_FILE &&
 			    strset_add(seen, xstrdup("n")))
 				what = UNKEYED_EXTERNAL;
 			goto out;
@@ -277,7 +292,7 @@ enum unkeyed unkeyed_read(const struct judge_input *in, const struct access_even
 	 * which the closure exists to avoid (issue 40 item 5). */
 	if (has_component(rel, ".git") || has_component(rel, ".vx") ||
 	    (e->op == ACCESS_READLINK ? judge_host_kind(in, path) != JUDGE_LINK
-				      : judge_read_kind(in, e, path) != JUDGE_FILE) ||
+				      : read_kind(in, e, path, written) != JUDGE_FILE) ||
 	    in_key(in, rel) || (in->externals_keyed && sandbox_lockfile_name(rel)) ||
 	    (in->dep_keyed &&
 	     bsearch(&rel, in->dep_keyed, in->n_dep_keyed, sizeof *in->dep_keyed, cmp_str)) ||

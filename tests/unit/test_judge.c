@@ -1199,6 +1199,7 @@ static void test_pure_of_disk(void)
 	char *ws = xasprintf("%s/pure", root), *app = xasprintf("%s/pure/app", root);
 	char *cur = xasprintf("%s/cur.js", app), *v1 = xasprintf("%s/lib/v1.js", ws);
 	char *old = xasprintf("%s/dist/old.js", app), *dist = xasprintf("%s/dist", app);
+	char *was = xasprintf("%s/dist/was", app);
 	const char *keyed[] = {"app/src/a.txt", "lib/v2.js"};
 	const char *roots[] = {dist};
 	struct judge_input in = input();
@@ -1210,11 +1211,15 @@ static void test_pure_of_disk(void)
 	in.write_roots = roots;
 	in.n_write_roots = 1;
 	/* the task read cur.js when it led to ../lib/v1.js (strace -y), and
-	 * read the file an earlier run left in dist/, then removed it */
+	 * read the file an earlier run left in dist/, then removed it; read
+	 * another, removed it and made a directory of its name */
 	char *log = xasprintf("2 openat(AT_FDCWD</x>, \"%s\", O_RDONLY) = 3<%s>\n"
 			      "2 openat(AT_FDCWD, \"dist/old.js\", O_RDONLY) = 3<%s>\n"
-			      "2 unlink(\"dist/old.js\") = 0\n" EXIT,
-			      cur, v1, old);
+			      "2 unlink(\"dist/old.js\") = 0\n"
+			      "2 openat(AT_FDCWD, \"dist/was\", O_RDONLY) = 3<%s>\n"
+			      "2 unlink(\"dist/was\") = 0\n"
+			      "2 mkdir(\"dist/was\", 0777) = 0\n" EXIT,
+			      cur, v1, old, was);
 	/* after the run: cur.js repointed to v2.js (which the key holds),
 	 * v1.js there still; cur.js gone and v1.js with it; cur.js as the
 	 * task met it and old.js back (a later run) */
@@ -1227,12 +1232,15 @@ static void test_pure_of_disk(void)
 	judge_host_table_put(&hosts[2], cur, JUDGE_LINK, "../lib/v1.js", -1);
 	judge_host_table_put(&hosts[2], v1, JUDGE_FILE, NULL, -1);
 	judge_host_table_put(&hosts[2], old, JUDGE_FILE, NULL, -1);
+	judge_host_table_put(&hosts[0], was, JUDGE_DIR, NULL, -1);
+	judge_host_table_put(&hosts[2], was, JUDGE_FILE, NULL, -1);
 	for (int k = 0; k < 3; k++) {
 		in.host = &hosts[k].host;
 		struct verdict v;
 		judge(log, &in, &v);
-		CHECK_INT(v.violations.n, 2);
-		CHECK(has_violation(&v, false, "/pure/lib/v1.js")); /* where the read landed */
+		CHECK_INT(v.violations.n, 3);
+		CHECK(has_violation(&v, false, "/pure/lib/v1.js"));    /* where the read landed */
+		CHECK(has_violation(&v, false, "/pure/app/dist/was")); /* a file when read */
 		CHECK(!has_violation(&v, false, "/pure/lib/v2.js"));
 		CHECK(has_violation(&v, false, "/pure/app/dist/old.js")); /* read, then removed */
 		verdict_release(&v);
@@ -1256,6 +1264,7 @@ static void test_pure_of_disk(void)
 	free(lib_link);
 	free(log);
 	free(dist);
+	free(was);
 	free(old);
 	free(v1);
 	free(cur);
