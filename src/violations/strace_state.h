@@ -228,7 +228,7 @@ struct span span_quoted(struct span sp);
  * '>' (one escaped as \76 is the path's), or NULL. */
 const char *fd_annotation_end(const char *s, const char *e);
 /* The path a -y annotation names ("3</a/b>", "AT_FDCWD</cwd>") into out,
- * unescaped and absolute; false for none, one that is no path (a socket's,
+ * unescaped, absolute and lexically normalized; false for none, one that is no path (a socket's,
  * a pipe's), a bad escape, or a file deleted since (" (deleted)"). */
 bool fd_annotation(struct span a, struct strbuf *out);
 

@@ -197,26 +197,6 @@ enum str_result str_decode_as(struct span a, struct strbuf *out, bool *truncated
 	return STR_BAD;
 }
 
-bool fd_annotation(struct span a, struct strbuf *out)
-{
-	strbuf_reset(out);
-	const char *lt = memchr(a.s, '<', a.n), *e = a.s + a.n;
-	if (!lt || lt == a.s)
-		return false;
-	/* "3</p>", "AT_FDCWD</p>"; a socket's "3<socket:[N]>" or a pipe's
-	 * "3<pipe:[N]>" is no path */
-	const char *end = fd_annotation_end(lt, e);
-	if (!end || end != e || lt[1] != '/')
-		return false;
-	const char *term = str_unescape(lt + 1, e, '>', out, false);
-	if (term != e - 1 || !out->len)
-		return false;
-	/* the kernel's name of a file unlinked since it was opened */
-	static const char deleted[] = " (deleted)";
-	size_t dn = sizeof deleted - 1;
-	return !(out->len > dn && !memcmp(out->buf + out->len - dn, deleted, dn));
-}
-
 enum str_result str_decode(struct span a, struct strbuf *out, bool *truncated)
 {
 	return str_decode_as(a, out, truncated, false);
@@ -295,6 +275,34 @@ void trace_path_append(struct strbuf *out, const char *rel, size_t n)
 	}
 }
 
+bool fd_annotation(struct span a, struct strbuf *out)
+{
+	strbuf_reset(out);
+	const char *lt = memchr(a.s, '<', a.n), *e = a.s + a.n;
+	if (!lt || lt == a.s)
+		return false;
+	/* "3</p>", "AT_FDCWD</p>"; a socket's "3<socket:[N]>" or a pipe's
+	 * "3<pipe:[N]>" is no path */
+	const char *end = fd_annotation_end(lt, e);
+	if (!end || end != e || lt[1] != '/')
+		return false;
+	const char *term = str_unescape(lt + 1, e, '>', out, false);
+	if (term != e - 1 || !out->len)
+		return false;
+	/* the kernel's name of a file unlinked since it was opened */
+	static const char deleted[] = " (deleted)";
+	size_t dn = sizeof deleted - 1;
+	if (out->len > dn && !memcmp(out->buf + out->len - dn, deleted, dn))
+		return false;
+	if (!path_normal(out->buf, out->len)) { /* the kernel's never is: a hand-made line */
+		char *raw = strbuf_detach(out, NULL);
+		strbuf_addch(out, '/');
+		trace_path_append(out, raw, strlen(raw));
+		free(raw);
+	}
+	return true;
+}
+
 /* Resolves the decoded path rel against dirfd (a span: "AT_FDCWD", "3",
  * "3</p>"; NULL for the working directory) into out. Sets *unresolved and
  * copies rel as is when the base is unknown. */
@@ -321,12 +329,6 @@ void trace_path_resolve(const struct tracee *pr, const struct span *dirfd, const
 		 * AT_FDCWD) when the call was made; one that is no path (a
 		 * socket) or cannot be read leaves rel unresolved */
 		if (fd_annotation(*dirfd, out)) {
-			if (!path_normal(out->buf, out->len)) {
-				char *raw = strbuf_detach(out, NULL);
-				strbuf_addch(out, '/');
-				trace_path_append(out, raw, strlen(raw));
-				free(raw);
-			}
 			trace_path_append(out, rel->buf, rel->len);
 			return;
 		}

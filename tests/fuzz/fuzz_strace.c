@@ -72,6 +72,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if (strcmp(access_op_name(ev[i].op), "?") == 0)
 			abort();
+		/* -y's kernel path: an open's only, absolute and normalized */
+		if (ev[i].real && (!normalized(ev[i].real) || ev[i].err ||
+				   (ev[i].op != ACCESS_READ && ev[i].op != ACCESS_WRITE)))
+			abort();
 	}
 	strace_parser_free(p);
 	return 0;

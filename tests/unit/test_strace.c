@@ -324,7 +324,8 @@ static void test_decode_fds(void)
 	    "9 openat(7</ws/./d/../e/>, \"z\", O_RDONLY) = 4</ws/e/z (deleted)>\n"
 	    "9 openat(5<socket:[1234]>, \"w\", O_RDONLY) = 3<pipe:[9]>\n"
 	    "9 openat(AT_FDCWD</ws/app/sub>, \"n\", O_RDONLY) = -1 ENOENT (No such file)\n"
-	    "9 openat(AT_FDCWD</a,(b>, \"p\", O_RDONLY) = 3</a,(b/p>\n");
+	    "9 openat(AT_FDCWD</a,(b>, \"p\", O_RDONLY) = 3</a,(b/p>\n"
+	    "9 openat(AT_FDCWD, \"/q\", O_RDONLY|O_DIRECTORY) = 3</ws/./x/../y/>\n");
 	ev = find(&r, ACCESS_READ, "/ws/app/sub/x");
 	CHECK(ev && !ev->unresolved && ev->real && !strcmp(ev->real, "/ws/app/sub/x"));
 	ev = find(&r, ACCESS_READ, "/ws/a\\b>c/y");
@@ -339,6 +340,12 @@ static void test_decode_fds(void)
 	/* a ',' or '(' in the cwd's annotation splits no argument */
 	ev = find(&r, ACCESS_READ, "/a,(b/p");
 	CHECK(ev && ev->real && !strcmp(ev->real, "/a,(b/p"));
+	/* a kernel path is normalized; one that is not (a hand-made line) is
+	 * made so; O_DIRECTORY kept */
+	ev = find(&r, ACCESS_READ, "/q");
+	CHECK(ev && ev->real && !strcmp(ev->real, "/ws/y") && ev->opened_dir);
+	ev = find(&r, ACCESS_READ, "/ws/app/sub/x");
+	CHECK(ev && !ev->opened_dir);
 	CHECK_INT(r.sum->skipped, 0);
 	strace_parser_free(r.p);
 
