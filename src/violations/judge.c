@@ -719,9 +719,13 @@ void judge_events(const struct judge_input *in, const struct access_event *ev, s
 			unkeyed = violation_unkeyed(&out->violations.v[k]) &&
 				  path_is_within(out->violations.v[k].path, path);
 		bool inside = judge_under(in->workspace_root, path);
-		enum judge_kind kind =
-		    inside ? judge_read_kind(in, j.reads.v[r], path) : JUDGE_FILE;
-		if (kind == JUDGE_ABSENT || kind == JUDGE_DIR)
+		/* a directory read is no file's; a file gone since is listed
+		 * when it is a violation's (a temp file the task made and
+		 * removed is no read of the key's) */
+		enum judge_kind kind = !inside			  ? JUDGE_FILE
+				       : j.reads.v[r]->opened_dir ? JUDGE_DIR
+								  : judge_host_kind(in, path);
+		if (kind == JUDGE_DIR || (kind == JUDGE_ABSENT && !unkeyed))
 			continue;
 		strvec_pushf(&out->reads, "%c %s", unkeyed ? 'U' : inside ? 'K' : 'O', path);
 	}

@@ -1243,6 +1243,9 @@ static void test_pure_of_disk(void)
 		CHECK(has_violation(&v, false, "/pure/app/dist/was")); /* a file when read */
 		CHECK(!has_violation(&v, false, "/pure/lib/v2.js"));
 		CHECK(has_violation(&v, false, "/pure/app/dist/old.js")); /* read, then removed */
+		char *listed = xasprintf("U %s", old); /* --explain-key's reads */
+		CHECK(strvec_find(&v.reads, listed) >= 0);
+		free(listed);
 		verdict_release(&v);
 	}
 	/* without -y (a trace that names no kernel path) the host's answer is
