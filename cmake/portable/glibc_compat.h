@@ -1,5 +1,5 @@
 /* glibc_compat.h - the glibc calls vx makes that an older glibc lacks
- * (close_range: 2.34; strerrorname_np, sigabbrev_np: 2.32), for the
+ * (close_range: 2.34; sigabbrev_np: 2.32), for the
  * portable build against Debian 11's glibc 2.31 (cmake/portable.cmake
  * forces this header into every source, and defines VX_COMPAT_NAME for
  * each call the sysroot's glibc has not). Each call is renamed to
@@ -16,12 +16,6 @@ int vx_glibc_close_range(unsigned int first, unsigned int last, int flags);
 
 #ifdef VX_COMPAT_CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2) /* Linux 5.11 */
-#endif
-
-#ifdef VX_COMPAT_STRERRORNAME_NP
-/* "ENOENT" for ENOENT, "0" for 0, NULL for a number with no name: glibc's */
-const char *vx_glibc_strerrorname_np(int err);
-#define strerrorname_np vx_glibc_strerrorname_np
 #endif
 
 #ifdef VX_COMPAT_SIGABBREV_NP

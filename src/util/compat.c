@@ -185,35 +185,3 @@ const char *compat_signame(int sig)
 	return NULL;
 #endif
 }
-
-const char *compat_errname(int err)
-{
-#ifdef __linux__
-	return strerrorname_np(err); /* glibc 2.32 */
-#else
-#define E(x)                                                                                       \
-	{                                                                                          \
-		x, #x                                                                              \
-	}
-	static const struct {
-		int err;
-		const char *name;
-	} names[] = {
-	    E(EPERM),	   E(ENOENT),	    E(ESRCH),		E(EINTR),	  E(EIO),
-	    E(ENXIO),	   E(E2BIG),	    E(ENOEXEC),		E(EBADF),	  E(ECHILD),
-	    E(EAGAIN),	   E(ENOMEM),	    E(EACCES),		E(EFAULT),	  E(EBUSY),
-	    E(EEXIST),	   E(EXDEV),	    E(ENODEV),		E(ENOTDIR),	  E(EISDIR),
-	    E(EINVAL),	   E(ENFILE),	    E(EMFILE),		E(ENOTTY),	  E(ETXTBSY),
-	    E(EFBIG),	   E(ENOSPC),	    E(ESPIPE),		E(EROFS),	  E(EMLINK),
-	    E(EPIPE),	   E(ERANGE),	    E(ENAMETOOLONG),	E(ENOSYS),	  E(ENOTEMPTY),
-	    E(ELOOP),	   E(ENOTSOCK),	    E(EADDRINUSE),	E(EADDRNOTAVAIL), E(ENETUNREACH),
-	    E(ECONNRESET), E(ENOTCONN),	    E(ETIMEDOUT),	E(ECONNREFUSED),  E(EHOSTUNREACH),
-	    E(EOPNOTSUPP), E(EAFNOSUPPORT), E(EPROTONOSUPPORT), E(ECONNABORTED),  E(EOVERFLOW),
-	};
-#undef E
-	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-		if (names[i].err == err)
-			return names[i].name;
-	return NULL;
-#endif
-}

@@ -33,9 +33,6 @@ int compat_pidfd(pid_t pid);
 /* The abbreviation of signal sig ("TERM"), or NULL when unknown. */
 const char *compat_signame(int sig);
 
-/* The symbolic name of errno value err ("ENOENT"), or NULL when unknown. */
-const char *compat_errname(int err);
-
 /* Calls fn for each entry of the directory open at fd (not "." or ".."),
  * with its d_type (DT_UNKNOWN where the file system gives none), and
  * closes fd: getdents64 on Linux (fdopendir costs an fstat and two fcntl

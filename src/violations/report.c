@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/compat.h"
+#include "util/errnames.h"
 #include "util/path.h"
 #include "violations/fix.h"
 #include "violations/strace.h"
@@ -23,7 +23,7 @@ static void add_path(struct strbuf *out, const struct judge_input *in, const cha
 
 static const char *errno_name(int err)
 {
-	const char *name = compat_errname(err);
+	const char *name = errname_of(err);
 	return name ? name : "refused";
 }
 

@@ -9,6 +9,7 @@
 
 #include "util/compat.h"
 #include "util/die.h"
+#include "util/errnames.h"
 #include "util/path.h"
 #include "violations/strace_state.h"
 
@@ -102,37 +103,6 @@ const char *access_op_name(enum access_op op)
 	    "truncate",	   "utime",	"connect",   "attr",	"probe-write", "lookup",
 	};
 	return (unsigned)op < ACCESS_OP_COUNT ? names[op] : "?";
-}
-
-int strace_errno_value(const char *name, size_t len)
-{
-#define E(x)                                                                                       \
-	{                                                                                          \
-#x, x                                                                              \
-	}
-	static const struct {
-		const char *name;
-		int value;
-	} table[] = {
-	    E(EPERM),	     E(ENOENT),	      E(ESRCH),		E(EINTR),	 E(EIO),
-	    E(ENXIO),	     E(E2BIG),	      E(ENOEXEC),	E(EBADF),	 E(ECHILD),
-	    E(EAGAIN),	     E(ENOMEM),	      E(EACCES),	E(EFAULT),	 E(EBUSY),
-	    E(EEXIST),	     E(EXDEV),	      E(ENODEV),	E(ENOTDIR),	 E(EISDIR),
-	    E(EINVAL),	     E(ENFILE),	      E(EMFILE),	E(ENOTTY),	 E(ETXTBSY),
-	    E(EFBIG),	     E(ENOSPC),	      E(ESPIPE),	E(EROFS),	 E(EMLINK),
-	    E(EPIPE),	     E(ENAMETOOLONG), E(ENOSYS),	E(ENOTEMPTY),	 E(ELOOP),
-	    E(ENODATA),	     E(EOVERFLOW),    E(EOPNOTSUPP),	E(ENOTSUP),	 E(EDQUOT),
-	    E(ESTALE),	     E(ENOMEDIUM),    E(ECANCELED),	E(EWOULDBLOCK),	 E(ENOLCK),
-	    E(ENOTSOCK),     E(ECONNREFUSED), E(ENOTCONN),	E(ETIMEDOUT),	 E(EILSEQ),
-	    E(ENOKEY),	     E(EKEYREJECTED), E(ERANGE),	E(EDOM),	 E(ENOTBLK),
-	    E(ELIBBAD),	     E(EBADFD),	      E(EREMOTEIO),	E(EMEDIUMTYPE),	 E(ENETUNREACH),
-	    E(EHOSTUNREACH), E(EINPROGRESS),  E(EADDRNOTAVAIL), E(EAFNOSUPPORT), E(ENETDOWN),
-	};
-#undef E
-	for (size_t i = 0; i < sizeof table / sizeof *table; i++)
-		if (strlen(table[i].name) == len && !memcmp(table[i].name, name, len))
-			return table[i].value;
-	return 0;
 }
 
 static int signal_value(const char *name, size_t len)
@@ -504,7 +474,7 @@ static void call_handle(struct strace_parser *p, struct tracee *pr, const char *
 		const char *name = after;
 		while (after < e && *after != ' ')
 			after++;
-		c.err = strace_errno_value(name, (size_t)(after - name));
+		c.err = errname_value(name, (size_t)(after - name));
 		if (!c.err) {
 			if (after - name >= 8 && !memcmp(name, "ERESTART", 8))
 				return; /* interrupted, to be restarted: the retry shows */

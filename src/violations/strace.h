@@ -124,7 +124,5 @@ void strace_parser_free(struct strace_parser *p);
  * "rename-from", "rename-to", "link-from", "link-to", "symlink", "unlink",
  * "rmdir", "truncate", "utime". */
 const char *access_op_name(enum access_op op);
-/* Returns the errno value of a name such as "ENOENT", or 0 when unknown. */
-int strace_errno_value(const char *name, size_t len);
 
 #endif
