@@ -29,6 +29,7 @@ enum opt_type {
 	OPTION_STRVEC,	 /* struct strvec *value: each argument pushed */
 	OPTION_INT,	 /* int *value: a decimal number from .min to .max */
 	OPTION_CHOICE,	 /* const char **value: one of .choices */
+	OPTION_ENUM,	 /* int *value: the index in .choices of the argument */
 	OPTION_CALLBACK, /* .cb(row, arg): 0, or -1 after an error line */
 	OPTION_HELP,	 /* prints the usage on stdout: the parse returns 1 */
 };
@@ -42,7 +43,7 @@ struct opt {
 	const char *help;	    /* its lines ('\n' between them); NULL: not in the usage */
 	bool optional_arg;	    /* the argument is optional: --name=ARG or --name */
 	int num, min, max;	    /* OPTION_SET_INT's value; OPTION_INT's bounds */
-	const char *const *choices; /* OPTION_CHOICE: NULL-terminated */
+	const char *const *choices; /* OPTION_CHOICE, OPTION_ENUM: NULL-terminated */
 	int (*cb)(const struct opt *row, const char *arg); /* arg: NULL when absent */
 };
 
@@ -83,6 +84,14 @@ struct opt {
 #define OPT_CHOICE(s, l, v, c, a, h)                                                               \
 	{                                                                                          \
 		.type = OPTION_CHOICE, .short_name = (s), .long_name = (l), .value = (v),          \
+		.choices = (c), .argh = (a), .help = (h)                                           \
+	}
+/* v: an enum's address (an int's size), the argument parsed once into it:
+ * c is indexed by its values ([REPORT_JSON] = "json"), in the order an
+ * error lists them */
+#define OPT_ENUM(s, l, v, c, a, h)                                                                 \
+	{                                                                                          \
+		.type = OPTION_ENUM, .short_name = (s), .long_name = (l), .value = (v),            \
 		.choices = (c), .argh = (a), .help = (h)                                           \
 	}
 /* a: the argument's name, or NULL for none; opt: it is optional */

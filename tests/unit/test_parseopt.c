@@ -173,6 +173,26 @@ int main(void)
 	err = capture_end();
 	CHECK(strstr(err, "--report takes text, json or sarif, not \"yaml\"") != NULL);
 
+	/* an enum row: the argument parsed once into the index; a bad one
+	 * refused as a choice row refuses it, the value left alone */
+	enum shade { SHADE_LIGHT, SHADE_DARK, SHADE_NONE };
+	static const char *const shades[] = {
+	    [SHADE_LIGHT] = "light", [SHADE_DARK] = "dark", [SHADE_NONE] = NULL};
+	enum shade shade = SHADE_NONE;
+	struct opt erow[] = {OPT_ENUM(0, "shade", &shade, shades, "SHADE", "x"), OPT_END()};
+	char *argv2[] = {"t", "--shade=dark", NULL};
+	CHECK_INT(parseopt(2, argv2, erow, &usage, &ops, &rest), 0);
+	CHECK_INT(shade, SHADE_DARK);
+	char *argv3[] = {"t", "--shade", "light", NULL};
+	CHECK_INT(parseopt(3, argv3, erow, &usage, &ops, &rest), 0);
+	CHECK_INT(shade, SHADE_LIGHT);
+	capture_begin();
+	char *argv4[] = {"t", "--shade=grey", NULL};
+	CHECK_INT(parseopt(2, argv4, erow, &usage, &ops, &rest), -1);
+	err = capture_end();
+	CHECK(strstr(err, "vx: --shade takes light or dark, not \"grey\"\n") != NULL);
+	CHECK_INT(shade, SHADE_LIGHT);
+
 	/* the usage, from the rows: aligned at one column, continued lines
 	 * under the first, a long left part given two spaces, hidden rows
 	 * left out */

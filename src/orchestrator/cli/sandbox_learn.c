@@ -1227,13 +1227,13 @@ int sandbox_learn_main(int argc, char **argv)
 		run_opts_free(&o);
 		return 2;
 	}
-	const char *taken = o.dry_run	    ? "--dry-run"
-			    : o.report	    ? "--report"
-			    : o.shard	    ? "--shard"
-			    : o.only	    ? "--only"
-			    : o.served_by   ? "--served-by"
-			    : o.explain_key ? "--explain-key"
-					    : NULL;
+	const char *taken = o.dry_run		      ? "--dry-run"
+			    : o.report != REPORT_NONE ? "--report"
+			    : o.shard		      ? "--shard"
+			    : o.only		      ? "--only"
+			    : o.served_by	      ? "--served-by"
+			    : o.explain_key	      ? "--explain-key"
+						      : NULL;
 	if (taken) {
 		error("sandbox learn: %s is not a learn option: learn runs every selected "
 		      "task itself and reads its report",

@@ -96,15 +96,15 @@ int dryrun_explain_key(const struct graph *g, const struct taskcache *tc, const 
 	return error("--explain-key %s: no such task in this run (write PROJECT#TASK)", id), 2;
 }
 
-/* --dry-run (text or json, mode): each task, its key and whether it would
+/* --dry-run (DRY_RUN_TEXT or DRY_RUN_JSON, mode): each task, its key and whether it would
  * hit. shard: --shard's part of the run, or NULL. */
-void dryrun_print(const struct graph *g, const struct job *jobs, struct taskcache *tc, int mode,
-		  const struct shardrun *shard)
+void dryrun_print(const struct graph *g, const struct job *jobs, struct taskcache *tc,
+		  enum dry_run mode, const struct shardrun *shard)
 {
 	const unsigned *owner = shard ? shard->owner : NULL;
 	unsigned part = shard ? shard->index : 0, count = shard ? shard->count : 0;
 	struct strbuf sb = STRBUF_INIT;
-	if (mode == 2) {
+	if (mode == DRY_RUN_JSON) {
 		strbuf_addstr(&sb, "{\"version\":1,");
 		if (owner)
 			strbuf_addf(&sb, "\"shard\":{\"index\":%u,\"count\":%u},", part + 1, count);
@@ -119,7 +119,7 @@ void dryrun_print(const struct graph *g, const struct job *jobs, struct taskcach
 		    cmd && st != CACHE_HIT && st != CACHE_DISABLED && taskcache_remote_has(tc, i);
 		if (remote)
 			st = CACHE_HIT;
-		if (mode != 2) {
+		if (mode != DRY_RUN_JSON) {
 			strbuf_addf(&sb, "%s: %s  key %s  cache %s%s%s", t->id,
 				    !cmd	      ? "nothing to run"
 				    : st == CACHE_HIT ? "would replay"
@@ -183,7 +183,7 @@ void dryrun_print(const struct graph *g, const struct job *jobs, struct taskcach
 		}
 		strbuf_addstr(&sb, "]}");
 	}
-	if (mode == 2)
+	if (mode == DRY_RUN_JSON)
 		strbuf_addstr(&sb, "]}\n");
 	else
 		strbuf_addf(&sb, "%zu tasks\n", g->nodes.n);

@@ -4,6 +4,7 @@
 #define VX_RUN_DRYRUN_H
 
 #include "orchestrator/plan/graph.h"
+#include "orchestrator/run/runopts.h"
 #include "orchestrator/run/scheduler.h"
 #include "orchestrator/run/shardrun.h"
 #include "orchestrator/run/taskcache.h"
@@ -13,12 +14,12 @@
  * a dependency's key), then what its last traced run read against its
  * key. Returns 0, or 2 when no task of the run has id. */
 int dryrun_explain_key(const struct graph *g, const struct taskcache *tc, const char *id);
-/* --dry-run (text or json, mode 1 or 2): each task, its key and whether it
+/* --dry-run (mode DRY_RUN_TEXT or DRY_RUN_JSON): each task, its key and whether it
  * would hit; with --shard (shard not NULL), whose it is ("shard", "owned":
  * this shard builds it, "answered": this shard makes sure it is built,
  * docs/ci.md). */
-void dryrun_print(const struct graph *g, const struct job *jobs, struct taskcache *tc, int mode,
-		  const struct shardrun *shard);
+void dryrun_print(const struct graph *g, const struct job *jobs, struct taskcache *tc,
+		  enum dry_run mode, const struct shardrun *shard);
 
 /* --dry=json: the same in Turborepo's shape (turbodoc.h): its field
  * names and types, vx's values. */

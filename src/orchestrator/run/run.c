@@ -32,9 +32,9 @@
 /* A machine-readable report owns stdout: the run's own lines go to stderr
  * (the tasks' output is vx's to print, so it moves with them). Returns the
  * saved stdout, or -1 when the report does not need it. */
-static int report_stdout_begin(const char *report)
+static int report_stdout_begin(enum run_report report)
 {
-	if (!report || !strcmp(report, "text") || !strcmp(report, "github"))
+	if (report != REPORT_JSON && report != REPORT_SARIF)
 		return -1;
 	fflush(stdout);
 	int fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
@@ -110,7 +110,7 @@ int run_once(const struct run_opts *o, struct plan *p, long long t0,
 		return rc;
 	}
 	if (o->dry_run) {
-		if (o->dry_run == 3)
+		if (o->dry_run == DRY_RUN_TURBO_JSON)
 			dryrun_print_turbo(&p->g, p->jobs, &p->tc);
 		else
 			dryrun_print(&p->g, p->jobs, &p->tc, o->dry_run, p->shard);
@@ -130,12 +130,11 @@ int run_once(const struct run_opts *o, struct plan *p, long long t0,
 	struct scheduler_opts so = {
 	    .concurrency = o->concurrency,
 	    .keep_going = o->keep_going,
-	    .bare_lines = o->log_prefix && !strcmp(o->log_prefix, "none"),
+	    .bare_lines = o->log_prefix == LOG_PREFIX_NONE,
 	    .past_failure = o->past_failure,
 	    .logs = o->logs,
-	    .group_output = o->log_order && strcmp(o->log_order, "auto")
-				? !strcmp(o->log_order, "grouped")
-				: !tty && o->concurrency > 1,
+	    .group_output = o->log_order != LOG_ORDER_AUTO ? o->log_order == LOG_ORDER_GROUPED
+							   : !tty && o->concurrency > 1,
 	    /* a server's run shares the watch's terminal: one status line */
 	    .status_line = tty && term && strcmp(term, "dumb") && !o->served_by && !o->tui,
 	    .tui = o->tui,
@@ -185,7 +184,7 @@ int run_once(const struct run_opts *o, struct plan *p, long long t0,
 	/* json and sarif had stdout set aside (report_fd); github writes its
 	 * annotations among the run's lines. */
 	report_stdout_end(report_fd);
-	if (o->report && strcmp(o->report, "text"))
+	if (run_opts_report_doc(o))
 		runreport_print(o->report, &p->g, p->jobs, &p->tc, &p->sj, stdout);
 	if (o->verbose)
 		fprintf(stderr, "vx: listed and hashed the inputs of %zu tasks in %lldms\n", n,

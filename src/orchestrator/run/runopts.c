@@ -42,7 +42,9 @@ static int dry_run_cb(const struct opt *row, const char *arg)
 	if (arg && strcmp(arg, "text") && strcmp(arg, "json"))
 		return error("--%s takes %s, not \"%s\"", row->long_name,
 			     turbo ? "=text or =json" : "=json or nothing", arg);
-	o->dry_run = arg && !strcmp(arg, "json") ? (turbo ? 3 : 2) : 1;
+	o->dry_run = !arg || !strcmp(arg, "text") ? DRY_RUN_TEXT
+		     : turbo			  ? DRY_RUN_TURBO_JSON
+						  : DRY_RUN_JSON;
 	return 0;
 }
 
@@ -176,9 +178,27 @@ static int remote_read_only_cb(const struct opt *row, const char *arg)
 	return 0;
 }
 
-static const char *const report_modes[] = {"text", "json", "sarif", "github", NULL};
-static const char *const log_orders[] = {"stream", "grouped", "auto", NULL};
-static const char *const log_prefixes[] = {"auto", "none", "task", NULL};
+/* OPT_ENUM writes an int: the enums must be one */
+_Static_assert(sizeof(enum run_report) == sizeof(int) && sizeof(enum log_order) == sizeof(int) &&
+		   sizeof(enum log_prefix) == sizeof(int) &&
+		   sizeof(enum remote_mode) == sizeof(int),
+	       "an option's enum is an int");
+static const char *const report_modes[] = {
+    [REPORT_TEXT] = "text",	[REPORT_JSON] = "json", [REPORT_SARIF] = "sarif",
+    [REPORT_GITHUB] = "github", [REPORT_NONE] = NULL,
+};
+static const char *const log_orders[] = {
+    [LOG_ORDER_STREAM] = "stream",
+    [LOG_ORDER_GROUPED] = "grouped",
+    [LOG_ORDER_AUTO] = "auto",
+    NULL,
+};
+static const char *const log_prefixes[] = {
+    [LOG_PREFIX_AUTO] = "auto",
+    [LOG_PREFIX_NONE] = "none",
+    [LOG_PREFIX_TASK] = "task",
+    NULL,
+};
 static const char *const ui_modes[] = {"stream", "tui", NULL};
 static const char *const env_modes[] = {"strict", "loose", NULL};
 static const char *const booleans[] = {"true", "false", NULL};
@@ -279,22 +299,22 @@ struct opt *run_opts_rows(struct run_opts *o, bool graph)
 	    OPT_CALLBACK(0, "output-logs", o, "MODE", false, output_logs_cb,
 			 "full|new-only|errors-only|hash-only|none (over each\n"
 			 "task's outputLogs)"),
-	    OPT_CHOICE(0, "report", &o->report, report_modes, "MODE",
-		       "text|json|sarif|github: failures, violations and fixes\n"
-		       "(json, sarif: one document on stdout; the run's lines go to stderr)"),
+	    OPT_ENUM(0, "report", &o->report, report_modes, "MODE",
+		     "text|json|sarif|github: failures, violations and fixes\n"
+		     "(json, sarif: one document on stdout; the run's lines go to stderr)"),
 	    OPT_COUNT('v', "verbose", &o->verbose, "say more"),
 	    OPT_STRING(0, "cache-dir", &o->cache_dir, "DIR",
 		       "the local cache (relative: under the workspace root)"),
-	    OPT_CHOICE(0, "log-order", &o->log_order, log_orders, "ORDER",
-		       "stream|grouped|auto: a task's lines as they come, or as\n"
-		       "one block when it ends (auto: grouped when -j > 1 and\n"
-		       "stdout is no terminal)"),
+	    OPT_ENUM(0, "log-order", &o->log_order, log_orders, "ORDER",
+		     "stream|grouped|auto: a task's lines as they come, or as\n"
+		     "one block when it ends (auto: grouped when -j > 1 and\n"
+		     "stdout is no terminal)"),
 	    OPT_STRVEC(0, "global-deps", &o->global_deps, "GLOB",
 		       "workspace files every task's key holds, beside the\n"
 		       "config's (turbo.json globalDependencies); repeatable"),
-	    OPT_CHOICE(0, "log-prefix", &o->log_prefix, log_prefixes, "PREFIX",
-		       "auto|task: a task's lines begin \"ID: \"; none: as the task\n"
-		       "printed them (vx's own lines keep theirs)"),
+	    OPT_ENUM(0, "log-prefix", &o->log_prefix, log_prefixes, "PREFIX",
+		     "auto|task: a task's lines begin \"ID: \"; none: as the task\n"
+		     "printed them (vx's own lines keep theirs)"),
 	    OPT_CALLBACK(0, "token", o, "TOKEN", false, remote_env_cb,
 			 "the remote cache's token (over VX_REMOTE_CACHE_TOKEN)"),
 	    OPT_CALLBACK(0, "team", o, "SLUG", false, remote_env_cb,
@@ -326,7 +346,7 @@ struct opt *run_opts_rows(struct run_opts *o, bool graph)
 static void opts_settle(struct run_opts *o)
 {
 	if (o->explain_key)
-		o->dry_run = 1; /* nothing runs, nothing is written */
+		o->dry_run = DRY_RUN_TEXT; /* nothing runs, nothing is written */
 	if (o->parallel && !o->only) {
 		o->only = true;
 		fprintf(stderr, "vx: --parallel runs the named tasks only, ignoring what they "
@@ -344,8 +364,8 @@ bool run_opts_tui(const struct run_opts *o)
 	const char *term = getenv("TERM"), *ci = getenv("CI"), *why = NULL;
 	if (o->ui && !strcmp(o->ui, "stream"))
 		return false;
-	if (o->served_by || o->dry_run || o->explain_key ||
-	    (o->report && (!strcmp(o->report, "json") || !strcmp(o->report, "sarif"))))
+	if (o->served_by || o->dry_run || o->explain_key || o->report == REPORT_JSON ||
+	    o->report == REPORT_SARIF)
 		why = "this run's stdout is not a screen (a report, a dry run, a server of vx "
 		      "watch's)";
 	else if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
@@ -370,6 +390,8 @@ int run_opts_parse(int argc, char **argv, bool graph, struct run_opts *o)
 	o->concurrency = ncpu > 0 ? (int)ncpu : 1;
 	o->format = "json";
 	o->shard_wait_s = 600;
+	o->report = REPORT_NONE;
+	o->log_order = LOG_ORDER_AUTO;
 	const struct opt_usage *usage = graph ? &graph_usage : &run_usage;
 	int rc = parseopt(argc, argv, rows, usage, &o->tasks, &o->args);
 	if (!rc)

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "orchestrator/run/output.h"
+#include "orchestrator/run/taskcache.h"
 #include "util/vec.h"
 
 struct opt;
@@ -22,6 +23,19 @@ struct opt;
 /* --cache's bits of a side. */
 enum { CACHE_R = 1, CACHE_W = 2 };
 
+/* The words of the options below, each parsed once into its enum by the
+ * option's row (parseopt's OPT_ENUM: the enum's order is the order an
+ * error lists the words in). */
+enum dry_run {
+	DRY_RUN_OFF,
+	DRY_RUN_TEXT,	    /* --dry-run, --dry, --dry=text */
+	DRY_RUN_JSON,	    /* --dry-run=json: vx's document */
+	DRY_RUN_TURBO_JSON, /* --dry=json: Turborepo's (dryrun_print_turbo) */
+};
+enum run_report { REPORT_TEXT, REPORT_JSON, REPORT_SARIF, REPORT_GITHUB, REPORT_NONE };
+enum log_order { LOG_ORDER_STREAM, LOG_ORDER_GROUPED, LOG_ORDER_AUTO };
+enum log_prefix { LOG_PREFIX_AUTO, LOG_PREFIX_NONE, LOG_PREFIX_TASK };
+
 struct run_opts {
 	struct strvec tasks;   /* TASK... */
 	struct strvec filters; /* --filter, as written */
@@ -31,19 +45,19 @@ struct run_opts {
 	bool force, no_cache, keep_going;
 	bool past_failure; /* --continue=always: a failed task's dependents run too
 			    * (never saved: built on what failed) */
-	int dry_run;	   /* 0 no, 1 text, 2 json */
+	enum dry_run dry_run;
 	bool summarize;
 	char *summary_path; /* --summarize=FILE; NULL: .vx/runs/<id>.json */
 	enum output_logs logs;
 	bool logs_set; /* --output-logs given: it wins over each task's outputLogs */
 	int verbose;
-	const char *report;  /* text, json, sarif, github */
-	struct strvec args;  /* after "--" */
-	const char *format;  /* graph: dot or json */
-	bool only;	     /* --only: the named tasks, not what they depend on */
-	bool parallel;	     /* --parallel, Turborepo's: --only */
-	const char *profile; /* --profile FILE: the run as a Chrome trace */
-	int remote;	     /* enum remote_mode: --no-remote, --remote-only */
+	enum run_report report;	 /* --report; REPORT_NONE: not given */
+	struct strvec args;	 /* after "--" */
+	const char *format;	 /* graph: dot or json */
+	bool only;		 /* --only: the named tasks, not what they depend on */
+	bool parallel;		 /* --parallel, Turborepo's: --only */
+	const char *profile;	 /* --profile FILE: the run as a Chrome trace */
+	enum remote_mode remote; /* --no-remote, --remote-only */
 	/* --cache=local:[r][w],remote:[r][w] (Turborepo's), and
 	 * --remote-cache-read-only: each side's CACHE_R|CACHE_W; a side
 	 * not named is off. Only when cache_set; --force, --no-cache,
@@ -60,18 +74,18 @@ struct run_opts {
 	const char *framework_inference;   /* --framework-inference true|false; NULL: true */
 	const char *explain_key;	   /* --explain-key PROJECT#TASK: its key's ingredients */
 	/* Turborepo's spellings (issue 42): */
-	const char *cache_dir;	   /* --cache-dir DIR: the local cache, under the workspace root
-				    * when relative (as turbo.json's cacheDir); NULL: the config's */
-	const char *log_order;	   /* --log-order stream|grouped|auto; NULL: auto */
-	const char *ui;		   /* --ui stream|tui, as written; NULL: by the terminal */
-	bool tui;		   /* set by run_main (run_opts_tui): the run is drawn as a
-				    * terminal UI; vx watch's runs stream */
-	const char *log_prefix;	   /* --log-prefix auto|none|task; NULL: auto ("ID: ") */
-	struct strvec global_deps; /* --global-deps GLOB...: more of turbo.json's
-				    * globalDependencies (workspace.inputs.workspaceFiles) */
-	bool graph;		   /* --graph[=FILE]: write the task graph, run nothing */
-	const char *graph_file;	   /* its FILE (the format by its extension); NULL: dot on stdout */
-	bool daemon;		   /* --daemon or --no-daemon: vx has none */
+	const char *cache_dir;	    /* --cache-dir DIR: the local cache, under the workspace root
+				     * when relative (as turbo.json's cacheDir); NULL: the config's */
+	enum log_order log_order;   /* --log-order; LOG_ORDER_AUTO when not given */
+	const char *ui;		    /* --ui stream|tui, as written; NULL: by the terminal */
+	bool tui;		    /* set by run_main (run_opts_tui): the run is drawn as a
+				     * terminal UI; vx watch's runs stream */
+	enum log_prefix log_prefix; /* --log-prefix; LOG_PREFIX_AUTO ("ID: ") when not given */
+	struct strvec global_deps;  /* --global-deps GLOB...: more of turbo.json's
+				     * globalDependencies (workspace.inputs.workspaceFiles) */
+	bool graph;		    /* --graph[=FILE]: write the task graph, run nothing */
+	const char *graph_file; /* its FILE (the format by its extension); NULL: dot on stdout */
+	bool daemon;		/* --daemon or --no-daemon: vx has none */
 };
 
 /* Returns the rows of `vx run`'s options (graph: `vx graph`'s), each
@@ -82,6 +96,12 @@ struct opt *run_opts_rows(struct run_opts *o, bool graph);
  * graph`. Returns 0; 1 after --help; -1 after an error line. */
 int run_opts_parse(int argc, char **argv, bool graph, struct run_opts *o);
 void run_opts_free(struct run_opts *o);
+/* Whether --report asks for a document (json, sarif, github) after the
+ * run, beside the run's own text. */
+static inline bool run_opts_report_doc(const struct run_opts *o)
+{
+	return o->report != REPORT_NONE && o->report != REPORT_TEXT;
+}
 /* Whether `vx run` draws the terminal UI: --ui=tui, or no --ui on a
  * terminal (stdin and stdout), outside CI ($CI set), with a TERM that is
  * not dumb and that terminfo knows; never for a report on stdout, a dry

@@ -207,7 +207,7 @@ static void plan_jobs(struct plan *p, bool only)
  * and makes the jobs. Returns 0, or 2 after an error line. */
 int plan_run_part(const struct run_opts *o, struct plan *p)
 {
-	unsigned flags = o->report && strcmp(o->report, "text") ? SANDBOX_JOBS_QUIET : 0;
+	unsigned flags = run_opts_report_doc(o) ? SANDBOX_JOBS_QUIET : 0;
 	p->sj_init = true;
 	if (sandbox_jobs_init(&p->sj, p->ws, &p->g, p->cache_dir, flags))
 		return 2;
@@ -224,7 +224,7 @@ static struct taskcache_opts cache_opts(const struct run_opts *o)
 	struct taskcache_opts to = {
 	    .read = !o->force && !o->no_cache,
 	    .write = !o->no_cache,
-	    .remote = o->served_by ? REMOTE_OFF : (enum remote_mode)o->remote,
+	    .remote = o->served_by ? REMOTE_OFF : o->remote,
 	};
 	if (!o->cache_set)
 		return to;

@@ -69,7 +69,7 @@ void runreport_task(const struct sandbox_jobs *sj, size_t i, const struct job *j
 	strbuf_release(&sb);
 }
 
-void runreport_print(const char *mode, const struct graph *g, const struct job *jobs,
+void runreport_print(enum run_report mode, const struct graph *g, const struct job *jobs,
 		     const struct taskcache *tc, const struct sandbox_jobs *sj, FILE *out)
 {
 	size_t n = g->nodes.n;
@@ -110,9 +110,9 @@ void runreport_print(const char *mode, const struct graph *g, const struct job *
 		}
 	}
 	struct strbuf sb = STRBUF_INIT;
-	if (!strcmp(mode, "json"))
+	if (mode == REPORT_JSON)
 		report_json(tr, n, &sb);
-	else if (!strcmp(mode, "sarif"))
+	else if (mode == REPORT_SARIF)
 		report_sarif(tr, n, &sb);
 	else
 		report_github(tr, n, &sb);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "orchestrator/plan/graph.h"
+#include "orchestrator/run/runopts.h"
 #include "orchestrator/run/sandbox_job.h"
 #include "orchestrator/run/scheduler.h"
 #include "orchestrator/run/taskcache.h"
@@ -17,8 +18,9 @@
  * persistent task judged untraced, the walls it ran under first. Nothing
  * with --report json|sarif|github (the document carries it). */
 void runreport_task(const struct sandbox_jobs *sj, size_t i, const struct job *job, FILE *out);
-/* Prints the document of mode (json, sarif or github) to out. */
-void runreport_print(const char *mode, const struct graph *g, const struct job *jobs,
+/* Prints the document of mode (REPORT_JSON, REPORT_SARIF or REPORT_GITHUB)
+ * to out. */
+void runreport_print(enum run_report mode, const struct graph *g, const struct job *jobs,
 		     const struct taskcache *tc, const struct sandbox_jobs *sj, FILE *out);
 
 #endif

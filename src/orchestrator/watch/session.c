@@ -37,7 +37,7 @@ struct watch_session *watch_session_new(int argc, char **argv, int *status)
 	struct watch_session *s = xcalloc(1, sizeof *s);
 	int rc = run_opts_parse(argc, argv, false, &s->o);
 	if (!rc && (s->o.dry_run || s->o.only || s->o.served_by || s->o.shard ||
-		    (s->o.report && strcmp(s->o.report, "text"))))
+		    run_opts_report_doc(&s->o)))
 		rc = error("vx watch runs again and again: --dry-run, --only, --shard and a "
 			   "--report document are for vx run");
 	if (rc) {
