@@ -731,15 +731,6 @@ static int parse_root(struct parse *p, struct config *cfg)
 	return r;
 }
 
-int output_logs_parse(const char *s)
-{
-	static const char *const names[] = {"full", "errors-only", "hash-only", "none", "new-only"};
-	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-		if (!strcmp(s, names[i]))
-			return (int)i;
-	return -1;
-}
-
 struct config *config_new(const char *path)
 {
 	struct config *cfg = xcalloc(1, sizeof *cfg);
@@ -816,19 +807,6 @@ struct config *config_load(const char *path)
 	struct config *cfg = config_parse(path, sb.buf, sb.len);
 	strbuf_release(&sb);
 	return cfg;
-}
-
-void lstr_vec_strings(const lstr_vec *v, struct strvec *out)
-{
-	for (size_t i = 0; i < v->n; i++)
-		strvec_push(out, v->v[i].s);
-}
-
-void lstr_vec_free(lstr_vec *v)
-{
-	for (size_t i = 0; i < v->n; i++)
-		free(v->v[i].s);
-	vec_free(v);
 }
 
 void task_cfg_free(struct task_cfg *t)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "orchestrator/config/config.h"
+#include "orchestrator/config/taskcfg.h"
 #include "util/glob.h"
 
 /* "^build", "build" and "proj#build" are dependencies; "^", "#x", "a#",

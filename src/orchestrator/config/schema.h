@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "orchestrator/config/taskcfg.h"
 #include "util/strbuf.h"
 #include "util/vec.h"
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "orchestrator/config/schema.h"
 #include "orchestrator/config/tagrules.h"
 #include "util/die.h"
 #include "util/jsonc.h"
@@ -150,18 +151,9 @@ static void env_names(const lstr_vec *pats, lstr_vec *out)
 /* Keys of Turborepo's that change nothing vx does: read, and not a word
  * about them (issue 42: a warning per run for "ui" and each task's
  * "interactive"). */
-static const char *const SILENT_TASK_KEYS[] = {"description", NULL};
 static const char *const SILENT_KEYS[] = {
     "$schema", "ui", "daemon", "noUpdateNotifier", "dangerouslyDisablePackageManagerCheck", NULL};
 
-/* Every key a task of turbo.json may have (Turborepo 2's schema), for
- * the refusal of one that is none: Turborepo refuses it, and a typo
- * ("dependson") taken as a warning ran a graph nobody wrote (issue 56
- * item 3). Schema 1's own keys are warned about, as "pipeline" is. */
-static const char *const TASK_KEYS[] = {
-    "dependsOn",     "outputs",	    "inputs",	  "env",  "passThroughEnv", "cache", "persistent",
-    "interruptible", "interactive", "outputLogs", "with", "description",    NULL};
-static const char *const SCHEMA1_TASK_KEYS[] = {"outputMode", "dotEnv", NULL};
 static const char *const TOP_KEYS[] = {"$schema",
 				       "tasks",
 				       "extends",
@@ -221,6 +213,197 @@ static bool in(const char *const *list, const char *s)
 	return false;
 }
 
+/* A task key read into tc from its value v (k: the key), a Turborepo
+ * meaning vx.yaml has no row for. Returns 0, or -1 after an error line. */
+typedef int turbo_task_read(struct turbo *t, const yaml_node_t *k, const yaml_node_t *v,
+			    struct task_cfg *tc);
+
+static int task_output_logs(struct turbo *t, const yaml_node_t *k, const yaml_node_t *v,
+			    struct task_cfg *tc)
+{
+	(void)k;
+	const char *m = string(v);
+	if (!m || output_logs_parse(m) < 0) {
+		struct loc vl = at(t, v);
+		return config_error(&vl, "turbo.json \"outputLogs\" is \"full\", \"new-only\", "
+					 "\"errors-only\", \"hash-only\" or \"none\"");
+	}
+	free(tc->output_logs.s);
+	tc->output_logs = (struct lstr){xstrdup(m), at(t, v)};
+	tc->set |= TF_OUTPUT_LOGS;
+	return 0;
+}
+
+/* inputs: globs of the package, $TURBO_ROOT$/ ones of the workspace, and
+ * $TURBO_DEFAULT$ for every file of the package. */
+static int task_inputs(struct turbo *t, const yaml_node_t *k, const yaml_node_t *v,
+		       struct task_cfg *tc)
+{
+	lstr_vec in = {0};
+	int rc = get_list(t, v, yamlnode_scalar(k), &in);
+	bool dflt = false, negated = false;
+	for (size_t i = 0; !rc && i < in.n; i++) {
+		const char *s = in.v[i].s;
+		negated |= s[0] == '!';
+		if (!strcmp(s, "$TURBO_DEFAULT$"))
+			dflt = true;
+		else if (!strncmp(s, "$TURBO_ROOT$/", 13))
+			vec_push(&tc->input_ws_files,
+				 ((struct lstr){xstrdup(s + 13), in.v[i].loc}));
+	}
+	if (!rc && dflt) {
+		/* the default inputs (every file of the package) already hold
+		 * what is added beside them; a "!" taken from them is keyed
+		 * anyway: more in a key is never a stale hit. Said only when
+		 * there is a "!" (issue 56 item 3: the create-turbo starter,
+		 * with none, heard it every run) */
+		if (negated)
+			warn_at(t, v,
+				"%s: $TURBO_DEFAULT$ keys every file of the package "
+				"(beside it, \"!\" entries are not taken away)",
+				"inputs");
+	} else if (!rc) {
+		for (size_t i = 0; i < in.n; i++)
+			if (strncmp(in.v[i].s, "$TURBO_ROOT$/", 13))
+				vec_push(&tc->input_files,
+					 ((struct lstr){xstrdup(in.v[i].s), in.v[i].loc}));
+		/* Turborepo always keys the package's package.json and
+		 * turbo.json, whatever inputs says (the oracle, t0181) */
+		static const char *const always[] = {"package.json", "turbo.json"};
+		for (size_t i = 0; i < 2; i++)
+			vec_push(&tc->input_files, ((struct lstr){xstrdup(always[i]), at(t, v)}));
+		tc->set |= TF_INPUT_FILES;
+	}
+	if (tc->input_ws_files.n)
+		tc->set |= TF_INPUT_WS_FILES;
+	lstr_vec_free(&in);
+	return rc;
+}
+
+/* env: names and NAME_* wildcards keyed, as Turborepo's (env_names). */
+static int task_env(struct turbo *t, const yaml_node_t *k, const yaml_node_t *v,
+		    struct task_cfg *tc)
+{
+	lstr_vec pats = {0};
+	int rc = get_list(t, v, yamlnode_scalar(k), &pats);
+	if (!rc)
+		env_names(&pats, &tc->input_env);
+	lstr_vec_free(&pats);
+	tc->set |= TF_INPUT_ENV;
+	return rc;
+}
+
+/* interruptible: vx watch's restart, on-input-change or never. */
+static int task_interruptible(struct turbo *t, const yaml_node_t *k, const yaml_node_t *v,
+			      struct task_cfg *tc)
+{
+	bool b = false;
+	int rc = get_bool(t, v, yamlnode_scalar(k), &b);
+	tc->restart = (struct lstr){xstrdup(b ? "on-input-change" : "never"), at(t, v)};
+	tc->set |= TF_RESTART;
+	return rc;
+}
+
+static int task_interactive(struct turbo *t, const yaml_node_t *k, const yaml_node_t *v,
+			    struct task_cfg *tc)
+{
+	(void)tc;
+	const char *name = yamlnode_scalar(k);
+	bool b = false;
+	int rc = get_bool(t, v, name, &b);
+	if (b && first_time(t->path, name))
+		warn_at(t, k,
+			"\"%s\": true is not read by vx: a task gets no terminal input "
+			"(ignored)",
+			name);
+	return rc;
+}
+
+/* A key nothing vx does depends on: read, and not a word about it. */
+static int task_silent(struct turbo *t, const yaml_node_t *k, const yaml_node_t *v,
+		       struct task_cfg *tc)
+{
+	(void)t, (void)k, (void)v, (void)tc;
+	return 0;
+}
+
+/* Schema 1's own keys are warned about, as "pipeline" is. */
+static int task_schema1(struct turbo *t, const yaml_node_t *k, const yaml_node_t *v,
+			struct task_cfg *tc)
+{
+	(void)v, (void)tc;
+	const char *name = yamlnode_scalar(k);
+	if (first_time(t->path, name))
+		warn_at(t, k, "\"%s\" is turbo.json's schema 1, which vx does not read (ignored)",
+			name);
+	return 0;
+}
+
+/* The keys of a turbo.json task, one row each: a key with vx.yaml's
+ * meaning is read through vx.yaml's row (schema.h: the field, its kind,
+ * the task_field bit); one of Turborepo's own meaning by its read. Every
+ * row but schema 1's is a key of Turborepo 2's schema, listed in this
+ * order to the refusal of a key that is none: Turborepo refuses it, and
+ * a typo ("dependson") taken as a warning ran a graph nobody wrote
+ * (issue 56 item 3). */
+static const struct turbo_task_key {
+	const char *name;
+	const char *prefix, *key; /* the schema_task row (schema_find's) */
+	turbo_task_read *read;	  /* NULL: read by the row */
+} TASK_KEYS[] = {
+    {"dependsOn", "", "dependsOn", NULL},
+    {"outputs", "", "outputs", NULL},
+    {"inputs", NULL, NULL, task_inputs},
+    {"env", NULL, NULL, task_env},
+    {"passThroughEnv", "env", "passThrough", NULL},
+    {"cache", "", "cache", NULL},
+    {"persistent", "", "persistent", NULL},
+    {"interruptible", NULL, NULL, task_interruptible},
+    {"interactive", NULL, NULL, task_interactive},
+    {"outputLogs", NULL, NULL, task_output_logs},
+    {"with", "", "with", NULL},
+    {"description", NULL, NULL, task_silent},
+    {"outputMode", NULL, NULL, task_schema1},
+    {"dotEnv", NULL, NULL, task_schema1},
+};
+#define TASK_KEYS_N (sizeof TASK_KEYS / sizeof *TASK_KEYS)
+
+/* Reads key k's value v into tc through the schema_task row of key:
+ * a list of strings or a bool (the kinds turbo.json's rows name). */
+static int task_by_row(struct turbo *t, const struct turbo_task_key *key, const yaml_node_t *k,
+		       const yaml_node_t *v, struct task_cfg *tc)
+{
+	const struct schema_row *r = schema_find(schema_task, key->prefix, key->key);
+	if (!r || (r->kind != SCHEMA_LIST && r->kind != SCHEMA_BOOL))
+		die("BUG: turbo.json's \"%s\" names no list or bool row of a task", key->name);
+	void *field = (char *)tc + r->off;
+	const char *name = yamlnode_scalar(k);
+	int rc = r->kind == SCHEMA_LIST ? get_list(t, v, name, field) : get_bool(t, v, name, field);
+	tc->set |= r->field;
+	return rc;
+}
+
+/* One key of a task. Returns 0, or -1 after an error line. */
+static int task_key(struct turbo *t, const yaml_node_t *k, const yaml_node_t *v,
+		    struct task_cfg *tc)
+{
+	const char *name = yamlnode_scalar(k);
+	for (size_t i = 0; i < TASK_KEYS_N; i++) {
+		const struct turbo_task_key *key = &TASK_KEYS[i];
+		if (strcmp(key->name, name))
+			continue;
+		return key->read ? key->read(t, k, v, tc) : task_by_row(t, key, k, v, tc);
+	}
+	const char *known[TASK_KEYS_N + 1];
+	size_t n = 0;
+	for (size_t i = 0; i < TASK_KEYS_N; i++)
+		if (TASK_KEYS[i].read != task_schema1)
+			known[n++] = TASK_KEYS[i].name;
+	known[n] = NULL;
+	unknown_key(t, k, "task key", known);
+	return -1;
+}
+
 /* One task of "tasks". Returns it, or NULL after an error line. */
 static struct task_cfg *read_task(struct turbo *t, const yaml_node_t *key, const yaml_node_t *v)
 {
@@ -242,123 +425,14 @@ static struct task_cfg *read_task(struct turbo *t, const yaml_node_t *key, const
 	for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top;
 	     pr++) {
 		yaml_node_t *k = yaml_document_get_node(&t->doc, pr->key);
-		yaml_node_t *val = yaml_document_get_node(&t->doc, pr->value);
-		const char *name = yamlnode_scalar(k);
-		int rc = 0;
 		if (dup_key(t, v, pr))
 			goto fail;
-		if (!name) {
+		if (!yamlnode_scalar(k)) {
 			struct loc kl = at(t, k);
 			config_error(&kl, "turbo.json keys must be strings");
 			goto fail;
 		}
-		if (!strcmp(name, "dependsOn")) {
-			rc = get_list(t, val, name, &tc->depends_on);
-			tc->set |= TF_DEPENDS_ON;
-		} else if (!strcmp(name, "outputLogs")) {
-			const char *m = string(val);
-			if (!m || output_logs_parse(m) < 0) {
-				struct loc vl = at(t, val);
-				config_error(&vl,
-					     "turbo.json \"outputLogs\" is \"full\", \"new-only\", "
-					     "\"errors-only\", \"hash-only\" or \"none\"");
-				goto fail;
-			}
-			free(tc->output_logs.s);
-			tc->output_logs = (struct lstr){xstrdup(m), at(t, val)};
-			tc->set |= TF_OUTPUT_LOGS;
-		} else if (!strcmp(name, "with")) {
-			rc = get_list(t, val, name, &tc->with);
-			tc->set |= TF_WITH;
-		} else if (!strcmp(name, "outputs")) {
-			rc = get_list(t, val, name, &tc->outputs);
-			tc->set |= TF_OUTPUTS;
-		} else if (!strcmp(name, "inputs")) {
-			lstr_vec in = {0};
-			rc = get_list(t, val, name, &in);
-			bool dflt = false, negated = false;
-			for (size_t i = 0; !rc && i < in.n; i++) {
-				const char *s = in.v[i].s;
-				negated |= s[0] == '!';
-				if (!strcmp(s, "$TURBO_DEFAULT$"))
-					dflt = true;
-				else if (!strncmp(s, "$TURBO_ROOT$/", 13))
-					vec_push(&tc->input_ws_files,
-						 ((struct lstr){xstrdup(s + 13), in.v[i].loc}));
-			}
-			if (!rc && dflt) {
-				/* the default inputs (every file of the package) already
-				 * hold what is added beside them; a "!" taken from them
-				 * is keyed anyway: more in a key is never a stale hit.
-				 * Said only when there is a "!" (issue 56 item 3: the
-				 * create-turbo starter, with none, heard it every run) */
-				if (negated)
-					warn_at(
-					    t, val,
-					    "%s: $TURBO_DEFAULT$ keys every file of the package "
-					    "(beside it, \"!\" entries are not taken away)",
-					    "inputs");
-			} else if (!rc) {
-				for (size_t i = 0; i < in.n; i++)
-					if (strncmp(in.v[i].s, "$TURBO_ROOT$/", 13))
-						vec_push(&tc->input_files,
-							 ((struct lstr){xstrdup(in.v[i].s),
-									in.v[i].loc}));
-				/* Turborepo always keys the package's package.json and
-				 * turbo.json, whatever inputs says (the oracle, t0181) */
-				static const char *const always[] = {"package.json", "turbo.json"};
-				for (size_t i = 0; i < 2; i++)
-					vec_push(&tc->input_files,
-						 ((struct lstr){xstrdup(always[i]), at(t, val)}));
-				tc->set |= TF_INPUT_FILES;
-			}
-			if (tc->input_ws_files.n)
-				tc->set |= TF_INPUT_WS_FILES;
-			lstr_vec_free(&in);
-		} else if (!strcmp(name, "env")) {
-			lstr_vec pats = {0};
-			rc = get_list(t, val, name, &pats);
-			if (!rc)
-				env_names(&pats, &tc->input_env);
-			lstr_vec_free(&pats);
-			tc->set |= TF_INPUT_ENV;
-		} else if (!strcmp(name, "passThroughEnv")) {
-			rc = get_list(t, val, name, &tc->env_pass);
-			tc->set |= TF_ENV_PASS;
-		} else if (!strcmp(name, "cache")) {
-			rc = get_bool(t, val, name, &tc->cache);
-			tc->set |= TF_CACHE;
-		} else if (!strcmp(name, "persistent")) {
-			rc = get_bool(t, val, name, &tc->persistent);
-			tc->set |= TF_PERSISTENT;
-		} else if (!strcmp(name, "interruptible")) {
-			bool b = false;
-			rc = get_bool(t, val, name, &b);
-			tc->restart =
-			    (struct lstr){xstrdup(b ? "on-input-change" : "never"), at(t, val)};
-			tc->set |= TF_RESTART;
-		} else if (in(SILENT_TASK_KEYS, name)) {
-			/* nothing vx does depends on it */
-		} else if (!strcmp(name, "interactive")) {
-			bool b = false;
-			rc = get_bool(t, val, name, &b);
-			if (b && first_time(t->path, name))
-				warn_at(
-				    t, k,
-				    "\"%s\": true is not read by vx: a task gets no terminal input "
-				    "(ignored)",
-				    name);
-		} else if (in(SCHEMA1_TASK_KEYS, name)) {
-			if (first_time(t->path, name))
-				warn_at(t, k,
-					"\"%s\" is turbo.json's schema 1, which vx does not read "
-					"(ignored)",
-					name);
-		} else {
-			unknown_key(t, k, "task key", TASK_KEYS);
-			goto fail;
-		}
-		if (rc)
+		if (task_key(t, k, yaml_document_get_node(&t->doc, pr->value), tc))
 			goto fail;
 	}
 	if (!(tc->set & TF_CACHE))
