@@ -1,10 +1,14 @@
 /* keptfile.c - the checksummed frame of vx's text cache files. */
 #include "util/keptfile.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <xxhash.h>
+
+#include "util/die.h"
+#include "util/io.h"
 
 #define TRAILER_LEN (4 + 16 + 1) /* "end " + 16 hex + "\n" */
 
@@ -58,4 +62,34 @@ bool keptfile_num(const char **p, const char *end, char c, int64_t *out)
 	*out = neg ? -(int64_t)v : (int64_t)v;
 	*p = q + 1;
 	return true;
+}
+
+enum keptfile_state keptfile_load(const char *path, const char *magic, keptfile_parse_fn *parse,
+				  void *ctx, const char *what, const char *instead)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (strbuf_read_file(&sb, path) < 0) {
+		int e = errno;
+		strbuf_release(&sb);
+		errno = e;
+		return KEPT_UNREAD;
+	}
+	const char *body, *end, *why = NULL;
+	enum keptfile_state st = keptfile_check(sb.buf, sb.len, magic, &body, &end, &why);
+	if (st == KEPT_OK && (why = parse(ctx, body, end)))
+		st = KEPT_CORRUPT;
+	if (st == KEPT_CORRUPT)
+		warning("%s %s is corrupt (%s); %s", what, path, why, instead);
+	strbuf_release(&sb);
+	return st;
+}
+
+int keptfile_save(struct strbuf *sb, const char *path, const char *what)
+{
+	keptfile_seal(sb);
+	int rc = write_file_atomic(path, sb->buf, sb->len);
+	if (rc < 0)
+		warning("cannot write the %s %s: %s", what, path, strerror(errno));
+	strbuf_release(sb);
+	return rc;
 }

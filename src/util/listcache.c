@@ -80,8 +80,9 @@ static void add(struct listcache *lc, struct listing *l)
 }
 
 /* Parses body (the file without its trailer line). Returns NULL, or why not. */
-static const char *parse(struct listcache *lc, const char *p, const char *end)
+static const char *parse(void *ctx, const char *p, const char *end)
 {
+	struct listcache *lc = ctx;
 	while (p < end) {
 		int64_t dev, ino, mt, ct, count, dlen;
 		if (!keptfile_num(&p, end, ' ', &dev) || !keptfile_num(&p, end, ' ', &ino) ||
@@ -124,29 +125,18 @@ struct listcache *listcache_load(const char *file)
 {
 	struct listcache *lc = xcalloc(1, sizeof *lc);
 	lc->file = xstrdup(file);
-	struct strbuf sb = STRBUF_INIT;
-	if (strbuf_read_file(&sb, file) < 0) {
+	switch (keptfile_load(file, MAGIC, parse, lc, "listing cache", "reading every directory")) {
+	case KEPT_OK:
+		break;
+	case KEPT_UNREAD:
 		lc->dirty = errno != ENOENT;
-		strbuf_release(&sb);
-		return lc;
-	}
-	const char *body, *end, *why = NULL;
-	switch (keptfile_check(sb.buf, sb.len, MAGIC, &body, &end, &why)) {
+		break;
+	case KEPT_CORRUPT:
+		clear(lc);
+		/* fallthrough */
 	case KEPT_OTHER: /* another version: rebuilt silently */
 		lc->dirty = true;
-		break;
-	case KEPT_OK:
-		why = parse(lc, body, end);
-		/* fallthrough */
-	case KEPT_CORRUPT:
-		if (why) {
-			warning("listing cache %s is corrupt (%s); reading every directory", file,
-				why);
-			clear(lc);
-			lc->dirty = true;
-		}
 	}
-	strbuf_release(&sb);
 	return lc;
 }
 
@@ -274,13 +264,9 @@ int listcache_save(struct listcache *lc)
 			strbuf_addf(&sb, "%u %zu %s\n", (unsigned)l->entries.v[k].type,
 				    strlen(l->entries.v[k].name), l->entries.v[k].name);
 	}
-	keptfile_seal(&sb);
-	int rc = write_file_atomic(lc->file, sb.buf, sb.len);
-	if (rc < 0)
-		warning("cannot write the listing cache %s: %s", lc->file, strerror(errno));
-	else
+	int rc = keptfile_save(&sb, lc->file, "listing cache");
+	if (!rc)
 		lc->dirty = false;
-	strbuf_release(&sb);
 	return rc;
 }
 

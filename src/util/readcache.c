@@ -127,8 +127,9 @@ static const char *parse_lacking(struct readcache *rc, const char **pp, const ch
 	return NULL;
 }
 
-static const char *parse(struct readcache *rc, const char *p, const char *end)
+static const char *parse(void *ctx, const char *p, const char *end)
 {
+	struct readcache *rc = ctx;
 	while (p < end) {
 		int64_t dev, ino, size, mt, ct, plen, blen;
 		if (end - p < 2 || p[1] != ' ' || !strchr("DFB", p[0]))
@@ -184,28 +185,16 @@ struct readcache *readcache_load(const char *file)
 {
 	struct readcache *rc = xcalloc(1, sizeof *rc);
 	rc->file = xstrdup(file);
-	struct strbuf sb = STRBUF_INIT;
-	if (strbuf_read_file(&sb, file) < 0) {
-		strbuf_release(&sb);
-		return rc;
-	}
-	const char *body, *end, *why = NULL;
-	switch (keptfile_check(sb.buf, sb.len, MAGIC, &body, &end, &why)) {
+	switch (keptfile_load(file, MAGIC, parse, rc, "read cache", "reading every config file")) {
+	case KEPT_OK:
+	case KEPT_UNREAD:
+		break;
+	case KEPT_CORRUPT:
+		clear(rc);
+		/* fallthrough */
 	case KEPT_OTHER: /* another version: rebuilt silently */
 		rc->dirty = true;
-		break;
-	case KEPT_OK:
-		why = parse(rc, body, end);
-		/* fallthrough */
-	case KEPT_CORRUPT:
-		if (why) {
-			warning("read cache %s is corrupt (%s); reading every config file", file,
-				why);
-			clear(rc);
-			rc->dirty = true;
-		}
 	}
-	strbuf_release(&sb);
 	return rc;
 }
 
@@ -487,13 +476,9 @@ int readcache_save(struct readcache *rc)
 		for (size_t k = 0; k < l->names.n; k++)
 			strbuf_addf(&sb, "%zu %s\n", strlen(l->names.v[k]), l->names.v[k]);
 	}
-	keptfile_seal(&sb);
-	int rc2 = write_file_atomic(rc->file, sb.buf, sb.len);
-	if (rc2 < 0)
-		warning("cannot write the read cache %s: %s", rc->file, strerror(errno));
-	else
+	int rc2 = keptfile_save(&sb, rc->file, "read cache");
+	if (!rc2)
 		rc->dirty = false;
-	strbuf_release(&sb);
 	return rc2;
 }
 

@@ -196,8 +196,9 @@ static bool read_str(const char **p, const char *end, char **s)
 }
 
 /* Parses body. Returns NULL, or why not. */
-static const char *parse(struct ignores *ig, const char *p, const char *end)
+static const char *parse(void *ctx, const char *p, const char *end)
 {
+	struct ignores *ig = ctx;
 	static const char env_tag[] = "env ";
 	if (end - p < (long)sizeof env_tag || memcmp(p, env_tag, sizeof env_tag - 1))
 		return "no env line";
@@ -253,26 +254,13 @@ struct ignores *ignores_load(const char *file, const char *root)
 	    getenv("GIT_COMMON_DIR"))
 		return ig;
 	ig->file = xstrdup(file);
-	struct strbuf sb = STRBUF_INIT;
-	if (strbuf_read_file(&sb, file) < 0) {
-		strbuf_release(&sb);
-		return ig;
-	}
 	uint64_t env = ig->env;
-	const char *body, *end, *why = NULL;
-	switch (keptfile_check(sb.buf, sb.len, MAGIC, &body, &end, &why)) {
-	case KEPT_OTHER:
-		break;
-	case KEPT_OK:
-		why = parse(ig, body, end);
-		/* fallthrough */
-	case KEPT_CORRUPT:
-		if (why)
-			warning("ignore cache %s is corrupt (%s); asking git again", file, why);
-	}
-	strbuf_release(&sb);
+	enum keptfile_state st =
+	    keptfile_load(file, MAGIC, parse, ig, "ignore cache", "asking git again");
+	if (st == KEPT_UNREAD)
+		return ig;
 	/* the rule files themselves are checked as each walk starts */
-	bool ok = !why && ig->env == env && ig->rules.n;
+	bool ok = st == KEPT_OK && ig->env == env && ig->rules.n;
 	ig->env = env;
 	if (!ok)
 		clear(ig);
@@ -606,13 +594,9 @@ int ignores_save(struct ignores *ig)
 		if (a->used && a->ignored >= 0)
 			strbuf_addf(&sb, "a %d %zu\n%s\n", a->ignored, strlen(a->path), a->path);
 	}
-	keptfile_seal(&sb);
-	int rc = write_file_atomic(ig->file, sb.buf, sb.len);
-	if (rc < 0)
-		warning("cannot write the ignore cache %s: %s", ig->file, strerror(errno));
-	else
+	int rc = keptfile_save(&sb, ig->file, "ignore cache");
+	if (!rc)
 		ig->dirty = false;
-	strbuf_release(&sb);
 	return rc;
 }
 
