@@ -7,7 +7,6 @@
 #include "orchestrator/config/workspace.h"
 
 #include <cjson/cJSON.h>
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -18,6 +17,7 @@
 
 #include "orchestrator/config/config_blob.h"
 #include "orchestrator/config/framework.h"
+#include "orchestrator/config/pkgmanager.h"
 #include "orchestrator/config/pnpm.h"
 #include "orchestrator/config/turbo.h"
 #include "util/closest.h"
@@ -652,7 +652,6 @@ static bool cache_kept(const char *dir)
 	return kept;
 }
 
-static void package_manager(const char *root, const cJSON *pkg, struct package_manager *pm);
 static int check_project_tasks(const struct workspace *ws);
 
 static struct workspace *load(const char *start_dir,
@@ -746,7 +745,7 @@ static struct workspace *load(const char *start_dir,
 		}
 		pats = &pkg_pats;
 	}
-	package_manager(ws->root, ws->root_pkg, &ws->pm);
+	package_manager_detect(ws->root, ws->root_pkg, &ws->pm);
 	/* Turborepo's single-package mode: a turbo.json beside a package.json
 	 * that lists no workspaces (or --single-package): the root package is
 	 * the one project, and turbo.json's tasks and its scripts are its own */
@@ -861,131 +860,6 @@ static int check_project_tasks(const struct workspace *ws)
 	return rc;
 }
 
-static bool known_pm(const char *name, size_t n)
-{
-	static const char *const names[] = {"npm", "pnpm", "yarn", "bun", NULL};
-	for (const char *const *k = names; *k; k++)
-		if (strlen(*k) == n && !strncmp(*k, name, n))
-			return true;
-	return false;
-}
-
-static bool yarn_lock_v1(const char *root);
-static bool pnpm_pre_post(const char *root, const char *version);
-static void pm_from_lockfile(const char *root, struct package_manager *pm);
-/* The package manager of the workspace at root, whose package.json is pkg
- * (NULL: none, or not JSON): its packageManager, else its lockfile's. */
-static void package_manager(const char *root, const cJSON *pkg, struct package_manager *pm)
-{
-	memset(pm, 0, sizeof *pm);
-	const cJSON *field = cJSON_GetObjectItemCaseSensitive(pkg, "packageManager");
-	if (cJSON_IsString(field)) {
-		/* "pnpm@9.1.0", "yarn@4.1.0+sha256.abc…" (corepack's form) */
-		const char *v = field->valuestring, *at = strchr(v, '@');
-		size_t n = at ? (size_t)(at - v) : strlen(v);
-		if (known_pm(v, n) && n < sizeof pm->name) {
-			memcpy(pm->name, v, n);
-			if (at) {
-				size_t vl = strcspn(at + 1, "+");
-				if (vl < sizeof pm->version)
-					memcpy(pm->version, at + 1, vl);
-			}
-			pm->source = "packageManager in package.json";
-		}
-	}
-	if (!pm->source)
-		pm_from_lockfile(root, pm);
-	if (!strcmp(pm->name, "npm"))
-		pm->pre_post = true;
-	else if (!strcmp(pm->name, "yarn"))
-		pm->pre_post = *pm->version ? !strncmp(pm->version, "1.", 2) : yarn_lock_v1(root);
-	else if (!strcmp(pm->name, "pnpm"))
-		pm->pre_post = pnpm_pre_post(root, pm->version);
-}
-
-/* Whether pnpm (version, "" when unknown) runs a script's pre and post
- * scripts: as enable-pre-post-scripts says, in the environment
- * (npm_config_enable_pre_post_scripts) or else the root's .npmrc (its last
- * line), else by default: on from pnpm 9, off before (pnpm 7.33 and 8.15
- * run neither, 9.15 and 10.34 both: checked with each). Without a
- * packageManager version, today's pnpm (the lockfile is not read for it:
- * a run whose lockfile did not change never reads it, t0182). */
-static bool pnpm_pre_post(const char *root, const char *version)
-{
-	const char *env = getenv("npm_config_enable_pre_post_scripts");
-	if (env && *env)
-		return !strcmp(env, "true");
-	bool on = !*version || atoi(version) >= 9;
-	char *f = path_join(root, ".npmrc");
-	FILE *fp = fopen(f, "re");
-	free(f);
-	char line[1024];
-	while (fp && fgets(line, sizeof line, fp)) {
-		char *k = line + strspn(line, " \t");
-		if (*k == '#' || *k == ';')
-			continue;
-		char *eq = strchr(k, '=');
-		if (!eq)
-			continue;
-		char *ke = eq;
-		while (ke > k && (ke[-1] == ' ' || ke[-1] == '\t'))
-			ke--;
-		if ((size_t)(ke - k) != strlen("enable-pre-post-scripts") ||
-		    strncmp(k, "enable-pre-post-scripts", (size_t)(ke - k)))
-			continue;
-		char *v = eq + 1 + strspn(eq + 1, " \t");
-		v[strcspn(v, " \t\r\n")] = 0;
-		on = !strcmp(v, "true");
-	}
-	if (fp)
-		fclose(fp);
-	return on;
-}
-
-/* Yarn classic's lockfile says so on its first lines; berry's is YAML
- * with __metadata:. */
-static bool yarn_lock_v1(const char *root)
-{
-	char *f = path_join(root, "yarn.lock");
-	FILE *fp = fopen(f, "re");
-	free(f);
-	if (!fp)
-		return false;
-	char line[256];
-	bool v1 = false;
-	for (int k = 0; k < 3 && fgets(line, sizeof line, fp); k++)
-		v1 |= strstr(line, "yarn lockfile v1") != NULL;
-	fclose(fp);
-	return v1;
-}
-
-static void pm_from_lockfile(const char *root, struct package_manager *pm)
-{
-	static const struct {
-		const char *file, *name;
-	} locks[] = {{"pnpm-lock.yaml", "pnpm"},
-		     {"package-lock.json", "npm"},
-		     {"npm-shrinkwrap.json", "npm"},
-		     {"yarn.lock", "yarn"},
-		     {"bun.lock", "bun"},
-		     {"bun.lockb", "bun"}};
-	for (size_t k = 0; k < sizeof locks / sizeof *locks; k++) {
-		char *f = path_join(root, locks[k].file);
-		struct stat st;
-		/* one there and no file is the package manager's all the same:
-		 * externals.c says it cannot be read */
-		bool here = lstat(f, &st) == 0;
-		free(f);
-		if (here) {
-			strcpy(pm->name, locks[k].name);
-			pm->source = locks[k].file;
-			return;
-		}
-	}
-	strcpy(pm->name, "npm");
-	pm->source = "none found (npm assumed)";
-}
-
 struct workspace *workspace_load(const char *start_dir)
 {
 	return load(start_dir, NULL, NULL, false);
@@ -1005,164 +879,6 @@ struct workspace *workspace_load_here(void)
 	struct workspace *ws = workspace_load(cwd);
 	free(cwd);
 	return ws;
-}
-
-int workspace_vx_dir(const struct workspace *ws)
-{
-	char *dir = path_join(ws->root, ".vx");
-	int rc = fs_mkdirs(dir, 0755);
-	char *ignore = path_join(dir, ".gitignore");
-	struct stat st;
-	/* its own: a user's .gitignore there is left as it is; never half a
-	 * file (a failed write is left out, quietly) */
-	static const char text[] = "# made by vx: its cache and state are this machine's\n*\n";
-	if (!rc && lstat(ignore, &st) < 0 && errno == ENOENT)
-		write_file_atomic(ignore, text, sizeof text - 1);
-	free(ignore);
-	free(dir);
-	return rc;
-}
-
-/* dir resolved through the links of its longest existing ancestor, the
- * rest appended lexically. Caller frees. */
-static char *resolve_existing(const char *dir)
-{
-	char *n = path_normalize(dir), *rest = NULL;
-	for (;;) {
-		char *real = realpath(n, NULL);
-		if (real || !strcmp(n, "/")) {
-			char *out = !real  ? xstrdup(n)
-				    : rest ? path_join(real, rest)
-					   : xstrdup(real);
-			free(real);
-			free(n);
-			free(rest);
-			return out;
-		}
-		char *up = path_dirname(n);
-		const char *base = path_basename(n);
-		char *r = rest ? path_join(base, rest) : xstrdup(base);
-		free(rest);
-		rest = r;
-		free(n);
-		n = up;
-	}
-}
-
-const char *workspace_cache_dir_refused(const struct workspace *ws, const char *dir)
-{
-	static const char *const below[] = {"/usr",   "/etc",	"/bin",	   "/sbin", "/lib",
-					    "/lib32", "/lib64", "/libx32", "/boot", "/dev",
-					    "/proc",  "/sys",	NULL};
-	static const char *const at[] = {"/var", "/tmp", "/home",  "/root",    "/run",	     "/opt",
-					 "/srv", "/mnt", "/media", "/var/tmp", "/var/cache", NULL};
-	char *d = resolve_existing(dir);
-	char *root = resolve_existing(ws->root);
-	const char *home = getenv("HOME");
-	char *h = home && *home == '/' ? resolve_existing(home) : NULL;
-	const char *why = NULL;
-	if (!strcmp(d, "/"))
-		why = "it is the file system's root";
-	else if (path_is_within(d, root))
-		why = "it is or holds the workspace, whose files it would hide from every key and "
-		      "`vx cache clean` would remove";
-	else if (h && path_is_within(d, h))
-		why = "it holds the home directory, which `vx cache clean` would empty";
-	for (size_t i = 0; !why && !path_is_within(root, d) && below[i]; i++)
-		if (path_is_within(below[i], d))
-			why = "it is a system directory";
-	for (size_t i = 0; !why && at[i]; i++)
-		if (!strcmp(at[i], d))
-			why = "it is a system directory, which `vx cache clean` would empty";
-	free(d);
-	free(root);
-	free(h);
-	return why;
-}
-
-char *workspace_cache_dir(const struct workspace *ws)
-{
-	const char *env = getenv("VX_CACHE_DIR");
-	if (env && *env)
-		return path_absolute(env);
-	return path_join(ws->root, ws->cfg->cache_dir);
-}
-
-/* The walk of workspace_linked_projects. The projects' canonical dirs are
- * made only once a link is met: most tasks have none, and a sandboxed
- * task's start should not cost a realpath per project. */
-struct linked_scan {
-	const struct workspace *ws;
-	const char *self;   /* the task's project, canonical */
-	struct strvec dirs; /* canonical, parallel to ws->projects; made on the first link */
-	struct strvec *out;
-};
-
-/* One node_modules entry that is a link: its target when that is a
- * project's directory. */
-static void linked_entry(struct linked_scan *ls, const char *link)
-{
-	char *real = realpath(link, NULL);
-	if (!real)
-		return;
-	if (!ls->dirs.n)
-		for (size_t i = 0; i < ls->ws->projects.n; i++) {
-			char *d = realpath(ls->ws->projects.v[i]->dir, NULL);
-			strvec_push(&ls->dirs, d ? d : ls->ws->projects.v[i]->dir);
-			free(d);
-		}
-	if (!path_is_within(real, ls->self) && strvec_find(ls->out, real) < 0 &&
-	    strvec_find(&ls->dirs, real) >= 0)
-		strvec_push(ls->out, real);
-	free(real);
-}
-
-/* scoped: nm is an @scope directory, which holds links and nothing to enter. */
-static void scan_node_modules(struct linked_scan *ls, const char *nm, bool scoped)
-{
-	struct strvec names = STRVEC_INIT;
-	DIR *d = opendir(nm);
-	struct dirent *e;
-	while (d && (e = readdir(d)))
-		if (e->d_name[0] != '.')
-			strvec_push(&names, e->d_name);
-	if (d)
-		closedir(d);
-	for (size_t i = 0; i < names.n; i++) {
-		char *p = path_join(nm, names.v[i]);
-		struct stat st;
-		if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode))
-			linked_entry(ls, p);
-		else if (!scoped && names.v[i][0] == '@' && lstat(p, &st) == 0 &&
-			 S_ISDIR(st.st_mode))
-			scan_node_modules(ls, p, true); /* @scope/name */
-		free(p);
-	}
-	strvec_clear(&names);
-}
-
-void workspace_linked_projects(const struct workspace *ws, const struct project *p,
-			       struct strvec *out)
-{
-	char *self = realpath(p->dir, NULL);
-	if (!self)
-		return;
-	struct linked_scan ls = {ws, self, STRVEC_INIT, out};
-	size_t start = out->n;
-	const char *roots[] = {self, ws->root};
-	for (size_t i = 0; i < 2; i++) {
-		char *nm = path_join(roots[i], "node_modules");
-		scan_node_modules(&ls, nm, false);
-		free(nm);
-	}
-	size_t first = out->n;
-	for (size_t i = start; i < first; i++) {
-		char *nm = path_join(out->v[i], "node_modules");
-		scan_node_modules(&ls, nm, false);
-		free(nm);
-	}
-	strvec_clear(&ls.dirs);
-	free(self);
 }
 
 void workspace_closure(const struct workspace *ws, const bool *seed, bool reverse, bool *mark)

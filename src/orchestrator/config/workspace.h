@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "orchestrator/config/config.h"
+#include "orchestrator/config/pkgmanager.h"
 #include "util/readcache.h"
 #include "util/spawn.h"
 #include "util/strmap.h"
@@ -32,19 +33,6 @@ struct project {
 					    * say it is built with (framework.h), or NULL */
 	VEC(size_t) deps;   /* indices of the projects this one depends on (workspace_load) */
 	VEC(size_t) nested; /* indices of the projects whose directories lie inside this one's */
-};
-
-/* The package manager a workspace is run with: from packageManager in the
- * root package.json ("pnpm@9.1.0"), else from its lockfile. */
-struct package_manager {
-	char name[8];	    /* "npm", "pnpm", "yarn", "bun" */
-	char version[32];   /* "9.1.0", or "" when not written */
-	const char *source; /* static: "packageManager in package.json", "pnpm-lock.yaml",
-			     * …, or "none found (npm assumed)" */
-	bool pre_post;	    /* it runs a script's "pre" and "post" scripts around it:
-			     * npm, Yarn classic (1.x), pnpm as its
-			     * enable-pre-post-scripts says (on from pnpm 9); not
-			     * Yarn berry or Bun */
 };
 
 struct workspace {
