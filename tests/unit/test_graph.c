@@ -7,6 +7,7 @@
 #include "capture.h"
 #include "check.h"
 #include "fixture.h"
+#include "graphtest.h"
 #include "orchestrator/plan/filter.h"
 #include "orchestrator/plan/graph.h"
 #include "orchestrator/config/workspace.h"
@@ -46,25 +47,6 @@ static void make_workspace(void)
 		      "name: \"@x/tool\"\ntasks:\n  gen: {command: \"echo gen\"}\n");
 	fixture_write(root, "pkgs/ignored/package.json", "{\"name\": \"@x/ignored\"}");
 	fixture_write(root, "pkgs/notaproject/README", "no project files here\n");
-}
-
-static long node(const struct graph *g, const char *id)
-{
-	for (size_t i = 0; i < g->nodes.n; i++)
-		if (!strcmp(g->nodes.v[i]->id, id))
-			return (long)i;
-	return -1;
-}
-
-static bool has_edge(const struct graph *g, const char *from, const char *to)
-{
-	long f = node(g, from), t = node(g, to);
-	if (f < 0 || t < 0)
-		return false;
-	for (size_t k = 0; k < g->nodes.v[f]->deps.n; k++)
-		if (g->nodes.v[f]->deps.v[k].to == (size_t)t)
-			return true;
-	return false;
 }
 
 static void test_workspace(void)

@@ -13,6 +13,7 @@
 #include "capture.h"
 #include "check.h"
 #include "fixture.h"
+#include "graphtest.h"
 #include "orchestrator/run/runopts.h"
 #include "orchestrator/run/runplan.h"
 #include "util/die.h"
@@ -66,23 +67,6 @@ static void cd(const char *rel)
 	if (chdir(d))
 		perror(d), exit(1);
 	free(d);
-}
-
-static long node(const struct graph *g, const char *id)
-{
-	for (size_t i = 0; i < g->nodes.n; i++)
-		if (!strcmp(g->nodes.v[i]->id, id))
-			return (long)i;
-	return -1;
-}
-
-static bool has_edge(const struct graph *g, const char *from, const char *to)
-{
-	long f = node(g, from), t = node(g, to);
-	for (size_t k = 0; f >= 0 && t >= 0 && k < g->nodes.v[f]->deps.n; k++)
-		if (g->nodes.v[f]->deps.v[k].to == (size_t)t)
-			return true;
-	return false;
 }
 
 static bool requested(const struct graph *g, const char *id)
