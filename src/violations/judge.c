@@ -704,7 +704,7 @@ void judge_events(const struct judge_input *in, const struct access_event *ev, s
 		if (e->op == ACCESS_MKDIR)
 			strmap_put(&j.made_dirs, e->path, i);
 	}
-	if (in->keyed && in->n_write_roots) /* read only under a write grant */
+	if (in->keyed) /* what the task made: under a write root, or a file grant's */
 		unkeyed_written(in, &j.written, &j.written_keys, ev, nev);
 	for (size_t i = 0; i < nev; i++)
 		for (size_t r = 0; r < sizeof rules / sizeof *rules; r++)

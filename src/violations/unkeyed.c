@@ -260,6 +260,12 @@ enum unkeyed unkeyed_read(const struct judge_input *in, const struct access_even
 	const char *leftover = write_root_of(in, e->path);
 	if (leftover && made_in_run(in, written, leftover, e->path, at))
 		return KEYED;
+	/* so is a file a file grant let it make, read back (a glob names no
+	 * root: tsup writes tsup.config.bundled_*.mjs, reads it and removes
+	 * it; it was judged by the disk after the run, where it was gone) */
+	size_t made;
+	if (!leftover && strmap_get(written, e->path, &made) && made < at)
+		return KEYED;
 	char *rel = path_relative(in->workspace_root, e->path);
 	char *path = xstrdup(e->path);
 	enum unkeyed what = KEYED;

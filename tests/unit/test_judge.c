@@ -1275,6 +1275,53 @@ static void test_pure_of_disk(void)
 	free(ws);
 }
 
+/* A file a file grant's glob let the task make, read back and removed (tsup
+ * writes tsup.config.bundled_*.mjs beside its config): its own work, as in
+ * a write root; a file it did not make, read and removed, is read-unkeyed.
+ * The disk after the run has neither: the judge once took "gone" for "no
+ * file" and judged neither. */
+static void test_made_and_removed(void)
+{
+	char *ws = xasprintf("%s/made", root), *app = xasprintf("%s/made/app", root);
+	char *tmp = xasprintf("%s/tool.bundled_1.mjs", app), *old = xasprintf("%s/old.mjs", app);
+	const char *keyed[] = {"app/src/a.txt"};
+	const char *widened[] = {app};
+	const char *allow[] = {"tool.bundled_*.mjs"};
+	struct judge_input in = input();
+	in.project_dir = app;
+	in.workspace_root = ws;
+	in.cached = true;
+	in.keyed = keyed;
+	in.n_keyed = 1;
+	in.widened = widened;
+	in.n_widened = 1;
+	in.allow_write = allow;
+	in.n_allow_write = 1;
+	char *log =
+	    xasprintf("2 openat(AT_FDCWD</x>, \"%s\", O_WRONLY|O_CREAT|O_TRUNC, 0666) = 3<%s>\n"
+		      "2 openat(AT_FDCWD</x>, \"%s\", O_RDONLY) = 3<%s>\n"
+		      "2 unlink(\"%s\") = 0\n"
+		      "2 openat(AT_FDCWD</x>, \"%s\", O_RDONLY) = 3<%s>\n"
+		      "2 unlink(\"%s\") = 0\n" EXIT,
+		      tmp, tmp, tmp, tmp, tmp, old, old, old);
+	struct judge_host_table host; /* after the run: neither file is there */
+	judge_host_table_init(&host);
+	in.host = &host.host;
+	struct verdict v;
+	judge(log, &in, &v);
+	CHECK(!has_violation(&v, false, tmp + strlen(root)));
+	CHECK(has_violation(&v, false, old + strlen(root)));
+	CHECK(has_violation(&v, true, old + strlen(root))); /* its unlink: no grant names it */
+	CHECK_INT(v.violations.n, 2);
+	verdict_release(&v);
+	judge_host_table_release(&host);
+	free(log);
+	free(old);
+	free(tmp);
+	free(app);
+	free(ws);
+}
+
 /* The table host walks links as the kernel does. */
 static void test_host_table(void)
 {
@@ -1322,6 +1369,7 @@ int main(void)
 	test_walled();
 	test_unkeyed();
 	test_leftover();
+	test_made_and_removed();
 	test_exec_op();
 	test_probe_write();
 	test_unkeyed_beyond();
