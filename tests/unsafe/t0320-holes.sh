@@ -224,6 +224,61 @@ test_expect_success 'a file an earlier run left in a write grant, read and remov
 	test_grep "violation: read-unkeyed app/cache/old.txt" "$ERR"
 '
 
+# A descriptor copied by dup, dup2 or fcntl(F_DUPFD) places what is opened
+# through it by strace -y's path of that descriptor at the call, so the
+# trace set need not follow the copies (issue 59: fcntl alone was 26 of a
+# node task's 70 traced calls); fts (cp -r, rm -rf, find) walks through
+# such copies, and a build of them is judged with no unplaced access.
+test_expect_success 'opens through copied descriptors are judged where they led; an fts walk is clean' '
+	setup &&
+	echo "undeclared" >app/src/undeclared.txt &&
+	cat >dups.c <<-\EOF &&
+	#include <fcntl.h>
+	#include <stdio.h>
+	#include <unistd.h>
+	int main(void)
+	{
+		char buf[64];
+		int d = open("src", O_RDONLY | O_DIRECTORY);
+		int a = fcntl(d, F_DUPFD_CLOEXEC, 20), b = dup(d);
+		dup2(d, 30);
+		close(d);
+		int r = openat(a, "undeclared.txt", O_RDONLY);
+		ssize_t n = r < 0 ? 0 : read(r, buf, sizeof buf - 1);
+		buf[n > 0 ? n : 0] = 0;
+		printf("read: %s", buf);
+		printf("write: %d\\n", openat(30, "w.txt", O_WRONLY | O_CREAT, 0644) >= 0);
+		printf("unlink: %d\\n", unlinkat(b, "a.txt", 0) == 0);
+		return 0;
+	}
+	EOF
+	cc -o app/dups dups.c &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "./dups"
+	    inputs: {files: ["src/a.txt", "dups"]}
+	    sandbox: {}
+	EOF
+	run_vx 1 run app#build &&
+	test_grep "app#build: read: undeclared" "$OUT" &&
+	test_grep "violation: read-unkeyed app/src/undeclared.txt" "$ERR" &&
+	test_grep "violation: write app/src/w.txt" "$ERR" &&
+	test_grep "violation: write app/src/a.txt" "$ERR" &&
+	test_grep ! "unplaced\|a descriptor the trace never saw" "$ERR" &&
+	ws_project app app <<-'\''EOF'\'' &&
+	  build:
+	    command: "cp -r src dist/copy && find dist/copy -type f >dist/list && chmod -R u+w dist/copy && rm -rf dist/copy && touch dist/stamp"
+	    inputs: {files: ["src/**"]}
+	    outputs: ["dist/**"]
+	    sandbox: {}
+	EOF
+	mkdir -p app/dist &&
+	run_vx 0 run app#build &&
+	test_grep ! "violation\|unplaced" "$ERR" &&
+	run_vx 0 run app#build &&
+	test_grep "app#build: cache hit" "$OUT"
+'
+
 test_expect_success '500 MB of output costs vx no more than 64 MiB of memory, and the entry still holds it all' '
 	setup &&
 	ws_project app app <<-'\''EOF'\'' &&
