@@ -43,7 +43,7 @@ const char *const *sandbox_trace_flags(void)
 	    "unlink,"
 	    "unlinkat,rmdir,truncate,utimensat,utime,utimes,futimesat,mknod,mknodat,chmod,"
 	    "fchmodat,chown,lchown,fchownat,setxattr,lsetxattr,removexattr,lremovexattr,"
-	    "clone,clone3,fork,vfork,unshare,connect,"
+	    "clone,clone3,fork,vfork,unshare,dup,dup2,dup3,fcntl,connect,"
 	    /* the queries of a client that resolves names itself: the
 	     * sandbox has no DNS, and they name the host it wanted */
 	    "sendto,sendmsg,sendmmsg,"
