@@ -61,20 +61,21 @@ static bool network_refused(const struct judge_input *in, const struct access_ev
  * names, that left something behind: made and not removed again, or a file
  * that was there before removed. Each path once (seen). */
 static bool widened_write(const struct judge_input *in, const struct access_event *e,
-			  const struct strmap *made, const struct strmap *gone, struct strset *seen)
+			  const char *path, const struct strmap *made, const struct strmap *gone,
+			  struct strset *seen)
 {
 	if (!(e->write_intent || e->op == ACCESS_RENAME_FROM) || e->op == ACCESS_UTIME ||
 	    e->op == ACCESS_PROBE_WRITE)
 		return false;
 	bool held = false;
 	for (size_t i = 0; i < in->n_widened && !held; i++)
-		held = path_is_within(in->widened[i], e->path) && strcmp(in->widened[i], e->path);
+		held = path_is_within(in->widened[i], path) && strcmp(in->widened[i], path);
 	size_t at;
-	if (!held || (strmap_get(made, e->path, &at) && strmap_get(gone, e->path, &at)) ||
-	    judge_ignored(in, in->allow_write, in->n_allow_write, e->path) ||
-	    judge_ignored(in, in->ignore_write, in->n_ignore_write, e->path))
+	if (!held || (strmap_get(made, path, &at) && strmap_get(gone, path, &at)) ||
+	    judge_ignored(in, in->allow_write, in->n_allow_write, path) ||
+	    judge_ignored(in, in->ignore_write, in->n_ignore_write, path))
 		return false;
-	return strset_add(seen, xasprintf("w%s", e->path));
+	return strset_add(seen, xasprintf("w%s", path));
 }
 
 const char *violation_op_name(enum violation_op op)
@@ -390,11 +391,19 @@ static enum rule_says rule_done(struct judging *j, const struct access_event *e,
 	}
 	if (config_write(in, j->out, e, &j->seen))
 		return RULE_SETTLED;
-	if (widened_write(in, e, &j->made, &j->gone, &j->seen)) {
+	/* judged by its name and, opened through a link, where the kernel
+	 * opened it (-y): a link the task made in an allowed name that leads
+	 * to a file no entry names wrote that file */
+	const char *at[] = {e->path, e->real && strcmp(e->real, e->path) ? e->real : NULL};
+	for (size_t k = 0; k < 2 && at[k]; k++) {
+		if (!widened_write(in, e, at[k], &j->made, &j->gone, &j->seen))
+			continue;
 		struct violation v = {
-		    .op = VIOLATION_WRITE, .path = xstrdup(e->path), .syscall = e->syscall};
+		    .op = VIOLATION_WRITE, .path = xstrdup(at[k]), .syscall = e->syscall};
 		vec_push(&j->out->violations, v);
-		strvec_push_nodup(&j->out->fix_write, fix_widened(in, e, &j->made_dirs));
+		struct access_event there = *e;
+		there.path = (char *)at[k];
+		strvec_push_nodup(&j->out->fix_write, fix_widened(in, &there, &j->made_dirs));
 	}
 	return RULE_SETTLED;
 }

@@ -90,6 +90,15 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* The write grant path lies in (the first that holds it), or NULL. */
+static const char *write_root_of(const struct judge_input *in, const char *path)
+{
+	for (size_t i = 0; i < in->n_write_roots; i++)
+		if (path_is_within(in->write_roots[i], path))
+			return in->write_roots[i];
+	return NULL;
+}
+
 /* The paths the task made in this run, each with the index of its first
  * event (a file written, linked or renamed there, a directory made), by
  * its lexical path and by the one its directory resolves to. */
@@ -101,17 +110,24 @@ void unkeyed_written(const struct judge_input *in, struct strmap *written, struc
 	struct strvec names = STRVEC_INIT, reals = STRVEC_INIT;
 	for (size_t i = 0; i < nev; i++) {
 		const struct access_event *e = &ev[i];
+		/* a hard link is no file made: its bytes are its source's, which
+		 * link(2) does not read, so reading it back is a read of that
+		 * source (a review: link an undeclared file into a grant, read
+		 * it there, unlink it) */
 		if (e->err || e->unresolved || e->truncated || e->path[0] != '/' ||
 		    !(e->op == ACCESS_WRITE || e->op == ACCESS_RENAME_TO ||
-		      e->op == ACCESS_LINK_TO || e->op == ACCESS_SYMLINK ||
-		      e->op == ACCESS_TRUNCATE || e->op == ACCESS_MKDIR))
+		      e->op == ACCESS_SYMLINK || e->op == ACCESS_TRUNCATE || e->op == ACCESS_MKDIR))
 			continue;
 		size_t first;
 		if (!strmap_get(written, e->path, &first))
 			strmap_put(written, e->path, i);
 		if (e->real) {
-			/* -y: where the kernel made it, when it was made */
-			if (strcmp(e->real, e->path) && !strmap_get(written, e->real, &first))
+			/* -y: where the kernel made it, when it was made; through a
+			 * link, only inside a write grant (a write-open that
+			 * appended nothing through a link to an undeclared file
+			 * made nothing of it) */
+			if (strcmp(e->real, e->path) && write_root_of(in, e->real) &&
+			    !strmap_get(written, e->real, &first))
 				strmap_put(written, e->real, i);
 			continue;
 		}
@@ -140,15 +156,6 @@ void unkeyed_written(const struct judge_input *in, struct strmap *written, struc
 	strmap_clear(&dirs);
 	strvec_clear(&names);
 	strvec_clear(&reals);
-}
-
-/* The write grant path lies in (the first that holds it), or NULL. */
-static const char *write_root_of(const struct judge_input *in, const char *path)
-{
-	for (size_t i = 0; i < in->n_write_roots; i++)
-		if (path_is_within(in->write_roots[i], path))
-			return in->write_roots[i];
-	return NULL;
 }
 
 /* The task made path (or a directory it lies in, below root) before

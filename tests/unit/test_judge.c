@@ -1314,8 +1314,35 @@ static void test_made_and_removed(void)
 	CHECK(has_violation(&v, true, old + strlen(root))); /* its unlink: no grant names it */
 	CHECK_INT(v.violations.n, 2);
 	verdict_release(&v);
-	judge_host_table_release(&host);
 	free(log);
+
+	/* laundering (a review): an undeclared file hard-linked into an
+	 * allowed name and read there is a read of it; a link the task made
+	 * in an allowed name, opened to write through it, neither makes the
+	 * file it leads to the task's own nor writes it unseen */
+	char *cfg = xasprintf("%s/config.json", app),
+	     *lnk = xasprintf("%s/tool.bundled_2.mjs", app);
+	log = xasprintf("2 link(\"%s\", \"%s\") = 0\n"
+			"2 openat(AT_FDCWD</x>, \"%s\", O_RDONLY) = 3<%s>\n"
+			"2 unlink(\"%s\") = 0\n" EXIT,
+			cfg, tmp, tmp, tmp, tmp);
+	judge(log, &in, &v);
+	CHECK(has_violation(&v, false, tmp + strlen(root)));
+	verdict_release(&v);
+	free(log);
+	log = xasprintf("2 symlink(\"config.json\", \"%s\") = 0\n"
+			"2 openat(AT_FDCWD</x>, \"%s\", O_WRONLY|O_APPEND) = 3<%s>\n"
+			"2 openat(AT_FDCWD</x>, \"%s\", O_RDONLY) = 3<%s>\n"
+			"2 unlink(\"%s\") = 0\n" EXIT,
+			lnk, lnk, cfg, cfg, cfg, lnk);
+	judge(log, &in, &v);
+	CHECK(has_violation(&v, false, cfg + strlen(root))); /* its read */
+	CHECK(has_violation(&v, true, cfg + strlen(root)));  /* the write through the link */
+	verdict_release(&v);
+	free(log);
+	free(lnk);
+	free(cfg);
+	judge_host_table_release(&host);
 	free(old);
 	free(tmp);
 	free(app);
