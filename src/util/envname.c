@@ -33,9 +33,14 @@ static bool holds(const char *s, size_t len, const char *part)
 
 bool envname_credential(const char *name, size_t len)
 {
-	static const char *const parts[] = {"TOKEN",	  "SECRET",	"PASSWORD", "PASSWD",
-					    "PASSPHRASE", "CREDENTIAL", NULL};
-	static const char *const words[] = {"JWT", "AUTH", "AUTHORIZATION", "PASS", NULL};
+	static const char *const parts[] = {
+	    "TOKEN",	  "SECRET",	"PASSWORD",	     "PASSWD",
+	    "PASSPHRASE", "CREDENTIAL", "CONNECTION_STRING", "CONNECTIONSTRING",
+	    NULL};
+	/* PAT: a personal access token (GITHUB_PAT, AZURE_DEVOPS_EXT_PAT);
+	 * PEM and PRIVATE: a key's text (GITHUB_APP_PEM, SSH_PRIVATE) */
+	static const char *const words[] = {"JWT", "AUTH", "AUTHORIZATION", "PASS",
+					    "PAT", "PEM",  "PRIVATE",	    NULL};
 	for (const char *const *p = parts; *p; p++)
 		if (holds(name, len, *p))
 			return true;

@@ -51,6 +51,14 @@ int main(void)
 	    "VAULT_TOKEN",
 	    "PRIVATE_KEY",
 	    "MY_APIKEYS",
+	    /* a review: these reached every sandboxed task under GITHUB_*,
+	     * or through a task's passThrough, once the prefix rule went */
+	    "GITHUB_PAT",
+	    "GITHUB_APP_PEM",
+	    "AZURE_DEVOPS_EXT_PAT",
+	    "AZURE_STORAGE_CONNECTION_STRING",
+	    "SQLCONNECTIONSTRING",
+	    "SSH_PRIVATE",
 	    NULL,
 	};
 	static const char *const no[] = {
@@ -79,6 +87,9 @@ int main(void)
 	    "GIT_AUTHOR_NAME",
 	    "NODE_ENV",
 	    "",
+	    "GITHUB_PATH", /* a file of PATH entries: PAT only whole */
+	    "PATH_INFO",
+	    "PATTERN",
 	    NULL,
 	};
 	for (const char *const *n = yes; *n; n++) {
