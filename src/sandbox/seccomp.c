@@ -28,6 +28,13 @@
  *   flag fails with EPERM; clone3, whose flags lie in memory seccomp
  *   cannot read, fails with ENOSYS, which glibc (2.34+) and the other
  *   runtimes take as "use clone" (Docker's default profile does the same).
+ * - A user namespace of the task's own fails with EPERM (clone or
+ *   unshare with CLONE_NEWUSER; clone3 is ENOSYS already): in one a task
+ *   has every capability, and with a mount namespace could bind a secret
+ *   over a keyed path, which strace -y then names for the secret's bytes
+ *   (a review, session 30). init's pid and mount namespaces need none.
+ *   Chrome's own sandbox needs one: run it with --no-sandbox, as in a
+ *   container.
  * - The kernel keyring fails with ENOSYS (item 9): keyctl, add_key and
  *   request_key. The session keyring is the one of whoever started vx
  *   (Kerberos KEYRING: caches, tools' secrets), and the user keyring is
@@ -105,7 +112,11 @@ struct rule {
 	}
 #define UNTRACED(n)                                                                                \
 	{                                                                                          \
-		(n), EPERM, 0, CLONE_UNTRACED, -1, 0                                               \
+		(n), EPERM, 0, CLONE_UNTRACED | CLONE_NEWUSER, -1, 0                               \
+	}
+#define NEWUSER(n)                                                                                 \
+	{                                                                                          \
+		(n), EPERM, 0, CLONE_NEWUSER, -1, 0                                                \
 	}
 
 /* 425..427 io_uring, 435 clone3, 437 openat2 and 452 fchmodat2 are the
@@ -133,6 +144,7 @@ static const struct rule native[] = {
     CREATE_SETID(257, 2, 3),
     SETID(85, 1), /* open openat creat */
     UNTRACED(56), /* clone */
+    NEWUSER(272), /* unshare */
 };
 #define COMPAT_ARCH AUDIT_ARCH_I386
 static const struct rule compat[] = {
@@ -150,6 +162,7 @@ static const struct rule compat[] = {
     CREATE_SETID(295, 2, 3),
     SETID(8, 1),   /* open openat creat */
     UNTRACED(120), /* clone */
+    NEWUSER(310),  /* unshare */
 };
 #elif defined(__aarch64__)
 #define NATIVE_ARCH AUDIT_ARCH_AARCH64
@@ -160,6 +173,7 @@ static const struct rule native[] = {
     SETID(53, 2),			   /* seccomp fchmod fchmodat */
     SETID(33, 2),  CREATE_SETID(56, 2, 3), /* mknodat openat */
     UNTRACED(220),			   /* clone */
+    NEWUSER(97),			   /* unshare */
 };
 #else
 #error "seccomp.c knows the system call numbers of x86_64 and aarch64 only"

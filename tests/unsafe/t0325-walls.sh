@@ -161,6 +161,26 @@ check_denied() {
 # skipped the wall check and the mandatory-deny walk. Item 6: the table
 # missed shells', package managers', agents' and CI's kinds. The same grant
 # one level down (not staged) must hold the same.
+# A security review (session 30): a task that made a user namespace of its
+# own had every capability in it, and with a mount namespace could bind
+# a secret over a keyed path; strace -y then named the keyed path for the
+# secret's bytes. The filter refuses clone and unshare with CLONE_NEWUSER,
+# traced or not (init's pid namespace needs none; bwrap's --disable-userns
+# could not be used: its nested namespace left init unable to mount /proc).
+test_expect_success 'a task can make no user namespace, traced or not' '
+	setup &&
+	project "\"unshare -U true && echo userns-made || echo userns-refused; unshare -Ur true && echo root-made || echo root-refused\"" \
+		"sandbox: {allow: {write: [\"dist/\"]}}" &&
+	run_vx 0 run app#build &&
+	test_grep "app#build: userns-refused" "$OUT" &&
+	test_grep "app#build: root-refused" "$OUT" &&
+	test_grep ! "app#build: [a-z]*-made$" "$OUT" &&
+	mkdir -p "$TEST_DIR/bin" && cp "$VX" "$TEST_DIR/bin/vx" &&
+	"$TEST_DIR/bin/vx" run app#build >out 2>err &&
+	grep -q "run untraced" err &&
+	grep -q "app#build: userns-refused" out
+'
+
 test_expect_success 'every mandatory deny holds in a write grant, staged or not' '
 	setup &&
 	plant_denied app/out && plant_denied app/gen/out &&
