@@ -99,6 +99,26 @@ static const char *write_root_of(const struct judge_input *in, const char *path)
 	return NULL;
 }
 
+/* The key written holds a link the task made under (its path after it). */
+#define LINK_MADE "\001"
+
+/* Whether path, or a directory it lies in, is a link the task made. */
+static bool through_link_made(const struct strmap *written, const char *path)
+{
+	char *k = xasprintf("%s%s", LINK_MADE, path);
+	bool made = false;
+	for (char *slash; !made;) {
+		size_t at;
+		made = strmap_get(written, k, &at);
+		slash = strrchr(k, '/');
+		if (!slash || slash == k + 1)
+			break;
+		*slash = '\0';
+	}
+	free(k);
+	return made;
+}
+
 /* The paths the task made in this run, each with the index of its first
  * event (a file written, linked or renamed there, a directory made), by
  * its lexical path and by the one its directory resolves to. */
@@ -121,6 +141,16 @@ void unkeyed_written(const struct judge_input *in, struct strmap *written, struc
 		size_t first;
 		if (!strmap_get(written, e->path, &first))
 			strmap_put(written, e->path, i);
+		if (e->op == ACCESS_SYMLINK) {
+			/* a link made: an exec through it is placed by it alone */
+			char *k = xasprintf("%s%s", LINK_MADE, e->path);
+			if (strmap_get(written, k, &first)) {
+				free(k);
+			} else {
+				strvec_push_nodup(keys, k);
+				strmap_put(written, k, i);
+			}
+		}
 		if (e->real) {
 			/* -y: where the kernel made it, when it was made; through a
 			 * link, only inside a write grant (a write-open that
@@ -227,6 +257,17 @@ enum unkeyed unkeyed_read(const struct judge_input *in, const struct access_even
 	} else {
 		/* the kernel's path, at the call (strace -y), over the host's now */
 		opened = e->real ? xstrdup(e->real) : judge_host_resolve(in, e->path);
+		/* an exec has no descriptor for -y to name: through a link the
+		 * task made and removed before it exited, where it led is known
+		 * to no one, and its name is the task's own: not placed, not
+		 * keyed (a review, session 30) */
+		if (e->op == ACCESS_EXEC && !e->real && !opened &&
+		    through_link_made(written, e->path)) {
+			if (!strset_add(seen, xasprintf("u%s", e->path)))
+				return KEYED;
+			*real_out = xstrdup(e->path);
+			return UNKEYED_PROJECT;
+		}
 	}
 	if (opened && strcmp(opened, e->path)) {
 		struct access_event opened_at = *e;

@@ -1340,6 +1340,16 @@ static void test_made_and_removed(void)
 	CHECK(has_violation(&v, true, cfg + strlen(root)));  /* the write through the link */
 	verdict_release(&v);
 	free(log);
+	/* an exec through a link the task made and removed: execve names no
+	 * descriptor, and the disk after the run has nothing there */
+	log = xasprintf("2 symlink(\"../other/tool\", \"%s\") = 0\n"
+			"2 execve(\"%s\", [\"tool\"], 0x7ffd /* 1 var */) = 0\n"
+			"2 unlink(\"%s\") = 0\n" EXIT,
+			lnk, lnk, lnk);
+	judge(log, &in, &v);
+	CHECK(has_violation(&v, false, lnk + strlen(root)));
+	verdict_release(&v);
+	free(log);
 	free(lnk);
 	free(cfg);
 	judge_host_table_release(&host);
