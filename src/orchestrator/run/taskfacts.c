@@ -115,21 +115,26 @@ static bool declared_write_walled(const struct workspace *ws, const char *proj, 
  * even where the directory above it is granted (issue 54 item 2). */
 static void drop_covered(struct strvec *list)
 {
-	size_t keep = 0;
+	/* decided over the whole list first, then compacted: compacting as
+	 * it went compared later entries with ones already freed (ASan) */
+	bool *covered = xcalloc(list->n + 1, sizeof *covered);
 	for (size_t a = 0; a < list->n; a++) {
 		const char *e = list->v[a];
-		bool covered = false;
-		for (size_t b = 0; b < list->n && !covered; b++) {
+		for (size_t b = 0; b < list->n && !covered[a]; b++) {
 			const char *d = list->v[b];
 			size_t n = strlen(d);
-			covered = b != a && n > 1 && d[n - 1] == '/' && !glob_has_magic(d) &&
-				  strlen(e) > n && !strncmp(e, d, n);
+			covered[a] = b != a && n > 1 && d[n - 1] == '/' && !glob_has_magic(d) &&
+				     strlen(e) > n && !strncmp(e, d, n);
 		}
-		if (covered)
+	}
+	size_t keep = 0;
+	for (size_t a = 0; a < list->n; a++) {
+		if (covered[a])
 			free(list->v[a]);
 		else
 			list->v[keep++] = list->v[a];
 	}
+	free(covered);
 	list->n = keep;
 	if (list->v)
 		list->v[keep] = NULL;
