@@ -246,6 +246,20 @@ test_wait_for() {
 	done
 }
 
+# Waits until an HTTP server answers on 127.0.0.1:$1 (any status), for at
+# most $2 tenths of a second (50); fails, saying so, when it never does.
+test_wait_http() {
+	local tries=${2:-50}
+	until curl -s -o /dev/null "http://127.0.0.1:$1/v8/artifacts/status"; do
+		tries=$((tries - 1))
+		if [ "$tries" -le 0 ]; then
+			echo "test_wait_http: nothing answered on port $1"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
 # While a sandboxed task runs, its top-level write grants live in its stage
 # under the workspace's .vx/stage (docs/sandbox.md); they are moved back
 # when it ends. $1 is PROJ/GRANT/FILE.

@@ -77,7 +77,7 @@ test_expect_success 'a body cut off mid-transfer either way is a warning: the ta
 	free_port torn &&
 	{ node "$TEST_TMP/torn.js" $torn & } &&
 	torn_pid=$! &&
-	for i in $(seq 50); do curl -s -o /dev/null http://127.0.0.1:$torn/v8/artifacts/status && break; sleep 0.1; done &&
+	test_wait_http $torn &&
 	ws_root <<-EOF &&
 	tasks:
 	  build:
@@ -129,7 +129,7 @@ test_expect_success 'a team cache the server calls disabled or over its limit is
 		free_port dport &&
 		{ node "$TEST_TMP/disabled.js" $dport $st "$TEST_DIR/asked-$st" & } &&
 		dpid=$! &&
-		for i in $(seq 50); do curl -s -o /dev/null http://127.0.0.1:$dport/v8/artifacts/status && break; sleep 0.1; done &&
+		test_wait_http $dport &&
 		rm -rf .vx */dist &&
 		VX_REMOTE_CACHE_URL=http://127.0.0.1:$dport run_vx 0 run build &&
 		kill $dpid &&
@@ -196,7 +196,7 @@ test_expect_success 'tasks that end while the remote lookups are in flight are s
 	free_port sport &&
 	{ node "$TEST_TMP/slow.js" $sport & } &&
 	spid=$! &&
-	for i in $(seq 50); do curl -s -o /dev/null http://127.0.0.1:$sport/v8/artifacts/status && break; sleep 0.1; done &&
+	test_wait_http $sport &&
 	ws_root <<-EOF &&
 	tasks:
 	  build:
@@ -229,7 +229,7 @@ test_expect_success 'a task waiting on its prefetch wakes the loop when it is an
 	free_port sport &&
 	{ node "$TEST_TMP/slow.js" $sport & } &&
 	spid=$! &&
-	for i in $(seq 50); do curl -s -o /dev/null http://127.0.0.1:$sport/v8/artifacts/status && break; sleep 0.1; done &&
+	test_wait_http $sport &&
 	ws_root <<-EOF &&
 	tasks:
 	  build:
@@ -254,7 +254,7 @@ test_expect_success 'the run waits a bounded time for its uploads at its end, an
 	free_port sport &&
 	{ node "$TEST_TMP/slow.js" $sport put & } &&
 	spid=$! &&
-	for i in $(seq 50); do curl -s -o /dev/null http://127.0.0.1:$sport/v8/artifacts/status && break; sleep 0.1; done &&
+	test_wait_http $sport &&
 	ws_root <<-EOF &&
 	tasks:
 	  build:

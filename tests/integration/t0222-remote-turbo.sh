@@ -110,7 +110,7 @@ test_expect_success 'signed, against a server that keeps tags: both tools hit th
 	mkdir -p "$TEST_DIR/tags" &&
 	{ node "$TEST_TMP/tagstore.js" $tport "$TEST_DIR/tags" & } &&
 	tpid=$! &&
-	for i in $(seq 50); do curl -s -o /dev/null http://127.0.0.1:$tport/v8/artifacts/status && break; sleep 0.1; done &&
+	test_wait_http $tport &&
 	export VX_REMOTE_CACHE_URL=http://127.0.0.1:$tport TURBO_API=http://127.0.0.1:$tport &&
 	export TURBO_REMOTE_CACHE_SIGNATURE_KEY=k3y-$RANDOM-0123456789abcdef0123456789 &&
 	setup && sign &&

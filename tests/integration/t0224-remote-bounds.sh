@@ -113,11 +113,7 @@ liar_start() {
 	node "$TEST_TMP/liar.js" $liar_port $1 "$liar_log" &
 	liar_pid=$!
 	echo $liar_pid >>"$TEST_TMP/pids"
-	local i
-	for i in $(seq 100); do
-		curl -s -o /dev/null http://127.0.0.1:$liar_port/v8/artifacts/status && break
-		sleep 0.1
-	done
+	test_wait_http $liar_port 100 || return 1
 	export VX_REMOTE_CACHE_URL=http://127.0.0.1:$liar_port
 }
 
