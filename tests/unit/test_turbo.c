@@ -286,6 +286,55 @@ static void test_parsed_once(void)
 	rmdir(dir);
 }
 
+/* A package's turbo.json takes $schema, tasks (pipeline), extends,
+ * boundaries and tags; any other key, Turborepo's or unknown, belongs in
+ * the root's; and it must extend the root's. */
+static void test_package_keys(void)
+{
+	char dir[] = "/tmp/vx-test-turbo-XXXXXX";
+	if (!mkdtemp(dir))
+		die_errno("mkdtemp");
+	struct config *root = empty();
+	CHECK_INT(parse("{\"tasks\": {\"build\": {\"outputs\": [\"dist/**\"]}}}", root), 1);
+	const char *cases[][2] = {
+	    {"{\"$schema\": \"x\", \"extends\": [\"//\"], \"tasks\": {\"build\": {\"outputs\": "
+	     "[\"$TURBO_EXTENDS$\", \"lib/**\"]}}, \"tags\": [\"a\"]}",
+	     NULL},
+	    {"{\"extends\": [\"//\"], \"globalEnv\": []}",
+	     "turbo.json:1:21: \"globalEnv\" belongs in the root turbo.json, not a package's"},
+	    {"{\"extends\": [\"//\"], \"ui\": \"tui\"}",
+	     "turbo.json:1:21: \"ui\" belongs in the root turbo.json, not a package's"},
+	    {"{\"extends\": [\"//\"], \"bogus\": 1}",
+	     "turbo.json:1:21: \"bogus\" belongs in the root turbo.json, not a package's"},
+	    {"{\"tasks\": {}}", "turbo.json:1:1: a package's turbo.json must extend the root's"},
+	    {"{\"extends\": [\"//\"], \"tasks\": {\"web#build\": {}}}",
+	     "turbo.json:1:31: a package's turbo.json names its own tasks: \"build\", not "
+	     "\"web#build\""},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		write_turbo(dir, cases[k][0]);
+		struct config *cfg = empty();
+		capture_begin();
+		int rc = turbo_load_package(NULL, dir, "web", root, cfg);
+		const char *err = capture_end();
+		CHECK_INT(rc, cases[k][1] ? -1 : 1);
+		if (cases[k][1] && !strstr(err, cases[k][1]))
+			fprintf(stderr, "case %zu: got %s\n", k, err);
+		CHECK(cases[k][1] ? strstr(err, cases[k][1]) != NULL : !*err);
+		if (!cases[k][1]) {
+			const struct task_cfg *b = config_find_task(cfg, "build");
+			CHECK(b && b->outputs.n == 2 && has(&b->outputs, "dist/**") &&
+			      has(&b->outputs, "lib/**"));
+		}
+		config_free(cfg);
+	}
+	config_free(root);
+	char *p = xasprintf("%s/turbo.json", dir);
+	unlink(p);
+	free(p);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	test_parsed_once();
@@ -294,5 +343,6 @@ int main(void)
 	test_overlay_and_schema1();
 	test_remote();
 	test_errors();
+	test_package_keys();
 	return check_finish("turbo");
 }

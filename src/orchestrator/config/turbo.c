@@ -34,6 +34,7 @@ struct turbo {
 	 * tasks its own extend, and the package's name */
 	const struct config *root;
 	const char *package;
+	bool extends, env_mode; /* "extends", "envMode" read */
 };
 
 static struct loc at(const struct turbo *t, const yaml_node_t *n)
@@ -148,32 +149,6 @@ static void env_names(const lstr_vec *pats, lstr_vec *out)
 			vec_push(out, ((struct lstr){xstrdup(pats->v[i].s), pats->v[i].loc}));
 }
 
-/* Keys of Turborepo's that change nothing vx does: read, and not a word
- * about them (issue 42: a warning per run for "ui" and each task's
- * "interactive"). */
-static const char *const SILENT_KEYS[] = {
-    "$schema", "ui", "daemon", "noUpdateNotifier", "dangerouslyDisablePackageManagerCheck", NULL};
-
-static const char *const TOP_KEYS[] = {"$schema",
-				       "tasks",
-				       "extends",
-				       "globalDependencies",
-				       "globalEnv",
-				       "globalPassThroughEnv",
-				       "envMode",
-				       "remoteCache",
-				       "ui",
-				       "daemon",
-				       "noUpdateNotifier",
-				       "dangerouslyDisablePackageManagerCheck",
-				       "cacheDir",
-				       "concurrency",
-				       "boundaries",
-				       "futureFlags",
-				       "tags",
-				       NULL};
-static const char *const SCHEMA1_TOP_KEYS[] = {"globalDotEnv", "experimentalSpaces", NULL};
-
 /* An unknown key is an error at its place, with the closest known one. */
 static void unknown_key(const struct turbo *t, const yaml_node_t *k, const char *what,
 			const char *const *known)
@@ -203,14 +178,6 @@ static bool first_time(const char *path, const char *key)
 	else
 		free(k);
 	return first;
-}
-
-static bool in(const char *const *list, const char *s)
-{
-	for (; *list; list++)
-		if (!strcmp(*list, s))
-			return true;
-	return false;
 }
 
 /* A task key read into tc from its value v (k: the key), a Turborepo
@@ -460,6 +427,44 @@ static void add_task(struct config *cfg, struct task_cfg *tc)
 	vec_push(&cfg->tasks, tc);
 }
 
+/* The keys of "remoteCache" vx reads, one row each: a bool or a string,
+ * and its field of struct remote_cfg ("enabled" is read's; write follows
+ * it). Any other is warned about and ignored. */
+static const struct {
+	const char *name;
+	bool is_bool; /* else a string (char *) */
+	size_t off;
+} REMOTE_KEYS[] = {
+    {"enabled", true, offsetof(struct remote_cfg, read)},
+    {"signature", true, offsetof(struct remote_cfg, signature)},
+    {"apiUrl", false, offsetof(struct remote_cfg, url)},
+    {"teamId", false, offsetof(struct remote_cfg, team_id)},
+};
+
+/* One key of "remoteCache" into rc. Returns 0, or -1 after an error line. */
+static int remote_key(struct turbo *t, const yaml_node_t *k, const yaml_node_t *v,
+		      struct remote_cfg *rc)
+{
+	const char *name = yamlnode_scalar(k);
+	for (size_t i = 0; i < sizeof REMOTE_KEYS / sizeof *REMOTE_KEYS; i++) {
+		if (strcmp(REMOTE_KEYS[i].name, name))
+			continue;
+		void *field = (char *)rc + REMOTE_KEYS[i].off;
+		if (REMOTE_KEYS[i].is_bool)
+			return get_bool(t, v, name, field);
+		const char *s = string(v);
+		if (!s) {
+			struct loc vl = at(t, v);
+			return config_error(&vl, "turbo.json \"%s\" must be a string", name);
+		}
+		free(*(char **)field);
+		*(char **)field = xstrdup(s);
+		return 0;
+	}
+	warn_at(t, k, "remoteCache \"%s\" is not read by vx (ignored)", name);
+	return 0;
+}
+
 /* "remoteCache" as cache.remote, unless the root vx.yaml has one (it
  * overlays turbo.json): enabled, signature, apiUrl, teamId. The token and
  * the rest come from the environment, as for Turborepo. */
@@ -469,38 +474,21 @@ static int read_remote(struct turbo *t, const yaml_node_t *v)
 	if (v->type != YAML_MAPPING_NODE)
 		return config_error(&l, "turbo.json \"remoteCache\" must be an object");
 	struct remote_cfg rc = {.read = true, .write = true, .loc = l};
-	bool enabled = true;
 	int err = 0;
 	for (yaml_node_pair_t *pr = v->data.mapping.pairs.start;
 	     !err && pr < v->data.mapping.pairs.top; pr++) {
 		yaml_node_t *k = yaml_document_get_node(&t->doc, pr->key);
-		yaml_node_t *val = yaml_document_get_node(&t->doc, pr->value);
-		const char *name = yamlnode_scalar(k);
-		if (!name) {
+		if (!yamlnode_scalar(k)) {
 			struct loc kl = at(t, k);
 			err = config_error(&kl, "turbo.json keys must be strings");
 		} else if (dup_key(t, v, pr)) {
 			err = -1;
-		} else if (!strcmp(name, "enabled")) {
-			err = get_bool(t, val, name, &enabled);
-		} else if (!strcmp(name, "signature")) {
-			err = get_bool(t, val, name, &rc.signature);
-		} else if (!strcmp(name, "apiUrl") || !strcmp(name, "teamId")) {
-			const char *s = string(val);
-			if (!s) {
-				struct loc vl = at(t, val);
-				err = config_error(&vl, "turbo.json \"%s\" must be a string", name);
-			} else {
-				char **dst = !strcmp(name, "apiUrl") ? &rc.url : &rc.team_id;
-				free(*dst);
-				*dst = xstrdup(s);
-			}
 		} else {
-			warn_at(t, k, "remoteCache \"%s\" is not read by vx (ignored)", name);
+			err = remote_key(t, k, yaml_document_get_node(&t->doc, pr->value), &rc);
 		}
 	}
 	if (!err && !t->cfg->remote) {
-		rc.read = rc.write = enabled;
+		rc.write = rc.read; /* "enabled" */
 		t->cfg->remote = xmalloc(sizeof rc);
 		*t->cfg->remote = rc;
 		return 0;
@@ -509,9 +497,6 @@ static int read_remote(struct turbo *t, const yaml_node_t *v)
 	free(rc.team_id);
 	return err;
 }
-
-/* Keys whose effect vx does not give: said at each load. */
-static const char *const IGNORED_KEYS[] = {"cacheDir", "concurrency", "futureFlags", NULL};
 
 /* "$TURBO_EXTENDS$" in a package task's list: the root task's list first,
  * then the package's own. Returns true when it was there. */
@@ -571,6 +556,205 @@ static int read_extends(struct turbo *t, const yaml_node_t *k, const yaml_node_t
 	return rc;
 }
 
+struct turbo_top_key;
+/* A top-level key read from its value v (k: the key) into t->cfg.
+ * Returns 0, or -1 after an error line. */
+typedef int turbo_top_read(struct turbo *t, const struct turbo_top_key *key, const yaml_node_t *k,
+			   const yaml_node_t *v);
+
+enum {
+	TOP_PACKAGE = 1, /* read in a package's turbo.json too; any other key belongs in the
+			  * root's */
+	TOP_SCHEMA1 = 2, /* schema 1's: offered to no typo */
+};
+
+/* A top-level key: what reads its value, and for a list the field it goes to. */
+struct turbo_top_key {
+	const char *name;
+	turbo_top_read *read;
+	size_t off; /* top_list's, top_env's: offsetof the lstr_vec in struct config */
+	unsigned flags;
+};
+
+/* "tasks": each task read, and put under the config's own. */
+static int top_tasks(struct turbo *t, const struct turbo_top_key *key, const yaml_node_t *k,
+		     const yaml_node_t *v)
+{
+	const char *name = yamlnode_scalar(k);
+	(void)key;
+	if (v->type != YAML_MAPPING_NODE) {
+		struct loc l = at(t, v);
+		return config_error(&l, "turbo.json \"%s\" must be an object", name);
+	}
+	for (yaml_node_pair_t *tp = v->data.mapping.pairs.start; tp < v->data.mapping.pairs.top;
+	     tp++) {
+		yaml_node_t *tk = yaml_document_get_node(&t->doc, tp->key);
+		if (dup_key(t, v, tp))
+			return -1;
+		const char *tn = yamlnode_scalar(tk);
+		if (t->package && tn && strchr(tn, '#')) {
+			struct loc l = at(t, tk);
+			return config_error(&l,
+					    "a package's turbo.json names its own tasks: \"%s\", "
+					    "not \"%s\"",
+					    strchr(tn, '#') + 1, tn);
+		}
+		struct task_cfg *tc = read_task(t, tk, yaml_document_get_node(&t->doc, tp->value));
+		if (!tc)
+			return -1;
+		if (t->package)
+			extend_task(t, tc);
+		add_task(t->cfg, tc);
+	}
+	return 0;
+}
+
+/* "pipeline", schema 1's "tasks": read as it. */
+static int top_pipeline(struct turbo *t, const struct turbo_top_key *key, const yaml_node_t *k,
+			const yaml_node_t *v)
+{
+	warn_at(t, k, "\"%s\" is turbo.json's schema 1: read as \"tasks\"", yamlnode_scalar(k));
+	return top_tasks(t, key, k, v);
+}
+
+static int top_extends(struct turbo *t, const struct turbo_top_key *key, const yaml_node_t *k,
+		       const yaml_node_t *v)
+{
+	(void)key;
+	int rc = read_extends(t, k, v);
+	t->extends = !rc;
+	return rc;
+}
+
+/* "boundaries", "tags": vx boundaries' rules (tagrules.h), checked at
+ * every load. */
+static int top_boundaries(struct turbo *t, const struct turbo_top_key *key, const yaml_node_t *k,
+			  const yaml_node_t *v)
+{
+	(void)key;
+	return tagrules_read_key(t->path, &t->doc, k, v, NULL) < 0 ? -1 : 0;
+}
+
+/* A list of strings into the config's lstr_vec at key->off. */
+static int top_list(struct turbo *t, const struct turbo_top_key *key, const yaml_node_t *k,
+		    const yaml_node_t *v)
+{
+	return get_list(t, v, yamlnode_scalar(k), (lstr_vec *)((char *)t->cfg + key->off));
+}
+
+/* Environment names (env_names) into the config's lstr_vec at key->off. */
+static int top_env(struct turbo *t, const struct turbo_top_key *key, const yaml_node_t *k,
+		   const yaml_node_t *v)
+{
+	lstr_vec pats = {0};
+	int rc = get_list(t, v, yamlnode_scalar(k), &pats);
+	if (!rc)
+		env_names(&pats, (lstr_vec *)((char *)t->cfg + key->off));
+	lstr_vec_free(&pats);
+	return rc;
+}
+
+static int top_env_mode(struct turbo *t, const struct turbo_top_key *key, const yaml_node_t *k,
+			const yaml_node_t *v)
+{
+	(void)key, (void)k;
+	const char *m = string(v);
+	if (!m || (strcmp(m, "strict") && strcmp(m, "loose"))) {
+		struct loc l = at(t, v);
+		return config_error(&l, "turbo.json \"envMode\" is \"strict\" or \"loose\"");
+	}
+	t->cfg->env_strict = !strcmp(m, "strict");
+	t->env_mode = true;
+	return 0;
+}
+
+static int top_remote(struct turbo *t, const struct turbo_top_key *key, const yaml_node_t *k,
+		      const yaml_node_t *v)
+{
+	(void)key, (void)k;
+	return read_remote(t, v);
+}
+
+/* A key nothing vx does depends on: read, and not a word about it (issue
+ * 42: a warning per run for "ui"). */
+static int top_silent(struct turbo *t, const struct turbo_top_key *key, const yaml_node_t *k,
+		      const yaml_node_t *v)
+{
+	(void)t, (void)key, (void)k, (void)v;
+	return 0;
+}
+
+/* A key whose effect vx does not give: said at each load. */
+static int top_ignored(struct turbo *t, const struct turbo_top_key *key, const yaml_node_t *k,
+		       const yaml_node_t *v)
+{
+	(void)key, (void)v;
+	warn_at(t, k, "\"%s\" is not read by vx (ignored)", yamlnode_scalar(k));
+	return 0;
+}
+
+static int top_schema1(struct turbo *t, const struct turbo_top_key *key, const yaml_node_t *k,
+		       const yaml_node_t *v)
+{
+	(void)key, (void)v;
+	warn_at(t, k, "\"%s\" is turbo.json's schema 1, which vx does not read (ignored)",
+		yamlnode_scalar(k));
+	return 0;
+}
+
+/* The top-level keys of turbo.json, one row each: what reads the value
+ * and, for a list, the field of struct config it goes to. Listed in the
+ * order an unknown key's refusal offers them (Turborepo 2's schema,
+ * schema 1's last). */
+static const struct turbo_top_key TOP_KEYS[] = {
+    {"$schema", top_silent, 0, TOP_PACKAGE},
+    {"tasks", top_tasks, 0, TOP_PACKAGE},
+    {"extends", top_extends, 0, TOP_PACKAGE},
+    {"globalDependencies", top_list, offsetof(struct config, ws_input_files), 0},
+    {"globalEnv", top_env, offsetof(struct config, ws_input_env), 0},
+    {"globalPassThroughEnv", top_list, offsetof(struct config, ws_env_pass), 0},
+    {"envMode", top_env_mode, 0, 0},
+    {"remoteCache", top_remote, 0, 0},
+    {"ui", top_silent, 0, 0},
+    {"daemon", top_silent, 0, 0},
+    {"noUpdateNotifier", top_silent, 0, 0},
+    {"dangerouslyDisablePackageManagerCheck", top_silent, 0, 0},
+    {"cacheDir", top_ignored, 0, 0},
+    {"concurrency", top_ignored, 0, 0},
+    {"boundaries", top_boundaries, 0, TOP_PACKAGE},
+    {"futureFlags", top_ignored, 0, 0},
+    {"tags", top_boundaries, 0, TOP_PACKAGE},
+    {"pipeline", top_pipeline, 0, TOP_PACKAGE | TOP_SCHEMA1},
+    {"globalDotEnv", top_schema1, 0, TOP_SCHEMA1},
+    {"experimentalSpaces", top_schema1, 0, TOP_SCHEMA1},
+};
+#define TOP_KEYS_N (sizeof TOP_KEYS / sizeof *TOP_KEYS)
+
+/* One top-level key. Returns 0, or -1 after an error line. */
+static int top_key(struct turbo *t, const yaml_node_t *k, const yaml_node_t *v)
+{
+	const char *name = yamlnode_scalar(k);
+	const struct turbo_top_key *key = NULL;
+	for (size_t i = 0; i < TOP_KEYS_N && !key; i++)
+		if (!strcmp(TOP_KEYS[i].name, name))
+			key = &TOP_KEYS[i];
+	if (t->package && !(key && key->flags & TOP_PACKAGE)) {
+		struct loc l = at(t, k);
+		return config_error(&l, "\"%s\" belongs in the root turbo.json, not a package's",
+				    name);
+	}
+	if (key)
+		return key->read(t, key, k, v);
+	const char *known[TOP_KEYS_N + 1];
+	size_t n = 0;
+	for (size_t i = 0; i < TOP_KEYS_N; i++)
+		if (!(TOP_KEYS[i].flags & TOP_SCHEMA1))
+			known[n++] = TOP_KEYS[i].name;
+	known[n] = NULL;
+	unknown_key(t, k, "key", known);
+	return -1;
+}
+
 static int parse(struct turbo *t, char *text, size_t len);
 static int parse_doc(struct turbo *tp);
 
@@ -610,7 +794,6 @@ static int parse_doc(struct turbo *tp)
 	struct turbo t = *tp;
 	const char *path = t.path;
 	struct config *cfg = t.cfg;
-	bool extends = false, env_mode = false;
 	int rc = 1;
 	yaml_node_t *root = yaml_document_get_root_node(&t.doc);
 	if (!root || root->type != YAML_MAPPING_NODE) {
@@ -632,90 +815,12 @@ static int parse_doc(struct turbo *tp)
 			rc = -1;
 			break;
 		}
-		if (!strcmp(name, "tasks") || !strcmp(name, "pipeline")) {
-			if (!strcmp(name, "pipeline"))
-				warn_at(&t, k, "\"%s\" is turbo.json's schema 1: read as \"tasks\"",
-					name);
-			if (v->type != YAML_MAPPING_NODE) {
-				struct loc l = at(&t, v);
-				rc = config_error(&l, "turbo.json \"%s\" must be an object", name);
-				break;
-			}
-			for (yaml_node_pair_t *tp = v->data.mapping.pairs.start;
-			     rc > 0 && tp < v->data.mapping.pairs.top; tp++) {
-				yaml_node_t *tk = yaml_document_get_node(&t.doc, tp->key);
-				if (dup_key(&t, v, tp)) {
-					rc = -1;
-					break;
-				}
-				const char *tn = yamlnode_scalar(tk);
-				if (t.package && tn && strchr(tn, '#')) {
-					struct loc l = at(&t, tk);
-					rc = config_error(&l,
-							  "a package's turbo.json names its own "
-							  "tasks: \"%s\", not \"%s\"",
-							  strchr(tn, '#') + 1, tn);
-					break;
-				}
-				struct task_cfg *tc =
-				    read_task(&t, tk, yaml_document_get_node(&t.doc, tp->value));
-				if (tc && t.package)
-					extend_task(&t, tc);
-				if (!tc)
-					rc = -1;
-				else
-					add_task(cfg, tc);
-			}
-		} else if (!strcmp(name, "extends")) {
-			rc = read_extends(&t, k, v) ? -1 : 1;
-			extends = rc > 0;
-		} else if (!strcmp(name, "boundaries") || !strcmp(name, "tags")) {
-			/* vx boundaries' rules (tagrules.h): checked at every load */
-			rc = tagrules_read_key(path, &t.doc, k, v, NULL) < 0 ? -1 : 1;
-		} else if (t.package && strcmp(name, "$schema")) {
-			struct loc l = at(&t, k);
-			rc = config_error(&l,
-					  "\"%s\" belongs in the root turbo.json, not a "
-					  "package's",
-					  name);
-		} else if (!strcmp(name, "globalDependencies")) {
-			rc = get_list(&t, v, name, &cfg->ws_input_files) ? -1 : 1;
-		} else if (!strcmp(name, "globalEnv")) {
-			lstr_vec pats = {0};
-			rc = get_list(&t, v, name, &pats) ? -1 : 1;
-			if (rc > 0)
-				env_names(&pats, &cfg->ws_input_env);
-			lstr_vec_free(&pats);
-		} else if (!strcmp(name, "globalPassThroughEnv")) {
-			rc = get_list(&t, v, name, &cfg->ws_env_pass) ? -1 : 1;
-		} else if (!strcmp(name, "envMode")) {
-			const char *m = string(v);
-			if (!m || (strcmp(m, "strict") && strcmp(m, "loose"))) {
-				struct loc l = at(&t, v);
-				rc = config_error(
-				    &l, "turbo.json \"envMode\" is \"strict\" or \"loose\"");
-			} else {
-				cfg->env_strict = !strcmp(m, "strict");
-				env_mode = true;
-			}
-		} else if (!strcmp(name, "remoteCache")) {
-			rc = read_remote(&t, v) ? -1 : 1;
-		} else if (in(SILENT_KEYS, name)) {
-			/* nothing vx does depends on it */
-		} else if (in(IGNORED_KEYS, name)) {
-			warn_at(&t, k, "\"%s\" is not read by vx (ignored)", name);
-		} else if (in(SCHEMA1_TOP_KEYS, name)) {
-			warn_at(&t, k,
-				"\"%s\" is turbo.json's schema 1, which vx does not read (ignored)",
-				name);
-		} else {
-			unknown_key(&t, k, "key", TOP_KEYS);
+		if (top_key(&t, k, v))
 			rc = -1;
-		}
 	}
-	if (rc > 0 && !t.package && !env_mode)
+	if (rc > 0 && !t.package && !t.env_mode)
 		cfg->env_strict = true; /* Turborepo 2's default */
-	if (rc > 0 && t.package && !extends) {
+	if (rc > 0 && t.package && !t.extends) {
 		struct loc l = {path, 1, 1};
 		rc = config_error(&l, "a package's turbo.json must extend the root's: "
 				      "\"extends\": [\"//\"]");
