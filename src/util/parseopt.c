@@ -48,6 +48,9 @@ bool parseopt_takes_arg(const struct opt *row)
 	}
 }
 
+const char *const parseopt_bools[] = {
+    [OPT_TRUE] = "true", [OPT_FALSE] = "false", [OPT_UNSET] = NULL};
+
 /* "a, b or c" */
 static void choices_list(const char *const *c, struct strbuf *sb)
 {

@@ -94,6 +94,10 @@ struct opt {
 		.type = OPTION_ENUM, .short_name = (s), .long_name = (l), .value = (v),            \
 		.choices = (c), .argh = (a), .help = (h)                                           \
 	}
+/* An OPT_ENUM of parseopt_bools: "true" or "false", OPT_UNSET when not
+ * given (the field's default, set before the parse). */
+enum opt_tristate { OPT_TRUE, OPT_FALSE, OPT_UNSET };
+extern const char *const parseopt_bools[];
 /* a: the argument's name, or NULL for none; opt: it is optional */
 #define OPT_CALLBACK(s, l, v, a, opt, f, h)                                                        \
 	{                                                                                          \

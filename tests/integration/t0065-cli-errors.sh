@@ -201,6 +201,41 @@ test_expect_success 'the tree shows a shared dependency once, marked (*) after' 
 	test_grep ! "(\*)" "$OUT"
 '
 
+test_expect_success 'an option that takes a word: any other is refused with its words, exit 2, nothing run' '
+	setup &&
+	run_vx 2 run build --ui=tty &&
+	test_grep "^vx: --ui takes stream or tui, not \"tty\"$" "$ERR" &&
+	test_path_is_missing apps/web/dist &&
+	run_vx 2 run build --env-mode Strict &&
+	test_grep "^vx: --env-mode takes strict or loose, not \"Strict\"$" "$ERR" &&
+	run_vx 2 run build --framework-inference=no &&
+	test_grep "^vx: --framework-inference takes true or false, not \"no\"$" "$ERR" &&
+	run_vx 2 run build --report=yaml &&
+	test_grep "^vx: --report takes text, json, sarif or github, not \"yaml\"$" "$ERR" &&
+	run_vx 2 graph build --format=svg &&
+	test_grep "^vx: --format takes dot, json or text, not \"svg\"$" "$ERR" &&
+	run_vx 2 ls --output=yaml &&
+	test_grep "^vx: --output takes text or json, not \"yaml\"$" "$ERR" &&
+	run_vx 2 prune @acme/web --use-gitignore=yes &&
+	test_grep "^vx: --use-gitignore takes true or false, not \"yes\"$" "$ERR" &&
+	run_vx 2 boundaries --report=html &&
+	test_grep "^vx: --report takes text, json, sarif or github, not \"html\"$" "$ERR" &&
+	test_path_is_missing apps/web/dist &&
+	test_path_is_missing out
+'
+
+test_expect_success 'the words taken: --format dot and json, --ui stream, --env-mode, --framework-inference' '
+	setup &&
+	run_vx 0 graph build --format=dot &&
+	test_grep "^digraph" "$OUT" &&
+	run_vx 0 graph build &&
+	test_grep "^{" "$OUT" &&
+	run_vx 0 graph build --format json &&
+	test_grep "^{" "$OUT" &&
+	run_vx 0 run build --ui=stream --env-mode=loose --framework-inference=false &&
+	test_path_is_file apps/web/dist/out.txt
+'
+
 test_expect_success '--help says what exit statuses 0, 1, 2 and 130 mean' '
 	run_vx 0 --help &&
 	test_grep "^exit status: 0 " "$OUT" &&

@@ -333,12 +333,17 @@ int graph_main(int argc, char **argv)
 		run_opts_free(&o);
 		return 2;
 	}
-	if (!strcmp(o.format, "dot"))
+	switch (o.format) {
+	case GRAPH_DOT:
 		graph_print_dot(&g, stdout);
-	else if (!strcmp(o.format, "text"))
+		break;
+	case GRAPH_TEXT:
 		graph_print_text(&g, stdout);
-	else
+		break;
+	case GRAPH_JSON:
 		graph_print_json(&g, stdout);
+		break;
+	}
 	graph_free(&g);
 	workspace_free(ws);
 	run_opts_free(&o);

@@ -181,7 +181,10 @@ static int remote_read_only_cb(const struct opt *row, const char *arg)
 /* OPT_ENUM writes an int: the enums must be one */
 _Static_assert(sizeof(enum run_report) == sizeof(int) && sizeof(enum log_order) == sizeof(int) &&
 		   sizeof(enum log_prefix) == sizeof(int) &&
-		   sizeof(enum remote_mode) == sizeof(int),
+		   sizeof(enum remote_mode) == sizeof(int) && sizeof(enum run_ui) == sizeof(int) &&
+		   sizeof(enum env_mode) == sizeof(int) &&
+		   sizeof(enum opt_tristate) == sizeof(int) &&
+		   sizeof(enum graph_format) == sizeof(int),
 	       "an option's enum is an int");
 static const char *const report_modes[] = {
     [REPORT_TEXT] = "text",	[REPORT_JSON] = "json", [REPORT_SARIF] = "sarif",
@@ -199,10 +202,22 @@ static const char *const log_prefixes[] = {
     [LOG_PREFIX_TASK] = "task",
     NULL,
 };
-static const char *const ui_modes[] = {"stream", "tui", NULL};
-static const char *const env_modes[] = {"strict", "loose", NULL};
-static const char *const booleans[] = {"true", "false", NULL};
-static const char *const graph_formats[] = {"dot", "json", "text", NULL};
+static const char *const ui_modes[] = {
+    [UI_STREAM] = "stream",
+    [UI_TUI] = "tui",
+    [UI_AUTO] = NULL,
+};
+static const char *const env_modes[] = {
+    [ENV_MODE_STRICT] = "strict",
+    [ENV_MODE_LOOSE] = "loose",
+    [ENV_MODE_CONFIG] = NULL,
+};
+static const char *const graph_formats[] = {
+    [GRAPH_DOT] = "dot",
+    [GRAPH_JSON] = "json",
+    [GRAPH_TEXT] = "text",
+    NULL,
+};
 
 static const struct opt_usage run_usage = {
     "usage: vx run TASK... [options] [-- ARGS]\n"
@@ -260,15 +275,15 @@ struct opt *run_opts_rows(struct run_opts *o, bool graph)
 	    OPT_STRING(0, "explain-key", &o->explain_key, "PROJECT#TASK",
 		       "print what that task's key folds, each\n"
 		       "ingredient with its hash, and run nothing"),
-	    OPT_CHOICE(0, "env-mode", &o->env_mode, env_modes, "MODE",
-		       "strict: an unsandboxed task sees only the variables\n"
-		       "its key or a pass-through list names; loose: all\n"
-		       "(default: turbo.json's envMode, strict with a\n"
-		       "turbo.json, else loose)"),
-	    OPT_CHOICE(0, "framework-inference", &o->framework_inference, booleans, "BOOL",
-		       "false: a package's framework (next, vite, ...) adds\n"
-		       "no public variables (NEXT_PUBLIC_*, ...) to its keys\n"
-		       "(default: true, as Turborepo)"),
+	    OPT_ENUM(0, "env-mode", &o->env_mode, env_modes, "MODE",
+		     "strict: an unsandboxed task sees only the variables\n"
+		     "its key or a pass-through list names; loose: all\n"
+		     "(default: turbo.json's envMode, strict with a\n"
+		     "turbo.json, else loose)"),
+	    OPT_ENUM(0, "framework-inference", &o->framework_inference, parseopt_bools, "BOOL",
+		     "false: a package's framework (next, vite, ...) adds\n"
+		     "no public variables (NEXT_PUBLIC_*, ...) to its keys\n"
+		     "(default: true, as Turborepo)"),
 	    OPT_CALLBACK(0, "shard", o, "I/N", false, shard_cb,
 			 "run the part I of N of the tasks (a CI matrix job), and what\n"
 			 "it needs that the remote cache does not hold yet"),
@@ -319,10 +334,10 @@ struct opt *run_opts_rows(struct run_opts *o, bool graph)
 			 "the remote cache's token (over VX_REMOTE_CACHE_TOKEN)"),
 	    OPT_CALLBACK(0, "team", o, "SLUG", false, remote_env_cb,
 			 "the remote cache's team (over VX_REMOTE_CACHE_TEAM)"),
-	    OPT_CHOICE(0, "ui", &o->ui, ui_modes, "MODE",
-		       "tui: a task list beside the selected task's output (the\n"
-		       "default on a terminal, outside CI); stream: each line as it\n"
-		       "comes, under its task's prefix (the default otherwise)"),
+	    OPT_ENUM(0, "ui", &o->ui, ui_modes, "MODE",
+		     "tui: a task list beside the selected task's output (the\n"
+		     "default on a terminal, outside CI); stream: each line as it\n"
+		     "comes, under its task's prefix (the default otherwise)"),
 	    OPT_BOOL(0, "daemon", &o->daemon, "accepted: vx has no daemon"),
 	    OPT_BOOL(0, "no-daemon", &o->daemon, "accepted: vx has no daemon"),
 	    /* vx watch's own: it runs each server as `vx run ID --only
@@ -334,8 +349,8 @@ struct opt *run_opts_rows(struct run_opts *o, bool graph)
 	const struct opt graph_rows[] = {
 	    FILTER_ROW(o),
 	    AFFECTED_ROW(o),
-	    OPT_CHOICE(0, "format", &o->format, graph_formats, "FORMAT",
-		       "dot, json, or text: a tree a person reads (default json)"),
+	    OPT_ENUM(0, "format", &o->format, graph_formats, "FORMAT",
+		     "dot, json, or text: a tree a person reads (default json)"),
 	    OPT_HELP(),
 	    OPT_END(),
 	};
@@ -360,9 +375,9 @@ static void opts_settle(struct run_opts *o)
 
 bool run_opts_tui(const struct run_opts *o)
 {
-	bool asked = o->ui && !strcmp(o->ui, "tui");
+	bool asked = o->ui == UI_TUI;
 	const char *term = getenv("TERM"), *ci = getenv("CI"), *why = NULL;
-	if (o->ui && !strcmp(o->ui, "stream"))
+	if (o->ui == UI_STREAM)
 		return false;
 	if (o->served_by || o->dry_run || o->explain_key || o->report == REPORT_JSON ||
 	    o->report == REPORT_SARIF)
@@ -388,7 +403,10 @@ int run_opts_parse(int argc, char **argv, bool graph, struct run_opts *o)
 	struct opt *rows = run_opts_rows(o, graph);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	o->concurrency = ncpu > 0 ? (int)ncpu : 1;
-	o->format = "json";
+	o->format = GRAPH_JSON;
+	o->env_mode = ENV_MODE_CONFIG;
+	o->framework_inference = OPT_UNSET;
+	o->ui = UI_AUTO;
 	o->shard_wait_s = 600;
 	o->report = REPORT_NONE;
 	o->log_order = LOG_ORDER_AUTO;

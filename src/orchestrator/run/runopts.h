@@ -7,9 +7,8 @@
 
 #include "orchestrator/run/output.h"
 #include "orchestrator/run/taskcache.h"
+#include "util/parseopt.h"
 #include "util/vec.h"
-
-struct opt;
 
 /* What a run's exit status means (SPEC §3), the end of `vx run --help`
  * and `vx --help` (issue 56 item 6). */
@@ -35,6 +34,9 @@ enum dry_run {
 enum run_report { REPORT_TEXT, REPORT_JSON, REPORT_SARIF, REPORT_GITHUB, REPORT_NONE };
 enum log_order { LOG_ORDER_STREAM, LOG_ORDER_GROUPED, LOG_ORDER_AUTO };
 enum log_prefix { LOG_PREFIX_AUTO, LOG_PREFIX_NONE, LOG_PREFIX_TASK };
+enum run_ui { UI_STREAM, UI_TUI, UI_AUTO /* not given: by the terminal */ };
+enum env_mode { ENV_MODE_STRICT, ENV_MODE_LOOSE, ENV_MODE_CONFIG /* not given */ };
+enum graph_format { GRAPH_DOT, GRAPH_JSON, GRAPH_TEXT };
 
 struct run_opts {
 	struct strvec tasks;   /* TASK... */
@@ -51,13 +53,13 @@ struct run_opts {
 	enum output_logs logs;
 	bool logs_set; /* --output-logs given: it wins over each task's outputLogs */
 	int verbose;
-	enum run_report report;	 /* --report; REPORT_NONE: not given */
-	struct strvec args;	 /* after "--" */
-	const char *format;	 /* graph: dot or json */
-	bool only;		 /* --only: the named tasks, not what they depend on */
-	bool parallel;		 /* --parallel, Turborepo's: --only */
-	const char *profile;	 /* --profile FILE: the run as a Chrome trace */
-	enum remote_mode remote; /* --no-remote, --remote-only */
+	enum run_report report;	  /* --report; REPORT_NONE: not given */
+	struct strvec args;	  /* after "--" */
+	enum graph_format format; /* graph: --format, GRAPH_JSON when not given */
+	bool only;		  /* --only: the named tasks, not what they depend on */
+	bool parallel;		  /* --parallel, Turborepo's: --only */
+	const char *profile;	  /* --profile FILE: the run as a Chrome trace */
+	enum remote_mode remote;  /* --no-remote, --remote-only */
 	/* --cache=local:[r][w],remote:[r][w] (Turborepo's), and
 	 * --remote-cache-read-only: each side's CACHE_R|CACHE_W; a side
 	 * not named is off. Only when cache_set; --force, --no-cache,
@@ -65,19 +67,19 @@ struct run_opts {
 	bool cache_set;
 	bool single_package; /* --single-package: the root package alone (Turborepo's) */
 	int cache_local, cache_remote;
-	const char *shard;		   /* --shard I/N, as written; NULL: none */
-	unsigned shard_index, shard_count; /* its part (0-based) and count, parsed */
-	struct strvec shard_timings;	   /* --shard-timings PATH... */
-	int shard_wait_s;		   /* --shard-wait SECONDS */
-	int served_by;			   /* --served-by PID (vx watch's server runs): 0 no */
-	const char *env_mode;		   /* --env-mode strict|loose; NULL: the config's */
-	const char *framework_inference;   /* --framework-inference true|false; NULL: true */
-	const char *explain_key;	   /* --explain-key PROJECT#TASK: its key's ingredients */
+	const char *shard;		       /* --shard I/N, as written; NULL: none */
+	unsigned shard_index, shard_count;     /* its part (0-based) and count, parsed */
+	struct strvec shard_timings;	       /* --shard-timings PATH... */
+	int shard_wait_s;		       /* --shard-wait SECONDS */
+	int served_by;			       /* --served-by PID (vx watch's server runs): 0 no */
+	enum env_mode env_mode;		       /* --env-mode; ENV_MODE_CONFIG: the config's */
+	enum opt_tristate framework_inference; /* --framework-inference; OPT_UNSET: true */
+	const char *explain_key; /* --explain-key PROJECT#TASK: its key's ingredients */
 	/* Turborepo's spellings (issue 42): */
 	const char *cache_dir;	    /* --cache-dir DIR: the local cache, under the workspace root
 				     * when relative (as turbo.json's cacheDir); NULL: the config's */
 	enum log_order log_order;   /* --log-order; LOG_ORDER_AUTO when not given */
-	const char *ui;		    /* --ui stream|tui, as written; NULL: by the terminal */
+	enum run_ui ui;		    /* --ui; UI_AUTO when not given: by the terminal */
 	bool tui;		    /* set by run_main (run_opts_tui): the run is drawn as a
 				     * terminal UI; vx watch's runs stream */
 	enum log_prefix log_prefix; /* --log-prefix; LOG_PREFIX_AUTO ("ID: ") when not given */

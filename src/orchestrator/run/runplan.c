@@ -61,10 +61,10 @@ int runplan_graph(const struct run_opts *o, struct workspace **wsp, struct graph
 		workspace_free(ws);
 		return -1;
 	}
-	if (o->env_mode)
-		ws->cfg->env_strict = !strcmp(o->env_mode, "strict");
-	if (o->framework_inference)
-		ws->cfg->no_framework_inference = !strcmp(o->framework_inference, "false");
+	if (o->env_mode != ENV_MODE_CONFIG)
+		ws->cfg->env_strict = o->env_mode == ENV_MODE_STRICT;
+	if (o->framework_inference != OPT_UNSET)
+		ws->cfg->no_framework_inference = o->framework_inference == OPT_FALSE;
 	for (size_t i = 0; i < o->global_deps.n; i++) {
 		const char *pat = o->global_deps.v[i], *why;
 		size_t at;
