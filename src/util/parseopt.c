@@ -38,7 +38,6 @@ bool parseopt_takes_arg(const struct opt *row)
 	case OPTION_STRING:
 	case OPTION_STRVEC:
 	case OPTION_INT:
-	case OPTION_CHOICE:
 	case OPTION_ENUM:
 		return true;
 	case OPTION_CALLBACK:
@@ -92,17 +91,12 @@ static int row_apply(const struct opt *row, const char *arg)
 		*(int *)row->value = (int)n;
 		break;
 	}
-	case OPTION_CHOICE:
 	case OPTION_ENUM: {
 		size_t k = 0;
 		while (row->choices[k] && strcmp(row->choices[k], arg))
 			k++;
-		if (row->choices[k] && row->type == OPTION_ENUM) {
-			*(int *)row->value = (int)k;
-			break;
-		}
 		if (row->choices[k]) {
-			*(const char **)row->value = row->choices[k];
+			*(int *)row->value = (int)k;
 			break;
 		}
 		row_name(row, &name);

@@ -28,7 +28,6 @@ enum opt_type {
 	OPTION_STRING,	 /* const char **value: the argument, argv's own */
 	OPTION_STRVEC,	 /* struct strvec *value: each argument pushed */
 	OPTION_INT,	 /* int *value: a decimal number from .min to .max */
-	OPTION_CHOICE,	 /* const char **value: one of .choices */
 	OPTION_ENUM,	 /* int *value: the index in .choices of the argument */
 	OPTION_CALLBACK, /* .cb(row, arg): 0, or -1 after an error line */
 	OPTION_HELP,	 /* prints the usage on stdout: the parse returns 1 */
@@ -43,7 +42,7 @@ struct opt {
 	const char *help;	    /* its lines ('\n' between them); NULL: not in the usage */
 	bool optional_arg;	    /* the argument is optional: --name=ARG or --name */
 	int num, min, max;	    /* OPTION_SET_INT's value; OPTION_INT's bounds */
-	const char *const *choices; /* OPTION_CHOICE, OPTION_ENUM: NULL-terminated */
+	const char *const *choices; /* OPTION_ENUM: NULL-terminated */
 	int (*cb)(const struct opt *row, const char *arg); /* arg: NULL when absent */
 };
 
@@ -81,17 +80,14 @@ struct opt {
 		.type = OPTION_INT, .short_name = (s), .long_name = (l), .value = (v),             \
 		.argh = (a), .min = (lo), .max = (hi), .help = (h)                                 \
 	}
-#define OPT_CHOICE(s, l, v, c, a, h)                                                               \
-	{                                                                                          \
-		.type = OPTION_CHOICE, .short_name = (s), .long_name = (l), .value = (v),          \
-		.choices = (c), .argh = (a), .help = (h)                                           \
-	}
-/* v: an enum's address (an int's size), the argument parsed once into it:
- * c is indexed by its values ([REPORT_JSON] = "json"), in the order an
- * error lists them */
+/* v: an enum's address, the argument parsed once into it: c is indexed by
+ * its values ([REPORT_JSON] = "json"), in the order an error lists them;
+ * a value after c's NULL stands for the option not given (REPORT_NONE).
+ * The parse writes an int: an enum of another size does not compile. */
 #define OPT_ENUM(s, l, v, c, a, h)                                                                 \
 	{                                                                                          \
-		.type = OPTION_ENUM, .short_name = (s), .long_name = (l), .value = (v),            \
+		.type = OPTION_ENUM, .short_name = (s), .long_name = (l),                          \
+		.value = (v) + 0 * sizeof(char[sizeof *(v) == sizeof(int) ? 1 : -1]),              \
 		.choices = (c), .argh = (a), .help = (h)                                           \
 	}
 /* An OPT_ENUM of parseopt_bools: "true" or "false", OPT_UNSET when not

@@ -11,7 +11,8 @@
 struct opts {
 	bool force;
 	int verbose, jobs, remote;
-	const char *report, *name;
+	enum report { REPORT_TEXT, REPORT_JSON, REPORT_SARIF, REPORT_NONE } report;
+	const char *name;
 	struct strvec filters;
 	bool summarize;
 	char *summary;
@@ -26,7 +27,8 @@ static int summarize_cb(const struct opt *row, const char *arg)
 	return 0;
 }
 
-static const char *const reports[] = {"text", "json", "sarif", NULL};
+static const char *const reports[] = {
+    [REPORT_TEXT] = "text", [REPORT_JSON] = "json", [REPORT_SARIF] = "sarif", [REPORT_NONE] = NULL};
 static const struct opt_usage usage = {"usage: t [options]\n\n", "  -- ARGS    theirs\n"};
 /* what the last parse() printed on stderr */
 static char last_err[8192];
@@ -41,7 +43,7 @@ static int parse(const char *line, struct opts *o, struct strvec *ops, struct st
 	    OPT_INT('j', "concurrency", &o->jobs, "N", 1, 4096, "tasks at once"),
 	    OPT_SET_INT(0, "no-remote", &o->remote, 1, "no remote"),
 	    OPT_SET_INT(0, "remote-only", &o->remote, 2, "remote only"),
-	    OPT_CHOICE(0, "report", &o->report, reports, "MODE", "text|json|sarif"),
+	    OPT_ENUM(0, "report", &o->report, reports, "MODE", "text|json|sarif"),
 	    OPT_STRING(0, "name-given-as-a-very-long-option", &o->name, "WHAT", "long"),
 	    OPT_CALLBACK(0, "summarize", o, "FILE", true, summarize_cb, "write it"),
 	    OPT_INT(0, "hidden", &o->jobs, "N", 1, 9, NULL),
@@ -97,7 +99,7 @@ int main(void)
 	/* each spelling of an argument; a shortened long option */
 	CHECK_INT(parse("-j4 --concurrency=7 --conc 9 --report json --summ", &o, &ops, &rest), 0);
 	CHECK_INT(o.jobs, 9);
-	CHECK_STR(o.report, "json");
+	CHECK_INT(o.report, REPORT_JSON);
 	CHECK(o.summarize);
 	CHECK(o.summary == NULL);
 	CHECK_INT(parse("--summarize=out.json --no-remote", &o, &ops, &rest), 0);
@@ -165,16 +167,16 @@ int main(void)
 	CHECK(strstr(last_err, "repeatable") == NULL);
 	reset(&o, &ops, &rest);
 
-	/* the choice error lists them all */
+	/* the error lists every word */
 	capture_begin();
-	struct opt crow[] = {OPT_CHOICE(0, "report", &o.report, reports, "MODE", "x"), OPT_END()};
+	struct opt crow[] = {OPT_ENUM(0, "report", &o.report, reports, "MODE", "x"), OPT_END()};
 	char *argv1[] = {"t", "--report=yaml", NULL};
 	CHECK_INT(parseopt(2, argv1, crow, &usage, &ops, &rest), -1);
 	err = capture_end();
 	CHECK(strstr(err, "--report takes text, json or sarif, not \"yaml\"") != NULL);
 
 	/* an enum row: the argument parsed once into the index; a bad one
-	 * refused as a choice row refuses it, the value left alone */
+	 * refused, the value left alone */
 	enum shade { SHADE_LIGHT, SHADE_DARK, SHADE_NONE };
 	static const char *const shades[] = {
 	    [SHADE_LIGHT] = "light", [SHADE_DARK] = "dark", [SHADE_NONE] = NULL};

@@ -149,7 +149,13 @@ static bool is_builtin(const char *name)
 	return false;
 }
 
-static const char *const report_modes[] = {"text", "json", "sarif", "github", NULL};
+static const char *const report_modes[] = {
+    [BOUNDARIES_TEXT] = "text",
+    [BOUNDARIES_JSON] = "json",
+    [BOUNDARIES_SARIF] = "sarif",
+    [BOUNDARIES_GITHUB] = "github",
+    NULL,
+};
 
 static const struct opt_usage boundaries_usage = {
     "usage: vx boundaries [options]\n"
@@ -165,8 +171,8 @@ struct opt *boundaries_opts_rows(struct boundaries_opts *o)
 	const struct opt rows[] = {
 	    OPT_STRVEC('F', "filter", &o->filters, "PATTERN",
 		       "only packages matching PATTERN (as vx run's --filter)"),
-	    OPT_CHOICE(0, "report", &o->report, report_modes, "MODE",
-		       "text, json, sarif or github (default text)"),
+	    OPT_ENUM(0, "report", &o->report, report_modes, "MODE",
+		     "text, json, sarif or github (default text)"),
 	    OPT_HELP(),
 	    OPT_END(),
 	};
@@ -474,11 +480,11 @@ static int by_place(const void *a, const void *b)
 	return d ? d : strcmp(x->message, y->message);
 }
 
-static void write_report(const struct check *c, const char *mode, struct strbuf *out)
+static void write_report(const struct check *c, enum boundaries_report mode, struct strbuf *out)
 {
 	size_t n = c->findings.n;
 	const struct finding *f = c->findings.v;
-	if (!strcmp(mode, "text")) {
+	if (mode == BOUNDARIES_TEXT) {
 		/* a message quotes what a file says (an import's specifier,
 		 * its escapes decoded): a control byte in it would reach the
 		 * terminal of whoever runs the check (a review: an OSC 52
@@ -497,7 +503,7 @@ static void write_report(const struct check *c, const char *mode, struct strbuf 
 		}
 		return;
 	}
-	if (!strcmp(mode, "json")) {
+	if (mode == BOUNDARIES_JSON) {
 		cJSON *doc = cJSON_CreateObject();
 		cJSON_AddNumberToObject(doc, "version", 1);
 		cJSON_AddNumberToObject(doc, "filesChecked", (double)c->files);
@@ -547,7 +553,7 @@ static void write_report(const struct check *c, const char *mode, struct strbuf 
 						.col = f[i].col,
 						.message = f[i].message,
 						.fix = f[i].fix};
-	if (!strcmp(mode, "sarif"))
+	if (mode == BOUNDARIES_SARIF)
 		report_findings_sarif(rules, RULES, rf, n, out);
 	else
 		report_findings_github("vx boundaries", rf, n, out);
@@ -646,7 +652,7 @@ static int select_packages(const struct workspace *ws, const struct strvec *args
 
 int boundaries_main(int argc, char **argv)
 {
-	struct boundaries_opts o = {.report = "text"};
+	struct boundaries_opts o = {.report = BOUNDARIES_TEXT};
 	struct opt *rows = boundaries_opts_rows(&o);
 	int rc = parseopt(argc, argv, rows, &boundaries_usage, NULL, NULL);
 	free(rows);
@@ -688,7 +694,7 @@ int boundaries_main(int argc, char **argv)
 		write_report(&c, o.report, &out);
 		fputs(out.buf, stdout);
 		strbuf_release(&out);
-		FILE *summary = strcmp(o.report, "text") ? stderr : stdout;
+		FILE *summary = o.report != BOUNDARIES_TEXT ? stderr : stdout;
 		fprintf(summary, "Checked %zu file%s in %zu package%s: ", c.files,
 			c.files == 1 ? "" : "s", c.packages, c.packages == 1 ? "" : "s");
 		if (c.findings.n)

@@ -11,7 +11,12 @@ struct opt;
 /* vx boundaries' options, as its rows set them. */
 struct boundaries_opts {
 	struct strvec filters; /* --filter, as written */
-	const char *report;    /* text, json, sarif or github */
+	enum boundaries_report {
+		BOUNDARIES_TEXT,
+		BOUNDARIES_JSON,
+		BOUNDARIES_SARIF,
+		BOUNDARIES_GITHUB,
+	} report; /* --report, BOUNDARIES_TEXT when not given */
 };
 
 /* Returns the rows of vx boundaries' options, bound to o's fields,

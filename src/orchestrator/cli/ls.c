@@ -166,14 +166,14 @@ static void list_packages(const struct workspace *ws, const struct project *cons
 
 struct opt *ls_opts_rows(struct ls_opts *o)
 {
-	static const char *const outputs[] = {"text", "json", NULL};
+	static const char *const outputs[] = {[LS_TEXT] = "text", [LS_JSON] = "json", NULL};
 	const struct opt rows[] = {
 	    OPT_STRVEC('F', "filter", &o->filters, "PATTERN",
 		       "only packages matching PATTERN (as vx run's --filter)"),
 	    OPT_CALLBACK(0, "affected", o, "REF", true, affected_cb,
 			 "only packages changed since REF (default: the merge base\n"
 			 "with main) and their dependents"),
-	    OPT_CHOICE(0, "output", &o->output, outputs, "FORMAT", "text or json (default text)"),
+	    OPT_ENUM(0, "output", &o->output, outputs, "FORMAT", "text or json (default text)"),
 	    OPT_HELP(),
 	    OPT_END(),
 	};
@@ -182,7 +182,7 @@ struct opt *ls_opts_rows(struct ls_opts *o)
 
 int ls_main(int argc, char **argv)
 {
-	struct ls_opts o = {.output = "text"};
+	struct ls_opts o = {.output = LS_TEXT};
 	struct opt *rows = ls_opts_rows(&o);
 	struct strvec names = STRVEC_INIT;
 	int rc = parseopt(argc, argv, rows, &ls_usage, &names, NULL);
@@ -230,7 +230,7 @@ int ls_main(int argc, char **argv)
 				pkgs[n++] = ws->projects.v[i];
 	if (!names.n) /* named ones come in the order named, as turbo's */
 		qsort(pkgs, n, sizeof *pkgs, by_name);
-	bool json = !strcmp(o.output, "json");
+	bool json = o.output == LS_JSON;
 	if (!rc && names.n)
 		show_packages(ws, pkgs, n, json);
 	else if (!rc)

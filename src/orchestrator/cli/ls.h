@@ -13,7 +13,7 @@ struct ls_opts {
 	struct strvec filters; /* --filter, as written */
 	bool affected;
 	char *affected_ref; /* --affected=REF; NULL: the merge base with main */
-	const char *output; /* text or json */
+	enum ls_output { LS_TEXT, LS_JSON } output; /* --output, LS_TEXT when not given */
 };
 
 /* Returns the rows of vx ls's options, bound to o's fields, malloc'd: the

@@ -226,14 +226,13 @@ static int select_projects(const struct workspace *ws, const struct strvec *name
 
 struct opt *prune_opts_rows(struct prune_opts *o)
 {
-	static const char *const bools[] = {"true", "false", NULL};
 	const struct opt rows[] = {
 	    OPT_BOOL(0, "docker", &o->docker,
 		     "split the output for a Dockerfile: DIR/json (what an install\n"
 		     "reads), DIR/full (everything), the lockfile in DIR"),
 	    OPT_STRING(0, "out-dir", &o->out_dir, "DIR", "where to write it (default: out)"),
-	    OPT_CHOICE(0, "use-gitignore", &o->use_gitignore, bools, "BOOL",
-		       "copy only the files git does not ignore (default: true)"),
+	    OPT_ENUM(0, "use-gitignore", &o->use_gitignore, parseopt_bools, "BOOL",
+		     "copy only the files git does not ignore (default: true)"),
 	    OPT_HELP(),
 	    OPT_END(),
 	};
@@ -242,7 +241,7 @@ struct opt *prune_opts_rows(struct prune_opts *o)
 
 int prune_main(int argc, char **argv)
 {
-	struct prune_opts o = {.out_dir = "out", .use_gitignore = "true"};
+	struct prune_opts o = {.out_dir = "out", .use_gitignore = OPT_TRUE};
 	struct opt *rows = prune_opts_rows(&o);
 	struct strvec names = STRVEC_INIT;
 	int rc = parseopt(argc, argv, rows, &prune_usage, &names, NULL);
@@ -308,7 +307,7 @@ int prune_main(int argc, char **argv)
 		goto out;
 	}
 	package_json_patches(ws, &extra);
-	list_files(ws, !strcmp(o.use_gitignore, "true"), &files);
+	list_files(ws, o.use_gitignore == OPT_TRUE, &files);
 
 	printf("Generating pruned monorepo for ");
 	for (size_t i = 0; i < names.n; i++)

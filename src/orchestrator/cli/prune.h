@@ -4,13 +4,13 @@
 
 #include <stdbool.h>
 
-struct opt;
+#include "util/parseopt.h"
 
 /* vx prune's options, as its rows set them. */
 struct prune_opts {
-	bool docker;		   /* --docker */
-	const char *out_dir;	   /* --out-dir DIR */
-	const char *use_gitignore; /* --use-gitignore true|false */
+	bool docker;			 /* --docker */
+	const char *out_dir;		 /* --out-dir DIR */
+	enum opt_tristate use_gitignore; /* --use-gitignore, OPT_TRUE when not given */
 };
 
 /* Returns the rows of vx prune's options, bound to o's fields, malloc'd:

@@ -209,10 +209,14 @@ static int show(const char *task, bool darwin)
 
 struct opt *sandbox_show_rows(struct sandbox_show_opts *o)
 {
-	static const char *const platforms[] = {"linux", "darwin", NULL};
+	static const char *const platforms[] = {
+	    [SHOW_LINUX] = "linux",
+	    [SHOW_DARWIN] = "darwin",
+	    NULL,
+	};
 	const struct opt rows[] = {
-	    OPT_CHOICE(0, "platform", &o->platform, platforms, "PLATFORM",
-		       "linux: the bwrap argv (default); darwin: the Seatbelt profile"),
+	    OPT_ENUM(0, "platform", &o->platform, platforms, "PLATFORM",
+		     "linux: the bwrap argv (default); darwin: the Seatbelt profile"),
 	    OPT_HELP(),
 	    OPT_END(),
 	};
@@ -221,7 +225,7 @@ struct opt *sandbox_show_rows(struct sandbox_show_opts *o)
 
 int sandbox_show_main(int argc, char **argv)
 {
-	struct sandbox_show_opts o = {.platform = "linux"};
+	struct sandbox_show_opts o = {.platform = SHOW_LINUX};
 	struct opt *rows = sandbox_show_rows(&o);
 	struct strvec operands = STRVEC_INIT;
 	int rc = parseopt(argc, argv, rows, &show_usage, &operands, NULL);
@@ -236,7 +240,7 @@ int sandbox_show_main(int argc, char **argv)
 		strvec_clear(&operands);
 		return rc > 0 ? 0 : 2;
 	}
-	rc = show(operands.v[0], !strcmp(o.platform, "darwin"));
+	rc = show(operands.v[0], o.platform == SHOW_DARWIN);
 	strvec_clear(&operands);
 	return rc;
 }

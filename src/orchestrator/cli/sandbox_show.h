@@ -5,8 +5,10 @@
 struct opt;
 
 /* vx sandbox show's options, as its rows set them. */
+enum show_platform { SHOW_LINUX, SHOW_DARWIN };
+
 struct sandbox_show_opts {
-	const char *platform; /* --platform linux|darwin */
+	enum show_platform platform; /* --platform, SHOW_LINUX when not given */
 };
 
 /* Returns the rows of vx sandbox show's options, bound to o's fields,
