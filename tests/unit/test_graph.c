@@ -224,6 +224,85 @@ static void test_graph_errors(void)
 		      "{\"name\": \"@x/lib\", \"scripts\": {\"build\": \"echo lib\"}}");
 }
 
+/* Removes root's .vx: no run has kept anything there. */
+static void remove_dotvx(void)
+{
+	char dir[4200];
+	snprintf(dir, sizeof dir, "%s/.vx", root);
+	fixture_remove(dir);
+}
+
+/* What start and stop saw, for test_loader. */
+static struct {
+	int started, stopped;
+	char root[4200], kept[4200]; /* kept: "" when start was given NULL */
+} seen;
+static struct listing *fake_start(const char *ws_root, const char *kept_dir)
+{
+	seen.started++;
+	snprintf(seen.root, sizeof seen.root, "%s", ws_root);
+	snprintf(seen.kept, sizeof seen.kept, "%s", kept_dir ? kept_dir : "");
+	return (struct listing *)&seen; /* never dereferenced: config/ only passes it on */
+}
+static void fake_stop(struct listing *l)
+{
+	CHECK(l == (struct listing *)&seen);
+	seen.stopped++;
+}
+
+/* The load's reads and its started listing are the loader's, not the
+ * workspace's (issue 58 item 4): workspace_free leaves them, the caller
+ * releases them once, after a failed load too. */
+static void test_loader(void)
+{
+	struct workspace_loader ld = {.start = fake_start, .stop = fake_stop};
+	memset(&seen, 0, sizeof seen);
+	remove_dotvx();
+	struct workspace *ws = workspace_load_with(root, &ld);
+	CHECK(ws != NULL);
+	CHECK_INT(seen.started, 1);
+	CHECK_STR(seen.root, ws ? ws->root : "");
+	CHECK_STR(seen.kept, ""); /* no run kept its listings yet */
+	CHECK(ld.listing == (struct listing *)&seen);
+	CHECK(ld.reads == NULL); /* no cache directory: nothing kept, nothing made */
+	workspace_free(ws);
+	CHECK_INT(seen.stopped, 0);
+	workspace_loader_release(&ld);
+	CHECK_INT(seen.stopped, 1);
+	CHECK(ld.listing == NULL);
+	workspace_loader_release(&ld); /* a second release drops nothing */
+	CHECK_INT(seen.stopped, 1);
+
+	/* a run kept its stat cache: the walk goes by what it kept there,
+	 * and the kept reads are loaded */
+	fixture_write(root, ".vx/cache/statcache", "");
+	ld = (struct workspace_loader){.start = fake_start, .stop = fake_stop};
+	ws = workspace_load_with(root, &ld);
+	CHECK(ws != NULL);
+	char *cache = ws ? workspace_cache_dir(ws) : NULL;
+	CHECK_STR(seen.kept, cache ? cache : "?");
+	CHECK(ld.reads != NULL);
+	free(cache);
+	workspace_free(ws);
+	workspace_loader_release(&ld);
+	CHECK_INT(seen.stopped, 2);
+	CHECK(ld.reads == NULL);
+
+	/* a load that fails after the walk started leaves it to the caller */
+	fixture_write(root, "pkgs/tool/vx.yaml", "name: \"@x/lib\"\n");
+	ld = (struct workspace_loader){.start = fake_start, .stop = fake_stop};
+	capture_begin();
+	CHECK(workspace_load_with(root, &ld) == NULL);
+	CHECK(strstr(capture_end(), "duplicate project name \"@x/lib\"") != NULL);
+	CHECK_INT(seen.started, 3);
+	CHECK_INT(seen.stopped, 2);
+	workspace_loader_release(&ld);
+	CHECK_INT(seen.stopped, 3);
+	fixture_write(root, "pkgs/tool/vx.yaml",
+		      "name: \"@x/tool\"\ntasks:\n  gen: {command: \"echo gen\"}\n");
+	remove_dotvx();
+}
+
 static void test_filters(void)
 {
 	struct workspace *ws = workspace_load(root);
@@ -413,6 +492,7 @@ int main(void)
 	test_graph();
 	test_graph_errors();
 	test_filters();
+	test_loader();
 	fixture_remove(root);
 	return check_finish("graph");
 }

@@ -84,7 +84,7 @@ static int graph_of(const char *rel, const char *const *args, struct workspace *
 	opts(&o, args);
 	cd(rel);
 	capture_begin();
-	int rc = runplan_graph(&o, ws, g, false);
+	int rc = runplan_graph(&o, NULL, ws, g);
 	*err = capture_end();
 	run_opts_free(&o);
 	return rc;

@@ -232,7 +232,7 @@ int sandbox_learn_main(int argc, char **argv)
 	}
 	struct learn l = {0};
 	struct graph g;
-	if (runplan_graph(&o, &l.ws, &g, false)) {
+	if (runplan_graph(&o, NULL, &l.ws, &g)) {
 		run_opts_free(&o);
 		return 2;
 	}

@@ -189,24 +189,24 @@ static int pkg_fields_parse(const char *path, struct strbuf *text, struct pkg_fi
 }
 
 /* Reads p's package.json at path (1), or says there is none (0), or -1
- * after an error line: from its kept blob when the file is unchanged,
- * else parsed (and its blob kept). */
-static int pkg_load(struct workspace *ws, struct project *p, const char *path)
+ * after an error line: from its kept blob in reads when the file is
+ * unchanged, else parsed (and its blob kept). */
+static int pkg_load(struct readcache *reads, struct project *p, const char *path)
 {
 	struct strbuf text = STRBUF_INIT;
 	struct pkg_fields f;
 	int rc = 1;
-	if (readcache_blob(ws->reads, path, &text) && pkg_blob_read(text.buf, text.len, &f)) {
+	if (readcache_blob(reads, path, &text) && pkg_blob_read(text.buf, text.len, &f)) {
 		pkg_apply(p, path, &f);
 	} else {
 		strbuf_reset(&text);
-		rc = read_optional(ws->reads, path, &text);
+		rc = read_optional(reads, path, &text);
 		if (rc > 0 && pkg_fields_parse(path, &text, &f) < 0)
 			rc = -1;
 		if (rc > 0) {
 			struct strbuf blob = STRBUF_INIT;
 			pkg_blob_write(&f, &blob);
-			readcache_keep_blob(ws->reads, path, blob.buf, blob.len);
+			readcache_keep_blob(reads, path, blob.buf, blob.len);
 			strbuf_release(&blob);
 			pkg_apply(p, path, &f);
 		}
@@ -217,17 +217,17 @@ static int pkg_load(struct workspace *ws, struct project *p, const char *path)
 
 /* Reads a project's vx.yaml at path into *cfg (1), or says there is none
  * (0), or -1 after an error line; from its kept blob as pkg_load does. */
-static int yaml_load(struct workspace *ws, const char *path, struct config **cfg)
+static int yaml_load(struct readcache *reads, const char *path, struct config **cfg)
 {
 	struct strbuf text = STRBUF_INIT;
 	int rc = 1;
-	if (readcache_blob(ws->reads, path, &text) &&
+	if (readcache_blob(reads, path, &text) &&
 	    (*cfg = config_blob_read(path, text.buf, text.len))) {
 		strbuf_release(&text);
 		return 1;
 	}
 	strbuf_reset(&text);
-	rc = read_optional(ws->reads, path, &text);
+	rc = read_optional(reads, path, &text);
 	if (rc > 0) {
 		*cfg = config_parse(path, text.buf, text.len);
 		if (!*cfg) {
@@ -235,7 +235,7 @@ static int yaml_load(struct workspace *ws, const char *path, struct config **cfg
 		} else if (!(*cfg)->is_workspace) {
 			struct strbuf blob = STRBUF_INIT;
 			if (config_blob_write(*cfg, text.buf, text.len, &blob))
-				readcache_keep_blob(ws->reads, path, blob.buf, blob.len);
+				readcache_keep_blob(reads, path, blob.buf, blob.len);
 			strbuf_release(&blob);
 		}
 	}
@@ -436,9 +436,10 @@ static struct project *project_new(struct workspace *ws, const char *rel)
 	return p;
 }
 
-/* Loads p's vx.yaml and package.json. Returns 0, 1 when the directory holds
- * neither (not a project), or -1 after an error line. */
-static int project_load(struct workspace *ws, struct project *p)
+/* Loads p's vx.yaml and package.json, through the kept reads. Returns 0, 1
+ * when the directory holds neither (not a project), or -1 after an error
+ * line. */
+static int project_load(struct workspace *ws, struct readcache *reads, struct project *p)
 {
 	char *yaml = path_join(p->dir, "vx.yaml");
 	char *pkg = path_join(p->dir, "package.json");
@@ -446,7 +447,7 @@ static int project_load(struct workspace *ws, struct project *p)
 	if (p->is_root) {
 		p->cfg = ws->cfg;
 		found_yaml = 1;
-	} else if ((found_yaml = yaml_load(ws, yaml, &p->cfg)) < 0) {
+	} else if ((found_yaml = yaml_load(reads, yaml, &p->cfg)) < 0) {
 		rc = -1;
 	} else if (found_yaml) {
 		if (p->cfg->is_workspace)
@@ -459,7 +460,7 @@ static int project_load(struct workspace *ws, struct project *p)
 		p->name = xstrdup(p->cfg->name.s);
 		p->name_loc = p->cfg->name.loc;
 	}
-	if (!rc && (found_pkg = pkg_load(ws, p, pkg)) < 0)
+	if (!rc && (found_pkg = pkg_load(reads, p, pkg)) < 0)
 		rc = -1;
 	if (!rc && !found_yaml && !found_pkg)
 		rc = 1;
@@ -508,12 +509,18 @@ void workspace_free(struct workspace *ws)
 	free(ws->pnpm_path);
 	free(ws->root_pkg_path);
 	cJSON_Delete(ws->root_pkg);
-	readcache_free(ws->reads);
 	config_free(ws->cfg);
 	free(ws->root);
-	if (ws->listing_stop)
-		ws->listing_stop(ws->listing);
 	free(ws);
+}
+
+void workspace_loader_release(struct workspace_loader *ld)
+{
+	readcache_free(ld->reads);
+	ld->reads = NULL;
+	if (ld->stop && ld->listing)
+		ld->stop(ld->listing);
+	ld->listing = NULL;
 }
 
 long workspace_find(const struct workspace *ws, const char *name)
@@ -654,9 +661,7 @@ static bool cache_kept(const char *dir)
 
 static int check_project_tasks(const struct workspace *ws);
 
-static struct workspace *load(const char *start_dir,
-			      struct listing *(*start_listing)(const char *, const char *),
-			      void (*stop_listing)(struct listing *), bool single_package)
+struct workspace *workspace_load_with(const char *start_dir, struct workspace_loader *ld)
 {
 	char *start = realpath(start_dir, NULL);
 	if (!start) {
@@ -698,11 +703,9 @@ static struct workspace *load(const char *start_dir,
 	/* every racy rule from here on (the listing's walk starts below)
 	 * reads the file system's clock, stamped in the cache directory */
 	fs_clock_anchor(cache);
-	if (start_listing) {
-		ws->listing = start_listing(ws->root, cache_kept(cache) ? cache : NULL);
-		ws->listing_stop = stop_listing;
-	}
-	ws->reads = reads_open(cache);
+	if (ld->start)
+		ld->listing = ld->start(ws->root, cache_kept(cache) ? cache : NULL);
+	ld->reads = reads_open(cache);
 	free(cache);
 	lstr_vec pkg_pats = {0};
 	const lstr_vec *pats = &ws->cfg->projects;
@@ -749,8 +752,8 @@ static struct workspace *load(const char *start_dir,
 	/* Turborepo's single-package mode: a turbo.json beside a package.json
 	 * that lists no workspaces (or --single-package): the root package is
 	 * the one project, and turbo.json's tasks and its scripts are its own */
-	ws->single_package = single_package || (ws->cfg->turbo_path && !ws->cfg->projects_set &&
-						!pats->n && pkg_found > 0);
+	ws->single_package = ld->single_package || (ws->cfg->turbo_path && !ws->cfg->projects_set &&
+						    !pats->n && pkg_found > 0);
 	for (size_t i = 0; !ws->single_package && i < pats->n; i++)
 		strvec_push(&ws->project_globs, pats->v[i].s);
 	if (!ws->single_package && expand_projects(ws->root, pats, &dirs))
@@ -759,7 +762,7 @@ static struct workspace *load(const char *start_dir,
 		strvec_push(&dirs, ".");
 	for (size_t i = 0; i < dirs.n; i++) {
 		struct project *p = project_new(ws, dirs.v[i]);
-		int rc = project_load(ws, p);
+		int rc = project_load(ws, ld->reads, p);
 		if (rc > 0) { /* matched a pattern, but holds neither file */
 			project_free(p, ws);
 			continue;
@@ -788,7 +791,7 @@ static struct workspace *load(const char *start_dir,
 		if (p->is_root)
 			continue;
 		p->turbo_cfg = xcalloc(1, sizeof *p->turbo_cfg);
-		int r = turbo_load_package(ws->reads, p->dir, p->name, ws->cfg, p->turbo_cfg);
+		int r = turbo_load_package(ld->reads, p->dir, p->name, ws->cfg, p->turbo_cfg);
 		if (r < 0)
 			goto fail;
 		if (!r) {
@@ -862,15 +865,10 @@ static int check_project_tasks(const struct workspace *ws)
 
 struct workspace *workspace_load(const char *start_dir)
 {
-	return load(start_dir, NULL, NULL, false);
-}
-
-struct workspace *workspace_load_listing(const char *start_dir,
-					 struct listing *(*start)(const char *root,
-								  const char *kept_dir),
-					 void (*stop)(struct listing *), bool single_package)
-{
-	return load(start_dir, start, stop, single_package);
+	struct workspace_loader ld = {0};
+	struct workspace *ws = workspace_load_with(start_dir, &ld);
+	workspace_loader_release(&ld);
+	return ws;
 }
 
 struct workspace *workspace_load_here(void)

@@ -14,6 +14,7 @@
 #include "util/vec.h"
 
 struct framework;
+struct listing; /* keys/listing.h's, known here only through workspace_loader */
 
 struct project {
 	char *name; /* unique; vx.yaml name, else package.json name, else rel ("//" for the root) */
@@ -56,12 +57,30 @@ struct workspace {
 				    * --single-package) */
 	struct cJSON *root_pkg;	   /* the root package.json, parsed once by the load;
 				    * NULL when there is none or it is not JSON */
-	struct readcache *reads;   /* the kept config reads (util/readcache.h): loaded
-				    * from the cache directory when it exists, else
-				    * NULL; saved by the task cache's checkpoints */
-	struct listing *listing;   /* `git ls-files` started as soon as the root was known,
-				    * collected by inputs_init; NULL when not started */
-	void (*listing_stop)(struct listing *); /* how workspace_free drops it */
+};
+
+/* One load's working state, not a fact of the workspace: what the load
+ * reads through and what it starts for the run after it. The caller makes
+ * it (zeroed, the first three fields set), passes it to
+ * workspace_load_with, and keeps it as long as the run reads through it
+ * (run/runplan.c: the plan's keys and task cache); then
+ * workspace_loader_release. */
+struct workspace_loader {
+	/* Set by the caller. start (when not NULL) is called the moment the
+	 * root is known, with the root and the cache directory when a run
+	 * kept its listings there (else NULL): the input walk (keys/listing.h)
+	 * then runs while vx reads the configs. The walk is a higher room's,
+	 * so config/ knows it only through start and stop. */
+	struct listing *(*start)(const char *root, const char *kept_dir);
+	void (*stop)(struct listing *); /* how workspace_loader_release drops it */
+	bool single_package;		/* Turborepo's --single-package: the root package
+					 * alone, whatever workspaces it lists */
+	/* Set by the load. */
+	struct readcache *reads; /* the kept config reads (util/readcache.h): loaded
+				  * from the cache directory when it exists, else
+				  * NULL; saved by the task cache's checkpoints */
+	struct listing *listing; /* what start started, collected by inputs_init;
+				  * NULL when not started */
 };
 
 /* Finds the workspace holding start_dir (the nearest ancestor whose vx.yaml
@@ -69,17 +88,13 @@ struct workspace {
  * resolves project edges. Returns the workspace, or NULL after printing one
  * error line (a config error as "vx: FILE:LINE:COL: MESSAGE"). */
 struct workspace *workspace_load(const char *start_dir);
-/* workspace_load, calling start (when not NULL) the moment the root is
- * known with the root and the cache directory when a run kept its
- * listings there (else NULL): the input walk (keys/listing.h) then runs
- * while vx reads the configs. workspace_free drops what it started with
- * stop. The walk is a higher room's, so config/ knows it only through
- * these two. single_package: Turborepo's --single-package, the root
- * package alone whatever workspaces it lists. */
-struct workspace *workspace_load_listing(const char *start_dir,
-					 struct listing *(*start)(const char *root,
-								  const char *kept_dir),
-					 void (*stop)(struct listing *), bool single_package);
+/* workspace_load through ld (see struct workspace_loader), which keeps the
+ * kept reads and the started listing after it, failed or not: the caller
+ * releases ld either way. */
+struct workspace *workspace_load_with(const char *start_dir, struct workspace_loader *ld);
+/* Saves nothing: drops ld's reads and stops its listing (a second call
+ * drops nothing). */
+void workspace_loader_release(struct workspace_loader *ld);
 void workspace_free(struct workspace *ws);
 
 /* workspace_load from the current directory (after any -C). */

@@ -33,12 +33,14 @@ static bool lists_a_root_file(const struct strvec *files)
 	return false;
 }
 
-int inputs_init(struct inputs *in, const struct workspace *ws, struct listcache *listings,
-		struct ignores *ignores, const char *cache_dir)
+int inputs_init(struct inputs *in, const struct workspace *ws, struct listing *started,
+		const struct readcache *reads, struct listcache *listings, struct ignores *ignores,
+		const char *cache_dir)
 {
 	memset(in, 0, sizeof *in);
 	in->ws = ws;
 	in->listings = listings;
+	in->reads = reads;
 	char *rel = cache_dir ? path_relative(ws->root, cache_dir) : NULL;
 	if (rel && strcmp(rel, "..") && strncmp(rel, "../", 3) && strcmp(rel, "."))
 		in->cache_rel = rel;
@@ -47,8 +49,7 @@ int inputs_init(struct inputs *in, const struct workspace *ws, struct listcache 
 	for (size_t i = 0; i < ws->projects.n; i++)
 		strmap_put(&in->projects, ws->projects.v[i]->rel, i);
 	struct ignores *asked = ignores ? ignores : ignores_load(NULL, ws->root);
-	if (listing_finish(ws->listing, ws->root, listings, ws->reads, asked, &in->git_files) ==
-	    0) {
+	if (listing_finish(started, ws->root, listings, reads, asked, &in->git_files) == 0) {
 		in->in_git = true;
 		if (!lists_a_root_file(&in->git_files)) {
 			/* The workspace lies in a directory its enclosing
@@ -150,7 +151,7 @@ static int walk_globs(const char *base, const char *prefix, const struct strvec 
 	c->prefix = prefix;
 	struct glob_walk_opts o = {.skip_names = skip,
 				   .listings = c->in ? c->in->listings : NULL,
-				   .reads = c->in ? c->in->ws->reads : NULL};
+				   .reads = c->in ? c->in->reads : NULL};
 	if (glob_walk_list(base, pats->v, pats->n, GLOB_WALK_FILES | GLOB_WALK_LINKS, &o,
 			   collect_one, c) < 0 &&
 	    errno != ENOENT)
@@ -216,7 +217,7 @@ static int default_files(struct inputs *in, const struct task_node *t, const str
 		struct glob_walk_opts o = {.skip_names = listing_skip_names,
 					   .prune = outputs_only,
 					   .listings = in->listings,
-					   .reads = in->ws->reads};
+					   .reads = in->reads};
 		if (glob_walk_with(p->dir, "**", GLOB_WALK_FILES | GLOB_WALK_LINKS, &o, collect_one,
 				   &c) < 0 &&
 		    errno != ENOENT)

@@ -12,6 +12,8 @@
 #include "util/strmap.h"
 #include "util/vec.h"
 
+struct listing;
+
 /* What one run knows of the workspace's files; filled by inputs_init. */
 struct inputs {
 	const struct workspace *ws;
@@ -19,8 +21,10 @@ struct inputs {
 	struct strvec git_files;    /* root-relative, sorted: tracked and untracked, not ignored */
 	struct strmap projects;	    /* project rel -> index, to find the project owning a path */
 	struct listcache *listings; /* outside git: directory listings kept across runs, or NULL */
-	char *cache_rel;	    /* the cache directory, root-relative, when it lies in the
-				     * workspace (not under a .vx/, skipped anyway); else NULL */
+	const struct readcache *reads; /* the load's kept reads, whose stat of a walk's
+					* root is taken (borrowed), or NULL */
+	char *cache_rel;	       /* the cache directory, root-relative, when it lies in the
+					* workspace (not under a .vx/, skipped anyway); else NULL */
 	/* the files the workspace's own workspaceFiles globs (turbo.json's
 	 * globalDependencies) match, walked once a run by the first
 	 * inputs_collect, sorted */
@@ -29,16 +33,19 @@ struct inputs {
 };
 
 /* Finds once the files git tracks or would track under the root (so what
- * git ignores is left out), collecting the listing the workspace's load
- * started (listing.h) and asking ignores (NULL: none kept); outside a work
- * tree, or without git, the file system is walked instead, per task. Either
- * way each directory's listing is taken from listings (util/listcache.h;
- * NULL: every directory read) while the directory is unchanged. No file
- * of cache_dir (absolute; NULL: none) is ever an input, wherever it lies
- * (issue 57 item 7: a cache under a project's sources made every run
- * miss on its own runs.log). Returns 0 (it cannot fail). */
-int inputs_init(struct inputs *in, const struct workspace *ws, struct listcache *listings,
-		struct ignores *ignores, const char *cache_dir);
+ * git ignores is left out), collecting started, the listing the
+ * workspace's load started (listing.h; NULL: none), taking the stats of
+ * reads (the load's kept reads, or NULL) and asking ignores (NULL: none
+ * kept); outside a work tree, or without git, the file system is walked
+ * instead, per task. Either way each directory's listing is taken from
+ * listings (util/listcache.h; NULL: every directory read) while the
+ * directory is unchanged. No file of cache_dir (absolute; NULL: none) is
+ * ever an input, wherever it lies (issue 57 item 7: a cache under a
+ * project's sources made every run miss on its own runs.log). Returns 0
+ * (it cannot fail). */
+int inputs_init(struct inputs *in, const struct workspace *ws, struct listing *started,
+		const struct readcache *reads, struct listcache *listings, struct ignores *ignores,
+		const char *cache_dir);
 void inputs_release(struct inputs *in);
 
 /* Appends to out the workspace-relative paths of t's input files, sorted and

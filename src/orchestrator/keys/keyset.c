@@ -230,7 +230,7 @@ static int collect_inputs(struct keyset *ks, const bool *which)
 {
 	const struct graph *g = ks->g;
 	struct inputs in;
-	inputs_init(&in, ks->ws, ks->lc, ks->ig, ks->cache_dir);
+	inputs_init(&in, ks->ws, ks->listing, ks->reads, ks->lc, ks->ig, ks->cache_dir);
 	struct strvec batch = STRVEC_INIT;
 	struct strmap index = STRMAP_INIT;
 	size_t **where = xcalloc(g->nodes.n + 1, sizeof *where);
@@ -339,7 +339,7 @@ static void node_tools(struct keyset *ks, size_t i, struct strmap *memo, struct 
 			 * kept reads know that for one stat of the package */
 			char *nm = path_join(p->dir, "node_modules");
 			char *own = xasprintf("%s/.bin/%s", nm, names.v[k]);
-			bool mine = readcache_exists(ks->ws->reads, nm) && access(own, X_OK) == 0;
+			bool mine = readcache_exists(ks->reads, nm) && access(own, X_OK) == 0;
 			if (!mine && strchr(path, ':'))
 				look = strchr(path, ':') + 1;
 			free(own);
@@ -424,7 +424,7 @@ int keyset_compute(struct keyset *ks, const char *cache_dir, bool write_external
 		fold_key(ks, i, ks->g->nodes.v[i]->command, platform);
 	/* the stats the workspace's load took served these keys; the next
 	 * ones (vx watch's keyset_rekey) look again */
-	readcache_forget_stats(ks->ws->reads);
+	readcache_forget_stats(ks->reads);
 	ks->hash_ms = loop_now() - t0;
 	return rc;
 }

@@ -19,6 +19,8 @@
 #include "util/listcache.h"
 #include "util/vec.h"
 
+struct listing;
+
 struct task_inputs {
 	struct strvec paths;	      /* workspace-relative, sorted */
 	char (*hashes)[KEY_HEX_SIZE]; /* parallel to paths; "" when unreadable */
@@ -27,13 +29,17 @@ struct task_inputs {
 struct keyset {
 	const struct workspace *ws;
 	const struct graph *g;
-	bool traced;	       /* sandboxed tasks run under strace this run: part of their
-				* key, so an entry saved untraced never answers a traced run */
-	struct statcache *sc;  /* the hashes through it (borrowed), or NULL */
-	struct listcache *lc;  /* directory listings for the input walk (borrowed), or NULL */
-	struct ignores *ig;    /* git's ignore answers (borrowed), or NULL */
-	const char *cache_dir; /* the run's cache directory: no input lies in it (set
-				* by keyset_compute; borrowed) */
+	bool traced;		 /* sandboxed tasks run under strace this run: part of their
+				  * key, so an entry saved untraced never answers a traced run */
+	struct statcache *sc;	 /* the hashes through it (borrowed), or NULL */
+	struct listcache *lc;	 /* directory listings for the input walk (borrowed), or NULL */
+	struct ignores *ig;	 /* git's ignore answers (borrowed), or NULL */
+	struct readcache *reads; /* the load's kept reads (config/workspace.h's
+				  * workspace_loader; borrowed), or NULL */
+	struct listing *listing; /* the input walk the load started (listing.h;
+				  * borrowed), or NULL */
+	const char *cache_dir;	 /* the run's cache directory: no input lies in it (set
+				  * by keyset_compute; borrowed) */
 	/* Per graph node, filled by keyset_compute. */
 	char (*keys)[KEY_HEX_SIZE];
 	struct task_inputs *inputs;
@@ -46,7 +52,8 @@ struct keyset {
 	long long hash_ms;	   /* time spent listing and hashing */
 };
 
-/* Prepares the keys of g's nodes; sc, lc and ig may be set after. */
+/* Prepares the keys of g's nodes; sc, lc, ig, reads and listing may be
+ * set after. */
 void keyset_init(struct keyset *ks, const struct workspace *ws, const struct graph *g, bool traced);
 /* Computes every node's key from its inputs, env, command (the node's,
  * -- ARGS appended), programs and its dependencies' keys; the lockfile's

@@ -235,7 +235,7 @@ static int run_graph(const struct run_opts *o)
 	}
 	struct workspace *ws;
 	struct graph g;
-	if (runplan_graph(o, &ws, &g, false))
+	if (runplan_graph(o, NULL, &ws, &g))
 		return 2;
 	char *text = NULL;
 	size_t len = 0;
@@ -329,7 +329,7 @@ int graph_main(int argc, char **argv)
 	}
 	struct workspace *ws;
 	struct graph g;
-	if (runplan_graph(&o, &ws, &g, false)) {
+	if (runplan_graph(&o, NULL, &ws, &g)) {
 		run_opts_free(&o);
 		return 2;
 	}

@@ -46,12 +46,19 @@ static bool guard_refuses(const struct workspace *ws)
 	return refused;
 }
 
-int runplan_graph(const struct run_opts *o, struct workspace **wsp, struct graph *g, bool listing)
+int runplan_graph(const struct run_opts *o, struct workspace_loader *ld, struct workspace **wsp,
+		  struct graph *g)
 {
 	char *cwd = path_absolute(".");
-	struct workspace *ws =
-	    workspace_load_listing(cwd, listing ? listing_start : NULL,
-				   listing ? listing_abandon : NULL, o->single_package);
+	struct workspace_loader own = {0};
+	if (ld) {
+		ld->start = listing_start;
+		ld->stop = listing_abandon;
+	}
+	struct workspace_loader *use = ld ? ld : &own;
+	use->single_package = o->single_package;
+	struct workspace *ws = workspace_load_with(cwd, use);
+	workspace_loader_release(&own); /* the caller keeps nothing: the load's alone */
 	if (!ws) {
 		free(cwd);
 		return -1;
@@ -149,6 +156,7 @@ void plan_free(struct plan *p)
 		graph_free(&p->g);
 		workspace_free(p->ws);
 	}
+	workspace_loader_release(&p->load);
 	memset(p, 0, sizeof *p);
 	p->lock_fd = -1; /* a second free closes nothing */
 }
@@ -249,8 +257,10 @@ int runplan_make(const struct run_opts *o, struct plan *p)
 {
 	memset(p, 0, sizeof *p);
 	p->lock_fd = -1;
-	if (runplan_graph(o, &p->ws, &p->g, true))
+	if (runplan_graph(o, &p->load, &p->ws, &p->g)) {
+		workspace_loader_release(&p->load);
 		return 2;
+	}
 	if (o->shard) {
 		p->shard = xcalloc(1, sizeof *p->shard);
 		struct taskcache_opts co = cache_opts(o);
@@ -294,6 +304,7 @@ int runplan_make(const struct run_opts *o, struct plan *p)
 	to.dry_run = o->dry_run != 0;
 	to.traced = p->sj.strace != NULL;
 	to.verbose = o->verbose;
+	to.load = &p->load;
 	p->tc_open = true;
 	if (taskcache_open(&p->tc, p->ws, &p->g, &to) || taskcache_keys(&p->tc)) {
 		plan_free(p);

@@ -22,6 +22,8 @@
  * changed folded again, until a config changes. */
 struct plan {
 	struct workspace *ws;
+	struct workspace_loader load; /* ws's load: the kept reads and the input walk
+				       * it started, which the task cache takes */
 	struct graph g;
 	int lock_fd; /* the workspace's lock (wslock.h) while this plan runs, or -1 */
 	char *cache_dir;
@@ -37,10 +39,13 @@ struct plan {
 	size_t **deps;
 };
 
-/* Loads the workspace and builds the graph the options ask for (listing:
- * the input listing starts while the configs are read). Returns 0, or -1
- * after an error line. */
-int runplan_graph(const struct run_opts *o, struct workspace **wsp, struct graph *g, bool listing);
+/* Loads the workspace and builds the graph the options ask for. ld (NULL:
+ * none) is the load's state kept for the run: the input listing starts
+ * through it while the configs are read, and its kept reads stay; the
+ * caller releases it (workspace_loader_release) whatever this returns.
+ * Returns 0, or -1 after an error line. */
+int runplan_graph(const struct run_opts *o, struct workspace_loader *ld, struct workspace **wsp,
+		  struct graph *g);
 /* Loads, selects, builds the graph, makes the run part and computes every
  * key. Returns 0, or 2 after an error line (p is then freed). */
 int runplan_make(const struct run_opts *o, struct plan *p);

@@ -124,6 +124,11 @@ int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struc
 	tc->read = o->read;
 	tc->write = o->write;
 	keyset_init(&tc->ks, ws, g, o->traced);
+	if (o->load) {
+		tc->reads = o->load->reads;
+		tc->ks.reads = o->load->reads;
+		tc->ks.listing = o->load->listing;
+	}
 	tc->verbose = o->verbose;
 	tc->level = ws->cfg->cache_compression;
 	tc->dir = xstrdup(o->dir);
@@ -168,10 +173,10 @@ int taskcache_open(struct taskcache *tc, const struct workspace *ws, const struc
 		fs_clock_anchor(tc->dir);
 		char *scpath = path_join(tc->dir, "statcache");
 		tc->sc = statcache_load(scpath);
-		statcache_use_reads(tc->sc, tc->ws->reads);
+		statcache_use_reads(tc->sc, tc->reads);
 		free(scpath);
 		/* the input walk's, when it ran while the configs were read */
-		listing_take_kept(tc->ws->listing, tc->dir, &tc->lc, &tc->ig);
+		listing_take_kept(tc->ks.listing, tc->dir, &tc->lc, &tc->ig);
 		if (!tc->lc) {
 			char *lcpath = path_join(tc->dir, "listings");
 			tc->lc = listcache_load(lcpath);
@@ -317,7 +322,7 @@ void taskcache_checkpoint(struct taskcache *tc)
 		listcache_save(tc->lc);
 		ignores_save(tc->ig);
 		inplace_save(tc->ip);
-		readcache_save(tc->ws->reads);
+		readcache_save(tc->reads);
 	}
 }
 
@@ -508,7 +513,7 @@ void taskcache_close(struct taskcache *tc)
 			listcache_save(tc->lc);
 			ignores_save(tc->ig);
 			inplace_save(tc->ip);
-			readcache_save(tc->ws->reads);
+			readcache_save(tc->reads);
 		}
 		statcache_free(tc->sc);
 	}

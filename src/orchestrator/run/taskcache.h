@@ -39,6 +39,8 @@ struct taskcache {
 	struct listcache *lc;	   /* directory listings for the input walk, or NULL */
 	struct ignores *ig;	   /* git's ignore answers (keys/ignores.h), or NULL */
 	struct inplace *ip;	   /* outputs left in place: the fast hit (cache/inplace.h) */
+	struct readcache *reads;   /* the load's kept reads (taskcache_opts.load;
+				    * borrowed), saved by each checkpoint, or NULL */
 	int level;		   /* zstd level */
 	struct keyset ks;	   /* every node's key and its ingredients (keys/keyset.h),
 				    * filled by taskcache_keys */
@@ -87,6 +89,11 @@ struct taskcache_opts {
 	bool no_local_read, no_local_write, no_remote_read, no_remote_write;
 	bool traced; /* sandboxed tasks run under strace (the tracer probed) */
 	int verbose;
+	/* the workspace's load (config/workspace.h): its kept reads, which
+	 * the stat cache and the keys read through and the checkpoints save,
+	 * and the input walk it started; borrowed, it outlives the task
+	 * cache. NULL: none. */
+	struct workspace_loader *load;
 };
 
 /* Prepares the cache of a run and, when read or write, opens its store (a
