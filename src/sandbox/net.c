@@ -116,6 +116,7 @@ void sandbox_net_release(struct sandbox_net *n)
 	for (size_t k = 0; k < n->relays.n; k++)
 		free((char *)n->relays.v[k].addr);
 	vec_free(&n->relays);
+	vec_free(&n->relay_ports);
 	vec_free(&n->binds);
 	vec_free(&n->bridges);
 }

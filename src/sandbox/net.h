@@ -20,13 +20,16 @@ struct sandbox_net {
 	struct netrules rules;		 /* allow.network / deny.network, parsed by init */
 	bool proxied;			 /* a host grant: the task gets its own proxy */
 	VEC(struct bridge_relay) relays; /* allow.network localhost:PORT (addr owned) */
-	VEC(int) binds;			 /* localBinding ports */
-	struct bridge *bridge;		 /* netd's control socket, while it runs, or NULL */
-	struct proxy *proxy;		 /* while it runs (start to stop), or NULL */
-	VEC(struct proxy *) bridges;	 /* its relays and port bridges, while it runs */
-	char *dir;			 /* its 0700 directory in the run dir (the control
-					  * socket), or NULL */
-	char *ctl;			 /* the control socket in dir */
+	/* relays' ports, parallel to relays: as the request's input and the
+	 * judge's take them (a list of ints), made once with relays */
+	VEC(int) relay_ports;
+	VEC(int) binds;		     /* localBinding ports */
+	struct bridge *bridge;	     /* netd's control socket, while it runs, or NULL */
+	struct proxy *proxy;	     /* while it runs (start to stop), or NULL */
+	VEC(struct proxy *) bridges; /* its relays and port bridges, while it runs */
+	char *dir;		     /* its 0700 directory in the run dir (the control
+				      * socket), or NULL */
+	char *ctl;		     /* the control socket in dir */
 };
 
 /* Who else holds port's bridge now (a name for the message), or NULL. */

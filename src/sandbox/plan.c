@@ -695,7 +695,10 @@ static int build(struct builder *b)
 		return rc;
 	}
 	b->req->cwd = xstrdup(b->proj);
-	return mounts_assemble(b);
+	if (mounts_assemble(b))
+		return -1;
+	sandbox_request_write_roots(b->req);
+	return 0;
 }
 
 int sandbox_request_plan(const struct sandbox_input *in, struct sandbox_request *req,

@@ -60,7 +60,7 @@ static int create_missing(struct sandbox_request *req, struct strbuf *err)
 		}
 		close(fd);
 		struct sandbox_placeholder p = {xstrdup(req->files.v[i]), st.st_dev, st.st_ino,
-						st.st_mtim};
+						st.st_mtim, false};
 		vec_push(&req->placeholders, p);
 	}
 	return 0;
@@ -173,6 +173,31 @@ bool sandbox_placeholder_untouched(const struct sandbox_placeholder *p)
 	       st.st_mtim.tv_nsec == p->mtime.tv_nsec;
 }
 
+void sandbox_request_write_roots(struct sandbox_request *req)
+{
+	strvec_clear(&req->write_roots);
+	for (size_t k = 0; k < req->mounts.n; k++) {
+		const struct sandbox_mount *m = &req->mounts.v[k];
+		if (m->kind != SANDBOX_RW)
+			continue;
+		if (req->stage && !strcmp(m->src, req->stage)) {
+			/* the stage: its grants are the staged entries */
+			for (size_t s = 0; s < req->staged.n; s++)
+				strvec_push_nodup(&req->write_roots,
+						  path_join(req->cwd, req->staged.v[s]));
+			continue;
+		}
+		strvec_push(&req->write_roots, m->dst);
+	}
+}
+
+void sandbox_request_ended(struct sandbox_request *req)
+{
+	for (size_t i = 0; i < req->placeholders.n; i++)
+		req->placeholders.v[i].untouched =
+		    sandbox_placeholder_untouched(&req->placeholders.v[i]);
+}
+
 size_t sandbox_request_sweep(struct sandbox_request *req)
 {
 	size_t removed = 0;
@@ -224,6 +249,7 @@ void sandbox_request_release(struct sandbox_request *req)
 	walls_clear(&req->walls);
 	free(req->stage);
 	strvec_clear(&req->staged);
+	strvec_clear(&req->write_roots);
 	strvec_clear(&req->mkdirs);
 	strvec_clear(&req->made_dirs);
 	strvec_clear(&req->scratch);

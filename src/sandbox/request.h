@@ -140,6 +140,9 @@ struct sandbox_placeholder {
 	dev_t dev;
 	ino_t ino;
 	struct timespec mtime;
+	/* Set by sandbox_request_ended, once the task has ended: still the
+	 * empty file the request made (the judge's "unwritten-grant"). */
+	bool untouched;
 };
 
 /* Filled by sandbox_request_plan, made real by sandbox_request_prepare
@@ -174,6 +177,10 @@ struct sandbox_request {
 				 * lies in them: a write there that no grant names succeeds,
 				 * and the judge must catch it */
 	VEC(struct sandbox_placeholder) placeholders;
+	/* The canonical dirs the task may write: each RW bind's dst, a stage
+	 * standing for its staged entries (cwd/NAME). Made by the plan, once,
+	 * for the judge (judge_input.write_roots points here). */
+	struct strvec write_roots;
 	/* the walls no grant can open (.git, the cache, credential stores;
 	 * not nested projects): a fix never offers them */
 	wall_vec walls;
@@ -219,6 +226,10 @@ int sandbox_request_prepare(struct sandbox_request *req, struct strbuf *err);
 int sandbox_request_build(const struct sandbox_input *in, struct sandbox_request *req,
 			  struct strbuf *err);
 
+/* Fills req->write_roots from its RW mounts and its stage (the plan's
+ * last step; a test's hand-made request calls it itself). */
+void sandbox_request_write_roots(struct sandbox_request *req);
+
 /* True when p holds only [A-Za-z0-9._/+@-]: what a path must be where a
  * socket or a shell line later carries it unquoted. */
 bool sandbox_path_safe(const char *p);
@@ -260,6 +271,11 @@ bool sandbox_request_sees(const struct sandbox_request *req, const char *path);
 /* True when the placeholder is still the empty file the request made: the
  * task never wrote its grant. */
 bool sandbox_placeholder_untouched(const struct sandbox_placeholder *p);
+
+/* Once the task has ended (its staged grants back): reads off the disk,
+ * once, whether each placeholder is untouched, so the judge is told it
+ * and asks the disk nothing. */
+void sandbox_request_ended(struct sandbox_request *req);
 
 /* Removes the placeholders the task left empty and untouched. Returns how
  * many were removed. */

@@ -94,14 +94,13 @@ struct verdict {
 	size_t lines;	     /* trace lines read */
 };
 
-/* Fills the part of in that the task's sandbox request decides: the
- * project dir (req->cwd), the withheld packages, the widened dirs, the
- * walls, what the sandbox sees, the write roots (each RW bind, the stage
- * standing for its staged entries) into roots, and the placeholders the
- * task left untouched into unwritten. in borrows from req, roots and
- * unwritten: keep them until the verdict is made, then clear them. */
-void judge_input_from_request(struct judge_input *in, const struct sandbox_request *req,
-			      struct strvec *roots, struct strvec *unwritten);
+/* Points the part of in that the task's sandbox request decides at req's
+ * own lists, copying nothing: the project dir (req->cwd), the withheld
+ * packages, the widened dirs, the configs, the walls, what the sandbox
+ * sees, the write roots (req->write_roots, made by its plan) and the
+ * placeholders (each one's untouched set by sandbox_request_ended). in
+ * borrows from req: keep it until the verdict is made. */
+void judge_input_from_request(struct judge_input *in, const struct sandbox_request *req);
 
 /* Reads the strace log at log_path and judges it. Returns 0, or -1 with
  * errno when the log cannot be read (a task whose trace is missing is as

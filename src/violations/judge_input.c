@@ -171,24 +171,8 @@ static bool request_sees(const char *path, void *ctx)
 	return sandbox_request_sees(ctx, path);
 }
 
-void judge_input_from_request(struct judge_input *in, const struct sandbox_request *req,
-			      struct strvec *roots, struct strvec *unwritten)
+void judge_input_from_request(struct judge_input *in, const struct sandbox_request *req)
 {
-	for (size_t k = 0; k < req->mounts.n; k++) {
-		const struct sandbox_mount *m = &req->mounts.v[k];
-		if (m->kind != SANDBOX_RW)
-			continue;
-		if (req->stage && !strcmp(m->src, req->stage)) {
-			/* the stage: its grants are the staged entries */
-			for (size_t s = 0; s < req->staged.n; s++)
-				strvec_push_nodup(roots, path_join(req->cwd, req->staged.v[s]));
-			continue;
-		}
-		strvec_push(roots, m->dst);
-	}
-	for (size_t k = 0; k < req->placeholders.n; k++)
-		if (sandbox_placeholder_untouched(&req->placeholders.v[k]))
-			strvec_push(unwritten, req->placeholders.v[k].path);
 	in->project_dir = req->cwd;
 	in->withheld = (const char *const *)req->withheld.v;
 	in->n_withheld = req->withheld.n;
@@ -198,10 +182,8 @@ void judge_input_from_request(struct judge_input *in, const struct sandbox_reque
 	in->n_configs = req->configs.n;
 	in->sees = request_sees;
 	in->sees_ctx = (void *)req;
-	in->write_roots = (const char *const *)roots->v;
-	in->n_write_roots = roots->n;
-	in->unwritten = (const char *const *)unwritten->v;
-	in->n_unwritten = unwritten->n;
+	in->write_roots = (const char *const *)req->write_roots.v;
+	in->n_write_roots = req->write_roots.n;
 	in->placeholders = req->placeholders.v;
 	in->n_placeholders = req->placeholders.n;
 	in->walls = req->walls.v;

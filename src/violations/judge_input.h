@@ -74,11 +74,10 @@ struct judge_input {
 	void *sees_ctx;
 	const char *const *write_roots; /* canonical dirs bound writable: the grant roots */
 	size_t n_write_roots;
-	const char *const *unwritten; /* files vx made for write grants that named nothing,
-				       * still empty and untouched after the task */
-	size_t n_unwritten;
 	/* Every file vx made for a write grant that named nothing (empty
-	 * when the task began): reading one is no read of an earlier run. */
+	 * when the task began): reading one is no read of an earlier run;
+	 * one still untouched after it (its untouched, set once the task
+	 * ended) is a grant it never wrote. */
 	const struct sandbox_placeholder *placeholders;
 	size_t n_placeholders;
 	/* A cached task's key, workspace-relative and sorted (NULL: not
@@ -144,8 +143,10 @@ struct judge_input {
 	 * the trace does not answer: the orchestrator's is the disk's
 	 * (judge_host_disk), a unit test's a table. NULL: nothing is there. */
 	const struct judge_host *host;
-	const int *net_ports; /* ports relayed in or bridged out */
-	size_t n_net_ports;
+	/* The ports relayed in (allow.network localhost:PORT) and bridged
+	 * out (localBinding). */
+	const int *relay_ports, *bound_ports;
+	size_t n_relay_ports, n_bound_ports;
 };
 
 /* path lies in dir (dir NULL or "": no). */

@@ -125,10 +125,13 @@ void note_withheld(const struct judge_input *in, struct verdict *v, const char *
 
 void note_unwritten(const struct judge_input *in, struct verdict *v)
 {
-	for (size_t i = 0; i < in->n_unwritten; i++) {
-		char *rel = path_relative(in->project_dir, in->unwritten[i]);
+	for (size_t i = 0; i < in->n_placeholders; i++) {
+		const char *path = in->placeholders[i].path;
+		if (!in->placeholders[i].untouched)
+			continue;
+		char *rel = path_relative(in->project_dir, path);
 		verdict_add_note(
-		    v, "unwritten-grant", in->unwritten[i],
+		    v, "unwritten-grant", path,
 		    xasprintf(
 			"write grant \"%s\" named nothing that existed, so vx bound an empty file "
 			"there, and the task never wrote it; if %s is a directory, spell it "
@@ -336,8 +339,10 @@ static void note_refused_port(const struct judge_input *in, const char *out, siz
 	for (size_t i = 0; i < ports.n; i++) {
 		int port = ports.v[i];
 		bool granted = port <= 0;
-		for (size_t k = 0; k < in->n_net_ports && !granted; k++)
-			granted = in->net_ports[k] == port;
+		for (size_t k = 0; k < in->n_relay_ports && !granted; k++)
+			granted = in->relay_ports[k] == port;
+		for (size_t k = 0; k < in->n_bound_ports && !granted; k++)
+			granted = in->bound_ports[k] == port;
 		char where[32];
 		snprintf(where, sizeof where, "127.0.0.1:%d", port);
 		if (granted || verdict_has_note(v, "refused-loopback-port", where) ||

@@ -106,7 +106,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *ignore_read[] = {"*.md", "~/.cache/"}, *ignore_write[] = {"tmp/"};
 	const char *widened[] = {gen}, *allow_write[] = {"gen/out", "dist/"},
 		   *roots[] = {dist, gen};
-	const char *inputs[] = {"src/**"}, *unw[] = {unwritten};
+	const char *inputs[] = {"src/**"};
+	struct sandbox_placeholder unw = {unwritten, 0, 0, {0, 0}, true};
 	struct judge_input in = {
 	    .project_dir = app,
 	    .workspace_root = ws,
@@ -127,14 +128,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    .sees = odd_hidden,
 	    .write_roots = roots,
 	    .n_write_roots = 2,
-	    .unwritten = unw,
-	    .n_unwritten = 1,
+	    .placeholders = &unw,
+	    .n_placeholders = 1,
 	    .output = output,
 	    .output_len = out_len,
 	    .net_allowed = data[0] & 2 ? allows_some : NULL,
 	    .host_listens = even_listens,
-	    .net_ports = relayed,
-	    .n_net_ports = 1,
+	    .relay_ports = relayed,
+	    .n_relay_ports = 1,
 	    .host = &host.host,
 	};
 	struct verdict v;

@@ -188,9 +188,9 @@ static void test_notes(void)
 	/* a write grant that named nothing, never written */
 	char ph[256];
 	snprintf(ph, sizeof ph, "%s/gen/out", app);
-	const char *unwritten[] = {ph};
-	in.unwritten = unwritten;
-	in.n_unwritten = 1;
+	struct sandbox_placeholder unwritten = {ph, 0, 0, {0, 0}, true};
+	in.placeholders = &unwritten;
+	in.n_placeholders = 1;
 	judge(EXIT, &in, &v);
 	n = note_of(&v, "unwritten-grant");
 	CHECK(
@@ -200,7 +200,12 @@ static void test_notes(void)
 		    "file there, and the task never wrote it; if gen/out is a directory, spell it "
 		    "\"gen/out/\""));
 	verdict_release(&v);
-	in.n_unwritten = 0;
+	/* written (or no longer the file vx made): no note */
+	unwritten.untouched = false;
+	judge(EXIT, &in, &v);
+	CHECK(note_of(&v, "unwritten-grant") == NULL);
+	verdict_release(&v);
+	in.n_placeholders = 0;
 
 	/* git without its repository: the workspace's .git is walled on purpose */
 	const char *git_out =
@@ -426,8 +431,16 @@ static void test_network_notes(void)
 	in.output = chrome;
 	in.output_len = strlen(chrome);
 	const int relayed[] = {8080};
-	in.net_ports = relayed;
-	in.n_net_ports = 1;
+	in.relay_ports = relayed;
+	in.n_relay_ports = 1;
+	judge(EXIT, &in, &v);
+	CHECK_INT(v.notes.n, 1);
+	CHECK(v.notes.n == 1 && !strcmp(v.notes.v[0].path, "127.0.0.1:5173"));
+	verdict_release(&v);
+	/* a port it bridges out (localBinding) is its own too */
+	in.n_relay_ports = 0;
+	in.bound_ports = relayed;
+	in.n_bound_ports = 1;
 	judge(EXIT, &in, &v);
 	CHECK_INT(v.notes.n, 1);
 	CHECK(v.notes.n == 1 && !strcmp(v.notes.v[0].path, "127.0.0.1:5173"));
@@ -578,7 +591,7 @@ static void test_leftover(void)
 	char *dist = xasprintf("%s/dist", proj), *info = xasprintf("%s/info", proj);
 	const char *roots[] = {dist, info};
 	const char *keyed[] = {"app/src/a.txt"};
-	struct sandbox_placeholder ph = {info, 0, 0, {0, 0}};
+	struct sandbox_placeholder ph = {info, 0, 0, {0, 0}, false};
 	struct judge_input in = input();
 	in.cached = true;
 	in.keyed = keyed;
@@ -1108,7 +1121,8 @@ static void test_report_reason(void)
 }
 
 /* What the request decides, read off it: the RW binds are the write roots,
- * the stage standing for its staged entries; borrowed lists pass through. */
+ * the stage standing for its staged entries (made once, by the plan);
+ * the judge points at the request's lists. */
 static void test_from_request(void)
 {
 	struct sandbox_request req = {0};
@@ -1124,9 +1138,9 @@ static void test_from_request(void)
 	strvec_push(&req.staged, "dist");
 	strvec_push(&req.staged, "build");
 	strvec_push(&req.widened, "/w/app/gen");
-	struct strvec roots = STRVEC_INIT, unwritten = STRVEC_INIT;
+	sandbox_request_write_roots(&req);
 	struct judge_input in = {0};
-	judge_input_from_request(&in, &req, &roots, &unwritten);
+	judge_input_from_request(&in, &req);
 	CHECK_STR(in.project_dir, "/w/app");
 	CHECK_INT(in.n_write_roots, 3);
 	CHECK_STR(in.write_roots[0], "/w/app/out");
@@ -1134,10 +1148,10 @@ static void test_from_request(void)
 	CHECK_STR(in.write_roots[2], "/w/app/build");
 	CHECK_INT(in.n_widened, 1);
 	CHECK_STR(in.widened[0], "/w/app/gen");
-	CHECK_INT(in.n_unwritten, 0);
+	CHECK(in.write_roots ==
+	      (const char *const *)req.write_roots.v); /* pointed at, not copied */
 	CHECK(in.sees != NULL && in.sees_ctx == &req);
-	strvec_clear(&roots);
-	strvec_clear(&unwritten);
+	strvec_clear(&req.write_roots);
 	strvec_clear(&req.staged);
 	strvec_clear(&req.widened);
 }

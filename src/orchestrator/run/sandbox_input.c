@@ -14,18 +14,15 @@
 #include "util/path.h"
 #include "util/strbuf.h"
 
-/* What a request's input holds of its own beside the task's facts (the
- * relayed ports, as ints; where a stage would be), until
- * input_parts_release. */
+/* What a request's input holds of its own beside the task's facts and
+ * its network (where a stage would be), until input_parts_release. */
 struct input_parts {
-	VEC(int) relay_ports;
 	char *stage_pattern; /* vx sandbox show: where a stage would be */
 };
 
 static void input_parts_release(struct input_parts *h)
 {
 	free(h->stage_pattern);
-	vec_free(&h->relay_ports);
 }
 
 /* Every project's dir, canonical (grants_canonical), parallel to
@@ -90,8 +87,6 @@ static void request_input(struct sandbox_jobs *sj, size_t i, struct sandbox_inpu
 	taskfacts_start(sj->facts, ws, sj->g, sj->tc, i);
 	const struct taskfacts *f = &sj->facts[i];
 	const struct strvec *configs = config_files(sj);
-	for (size_t k = 0; sj->jobs && k < sj->jobs[i].net.relays.n; k++)
-		vec_push(&h->relay_ports, sj->jobs[i].net.relays.v[k].port);
 	const struct sandbox_job *nj = sj->jobs ? &sj->jobs[i] : NULL;
 	bool net = nj && sandbox_net_wanted(&nj->net);
 	*in = (struct sandbox_input){
@@ -111,8 +106,8 @@ static void request_input(struct sandbox_jobs *sj, size_t i, struct sandbox_inpu
 		       : sj->showing ? "$TMPDIR/vx-UID/vx-run-XXXXXX/net-XXXXXX/ctl.sock"
 				     : nj->net.ctl,
 	    .proxy = nj && nj->net.proxied,
-	    .relay_ports = h->relay_ports.v,
-	    .n_relays = h->relay_ports.n,
+	    .relay_ports = nj ? nj->net.relay_ports.v : NULL,
+	    .n_relays = nj ? nj->net.relay_ports.n : 0,
 	    .proxy_port = nj && nj->net.proxied ? SANDBOX_PROXY_PORT : 0,
 	    .local_ports = f->local_ports.v,
 	    .n_local = f->local_ports.n,

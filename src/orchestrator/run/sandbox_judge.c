@@ -119,34 +119,23 @@ static bool net_allowed(const char *host, void *ctx)
 	return false;
 }
 
-/* The judge's input for task i: a view of its facts (taskfacts.h, as its
- * request started them) and of its request, with what only the judging
- * makes (the request's write roots and untouched placeholders, the ports
- * as ints). One builder for the traced and the untraced path. */
-struct judging {
-	struct judge_input in;
-	struct strvec roots, unwritten; /* judge_input_from_request's */
-	VEC(int) ports;
-};
-
 #define SV(sv) ((const char *const *)(sv).v)
 
+/* The judge's input for task i: a view of its facts (taskfacts.h, as its
+ * request started them), of its request (judge_input_from_request) and of
+ * its network, copying nothing. One builder for the traced and the
+ * untraced path; in borrows until the verdict is made. */
 static void judging_init(struct sandbox_jobs *sj, size_t i, const struct job *job,
-			 struct judging *jg)
+			 struct judge_input *in)
 {
-	memset(jg, 0, sizeof *jg);
 	struct sandbox_job *sjob = &sj->jobs[i];
 	const struct task_node *t = sj->g->nodes.v[i];
 	const struct taskfacts *f = &sj->facts[i];
-	for (size_t k = 0; k < sjob->net.relays.n; k++)
-		vec_push(&jg->ports, sjob->net.relays.v[k].port);
-	for (size_t k = 0; k < sjob->net.binds.n; k++)
-		vec_push(&jg->ports, sjob->net.binds.v[k]);
 	/* What the key holds through the dependencies of a cached task (their
 	 * keys fold into its own), its read grants outside the workspace and
 	 * the programs its key holds: told only when it is cached. */
 	bool keyed = sjob->keyed != NULL;
-	jg->in = (struct judge_input){
+	*in = (struct judge_input){
 	    .workspace_root = sj->ws->root,
 	    .home = getenv("HOME"),
 	    .tmpdir = "/tmp",
@@ -189,19 +178,14 @@ static void judging_init(struct sandbox_jobs *sj, size_t i, const struct job *jo
 	    .net_allowed = sjob->net.proxied ? net_allowed : NULL,
 	    .net_ctx = &sjob->net.rules,
 	    .host_listens = bridge_host_listens,
-	    .net_ports = jg->ports.v,
-	    .n_net_ports = jg->ports.n,
+	    .relay_ports = sjob->net.relay_ports.v,
+	    .n_relay_ports = sjob->net.relay_ports.n,
+	    .bound_ports = sjob->net.binds.v,
+	    .n_bound_ports = sjob->net.binds.n,
 	};
-	judge_input_from_request(&jg->in, &sjob->req, &jg->roots, &jg->unwritten);
-	jg->in.output = joblog_end(job, &jg->in.output_len);
-	jg->in.failed = job->state != JOB_SUCCEEDED;
-}
-
-static void judging_release(struct judging *jg)
-{
-	strvec_clear(&jg->roots);
-	strvec_clear(&jg->unwritten);
-	vec_free(&jg->ports);
+	judge_input_from_request(in, &sjob->req);
+	in->output = joblog_end(job, &in->output_len);
+	in->failed = job->state != JOB_SUCCEEDED;
 }
 
 /* A persistent task ran untraced: when it failed on its own (not stopped
@@ -214,16 +198,15 @@ static int judge_untraced(struct sandbox_jobs *sj, size_t i, struct job *job)
 	struct sandbox_job *sjob = &sj->jobs[i];
 	if (!sjob->built || job->state != JOB_FAILED || job->reason || sj->quiet_report)
 		return 0;
-	struct judging jg;
-	judging_init(sj, i, job, &jg);
+	struct judge_input in;
+	judging_init(sj, i, job, &in);
 	struct verdict v;
-	judge_output(&jg.in, &v);
-	proxy_violations(sjob->net.proxy, &jg.in, &v);
+	judge_output(&in, &v);
+	proxy_violations(sjob->net.proxy, &in, &v);
 	sjob->untraced = true; /* its report begins with its walls */
 	sjob->project_dir = xstrdup(sjob->req.cwd);
 	sjob->verdict = v;
 	sjob->judged = true;
-	judging_release(&jg);
 	return 0;
 }
 
@@ -232,6 +215,10 @@ static int judge(struct sandbox_jobs *sj, size_t i, struct job *job);
 int sandbox_jobs_judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 {
 	long long t = loop_now_us();
+	/* what the task left of its placeholders, read once it ended (its
+	 * staged grants are back): the judge asks the disk nothing */
+	if (sj->jobs[i].built)
+		sandbox_request_ended(&sj->jobs[i].req);
 	int rc = judge(sj, i, job);
 	if (guard_verdict(sj, i, job) < 0)
 		rc = -1;
@@ -250,14 +237,14 @@ static int judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	if (!sjob->built || (!sjob->trace.dir && !n_refused))
 		return 0;
 	const struct task_node *t = sj->g->nodes.v[i];
-	struct judging jg;
-	judging_init(sj, i, job, &jg);
+	struct judge_input in;
+	judging_init(sj, i, job, &in);
 	struct verdict v;
 	if (sjob->trace.dir)
-		judge_trace(&jg.in, sjob->trace.path, &v);
+		judge_trace(&in, sjob->trace.path, &v);
 	else
 		memset(&v, 0, sizeof v); /* untraced: the proxy's word is all there is */
-	proxy_violations(sjob->net.proxy, &jg.in, &v);
+	proxy_violations(sjob->net.proxy, &in, &v);
 	sjob->project_dir = xstrdup(sjob->req.cwd);
 	bool succeeded = job->state == JOB_SUCCEEDED;
 	/* what it read of the other packages, for vx boundaries */
@@ -281,7 +268,6 @@ static int judge(struct sandbox_jobs *sj, size_t i, struct job *job)
 	}
 	sjob->verdict = v; /* kept for --report json|sarif|github */
 	sjob->judged = true;
-	judging_release(&jg);
 	return rc;
 }
 

@@ -36,8 +36,12 @@ int sandbox_jobs_net_rules(const struct task_node *t, struct sandbox_net *n, boo
 				/* a port listed twice keeps its first entry's address */
 				struct bridge_relay b = {
 				    r.port, strcmp(r.host, "localhost") ? xstrdup(r.host) : NULL};
-				if (!dup)
+				if (!dup) {
 					vec_push(&n->relays, b);
+					vec_push(&n->relay_ports, b.port);
+				} else {
+					free((char *)b.addr);
+				}
 				netrule_clear(&r);
 				continue;
 			}
