@@ -7,6 +7,7 @@
 
 #include "util/io.h"
 #include "util/path.h"
+#include "violations/judge.h"
 
 /* text escaped for the config grammar (issue 53 item 3: a project file
  * named `${HOME}` was learned as `write: ["${HOME}"]`, which the next load
@@ -259,15 +260,58 @@ void fix_whole_list(struct strvec *fix, const char *const *now, size_t n_now)
 	*fix = all;
 }
 
-void fix_text(struct strbuf *out, const char *yaml_rel, const char *task, const char *field,
-	      const struct strvec *list, bool whole)
+void fix_text_at(struct strbuf *out, const char *yaml_rel, const char *path,
+		 const struct strvec *list, bool whole)
 {
-	strbuf_addf(out, "%s %s tasks.%s.%s: [", whole ? "set in" : "add to", yaml_rel, task,
-		    field);
+	strbuf_addf(out, "%s %s %s: [", whole ? "set in" : "add to", yaml_rel, path);
 	for (size_t i = 0; i < list->n; i++) {
 		if (i)
 			strbuf_addstr(out, ", ");
 		strbuf_add_json_string(out, list->v[i]);
 	}
 	strbuf_addch(out, ']');
+	if (whole)
+		strbuf_addstr(out,
+			      " (its whole list: what it has now, from any layer, and the new)");
+}
+
+void fix_text(struct strbuf *out, const char *yaml_rel, const char *task, const char *field,
+	      const struct strvec *list, bool whole)
+{
+	char *path = xasprintf("tasks.%s.%s", task, field);
+	fix_text_at(out, yaml_rel, path, list, whole);
+	free(path);
+}
+
+#define NO_NETWORK                                                                                 \
+	"the task connected past vx's proxy, which no grant allows: a sandboxed task reaches "     \
+	"the network only through the proxy its HTTP_PROXY, HTTPS_PROXY and ALL_PROXY name, "      \
+	"for the hosts in allow.network; make the tool use them, or make it work offline"
+
+void fix_texts(struct strvec *out, const char *yaml_rel, const char *task, const struct verdict *v)
+{
+	/* whole: the list is the task's whole one (judge.c's fix_whole_list),
+	 * "set in", not "add to" */
+	const struct {
+		const char *field;
+		const struct strvec *list;
+		bool whole;
+	} fields[] = {
+	    {"sandbox.allow.read", &v->fix_read, false},
+	    {"sandbox.allow.write", &v->fix_write, false},
+	    {"sandbox.allow.network", &v->fix_network, false},
+	    {"inputs.files", &v->fix_inputs, true},
+	    {"inputs.workspaceFiles", &v->fix_workspace_inputs, true},
+	    {"inputs.toolchain", &v->fix_toolchain, false},
+	    {"sandbox.ignore.read", &v->fix_ignore_read, false},
+	};
+	if (v->needs_network)
+		strvec_push(out, NO_NETWORK);
+	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+		if (!fields[i].list->n)
+			continue;
+		struct strbuf sb = STRBUF_INIT;
+		fix_text(&sb, yaml_rel, task, fields[i].field, fields[i].list, fields[i].whole);
+		strvec_push_nodup(out, strbuf_detach(&sb, NULL));
+	}
 }

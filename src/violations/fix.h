@@ -15,6 +15,8 @@
 #include "violations/judge_input.h"
 #include "violations/strace.h"
 
+struct verdict;
+
 /* Appends text escaped for the config grammar: with glob, each of
  * `*?[]{}\` and '!' after a backslash; without, "${" as "$${" (the
  * loader's literal); base_from, when not NULL, points into text where a
@@ -39,12 +41,21 @@ char *fix_leftover(const struct judge_input *in, const char *root, const char *p
  * file by name. */
 char *fix_widened(const struct judge_input *in, const struct access_event *e,
 		  const struct strmap *made_dirs);
-/* Appends where a fix goes and what it adds, as every text report and the
- * refusal of a task whose key holds what its sandbox hides say it:
- * `add to app/vx.yaml tasks.build.sandbox.allow.read: ["../x"]`; whole
- * (the list is the task's whole one, fix_whole_list): `set in ...`. */
+/* Appends where a fix goes and what it adds, as every report (text,
+ * SARIF, GitHub) and the refusal of a task whose key holds what its
+ * sandbox hides say it: `add to app/vx.yaml
+ * tasks.build.sandbox.allow.read: ["../x"]`; whole (the list is the
+ * task's whole one, fix_whole_list): `set in ... (its whole list: ...)`. */
 void fix_text(struct strbuf *out, const char *yaml_rel, const char *task, const char *field,
 	      const struct strvec *list, bool whole);
+/* fix_text for a field given whole ("tasks.build.sandbox.allow.read"). */
+void fix_text_at(struct strbuf *out, const char *yaml_rel, const char *path,
+		 const struct strvec *list, bool whole);
+/* Each fix of v, one string each, in the order every report lists them
+ * (the text report a line each, SARIF and GitHub joined by "; "): the
+ * words for a connection past the proxy (no grant reaches it) first, then
+ * each list as fix_text spells it, for the task's vx.yaml yaml_rel. */
+void fix_texts(struct strvec *out, const char *yaml_rel, const char *task, const struct verdict *v);
 /* Turns fix (sorted, unique) into the task's whole resulting list: the n_now
  * entries it has now, in order, then the new ones. */
 void fix_whole_list(struct strvec *fix, const char *const *now, size_t n_now);

@@ -27,35 +27,6 @@ static const char *errno_name(int err)
 	return name ? name : "refused";
 }
 
-static void add_list(struct strbuf *out, const struct strvec *sv)
-{
-	strbuf_addch(out, '[');
-	for (size_t i = 0; i < sv->n; i++) {
-		if (i)
-			strbuf_addstr(out, ", ");
-		strbuf_add_json_string(out, sv->v[i]);
-	}
-	strbuf_addch(out, ']');
-}
-
-/* The fields of a fix, in the order every report lists them. */
-struct fix_field {
-	const char *field;
-	const struct strvec *list;
-	bool whole; /* the list is the task's whole one (judge.c whole_list): "set", not "add to" */
-};
-#define FIX_FIELDS 7
-static void fix_fields(const struct verdict *v, struct fix_field out[FIX_FIELDS])
-{
-	out[0] = (struct fix_field){"sandbox.allow.read", &v->fix_read, false};
-	out[1] = (struct fix_field){"sandbox.allow.write", &v->fix_write, false};
-	out[2] = (struct fix_field){"sandbox.allow.network", &v->fix_network, false};
-	out[3] = (struct fix_field){"inputs.files", &v->fix_inputs, true};
-	out[4] = (struct fix_field){"inputs.workspaceFiles", &v->fix_workspace_inputs, true};
-	out[5] = (struct fix_field){"inputs.toolchain", &v->fix_toolchain, false};
-	out[6] = (struct fix_field){"sandbox.ignore.read", &v->fix_ignore_read, false};
-}
-
 /* "read app/notes.txt", "network 1.2.3.4:443": the op and what it reached. */
 static void add_what(struct strbuf *out, const struct judge_input *in, const struct violation *x)
 {
@@ -91,11 +62,6 @@ static void add_message(struct strbuf *out, const char *id, const char *sep,
 	add_how(out, x);
 }
 
-#define NO_NETWORK                                                                                 \
-	"the task connected past vx's proxy, which no grant allows: a sandboxed task reaches "     \
-	"the network only through the proxy its HTTP_PROXY, HTTPS_PROXY and ALL_PROXY name, "      \
-	"for the hosts in allow.network; make the tool use them, or make it work offline"
-
 void report_text(const char *id, const char *yaml_rel, const char *task,
 		 const struct judge_input *in, const struct verdict *v, struct strbuf *out)
 {
@@ -113,20 +79,11 @@ void report_text(const char *id, const char *yaml_rel, const char *task,
 		strbuf_add_controls_escaped(out, n->text);
 		strbuf_addch(out, '\n');
 	}
-	struct fix_field fixes[FIX_FIELDS];
-	fix_fields(v, fixes);
-	if (v->needs_network)
-		strbuf_addf(out, "%s: fix: %s\n", id, NO_NETWORK);
-	for (size_t i = 0; i < FIX_FIELDS; i++) {
-		if (!fixes[i].list->n)
-			continue;
-		strbuf_addf(out, "%s: fix: ", id);
-		fix_text(out, yaml_rel, task, fixes[i].field, fixes[i].list, fixes[i].whole);
-		if (fixes[i].whole)
-			strbuf_addstr(out, " (its whole list: what it has now, from any layer, and "
-					   "the new)");
-		strbuf_addch(out, '\n');
-	}
+	struct strvec fixes = STRVEC_INIT;
+	fix_texts(&fixes, yaml_rel, task, v);
+	for (size_t i = 0; i < fixes.n; i++)
+		strbuf_addf(out, "%s: fix: %s\n", id, fixes.v[i]);
+	strvec_clear(&fixes);
 }
 
 static cJSON *string_array(const struct strvec *sv)
@@ -275,17 +232,18 @@ void report_json(const struct task_report *t, size_t n, struct strbuf *out)
 	free(text);
 }
 
-/* The fix of a task as one line: `allow.read: ["a"]; inputs.files: ["a"]`. */
-static void fix_line(const struct verdict *v, struct strbuf *sb)
+/* A violation's message in SARIF and GitHub: what it was, then ". Fix: "
+ * and each of the task's fixes as fix_texts spells them (the text
+ * report's lines), joined by "; ". */
+static void add_message_fix(struct strbuf *msg, const struct task_report *r, const char *sep,
+			    const struct violation *x)
 {
-	struct fix_field fixes[FIX_FIELDS];
-	fix_fields(v, fixes);
-	for (size_t i = 0; i < FIX_FIELDS; i++) {
-		if (!fixes[i].list->n)
-			continue;
-		strbuf_addf(sb, "%s%s: ", sb->len ? "; " : "", fixes[i].field);
-		add_list(sb, fixes[i].list);
-	}
+	add_message(msg, r->id, sep, r->in, x);
+	struct strvec fixes = STRVEC_INIT;
+	fix_texts(&fixes, r->yaml, r->task, r->v);
+	for (size_t i = 0; i < fixes.n; i++)
+		strbuf_addf(msg, "%s%s", i ? "; " : ". Fix: ", fixes.v[i]);
+	strvec_clear(&fixes);
 }
 
 void report_sarif(const struct task_report *t, size_t n, struct strbuf *out)
@@ -345,16 +303,11 @@ void report_sarif(const struct task_report *t, size_t n, struct strbuf *out)
 			cJSON_AddStringToObject(res, "ruleId", rule_ids[rule]);
 			cJSON_AddNumberToObject(res, "ruleIndex", rule);
 			cJSON_AddStringToObject(res, "level", "error");
-			struct strbuf msg = STRBUF_INIT, fl = STRBUF_INIT;
-			add_message(&msg, r->id, ": ", r->in, x);
-			fix_line(r->v, &fl);
-			if (fl.len)
-				strbuf_addf(&msg, ". Fix: add to %s tasks.%s.%s", r->yaml, r->task,
-					    fl.buf);
+			struct strbuf msg = STRBUF_INIT;
+			add_message_fix(&msg, r, ": ", x);
 			cJSON_AddStringToObject(cJSON_AddObjectToObject(res, "message"), "text",
 						msg.buf);
 			strbuf_release(&msg);
-			strbuf_release(&fl);
 			cJSON *loc = cJSON_CreateObject();
 			cJSON *phys = cJSON_AddObjectToObject(loc, "physicalLocation");
 			char *uri = sarif_uri(r->yaml);
@@ -411,12 +364,8 @@ void report_github(const struct task_report *t, size_t n, struct strbuf *out)
 		size_t nv = r->v && r->in ? r->v->violations.n : 0;
 		for (size_t k = 0; k < nv; k++) {
 			const struct violation *x = &r->v->violations.v[k];
-			struct strbuf msg = STRBUF_INIT, fl = STRBUF_INIT;
-			fix_line(r->v, &fl);
-			add_message(&msg, r->id, " ", r->in, x);
-			if (fl.len)
-				strbuf_addf(&msg, ". Fix: add to %s tasks.%s.%s", r->yaml, r->task,
-					    fl.buf);
+			struct strbuf msg = STRBUF_INIT;
+			add_message_fix(&msg, r, " ", x);
 			strbuf_addstr(out, "::error file=");
 			gh_escape(out, r->yaml, true);
 			strbuf_addf(out, ",line=%d,col=%d,title=", r->line > 0 ? r->line : 1,
@@ -426,7 +375,6 @@ void report_github(const struct task_report *t, size_t n, struct strbuf *out)
 			gh_escape(out, msg.buf, false);
 			strbuf_addch(out, '\n');
 			strbuf_release(&msg);
-			strbuf_release(&fl);
 		}
 		if (!nv && !strcmp(r->status, "failed")) {
 			strbuf_addstr(out, "::error file=");

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "check.h"
 #include "violations/seatbelt_log.h"
 #include "fixture.h"
@@ -1120,6 +1122,69 @@ static void test_report_reason(void)
 	strbuf_release(&out);
 }
 
+/* A fix reads the same in every format (session 31): SARIF and GitHub
+ * said "add to" for a whole inputs list the text report says "set in"
+ * (and "(its whole list: ...)"), dropped "tasks.TASK." from every field
+ * after the first, and left out the words for a connection past the proxy
+ * that the text report prints as its fix. */
+static void test_fix_every_format(void)
+{
+	struct judge_input in = {.project_dir = "/w/app", .workspace_root = "/w"};
+	struct verdict v;
+	memset(&v, 0, sizeof v);
+	struct violation x = {VIOLATION_READ, xstrdup("/w/shared/x"), "openat", ENOENT, NULL};
+	vec_push(&v.violations, x);
+	strvec_push(&v.fix_read, "../shared/x");
+	strvec_push(&v.fix_workspace_inputs, "src/**");
+	strvec_push(&v.fix_workspace_inputs, "shared/x");
+	v.needs_network = true;
+	struct strbuf text = STRBUF_INIT, gh = STRBUF_INIT, sarif = STRBUF_INIT;
+	report_text("app#build", "app/vx.yaml", "build", &in, &v, &text);
+	struct task_report tr = {.id = "app#build",
+				 .task = "build",
+				 .status = "failed",
+				 .yaml = "app/vx.yaml",
+				 .in = &in,
+				 .v = &v};
+	report_github(&tr, 1, &gh);
+	report_sarif(&tr, 1, &sarif);
+	/* the text report's fix lines, joined as the one-line formats join them */
+	struct strbuf fixes = STRBUF_INIT;
+	for (const char *l = text.buf; (l = strstr(l, "app#build: fix: ")); l++) {
+		l += strlen("app#build: fix: ");
+		strbuf_addstr(&fixes, fixes.len ? "; " : ". Fix: ");
+		strbuf_add(&fixes, l, strcspn(l, "\n"));
+	}
+	CHECK(strstr(fixes.buf, "the task connected past vx's proxy") != NULL);
+	CHECK(strstr(fixes.buf,
+		     "; add to app/vx.yaml tasks.build.sandbox.allow.read: "
+		     "[\"../shared/x\"]; set in app/vx.yaml "
+		     "tasks.build.inputs.workspaceFiles: [\"src/**\", \"shared/x\"] "
+		     "(its whole list: what it has now, from any layer, and the new)") != NULL);
+	struct strbuf want = STRBUF_INIT;
+	strbuf_addf(&want,
+		    "::error file=app/vx.yaml,line=1,col=1,title=vx sandbox violation::app#build "
+		    "read shared/x refused (openat ENOENT)%s\n",
+		    fixes.buf);
+	CHECK_STR(gh.buf, want.buf);
+	cJSON *doc = cJSON_Parse(sarif.buf);
+	const cJSON *res = cJSON_GetArrayItem(
+	    cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "runs"), 0), "results"),
+	    0);
+	const char *msg =
+	    cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(res, "message"), "text"));
+	strbuf_reset(&want);
+	strbuf_addf(&want, "app#build: read shared/x refused (openat ENOENT)%s", fixes.buf);
+	CHECK_STR(msg ? msg : "", want.buf);
+	cJSON_Delete(doc);
+	strbuf_release(&want);
+	strbuf_release(&fixes);
+	strbuf_release(&text);
+	strbuf_release(&gh);
+	strbuf_release(&sarif);
+	verdict_release(&v);
+}
+
 /* What the request decides, read off it: the RW binds are the write roots,
  * the stage standing for its staged entries (made once, by the plan);
  * the judge points at the request's lists. */
@@ -1432,6 +1497,7 @@ int main(void)
 	test_report_reason();
 	test_control_bytes();
 	test_from_request();
+	test_fix_every_format();
 	test_network_notes();
 	struct judge_input in = input();
 	struct verdict v;

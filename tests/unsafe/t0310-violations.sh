@@ -185,7 +185,7 @@ test_expect_success '--report github: an ::error workflow command per violation,
 	setup &&
 	app_task "cat vendor/notes.txt; true" "\"src/\"" &&
 	run_vx 1 run app#build --report github &&
-	test_grep "^::error file=app/vx.yaml,line=5,col=5,title=vx sandbox violation::app#build read app/vendor/notes.txt refused (openat ENOENT). Fix: add to app/vx.yaml tasks.build.sandbox.allow.read: \[\"vendor/notes.txt\"\]; inputs.workspaceFiles: \[\"app/vendor/notes.txt\"\]$" "$OUT"
+	test_grep "^::error file=app/vx.yaml,line=5,col=5,title=vx sandbox violation::app#build read app/vendor/notes.txt refused (openat ENOENT). Fix: add to app/vx.yaml tasks.build.sandbox.allow.read: \[\"vendor/notes.txt\"\]; set in app/vx.yaml tasks.build.inputs.workspaceFiles: \[\"app/vendor/notes.txt\"\] (its whole list: what it has now, from any layer, and the new)$" "$OUT"
 '
 
 test_expect_success 'a strace that cannot trace cleanly: the run says so once, tasks run untraced behind the same walls, vx info says why' '
