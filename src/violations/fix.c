@@ -283,6 +283,18 @@ void fix_text(struct strbuf *out, const char *yaml_rel, const char *task, const 
 	free(path);
 }
 
+char *fix_dep_output(const struct judge_dep *d, const char *path)
+{
+	char *rel = path_relative(d->dir, path);
+	struct strvec entry = STRVEC_INIT;
+	strvec_push_nodup(&entry, fix_glob(rel));
+	struct strbuf sb = STRBUF_INIT;
+	fix_text(&sb, d->config, d->task, "outputs", &entry, false);
+	strvec_clear(&entry);
+	free(rel);
+	return strbuf_detach(&sb, NULL);
+}
+
 #define NO_NETWORK                                                                                 \
 	"the task connected past vx's proxy, which no grant allows: a sandboxed task reaches "     \
 	"the network only through the proxy its HTTP_PROXY, HTTPS_PROXY and ALL_PROXY name, "      \

@@ -48,6 +48,11 @@ char *fix_widened(const struct judge_input *in, const struct access_event *e,
  * task's whole one, fix_whole_list): `set in ... (its whole list: ...)`. */
 void fix_text(struct strbuf *out, const char *yaml_rel, const char *task, const char *field,
 	      const struct strvec *list, bool whole);
+/* The fix for path, a file dependency d wrote in this run outside its
+ * outputs, as fix_text spells it: `add to lib/vx.yaml
+ * tasks.build.outputs: ["gen/x.js"]` (the path relative to d's project,
+ * as a glob entry). */
+char *fix_dep_output(const struct judge_dep *d, const char *path);
 /* fix_text for a field given whole ("tasks.build.sandbox.allow.read"). */
 void fix_text_at(struct strbuf *out, const char *yaml_rel, const char *path,
 		 const struct strvec *list, bool whole);

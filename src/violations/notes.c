@@ -64,13 +64,13 @@ void note_outside(const struct judge_input *in, struct verdict *v, const char *p
 		/* a dependency's file beside its outputs: the sandbox shows a
 		 * dependency only its outputs, and a replay would not bring it */
 		const struct judge_dep *d = judge_dep_of(in, path);
-		char *rel = path_relative(d->dir, path);
+		char *fix = fix_dep_output(d, path);
 		text =
 		    xasprintf("%s was written by the dependency %s in this run and is not among "
 			      "its outputs, so the sandbox hides it (and a replay of %s would not "
-			      "bring it back): add to %s tasks.%s.outputs: [\"%s\"]",
-			      shown, d->id, d->id, d->config, d->task, rel);
-		free(rel);
+			      "bring it back): %s",
+			      shown, d->id, d->id, fix);
+		free(fix);
 	} else {
 		char *grant = fix_grant(in, path, judge_host_is_dir(in, path));
 		/* A cached task's key must fold what it is granted to read, or a

@@ -472,12 +472,13 @@ void unkeyed_verdict(const struct judge_input *in, struct verdict *out,
 	} else if (u == UNKEYED_DEP_OUTPUT) {
 		const struct judge_dep *d = judge_dep_of(in, where);
 		char *rel = path_relative(d->dir, where);
-		verdict_add_note(
-		    out, "unlisted-output", where,
-		    xasprintf("%s was written by the dependency %s in this run and is not "
-			      "among its outputs, so a replay of it would not bring it back: "
-			      "add to %s tasks.%s.outputs: [\"%s\"]",
-			      rel, d->id, d->config, d->task, rel));
+		char *fix = fix_dep_output(d, where);
+		verdict_add_note(out, "unlisted-output", where,
+				 xasprintf("%s was written by the dependency %s in this run and is "
+					   "not among its outputs, so a replay of it would not "
+					   "bring it back: %s",
+					   rel, d->id, fix));
+		free(fix);
 		free(rel);
 	} else {
 		char *rel = path_relative(in->workspace_root, path);

@@ -12,6 +12,7 @@
 #include "fixture.h"
 #include "util/path.h"
 #include "util/strbuf.h"
+#include "violations/fix.h"
 #include "violations/judge.h"
 #include "violations/report.h"
 
@@ -936,6 +937,13 @@ static void test_fix_escaped(void)
 		CHECK_STR(v.fix_write.v[4], "\\*.js");
 	}
 	verdict_release(&v);
+	/* a dependency's file outside its outputs: the outputs entry is a glob,
+	 * escaped and quoted as every fix is (it was spelled "[\"%s\"]" raw,
+	 * so "gen/[id].js" was a character class) */
+	struct judge_dep d = {"/w/lib", "lib/vx.yaml", "build", "lib#build"};
+	char *fix = fix_dep_output(&d, "/w/lib/gen/[id]\".js");
+	CHECK_STR(fix, "add to lib/vx.yaml tasks.build.outputs: [\"gen/\\\\[id\\\\]\\\".js\"]");
+	free(fix);
 }
 
 /* Issue 53 item 8: a read through a link the task made (in its own /tmp,

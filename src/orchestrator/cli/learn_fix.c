@@ -20,6 +20,7 @@
 #include "util/die.h"
 #include "util/glob.h"
 #include "util/path.h"
+#include "violations/fix.h"
 
 /* Is abs inside a project other than p that p does not depend on
  * (directly or not)? Its name when so, else NULL. */
@@ -572,13 +573,18 @@ void learn_print_asked(const struct learn *l)
 	for (size_t i = 0; i < l->asked.n; i++) {
 		const struct asked *a = &l->asked.v[i];
 		struct strbuf q = STRBUF_INIT;
-		strbuf_add_json_string(&q, a->entry);
-		if (a->offer)
-			fprintf(stderr, "vx: %s: needs a person: add to %s %s: [%s] (%s)\n", a->id,
-				a->config, a->field, q.buf, a->why);
-		else
+		if (a->offer) {
+			/* spelled as every report spells a fix (fix_text) */
+			struct strvec entry = STRVEC_INIT;
+			strvec_push(&entry, a->entry);
+			fix_text_at(&q, a->config, a->field, &entry, false);
+			strvec_clear(&entry);
+			fprintf(stderr, "vx: %s: needs a person: %s (%s)\n", a->id, q.buf, a->why);
+		} else {
+			strbuf_add_json_string(&q, a->entry);
 			fprintf(stderr, "vx: %s: not offered: %s %s: %s is %s\n", a->id, a->config,
 				a->field, q.buf, a->why);
+		}
 		strbuf_release(&q);
 	}
 }
