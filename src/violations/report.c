@@ -240,7 +240,7 @@ static void add_message_fix(struct strbuf *msg, const struct task_report *r, con
 {
 	add_message(msg, r->id, sep, r->in, x);
 	struct strvec fixes = STRVEC_INIT;
-	fix_texts(&fixes, r->yaml, r->task, r->v);
+	fix_texts(&fixes, r->fix_yaml ? r->fix_yaml : r->yaml, r->task, r->v);
 	for (size_t i = 0; i < fixes.n; i++)
 		strbuf_addf(msg, "%s%s", i ? "; " : ". Fix: ", fixes.v[i]);
 	strvec_clear(&fixes);

@@ -25,9 +25,13 @@ struct task_report {
 	const char *cache;		 /* hit, miss, disabled */
 	const char *cache_source;	 /* a hit's: "local" or "remote"; NULL otherwise */
 	const char *key;
-	const char *yaml; /* the task's vx.yaml, workspace-relative */
-	int line, col;	  /* its sandbox: key there; 0 when none */
-	bool ran;	  /* exit codes below are real */
+	const char *yaml; /* where its sandbox: is declared, workspace-relative: the
+			   * annotation's place (a root file every package inherits) */
+	/* The vx.yaml its fix goes into (taskfacts' yaml: the project's own,
+	 * as the text report and `vx sandbox learn` name it); NULL: yaml. */
+	const char *fix_yaml;
+	int line, col; /* its sandbox: key there; 0 when none */
+	bool ran;      /* exit codes below are real */
 	int exit_code, command_exit_code;
 	long long duration_ms;
 	const struct judge_input *in; /* NULL: untraced (no sandbox, or a hit) */

@@ -1133,8 +1133,10 @@ static void test_report_reason(void)
 /* A fix reads the same in every format (session 31): SARIF and GitHub
  * said "add to" for a whole inputs list the text report says "set in"
  * (and "(its whole list: ...)"), dropped "tasks.TASK." from every field
- * after the first, and left out the words for a connection past the proxy
- * that the text report prints as its fix. */
+ * after the first, left out the words for a connection past the proxy
+ * that the text report prints as its fix, and named the file the
+ * sandbox: block is in (the root's) where the text names the project's
+ * own vx.yaml; the annotation itself stays at the sandbox: line. */
 static void test_fix_every_format(void)
 {
 	struct judge_input in = {.project_dir = "/w/app", .workspace_root = "/w"};
@@ -1151,7 +1153,8 @@ static void test_fix_every_format(void)
 	struct task_report tr = {.id = "app#build",
 				 .task = "build",
 				 .status = "failed",
-				 .yaml = "app/vx.yaml",
+				 .yaml = "vx.yaml", /* sandbox: in the root's, inherited */
+				 .fix_yaml = "app/vx.yaml",
 				 .in = &in,
 				 .v = &v};
 	report_github(&tr, 1, &gh);
@@ -1171,7 +1174,7 @@ static void test_fix_every_format(void)
 		     "(its whole list: what it has now, from any layer, and the new)") != NULL);
 	struct strbuf want = STRBUF_INIT;
 	strbuf_addf(&want,
-		    "::error file=app/vx.yaml,line=1,col=1,title=vx sandbox violation::app#build "
+		    "::error file=vx.yaml,line=1,col=1,title=vx sandbox violation::app#build "
 		    "read shared/x refused (openat ENOENT)%s\n",
 		    fixes.buf);
 	CHECK_STR(gh.buf, want.buf);

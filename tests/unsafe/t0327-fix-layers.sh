@@ -70,6 +70,22 @@ test_expect_success 'the inputs fix printed for a turbo.json task, applied as pr
 	test_grep "types#build: running" "$OUT"
 '
 
+# Session 31: the one-line reports spelled the fix for the file the
+# sandbox: block is in (the root's vx.yaml, which every package inherits),
+# where the text report and `vx sandbox learn` name the package's own.
+test_expect_success '--report github and sarif name the file the text fix names; the annotation stays at the sandbox: line' '
+	setup &&
+	run_vx 1 run build &&
+	grep "^types#build: fix: set in .* tasks.build.inputs.files: " "$ERR" | sed -E "s/^types#build: fix: //" >fix.txt &&
+	test_grep "^set in packages/types/vx.yaml tasks.build.inputs.files: " fix.txt &&
+	text=$(cat fix.txt) &&
+	run_vx 1 run build --report github &&
+	test_grep "^::error file=vx.yaml,line=3,col=5,title=vx sandbox violation::types#build read-unkeyed " "$OUT" &&
+	grep -F -- "$text" "$OUT" | grep -q "Fix: set in packages/types/vx.yaml" &&
+	run_vx 1 run build --report sarif &&
+	jq -e --arg t "$text" "[.runs[0].results[] | (.message.text | endswith(\$t)) and .locations[0].physicalLocation.artifactLocation.uri == \"vx.yaml\"] | (all and length > 0)" "$OUT"
+'
+
 # Found on the way: a task refused before it ran (its key holds a file its
 # sandbox hides) left its empty stage behind, and the run's end warned it
 # "keeps what could not be moved back".

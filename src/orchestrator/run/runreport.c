@@ -107,6 +107,7 @@ void runreport_print(enum run_report mode, const struct graph *g, const struct j
 		if ((tr[i].v = sandbox_jobs_verdict(sj, i))) {
 			ins[i] = sandbox_jobs_report_input(sj, i);
 			tr[i].in = &ins[i];
+			tr[i].fix_yaml = sj->facts[i].yaml; /* as runreport_task's fix */
 		}
 	}
 	struct strbuf sb = STRBUF_INIT;
