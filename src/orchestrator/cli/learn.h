@@ -115,10 +115,6 @@ void learn_files_release(struct learn *l);
  * left to a person. Returns 0, or -1 after an error line. */
 int learn_task(struct learn *l, const cJSON *t, bool *refused);
 
-/* The file a task's fix is written to, workspace-relative: its project's
- * own vx.yaml (learn_fix.c says why). Caller frees. */
-char *learn_own_vx_yaml(const struct workspace *ws, const struct project *p);
-
 /* Declares, as outputs, the tool state the report's tasks wrote that
  * their outputs do not hold (learn_fix.c says why). Returns how many
  * tasks it declared any for, or -1 after an error line. */

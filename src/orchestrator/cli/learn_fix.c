@@ -142,17 +142,12 @@ static void push_fix_loaded(struct strvec *out, const struct learn_job *j,
  * file its sandbox: block came from, which in a turbo.json repository is
  * the root's generic entry every package inherits (issue 54 item 1: each
  * app's key then held the other app's files, and a Vite temp-file glob
- * learned for one app refused every other package's build). The root
- * project's tasks stay where they are. */
-char *learn_own_vx_yaml(const struct workspace *ws, const struct project *p)
-{
-	const char *own = p->cfg && p->cfg != ws->cfg ? p->cfg->path : NULL;
-	return own ? path_relative(ws->root, own) : xasprintf("%s/vx.yaml", p->rel);
-}
-
+ * learned for one app refused every other package's build): the same
+ * file the run's reports name (workspace_fix_yaml, the task-facts
+ * record's yaml). The root project's tasks stay where they are. */
 static char *fix_home(const struct learn *l, const struct learn_job *j)
 {
-	return j->p->is_root ? xstrdup(j->config) : learn_own_vx_yaml(l->ws, j->p);
+	return j->p->is_root ? xstrdup(j->config) : workspace_fix_yaml(l->ws, j->p);
 }
 
 /* Fills job for report task o; false when the report names no task of the
@@ -634,7 +629,7 @@ int learn_own_state(struct learn *l, const cJSON *tasks)
 			free(abs);
 		}
 		if (outs.n > had) {
-			char *home = learn_own_vx_yaml(l->ws, p);
+			char *home = workspace_fix_yaml(l->ws, p);
 			const char *path[] = {"tasks", node->task, "outputs"};
 			size_t before = l->added;
 			int rc = learn_add(l, home, path, 3, (const char *const *)outs.v, outs.n);

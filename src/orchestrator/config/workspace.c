@@ -879,6 +879,12 @@ struct workspace *workspace_load_here(void)
 	return ws;
 }
 
+char *workspace_fix_yaml(const struct workspace *ws, const struct project *p)
+{
+	return p->cfg && p->cfg != ws->cfg ? path_relative(ws->root, p->cfg->path)
+					   : xasprintf("%s/vx.yaml", p->rel);
+}
+
 void workspace_closure(const struct workspace *ws, const bool *seed, bool reverse, bool *mark)
 {
 	size_t n = ws->projects.n;

@@ -134,6 +134,13 @@ const char *project_script(const struct project *p, const char *name);
 /* Returns the project whose directory most closely holds the absolute or
  * workspace-relative path, or -1 when none does. */
 long workspace_project_of(const struct workspace *ws, const char *path);
+/* The vx.yaml a fix for one of p's tasks goes into, workspace-relative
+ * (a new string): the project's own, or where it would be (a project of
+ * package.json alone; the root's tasks), never a file every package
+ * inherits (issue 54 item 1: a fix learned for one app, written into the
+ * root's turbo.json entry, refused every other package's build). The
+ * task-facts record's yaml (taskfacts_yaml) and `vx sandbox learn` both. */
+char *workspace_fix_yaml(const struct workspace *ws, const struct project *p);
 /* Adds to mark (ws->projects.n entries) every project reachable from the
  * ones in seed along project edges (reverse: dependents instead of
  * dependencies), directly or not. A seed is marked only when another seed

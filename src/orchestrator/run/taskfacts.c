@@ -46,11 +46,8 @@ static void mark_dependents(const struct graph *g, size_t i, bool *out)
 const char *taskfacts_yaml(struct taskfacts *facts, const struct workspace *ws,
 			   const struct graph *g, size_t i)
 {
-	if (!facts[i].yaml) {
-		const struct project *p = ws->projects.v[g->nodes.v[i]->project];
-		facts[i].yaml = p->cfg && p->cfg != ws->cfg ? path_relative(ws->root, p->cfg->path)
-							    : xasprintf("%s/vx.yaml", p->rel);
-	}
+	if (!facts[i].yaml)
+		facts[i].yaml = workspace_fix_yaml(ws, ws->projects.v[g->nodes.v[i]->project]);
 	return facts[i].yaml;
 }
 
