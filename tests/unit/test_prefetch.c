@@ -108,7 +108,11 @@ int main(void)
 	struct prefetch *p = prefetch_start(&st, r, keys, 2, w, on_settled, NULL);
 	CHECK(p != NULL);
 	long long until = loop_now() + 10000;
-	while (prefetch_state(p, 1) == PREFETCH_PENDING && loop_now() < until)
+	/* the state is stored on the pool's thread, then its post reaches the
+	 * loop: wait for both (checking the post as soon as the state showed
+	 * failed ~1 run in 300) */
+	while ((prefetch_state(p, 1) == PREFETCH_PENDING || settled_calls == 0) &&
+	       loop_now() < until)
 		loop_once(l, 100);
 	/* settled while key 0's GET is held by the server (or not yet sent):
 	 * its batch cannot have ended */
