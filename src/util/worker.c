@@ -32,6 +32,7 @@ struct queue {
 	struct worker *w;
 	pthread_t threads[WORKER_NET_THREADS];
 	size_t nthreads, idle; /* started; waiting for an item */
+	size_t queued;	       /* items not yet taken by a thread */
 	pthread_cond_t wake;   /* its threads: an item queued, or stop */
 	struct item *head, **tail;
 };
@@ -74,6 +75,7 @@ static void *thread_main(void *arg)
 		if (!q->head)
 			break;
 		struct item *it = q->head;
+		q->queued--;
 		q->head = it->next;
 		if (!q->head)
 			q->tail = &q->head;
@@ -159,11 +161,16 @@ void worker_submit(struct worker *w, enum worker_queue qi, worker_work_fn *work,
 	pthread_mutex_lock(&w->mu);
 	*q->tail = it;
 	q->tail = &it->next;
+	q->queued++;
 	w->busy++;
-	/* a thread more while none is idle, up to the queue's count: a run
-	 * that never saves never starts the save thread */
+	/* a thread more while the items waiting outnumber the idle threads,
+	 * up to the queue's count: a run that never saves never starts the
+	 * save thread. Not "while none is idle": an idle thread signalled
+	 * for one item counts as idle until it wakes, and a second item
+	 * submitted meanwhile found no thread to start and waited behind the
+	 * first (the waits' item can last the whole run) */
 	int e = 0;
-	if (!q->idle && q->nthreads < max_threads[qi] &&
+	if (q->queued > q->idle && q->nthreads < max_threads[qi] &&
 	    !(e = thread_start(&q->threads[q->nthreads], NULL, thread_main, q)))
 		q->nthreads++;
 	pthread_cond_signal(&q->wake);

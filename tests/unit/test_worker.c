@@ -1,8 +1,11 @@
 /* Unit tests for util/worker.c: work runs off the loop's thread, done on
  * it, with what the work said handed over instead of printed; a queue of
  * one thread keeps its order; a post reaches the loop before its item's
- * done; worker_wait and worker_free wait for what is in flight. */
+ * done; an item submitted while another holds the only idle thread gets a
+ * thread of its own; worker_wait and worker_free wait for what is in
+ * flight. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +70,25 @@ static void post_done(void *arg, const char *messages)
 		p->posted_seen = 2;
 }
 
+/* An item that holds its thread until let go (the waits' item holds one
+ * for the run), and one submitted right after it. */
+static atomic_bool let_go, second_ran;
+static void hold(void *arg)
+{
+	(void)arg;
+	for (int k = 0; k < 5000 && !atomic_load(&let_go); k++)
+		usleep(1000);
+}
+static void second(void *arg)
+{
+	(void)arg;
+	atomic_store(&second_ran, true);
+}
+static void nothing_done(void *arg, const char *messages)
+{
+	(void)arg, (void)messages;
+}
+
 static void done(void *arg, const char *messages)
 {
 	struct item *it = arg;
@@ -121,6 +143,24 @@ int main(void)
 		worker_wait(w);
 	CHECK_INT(p.posted_seen, 2);
 	CHECK(p.post_on_loop);
+
+	/* A pool whose NET thread is idle (its one item ended). Two items submitted back to back:
+	 * the second gets a thread of its own while the first holds the idle one. The bug: the idle
+	 * thread, signalled for the first and not yet awake, still counted as idle, so no thread
+	 * was started for the second, which waited behind the first (a shard's waits starved the
+	 * uploads another shard waits for) */
+	struct worker *w1 = worker_new(l);
+	worker_submit(w1, WORKER_NET, second, nothing_done, NULL); /* its one thread */
+	while (worker_busy(w1))
+		worker_wait(w1);
+	atomic_store(&second_ran, false);
+	worker_submit(w1, WORKER_NET, hold, nothing_done, NULL);
+	worker_submit(w1, WORKER_NET, second, nothing_done, NULL);
+	for (int k = 0; k < 3000 && !atomic_load(&second_ran); k++)
+		usleep(1000);
+	CHECK(atomic_load(&second_ran));
+	atomic_store(&let_go, true);
+	worker_free(w1);
 
 	/* worker_free waits for the items in flight and calls their done */
 	struct item late[3] = {{0}};
