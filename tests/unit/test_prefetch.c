@@ -4,14 +4,11 @@
  * be opened (its temporary file cannot be made) is "ask alone" at once,
  * while another key of the batch is still in flight. The bug: it stayed
  * pending until the whole batch ended, its task waiting for nothing. */
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "cache/prefetch.h"
@@ -19,59 +16,23 @@
 #include "cache/store.h"
 #include "check.h"
 #include "fstest.h"
+#include "httptest.h"
 #include "util/die.h"
 #include "util/loop.h"
-#include "util/thread.h"
 #include "util/worker.h"
 
 static atomic_bool release; /* the held GETs may be answered (404) */
 static atomic_int held;	    /* artifact GETs waiting for release */
 
-/* One connection: its request read, its answer written, closed. */
-static void *serve(void *arg)
+/* Every artifact GET is held until the test lets it go, then a 404. */
+static int answer(const char *method, const char *path, const char **body)
 {
-	int c = (int)(intptr_t)arg;
-	char req[4096];
-	size_t n = 0;
-	ssize_t r;
-	while (n < sizeof req - 1 && (r = read(c, req + n, sizeof req - 1 - n)) > 0) {
-		n += (size_t)r;
-		req[n] = 0;
-		if (strstr(req, "\r\n\r\n"))
-			break;
-	}
-	req[n] = 0;
-	const char *ok = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
-			 "22\r\nConnection: close\r\n\r\n{\"status\":\"enabled\"}\r\n";
-	const char *miss =
-	    "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
-	const char *answer = miss;
-	if (strstr(req, "/v8/artifacts/status")) {
-		answer = ok;
-	} else {
-		atomic_fetch_add(&held, 1);
-		for (int k = 0; k < 20000 && !atomic_load(&release); k++)
-			usleep(1000);
-		atomic_fetch_sub(&held, 1);
-	}
-	(void)!write(c, answer, strlen(answer));
-	close(c);
-	return NULL;
-}
-
-static void *listener(void *arg)
-{
-	int s = (int)(intptr_t)arg;
-	for (;;) {
-		int c = accept(s, NULL, NULL);
-		if (c < 0)
-			return NULL;
-		pthread_t t;
-		if (thread_start(&t, NULL, serve, (void *)(intptr_t)c) == 0)
-			pthread_detach(t);
-		else
-			close(c);
-	}
+	(void)method, (void)path, (void)body;
+	atomic_fetch_add(&held, 1);
+	for (int k = 0; k < 20000 && !atomic_load(&release); k++)
+		usleep(1000);
+	atomic_fetch_sub(&held, 1);
+	return 404;
 }
 
 static int settled_calls;
@@ -83,16 +44,9 @@ static void on_settled(void *ctx)
 
 int main(void)
 {
-	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t alen = sizeof a;
-	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof a) || listen(s, 16) ||
-	    getsockname(s, (struct sockaddr *)&a, &alen))
-		die_errno("cannot listen");
-	pthread_t lt;
-	if (thread_start(&lt, NULL, listener, (void *)(intptr_t)s))
-		die("cannot start the server");
-	char *url = xasprintf("http://127.0.0.1:%d", ntohs(a.sin_port));
+	struct httptest server;
+	httptest_start(&server, answer);
+	const char *url = server.url;
 
 	char *root = fs_tmpdir();
 	char *dir = xasprintf("%s/store", root);
@@ -128,10 +82,7 @@ int main(void)
 	loop_free(l);
 	remote_free(r);
 	store_close(&st);
-	shutdown(s, SHUT_RDWR);
-	close(s);
-	pthread_join(lt, NULL);
-	free(url);
+	httptest_stop(&server);
 	free(dir);
 	fs_rmtree(root);
 	free(root);
