@@ -215,6 +215,64 @@ test_expect_success 'an upstream its owner never uploads is built here after --s
 	test_grep "^new l" */dist/out.txt
 '
 
+# until_said FILE TEXT: waits (at most a minute) for TEXT in FILE.
+until_said() {
+	local i
+	for i in $(seq 600); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "never said: $2" && cat "$1"
+	return 1
+}
+
+# Issue 58 item 4: the waits are asked again on the run's pool, not by a
+# loop timer; what they find reaches the loop as one event each.
+test_expect_success 'a shard waiting before the other starts takes its uploads when they come' '
+	setup &&
+	for p in */; do echo "late" >>"${p}src/x.txt"; done &&
+	clone "$TEST_DIR/w1" && clone "$TEST_DIR/w2"
+	(cd "$TEST_DIR/w2" && VX_SHARD_RUN=late "$VX" run build --shard 2/2 -j2 --shard-wait 120 \
+		--summarize=../w2.json >../wo2 2>../we2; echo $? >../wrc2) &
+	until_said ../we2 "waiting up to 120s for its upload" &&
+	(cd "$TEST_DIR/w1" && VX_SHARD_RUN=late "$VX" run build --shard 1/2 -j2 \
+		--summarize=../w1.json >../wo1 2>../we1; echo $? >../wrc1) &&
+	wait &&
+	cat ../we2 &&
+	test "$(cat ../wrc1)" = 0 && test "$(cat ../wrc2)" = 0 &&
+	! grep "did not upload it within" ../we1 ../we2 &&
+	ids ../w2.json cached >../took &&
+	test -s ../took &&
+	{ ids ../w1.json succeeded; ids ../w2.json succeeded; } | sort >../ran &&
+	test $(wc -l <../ran) = 40 &&
+	test -z "$(uniq -d ../ran)"
+'
+
+test_expect_success 'a wait of ten minutes ends with the run: ^C, or a failure of its own' '
+	setup &&
+	for p in */; do echo "never $p" >>"${p}src/x.txt"; done
+	# a background job of a script ignores SIGINT unless job control is on
+	set -m
+	VX_SHARD_RUN=never "$VX" run build --shard 2/2 -j2 --shard-wait 600 >../io 2>../ie &
+	vx=$!
+	trap "kill $vx 2>/dev/null || :" EXIT
+	until_said ../ie "waiting up to 600s for its upload" &&
+	kill -INT $vx &&
+	rc=0 && wait $vx || rc=$?
+	set +m
+	cat ../ie &&
+	test "$rc" = 130 &&
+	! grep "did not upload it within" ../ie &&
+	mine=$(owned 2/2 | grep "^l" | head -1) &&
+	sed -i "s/DEPS: \"\"/DEPS: \"nope\"/" "${mine%#build}/vx.yaml" &&
+	rc=0 && VX_SHARD_RUN=never2 "$VX" run build --shard 2/2 -j2 --shard-wait 600 \
+		>../fo 2>../fe || rc=$?
+	cat ../fe &&
+	test "$rc" = 1 &&
+	test_grep "waiting up to 600s for its upload" ../fe &&
+	! grep "did not upload it within" ../fe
+'
+
 test_expect_success 'without a remote cache a shard warns and builds what it needs' '
 	setup &&
 	unset VX_REMOTE_CACHE_URL VX_REMOTE_CACHE_TOKEN VX_REMOTE_CACHE_TEAM &&

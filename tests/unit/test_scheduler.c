@@ -691,62 +691,6 @@ static void test_handed_off(void)
 	strbuf_release(&out);
 }
 
-/* A before hook that says "later" a few times: the job holds no slot
- * meanwhile (another job runs with -j1), then runs; a failure elsewhere
- * skips a job that waits, at once. */
-struct later_ctx {
-	int asks;
-};
-
-static enum before_result ask_later(struct job *job, void *ctx)
-{
-	struct later_ctx *c = ctx;
-	if (strcmp(job->id, "w#build"))
-		return BEFORE_RUN;
-	if (++c->asks < 3) {
-		job->later_ms = 100;
-		return BEFORE_LATER;
-	}
-	return BEFORE_RUN;
-}
-
-static void test_later(void)
-{
-	struct job jobs[3];
-	struct strbuf out = STRBUF_INIT;
-	struct later_ctx c = {0};
-	struct scheduler_hooks hooks = {ask_later, NULL, &c, NULL};
-	struct scheduler_opts opts = {.concurrency = 1, .logs = LOGS_FULL};
-	size_t dep0[] = {0};
-	job_sh(&jobs[0], "w#build", "echo w >> order");
-	job_sh(&jobs[1], "x#build", "echo x >> order");
-	job_sh(&jobs[2], "y#build", "echo y >> order");
-	jobs[2].deps = dep0, jobs[2].ndeps = 1;
-	CHECK_INT(run(jobs, 3, &opts, &hooks, &out), 0);
-	CHECK_INT(c.asks, 3);
-	char *order = file_read("order");
-	CHECK_STR(order, "x\nw\ny\n");
-	free(order);
-	CHECK(jobs[2].start_ms >= 200);
-	for (int i = 0; i < 3; i++)
-		CHECK_INT(jobs[i].state, JOB_SUCCEEDED);
-	jobs_free(jobs, 3);
-	strbuf_release(&out);
-	file_remove("order");
-
-	/* x fails while w waits: the run stops and w is skipped, not waited for. */
-	c.asks = -1000;
-	job_sh(&jobs[0], "w#build", "echo w >> order");
-	job_sh(&jobs[1], "x#build", "exit 3");
-	CHECK_INT(run(jobs, 2, &opts, &hooks, &out), 1);
-	CHECK_INT(jobs[0].state, JOB_SKIPPED);
-	CHECK_INT(jobs[1].state, JOB_FAILED);
-	CHECK(!file_exists("order"));
-	CHECK(c.asks < -990); /* asked a few times, not until it would run */
-	jobs_free(jobs, 2);
-	strbuf_release(&out);
-}
-
 /* A before hook that says "pending" (a restore off the loop): the job
  * holds no slot while its owner works (another job runs with -j1), its
  * owner lets go from a loop timer, and the hook asked again answers; three
@@ -886,7 +830,6 @@ int main(void)
 	test_child_environment();
 	test_hooks();
 	test_held();
-	test_later();
 	test_pending();
 	test_noop();
 	test_settled();

@@ -170,6 +170,7 @@ int run_once(const struct run_opts *o, struct plan *p, long long t0,
 	long long jobs_t0 = summary_clock_ms(); /* the summary's wall clock of job times */
 	int status = scheduler_run(p->jobs, n, &so, &hooks);
 	free(rh.tainted);
+	shardrun_finish(p->shard); /* its split lookups, before the pool goes */
 	taskcache_finish(&p->tc);
 	sandbox_jobs_finish(&p->sj);
 	if (loop != (wh ? wh->loop : NULL))

@@ -127,7 +127,8 @@ enum before_result run_before(struct job *job, void *ctx)
 		return BEFORE_DONE;
 	}
 	if (rh->shard && shardrun_wait(rh->shard, rh->tc, i, job))
-		return BEFORE_LATER;
+		return BEFORE_PENDING; /* another shard builds it: its upload is waited
+					* for on the pool, the loop keeps no timer */
 	if (t->cfg->sandbox)
 		return sandbox_jobs_wrap(rh->sj, i, job, taskcache_keyed_files(rh->tc, i)) < 0
 			   ? BEFORE_FAIL
@@ -141,6 +142,7 @@ void run_stop_hook(void *ctx)
 {
 	struct run_hooks *rh = ctx;
 	taskcache_stop(rh->tc);
+	shardrun_stop(rh->shard);
 }
 
 /* --only: did a task upstream of t stay unrun (its outputs taken as found)? */

@@ -36,7 +36,8 @@ enum before_result run_before(struct job *job, void *ctx);
  * violation fails the task), then the cache's save. */
 enum after_result run_after(struct job *job, void *ctx);
 /* The run stops starting jobs: the cache lets go of the jobs waiting on
- * their remote lookups (taskcache_stop). */
+ * their remote lookups (taskcache_stop), the shard of those waiting for
+ * another shard's upload (shardrun_stop). */
 void run_stop_hook(void *ctx);
 
 #endif

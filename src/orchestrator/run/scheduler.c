@@ -49,10 +49,8 @@ struct proc {
 	size_t waiting;		  /* dependencies not yet ended */
 	size_t slot;		  /* its place in sched.live while RUNNING */
 	bool retried; /* already run a second time: its timeout counts from the first start */
-	long long first_start;	   /* the first attempt's start, for the timeout of a retry */
-	unsigned long later_timer; /* while its before hook said BEFORE_LATER: the
-				    * loop timer that queues it again, else 0 */
-	bool asked; /* its hook said BEFORE_PENDING: its start stays the first ask's */
+	long long first_start; /* the first attempt's start, for the timeout of a retry */
+	bool asked;	       /* its hook said BEFORE_PENDING: its start stays the first ask's */
 };
 
 /* A binary min-heap of job indices: the ready queue hands out jobs in the
@@ -77,7 +75,6 @@ struct sched {
 	size_t *live; /* the RUNNING jobs, `running` of them: a wake-up costs
 		       * O(running), not O(njobs) */
 	size_t running, ended;
-	size_t later; /* jobs waiting on a later_timer */
 	size_t *held; /* the jobs ended but held (job->held), nheld of them */
 	size_t nheld;
 	size_t *pending; /* the jobs whose before hook is pending (job->pending) */
@@ -243,17 +240,10 @@ static bool job_ok(const struct job *job)
 	return job->state == JOB_SUCCEEDED || job->state == JOB_CACHED || job->state == JOB_NOOP;
 }
 
-/* The run starts nothing more: what waits to be asked again (the before
- * hook's BEFORE_LATER) never will, and ends skipped. */
-static void later_cancel_all(struct sched *s)
+/* The run starts nothing more: what waits off the loop for no slot (a
+ * remote lookup, another shard's upload) is let go, and ends skipped. */
+static void pending_let_go(struct sched *s)
 {
-	for (size_t i = 0; i < s->njobs && s->later; i++)
-		if (s->procs[i].later_timer) {
-			loop_timer_cancel(s->loop, s->procs[i].later_timer);
-			s->procs[i].later_timer = 0;
-			s->later--;
-		}
-	/* and what waits off the loop for no slot (a remote lookup) */
 	if (s->hooks && s->hooks->stop)
 		s->hooks->stop(s->hooks->ctx);
 }
@@ -275,7 +265,7 @@ static void job_ended(struct sched *s, size_t i)
 			if (!s->opts->keep_going && !s->stop_starting) {
 				s->stop_starting = true;
 				s->stop_reason = "run stopped after a failure";
-				later_cancel_all(s);
+				pending_let_go(s);
 			}
 		}
 		for (size_t k = s->rdep_off[j]; k < s->rdep_off[j + 1]; k++) {
@@ -467,18 +457,8 @@ static void timers_cancel(struct sched *s, struct proc *p)
 	p->term_timer = p->kill_timer = 0;
 }
 
-/* A job whose before hook said "later": back on the ready queue. */
-static void on_later(struct loop *l, void *data)
-{
-	(void)l;
-	struct proc *p = data;
-	p->later_timer = 0;
-	p->s->later--;
-	ready_push(&p->s->ready, p->i);
-}
-
 /* Takes job i off the ready queue: a no-op, a cache hit, a hook failure, a
- * spawn failure, a running job, or a job asked again later. */
+ * spawn failure, a running job, or a job pending on its hook's owner. */
 static void job_start(struct sched *s, size_t i)
 {
 	struct job *job = &s->jobs[i];
@@ -495,12 +475,6 @@ static void job_start(struct sched *s, size_t i)
 		if (r == BEFORE_PENDING) {
 			job->pending = p->asked = true;
 			s->pending[s->npending++] = i;
-			return;
-		}
-		if (r == BEFORE_LATER) {
-			long long at = now_ms(s) + (job->later_ms > 0 ? job->later_ms : 1);
-			p->later_timer = loop_timer(s->loop, s->t0 + at, on_later, p);
-			s->later++;
 			return;
 		}
 		if (r == BEFORE_HANDED_OFF) {
@@ -558,7 +532,7 @@ static void run_stop(struct sched *s, int sig, const char *reason)
 	long long now = now_ms(s);
 	s->stop_starting = true;
 	s->stop_reason = reason;
-	later_cancel_all(s);
+	pending_let_go(s);
 	for (size_t k = 0; k < s->running; k++) {
 		size_t i = s->live[k];
 		struct proc *p = &s->procs[i];
@@ -764,7 +738,7 @@ static void run_loop(struct sched *s)
 		on_tick(s->loop, s);
 	for (;;) {
 		run_start_ready(s);
-		if (!s->running && !s->nheld && !s->later && !s->npending)
+		if (!s->running && !s->nheld && !s->npending)
 			break;
 		run_status(s);
 		output_flush(&s->out);
@@ -851,7 +825,6 @@ int scheduler_run(struct job *jobs, size_t njobs, const struct scheduler_opts *o
 		job->pending = false;
 		job->handed_off = false;
 		job->hit_from = NULL;
-		job->later_ms = 0;
 		if (!job->log.buf)
 			strbuf_init(&job->log);
 		job->log_fd = -1; /* a zeroed job holds fd 0 here, never its own */

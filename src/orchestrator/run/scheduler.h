@@ -91,8 +91,6 @@ struct job {
 	const char *hit_from;	/* set by a before hook answering BEFORE_DONE: where the
 				 * hit came from, said in its line ("remote" cache hit);
 				 * NULL: said plainly */
-	long long later_ms;	/* set by a before hook returning BEFORE_LATER: ask
-				 * it again in this many ms (at least 1) */
 	bool pending;		/* set when its before hook returned BEFORE_PENDING:
 				 * the hook's owner works on it off the loop (a
 				 * restore) and owns job->log meanwhile; the hook is
@@ -114,11 +112,11 @@ enum before_result {
 			    * what to show) */
 	BEFORE_HANDED_OFF, /* someone else runs it (vx watch's servers): it counts
 			    * as a no-op, and job->reason is printed as its line */
-	BEFORE_LATER,	   /* ask again after job->later_ms (--shard: another
-			    * machine is building it; the job holds no slot
-			    * meanwhile, and a stop skips it) */
-	BEFORE_PENDING,	   /* ask again when job->pending is cleared: the job
-			    * holds no slot meanwhile, and a stop skips it */
+	BEFORE_PENDING,	   /* ask again when job->pending is cleared (a restore
+			    * off the loop; --shard: another machine's upload
+			    * waited for on the pool): the job holds no slot
+			    * meanwhile, and a stop skips it. Never a timer of
+			    * the loop's (issue 58 item 4) */
 };
 
 /* What an after hook says of a reaped job. */

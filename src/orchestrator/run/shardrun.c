@@ -7,16 +7,17 @@
 #include <unistd.h>
 
 #include "cache/remote.h"
+#include "cache/remotewait.h"
 #include "orchestrator/plan/shard.h"
 #include "util/die.h"
 #include "util/loop.h"
 #include "util/strbuf.h"
-#include "util/worker.h"
 
 /* How often the waits are said while they last: a third of --shard-wait,
  * from every second to every 30 s. */
 #define SAY_WAITS_MS(wait) ((wait) / 3 < 1000 ? 1000 : (wait) / 3 > 30000 ? 30000 : (wait) / 3)
-/* How often an unpublished split is looked up again. */
+/* How often an unpublished split is looked up again while a task of its
+ * shard waits. */
 #define PEER_POLL_MS 2000
 
 char *shardrun_ci_run(void)
@@ -152,85 +153,32 @@ void shardrun_publish(const struct shardrun *s, struct taskcache *tc)
 
 void shardrun_start(struct shardrun *s, size_t n)
 {
-	s->wait_since = xcalloc(n + 1, sizeof *s->wait_since);
-	s->poll_ms = xcalloc(n + 1, sizeof *s->poll_ms);
-	s->waiting = xcalloc(n + 1, sizeof *s->waiting);
+	s->nodes = xcalloc(n + 1, sizeof *s->nodes);
+	for (size_t i = 0; i < n; i++)
+		s->nodes[i].s = s;
 	s->peers = xcalloc(s->count, sizeof *s->peers);
+	for (unsigned j = 0; j < s->count; j++)
+		s->peers[j].s = s;
 }
 
-/* A lookup of shard j's published split, on the run's pool. */
-struct peer_lookup {
-	struct shardrun *s;
-	struct remote *remote;
-	unsigned j;
-	char key[KEY_HEX_SIZE], got[KEY_HEX_SIZE];
-	bool found;
-};
-
-/* Pool: the GET (it may sleep out a 429's Retry-After: never on the loop). */
-static void peer_get(void *arg)
+/* Every SAY_WAITS_MS of waiting (a tick of the waits, on the loop): which
+ * tasks still wait (the first three by name), and how long the last of
+ * them may still. */
+static void say_waits(void *ctx)
 {
-	struct peer_lookup *pl = arg;
-	FILE *f = tmpfile();
-	if (!f)
-		return;
-	pl->found = remote_get(pl->remote, pl->key, fileno(f), NULL) == 1 &&
-		    pread(fileno(f), pl->got, KEY_HEX_SIZE - 1, 0) == KEY_HEX_SIZE - 1;
-	fclose(f);
-}
-
-/* Loop: what it found is the peer's state; a split not found is looked
- * up again later. */
-static void peer_got(void *arg, const char *messages)
-{
-	struct peer_lookup *pl = arg;
-	struct shard_peer_state *p = &pl->s->peers[pl->j];
-	fputs(messages, stderr);
-	p->asking = false;
-	if (pl->found)
-		p->peer = strcmp(pl->got, pl->s->split) ? PEER_UNLIKE : PEER_ALIKE;
-	free(pl);
-}
-
-/* What shard j's published split says of this one's: looked up again at
- * most every PEER_POLL_MS while unknown, on the run's pool (issue 58 item
- * 4: the GET ran on the loop, through a 429's back-off); once known, kept
- * for the run. Unknown while the lookup is in flight: the task waits. */
-static enum shard_peer peer(struct shardrun *s, struct taskcache *tc, unsigned j, long long now)
-{
-	struct shard_peer_state *p = &s->peers[j];
-	if (p->peer != PEER_UNKNOWN || p->asking ||
-	    (p->asked_ms && now - p->asked_ms < PEER_POLL_MS))
-		return p->peer;
-	p->asked_ms = now;
-	struct peer_lookup *pl = xcalloc(1, sizeof *pl);
-	pl->s = s;
-	pl->remote = tc->remote;
-	pl->j = j;
-	peer_key(s, j, pl->key);
-	if (!tc->worker) { /* a run with no loop */
-		peer_get(pl);
-		peer_got(pl, "");
-		return p->peer;
-	}
-	p->asking = true;
-	worker_submit(tc->worker, WORKER_NET, peer_get, peer_got, pl);
-	return p->peer;
-}
-
-/* Every SAY_WAITS_MS of waiting: which tasks still wait (the first three
- * by name), and how long the last of them may still. */
-static void say_waits(struct shardrun *s, long long now, const struct graph *g)
-{
-	if (now - s->said_ms < SAY_WAITS_MS(s->wait_ms))
+	struct shardrun *s = ctx;
+	long long now = loop_now();
+	/* the first "still waiting" comes a while after the first wait */
+	if (now - s->said_ms < SAY_WAITS_MS(s->wait_ms) * 9 / 10)
 		return;
 	s->said_ms = now;
+	const struct graph *g = s->tc->g;
 	struct strbuf sb = STRBUF_INIT;
 	size_t count = 0;
 	long long most = 0;
 	for (size_t i = 0; i < g->nodes.n; i++)
-		if (s->waiting[i]) {
-			long long left = s->wait_ms - (now - s->wait_since[i]);
+		if (s->nodes[i].state == SHARD_WAIT_ON) {
+			long long left = s->wait_ms - (now - s->nodes[i].since);
 			most = left > most ? left : most;
 			if (count++ < 3)
 				strbuf_addf(&sb, "%s%s", count > 1 ? ", " : "", g->nodes.v[i]->id);
@@ -245,18 +193,115 @@ static void say_waits(struct shardrun *s, long long now, const struct graph *g)
 	strbuf_release(&sb);
 }
 
+static void peer_ask(struct shardrun *s, unsigned j);
+
+/* Loop: shard j's split, looked up on the waits, found or not. */
+static void peer_got(void *arg, enum remote_wait_end end, const char *body, size_t len)
+{
+	struct shard_peer_state *p = arg;
+	struct shardrun *s = p->s;
+	unsigned j = (unsigned)(p - s->peers);
+	p->lookup = NULL;
+	if (end == REMOTE_WAIT_FOUND) {
+		bool alike = len == KEY_HEX_SIZE - 1 && !memcmp(body, s->split, len);
+		p->peer = alike ? PEER_ALIKE : PEER_UNLIKE;
+		if (!alike) /* its part is not what this shard waits for: let go */
+			for (size_t i = 0; s->tc && i < s->tc->g->nodes.n; i++)
+				if (s->nodes[i].state == SHARD_WAIT_ON && s->owner[i] == j)
+					remote_wait_cancel(s->rws, s->nodes[i].rw);
+		return;
+	}
+	/* unknown still: asked again while a task of j's waits (a lookup
+	 * cancelled when the last of them ended, and one waits again) */
+	if (end == REMOTE_WAIT_STOPPED && p->waits)
+		peer_ask(s, j);
+}
+
+/* Shard j's published split, looked up on the run's waits (issue 58 item
+ * 4: the GET ran on the loop, through a 429's back-off), at once and then
+ * every PEER_POLL_MS while unknown and a task of j's waits; once known,
+ * kept for the run. */
+static void peer_ask(struct shardrun *s, unsigned j)
+{
+	struct shard_peer_state *p = &s->peers[j];
+	if (p->peer != PEER_UNKNOWN || p->lookup || s->stopped)
+		return;
+	char key[KEY_HEX_SIZE];
+	peer_key(s, j, key);
+	struct remote_wait_ask a = {.key = key,
+				    .read = true,
+				    .gap_ms = PEER_POLL_MS,
+				    .max_ms = PEER_POLL_MS,
+				    .deadline = loop_now() + s->wait_ms,
+				    .done = peer_got,
+				    .arg = p};
+	p->lookup = remote_wait_add(s->rws, &a);
+}
+
+/* Loop: node i's wait ended; its job is asked again (shardrun_wait says
+ * what the end means). */
+static void wait_ended(void *arg, enum remote_wait_end end, const char *body, size_t len)
+{
+	(void)body, (void)len;
+	struct shard_node *n = arg;
+	struct shardrun *s = n->s;
+	struct shard_peer_state *p = &s->peers[s->owner[n - s->nodes]];
+	n->rw = NULL;
+	n->state = end == REMOTE_WAIT_FOUND	? SHARD_WAIT_FOUND
+		   : end == REMOTE_WAIT_GAVE_UP ? SHARD_WAIT_GAVE_UP
+		   : end == REMOTE_WAIT_ERROR	? SHARD_WAIT_OFF
+						: SHARD_WAIT_LET_GO;
+	n->job->pending = false;
+	n->job = NULL;
+	/* no task of that shard's waits: its split is no longer worth asking */
+	if (!--p->waits && p->lookup)
+		remote_wait_cancel(s->rws, p->lookup);
+}
+
+/* Node i's wait begins: its key on the waits, said. */
+static void wait_begin(struct shardrun *s, struct taskcache *tc, size_t i, struct job *job)
+{
+	struct shard_node *n = &s->nodes[i];
+	unsigned j = s->owner[i];
+	long long now = loop_now();
+	if (!s->rws) {
+		s->tc = tc;
+		s->said_ms = now;
+		s->rws = remote_waits_new(tc->remote, tc->worker, SAY_WAITS_MS(s->wait_ms),
+					  say_waits, s);
+	}
+	n->state = SHARD_WAIT_ON;
+	n->since = now;
+	n->job = job;
+	s->peers[j].waits++;
+	/* the cache missed it just now: asked again in 250 ms, each gap then
+	 * half again as long, up to every 2 s (docs/ci.md) */
+	struct remote_wait_ask a = {.key = tc->ks.keys[i],
+				    .first_ms = 250,
+				    .gap_ms = 375,
+				    .max_ms = 2000,
+				    .deadline = now + s->wait_ms,
+				    .done = wait_ended,
+				    .arg = n};
+	n->rw = remote_wait_add(s->rws, &a);
+	peer_ask(s, j);
+	fprintf(stderr, "vx: %s: shard %u/%u builds it; waiting up to %llds for its upload\n",
+		tc->g->nodes.v[i]->id, j + 1, s->count, s->wait_ms / 1000);
+}
+
 bool shardrun_wait(struct shardrun *s, struct taskcache *tc, size_t i, struct job *job)
 {
 	unsigned j = s->owner[i];
-	if (j == s->index)
-		return false;
+	struct shard_node *n = &s->nodes[i];
 	const struct task_node *t = job->data;
-	if (!taskcache_cacheable(t) || !taskcache_remote_readable(tc)) {
+	/* a run without its pool cannot wait off the loop, and a store that is
+	 * not open could not take the upload */
+	if (j == s->index || n->state == SHARD_WAIT_DONE || s->stopped || !tc->worker ||
+	    !taskcache_cacheable(t) || !taskcache_remote_readable(tc)) {
 		shardrun_settled(s, i); /* the remote may have gone off mid-wait */
 		return false;
 	}
-	long long now = loop_now();
-	if (peer(s, tc, j, now) == PEER_UNLIKE) {
+	if (s->peers[j].peer == PEER_UNLIKE) {
 		if (!s->peers[j].said)
 			warning(
 			    "shard %u/%u split the graph unlike this one (were they handed "
@@ -268,42 +313,52 @@ bool shardrun_wait(struct shardrun *s, struct taskcache *tc, size_t i, struct jo
 		shardrun_settled(s, i);
 		return false;
 	}
-	if (!s->wait_since[i]) {
-		if (!s->said_ms)
-			s->said_ms = now; /* the first "still waiting" comes a while after */
-		s->wait_since[i] = now;
-		s->poll_ms[i] = 250;
-		s->waiting[i] = true;
-		fprintf(stderr,
-			"vx: %s: shard %u/%u builds it; waiting up to %llds for its upload\n",
-			t->id, j + 1, s->count, s->wait_ms / 1000);
-	} else if (now - s->wait_since[i] >= s->wait_ms) {
+	if (n->state == SHARD_WAIT_NONE) {
+		wait_begin(s, tc, i, job);
+		return true;
+	}
+	if (n->state == SHARD_WAIT_GAVE_UP)
 		warning("%s: shard %u/%u did not upload it within %llds; building it here", t->id,
 			j + 1, s->count, s->wait_ms / 1000);
-		shardrun_settled(s, i);
-		return false;
-	}
-	say_waits(s, now, tc->g);
-	job->later_ms = s->poll_ms[i];
-	s->poll_ms[i] = s->poll_ms[i] * 3 / 2 > 2000 ? 2000 : s->poll_ms[i] * 3 / 2;
-	return true;
+	else if (n->state == SHARD_WAIT_FOUND) /* the fetch said why (refused, gone) */
+		warning("%s: shard %u/%u uploaded it, but it could not be fetched; building it "
+			"here",
+			t->id, j + 1, s->count);
+	shardrun_settled(s, i);
+	return false;
 }
 
 void shardrun_settled(struct shardrun *s, size_t i)
 {
-	if (s->waiting)
-		s->waiting[i] = false;
+	if (s->nodes)
+		s->nodes[i].state = SHARD_WAIT_DONE;
+}
+
+void shardrun_stop(struct shardrun *s)
+{
+	if (!s)
+		return;
+	s->stopped = true;
+	remote_waits_stop(s->rws);
+}
+
+void shardrun_finish(struct shardrun *s)
+{
+	if (!s)
+		return;
+	s->stopped = true;
+	remote_waits_free(s->rws);
+	s->rws = NULL;
 }
 
 void shardrun_free(struct shardrun *s)
 {
 	if (!s)
 		return;
+	shardrun_finish(s);
 	free(s->owner);
 	free(s->answers);
-	free(s->wait_since);
-	free(s->poll_ms);
-	free(s->waiting);
+	free(s->nodes);
 	free(s->peers);
 	memset(s, 0, sizeof *s);
 }

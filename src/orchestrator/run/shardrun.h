@@ -29,6 +29,22 @@ enum shard_peer {
 	PEER_UNLIKE,  /* it did not: what it builds is not what this shard thinks */
 };
 
+/* Where a kept node's wait for another shard's upload is. */
+enum shard_wait {
+	SHARD_WAIT_NONE,    /* not waited for (yet) */
+	SHARD_WAIT_ON,	    /* its key is on the run's waits (cache/remotewait.h); its
+			     * job is pending until the wait's one event */
+	SHARD_WAIT_FOUND,   /* the remote holds it: the hook asked again fetches it */
+	SHARD_WAIT_GAVE_UP, /* not uploaded within --shard-wait: built here */
+	SHARD_WAIT_OFF,	    /* the remote went off mid-wait: built here */
+	SHARD_WAIT_LET_GO,  /* cancelled: its builder split unlike this shard, or the
+			     * run stops */
+	SHARD_WAIT_DONE,    /* settled: a hit, or built here */
+};
+
+struct remote_wait;
+struct remote_waits;
+
 struct shardrun {
 	unsigned index, count; /* this run's part (0-based) and the count */
 	/* per kept node (indexed like the kept graph): */
@@ -40,15 +56,24 @@ struct shardrun {
 	char split[KEY_HEX_SIZE]; /* this shard's split: every id and its builder */
 	long long wait_ms;	  /* --shard-wait */
 	/* set by shardrun_start, for the run: */
-	long long *wait_since, *poll_ms; /* per kept node: 0, or when its wait began */
-	bool *waiting;			 /* per kept node: asked again later */
+	struct shard_node {
+		enum shard_wait state;
+		long long since;	/* when its wait began (loop_now()) */
+		struct job *job;	/* while SHARD_WAIT_ON: pending on the wait */
+		struct remote_wait *rw; /* while SHARD_WAIT_ON: its wait */
+		struct shardrun *s;	/* for the wait's done */
+	} * nodes;
 	struct shard_peer_state {
 		enum shard_peer peer;
-		long long asked_ms; /* when its split was last looked up */
-		bool asking;	    /* a lookup is on the run's pool */
+		struct remote_wait *lookup; /* its split looked up on the waits, or NULL */
+		size_t waits;		    /* nodes of its waiting (SHARD_WAIT_ON) */
 		bool said;
-	} * peers;	   /* per shard */
-	long long said_ms; /* when the waits were last said */
+		struct shardrun *s; /* for the lookup's done */
+	} * peers;		    /* per shard */
+	struct taskcache *tc;	    /* the run's cache, set by the first wait */
+	struct remote_waits *rws;   /* made at the first wait, on tc's pool and remote */
+	bool stopped;		    /* shardrun_stop: nothing waits any more */
+	long long said_ms;	    /* when the waits were last said */
 };
 
 /* Splits the graph o asks for (o->shard, o->shard_timings) and keeps what
@@ -64,13 +89,23 @@ void shardrun_publish(const struct shardrun *s, struct taskcache *tc);
 /* Makes the run's state for n kept nodes. */
 void shardrun_start(struct shardrun *s, size_t n);
 /* Node i missed both caches: true when it is another shard's to build and
- * worth waiting for (the remote readable, the task cacheable, its builder's
- * split not unlike this one's, within --shard-wait), with job->later_ms
- * set to the next poll; false: build it here. Says what it waits for, and
- * for how long still. */
+ * worth waiting for (the remote readable, the task cacheable, the run's
+ * pool there, its builder's split not unlike this one's): its key goes on
+ * the run's waits (cache/remotewait.h: asked again off the loop, from
+ * 250 ms growing by half to every 2 s, for --shard-wait), and the job is
+ * pending (BEFORE_PENDING) until the wait's one event clears job->pending:
+ * the hook asked again then fetches it, or, asked after the wait gave up
+ * or the remote went off, gets false: build it here. Says what it waits
+ * for, and every third of --shard-wait (at most 30 s) what still waits. */
 bool shardrun_wait(struct shardrun *s, struct taskcache *tc, size_t i, struct job *job);
 /* Node i is no longer waited for (a hit, or built here). */
 void shardrun_settled(struct shardrun *s, size_t i);
+/* The run stops starting jobs: every wait ends at once (its job let go,
+ * ending skipped), none sleeps out its back-off. */
+void shardrun_stop(struct shardrun *s);
+/* After the scheduler: the waits left (split lookups) end, and their item
+ * with them, before the run's pool is freed. */
+void shardrun_finish(struct shardrun *s);
 void shardrun_free(struct shardrun *s);
 
 /* The CI run's id the published splits are keyed by: VX_SHARD_RUN, else
