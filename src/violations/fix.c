@@ -275,6 +275,15 @@ void fix_text_at(struct strbuf *out, const char *yaml_rel, const char *path,
 			      " (its whole list: what it has now, from any layer, and the new)");
 }
 
+char *fix_field_entry(const char *field, const char *entry)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "%s: [", field);
+	strbuf_add_json_string(&sb, entry);
+	strbuf_addch(&sb, ']');
+	return strbuf_detach(&sb, NULL);
+}
+
 void fix_text(struct strbuf *out, const char *yaml_rel, const char *task, const char *field,
 	      const struct strvec *list, bool whole)
 {

@@ -53,6 +53,10 @@ void fix_text(struct strbuf *out, const char *yaml_rel, const char *task, const 
  * tasks.build.outputs: ["gen/x.js"]` (the path relative to d's project,
  * as a glob entry). */
 char *fix_dep_output(const struct judge_dep *d, const char *path);
+/* `FIELD: ["ENTRY"]`, the entry quoted as fix_text quotes a list's, so a
+ * vx.yaml reads it back as this very entry: how a note (words for a
+ * person) names a grant or a key. */
+char *fix_field_entry(const char *field, const char *entry);
 /* fix_text for a field given whole ("tasks.build.sandbox.allow.read"). */
 void fix_text_at(struct strbuf *out, const char *yaml_rel, const char *path,
 		 const struct strvec *list, bool whole);

@@ -47,17 +47,17 @@ void note_outside(const struct judge_input *in, struct verdict *v, const char *p
 	} else if (write) {
 		char *dir = path_dirname(path);
 		char *grant = fix_grant(in, dir, true);
+		char *entry = fix_field_entry("allow.write", grant);
 		/* the host's /tmp is the task's own tmpfs inside: only a
 		 * workspace under it, or /var/tmp, can refuse a write */
 		bool shared_tmp =
 		    path_is_within("/var/tmp", path) ||
 		    (path_is_within("/tmp", path) && !path_is_within(in->workspace_root, path));
 		text = xasprintf(
-		    "a write outside the project was refused: %s; %sgrant it with "
-		    "allow.write: [\"%s\"]",
-		    shown,
+		    "a write outside the project was refused: %s; %sgrant it with %s", shown,
 		    shared_tmp ? "write under $TMPDIR (the task's own temp dir) instead, or " : "",
-		    grant);
+		    entry);
+		free(entry);
 		free(grant);
 		free(dir);
 	} else if (judge_dep_written(in, path)) {
@@ -72,21 +72,25 @@ void note_outside(const struct judge_input *in, struct verdict *v, const char *p
 			      shown, d->id, d->id, fix);
 		free(fix);
 	} else {
-		char *grant = fix_grant(in, path, judge_host_is_dir(in, path));
+		bool dir = judge_host_is_dir(in, path);
+		char *grant = fix_grant(in, path, dir);
+		char *entry = fix_field_entry("allow.read", grant);
 		/* A cached task's key must fold what it is granted to read, or a
 		 * hit replays a build that read it unkeyed. */
-		char *key = NULL;
-		if (in->cached && path_is_within(in->workspace_root, path))
-			key =
-			    judge_host_is_dir(in, path)
-				? xasprintf("; key it too: inputs.workspaceFiles: [\"%s/**\"]",
-					    shown)
-				: xasprintf("; key it too: inputs.workspaceFiles: [\"%s\"]", shown);
-		text = xasprintf(
-		    "a read outside the project was refused: %s exists on the host and the sandbox "
-		    "hides it; grant it with allow.read: [\"%s\"]%s",
-		    shown, grant, key ? key : "");
+		char *key = NULL, *keyed = NULL;
+		if (in->cached && path_is_within(in->workspace_root, path)) {
+			char *ws_key = fix_ws_key(in, path, dir);
+			keyed = fix_field_entry("inputs.workspaceFiles", ws_key);
+			key = xasprintf("; key it too: %s", keyed);
+			free(ws_key);
+		}
+		text =
+		    xasprintf("a read outside the project was refused: %s exists on the host and "
+			      "the sandbox hides it; grant it with %s%s",
+			      shown, entry, key ? key : "");
+		free(keyed);
 		free(key);
+		free(entry);
 		free(grant);
 	}
 	verdict_add_note(v, kind, path, text);
@@ -233,11 +237,13 @@ void note_name(const struct judge_input *in, struct verdict *v, const char *host
 			      "HTTP_PROXY and HTTPS_PROXY name the proxy, and Node's fetch "
 			      "needs Node 22.21+ or 24 for NODE_USE_ENV_PROXY)");
 	} else {
+		char *entry = fix_field_entry("allow.network", host);
 		strbuf_addf(&sb, says, host);
 		strbuf_addf(&sb,
 			    ": a sandboxed task has no DNS and reaches a host only through its "
-			    "proxy; if it should reach it, grant it with allow.network: [\"%s\"]",
-			    host);
+			    "proxy; if it should reach it, grant it with %s",
+			    entry);
+		free(entry);
 	}
 	verdict_add_note(v, "unresolved-name", host, strbuf_detach(&sb, NULL));
 }
@@ -419,11 +425,12 @@ void note_git(const struct judge_input *in, struct verdict *v)
 			      shown));
 	} else if (in->sees && !in->sees(git, in->sees_ctx)) {
 		char *grant = fix_grant(in, git, true);
+		char *entry = fix_field_entry("allow.read", grant);
 		verdict_add_note(
 		    v, "not-a-git-repository", git,
-		    xasprintf("git found no repository: the sandbox hides %s; grant it with "
-			      "allow.read: [\"%s\"]",
-			      shown, grant));
+		    xasprintf("git found no repository: the sandbox hides %s; grant it with %s",
+			      shown, entry));
+		free(entry);
 		free(grant);
 	}
 	free(shown);
@@ -468,14 +475,14 @@ void note_last_line(const struct judge_input *in, struct verdict *v)
 			if (!listed) {
 				char *shown = judge_display_path(in, p);
 				char *grant = fix_grant(in, p, judge_host_is_dir(in, p));
+				char *entry = fix_field_entry("allow.read", grant);
 				verdict_add_note(
 				    v, "hidden-path-in-output", p,
 				    xasprintf("the task's last line names %s, which exists on "
-					      "the host and "
-					      "the sandbox hides (a lookup the trace cannot "
-					      "see, such as stat); "
-					      "grant it with allow.read: [\"%s\"]",
-					      shown, grant));
+					      "the host and the sandbox hides (a lookup the "
+					      "trace cannot see, such as stat); grant it with %s",
+					      shown, entry));
+				free(entry);
 				free(grant);
 				free(shown);
 			}

@@ -148,6 +148,24 @@ static void test_notes(void)
 			     "inputs.workspaceFiles: [\"shared/cfg.json\"]") != NULL);
 	}
 	verdict_release(&v);
+	/* a name that is a pattern: the note's entries quoted as a vx.yaml
+	 * reads them back as this very file (a fix's list, fix_text): the
+	 * key was the name raw ("shared/[id].js" keys "shared/i.js" and
+	 * "shared/d.js", not the file read), the grant's backslashes inside
+	 * double quotes (an escape YAML refuses) */
+	host_file("w/shared/[id].js");
+	char log2[512];
+	snprintf(log2, sizeof log2,
+		 "2 openat(AT_FDCWD, \"../shared/[id].js\", O_RDONLY) = -1 ENOENT (No such file or "
+		 "directory)\n" EXIT);
+	judge(log2, &in, &v);
+	CHECK_INT(v.notes.n, 1);
+	CHECK_STR(
+	    v.notes.n ? v.notes.v[0].text : "",
+	    "a read outside the project was refused: shared/[id].js exists on the host and "
+	    "the sandbox hides it; grant it with allow.read: [\"../shared/\\\\[id\\\\].js\"]; "
+	    "key it too: inputs.workspaceFiles: [\"shared/\\\\[id\\\\].js\"]");
+	verdict_release(&v);
 	/* the task failed (issue 40): the refusals a fix can open are
 	 * violations with their fixes, not notes; the credential store, the
 	 * read outside the workspace and the /var/tmp temp file stay notes */
