@@ -26,6 +26,7 @@
 #include "util/worker.h"
 
 #define KEY_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define KEY_NEVER "dddddddd" /* the first 8 of keys never uploaded */
 
 static atomic_bool uploaded; /* KEY_A is on the server */
 static atomic_bool unlike;   /* every published split differs from this shard's */
@@ -37,6 +38,8 @@ static int answer(const char *method, const char *path, const char **body)
 	if (strstr(path, "/v8/artifacts/" KEY_A)) {
 		atomic_fetch_add(&asked_a, 1);
 		*body = atomic_load(&uploaded) ? "an artifact" : NULL;
+	} else if (strstr(path, "/v8/artifacts/" KEY_NEVER)) {
+		*body = NULL; /* never uploaded */
 	} else if (atomic_load(&unlike)) {
 		*body = "ffffffffffffffffffffffffffffffff"; /* a split of another shape */
 	}
@@ -50,6 +53,60 @@ static void loop_until_let_go(struct loop *l, const struct job *job)
 	long long until = loop_now() + 20000;
 	while (job->pending && loop_now() < until)
 		loop_once(l, 100);
+}
+
+/* The other shard's split is looked up while any task of that shard
+ * waits, not only until the first wait's deadline (the review's finding:
+ * the lookup gave up with the first wait, d, and was not asked again, so
+ * e, waiting since later, missed the unlike split published after and
+ * waited out its own deadline, built here with the wrong reason). d waits
+ * 6 s from t=0, e from t=4.5; the split appears after d gave up; the
+ * lookup asks every 2 s, so e is let go before its deadline at 10.5. */
+static void test_lookup_outlives_first_wait(const char *url)
+{
+	struct remote_opts ro = {.url = url, .token = "t", .read = true, .timeout_ms = 30000};
+	struct task_cfg cfg = {.cache = true};
+	struct task_node nodes[2] = {
+	    {.index = 0, .id = "d#build", .command = "make", .cfg = &cfg},
+	    {.index = 1, .id = "e#build", .command = "make", .cfg = &cfg},
+	};
+	struct graph g = {0};
+	for (int k = 0; k < 2; k++)
+		vec_push(&g.nodes, &nodes[k]);
+	char keys[2][KEY_HEX_SIZE] = {KEY_NEVER "000000000000000000000000",
+				      KEY_NEVER "111111111111111111111111"};
+	struct loop *l = loop_new();
+	struct taskcache tc = {.g = &g, .remote = remote_new(&ro), .worker = worker_new(l)};
+	tc.ks.keys = keys;
+	struct shardrun s = {.index = 1, .count = 2, .wait_ms = 6000};
+	s.owner = xcalloc(2, sizeof *s.owner); /* both shard 1/2's; this is 2/2 */
+	shardrun_start(&s, 2);
+	struct job jobs[2] = {{0}};
+	for (int k = 0; k < 2; k++)
+		jobs[k].data = &nodes[k];
+	atomic_store(&unlike, false);
+	capture_begin();
+	CHECK(shardrun_wait(&s, &tc, 0, &jobs[0]));
+	jobs[0].pending = true;
+	long long e_at = loop_now() + 4500;
+	while (loop_now() < e_at)
+		loop_once(l, 100);
+	CHECK(shardrun_wait(&s, &tc, 1, &jobs[1]));
+	jobs[1].pending = true;
+	loop_until_let_go(l, &jobs[0]); /* d gave up, at 6 s */
+	CHECK_INT(s.nodes[0].state, SHARD_WAIT_GAVE_UP);
+	CHECK(jobs[1].pending);
+	atomic_store(&unlike, true);
+	loop_until_let_go(l, &jobs[1]);
+	capture_end();
+	CHECK_INT(s.nodes[1].state, SHARD_WAIT_LET_GO);
+	atomic_store(&unlike, false);
+	shardrun_finish(&s);
+	shardrun_free(&s);
+	worker_free(tc.worker);
+	loop_free(l);
+	remote_free(tc.remote);
+	free(g.nodes.v);
 }
 
 int main(void)
@@ -128,6 +185,7 @@ int main(void)
 	loop_free(l);
 	remote_free(tc.remote);
 	free(g.nodes.v);
+	test_lookup_outlives_first_wait(url);
 	httptest_stop(&server);
 	return check_finish("shardrun");
 }

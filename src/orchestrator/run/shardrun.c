@@ -212,8 +212,10 @@ static void peer_got(void *arg, enum remote_wait_end end, const char *body, size
 		return;
 	}
 	/* unknown still: asked again while a task of j's waits (a lookup
-	 * cancelled when the last of them ended, and one waits again) */
-	if (end == REMOTE_WAIT_STOPPED && p->waits)
+	 * cancelled when the last of them ended, and one waits again; or one
+	 * that gave up at the deadline of the wait it started with, while a
+	 * later one still waits) */
+	if ((end == REMOTE_WAIT_STOPPED || end == REMOTE_WAIT_GAVE_UP) && p->waits)
 		peer_ask(s, j);
 }
 
