@@ -284,6 +284,14 @@ char *fix_field_entry(const char *field, const char *entry)
 	return strbuf_detach(&sb, NULL);
 }
 
+char *fix_grant_entry(const struct judge_input *in, const char *field, const char *path, bool dir)
+{
+	char *grant = fix_grant(in, path, dir);
+	char *entry = fix_field_entry(field, grant);
+	free(grant);
+	return entry;
+}
+
 void fix_text(struct strbuf *out, const char *yaml_rel, const char *task, const char *field,
 	      const struct strvec *list, bool whole)
 {

@@ -57,6 +57,8 @@ char *fix_dep_output(const struct judge_dep *d, const char *path);
  * vx.yaml reads it back as this very entry: how a note (words for a
  * person) names a grant or a key. */
 char *fix_field_entry(const char *field, const char *entry);
+/* fix_field_entry of path's grant (fix_grant): `allow.read: ["../x"]`. */
+char *fix_grant_entry(const struct judge_input *in, const char *field, const char *path, bool dir);
 /* fix_text for a field given whole ("tasks.build.sandbox.allow.read"). */
 void fix_text_at(struct strbuf *out, const char *yaml_rel, const char *path,
 		 const struct strvec *list, bool whole);

@@ -46,8 +46,7 @@ void note_outside(const struct judge_input *in, struct verdict *v, const char *p
 		    write ? "write" : "read", shown, store);
 	} else if (write) {
 		char *dir = path_dirname(path);
-		char *grant = fix_grant(in, dir, true);
-		char *entry = fix_field_entry("allow.write", grant);
+		char *entry = fix_grant_entry(in, "allow.write", dir, true);
 		/* the host's /tmp is the task's own tmpfs inside: only a
 		 * workspace under it, or /var/tmp, can refuse a write */
 		bool shared_tmp =
@@ -58,7 +57,6 @@ void note_outside(const struct judge_input *in, struct verdict *v, const char *p
 		    shared_tmp ? "write under $TMPDIR (the task's own temp dir) instead, or " : "",
 		    entry);
 		free(entry);
-		free(grant);
 		free(dir);
 	} else if (judge_dep_written(in, path)) {
 		/* a dependency's file beside its outputs: the sandbox shows a
@@ -73,25 +71,23 @@ void note_outside(const struct judge_input *in, struct verdict *v, const char *p
 		free(fix);
 	} else {
 		bool dir = judge_host_is_dir(in, path);
-		char *grant = fix_grant(in, path, dir);
-		char *entry = fix_field_entry("allow.read", grant);
+		char *entry = fix_grant_entry(in, "allow.read", path, dir);
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addf(&sb,
+			    "a read outside the project was refused: %s exists on the host and "
+			    "the sandbox hides it; grant it with %s",
+			    shown, entry);
+		free(entry);
 		/* A cached task's key must fold what it is granted to read, or a
 		 * hit replays a build that read it unkeyed. */
-		char *key = NULL, *keyed = NULL;
 		if (in->cached && path_is_within(in->workspace_root, path)) {
 			char *ws_key = fix_ws_key(in, path, dir);
-			keyed = fix_field_entry("inputs.workspaceFiles", ws_key);
-			key = xasprintf("; key it too: %s", keyed);
+			char *keyed = fix_field_entry("inputs.workspaceFiles", ws_key);
+			strbuf_addf(&sb, "; key it too: %s", keyed);
+			free(keyed);
 			free(ws_key);
 		}
-		text =
-		    xasprintf("a read outside the project was refused: %s exists on the host and "
-			      "the sandbox hides it; grant it with %s%s",
-			      shown, entry, key ? key : "");
-		free(keyed);
-		free(key);
-		free(entry);
-		free(grant);
+		text = strbuf_detach(&sb, NULL);
 	}
 	verdict_add_note(v, kind, path, text);
 	free(shown);
@@ -424,14 +420,12 @@ void note_git(const struct judge_input *in, struct verdict *v)
 			      "needs from git through env, or run it without sandbox:",
 			      shown));
 	} else if (in->sees && !in->sees(git, in->sees_ctx)) {
-		char *grant = fix_grant(in, git, true);
-		char *entry = fix_field_entry("allow.read", grant);
+		char *entry = fix_grant_entry(in, "allow.read", git, true);
 		verdict_add_note(
 		    v, "not-a-git-repository", git,
 		    xasprintf("git found no repository: the sandbox hides %s; grant it with %s",
 			      shown, entry));
 		free(entry);
-		free(grant);
 	}
 	free(shown);
 	free(git);
@@ -474,8 +468,8 @@ void note_last_line(const struct judge_input *in, struct verdict *v)
 				listed = !strcmp(v->violations.v[i].path, p);
 			if (!listed) {
 				char *shown = judge_display_path(in, p);
-				char *grant = fix_grant(in, p, judge_host_is_dir(in, p));
-				char *entry = fix_field_entry("allow.read", grant);
+				char *entry =
+				    fix_grant_entry(in, "allow.read", p, judge_host_is_dir(in, p));
 				verdict_add_note(
 				    v, "hidden-path-in-output", p,
 				    xasprintf("the task's last line names %s, which exists on "
@@ -483,7 +477,6 @@ void note_last_line(const struct judge_input *in, struct verdict *v)
 					      "trace cannot see, such as stat); grant it with %s",
 					      shown, entry));
 				free(entry);
-				free(grant);
 				free(shown);
 			}
 		}
